@@ -1,0 +1,355 @@
+#include "app/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "app/engine.h"
+#include "app/npy.h"
+#include "gpu/errors.h"
+
+namespace specview {
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kExitCodesHelp =
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  internal error (a bug; please report it)\n"
+    "  2  usage error: bad options, or a configuration that cannot run\n"
+    "  3  input error: an image could not be read (a batch still processes the others)\n"
+    "  4  GPU unavailable: a GPU backend was asked for and there is no usable GPU, or it failed\n"
+    "  5  output error: an output could not be written, or exists (use --force)\n";
+
+// A CLI11 validator/transform from the names list.
+CLI::IsMember one_of(const std::vector<std::string>& names) { return CLI::IsMember(names); }
+
+std::string fmt(double v, int prec = 3) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(prec) << v;
+    return s.str();
+}
+
+void print_timings(const Frame& f, std::ostream& out) {
+    out << "  " << std::left << std::setw(44) << "stage" << std::right << std::setw(10) << "ms" << std::setw(10)
+        << "GB/s" << "\n";
+    for (const auto& t : f.timings) {
+        out << "  " << std::left << std::setw(44) << t.name << std::right << std::setw(10) << fmt(t.ms);
+        if (t.bytes > 0 && t.ms > 0) out << std::setw(10) << fmt(t.bytes / (t.ms * 1e6), 1);
+        out << "\n";
+    }
+    out << "  " << std::left << std::setw(44) << "total (transform + view)" << std::right << std::setw(10)
+        << fmt(f.total_ms) << "\n";
+    for (const auto& r : f.resources)
+        out << "  kernel " << r.kernel << ": " << r.threads_per_block << " threads/block, " << r.registers_per_thread
+            << " regs/thread, " << (r.static_smem_bytes + r.dynamic_smem_bytes) << " B smem/block, "
+            << r.active_blocks_per_sm << " blocks/SM, occupancy " << fmt(100.0 * r.occupancy, 0) << "% (limited by "
+            << r.limiter << ")\n";
+}
+
+// Expands directories (their image files, sorted); keeps files as given.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args, bool* any_dir) {
+    std::vector<std::string> out;
+    for (const auto& a : args) {
+        std::error_code ec;
+        if (fs::is_directory(a, ec)) {
+            *any_dir = true;
+            std::vector<std::string> files;
+            for (const auto& e : fs::directory_iterator(a, ec))
+                if (e.is_regular_file(ec) && has_image_extension(e.path().string())) files.push_back(e.path().string());
+            std::sort(files.begin(), files.end());
+            if (files.empty()) std::cerr << "specview: " << a << ": no image files in this directory\n";
+            out.insert(out.end(), files.begin(), files.end());
+        } else {
+            out.push_back(a);
+        }
+    }
+    return out;
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+    std::error_code ec;
+    return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
+}
+
+void write_png(const std::string& path, const Frame& f) {
+    std::string bytes;
+    auto append = [](void* ctx, void* data, int size) {
+        static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), std::size_t(size));
+    };
+    if (!stbi_write_png_to_func(append, &bytes, f.width, f.height, 4, f.rgba.data(), f.width * 4))
+        throw std::runtime_error(path + ": PNG encoding failed");
+    write_file_atomically(path, bytes);
+}
+
+struct Job {
+    std::string input, png, raw;
+};
+
+}  // namespace
+
+std::string find_assets_dir() {
+    std::error_code ec;
+    std::vector<fs::path> candidates;
+    char exe[4096];
+    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        const fs::path dir = fs::path(exe).parent_path();
+        candidates.push_back(dir / "assets");
+        candidates.push_back(dir / ".." / "share" / "specview" / "assets");
+    }
+#ifdef SPECVIEW_SOURCE_ASSETS_DIR
+    candidates.push_back(SPECVIEW_SOURCE_ASSETS_DIR);
+#endif
+    for (const auto& c : candidates)
+        if (fs::is_directory(c, ec)) return fs::canonical(c, ec).string();
+    return {};
+}
+
+int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
+    CLI::App app{
+        "specview: the 2D Fourier spectrum of an image, live in a window (GPU or CPU) or written by --headless.\n"
+        "The spectrum is of one channel of the image as values in [0, 1] (8-bit / 255, 16-bit / 65535),\n"
+        "windowed, then padded or cropped; the picture is quadrant-shifted (DC in the centre).",
+        "specview"};
+    app.footer(std::string("\nExamples:\n"
+                           "  specview assets/grating_16_8.png                 open the viewer\n"
+                           "  specview --headless photo.jpg -o spectrum.png    write the log-magnitude picture\n"
+                           "  specview --headless photo.jpg --raw F.npy --view power --colormap inferno --timings\n"
+                           "  specview --headless --backend custom dir/ -o out/ (every image in dir/)\n\n") +
+               kExitCodesHelp);
+
+    std::vector<std::string> inputs;
+    bool headless = false, timings = false, force = false, no_shift = false, classroom = false, presentation = false;
+    std::string output, raw;
+    std::string backend = "cpu", view = "logmag", range = "auto", colormap = "gray", window = "none", pad = "pow2",
+                pad_fill = "zero", channel = "luma", cufft_mode = "r2c";
+    Settings s;
+    std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
+    int max_side = LoadLimits{}.max_side;
+    int frames = 0;
+    std::string screenshot;
+
+    app.add_option("images", inputs, "image files or directories (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM)");
+    app.add_flag("--headless", headless, "no window: write the spectrum picture (-o) and/or raw spectrum (--raw)");
+    app.add_option("-o,--output", output,
+                   "output PNG; with several inputs or a directory, a directory for <name>_spectrum.png files "
+                   "(default: <name>_spectrum.png in the current directory)");
+    app.add_option("--raw", raw,
+                   "also write the complex spectrum as transformed (after channel, window, padding; unshifted, "
+                   "unnormalised) as complex64 .npy of shape (height, width); a directory with several inputs");
+    auto* g_spec = "Spectrum";
+    app.add_option("--backend", backend, "cpu (FFTW), custom (our CUDA kernels) or cufft")
+        ->check(one_of(backend_names()))->group(g_spec)->capture_default_str();
+    app.add_option("--channel", channel, "luma (Rec. 709 Y' of the stored values), r, g, b or a")
+        ->check(one_of(channel_names()))->group(g_spec)->capture_default_str();
+    app.add_option("--window", window, "none, hann, hamming or tukey, applied before the FFT")
+        ->check(one_of(window_names()))->group(g_spec)->capture_default_str();
+    app.add_option("--tukey-alpha", s.tukey_alpha, "Tukey taper fraction (0 = none, 1 = Hann)")
+        ->check(CLI::Range(0.0f, 1.0f))->group(g_spec)->capture_default_str();
+    app.add_option("--pad", pad, "pow2: pad to the next power of two; crop: centred power-of-two crop; none: exact size")
+        ->check(one_of(pad_names()))->group(g_spec)->capture_default_str();
+    app.add_option("--pad-fill", pad_fill, "what padding holds: zero, or the mean of the image")
+        ->check(one_of(pad_fill_names()))->group(g_spec)->capture_default_str();
+    auto* g_view = "Picture";
+    app.add_option("--view", view, "logmag = log(1+|F|), power = 10 log10 |F|^2 (dB), phase, real, imag")
+        ->check(one_of(view_names()))->group(g_view)->capture_default_str();
+    app.add_option("--range", range,
+                   "auto (min..max), percentile (--percentiles), fixed (--fixed-range), top (--top-span below the peak)")
+        ->check(one_of(range_names()))->group(g_view)->capture_default_str();
+    app.add_option("--percentiles", pct, "LO HI percentiles for --range percentile")
+        ->expected(2)->delimiter(',')->group(g_view)->capture_default_str();
+    app.add_option("--fixed-range", fixed, "LO HI in the view's units for --range fixed")
+        ->expected(2)->delimiter(',')->group(g_view)->capture_default_str();
+    app.add_option("--top-span", s.view.top_span, "span below the maximum for --range top (dB for --view power)")
+        ->check(CLI::PositiveNumber)->group(g_view)->capture_default_str();
+    app.add_option("--colormap", colormap, "gray, viridis, inferno, magma or turbo")
+        ->check(one_of(colormap_names()))->group(g_view)->capture_default_str();
+    app.add_flag("--no-shift", no_shift, "keep DC in the corner (no fftshift)")->group(g_view);
+    auto* g_gpu = "GPU";
+    app.add_option("--threads-per-block", s.custom.rows.threads_per_block, "custom: row-FFT threads per block")
+        ->group(g_gpu)->capture_default_str();
+    app.add_option("--block-height", s.custom.rows.block_height,
+                   "custom: rows per thread block, H (power of two; 0 = automatic)")->group(g_gpu)->capture_default_str();
+    app.add_option("--local-length", s.custom.rows.max_local_length,
+                   "custom: longest sub-FFT done in shared memory (power of two; 0 = what fits in 48 KiB)")
+        ->group(g_gpu)->capture_default_str();
+    app.add_option("--tile", s.custom.transpose.tile, "custom: transpose tile (8, 16, 32, 64)")
+        ->check(CLI::IsMember({8, 16, 32, 64}))->group(g_gpu)->capture_default_str();
+    app.add_option("--cufft-mode", cufft_mode, "cufft: r2c (real input, half spectrum) or c2c")
+        ->check(one_of(cufft_mode_names()))->group(g_gpu)->capture_default_str();
+    app.add_flag("--timings", timings, "print per-stage times (and GB/s, kernel resources on the GPU)");
+    app.add_flag("-f,--force", force, "overwrite existing output files");
+    app.add_option("--max-side", max_side, "refuse images wider or taller than this")
+        ->check(CLI::Range(1, 65536))->capture_default_str();
+    auto* g_ui = "Viewer";
+    app.add_flag("--classroom", classroom, "open the viewer in classroom mode (step through the FFT)")->group(g_ui);
+    app.add_flag("--presentation", presentation, "larger fonts and a high-contrast theme")->group(g_ui);
+    app.add_option("--frames", frames, "render this many frames, then exit (testing)")->group(g_ui);
+    app.add_option("--screenshot", screenshot, "save the window as PNG on exit (with --frames)")->group(g_ui);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int rc = app.exit(e);
+        return rc == 0 ? kExitOk : kExitUsage;
+    }
+
+    s.backend = *parse_name<Backend>(backend);
+    s.view.view = *parse_name<View>(view);
+    s.view.range = *parse_name<RangeMode>(range);
+    s.view.colormap = *parse_name<Colormap>(colormap);
+    s.window = *parse_name<Window>(window);
+    s.pad = *parse_name<PadMode>(pad);
+    s.pad_fill = *parse_name<PadFill>(pad_fill);
+    s.channel = *parse_name<Channel>(channel);
+    s.cufft_mode = *parse_name<gpu::CufftMode>(cufft_mode);
+    s.view.shift = !no_shift;
+    s.view.pct_lo = pct[0];
+    s.view.pct_hi = pct[1];
+    s.view.fixed_lo = fixed[0];
+    s.view.fixed_hi = fixed[1];
+    if (!(s.view.pct_lo >= 0 && s.view.pct_lo < s.view.pct_hi && s.view.pct_hi <= 100)) {
+        std::cerr << "specview: --percentiles needs 0 <= LO < HI <= 100\n";
+        return kExitUsage;
+    }
+    if (!(s.view.fixed_lo < s.view.fixed_hi)) {
+        std::cerr << "specview: --fixed-range needs LO < HI\n";
+        return kExitUsage;
+    }
+
+    if (!headless) {
+        if (!viewer) {
+            std::cerr << "specview: this build has no viewer (GLFW, Dear ImGui or glad were not found when it was "
+                         "configured); use --headless\n";
+            return kExitUsage;
+        }
+        ViewerLaunch launch{inputs, s, classroom, presentation, frames, screenshot};
+        return viewer(launch);
+    }
+
+    if (inputs.empty()) {
+        std::cerr << "specview: --headless needs at least one image (see --help)\n";
+        return kExitUsage;
+    }
+    bool any_dir = false;
+    const std::vector<std::string> files = expand_inputs(inputs, &any_dir);
+    const bool batch = files.size() > 1 || any_dir;
+
+    // Where each output goes.
+    std::vector<Job> jobs;
+    const std::string png_dir = batch ? (output.empty() ? "." : output) : "";
+    const std::string raw_dir = batch ? raw : "";
+    for (const std::string& dir : {png_dir, raw_dir}) {
+        std::error_code ec;
+        if (dir.empty()) continue;
+        if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+            std::cerr << "specview: " << dir << ": with several inputs, -o and --raw name directories\n";
+            return kExitUsage;
+        }
+        fs::create_directories(dir, ec);
+        if (ec) {
+            std::cerr << "specview: " << dir << ": cannot create directory (" << ec.message() << ")\n";
+            return kExitOutput;
+        }
+    }
+    for (const auto& in : files) {
+        const std::string stem = fs::path(in).stem().string();
+        Job j{in, "", ""};
+        if (batch) {
+            j.png = (fs::path(png_dir) / (stem + "_spectrum.png")).string();
+            if (!raw_dir.empty()) j.raw = (fs::path(raw_dir) / (stem + "_spectrum.npy")).string();
+        } else {
+            j.png = output.empty() ? stem + "_spectrum.png" : output;
+            j.raw = raw;
+        }
+        jobs.push_back(j);
+    }
+
+    LoadLimits limits;
+    limits.max_side = max_side;
+    limits.max_pixels = std::uint64_t(max_side) * std::uint64_t(max_side);
+    Engine engine;
+    int first_failure = kExitOk;
+    int failures = 0;
+    std::set<std::string> written;
+    auto fail = [&](int code, const std::string& msg) {
+        std::cerr << "specview: " << msg << "\n";
+        if (first_failure == kExitOk) first_failure = code;
+        ++failures;
+    };
+
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const Job& j = jobs[i];
+        if (batch) std::cerr << "[" << (i + 1) << "/" << jobs.size() << "] " << j.input << "\n";
+        // Outputs: never the input itself, never an existing file without --force, never twice in one batch.
+        bool bad_out = false;
+        for (const std::string& o : {j.png, j.raw}) {
+            if (o.empty()) continue;
+            std::error_code ec;
+            if (same_file(o, j.input)) {
+                fail(kExitOutput, o + ": refusing to overwrite the input image");
+                bad_out = true;
+            } else if (written.count(fs::absolute(o, ec).lexically_normal().string())) {
+                fail(kExitOutput, o + ": another input of this batch already wrote this file (same name); skipped");
+                bad_out = true;
+            } else if (!force && fs::exists(o, ec)) {
+                fail(kExitOutput, o + ": exists; use --force to overwrite");
+                bad_out = true;
+            }
+        }
+        if (bad_out) continue;
+        try {
+            engine.set_image(load_image(j.input, limits), j.input);
+            RunOptions ro;
+            ro.want_spectrum = !j.raw.empty();
+            Frame f = engine.run(s, ro);
+            write_png(j.png, f);
+            std::error_code ec;
+            written.insert(fs::absolute(j.png, ec).lexically_normal().string());
+            if (!j.raw.empty()) {
+                write_npy_complex64(j.raw, f.spectrum.data(), f.height, f.width);
+                written.insert(fs::absolute(j.raw, ec).lexically_normal().string());
+            }
+            std::cout << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x"
+                      << f.height << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range ["
+                      << fmt(f.range_lo) << ", " << fmt(f.range_hi) << "]; wrote " << j.png
+                      << (j.raw.empty() ? "" : " and " + j.raw) << "\n";
+            for (const auto& note : f.notes) std::cout << "  note: " << note << "\n";
+            if (timings) print_timings(f, std::cout);
+        } catch (const InputError& e) {
+            fail(kExitInput, e.what());
+        } catch (const gpu::GpuUnavailable& e) {
+            std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << e.what()
+                      << " (use --backend cpu)\n";
+            return kExitGpu;
+        } catch (const gpu::ConfigError& e) {
+            fail(kExitUsage, j.input + ": " + e.what());
+        } catch (const gpu::GpuError& e) {
+            fail(kExitGpu, j.input + ": GPU failure" + std::string(e.out_of_memory() ? " (out of GPU memory)" : "") +
+                               ": " + e.what());
+        } catch (const std::bad_alloc&) {
+            fail(kExitInput, j.input + ": out of host memory");
+        } catch (const std::runtime_error& e) {  // output writing
+            fail(kExitOutput, e.what());
+        } catch (const std::exception& e) {
+            fail(kExitInternal, j.input + ": internal error: " + e.what());
+        }
+    }
+    if (batch)
+        std::cerr << "specview: " << (jobs.size() - failures) << " of " << jobs.size() << " images done"
+                  << (failures ? ", " + std::to_string(failures) + " failed" : "") << "\n";
+    return first_failure;
+}
+
+}  // namespace specview

@@ -1,0 +1,180 @@
+#include "app/engine.h"
+
+#include <chrono>
+
+#include "app/cpu_backend.h"
+#include "app/staged_fft.h"
+#include "gpu/device_info.h"
+#include "gpu/gpu_engine.h"
+
+namespace specview {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// The settings that change the plane fed to the FFT; anything else re-runs from the prepared plane.
+struct PlaneKey {
+    std::uint64_t image_version = 0;
+    Channel channel{};
+    Window window{};
+    float tukey_alpha = 0;
+    PadMode pad{};
+    PadFill fill{};
+    bool operator==(const PlaneKey& o) const {
+        return image_version == o.image_version && channel == o.channel && window == o.window &&
+               tukey_alpha == o.tukey_alpha && pad == o.pad && fill == o.fill;
+    }
+};
+}  // namespace
+
+struct Engine::Impl {
+    Image image;
+    std::string name;
+    std::uint64_t image_version = 0;
+    bool has_image = false;
+
+    PlaneKey plane_key;
+    std::uint64_t plane_version = 0;  // bumps when the prepared plane changes (the GPU re-uploads then)
+    PreparedPlane prepared;
+
+    CpuFft cpu_fft;
+    std::vector<std::complex<float>> cpu_spectrum;
+    std::vector<float> cpu_values;
+
+    bool probed = false;
+    gpu::DeviceInfo dev;
+    std::unique_ptr<gpu::GpuEngine> gpu;
+
+    gpu::GpuEngine& gpu_engine() {
+        if (!gpu) {
+            const gpu::DeviceInfo& d = device();
+            if (!d.available) throw gpu::GpuUnavailable(d.why_unavailable);
+            gpu = std::make_unique<gpu::GpuEngine>(d.device);
+        }
+        return *gpu;
+    }
+    const gpu::DeviceInfo& device() {
+        if (!probed) {
+            dev = gpu::probe_device(0);
+            probed = true;
+        }
+        return dev;
+    }
+};
+
+Engine::Engine() : impl_(new Impl) {}
+Engine::~Engine() = default;
+
+void Engine::set_image(Image img, std::string name) {
+    impl_->image = std::move(img);
+    impl_->name = std::move(name);
+    impl_->has_image = true;
+    ++impl_->image_version;
+}
+bool Engine::has_image() const { return impl_->has_image; }
+const Image& Engine::image() const { return impl_->image; }
+const std::string& Engine::image_name() const { return impl_->name; }
+const gpu::DeviceInfo& Engine::device_info() { return impl_->device(); }
+
+std::vector<gpu::KernelResources> Engine::custom_resources(const Settings& s) {
+    Impl& m = *impl_;
+    if (!m.has_image || !m.device().available) return {};
+    int w = 0, h = 0;
+    transform_size(s.pad, m.image.width, m.image.height, &w, &h);
+    try {
+        return m.gpu_engine().resources(w, h, s.custom);
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+Frame Engine::run(const Settings& s, const RunOptions& o) {
+    Impl& m = *impl_;
+    if (!m.has_image) throw InputError("(none)", "no image loaded");
+    Frame f;
+    f.image_width = m.image.width;
+    f.image_height = m.image.height;
+
+    const PlaneKey key{m.image_version, s.channel, s.window, s.tukey_alpha, s.pad, s.pad_fill};
+    double prepare_ms = 0;
+    if (!(key == m.plane_key) || m.plane_version == 0) {
+        const auto t0 = Clock::now();
+        m.prepared = prepare_plane(extract_channel(m.image, s.channel, m.name), s);
+        m.plane_key = key;
+        ++m.plane_version;
+        prepare_ms = ms_since(t0);
+    }
+    const PreparedPlane& pp = m.prepared;
+    f.content_x = pp.content_x;
+    f.content_y = pp.content_y;
+    f.content_w = pp.content_w;
+    f.content_h = pp.content_h;
+    f.crop_x = pp.crop_x;
+    f.crop_y = pp.crop_y;
+    const int w = pp.plane.width, h = pp.plane.height;
+    if (prepare_ms > 0) f.timings.push_back({"prepare plane (channel, window, pad) [CPU]", prepare_ms, 0.0});
+
+    if (s.backend == Backend::Cpu) {
+        f.width = w;
+        f.height = h;
+        auto t0 = Clock::now();
+        const bool staged = s.stop.kind != gpu::StopPoint::Kind::Done;
+        if (staged) {
+            StagedResult r = run_staged_2d(pp.plane, s.stop);
+            m.cpu_spectrum = std::move(r.data);
+            f.width = r.cols;
+            f.height = r.rows;
+            f.timings.push_back({"staged radix-2 model", ms_since(t0), 0.0});
+            f.backend = "CPU (staged radix-2 model)";
+        } else {
+            m.cpu_fft.forward(pp.plane, m.cpu_spectrum);
+            f.timings.push_back({"FFTW r2c 2D + Hermitian fill", ms_since(t0), double(w) * h * 12.0});
+            f.backend = "CPU (FFTW)";
+        }
+        t0 = Clock::now();
+        compute_view_values(m.cpu_spectrum.data(), f.width, f.height, s.view, m.cpu_values);
+        f.timings.push_back({"view (shift + value)", ms_since(t0), double(w) * h * 12.0});
+        t0 = Clock::now();
+        compute_range(m.cpu_values, s.view, &f.range_lo, &f.range_hi);
+        f.timings.push_back({"range", ms_since(t0), double(w) * h * 4.0});
+        t0 = Clock::now();
+        colorize(m.cpu_values, f.range_lo, f.range_hi, s.view.colormap, f.rgba);
+        f.timings.push_back({"colormap -> RGBA8", ms_since(t0), double(w) * h * 8.0});
+        if (o.want_spectrum) f.spectrum = m.cpu_spectrum;
+        for (std::size_t i = prepare_ms > 0 ? 1 : 0; i < f.timings.size(); ++i) f.total_ms += f.timings[i].ms;
+        return f;
+    }
+
+    gpu::GpuRequest req;
+    req.plane = pp.plane.v.data();
+    req.width = w;
+    req.height = h;
+    req.plane_version = m.plane_version;
+    req.path = s.backend == Backend::Custom ? gpu::Path::Custom : gpu::Path::Cufft;
+    req.custom = s.custom;
+    req.cufft_mode = s.cufft_mode;
+    req.stop = s.backend == Backend::Custom ? s.stop : gpu::StopPoint{};
+    req.view = s.view;
+    req.want_spectrum = o.want_spectrum;
+    req.want_rgba = o.want_rgba || o.surface == 0;
+    req.surface = o.surface;
+    gpu::GpuResult r = m.gpu_engine().run(req);
+    f.width = r.width;
+    f.height = r.height;
+    f.spectrum = std::move(r.spectrum);
+    f.rgba = std::move(r.rgba);
+    f.rgba_on_surface = o.surface != 0;
+    f.range_lo = r.range_lo;
+    f.range_hi = r.range_hi;
+    f.timings.insert(f.timings.end(), r.timings.begin(), r.timings.end());
+    f.total_ms = r.total_ms;
+    f.notes = std::move(r.notes);
+    f.resources = std::move(r.resources);
+    f.backend = s.backend == Backend::Custom
+                    ? "custom CUDA (row FFT / transpose) on " + m.dev.name
+                    : std::string("cuFFT ") + (s.cufft_mode == gpu::CufftMode::R2C ? "R2C" : "C2C") + " on " + m.dev.name;
+    return f;
+}
+
+}  // namespace specview

@@ -1,0 +1,64 @@
+// The engine: an image and settings in, a Frame out (the spectrum picture, optionally the complex spectrum,
+// timings), through the chosen backend. The UI and the CLI only talk to this.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/image.h"
+#include "app/plane.h"
+#include "app/settings.h"
+#include "gpu/config.h"
+
+namespace specview {
+
+struct RunOptions {
+    bool want_spectrum = false;  // keep the complex spectrum (unshifted) in the frame
+    bool want_rgba = true;       // the picture in host memory
+    std::uint64_t surface = 0;   // GPU backends: a cudaSurfaceObject_t to write the picture into
+};
+
+struct Frame {
+    int width = 0, height = 0;  // of the picture: the transform size (transposed at some classroom stops)
+    int image_width = 0, image_height = 0;
+    int content_x = 0, content_y = 0, content_w = 0, content_h = 0, crop_x = 0, crop_y = 0;
+    std::vector<std::complex<float>> spectrum;  // row-major, unshifted
+    std::vector<std::uint32_t> rgba;            // row-major, shifted when view.shift
+    bool rgba_on_surface = false;
+    float range_lo = 0, range_hi = 0;
+    std::vector<gpu::KernelTiming> timings;
+    double total_ms = 0;                        // transform + view stages (not uploads/downloads)
+    std::string backend;                        // what actually ran, in words
+    std::vector<std::string> notes;             // clamps and fallbacks, in words
+    std::vector<gpu::KernelResources> resources;
+};
+
+class Engine {
+public:
+    Engine();
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    void set_image(Image img, std::string name);
+    bool has_image() const;
+    const Image& image() const;
+    const std::string& image_name() const;
+
+    // Throws InputError (e.g. --channel a without alpha), gpu::GpuUnavailable, gpu::ConfigError, gpu::GpuError.
+    Frame run(const Settings& s, const RunOptions& o = {});
+
+    // The GPU, probed once; never throws.
+    const gpu::DeviceInfo& device_info();
+    // Custom-pipeline kernel resources for the current image size (empty without a GPU or image).
+    std::vector<gpu::KernelResources> custom_resources(const Settings& s);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace specview

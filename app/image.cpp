@@ -1,0 +1,326 @@
+#include "app/image.h"
+
+#include <stb_image.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+namespace specview {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string human_bytes(double b) {
+    const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        ++u;
+    }
+    std::ostringstream s;
+    s.precision(u ? 1 : 0);
+    s << std::fixed << b << ' ' << unit[u];
+    return s.str();
+}
+
+std::uint64_t available_memory_bytes() {
+    std::ifstream in("/proc/meminfo");
+    std::string key;
+    std::uint64_t kb = 0;
+    std::string unit;
+    while (in >> key >> kb >> unit)
+        if (key == "MemAvailable:") return kb * 1024ull;
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : ~0ull;
+}
+
+std::uint64_t next_pow2(std::uint64_t v) {
+    std::uint64_t p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+// ---- Container checks stb does not make: stb reads past the end of a truncated raw BMP/TGA/PNM/PSD/GIF as
+// zeros and returns an image, which would be silent garbage. Each check walks just enough of the format to
+// know how many bytes a complete file holds.
+struct Reader {
+    const std::vector<unsigned char>& b;
+    std::size_t size() const { return b.size(); }
+    unsigned u8(std::size_t o) const { return o < b.size() ? b[o] : 0u; }
+    unsigned le16(std::size_t o) const { return u8(o) | (u8(o + 1) << 8); }
+    std::uint32_t le32(std::size_t o) const { return le16(o) | (std::uint32_t(le16(o + 2)) << 16); }
+    unsigned be16(std::size_t o) const { return (u8(o) << 8) | u8(o + 1); }
+    std::uint32_t be32(std::size_t o) const { return (std::uint32_t(be16(o)) << 16) | be16(o + 2); }
+};
+
+bool starts_with(const std::vector<unsigned char>& b, const char* magic) {
+    std::size_t n = std::strlen(magic);
+    return b.size() >= n && std::memcmp(b.data(), magic, n) == 0;
+}
+
+std::string sniff_format(const std::vector<unsigned char>& b) {
+    if (b.size() >= 8 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G') return "png";
+    if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return "jpeg";
+    if (starts_with(b, "BM")) return "bmp";
+    if (starts_with(b, "GIF8")) return "gif";
+    if (starts_with(b, "8BPS")) return "psd";
+    if (starts_with(b, "#?RADIANCE") || starts_with(b, "#?RGBE")) return "hdr";
+    if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6')) return "pnm";
+    return "tga";  // the only format stb accepts without a magic number
+}
+
+// Returns an error message, or "" when the container is complete as far as the check can tell.
+std::string check_bmp(const Reader& r) {
+    if (r.size() < 34) return "truncated BMP header";
+    std::uint64_t off = r.le32(10);
+    std::int64_t w = std::int32_t(r.le32(18)), h = std::int32_t(r.le32(22));
+    unsigned bpp = r.le16(28), comp = r.le32(30);
+    if (comp != 0 && comp != 3 && comp != 6) return "";  // RLE: stb validates the stream itself
+    std::uint64_t stride = ((std::uint64_t(bpp) * std::uint64_t(std::llabs(w)) + 31) / 32) * 4;
+    std::uint64_t need = off + stride * std::uint64_t(std::llabs(h));
+    if (r.size() < need)
+        return "truncated BMP: pixel data needs " + std::to_string(need) + " bytes, file has " +
+               std::to_string(r.size());
+    return "";
+}
+
+std::string check_tga(const Reader& r) {
+    if (r.size() < 18) return "truncated TGA header";
+    unsigned id_len = r.u8(0), cmap_type = r.u8(1), type = r.u8(2);
+    unsigned cmap_len = r.le16(5), cmap_bits = r.u8(7);
+    std::uint64_t w = r.le16(12), h = r.le16(14);
+    unsigned bytes_pp = (r.u8(16) + 7) / 8;
+    std::uint64_t pos = 18 + id_len + (cmap_type ? cmap_len * ((cmap_bits + 7) / 8) : 0);
+    std::uint64_t pixels = w * h;
+    if (type == 1 || type == 2 || type == 3) {
+        if (r.size() < pos + pixels * bytes_pp) return "truncated TGA: pixel data incomplete";
+        return "";
+    }
+    if (type == 9 || type == 10 || type == 11) {
+        for (std::uint64_t done = 0; done < pixels;) {
+            if (pos >= r.size()) return "truncated TGA: run-length data ends early";
+            unsigned head = r.u8(pos++);
+            std::uint64_t count = (head & 0x7F) + 1;
+            pos += (head & 0x80) ? bytes_pp : count * bytes_pp;
+            done += count;
+        }
+        if (pos > r.size()) return "truncated TGA: run-length data ends early";
+    }
+    return "";
+}
+
+std::string check_pnm(const Reader& r) {
+    std::size_t p = 2;
+    std::uint64_t v[3] = {0, 0, 0};
+    for (int i = 0; i < 3; ++i) {
+        for (;;) {  // whitespace and comments
+            while (p < r.size() && std::isspace(r.u8(p))) ++p;
+            if (p < r.size() && r.u8(p) == '#') {
+                while (p < r.size() && r.u8(p) != '\n') ++p;
+            } else {
+                break;
+            }
+        }
+        if (p >= r.size() || !std::isdigit(r.u8(p))) return "corrupt PNM header";
+        while (p < r.size() && std::isdigit(r.u8(p))) v[i] = std::min<std::uint64_t>(v[i] * 10 + (r.u8(p++) - '0'), 1u << 30);
+    }
+    ++p;  // the single whitespace byte before the raster
+    unsigned ch = r.u8(1) == '6' ? 3 : 1;
+    std::uint64_t need = p + v[0] * v[1] * ch * (v[2] > 255 ? 2 : 1);
+    if (r.size() < need) return "truncated PNM: raster incomplete";
+    return "";
+}
+
+std::string check_psd(const Reader& r) {
+    if (r.size() < 26) return "truncated PSD header";
+    std::uint64_t ch = r.be16(12), h = r.be32(14), w = r.be32(18), depth = r.be16(22);
+    std::uint64_t pos = 26;
+    for (int section = 0; section < 3; ++section) {  // colour mode data, image resources, layers
+        if (pos + 4 > r.size()) return "truncated PSD: sections incomplete";
+        pos += 4 + std::uint64_t(r.be32(pos));
+    }
+    if (pos + 2 > r.size()) return "truncated PSD: no image data";
+    unsigned comp = r.be16(pos);
+    pos += 2;
+    if (comp == 0) {
+        if (r.size() < pos + ch * h * w * (depth / 8)) return "truncated PSD: raw image data incomplete";
+    } else if (comp == 1) {
+        std::uint64_t rows = ch * h, sum = 0;
+        if (r.size() < pos + rows * 2) return "truncated PSD: row-length table incomplete";
+        for (std::uint64_t i = 0; i < rows; ++i) sum += r.be16(pos + 2 * i);
+        if (r.size() < pos + rows * 2 + sum) return "truncated PSD: run-length data incomplete";
+    }
+    return "";
+}
+
+std::string skip_gif_subblocks(const Reader& r, std::size_t& pos) {
+    for (;;) {
+        if (pos >= r.size()) return "truncated GIF: data blocks end early";
+        unsigned n = r.u8(pos++);
+        if (n == 0) return "";
+        pos += n;
+    }
+}
+
+std::string check_gif(const Reader& r) {
+    if (r.size() < 13) return "truncated GIF header";
+    std::size_t pos = 13;
+    unsigned flags = r.u8(10);
+    if (flags & 0x80) pos += 3u * (1u << ((flags & 7) + 1));
+    for (;;) {
+        if (pos >= r.size()) return "truncated GIF: no image";
+        unsigned tag = r.u8(pos++);
+        if (tag == 0x21) {  // extension
+            ++pos;
+            if (auto e = skip_gif_subblocks(r, pos); !e.empty()) return e;
+        } else if (tag == 0x2C) {  // first image: descriptor, local palette, LZW data
+            if (pos + 9 > r.size()) return "truncated GIF: image descriptor";
+            unsigned lflags = r.u8(pos + 8);
+            pos += 9;
+            if (lflags & 0x80) pos += 3u * (1u << ((lflags & 7) + 1));
+            ++pos;  // LZW minimum code size
+            return skip_gif_subblocks(r, pos);
+        } else {
+            return "corrupt GIF: unexpected block";
+        }
+    }
+}
+
+std::string check_jpeg(const Reader& r) {
+    // Walk the marker segments up to the first scan (skipping EXIF thumbnails, which have their own EOI),
+    // then require an end-of-image marker after it: stb fills a cut-off scan with zeros silently.
+    std::size_t pos = 2;
+    while (pos + 4 <= r.size()) {
+        if (r.u8(pos) != 0xFF) return "corrupt JPEG: bad marker";
+        unsigned m = r.u8(pos + 1);
+        if (m == 0xFF) {
+            ++pos;
+            continue;
+        }
+        if (m == 0xDA) {
+            for (std::size_t i = pos + 2; i + 1 < r.size(); ++i)
+                if (r.u8(i) == 0xFF && r.u8(i + 1) == 0xD9) return "";
+            return "truncated JPEG: no end-of-image marker after the scan data";
+        }
+        pos += 2 + r.be16(pos + 2);
+    }
+    return "truncated JPEG: ends before the scan data";
+}
+
+std::string check_container(const std::string& fmt, const std::vector<unsigned char>& bytes) {
+    Reader r{bytes};
+    if (fmt == "bmp") return check_bmp(r);
+    if (fmt == "tga") return check_tga(r);
+    if (fmt == "pnm") return check_pnm(r);
+    if (fmt == "psd") return check_psd(r);
+    if (fmt == "gif") return check_gif(r);
+    if (fmt == "jpeg") return check_jpeg(r);
+    return "";  // png (zlib + chunk structure) and hdr: stb reports these itself
+}
+
+struct StbFree {
+    void operator()(void* p) const { stbi_image_free(p); }
+};
+
+}  // namespace
+
+bool has_image_extension(const std::string& path) {
+    std::string ext = fs::path(path).extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+    static const char* known[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".gif", ".psd",
+                                  ".hdr", ".pnm", ".pgm", ".ppm", ".pic"};
+    for (const char* k : known)
+        if (ext == k) return true;
+    return false;
+}
+
+Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim) {
+    if (bytes.empty()) throw InputError(name, "empty file");
+    if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
+        throw InputError(name, "file too large for the decoder (" + human_bytes(double(bytes.size())) + ")");
+    const auto* data = bytes.data();
+    const int len = static_cast<int>(bytes.size());
+
+    int w = 0, h = 0, comp = 0;
+    if (!stbi_info_from_memory(data, len, &w, &h, &comp)) {
+        const char* why = stbi_failure_reason();
+        throw InputError(name, std::string("not a readable image (") + (why ? why : "unknown format") +
+                                   "); supported: PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM");
+    }
+    if (w <= 0 || h <= 0) throw InputError(name, "image has zero width or height");
+    if (w > lim.max_side || h > lim.max_side || std::uint64_t(w) * std::uint64_t(h) > lim.max_pixels)
+        throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) +
+                                   ", over the limit of " + std::to_string(lim.max_side) + " pixels a side");
+    if (lim.check_available_memory) {
+        double px = double(w) * double(h);
+        double need = px * comp * 6.0 + double(next_pow2(w)) * double(next_pow2(h)) * 48.0;
+        double avail = double(available_memory_bytes());
+        if (need > avail)
+            throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) + " and would need " +
+                                       human_bytes(need) + " of memory; " + human_bytes(avail) + " is available");
+    }
+    Image img;
+    img.format = sniff_format(bytes);
+    if (std::string e = check_container(img.format, bytes); !e.empty()) throw InputError(name, e);
+
+    int ch = 0;
+    std::size_t n = 0;
+    if (stbi_is_hdr_from_memory(data, len)) {
+        std::unique_ptr<float, StbFree> p(stbi_loadf_from_memory(data, len, &w, &h, &ch, 0));
+        if (!p) throw InputError(name, std::string("cannot decode HDR: ") + stbi_failure_reason());
+        n = std::size_t(w) * h * ch;
+        img.pixels.assign(p.get(), p.get() + n);
+        for (float& v : img.pixels)
+            if (!std::isfinite(v)) v = 0.0f;
+        img.bit_depth = 32;
+    } else if (stbi_is_16_bit_from_memory(data, len)) {
+        std::unique_ptr<stbi_us, StbFree> p(stbi_load_16_from_memory(data, len, &w, &h, &ch, 0));
+        if (!p) throw InputError(name, std::string("cannot decode: ") + stbi_failure_reason());
+        n = std::size_t(w) * h * ch;
+        img.pixels.resize(n);
+        for (std::size_t i = 0; i < n; ++i) img.pixels[i] = p.get()[i] / 65535.0f;
+        img.bit_depth = 16;
+    } else {
+        std::unique_ptr<stbi_uc, StbFree> p(stbi_load_from_memory(data, len, &w, &h, &ch, 0));
+        if (!p) throw InputError(name, std::string("cannot decode: ") + stbi_failure_reason());
+        n = std::size_t(w) * h * ch;
+        img.pixels.resize(n);
+        for (std::size_t i = 0; i < n; ++i) img.pixels[i] = p.get()[i] / 255.0f;
+        img.bit_depth = 8;
+    }
+    if (ch < 1 || ch > 4) throw InputError(name, "unsupported channel count " + std::to_string(ch));
+    img.width = w;
+    img.height = h;
+    img.channels = ch;
+    return img;
+}
+
+Image load_image(const std::string& path, const LoadLimits& lim) {
+    std::error_code ec;
+    auto st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) throw InputError(path, "no such file");
+    if (fs::is_directory(st)) throw InputError(path, "is a directory, not an image file");
+    if (!fs::is_regular_file(st)) throw InputError(path, "not a regular file");
+    auto size = fs::file_size(path, ec);
+    if (ec) throw InputError(path, "cannot read size: " + ec.message());
+    if (size == 0) throw InputError(path, "empty file");
+    if (size > lim.max_file_bytes)
+        throw InputError(path, "file is " + human_bytes(double(size)) + ", over the limit of " +
+                                   human_bytes(double(lim.max_file_bytes)));
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+    std::vector<unsigned char> bytes(size);
+    in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
+    if (static_cast<std::uint64_t>(in.gcount()) != size) throw InputError(path, "read error (file changed while reading?)");
+    return decode_image(bytes, path, lim);
+}
+
+}  // namespace specview

@@ -1,0 +1,24 @@
+// NumPy .npy files (format 1.0) for the raw spectrum: complex64, C order, shape (height, width).
+#pragma once
+
+#include <complex>
+#include <string>
+#include <vector>
+
+namespace specview {
+
+// Writes atomically (a temporary file renamed into place); throws std::runtime_error naming the path.
+void write_npy_complex64(const std::string& path, const std::complex<float>* data, int height, int width);
+
+struct NpyComplex {
+    int height = 0, width = 0;
+    std::vector<std::complex<float>> data;
+};
+// Reads what write_npy_complex64 writes (and any little-endian '<c8' C-order 2D array); throws on anything else.
+NpyComplex read_npy_complex64(const std::string& path);
+
+// Writes bytes to path through a temporary file in the same directory and a rename, so a failure leaves
+// whatever was there before untouched.
+void write_file_atomically(const std::string& path, const std::string& bytes);
+
+}  // namespace specview

@@ -1,0 +1,105 @@
+#include "app/plane.h"
+
+#include <cmath>
+
+namespace specview {
+
+bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+int next_pow2(int v) {
+    int p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+int prev_pow2(int v) {
+    int p = 1;
+    while (p * 2 <= v) p <<= 1;
+    return p;
+}
+
+Plane extract_channel(const Image& img, Channel ch, const std::string& name) {
+    Plane p(img.width, img.height);
+    const int c = img.channels;
+    const bool has_alpha = c == 2 || c == 4;
+    const bool color = c >= 3;
+    if (ch == Channel::A && !has_alpha) throw InputError(name, "has no alpha channel (--channel a)");
+    const std::size_t n = std::size_t(img.width) * img.height;
+    for (std::size_t i = 0; i < n; ++i) {
+        const float* px = &img.pixels[i * c];
+        float v = 0.0f;
+        switch (ch) {
+            case Channel::Luma:
+                v = color ? 0.2126f * px[0] + 0.7152f * px[1] + 0.0722f * px[2] : px[0];
+                break;
+            case Channel::R: v = px[0]; break;
+            case Channel::G: v = color ? px[1] : px[0]; break;
+            case Channel::B: v = color ? px[2] : px[0]; break;
+            case Channel::A: v = px[c - 1]; break;
+        }
+        p.v[i] = v;
+    }
+    return p;
+}
+
+double window_value(Window w, int i, int n, double alpha) {
+    if (n <= 1 || w == Window::None) return 1.0;
+    const double x = double(i) / double(n - 1);  // 0..1
+    constexpr double kTwoPi = 6.283185307179586476925286766559;
+    switch (w) {
+        case Window::None: return 1.0;
+        case Window::Hann: return 0.5 - 0.5 * std::cos(kTwoPi * x);
+        case Window::Hamming: return 0.54 - 0.46 * std::cos(kTwoPi * x);
+        case Window::Tukey: {
+            // Flat top with cosine tapers over alpha/2 of the length at each end.
+            if (alpha <= 0.0) return 1.0;
+            if (alpha >= 1.0) return 0.5 - 0.5 * std::cos(kTwoPi * x);
+            const double edge = alpha / 2.0;
+            if (x < edge) return 0.5 * (1.0 - std::cos(M_PI * x / edge));
+            if (x > 1.0 - edge) return 0.5 * (1.0 - std::cos(M_PI * (1.0 - x) / edge));
+            return 1.0;
+        }
+    }
+    return 1.0;
+}
+
+void transform_size(PadMode pad, int w, int h, int* ow, int* oh) {
+    switch (pad) {
+        case PadMode::Pow2: *ow = next_pow2(w); *oh = next_pow2(h); return;
+        case PadMode::Crop: *ow = prev_pow2(w); *oh = prev_pow2(h); return;
+        case PadMode::None: *ow = w; *oh = h; return;
+    }
+}
+
+PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
+    PreparedPlane out;
+    int tw = 0, th = 0;
+    transform_size(s.pad, src.width, src.height, &tw, &th);
+    const int cw = std::min(tw, src.width), chh = std::min(th, src.height);
+    if (s.pad == PadMode::Crop) {
+        out.crop_x = (src.width - cw) / 2;
+        out.crop_y = (src.height - chh) / 2;
+    }
+    out.content_w = cw;
+    out.content_h = chh;
+
+    std::vector<double> wx(cw), wy(chh);
+    for (int x = 0; x < cw; ++x) wx[x] = window_value(s.window, x, cw, s.tukey_alpha);
+    for (int y = 0; y < chh; ++y) wy[y] = window_value(s.window, y, chh, s.tukey_alpha);
+
+    out.plane = Plane(tw, th, 0.0f);
+    double sum = 0.0;
+    for (int y = 0; y < chh; ++y)
+        for (int x = 0; x < cw; ++x) {
+            float v = float(src.at(x + out.crop_x, y + out.crop_y) * wx[x] * wy[y]);
+            out.plane.at(x, y) = v;
+            sum += v;
+        }
+    if (s.pad_fill == PadFill::Mean && (tw > cw || th > chh)) {
+        const float mean = float(sum / (double(cw) * chh));
+        for (int y = 0; y < th; ++y)
+            for (int x = 0; x < tw; ++x)
+                if (x >= cw || y >= chh) out.plane.at(x, y) = mean;
+    }
+    return out;
+}
+
+}  // namespace specview

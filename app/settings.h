@@ -1,0 +1,48 @@
+// What the user chose: everything the engine needs to turn an image into a spectrum picture.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/spectrum_math.h"
+#include "gpu/config.h"
+
+namespace specview {
+
+enum class Backend : int { Cpu = 0, Custom, Cufft };
+enum class PadMode : int { Pow2 = 0, Crop, None };
+enum class PadFill : int { Zero = 0, Mean };
+enum class Window : int { None = 0, Hann, Hamming, Tukey };
+enum class Channel : int { Luma = 0, R, G, B, A };
+
+struct Settings {
+    Backend backend = Backend::Cpu;
+    Channel channel = Channel::Luma;
+    Window window = Window::None;
+    float tukey_alpha = 0.5f;
+    PadMode pad = PadMode::Pow2;
+    PadFill pad_fill = PadFill::Zero;
+    ViewParams view;
+    gpu::CustomConfig custom;
+    gpu::CufftMode cufft_mode = gpu::CufftMode::R2C;
+    gpu::StopPoint stop;  // classroom mode; Done for a normal run
+};
+
+// Names as the CLI and the UI spell them; parse_* return nullopt for an unknown name.
+const std::vector<std::string>& backend_names();
+const std::vector<std::string>& pad_names();
+const std::vector<std::string>& pad_fill_names();
+const std::vector<std::string>& window_names();
+const std::vector<std::string>& channel_names();
+const std::vector<std::string>& view_names();
+const std::vector<std::string>& range_names();
+const std::vector<std::string>& colormap_names();
+const std::vector<std::string>& cufft_mode_names();
+
+template <class E>
+const std::string& name_of(E e);
+template <class E>
+std::optional<E> parse_name(const std::string& s);
+
+}  // namespace specview

@@ -1,0 +1,111 @@
+// Generates specview's synthetic sample images (the PNGs beside this file): each one shows a textbook
+// spectrum. Run `specview-make-assets DIR`; the output is deterministic, and a test checks the committed
+// files still match what this program writes.
+#include <stb_easy_font.h>
+#include <stb_image_write.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Gray {
+    int w, h;
+    std::vector<float> v;
+    Gray(int w_, int h_, float fill = 0.0f) : w(w_), h(h_), v(std::size_t(w_) * h_, fill) {}
+    float& at(int x, int y) { return v[std::size_t(y) * w + x]; }
+};
+
+bool save(const std::string& dir, const char* name, const Gray& g) {
+    std::vector<unsigned char> px(g.v.size());
+    for (std::size_t i = 0; i < px.size(); ++i) {
+        const float c = g.v[i] < 0 ? 0 : (g.v[i] > 1 ? 1 : g.v[i]);
+        px[i] = static_cast<unsigned char>(std::lround(c * 255.0f));
+    }
+    const std::string path = dir + "/" + name;
+    if (!stbi_write_png(path.c_str(), g.w, g.h, 1, px.data(), g.w)) {
+        std::fprintf(stderr, "cannot write %s\n", path.c_str());
+        return false;
+    }
+    std::printf("wrote %s (%dx%d)\n", path.c_str(), g.w, g.h);
+    return true;
+}
+
+// cos(2 pi (kx x / W + ky y / H)): exactly two spectral peaks, at +-(kx, ky) from DC.
+Gray grating(int w, int h, double kx, double ky) {
+    Gray g(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            g.at(x, y) = float(0.5 + 0.5 * std::cos(2.0 * M_PI * (kx * x / w + ky * y / h)));
+    return g;
+}
+
+// A grating at an angle and a frequency that falls between bins: leakage, and what a window does to it.
+Gray rotated_grating(int n, double cycles, double degrees) {
+    Gray g(n, n);
+    const double a = degrees * M_PI / 180.0, fx = std::cos(a) * cycles / n, fy = std::sin(a) * cycles / n;
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) g.at(x, y) = float(0.5 + 0.5 * std::cos(2.0 * M_PI * (fx * x + fy * y)));
+    return g;
+}
+
+// A disc: its spectrum is the Airy pattern (rings). 4x4 supersampled edges.
+Gray disc(int n, double radius) {
+    Gray g(n, n);
+    const double c = n / 2.0;
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            int inside = 0;
+            for (int sy = 0; sy < 4; ++sy)
+                for (int sx = 0; sx < 4; ++sx) {
+                    const double dx = x + (sx + 0.5) / 4 - c, dy = y + (sy + 0.5) / 4 - c;
+                    inside += dx * dx + dy * dy <= radius * radius;
+                }
+            g.at(x, y) = inside / 16.0f;
+        }
+    return g;
+}
+
+Gray checkerboard(int n, int square) {
+    Gray g(n, n);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) g.at(x, y) = ((x / square + y / square) & 1) ? 1.0f : 0.0f;
+    return g;
+}
+
+// Text drawn with stb_easy_font's quads, scaled: lines and strokes give a spectrum of streaks.
+Gray text(int w, int h, const char* lines[], int nlines, int scale) {
+    Gray g(w, h, 1.0f);
+    static char buffer[200000];
+    for (int l = 0; l < nlines; ++l) {
+        const int quads = stb_easy_font_print(0, 0, const_cast<char*>(lines[l]), nullptr, buffer, sizeof(buffer));
+        const float* v = reinterpret_cast<const float*>(buffer);  // 4 vertices of x, y, z, rgba(4 bytes)
+        const int tw = stb_easy_font_width(const_cast<char*>(lines[l])) * scale;
+        const int ox = (w - tw) / 2, oy = 24 + l * 12 * scale;
+        for (int q = 0; q < quads; ++q) {
+            const float* a = v + q * 16;  // 4 vertices * 4 floats
+            const int x0 = ox + int(a[0] * scale), y0 = oy + int(a[1] * scale);
+            const int x1 = ox + int(a[8] * scale), y1 = oy + int(a[9] * scale);
+            for (int y = y0; y < y1; ++y)
+                for (int x = x0; x < x1; ++x)
+                    if (x >= 0 && x < w && y >= 0 && y < h) g.at(x, y) = 0.0f;
+        }
+    }
+    return g;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string dir = argc > 1 ? argv[1] : ".";
+    const char* lines[] = {"SPECVIEW", "2D FFT ON THE GPU"};
+    bool ok = true;
+    ok &= save(dir, "grating_16_8.png", grating(256, 256, 16, 8));
+    ok &= save(dir, "grating_rotated.png", rotated_grating(512, 40.5, 30.0));
+    ok &= save(dir, "disc.png", disc(256, 20.0));
+    ok &= save(dir, "checkerboard.png", checkerboard(256, 16));
+    ok &= save(dir, "text.png", text(512, 256, lines, 2, 4));
+    return ok ? 0 : 1;
+}

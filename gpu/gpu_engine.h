@@ -1,0 +1,63 @@
+// The GPU side of the engine, behind a CUDA-free interface: a real plane in, a spectrum picture (and, on
+// request, the complex spectrum) out, through our own pipeline or cuFFT, with per-kernel timings.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/spectrum_math.h"
+#include "gpu/config.h"
+#include "gpu/errors.h"
+
+namespace specview::gpu {
+
+enum class Path : int { Custom = 0, Cufft };
+
+struct GpuRequest {
+    const float* plane = nullptr;  // host, width x height, row-major
+    int width = 0, height = 0;
+    // The plane is uploaded when this differs from the last run's (0: always upload).
+    std::uint64_t plane_version = 0;
+    Path path = Path::Custom;
+    CustomConfig custom;
+    CufftMode cufft_mode = CufftMode::R2C;
+    StopPoint stop;  // custom path only
+    ViewParams view;
+    bool want_spectrum = false;  // download the complex data (unshifted)
+    bool want_rgba = true;       // download the RGBA picture
+    std::uint64_t surface = 0;   // cudaSurfaceObject_t to write the picture into (0: none)
+};
+
+struct GpuResult {
+    int width = 0, height = 0;  // of the data shown: width x height, or transposed at a classroom stop
+    std::vector<std::complex<float>> spectrum;
+    std::vector<std::uint32_t> rgba;
+    float range_lo = 0, range_hi = 0;
+    std::vector<KernelTiming> timings;  // device stages; upload and download are listed but not in total_ms
+    double total_ms = 0;
+    std::vector<std::string> notes;    // clamps the planner made
+    std::vector<KernelResources> resources;  // custom path: the kernels at this configuration
+};
+
+class GpuEngine {
+public:
+    // Throws GpuUnavailable when there is no usable device.
+    explicit GpuEngine(int device = 0);
+    ~GpuEngine();
+    GpuEngine(const GpuEngine&) = delete;
+    GpuEngine& operator=(const GpuEngine&) = delete;
+
+    const DeviceInfo& info() const;
+    GpuResult run(const GpuRequest& req);
+    // Resources of the custom pipeline's kernels for a size and configuration, without running it.
+    std::vector<KernelResources> resources(int width, int height, const CustomConfig& cfg);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace specview::gpu
