@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -215,6 +216,55 @@ std::string check_jpeg(const Reader& r) {
     return "truncated JPEG: ends before the scan data";
 }
 
+std::string check_hdr(const Reader& r) {
+    // Radiance RGBE: text header ending in an empty line, a resolution line, then one record per scanline,
+    // flat (4 bytes a pixel) or new-style run-length per channel. stb loops forever on some truncated files,
+    // so the whole stream is walked before stb sees it.
+    std::size_t pos = 0;
+    auto line = [&](std::string* out) {
+        out->clear();
+        while (pos < r.size() && r.u8(pos) != '\n') out->push_back(char(r.u8(pos++)));
+        if (pos >= r.size()) return false;
+        ++pos;
+        return true;
+    };
+    std::string l;
+    do {
+        if (!line(&l)) return "truncated HDR header";
+    } while (!l.empty());
+    if (!line(&l)) return "truncated HDR: no resolution line";
+    char ys[3] = {0}, xs[3] = {0};
+    long h = 0, w = 0;
+    if (std::sscanf(l.c_str(), "%2s %ld %2s %ld", ys, &h, xs, &w) != 4 || h <= 0 || w <= 0)
+        return "corrupt HDR resolution line";
+    for (long y = 0; y < h; ++y) {
+        if (pos + 4 > r.size()) return "truncated HDR: scanlines missing";
+        const bool rle = w >= 8 && w < 32768 && r.u8(pos) == 2 && r.u8(pos + 1) == 2 && !(r.u8(pos + 2) & 0x80);
+        if (!rle) {
+            pos += std::size_t(w) * 4;
+            continue;
+        }
+        if (long((r.u8(pos + 2) << 8) | r.u8(pos + 3)) != w) return "corrupt HDR: scanline width mismatch";
+        pos += 4;
+        for (int c = 0; c < 4; ++c)
+            for (long x = 0; x < w;) {
+                if (pos >= r.size()) return "truncated HDR: run-length data ends early";
+                unsigned count = r.u8(pos++);
+                if (count > 128) {
+                    count -= 128;
+                    ++pos;
+                } else {
+                    if (count == 0) return "corrupt HDR: empty run";
+                    pos += count;
+                }
+                x += count;
+                if (x > w) return "corrupt HDR: run crosses the scanline";
+            }
+    }
+    if (pos > r.size()) return "truncated HDR: pixel data incomplete";
+    return "";
+}
+
 std::string check_container(const std::string& fmt, const std::vector<unsigned char>& bytes) {
     Reader r{bytes};
     if (fmt == "bmp") return check_bmp(r);
@@ -223,12 +273,26 @@ std::string check_container(const std::string& fmt, const std::vector<unsigned c
     if (fmt == "psd") return check_psd(r);
     if (fmt == "gif") return check_gif(r);
     if (fmt == "jpeg") return check_jpeg(r);
-    return "";  // png (zlib + chunk structure) and hdr: stb reports these itself
+    if (fmt == "hdr") return check_hdr(r);
+    return "";  // png: zlib and the chunk structure make stb report truncation itself
 }
 
 struct StbFree {
     void operator()(void* p) const { stbi_image_free(p); }
 };
+
+// stb_image 2.27 (Debian 12's) reads 16-bit PNM samples little-endian, though the format is big-endian, and
+// its PSD 16-bit probe never succeeds (it skips nothing before reading the depth). Rather than assume the
+// version, ask this stb once how it decodes a 16-bit PNM whose one sample is 0x0102.
+bool stb_swaps_pnm16() {
+    static const bool swaps = [] {
+        static const unsigned char pgm[] = {'P', '5', '\n', '1', ' ', '1', '\n', '6', '5', '5', '3', '5', '\n', 0x01, 0x02};
+        int w = 0, h = 0, c = 0;
+        std::unique_ptr<stbi_us, StbFree> p(stbi_load_16_from_memory(pgm, sizeof(pgm), &w, &h, &c, 0));
+        return p && p.get()[0] == 0x0201;
+    }();
+    return swaps;
+}
 
 }  // namespace
 
@@ -281,12 +345,16 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
         for (float& v : img.pixels)
             if (!std::isfinite(v)) v = 0.0f;
         img.bit_depth = 32;
-    } else if (stbi_is_16_bit_from_memory(data, len)) {
+    } else if (stbi_is_16_bit_from_memory(data, len) || (img.format == "psd" && Reader{bytes}.be16(22) == 16)) {
         std::unique_ptr<stbi_us, StbFree> p(stbi_load_16_from_memory(data, len, &w, &h, &ch, 0));
         if (!p) throw InputError(name, std::string("cannot decode: ") + stbi_failure_reason());
         n = std::size_t(w) * h * ch;
         img.pixels.resize(n);
-        for (std::size_t i = 0; i < n; ++i) img.pixels[i] = p.get()[i] / 65535.0f;
+        const bool swap = img.format == "pnm" && stb_swaps_pnm16();
+        for (std::size_t i = 0; i < n; ++i) {
+            const unsigned v = p.get()[i];
+            img.pixels[i] = (swap ? ((v & 0xFF) << 8) | (v >> 8) : v) / 65535.0f;
+        }
         img.bit_depth = 16;
     } else {
         std::unique_ptr<stbi_uc, StbFree> p(stbi_load_from_memory(data, len, &w, &h, &ch, 0));

@@ -1,0 +1,319 @@
+// specview-bench: our four-kernel pipeline against cuFFT, per kernel, with the device's copy bandwidth
+// measured in the same run. Medians of many runs timed with CUDA events after warm-up; inputs are random and
+// restored before every run (the transforms work in place). Prints a table and writes CSV.
+//
+//   specview-bench [--csv FILE] [--reps N] [--sizes 256,1024,...] [--no-sweep]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "app/spectrum_math.h"
+#include "gpu/cufft_backend.h"
+#include "gpu/cuda_check.h"
+#include "gpu/device_info.h"
+#include "gpu/pipeline.h"
+#include "gpu/resources.h"
+#include "gpu/spectrum_view.h"
+#include "gpu/timing.h"
+
+using namespace specview;
+using namespace specview::gpu;
+
+namespace {
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct StageStats {
+    std::vector<std::string> names;
+    std::vector<double> bytes;
+    std::vector<std::vector<double>> ms;  // per stage, per rep
+    std::vector<double> total;
+    double median_total() const { return median(total); }
+};
+
+// Runs `body` (which marks stages on the timer) warmup + reps times; `reset` runs before each rep, untimed.
+StageStats measure(int warmup, int reps, cudaStream_t s, const std::function<void()>& reset,
+                   const std::function<void(StageTimer&)>& body) {
+    StageTimer timer;
+    StageStats st;
+    for (int r = 0; r < warmup + reps; ++r) {
+        if (reset) reset();
+        timer.start(s);
+        body(timer);
+        const auto t = timer.collect();
+        if (r < warmup) continue;
+        if (st.names.empty())
+            for (const auto& k : t) {
+                st.names.push_back(k.name);
+                st.bytes.push_back(k.bytes);
+                st.ms.emplace_back();
+            }
+        double total = 0;
+        for (std::size_t i = 0; i < t.size() && i < st.ms.size(); ++i) {
+            st.ms[i].push_back(t[i].ms);
+            total += t[i].ms;
+        }
+        st.total.push_back(total);
+    }
+    return st;
+}
+
+std::string cfg_name(const CustomConfig& c, const Custom2DPlan& p) {
+    char b[160];
+    std::snprintf(b, sizeof b, "T%d H%d/%d L%d/%d tile%d", c.rows.threads_per_block, p.rows1.block_height,
+                  p.rows2.block_height, p.rows1.local_len, p.rows2.local_len, c.transpose.tile);
+    return b;
+}
+
+struct Csv {
+    std::ofstream out;
+    void row(const std::string& size, const std::string& path, const std::string& config, const std::string& stage,
+             double ms, double bytes, double copy_gbps) {
+        if (!out) return;
+        const double gbps = ms > 0 && bytes > 0 ? bytes / (ms * 1e6) : 0;
+        out << size << ',' << path << ",\"" << config << "\"," << stage << ',' << ms << ',' << gbps << ','
+            << (copy_gbps > 0 ? 100.0 * gbps / copy_gbps : 0) << '\n';
+    }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string csv_path = "specview-bench.csv";
+    int reps = 50;
+    bool sweep = true;
+    std::vector<std::pair<int, int>> sizes;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
+        else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
+        else if (a == "--no-sweep") sweep = false;
+        else if (a == "--sizes" && i + 1 < argc) {
+            std::string list = argv[++i];
+            for (std::size_t p = 0; p < list.size();) {
+                const std::size_t q = list.find(',', p);
+                const std::string item = list.substr(p, q == std::string::npos ? std::string::npos : q - p);
+                const std::size_t x = item.find('x');
+                if (x == std::string::npos) sizes.push_back({std::atoi(item.c_str()), std::atoi(item.c_str())});
+                else sizes.push_back({std::atoi(item.substr(0, x).c_str()), std::atoi(item.substr(x + 1).c_str())});
+                if (q == std::string::npos) break;
+                p = q + 1;
+            }
+        } else {
+            std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (sizes.empty())
+        sizes = {{256, 256}, {512, 512}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {8192, 8192}, {1920, 1080}, {3000, 2000}};
+
+    const DeviceInfo dev = probe_device(0);
+    if (!dev.available) {
+        std::fprintf(stderr, "specview-bench: no usable GPU: %s\n", dev.why_unavailable.c_str());
+        return 4;
+    }
+    Stream stream;
+    cudaStream_t s = stream.get();
+    Csv csv;
+    csv.out.open(csv_path);
+    csv.out << "size,path,config,stage,median_ms,gbps,pct_of_copy\n";
+
+    // The device's copy bandwidth: a 512 MiB device-to-device copy, bytes read + written.
+    double copy_gbps = 0;
+    {
+        const std::size_t bytes = 512ull << 20;
+        DeviceBuffer<unsigned char> x(bytes), y(bytes);
+        CUDA_CHECK(cudaMemsetAsync(x.get(), 1, bytes, s));
+        StageStats st = measure(3, 30, s, nullptr, [&](StageTimer& t) {
+            CUDA_CHECK(cudaMemcpyAsync(y.get(), x.get(), bytes, cudaMemcpyDeviceToDevice, s));
+            t.mark("copy", 2.0 * bytes);
+        });
+        copy_gbps = 2.0 * bytes / (st.median_total() * 1e6);
+        csv.row("512MiB", "copy", "", "device-to-device copy", st.median_total(), 2.0 * bytes, copy_gbps);
+    }
+    std::printf("GPU: %s, %d SMs, %.0f GiB; device-to-device copy bandwidth %.0f GB/s (read + write, median of 30)\n",
+                dev.name.c_str(), dev.sm_count, dev.total_memory / 1073741824.0, copy_gbps);
+    std::printf("medians of %d runs after warm-up, CUDA events; %% = share of the copy bandwidth\n\n", reps);
+
+    TwiddleTable tw;
+    CufftBackend cufft;
+    SpectrumViewer viewer;
+    std::mt19937 gen(12345);
+    std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
+    ViewParams vp;  // log-magnitude, auto range, gray, shifted: the default picture
+
+    struct Summary {
+        std::string size;
+        double custom_default, custom_best, c2c, r2c, e2e_custom, e2e_c2c, e2e_r2c;
+        std::string best_cfg;
+    };
+    std::vector<Summary> summary;
+
+    for (const auto& wh : sizes) {
+        const int w0 = wh.first, h0 = wh.second;
+        // Our pipeline needs powers of two: pad up, as the app does.
+        int w = 1, h = 1;
+        while (w < w0) w *= 2;
+        while (h < h0) h *= 2;
+        const std::string label = std::to_string(w0) + "x" + std::to_string(h0) +
+                                  (w != w0 || h != h0 ? " (padded " + std::to_string(w) + "x" + std::to_string(h) + ")" : "");
+        const long long n = (long long)w * h, n0 = (long long)w0 * h0;
+        const int r = n >= (1 << 24) ? std::max(10, reps / 2) : reps;
+
+        std::vector<float2> hc(n);
+        std::vector<float> hr(n);
+        for (auto& v : hc) v = make_float2(uni(gen), uni(gen));
+        for (auto& v : hr) v = uni(gen) * 0.5f + 0.5f;
+        DeviceBuffer<float2> pristine(n), a(n), b(n);
+        DeviceBuffer<float> plane(n);
+        DeviceBuffer<std::uint32_t> rgba(n);
+        CUDA_CHECK(cudaMemcpy(pristine.get(), hc.data(), n * sizeof(float2), cudaMemcpyHostToDevice));
+        CUDA_CHECK(cudaMemcpy(plane.get(), hr.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+        auto restore = [&] { CUDA_CHECK(cudaMemcpyAsync(a.get(), pristine.get(), n * sizeof(float2), cudaMemcpyDeviceToDevice, s)); };
+
+        auto run_custom = [&](const CustomConfig& cfg, int reps_, StageStats* out) {
+            Custom2DPlan p = plan_custom_2d(w, h, cfg, dev, false);
+            *out = measure(3, reps_, s, restore, [&](StageTimer& t) {
+                run_custom_2d(p, nullptr, a.get(), b.get(), false, {}, tw, s, &t);
+            });
+            return p;
+        };
+
+        // Default configuration.
+        CustomConfig def;
+        StageStats st_def;
+        Custom2DPlan p_def = run_custom(def, r, &st_def);
+
+        // Sweep: threads per block x block height x local length at tile 32, then the tile for the best.
+        CustomConfig best = def;
+        double best_ms = st_def.median_total();
+        int tried = 1;
+        if (sweep) {
+            const int sweep_reps = n >= (1 << 24) ? 5 : 9;
+            for (int T : {64, 128, 256, 512, 1024})
+                for (int H : {1, 2, 4, 8, 16})
+                    for (int L : {0, 16384}) {
+                        CustomConfig c;
+                        c.rows = {T, H, L};
+                        c.transpose.tile = 32;
+                        StageStats st;
+                        try {
+                            run_custom(c, sweep_reps, &st);
+                        } catch (const ConfigError&) {
+                            continue;  // over this device's limits: not a candidate
+                        }
+                        ++tried;
+                        if (st.median_total() < best_ms) {
+                            best_ms = st.median_total();
+                            best = c;
+                        }
+                    }
+            for (int tile : {16, 64}) {
+                CustomConfig c = best;
+                c.transpose.tile = tile;
+                StageStats st;
+                run_custom(c, sweep_reps, &st);
+                ++tried;
+                if (st.median_total() < best_ms) {
+                    best_ms = st.median_total();
+                    best = c;
+                }
+            }
+        }
+        StageStats st_best;
+        Custom2DPlan p_best = run_custom(best, r, &st_best);
+
+        // cuFFT at the same (padded) size: C2C in place on complex data, R2C on the real plane.
+        StageStats st_c2c = measure(3, r, s, restore, [&](StageTimer& t) {
+            cufft.c2c(a.get(), w, h, false, s);
+            t.mark("cuFFT C2C", double(n) * 16);
+        });
+        StageStats st_r2c = measure(3, r, s, nullptr, [&](StageTimer& t) {
+            cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, &t);
+        });
+        // And at the image's own size when it is not a power of two (cuFFT needs no padding).
+        double c2c_native = 0, r2c_native = 0;
+        if (n0 != n) {
+            c2c_native = measure(3, r, s, restore, [&](StageTimer& t) {
+                cufft.c2c(a.get(), w0, h0, false, s);
+                t.mark("cuFFT C2C", double(n0) * 16);
+            }).median_total();
+            r2c_native = measure(3, r, s, nullptr, [&](StageTimer& t) {
+                cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, &t);
+            }).median_total();
+        }
+
+        // End to end: real plane on the device -> RGBA8 picture (log-magnitude, auto range, shift).
+        StageStats e2e_custom = measure(3, r, s, nullptr, [&](StageTimer& t) {
+            auto res = run_custom_2d(p_best, plane.get(), a.get(), b.get(), false, {}, tw, s, &t);
+            viewer.run({res.data, w, h, w, false}, vp, rgba.get(), 0, s, &t);
+        });
+        StageStats e2e_c2c = measure(3, r, s, nullptr, [&](StageTimer& t) {
+            SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::C2C, s, &t);
+            viewer.run(src, vp, rgba.get(), 0, s, &t);
+        });
+        StageStats e2e_r2c = measure(3, r, s, nullptr, [&](StageTimer& t) {
+            SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, &t);
+            viewer.run(src, vp, rgba.get(), 0, s, &t);
+        });
+
+        const double c2c = st_c2c.median_total();
+        std::printf("== %s ==\n", label.c_str());
+        auto print_stages = [&](const char* path, const std::string& cfg, const StageStats& st) {
+            std::printf("  %-28s %-34s %9.4f ms  %5.2fx cuFFT C2C\n", path, cfg.c_str(), st.median_total(),
+                        st.median_total() / c2c);
+            csv.row(label, path, cfg, "total", st.median_total(), 0, copy_gbps);
+            for (std::size_t i = 0; i < st.names.size(); ++i) {
+                const double ms = median(st.ms[i]);
+                const double gbps = st.bytes[i] / (ms * 1e6);
+                std::printf("      %-36s %9.4f ms %8.0f GB/s %5.0f%% of copy\n", st.names[i].c_str(), ms, gbps,
+                            100.0 * gbps / copy_gbps);
+                csv.row(label, path, cfg, st.names[i], ms, st.bytes[i], copy_gbps);
+            }
+        };
+        print_stages("custom (default)", cfg_name(def, p_def), st_def);
+        print_stages(("custom (best of " + std::to_string(tried) + ")").c_str(), cfg_name(best, p_best), st_best);
+        std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT C2C", "", c2c);
+        std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT R2C", "", st_r2c.median_total());
+        csv.row(label, "cufft_c2c", "", "total", c2c, double(n) * 16, copy_gbps);
+        csv.row(label, "cufft_r2c", "", "total", st_r2c.median_total(), double(n) * 12, copy_gbps);
+        if (n0 != n) {
+            std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT C2C, unpadded", "", c2c_native);
+            std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT R2C, unpadded", "", r2c_native);
+            csv.row(label, "cufft_c2c_unpadded", "", "total", c2c_native, double(n0) * 16, copy_gbps);
+            csv.row(label, "cufft_r2c_unpadded", "", "total", r2c_native, double(n0) * 12, copy_gbps);
+        }
+        std::printf("  end to end, real plane -> RGBA8 picture:\n");
+        print_stages("custom (best) + post", cfg_name(best, p_best), e2e_custom);
+        print_stages("cuFFT C2C + post", "", e2e_c2c);
+        print_stages("cuFFT R2C + post", "", e2e_r2c);
+        std::printf("\n");
+        summary.push_back({label, st_def.median_total(), st_best.median_total(), c2c, st_r2c.median_total(),
+                           e2e_custom.median_total(), e2e_c2c.median_total(), e2e_r2c.median_total(),
+                           cfg_name(best, p_best)});
+    }
+
+    std::printf("Summary on %s (copy %.0f GB/s), ms, medians:\n", dev.name.c_str(), copy_gbps);
+    std::printf("| size | custom default | custom best | best config | cuFFT C2C | cuFFT R2C | best/C2C | "
+                "e2e custom | e2e C2C+post | e2e R2C+post |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const auto& m : summary)
+        std::printf("| %s | %.4f | %.4f | %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f |\n", m.size.c_str(),
+                    m.custom_default, m.custom_best, m.best_cfg.c_str(), m.c2c, m.r2c, m.custom_best / m.c2c,
+                    m.e2e_custom, m.e2e_c2c, m.e2e_r2c);
+    std::printf("CSV: %s\n", csv_path.c_str());
+    return 0;
+}

@@ -1,0 +1,184 @@
+// The CLI end to end: run the real binary, read back what it wrote, check exit codes and messages.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "app/cpu_backend.h"
+#include "app/image.h"
+#include "app/npy.h"
+#include "app/plane.h"
+#include "gpu/device_info.h"
+#include "tests/fixtures/image_writers.h"
+#include "tests/support/oracle.h"
+#include "tests/support/temp_dir.h"
+
+namespace specview::test {
+namespace {
+
+struct CliRun {
+    int code = -1;
+    std::string out, err;
+};
+
+// Runs specview with the arguments (each shell-quoted), capturing stdout and stderr.
+CliRun specview(const std::vector<std::string>& args, const TempDir& dir) {
+    std::string cmd = std::string("'") + SPECVIEW_EXE + "'";
+    for (const auto& a : args) cmd += " '" + a + "'";
+    const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
+    cmd += " >'" + out + "' 2>'" + err + "'";
+    const int status = std::system(cmd.c_str());
+    CliRun r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    auto slurp = [](const std::string& p) {
+        std::ifstream in(p);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+std::string grating(const TempDir& dir, int w, int h, int kx, int ky) {
+    fixtures::Pixels p{w, h, 1, {}};
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (double(kx) * x / w + double(ky) * y / h)));
+    const std::string path = dir.file("grating.png");
+    fixtures::write_file(path, fixtures::png(p, 16));
+    return path;
+}
+
+TEST(Cli, HelpDocumentsOptionsAndExitCodes) {
+    TempDir dir;
+    const CliRun r = specview({"--help"}, dir);
+    EXPECT_EQ(r.code, 0);
+    for (const char* s : {"--headless", "--backend", "--raw", "--view", "--window", "--pad", "--channel", "--colormap",
+                          "--timings", "Exit codes", "GPU unavailable"})
+        EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+TEST(Cli, WritesAPictureWithThePeaksWhereTheGratingPutsThem) {
+    TempDir dir;
+    const std::string in = grating(dir, 128, 64, 9, 5);
+    const std::string out = dir.file("spec.png");
+    const CliRun r = specview({"--headless", in, "-o", out, "--timings"}, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("FFTW"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("total"), std::string::npos) << "timings printed";
+    const Image img = load_image(out);
+    ASSERT_EQ(img.width, 128);
+    ASSERT_EQ(img.height, 64);
+    // Brightest pixels other than DC: +-(9, 5) around the centre (64, 32).
+    std::vector<std::pair<float, int>> px;
+    for (int i = 0; i < 128 * 64; ++i)
+        if (i != 32 * 128 + 64) px.push_back({img.pixels[i * img.channels], i});
+    std::sort(px.rbegin(), px.rend());
+    std::set<int> top{px[0].second, px[1].second}, want{(32 + 5) * 128 + 64 + 9, (32 - 5) * 128 + 64 - 9};
+    EXPECT_EQ(top, want);
+    EXPECT_GT(px[1].first, px[2].first);
+}
+
+TEST(Cli, RawNpyHoldsTheSpectrumAsTransformed) {
+    TempDir dir;
+    fixtures::Pixels p = fixtures::pattern(20, 12, 3);
+    const std::string in = dir.file("rgb.png");
+    fixtures::write_file(in, fixtures::png(p, 8));
+    const std::string raw = dir.file("F.npy");
+    const CliRun r = specview({"--headless", in, "-o", dir.file("s.png"), "--raw", raw, "--window", "hann", "--channel", "g"}, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const NpyComplex F = read_npy_complex64(raw);
+    ASSERT_EQ(F.height, 16);
+    ASSERT_EQ(F.width, 32);
+    // Our own expectation: channel G, Hann over the 20x12 content, zero padding to 32x16, FFT in double.
+    Settings s;
+    s.window = Window::Hann;
+    const PreparedPlane pp = prepare_plane(extract_channel(load_image(in), Channel::G), s);
+    EXPECT_LT(rel_l2(F.data, dft2d(widen(pp.plane.v), 16, 32)), 1e-5);
+}
+
+TEST(Cli, BadInputsGiveDocumentedExitCodesAndNameTheFile) {
+    TempDir dir;
+    CliRun r = specview({"--headless", dir.file("nope.png")}, dir);
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("nope.png"), std::string::npos);
+    EXPECT_NE(r.err.find("no such file"), std::string::npos);
+    const std::string junk = dir.file("junk.jpg");
+    fixtures::write_file(junk, {0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3});
+    r = specview({"--headless", junk, "-o", dir.file("o.png")}, dir);
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("junk.jpg"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("o.png")));
+    r = specview({"--headless"}, dir);
+    EXPECT_EQ(r.code, 2);
+    r = specview({"--headless", junk, "--view", "sideways"}, dir);
+    EXPECT_EQ(r.code, 2);
+    r = specview({"--headless", junk, "--percentiles", "50,10"}, dir);
+    EXPECT_EQ(r.code, 2);
+}
+
+TEST(Cli, NeverOverwritesWithoutForceAndNeverTheInput) {
+    TempDir dir;
+    const std::string in = grating(dir, 16, 16, 1, 2), out = dir.file("o.png");
+    fixtures::write_file(out, {'o', 'l', 'd'});
+    CliRun r = specview({"--headless", in, "-o", out}, dir);
+    EXPECT_EQ(r.code, 5);
+    EXPECT_NE(r.err.find("--force"), std::string::npos);
+    EXPECT_EQ(std::filesystem::file_size(out), 3u);
+    r = specview({"--headless", in, "-o", out, "--force"}, dir);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_GT(std::filesystem::file_size(out), 3u);
+    r = specview({"--headless", in, "-o", in, "--force"}, dir);
+    EXPECT_EQ(r.code, 5);
+    EXPECT_NE(r.err.find("input"), std::string::npos);
+}
+
+TEST(Cli, BatchProcessesEveryFileReportsEachFailureAndGoesOn) {
+    TempDir dir;
+    std::filesystem::create_directory(dir.file("in"));
+    for (int i = 0; i < 3; ++i)
+        fixtures::write_file(dir.file("in/ok" + std::to_string(i) + ".png"), fixtures::png(fixtures::pattern(10 + i, 7, 1), 8));
+    fixtures::write_file(dir.file("in/broken.png"), {0x89, 'P', 'N', 'G'});
+    const CliRun r = specview({"--headless", dir.file("in"), "-o", dir.file("out"), "--raw", dir.file("raw")}, dir);
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("broken.png"), std::string::npos);
+    EXPECT_NE(r.err.find("[4/4]"), std::string::npos) << "progress lines";
+    EXPECT_NE(r.err.find("3 of 4 images done, 1 failed"), std::string::npos) << r.err;
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_TRUE(std::filesystem::exists(dir.file("out/ok" + std::to_string(i) + "_spectrum.png")));
+        EXPECT_EQ(read_npy_complex64(dir.file("raw/ok" + std::to_string(i) + "_spectrum.npy")).width, 16);
+    }
+}
+
+TEST(Cli, GpuBackendsWorkOrSayTheGpuIsUnavailable) {
+    TempDir dir;
+    const std::string in = grating(dir, 64, 64, 3, 4);
+    const bool gpu = gpu::probe_device(0).available;
+    for (const char* b : {"custom", "cufft"}) {
+        const CliRun r = specview({"--headless", in, "-o", dir.file(std::string(b) + ".png"), "--backend", b}, dir);
+        if (gpu) {
+            EXPECT_EQ(r.code, 0) << r.err;
+        } else {
+            EXPECT_EQ(r.code, 4) << r.err;
+            EXPECT_NE(r.err.find("unavailable"), std::string::npos) << r.err;
+        }
+    }
+}
+
+TEST(Cli, ViewsColormapsAndPaddingModesAllRun) {
+    TempDir dir;
+    const std::string in = grating(dir, 30, 20, 3, 2);
+    for (const char* v : {"logmag", "power", "phase", "real", "imag"})
+        for (const char* pad : {"pow2", "crop", "none"}) {
+            const CliRun r = specview({"--headless", in, "-o", dir.file("x.png"), "--force", "--view", v, "--pad", pad,
+                                    "--colormap", "turbo", "--range", "percentile"}, dir);
+            EXPECT_EQ(r.code, 0) << v << " " << pad << ": " << r.err;
+            const Image img = load_image(dir.file("x.png"));
+            EXPECT_EQ(img.width, std::string(pad) == "pow2" ? 32 : std::string(pad) == "crop" ? 16 : 30);
+        }
+}
+
+}  // namespace
+}  // namespace specview::test

@@ -1,0 +1,275 @@
+// Image loading: every format and bit depth the loader claims, generated as fixtures; every kind of bad input.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+
+#include "app/image.h"
+#include "app/plane.h"
+#include "tests/fixtures/image_writers.h"
+#include "tests/support/temp_dir.h"
+
+namespace specview::test {
+namespace {
+
+using fixtures::Pixels;
+
+LoadLimits test_limits() {
+    LoadLimits l;
+    l.check_available_memory = false;
+    return l;
+}
+
+// Loaded values equal the source quantised to the file's bit depth.
+void expect_exact(const Image& img, const Pixels& p, int bit_depth, const std::string& what) {
+    ASSERT_EQ(img.width, p.width) << what;
+    ASSERT_EQ(img.height, p.height) << what;
+    ASSERT_EQ(img.channels, p.channels) << what;
+    EXPECT_EQ(img.bit_depth, bit_depth) << what;
+    const double maxval = bit_depth == 16 ? 65535.0 : 255.0;
+    double worst = 0;
+    for (std::size_t i = 0; i < p.v.size(); ++i) {
+        const double want = std::round(std::clamp(p.v[i], 0.0, 1.0) * maxval) / maxval;
+        worst = std::max(worst, std::abs(double(img.pixels[i]) - want));
+    }
+    EXPECT_LT(worst, 1e-6) << what;
+}
+
+TEST(ImageLoad, PngEveryColourTypeAndBitDepth) {
+    TempDir dir;
+    for (int ch : {1, 2, 3, 4})
+        for (int depth : {8, 16}) {
+            const Pixels p = fixtures::pattern(13, 7, ch);
+            const std::string path = dir.file("p" + std::to_string(ch) + "_" + std::to_string(depth) + ".png");
+            fixtures::write_file(path, fixtures::png(p, depth));
+            const Image img = load_image(path, test_limits());
+            EXPECT_EQ(img.format, "png");
+            expect_exact(img, p, depth, path);
+        }
+}
+
+TEST(ImageLoad, SixteenBitKeepsItsPrecision) {
+    TempDir dir;
+    Pixels p{4, 1, 1, {0.5, 0.5 + 1.0 / 65535, 0.5 + 2.0 / 65535, 0.5 + 3.0 / 65535}};
+    fixtures::write_file(dir.file("fine.png"), fixtures::png(p, 16));
+    const Image img = load_image(dir.file("fine.png"), test_limits());
+    // Four distinct values one 16-bit step apart: an 8-bit path would merge them.
+    for (int i = 1; i < 4; ++i) EXPECT_NEAR(img.pixels[i] - img.pixels[i - 1], 1.0 / 65535, 1e-7);
+}
+
+TEST(ImageLoad, PalettePngIsExpandedToItsColours) {
+    TempDir dir;
+    const std::vector<std::uint8_t> pal{255, 0, 0, 0, 255, 0, 0, 0, 255, 10, 20, 30};
+    std::vector<std::uint8_t> idx;
+    for (int i = 0; i < 6 * 5; ++i) idx.push_back(std::uint8_t(i % 4));
+    fixtures::write_file(dir.file("pal.png"), fixtures::png_palette(6, 5, idx, pal));
+    const Image img = load_image(dir.file("pal.png"), test_limits());
+    ASSERT_EQ(img.channels, 3);
+    for (int i = 0; i < 30; ++i)
+        for (int c = 0; c < 3; ++c) EXPECT_NEAR(img.pixels[i * 3 + c], pal[idx[i] * 3 + c] / 255.0f, 1e-6);
+}
+
+TEST(ImageLoad, PnmAndPsdAtEightAndSixteenBits) {
+    TempDir dir;
+    for (int depth : {8, 16}) {
+        for (int ch : {1, 3}) {
+            const Pixels p = fixtures::pattern(9, 6, ch);
+            const std::string path = dir.file("p" + std::to_string(ch) + std::to_string(depth) + ".pnm");
+            fixtures::write_file(path, fixtures::pnm(p, depth));
+            const Image img = load_image(path, test_limits());
+            EXPECT_EQ(img.format, "pnm");
+            expect_exact(img, p, depth, path);
+        }
+        for (int ch : {3, 4}) {
+            Pixels p = fixtures::pattern(9, 6, ch);
+            // Opaque alpha: stb removes Photoshop's white matte from translucent pixels, changing their colour.
+            if (ch == 4)
+                for (std::size_t i = 3; i < p.v.size(); i += 4) p.v[i] = 1.0;
+            const std::string path = dir.file("p" + std::to_string(ch) + std::to_string(depth) + ".psd");
+            fixtures::write_file(path, fixtures::psd(p, depth));
+            const Image img = load_image(path, test_limits());
+            EXPECT_EQ(img.format, "psd");
+            // stb returns PSD as RGBA always.
+            ASSERT_EQ(img.channels, 4);
+            for (int i = 0; i < 9 * 6; ++i)
+                for (int c = 0; c < ch; ++c) {
+                    const double want = std::round(p.v[i * ch + c] * (depth == 16 ? 65535 : 255)) / (depth == 16 ? 65535.0 : 255.0);
+                    EXPECT_NEAR(img.pixels[i * 4 + c], want, 1e-6) << path;
+                }
+        }
+    }
+}
+
+TEST(ImageLoad, GifFirstFrame) {
+    TempDir dir;
+    std::vector<std::uint8_t> pal(256 * 3), idx;
+    for (int i = 0; i < 256; ++i) {
+        pal[i * 3] = std::uint8_t(i);
+        pal[i * 3 + 1] = std::uint8_t(255 - i);
+        pal[i * 3 + 2] = std::uint8_t(i / 2);
+    }
+    for (int i = 0; i < 40 * 30; ++i) idx.push_back(std::uint8_t((i * 7) % 256));
+    fixtures::write_file(dir.file("a.gif"), fixtures::gif(40, 30, idx, pal));
+    const Image img = load_image(dir.file("a.gif"), test_limits());
+    EXPECT_EQ(img.format, "gif");
+    ASSERT_EQ(img.width, 40);
+    ASSERT_EQ(img.height, 30);
+    ASSERT_GE(img.channels, 3);
+    for (int i = 0; i < 40 * 30; ++i)
+        for (int c = 0; c < 3; ++c)
+            ASSERT_NEAR(img.pixels[i * img.channels + c], pal[idx[i] * 3 + c] / 255.0f, 1e-6) << "pixel " << i;
+}
+
+TEST(ImageLoad, BmpTgaJpegHdr) {
+    TempDir dir;
+    for (int ch : {3, 4}) {
+        const Pixels p = fixtures::pattern(11, 9, ch);
+        fixtures::write_file(dir.file("a.bmp"), fixtures::bmp(p));
+        const Image b = load_image(dir.file("a.bmp"), test_limits());
+        EXPECT_EQ(b.format, "bmp");
+        expect_exact(b, p, 8, "bmp");
+        for (bool rle : {false, true}) {
+            fixtures::write_file(dir.file("a.tga"), fixtures::tga(p, rle));
+            const Image t = load_image(dir.file("a.tga"), test_limits());
+            EXPECT_EQ(t.format, "tga");
+            expect_exact(t, p, 8, rle ? "tga rle" : "tga");
+        }
+    }
+    for (int ch : {1, 3}) {
+        const Pixels p = fixtures::pattern(32, 24, ch);
+        fixtures::write_file(dir.file("a.jpg"), fixtures::jpeg(p, 95));
+        const Image j = load_image(dir.file("a.jpg"), test_limits());
+        EXPECT_EQ(j.format, "jpeg");
+        ASSERT_EQ(j.channels, 3);  // stb_image_write stores gray JPEGs as YCbCr too
+        double err = 0;
+        for (std::size_t i = 0; i < p.v.size(); ++i) err += std::abs(j.pixels[(i / ch) * 3 + i % ch] - p.v[i]);
+        EXPECT_LT(err / p.v.size(), 0.03) << "JPEG is lossy, but not this lossy";
+    }
+    Pixels h = fixtures::pattern(8, 8, 3);
+    for (auto& v : h.v) v *= 7.5;  // HDR keeps values over 1
+    fixtures::write_file(dir.file("a.hdr"), fixtures::hdr(h));
+    const Image img = load_image(dir.file("a.hdr"), test_limits());
+    EXPECT_EQ(img.format, "hdr");
+    EXPECT_EQ(img.bit_depth, 32);
+    // RGBE shares one exponent per pixel: each channel is exact to about 1/128 of the pixel's largest one.
+    for (std::size_t i = 0; i < h.v.size(); ++i) {
+        const std::size_t px = i / 3 * 3;
+        const double peak = std::max({h.v[px], h.v[px + 1], h.v[px + 2]});
+        EXPECT_NEAR(img.pixels[i], h.v[i], peak / 100.0) << i;
+    }
+}
+
+TEST(ImageLoad, ChannelsAndLuma) {
+    Image img;
+    img.width = 2;
+    img.height = 1;
+    img.channels = 4;
+    img.pixels = {1.0f, 0.0f, 0.0f, 0.25f, 0.2f, 0.4f, 0.6f, 1.0f};
+    const Plane y = extract_channel(img, Channel::Luma);
+    EXPECT_NEAR(y.v[0], 0.2126f, 1e-6);  // alpha ignored
+    EXPECT_NEAR(y.v[1], 0.2126f * 0.2f + 0.7152f * 0.4f + 0.0722f * 0.6f, 1e-6);
+    EXPECT_FLOAT_EQ(extract_channel(img, Channel::G).v[1], 0.4f);
+    EXPECT_FLOAT_EQ(extract_channel(img, Channel::A).v[0], 0.25f);
+    Image gray;
+    gray.width = 1;
+    gray.height = 1;
+    gray.channels = 1;
+    gray.pixels = {0.7f};
+    EXPECT_FLOAT_EQ(extract_channel(gray, Channel::Luma).v[0], 0.7f);
+    EXPECT_FLOAT_EQ(extract_channel(gray, Channel::B).v[0], 0.7f);
+    EXPECT_THROW(extract_channel(gray, Channel::A), InputError);
+}
+
+// Every bad input gives an InputError naming the file; none crashes or hangs.
+void expect_input_error(const std::string& path, const std::string& fragment, const LoadLimits& lim = test_limits()) {
+    try {
+        load_image(path, lim);
+        ADD_FAILURE() << path << ": loaded, expected an error containing '" << fragment << "'";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+}
+
+TEST(ImageLoad, BadInputsGiveClearErrors) {
+    TempDir dir;
+    expect_input_error(dir.file("missing.png"), "no such file");
+    fixtures::write_file(dir.file("empty.png"), {});
+    expect_input_error(dir.file("empty.png"), "empty file");
+    expect_input_error(dir.path().string(), "is a directory");
+    const std::string text = "this is not an image at all\n";
+    fixtures::write_file(dir.file("notes.png"), std::vector<unsigned char>(text.begin(), text.end()));
+    expect_input_error(dir.file("notes.png"), "not a readable image");
+    ASSERT_EQ(mkfifo(dir.file("fifo.png").c_str(), 0600), 0);
+    expect_input_error(dir.file("fifo.png"), "not a regular file");
+    // Corrupt PNG: scribble over the compressed data.
+    auto png = fixtures::png(fixtures::pattern(16, 16, 3), 8);
+    for (std::size_t i = 60; i < 120 && i < png.size(); ++i) png[i] ^= 0x5A;
+    fixtures::write_file(dir.file("corrupt.png"), png);
+    expect_input_error(dir.file("corrupt.png"), "");
+    if (geteuid() != 0) {  // root reads anything
+        fixtures::write_file(dir.file("locked.png"), fixtures::png(fixtures::pattern(4, 4, 1), 8));
+        chmod(dir.file("locked.png").c_str(), 0);
+        expect_input_error(dir.file("locked.png"), "cannot open");
+    }
+}
+
+TEST(ImageLoad, TruncatedFilesOfEveryFormatAreRefused) {
+    TempDir dir;
+    const Pixels rgb = fixtures::pattern(24, 16, 3), rgba = fixtures::pattern(24, 16, 4), g = fixtures::pattern(24, 16, 1);
+    std::vector<std::uint8_t> pal(768), idx(24 * 16);
+    for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = std::uint8_t(i % 200);
+    const std::pair<std::string, std::vector<unsigned char>> files[] = {
+        {"png8", fixtures::png(rgb, 8)},       {"png16", fixtures::png(rgba, 16)}, {"pnm8", fixtures::pnm(g, 8)},
+        {"pnm16", fixtures::pnm(rgb, 16)},     {"psd8", fixtures::psd(rgb, 8)},    {"psd16", fixtures::psd(rgba, 16)},
+        {"gif", fixtures::gif(24, 16, idx, pal)}, {"bmp", fixtures::bmp(rgb)},   {"tga", fixtures::tga(rgba, false)},
+        {"tga-rle", fixtures::tga(rgb, true)}, {"jpeg", fixtures::jpeg(rgb, 90)}, {"hdr", fixtures::hdr(rgb)},
+    };
+    for (const auto& [name, bytes] : files) {
+        ASSERT_NO_THROW(load_image((fixtures::write_file(dir.file(name), bytes), dir.file(name)), test_limits())) << name;
+        for (double keep : {0.3, 0.6, 0.9}) {
+            const std::size_t cut = std::size_t(bytes.size() * keep);
+            std::vector<unsigned char> t(bytes.begin(), bytes.begin() + long(cut));
+            const std::string path = dir.file(name + "-cut" + std::to_string(cut));
+            fixtures::write_file(path, t);
+            EXPECT_THROW(load_image(path, test_limits()), InputError) << name << " cut to " << cut << " of " << bytes.size();
+        }
+    }
+}
+
+TEST(ImageLoad, DimensionCapIsCheckedBeforeDecoding) {
+    TempDir dir;
+    // A PNG whose header claims 20000 x 20000 and holds almost nothing.
+    auto png = fixtures::png(fixtures::pattern(2, 2, 1), 8);
+    const unsigned char big[4] = {0x00, 0x00, 0x4E, 0x20};  // 20000
+    std::copy(big, big + 4, png.begin() + 16);
+    std::copy(big, big + 4, png.begin() + 20);
+    fixtures::write_file(dir.file("huge.png"), png);
+    expect_input_error(dir.file("huge.png"), "20000x20000, over the limit of 16384");
+    // A real image over a lowered cap.
+    fixtures::write_file(dir.file("wide.png"), fixtures::png(fixtures::pattern(65, 3, 1), 8));
+    LoadLimits lim = test_limits();
+    lim.max_side = 64;
+    lim.max_pixels = 64 * 64;
+    expect_input_error(dir.file("wide.png"), "over the limit of 64", lim);
+    lim.max_side = 65;
+    lim.max_pixels = 65 * 65;
+    EXPECT_NO_THROW(load_image(dir.file("wide.png"), lim));
+    // A file-size cap.
+    lim.max_file_bytes = 10;
+    expect_input_error(dir.file("wide.png"), "over the limit", lim);
+}
+
+TEST(ImageLoad, OddAndTinySizes) {
+    TempDir dir;
+    for (auto [w, h] : {std::pair{1, 1}, std::pair{1, 7}, std::pair{7, 1}, std::pair{3, 5}}) {
+        const Pixels p = fixtures::pattern(w, h, 1);
+        fixtures::write_file(dir.file("t.png"), fixtures::png(p, 8));
+        expect_exact(load_image(dir.file("t.png"), test_limits()), p, 8, "tiny");
+    }
+}
+
+}  // namespace
+}  // namespace specview::test

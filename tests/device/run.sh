@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
+# GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [interop]   (default: all)
+set -u
+OUT=${OUT:-/tmp/specview-device}
+mkdir -p "$OUT"
+steps=${*:-build test memcheck racecheck bench}
+has() { [[ " $steps " == *" $1 "* ]]; }
+B=build-device
+
+# stb and CLI11 travel as Debian packages (.debs, see ../shared/gpu/fetch-dev-debs.sh); GL/EGL loaders in .gl.
+if [ -d .debs ]; then
+  mkdir -p /opt/extra
+  for f in .debs/*.deb; do dpkg -x "$f" /opt/extra; done
+  export CMAKE_PREFIX_PATH=/opt/extra/usr CPATH=/opt/extra/usr/include:/opt/extra/usr/include/stb \
+         LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu LD_LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu
+fi
+if [ -d .gl ]; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+fi
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
+
+if has build; then
+  start=$(date +%s)
+  cmake -S . -B $B -G Ninja -DSPECVIEW_BUILD_UI=OFF -DCMAKE_BUILD_TYPE=Release > "$OUT/configure.log" 2>&1 \
+    || { tail -30 "$OUT/configure.log"; exit 1; }
+  cmake --build $B -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
+  echo "build: $(( $(date +%s) - start )) s"
+fi
+rc=0
+if has test; then
+  start=$(date +%s)
+  $B/tests/specview_gpu_tests > "$OUT/gpu-tests.log" 2>&1; r=$?; rc=$((rc | r))
+  grep -E "^\[ (rows|custom2d|cufft) |PASSED|FAILED|SKIPPED" "$OUT/gpu-tests.log" | head -40
+  echo "gpu tests rc=$r ($(( $(date +%s) - start )) s)"
+  start=$(date +%s)
+  (cd $B && ctest -L cpu -j8 --output-on-failure > "$OUT/cpu-tests.log" 2>&1); r=$?; rc=$((rc | r))
+  tail -4 "$OUT/cpu-tests.log"
+  echo "cpu tests rc=$r ($(( $(date +%s) - start )) s)"
+fi
+for tool in memcheck racecheck; do
+  if has $tool; then
+    start=$(date +%s)
+    filter='*'
+    [ $tool = racecheck ] && filter='FftRows.*:Transpose.*:Custom2D.EveryStop*:PostKernels.*'
+    SPECVIEW_TEST_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 99 $B/tests/specview_gpu_tests \
+      --gtest_filter="$filter" > "$OUT/$tool.log" 2>&1; r=$?; rc=$((rc | r))
+    grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.log" | head -10
+    echo "$tool rc=$r ($(( $(date +%s) - start )) s)"
+  fi
+done
+if has bench; then
+  start=$(date +%s)
+  $B/tests/specview-bench --csv "$OUT/bench.csv" ${BENCH_ARGS:-} > "$OUT/bench.txt" 2>&1; r=$?; rc=$((rc | r))
+  sed -n '/^Summary/,$p' "$OUT/bench.txt"
+  echo "bench rc=$r ($(( $(date +%s) - start )) s)"
+fi
+exit $rc
