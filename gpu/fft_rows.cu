@@ -294,23 +294,35 @@ RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceIn
             T = T2;
         }
     }
-    int per = 1;
-    while ((long long)per * T < bfly) per *= 2;
+    // Registers: the kernel variant holding `per` butterflies per thread must fit T threads in one block. If
+    // it does not, halve H (fewer butterflies per thread) and say so; at H = 1 it is an error.
+    auto per_for = [&](int h) {
+        int per = 1;
+        while ((long long)per * T < std::max<long long>(1, (long long)h * L / 2)) per *= 2;
+        return per;
+    };
+    int per = per_for(H);
+    for (;;) {
+        const void* fn = reinterpret_cast<const void*>(local_kernel(real_input, false, per));
+        cudaFuncAttributes fa{};
+        CUDA_CHECK(cudaFuncGetAttributes(&fa, fn));
+        if (T <= fa.maxThreadsPerBlock) break;
+        if (H == 1)
+            throw ConfigError("threads per block " + std::to_string(T) + " cannot launch: the row-FFT kernel with " +
+                              std::to_string(per) + " butterflies per thread uses " + std::to_string(fa.numRegs) +
+                              " registers per thread, so at most " + std::to_string(fa.maxThreadsPerBlock) +
+                              " threads per block fit");
+        p.notes.push_back("block height lowered from " + std::to_string(H) + " to " + std::to_string(H / 2) + ": with " +
+                          std::to_string(per) + " butterflies per thread the kernel uses " + std::to_string(fa.numRegs) +
+                          " registers per thread, too many for " + std::to_string(T) + " threads per block");
+        H /= 2;
+        per = per_for(H);
+    }
     p.threads = T;
     p.block_height = H;
     p.per_thread = per;
     p.blocks = int((slots + H - 1) / H);
-    p.smem_bytes = int(smem);
-
-    // Registers and shared memory of the kernel this plan launches, against the device's limits.
-    const void* fn = reinterpret_cast<const void*>(local_kernel(real_input, false, per));
-    cudaFuncAttributes fa{};
-    CUDA_CHECK(cudaFuncGetAttributes(&fa, fn));
-    if ((long long)fa.numRegs * T > dev.regs_per_sm || T > fa.maxThreadsPerBlock)
-        throw ConfigError("threads per block " + std::to_string(T) + " cannot launch: the row-FFT kernel with " +
-                          std::to_string(per) + " butterflies per thread uses " + std::to_string(fa.numRegs) +
-                          " registers per thread, so at most " + std::to_string(fa.maxThreadsPerBlock) +
-                          " threads per block fit");
+    p.smem_bytes = int((long long)H * L * sizeof(float2));
     return p;
 }
 

@@ -74,7 +74,8 @@ TEST_F(FftRows, MatchesFftwForEveryPowerOfTwoAndConfiguration) {
                             try {
                                 e = run_case(c, device(), tw, rng);
                             } catch (const gpu::ConfigError& err) {
-                                // Only an over-large block may be refused, and it must say why.
+                                // Only an over-large block may be refused (registers are clamped by lowering
+                                // H), and it must say why.
                                 EXPECT_NE(std::string(err.what()).find("shared memory"), std::string::npos)
                                     << describe(c) << ": " << err.what();
                                 continue;

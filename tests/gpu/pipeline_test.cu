@@ -148,7 +148,7 @@ TEST_F(Custom2D, EveryStopPointMatchesTheStagedCpuModel) {
             }
             // The last stop is the whole FFT: it equals FFTW.
             const StagedResult full = run_staged_2d(p, {K::Transpose2, 0, false});
-            EXPECT_LT(rel_l2(full.data, dft2d(widen(p.v), h, w)), 1e-9);
+            EXPECT_LT(rel_l2(full.data, dft2d(widen(p.v), h, w)), 1e-6);  // stored as float
         }
 }
 
