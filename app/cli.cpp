@@ -137,7 +137,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     Settings s;
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     int max_side = LoadLimits{}.max_side;
-    int frames = 0;
+    int frames = 0, classroom_step = 1;
+    bool classroom_walk = false;
     std::string screenshot;
 
     app.add_option("images", inputs, "image files or directories (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM)");
@@ -194,6 +195,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         ->check(CLI::Range(1, 65536))->capture_default_str();
     auto* g_ui = "Viewer";
     app.add_flag("--classroom", classroom, "open the viewer in classroom mode (step through the FFT)")->group(g_ui);
+    app.add_option("--step", classroom_step, "classroom mode: start at this step (1 = the input)")
+        ->check(CLI::PositiveNumber)->group(g_ui);
+    app.add_flag("--walk", classroom_walk, "classroom mode: advance one step per frame (with --frames)")->group(g_ui);
     app.add_flag("--presentation", presentation, "larger fonts and a high-contrast theme")->group(g_ui);
     app.add_option("--frames", frames, "render this many frames, then exit (testing)")->group(g_ui);
     app.add_option("--screenshot", screenshot, "save the window as PNG on exit (with --frames)")->group(g_ui);
@@ -234,7 +238,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                          "configured); use --headless\n";
             return kExitUsage;
         }
-        ViewerLaunch launch{inputs, s, classroom, presentation, frames, screenshot};
+        ViewerLaunch launch{inputs, s, classroom, presentation, classroom_step, classroom_walk, frames, screenshot};
         return viewer(launch);
     }
 

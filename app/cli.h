@@ -25,6 +25,8 @@ struct ViewerLaunch {
     Settings settings;
     bool classroom = false;
     bool presentation = false;
+    int classroom_step = 1;           // 1-based step to start at
+    bool classroom_walk = false;      // advance one classroom step per frame (tests, demos)
     int frames = 0;                   // > 0: render this many frames, then exit (tests, screenshots)
     std::string screenshot;           // write the window's last frame here (PNG) before exiting
 };

@@ -1,5 +1,6 @@
 #include "app/engine.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "app/cpu_backend.h"
@@ -54,6 +55,17 @@ struct Engine::Impl {
         }
         return *gpu;
     }
+    // Prepares the plane when the settings that shape it changed; returns the milliseconds it took (0: cached).
+    double prepare(const Settings& s) {
+        if (!has_image) throw InputError("(none)", "no image loaded");
+        const PlaneKey key{image_version, s.channel, s.window, s.tukey_alpha, s.pad, s.pad_fill};
+        if (key == plane_key && plane_version != 0) return 0.0;
+        const auto t0 = Clock::now();
+        prepared = prepare_plane(extract_channel(image, s.channel, name), s);
+        plane_key = key;
+        ++plane_version;
+        return std::max(ms_since(t0), 1e-6);
+    }
     const gpu::DeviceInfo& device() {
         if (!probed) {
             dev = gpu::probe_device(0);
@@ -77,6 +89,18 @@ const Image& Engine::image() const { return impl_->image; }
 const std::string& Engine::image_name() const { return impl_->name; }
 const gpu::DeviceInfo& Engine::device_info() { return impl_->device(); }
 
+void Engine::output_size(const Settings& s, int* w, int* h) const {
+    using K = gpu::StopPoint::Kind;
+    transform_size(s.pad, impl_->image.width, impl_->image.height, w, h);
+    const bool transposed = s.stop.kind == K::Transpose1 || s.stop.kind == K::RowPass2;
+    if (transposed && (s.backend != Backend::Cufft)) std::swap(*w, *h);
+}
+
+const PreparedPlane& Engine::prepared(const Settings& s) {
+    impl_->prepare(s);
+    return impl_->prepared;
+}
+
 std::vector<gpu::KernelResources> Engine::custom_resources(const Settings& s) {
     Impl& m = *impl_;
     if (!m.has_image || !m.device().available) return {};
@@ -96,15 +120,7 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     f.image_width = m.image.width;
     f.image_height = m.image.height;
 
-    const PlaneKey key{m.image_version, s.channel, s.window, s.tukey_alpha, s.pad, s.pad_fill};
-    double prepare_ms = 0;
-    if (!(key == m.plane_key) || m.plane_version == 0) {
-        const auto t0 = Clock::now();
-        m.prepared = prepare_plane(extract_channel(m.image, s.channel, m.name), s);
-        m.plane_key = key;
-        ++m.plane_version;
-        prepare_ms = ms_since(t0);
-    }
+    const double prepare_ms = m.prepare(s);
     const PreparedPlane& pp = m.prepared;
     f.content_x = pp.content_x;
     f.content_y = pp.content_y;
@@ -127,6 +143,9 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
             f.height = r.rows;
             f.timings.push_back({"staged radix-2 model", ms_since(t0), 0.0});
             f.backend = "CPU (staged radix-2 model)";
+            // The launch shapes the GPU would use, for classroom mode's thread mapping (H100 limits).
+            f.row_plans = {gpu::plan_row_fft_shape(w, h, s.custom.rows, 1024, 227 * 1024, "an H100"),
+                           gpu::plan_row_fft_shape(h, w, s.custom.rows, 1024, 227 * 1024, "an H100")};
         } else {
             m.cpu_fft.forward(pp.plane, m.cpu_spectrum);
             f.timings.push_back({"FFTW r2c 2D + Hermitian fill", ms_since(t0), double(w) * h * 12.0});
@@ -157,7 +176,7 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     req.stop = s.backend == Backend::Custom ? s.stop : gpu::StopPoint{};
     req.view = s.view;
     req.want_spectrum = o.want_spectrum;
-    req.want_rgba = o.want_rgba || o.surface == 0;
+    req.want_rgba = o.want_rgba;
     req.surface = o.surface;
     gpu::GpuResult r = m.gpu_engine().run(req);
     f.width = r.width;
@@ -171,6 +190,7 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     f.total_ms = r.total_ms;
     f.notes = std::move(r.notes);
     f.resources = std::move(r.resources);
+    f.row_plans = std::move(r.row_plans);
     f.backend = s.backend == Backend::Custom
                     ? "custom CUDA (row FFT / transpose) on " + m.dev.name
                     : std::string("cuFFT ") + (s.cufft_mode == gpu::CufftMode::R2C ? "R2C" : "C2C") + " on " + m.dev.name;

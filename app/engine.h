@@ -34,6 +34,8 @@ struct Frame {
     std::string backend;                        // what actually ran, in words
     std::vector<std::string> notes;             // clamps and fallbacks, in words
     std::vector<gpu::KernelResources> resources;
+    // The custom pipeline's two row passes as launched (on the CPU model: as they would be on an H100).
+    std::vector<gpu::RowFftPlan> row_plans;
 };
 
 class Engine {
@@ -50,6 +52,11 @@ public:
 
     // Throws InputError (e.g. --channel a without alpha), gpu::GpuUnavailable, gpu::ConfigError, gpu::GpuError.
     Frame run(const Settings& s, const RunOptions& o = {});
+
+    // The size of the picture run() would produce (transposed at classroom stops between the transposes).
+    void output_size(const Settings& s, int* width, int* height) const;
+    // The plane fed to the FFT for these settings (prepared now if needed).
+    const PreparedPlane& prepared(const Settings& s);
 
     // The GPU, probed once; never throws.
     const gpu::DeviceInfo& device_info();

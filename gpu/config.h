@@ -19,6 +19,25 @@ struct RowFftConfig {
     int max_local_length = 0;
 };
 
+// The launch shape the row-FFT planner settled on for one row pass (gpu/fft_rows.cu).
+struct RowFftPlan {
+    int n = 0, log2n = 0;          // row length
+    int rows = 0;
+    int local_len = 0, log2l = 0;  // sub-sequence one block transforms in shared memory
+    int global_stages = 0;         // Cooley-Tukey stages run in global memory first (log2n - log2l)
+    int threads = 0;               // threads per block, effective
+    int block_height = 0;          // segments (rows, or parts of a row) per block, effective
+    int per_thread = 0;            // butterflies per thread per stage (1, 2, 4, 8 or 16)
+    int blocks = 0;
+    int smem_bytes = 0;            // dynamic shared memory per block
+    std::vector<std::string> notes;  // every clamp the planner made, in words
+};
+
+// The planner's shape without a device: the clamps that do not depend on the compiled kernel (registers are
+// checked by plan_row_fft on the device). Throws ConfigError. Classroom mode uses it on machines without a GPU.
+RowFftPlan plan_row_fft_shape(int n, int rows, const RowFftConfig& cfg, int max_threads_per_block,
+                              int max_smem_per_block_optin, const std::string& device_name);
+
 struct TransposeConfig {
     int tile = 32;  // 8, 16, 32 or 64
 };

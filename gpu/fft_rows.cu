@@ -218,15 +218,16 @@ TwiddleTable::TwiddleTable() : table_(kMaxRowLength / 2) {
     CUDA_CHECK(cudaMemcpy(table_.get(), h.data(), h.size() * sizeof(float2), cudaMemcpyHostToDevice));
 }
 
-RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceInfo& dev, bool real_input) {
+RowFftPlan plan_row_fft_shape(int n, int rows, const RowFftConfig& cfg, int max_threads, int max_smem_optin,
+                              const std::string& device_name) {
     RowFftPlan p;
     if (!pow2(n) || n > kMaxRowLength)
         throw ConfigError("the custom FFT needs power-of-two lengths from 1 to " + std::to_string(kMaxRowLength) +
                           "; got " + std::to_string(n) + " (pad to a power of two, or use the cuFFT or CPU backend)");
     if (rows < 1) throw ConfigError("row FFT of " + std::to_string(rows) + " rows");
-    if (cfg.threads_per_block < 1 || cfg.threads_per_block > dev.max_threads_per_block)
+    if (cfg.threads_per_block < 1 || cfg.threads_per_block > max_threads)
         throw ConfigError("threads per block " + std::to_string(cfg.threads_per_block) + " is outside 1.." +
-                          std::to_string(dev.max_threads_per_block) + " on " + dev.name);
+                          std::to_string(max_threads) + " on " + device_name);
     if (cfg.block_height < 0 || (cfg.block_height > 0 && !pow2(cfg.block_height)))
         throw ConfigError("block height H must be a power of two (or 0 for automatic); got " +
                           std::to_string(cfg.block_height));
@@ -281,10 +282,10 @@ RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceIn
         H = H2;
     }
     const long long smem = (long long)H * L * sizeof(float2);
-    if (smem > dev.max_smem_per_block_optin)
+    if (smem > max_smem_optin)
         throw ConfigError("block height " + std::to_string(H) + " with " + std::to_string(L) +
                           "-point segments needs " + std::to_string(smem / 1024) + " KiB of shared memory per block; " +
-                          dev.name + " allows " + std::to_string(dev.max_smem_per_block_optin / 1024) + " KiB");
+                          device_name + " allows " + std::to_string(max_smem_optin / 1024) + " KiB");
     const long long bfly = std::max<long long>(1, (long long)H * L / 2);
     if (T > bfly) {
         int T2 = int(std::min<long long>(T, (bfly + 31) / 32 * 32));
@@ -294,6 +295,20 @@ RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceIn
             T = T2;
         }
     }
+    int per = 1;
+    while ((long long)per * T < bfly) per *= 2;
+    p.threads = T;
+    p.block_height = H;
+    p.per_thread = per;
+    p.blocks = int((slots + H - 1) / H);
+    p.smem_bytes = int(smem);
+    return p;
+}
+
+RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceInfo& dev, bool real_input) {
+    RowFftPlan p = plan_row_fft_shape(n, rows, cfg, dev.max_threads_per_block, dev.max_smem_per_block_optin, dev.name);
+    const int T = p.threads, L = p.local_len;
+    int H = p.block_height;
     // Registers: the kernel variant holding `per` butterflies per thread must fit T threads in one block. If
     // it does not, halve H (fewer butterflies per thread) and say so; at H = 1 it is an error.
     auto per_for = [&](int h) {
@@ -301,7 +316,7 @@ RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceIn
         while ((long long)per * T < std::max<long long>(1, (long long)h * L / 2)) per *= 2;
         return per;
     };
-    int per = per_for(H);
+    int per = p.per_thread;
     for (;;) {
         const void* fn = reinterpret_cast<const void*>(local_kernel(real_input, false, per));
         cudaFuncAttributes fa{};
@@ -318,9 +333,9 @@ RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceIn
         H /= 2;
         per = per_for(H);
     }
-    p.threads = T;
     p.block_height = H;
     p.per_thread = per;
+    const long long slots = (long long)rows << p.global_stages;
     p.blocks = int((slots + H - 1) / H);
     p.smem_bytes = int((long long)H * L * sizeof(float2));
     return p;

@@ -28,20 +28,6 @@ private:
     DeviceBuffer<float2> table_;
 };
 
-// The launch shape the planner settled on for one row pass, after checking it against the device.
-struct RowFftPlan {
-    int n = 0, log2n = 0;          // row length
-    int rows = 0;
-    int local_len = 0, log2l = 0;  // sub-sequence one block transforms in shared memory
-    int global_stages = 0;         // Cooley-Tukey stages run in global memory first (log2n - log2l)
-    int threads = 0;               // threads per block, effective
-    int block_height = 0;          // segments (rows, or parts of a row) per block, effective
-    int per_thread = 0;            // butterflies per thread per stage (1, 2, 4, 8 or 16)
-    int blocks = 0;
-    int smem_bytes = 0;            // dynamic shared memory per block
-    std::vector<std::string> notes;  // every clamp the planner made, in words
-};
-
 // Throws ConfigError for what cannot run (n not a power of two or over 16384, threads per block outside
 // 1..device max, shared memory or registers over the device's limits); clamps what merely wastes (more
 // threads than butterflies, H over the rows there are) and says so in notes.

@@ -81,6 +81,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         src = {r.data, r.cols, r.rows, r.cols, false};
         out.resources = {row_fft_resources(plan.rows1, true, m.dev), transpose_resources(plan.transpose, m.dev),
                          row_fft_resources(plan.rows2, false, m.dev)};
+        out.row_plans = {plan.rows1, plan.rows2};
     } else {
         src = m.cufft.forward_real(m.plane.get(), w, h, req.cufft_mode, s, &m.timer);
     }

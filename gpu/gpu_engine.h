@@ -40,6 +40,7 @@ struct GpuResult {
     double total_ms = 0;
     std::vector<std::string> notes;    // clamps the planner made
     std::vector<KernelResources> resources;  // custom path: the kernels at this configuration
+    std::vector<RowFftPlan> row_plans;       // custom path: the two row passes' launch shapes
 };
 
 class GpuEngine {

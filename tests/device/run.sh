@@ -19,6 +19,8 @@ fi
 if [ -d .gl ]; then
   for f in .gl/*.deb; do dpkg -x "$f" /; done
   ldconfig
+  vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+  [ -f "$vendor" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
 fi
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
@@ -36,6 +38,10 @@ if has test; then
   $B/tests/specview_gpu_tests > "$OUT/gpu-tests.log" 2>&1; r=$?; rc=$((rc | r))
   grep -E "^\[ (rows|custom2d|cufft) |PASSED|FAILED|SKIPPED" "$OUT/gpu-tests.log" | head -40
   echo "gpu tests rc=$r ($(( $(date +%s) - start )) s)"
+  if [ -x $B/tests/specview_interop_tests ]; then
+    $B/tests/specview_interop_tests > "$OUT/interop.log" 2>&1; r=$?; rc=$((rc | r))
+    grep -E "interop|PASSED|FAILED|SKIPPED|Failure" "$OUT/interop.log" | head -10
+  fi
   start=$(date +%s)
   (cd $B && ctest -L cpu -j8 --output-on-failure > "$OUT/cpu-tests.log" 2>&1); r=$?; rc=$((rc | r))
   tail -4 "$OUT/cpu-tests.log"

@@ -1,0 +1,53 @@
+// CUDA-OpenGL interop: a GL RGBA8 texture that CUDA kernels write directly through a surface object, with
+// no copy through the host. Registered once (again only when the size changes), mapped per frame in a
+// scoped object. CUDA-free header: the UI includes it next to its GL code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace specview::gpu {
+
+// Whether the current GL context runs on a CUDA device this process can use; if not, why (e.g. a Mesa
+// context on a machine whose NVIDIA GPU renders nothing). Needs a current GL context.
+bool gl_interop_available(std::string* why);
+
+class GlInteropTexture {
+public:
+    GlInteropTexture() = default;
+    ~GlInteropTexture();
+    GlInteropTexture(const GlInteropTexture&) = delete;
+    GlInteropTexture& operator=(const GlInteropTexture&) = delete;
+
+    // Registers GL_TEXTURE_2D `texture` (GL_RGBA8, width x height) for surface load/store. A no-op when the
+    // same texture at the same size is registered already; throws GpuError on failure.
+    void register_texture(unsigned int texture, int width, int height);
+    void reset() noexcept;
+    bool registered() const { return resource_ != nullptr; }
+    int width() const { return width_; }
+    int height() const { return height_; }
+
+    // While alive, the texture belongs to CUDA: surface() is a cudaSurfaceObject_t for kernels to write.
+    class Mapping {
+    public:
+        ~Mapping();
+        Mapping(const Mapping&) = delete;
+        Mapping& operator=(const Mapping&) = delete;
+        Mapping(Mapping&& o) noexcept;
+        std::uint64_t surface() const { return surface_; }
+
+    private:
+        friend class GlInteropTexture;
+        Mapping(void* resource, std::uint64_t surface) : resource_(resource), surface_(surface) {}
+        void* resource_ = nullptr;
+        std::uint64_t surface_ = 0;
+    };
+    Mapping map();
+
+private:
+    void* resource_ = nullptr;  // cudaGraphicsResource_t
+    unsigned int texture_ = 0;
+    int width_ = 0, height_ = 0;
+};
+
+}  // namespace specview::gpu

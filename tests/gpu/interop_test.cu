@@ -1,0 +1,130 @@
+// CUDA-OpenGL interop on a headless EGL context on the GPU (no window needed): the engine's post kernel
+// writes the spectrum picture straight into a GL texture, and GL reads back exactly the engine's RGBA.
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/gl.h>
+#include <gtest/gtest.h>
+
+#include "app/engine.h"
+#include "gpu/gl_interop.h"
+#include "tests/support/gpu_test.h"
+#include "tests/support/oracle.h"
+
+namespace specview::test {
+namespace {
+
+// A GL 3.3 core context on the first EGL device that initialises, made current with no surface.
+class EglContext {
+public:
+    EglContext() {
+        auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+        auto platform_display =
+            reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+        if (!query_devices || !platform_display) {
+            why_ = "EGL device enumeration unavailable";
+            return;
+        }
+        EGLDeviceEXT devices[8];
+        EGLint n = 0;
+        query_devices(8, devices, &n);
+        for (EGLint i = 0; i < n && display_ == EGL_NO_DISPLAY; ++i) {
+            EGLDisplay d = platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+            EGLint major, minor;
+            if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) display_ = d;
+        }
+        if (display_ == EGL_NO_DISPLAY) {
+            why_ = "no EGL device display (" + std::to_string(n) + " devices)";
+            return;
+        }
+        const EGLint cfg_attr[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+        EGLConfig cfg;
+        EGLint nc = 0;
+        if (!eglChooseConfig(display_, cfg_attr, &cfg, 1, &nc) || nc < 1) {
+            why_ = "no EGL config";
+            return;
+        }
+        eglBindAPI(EGL_OPENGL_API);
+        const EGLint ctx_attr[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+                                   EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+        context_ = eglCreateContext(display_, cfg, EGL_NO_CONTEXT, ctx_attr);
+        if (context_ == EGL_NO_CONTEXT || !eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_)) {
+            why_ = "cannot create or make current a GL 3.3 context";
+            return;
+        }
+        ok_ = true;
+    }
+    ~EglContext() {
+        if (context_ != EGL_NO_CONTEXT) {
+            eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+            eglDestroyContext(display_, context_);
+        }
+        if (display_ != EGL_NO_DISPLAY) eglTerminate(display_);
+    }
+    bool ok() const { return ok_; }
+    const std::string& why() const { return why_; }
+
+private:
+    EGLDisplay display_ = EGL_NO_DISPLAY;
+    EGLContext context_ = EGL_NO_CONTEXT;
+    bool ok_ = false;
+    std::string why_;
+};
+
+class Interop : public GpuTest {};
+
+TEST_F(Interop, PostKernelWritesTheGlTextureTheEngineDescribes) {
+    EglContext egl;
+    if (!egl.ok()) GTEST_SKIP() << "no headless EGL context on the GPU: " << egl.why();
+    std::printf("[ interop  ] GL_RENDERER %s\n", reinterpret_cast<const char*>(glGetString(GL_RENDERER)));
+    std::string why;
+    ASSERT_TRUE(gpu::gl_interop_available(&why)) << why;
+
+    Rng rng;
+    Engine engine;
+    for (auto [w, h] : {std::pair{640, 480}, std::pair{256, 256}}) {
+        Image img;
+        img.width = w;
+        img.height = h;
+        img.channels = 1;
+        img.pixels = rng.real(std::size_t(w) * h);
+        engine.set_image(img, "random");
+        for (Backend b : {Backend::Custom, Backend::Cufft}) {
+            Settings s;
+            s.backend = b;
+            s.view.colormap = Colormap::Inferno;
+            const Frame host = engine.run(s);  // the picture in host memory, for reference
+
+            GLuint tex = 0;
+            glGenTextures(1, &tex);
+            glBindTexture(GL_TEXTURE_2D, tex);
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, host.width, host.height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            {
+                gpu::GlInteropTexture interop;
+                interop.register_texture(tex, host.width, host.height);
+                interop.register_texture(tex, host.width, host.height);  // same size: kept, not re-registered
+                ASSERT_TRUE(interop.registered());
+                {
+                    auto mapping = interop.map();
+                    RunOptions o;
+                    o.want_rgba = false;
+                    o.surface = mapping.surface();
+                    const Frame f = engine.run(s, o);
+                    EXPECT_TRUE(f.rgba_on_surface);
+                    EXPECT_TRUE(f.rgba.empty()) << "no host copy on the interop path";
+                }
+                std::vector<std::uint32_t> px(std::size_t(host.width) * host.height, 0xDEADBEEFu);
+                glBindTexture(GL_TEXTURE_2D, tex);
+                glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+                ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+                std::size_t bad = 0;
+                for (std::size_t i = 0; i < px.size(); ++i) bad += px[i] != host.rgba[i];
+                EXPECT_EQ(bad, 0u) << name_of(b) << " " << w << "x" << h << ": texels differing from the engine's RGBA";
+            }
+            glDeleteTextures(1, &tex);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace specview::test

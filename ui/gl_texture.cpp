@@ -1,0 +1,59 @@
+#include "ui/gl_texture.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace specview::ui {
+
+void check_gl(const char* what) {
+    GLenum e = glGetError();
+    if (e == GL_NO_ERROR) return;
+    std::string codes;
+    while (e != GL_NO_ERROR) {
+        codes += (codes.empty() ? "0x" : ", 0x");
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%04X", unsigned(e));
+        codes += buf;
+        e = glGetError();
+    }
+    throw std::runtime_error(std::string("OpenGL error ") + codes + " in " + what);
+}
+
+bool GlTexture::ensure(int width, int height) {
+    if (id_ && width == w_ && height == h_) return false;
+    if (!id_) glGenTextures(1, &id_);
+    glBindTexture(GL_TEXTURE_2D, id_);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);  // crisp pixels when zoomed in
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    check_gl("texture allocation");
+    w_ = width;
+    h_ = height;
+    return true;
+}
+
+void GlTexture::upload(const std::uint32_t* rgba) {
+    glBindTexture(GL_TEXTURE_2D, id_);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w_, h_, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    check_gl("texture upload");
+}
+
+std::vector<std::uint32_t> GlTexture::read() const {
+    std::vector<std::uint32_t> px(std::size_t(w_) * h_);
+    glBindTexture(GL_TEXTURE_2D, id_);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+    check_gl("texture read-back");
+    return px;
+}
+
+void GlTexture::release() noexcept {
+    if (id_) glDeleteTextures(1, &id_);
+    id_ = 0;
+    w_ = h_ = 0;
+}
+
+}  // namespace specview::ui

@@ -1,0 +1,22 @@
+// A zoomable, pannable view of a texture: wheel zooms around the cursor, dragging pans, Fit and 1:1 reset.
+#pragma once
+
+#include <imgui.h>
+
+#include "ui/viewer_state.h"
+
+namespace specview::ui {
+
+struct DrawnImage {
+    ImVec2 p0, p1;  // where the whole texture lies on screen (may extend past the view)
+    ImVec2 clip0, clip1;
+    bool changed = false;  // the user zoomed or panned this frame
+};
+
+// Draws the view in a region of `size`; fills hover with the texel under the cursor.
+DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& vt, ImVec2 size, Hover& hover);
+
+// Copies one view's transform to another of a different size (normalised position, same relative zoom).
+void sync_transform(const ViewTransform& from, int from_w, int from_h, ViewTransform& to, int to_w, int to_h);
+
+}  // namespace specview::ui

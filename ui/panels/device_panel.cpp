@@ -1,0 +1,50 @@
+// Device: the GPU, the interop path in use, and the custom kernels' resources at this configuration.
+#include <imgui.h>
+
+#include "ui/viewer_state.h"
+
+namespace specview::ui {
+
+void draw_device_panel(ViewerState& st) {
+    st.layout.push_back("panel Device");
+    if (!ImGui::CollapsingHeader("Device")) return;
+    const gpu::DeviceInfo& d = st.engine.device_info();
+    if (!d.available) {
+        ImGui::TextWrapped("No GPU: %s. The CPU backend (FFTW) runs everything.", d.why_unavailable.c_str());
+        return;
+    }
+    ImGui::Text("%s", d.name.c_str());
+    ImGui::Text("compute capability %d.%d, %d SMs", d.cc_major, d.cc_minor, d.sm_count);
+    ImGui::Text("memory %.1f GiB (%.1f GiB free at start)", d.total_memory / 1073741824.0, d.free_memory / 1073741824.0);
+    ImGui::Text("shared memory %d KiB/block (%d KiB opt-in), %d KiB/SM", d.max_smem_per_block / 1024,
+                d.max_smem_per_block_optin / 1024, d.max_smem_per_sm / 1024);
+    ImGui::TextWrapped("Picture path: %s", st.interop_ok ? "CUDA writes the GL texture directly (interop)"
+                                                          : ("host copy (" + st.interop_why + ")").c_str());
+    std::vector<gpu::KernelResources> res = st.have_frame && !st.frame.resources.empty()
+                                                ? st.frame.resources
+                                                : st.engine.custom_resources(st.settings);
+    if (res.empty()) return;
+    ImGui::TextUnformatted("Custom kernels at this configuration:");
+    if (ImGui::BeginTable("res", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+        for (const char* h : {"kernel", "threads", "regs", "smem B", "blocks/SM", "occupancy"}) ImGui::TableSetupColumn(h);
+        ImGui::TableHeadersRow();
+        for (const auto& r : res) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(r.kernel.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", r.threads_per_block);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", r.registers_per_thread);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", r.static_smem_bytes + r.dynamic_smem_bytes);
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", r.active_blocks_per_sm);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.0f%% (%s)", 100 * r.occupancy, r.limiter.c_str());
+        }
+        ImGui::EndTable();
+    }
+}
+
+}  // namespace specview::ui

@@ -1,0 +1,60 @@
+// Display: view, range, colormap (with its colour bar), shift, presentation mode.
+#include <imgui.h>
+
+#include "ui/colorbar.h"
+#include "ui/viewer_state.h"
+
+namespace specview::ui {
+
+void draw_display_panel(ViewerState& st) {
+    st.layout.push_back("panel Display");
+    if (!ImGui::CollapsingHeader("Display", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    ViewParams& v = st.settings.view;
+    bool changed = false;
+    auto combo = [&](const char* label, int& value, const std::vector<std::string>& names) {
+        if (ImGui::BeginCombo(label, names[std::size_t(value)].c_str())) {
+            for (std::size_t i = 0; i < names.size(); ++i)
+                if (ImGui::Selectable(names[i].c_str(), std::size_t(value) == i)) {
+                    changed |= value != int(i);
+                    value = int(i);
+                }
+            ImGui::EndCombo();
+        }
+    };
+    int view = int(v.view), range = int(v.range), cmap = int(v.colormap);
+    combo("View", view, view_names());
+    combo("Range", range, range_names());
+    combo("Colormap", cmap, colormap_names());
+    v.view = View(view);
+    v.range = RangeMode(range);
+    v.colormap = Colormap(cmap);
+    switch (v.range) {
+        case RangeMode::Percentile: {
+            float p[2] = {v.pct_lo, v.pct_hi};
+            if (ImGui::DragFloat2("Percentiles", p, 0.1f, 0.0f, 100.0f, "%.1f") && p[0] < p[1]) {
+                v.pct_lo = p[0];
+                v.pct_hi = p[1];
+                changed = true;
+            }
+            break;
+        }
+        case RangeMode::Fixed: {
+            float r[2] = {v.fixed_lo, v.fixed_hi};
+            if (ImGui::DragFloat2("Low, high", r, 0.1f) && r[0] < r[1]) {
+                v.fixed_lo = r[0];
+                v.fixed_hi = r[1];
+                changed = true;
+            }
+            break;
+        }
+        case RangeMode::Top: changed |= ImGui::DragFloat("Span below peak", &v.top_span, 0.5f, 0.1f, 400.0f); break;
+        case RangeMode::Auto: break;
+    }
+    if (!st.classroom.enabled) changed |= ImGui::Checkbox("Shift (DC in the centre)", &v.shift);
+    if (st.have_frame) draw_colorbar(v.colormap, st.frame.range_lo, st.frame.range_hi, view_unit(v.view),
+                                     ImGui::GetContentRegionAvail().x, ImGui::GetFrameHeight());
+    ImGui::Checkbox("Presentation (large, high contrast)", &st.presentation);
+    if (changed) st.dirty = true;
+}
+
+}  // namespace specview::ui

@@ -1,0 +1,89 @@
+// Pipeline: backend and the custom kernels' knobs, size policy, window, channel. Every change re-runs.
+#include <imgui.h>
+
+#include "ui/viewer_state.h"
+
+namespace specview::ui {
+
+namespace {
+// A combo over an enum's names; returns true when the value changed.
+template <class E>
+bool enum_combo(const char* label, E& value, const std::vector<std::string>& names) {
+    bool changed = false;
+    if (ImGui::BeginCombo(label, names[std::size_t(value)].c_str())) {
+        for (std::size_t i = 0; i < names.size(); ++i)
+            if (ImGui::Selectable(names[i].c_str(), std::size_t(value) == i)) {
+                changed = E(i) != value;
+                value = E(i);
+            }
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+
+bool int_combo(const char* label, int& value, const std::vector<int>& options, const char* zero_name = nullptr) {
+    bool changed = false;
+    const std::string cur = value == 0 && zero_name ? zero_name : std::to_string(value);
+    if (ImGui::BeginCombo(label, cur.c_str())) {
+        for (int o : options) {
+            const std::string name = o == 0 && zero_name ? zero_name : std::to_string(o);
+            if (ImGui::Selectable(name.c_str(), o == value)) {
+                changed = o != value;
+                value = o;
+            }
+        }
+        ImGui::EndCombo();
+    }
+    return changed;
+}
+}  // namespace
+
+void draw_pipeline_panel(ViewerState& st) {
+    st.layout.push_back("panel Pipeline");
+    if (!ImGui::CollapsingHeader("Pipeline", ImGuiTreeNodeFlags_DefaultOpen)) return;
+    Settings& s = st.settings;
+    bool changed = false;
+
+    const char* names[] = {"CPU (FFTW)", "custom CUDA kernels", "cuFFT"};
+    if (ImGui::BeginCombo("Backend", names[int(s.backend)])) {
+        for (int i = 0; i < 3; ++i) {
+            const bool needs_gpu = i != 0;
+            ImGui::BeginDisabled(needs_gpu && !st.gpu_ok);
+            if (ImGui::Selectable(names[i], int(s.backend) == i)) {
+                changed |= int(s.backend) != i;
+                s.backend = Backend(i);
+            }
+            ImGui::EndDisabled();
+            if (needs_gpu && !st.gpu_ok && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("unavailable: %s", st.gpu_why.c_str());
+        }
+        ImGui::EndCombo();
+    }
+    if (!st.gpu_ok) ImGui::TextDisabled("GPU backends unavailable: %s", st.gpu_why.c_str());
+
+    ImGui::BeginDisabled(s.backend != Backend::Custom);
+    changed |= int_combo("Threads per block", s.custom.rows.threads_per_block, {32, 64, 128, 256, 512, 1024});
+    changed |= int_combo("Block height H", s.custom.rows.block_height, {0, 1, 2, 4, 8, 16, 32, 64}, "auto");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("rows of data one thread block holds in shared memory (seed 000)");
+    changed |= int_combo("Local FFT length", s.custom.rows.max_local_length,
+                         {0, 16, 64, 256, 1024, 2048, 4096, 8192, 16384}, "auto (48 KiB)");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("longer rows first run global Cooley-Tukey stages, then the shared-memory kernel (seed 001)");
+    changed |= int_combo("Transpose tile", s.custom.transpose.tile, {8, 16, 32, 64});
+    ImGui::EndDisabled();
+    ImGui::BeginDisabled(s.backend != Backend::Cufft);
+    changed |= enum_combo("cuFFT plan", s.cufft_mode, cufft_mode_names());
+    ImGui::EndDisabled();
+
+    ImGui::Separator();
+    changed |= enum_combo("Size policy", s.pad, pad_names());
+    if (s.pad == PadMode::Pow2) changed |= enum_combo("Pad with", s.pad_fill, pad_fill_names());
+    changed |= enum_combo("Window", s.window, window_names());
+    if (s.window == Window::Tukey) changed |= ImGui::SliderFloat("Tukey alpha", &s.tukey_alpha, 0.0f, 1.0f);
+    changed |= enum_combo("Channel", s.channel, channel_names());
+    if (st.have_frame)
+        for (const auto& note : st.frame.notes) ImGui::TextWrapped("note: %s", note.c_str());
+    if (changed) st.dirty = true;
+}
+
+}  // namespace specview::ui
