@@ -306,10 +306,6 @@ int run_viewer(const ViewerLaunch& launch) {
 #else
     st.interop_why = "built without CUDA-OpenGL interop (no GL headers at configure time)";
 #endif
-    if (!st.gpu_ok && gpu_backend(st.settings)) {
-        show_error(st, "the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.gpu_why + "); using the CPU");
-        st.settings.backend = Backend::Cpu;
-    }
 
     if (!launch.images.empty()) {
         open_image(st, launch.images.front());
@@ -317,6 +313,12 @@ int run_viewer(const ViewerLaunch& launch) {
         const std::string preferred = st.assets_dir + "/grating_16_8.png";
         if (std::find(st.samples.begin(), st.samples.end(), preferred) != st.samples.end()) open_image(st, preferred);
         else if (!st.samples.empty()) open_image(st, st.samples.front());
+    }
+    if (!st.gpu_ok && gpu_backend(st.settings)) {
+        const std::string earlier = st.message_is_error ? "; " + st.message : "";
+        show_error(st, "the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.gpu_why + "); using the CPU" +
+                           earlier);
+        st.settings.backend = Backend::Cpu;
     }
     const std::string startup_message = st.message;
     const bool startup_error = st.message_is_error;

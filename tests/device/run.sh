@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [interop]   (default: all)
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [ncu]   (default: all but ncu)
 set -u
 OUT=${OUT:-/tmp/specview-device}
 mkdir -p "$OUT"
@@ -63,5 +63,13 @@ if has bench; then
   $B/tests/specview-bench --csv "$OUT/bench.csv" ${BENCH_ARGS:-} > "$OUT/bench.txt" 2>&1; r=$?; rc=$((rc | r))
   sed -n '/^Summary/,$p' "$OUT/bench.txt"
   echo "bench rc=$r ($(( $(date +%s) - start )) s)"
+fi
+if has ncu; then
+  start=$(date +%s)
+  ncu --kernel-name regex:${NCU_KERNEL:-fft_rows_local} --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+      --section Occupancy --section MemoryWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+      $B/tests/specview-bench --sizes 4096 --no-sweep --reps 5 --csv /dev/null > "$OUT/ncu.txt" 2>&1; r=$?
+  grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Stall|Issued Warp|No Eligible|Block Limit" "$OUT/ncu.txt" | head -30
+  echo "ncu rc=$r ($(( $(date +%s) - start )) s)"
 fi
 exit $rc

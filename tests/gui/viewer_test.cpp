@@ -1,0 +1,154 @@
+// The real viewer under X (Xvfb in CI): it renders frames, saves the window and where it drew what, and the
+// tests check the picture. Run under xvfb-run (the README's test command does).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "app/image.h"
+#include "gpu/device_info.h"
+#include "tests/fixtures/image_writers.h"
+#include "tests/support/temp_dir.h"
+
+namespace specview::test {
+namespace {
+
+struct Layout {
+    std::map<std::string, std::vector<float>> rects;
+    std::vector<std::string> lines;
+    bool has(const std::string& prefix) const {
+        for (const auto& l : lines)
+            if (l.rfind(prefix, 0) == 0) return true;
+        return false;
+    }
+    std::string line(const std::string& prefix) const {
+        for (const auto& l : lines)
+            if (l.rfind(prefix, 0) == 0) return l;
+        return {};
+    }
+};
+
+class Gui : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!std::getenv("DISPLAY")) GTEST_SKIP() << "no X display: run the GUI tests under xvfb-run (as .ci/run does)";
+    }
+    // Runs the viewer for `frames` frames with the arguments; returns its exit code.
+    int run(const std::vector<std::string>& args, int frames, const std::string& shot) {
+        std::string cmd = std::string("'") + SPECVIEW_EXE + "'";
+        for (const auto& a : args) cmd += " '" + a + "'";
+        cmd += " --frames " + std::to_string(frames) + " --screenshot '" + shot + "' >'" + dir.file("out.txt") + "' 2>&1";
+        const int status = std::system(cmd.c_str());
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    Layout layout(const std::string& shot) {
+        Layout l;
+        std::ifstream in(shot + ".txt");
+        std::string line;
+        while (std::getline(in, line)) {
+            l.lines.push_back(line);
+            std::istringstream s(line);
+            std::string key;
+            s >> key;
+            std::vector<float> v;
+            float x;
+            while (s >> x) v.push_back(x);
+            if (v.size() == 4) l.rects[key] = v;
+        }
+        return l;
+    }
+    std::string grating(int n, int kx, int ky) {
+        fixtures::Pixels p{n, n, 1, {}};
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < n; ++x) p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (double(kx) * x + double(ky) * y) / n));
+        const std::string path = dir.file("grating.png");
+        fixtures::write_file(path, fixtures::png(p, 16));
+        return path;
+    }
+    TempDir dir;
+};
+
+TEST_F(Gui, SpectrumViewShowsTheGratingPeaksAndThePanelsAreDrawn) {
+    const int n = 128, kx = 12, ky = -7;
+    const std::string shot = dir.file("shot.png");
+    ASSERT_EQ(run({grating(n, kx, ky), "--colormap", "gray"}, 6, shot), 0);
+    const Layout l = layout(shot);
+    for (const char* p : {"panel File", "panel Pipeline", "panel Display", "panel Timings", "panel Device", "panel Classroom"})
+        EXPECT_TRUE(l.has(p)) << p;
+    EXPECT_EQ(l.line("frame"), "frame 128 128");
+    ASSERT_EQ(l.rects.count("spectrum_image"), 1u);
+    const Image img = load_image(shot);
+    const auto& r = l.rects.at("spectrum_image");
+    const float sx = (r[2] - r[0]) / n, sy = (r[3] - r[1]) / n;
+    ASSERT_GT(sx, 1.5f) << "the spectrum view is too small to check";
+    auto brightness = [&](float texel_x, float texel_y) {
+        const int x = int(r[0] + (texel_x + 0.5f) * sx), y = int(r[1] + (texel_y + 0.5f) * sy);
+        return img.at(x, y, 0);
+    };
+    // The two peaks sit at the centre +- (kx, ky); between them and around them the log-magnitude is ~0.
+    EXPECT_GT(brightness(n / 2 + kx, n / 2 + ky), 0.8f);
+    EXPECT_GT(brightness(n / 2 - kx, n / 2 - ky), 0.8f);
+    EXPECT_LT(brightness(n / 2 + kx + 5, n / 2 + ky + 3), 0.2f);
+    EXPECT_LT(brightness(n / 2 - 20, n / 2 + 30), 0.2f);
+    // The brightest texel away from DC is one of the two peaks.
+    float best = -1;
+    int bx = 0, by = 0;
+    for (int ty = 0; ty < n; ++ty)
+        for (int tx = 0; tx < n; ++tx) {
+            if (std::abs(tx - n / 2) <= 1 && std::abs(ty - n / 2) <= 1) continue;
+            const float b = brightness(float(tx), float(ty));
+            if (b > best) {
+                best = b;
+                bx = tx;
+                by = ty;
+            }
+        }
+    EXPECT_TRUE((bx == n / 2 + kx && by == n / 2 + ky) || (bx == n / 2 - kx && by == n / 2 - ky)) << bx << "," << by;
+    // The panel column is drawn: plenty of distinct colours left of the views.
+    std::map<int, int> colours;
+    for (int y = 0; y < img.height; y += 3)
+        for (int x = 0; x < int(l.rects.at("image_image")[0]) - 10; x += 3)
+            colours[int(img.at(x, y, 0) * 255) * 65536 + int(img.at(x, y, 1) * 255) * 256 + int(img.at(x, y, 2) * 255)]++;
+    EXPECT_GT(colours.size(), 20u);
+}
+
+TEST_F(Gui, CorruptFileShowsAMessageAndTheViewerKeepsRunning) {
+    const std::string bad = dir.file("broken.png");
+    fixtures::write_file(bad, {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R', 1, 2, 3});
+    const std::string shot = dir.file("shot.png");
+    ASSERT_EQ(run({bad}, 4, shot), 0) << "the viewer must not exit on a bad file";
+    const Layout l = layout(shot);
+    const std::string err = l.line("startup-error");
+    EXPECT_NE(err.find("broken.png"), std::string::npos) << err;
+    EXPECT_TRUE(l.has("error ")) << "the message is on screen";
+    EXPECT_NO_THROW(load_image(shot));
+}
+
+TEST_F(Gui, ClassroomStepsThroughEveryStageOfA64x64Image) {
+    const std::string shot = dir.file("shot.png");
+    // 1 input + 6 + transpose + 6 + transpose + shift = 16 steps; one per frame.
+    ASSERT_EQ(run({grating(64, 5, 3), "--classroom", "--walk"}, 20, shot), 0);
+    const Layout l = layout(shot);
+    EXPECT_EQ(l.line("classroom-step"), "classroom-step 16 16 Shift: DC to the centre");
+    EXPECT_FALSE(l.has("error ")) << l.line("error ");
+    EXPECT_EQ(l.line("frame"), "frame 64 64");
+    std::ifstream out(dir.file("out.txt"));
+    const std::string text((std::istreambuf_iterator<char>(out)), {});
+    EXPECT_EQ(text.find("specview:"), std::string::npos) << text;
+}
+
+TEST_F(Gui, GpuBackendWithoutAGpuFallsBackToTheCpuAndSaysWhy) {
+    if (gpu::probe_device(0).available) GTEST_SKIP() << "this machine has a GPU";
+    const std::string shot = dir.file("shot.png");
+    ASSERT_EQ(run({grating(32, 3, 1), "--backend", "custom"}, 3, shot), 0);
+    const Layout l = layout(shot);
+    EXPECT_NE(l.line("startup-error").find("needs a GPU"), std::string::npos);
+    EXPECT_EQ(l.line("backend"), "backend CPU (FFTW)");
+}
+
+}  // namespace
+}  // namespace specview::test
