@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# specview set-up: installs what is missing (Debian 12 packages; the CUDA 13 toolkit is expected in
+# /usr/local/cuda), builds, then opens the viewer or runs the tests.
+#
+#   ./setup.sh run [IMAGE]   build, then open the viewer on IMAGE or a bundled sample
+#                            (no display: write the sample's spectrum PNG and say where)
+#   ./setup.sh test          build, then run the whole test suite (GUI tests under xvfb-run)
+#   ./setup.sh build         only install and build
+set -euo pipefail
+cd "$(dirname "$0")"
+mode=${1:-run}
+shift || true
+
+packages=(build-essential cmake ninja-build libglfw3-dev libimgui-dev libstb-dev python3-glad libfftw3-dev
+          libcli11-dev libgtest-dev libgl-dev libegl-dev xvfb xauth)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
+    echo "setup: the CUDA toolkit (nvcc) is not in /usr/local/cuda; install CUDA 13 first" >&2
+    exit 1
+fi
+
+cmake --preset release >/dev/null
+cmake --build --preset release -j"$(nproc)"
+
+case "$mode" in
+    build) ;;
+    run)
+        image=${1:-assets/grating_rotated.png}
+        if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+            exec build/specview "$image"
+        fi
+        out=$(pwd)/build/$(basename "${image%.*}")_spectrum.png
+        echo "setup: no display, so no window; writing the spectrum instead"
+        build/specview --headless "$image" -o "$out" --force --timings
+        echo "setup: the spectrum picture is $out"
+        ;;
+    test)
+        cd build
+        # The GPU tests skip (saying why) without a GPU; the GUI tests need X, which xvfb-run provides.
+        xvfb-run -a -s "-screen 0 1500x920x24" ctest --output-on-failure -j"$(nproc)"
+        ;;
+    *)
+        echo "usage: $0 run [IMAGE] | test | build" >&2
+        exit 2
+        ;;
+esac
