@@ -150,7 +150,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                    "also write the complex spectrum as transformed (after channel, window, padding; unshifted, "
                    "unnormalised) as complex64 .npy of shape (height, width); a directory with several inputs");
     auto* g_spec = "Spectrum";
-    app.add_option("--backend", backend, "cpu (FFTW), custom (our CUDA kernels) or cufft")
+    app.add_option("--backend", backend,
+                   "cpu (FFTW), custom (our four-kernel CUDA pipeline), custom-fast (our fused two-pass CUDA FFT) or cufft")
         ->check(one_of(backend_names()))->group(g_spec)->capture_default_str();
     app.add_option("--channel", channel, "luma (Rec. 709 Y' of the stored values), r, g, b or a")
         ->check(one_of(channel_names()))->group(g_spec)->capture_default_str();

@@ -93,7 +93,7 @@ void Engine::output_size(const Settings& s, int* w, int* h) const {
     using K = gpu::StopPoint::Kind;
     transform_size(s.pad, impl_->image.width, impl_->image.height, w, h);
     const bool transposed = s.stop.kind == K::Transpose1 || s.stop.kind == K::RowPass2;
-    if (transposed && (s.backend != Backend::Cufft)) std::swap(*w, *h);
+    if (transposed && (s.backend == Backend::Custom || s.backend == Backend::Cpu)) std::swap(*w, *h);
 }
 
 const PreparedPlane& Engine::prepared(const Settings& s) {
@@ -170,7 +170,9 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     req.width = w;
     req.height = h;
     req.plane_version = m.plane_version;
-    req.path = s.backend == Backend::Custom ? gpu::Path::Custom : gpu::Path::Cufft;
+    req.path = s.backend == Backend::Custom ? gpu::Path::Custom
+               : s.backend == Backend::CustomFast ? gpu::Path::CustomFast
+                                                   : gpu::Path::Cufft;
     req.custom = s.custom;
     req.cufft_mode = s.cufft_mode;
     req.stop = s.backend == Backend::Custom ? s.stop : gpu::StopPoint{};
@@ -191,9 +193,9 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     f.notes = std::move(r.notes);
     f.resources = std::move(r.resources);
     f.row_plans = std::move(r.row_plans);
-    f.backend = s.backend == Backend::Custom
-                    ? "custom CUDA (row FFT / transpose) on " + m.dev.name
-                    : std::string("cuFFT ") + (s.cufft_mode == gpu::CufftMode::R2C ? "R2C" : "C2C") + " on " + m.dev.name;
+    f.backend = s.backend == Backend::Custom       ? "custom CUDA (row FFT / transpose) on " + m.dev.name
+                : s.backend == Backend::CustomFast ? "custom-fast CUDA (two fused passes) on " + m.dev.name
+                : std::string("cuFFT ") + (s.cufft_mode == gpu::CufftMode::R2C ? "R2C" : "C2C") + " on " + m.dev.name;
     return f;
 }
 

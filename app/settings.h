@@ -10,7 +10,7 @@
 
 namespace specview {
 
-enum class Backend : int { Cpu = 0, Custom, Cufft };
+enum class Backend : int { Cpu = 0, Custom, Cufft, CustomFast };
 enum class PadMode : int { Pow2 = 0, Crop, None };
 enum class PadFill : int { Zero = 0, Mean };
 enum class Window : int { None = 0, Hann, Hamming, Tukey };

@@ -14,7 +14,7 @@
 
 namespace specview::gpu {
 
-enum class Path : int { Custom = 0, Cufft };
+enum class Path : int { Custom = 0, Cufft, CustomFast };
 
 struct GpuRequest {
     const float* plane = nullptr;  // host, width x height, row-major
@@ -41,6 +41,7 @@ struct GpuResult {
     std::vector<std::string> notes;    // clamps the planner made
     std::vector<KernelResources> resources;  // custom path: the kernels at this configuration
     std::vector<RowFftPlan> row_plans;       // custom path: the two row passes' launch shapes
+    bool range_reused = false;               // custom-fast: the range of an identical earlier run was reused
 };
 
 class GpuEngine {

@@ -27,6 +27,7 @@ public:
         bytes_.push_back(bytes);
     }
     bool active() const { return used_ > 0; }
+    std::size_t marks() const { return names_.size(); }
     // Waits for the last event; returns one entry per mark.
     std::vector<KernelTiming> collect() const {
         std::vector<KernelTiming> out;

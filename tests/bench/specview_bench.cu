@@ -20,6 +20,7 @@
 #include "gpu/cufft_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device_info.h"
+#include "gpu/fft_fast.h"
 #include "gpu/pipeline.h"
 #include "gpu/resources.h"
 #include "gpu/spectrum_view.h"
@@ -152,6 +153,7 @@ int main(int argc, char** argv) {
     TwiddleTable tw;
     CufftBackend cufft;
     SpectrumViewer viewer;
+    FastFft fast;
     std::mt19937 gen(12345);
     std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
     ViewParams vp;  // log-magnitude, auto range, gray, shifted: the default picture
@@ -160,6 +162,7 @@ int main(int argc, char** argv) {
         std::string size;
         double custom_default, custom_best, c2c, r2c, e2e_custom, e2e_c2c, e2e_r2c;
         std::string best_cfg;
+        double fast_c2c, e2e_fast_cold, e2e_fast_warm;
     };
     std::vector<Summary> summary;
 
@@ -271,6 +274,16 @@ int main(int argc, char** argv) {
             viewer.run(src, vp, rgba.get(), 0, s, &t);
         });
 
+        // custom-fast: the two-pass C2C on the same complex data, and real plane -> picture, the range found
+        // by its own pass each run (cold) or reused from the identical previous run (warm).
+        StageStats st_fast = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
+        StageStats e2e_fast_cold = measure(3, r, s, nullptr, [&](StageTimer& t) {
+            fast.picture(plane.get(), w, h, 0, vp, rgba.get(), 0, s, &t);
+        });
+        StageStats e2e_fast_warm = measure(3, r, s, nullptr, [&](StageTimer& t) {
+            fast.picture(plane.get(), w, h, 42, vp, rgba.get(), 0, s, &t);
+        });
+
         const double c2c = st_c2c.median_total();
         std::printf("== %s ==\n", label.c_str());
         auto print_stages = [&](const char* path, const std::string& cfg, const StageStats& st) {
@@ -287,6 +300,7 @@ int main(int argc, char** argv) {
         };
         print_stages("custom (default)", cfg_name(def, p_def), st_def);
         print_stages(("custom (best of " + std::to_string(tried) + ")").c_str(), cfg_name(best, p_best), st_best);
+        print_stages("custom-fast C2C", "two passes", st_fast);
         std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT C2C", "", c2c);
         std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT R2C", "", st_r2c.median_total());
         csv.row(label, "cufft_c2c", "", "total", c2c, double(n) * 16, copy_gbps);
@@ -301,10 +315,15 @@ int main(int argc, char** argv) {
         print_stages("custom (best) + post", cfg_name(best, p_best), e2e_custom);
         print_stages("cuFFT C2C + post", "", e2e_c2c);
         print_stages("cuFFT R2C + post", "", e2e_r2c);
+        print_stages("custom-fast, range pass", "", e2e_fast_cold);
+        print_stages("custom-fast, range reused", "", e2e_fast_warm);
+        std::printf("  custom-fast picture / (cuFFT C2C + post) = %.2fx, / (cuFFT R2C + post) = %.2fx\n",
+                    e2e_fast_cold.median_total() / e2e_c2c.median_total(), e2e_fast_cold.median_total() / e2e_r2c.median_total());
         std::printf("\n");
         summary.push_back({label, st_def.median_total(), st_best.median_total(), c2c, st_r2c.median_total(),
                            e2e_custom.median_total(), e2e_c2c.median_total(), e2e_r2c.median_total(),
-                           cfg_name(best, p_best)});
+                           cfg_name(best, p_best), st_fast.median_total(), e2e_fast_cold.median_total(),
+                           e2e_fast_warm.median_total()});
     }
 
     std::printf("Summary on %s (copy %.0f GB/s), ms, medians:\n", dev.name.c_str(), copy_gbps);
@@ -314,6 +333,13 @@ int main(int argc, char** argv) {
         std::printf("| %s | %.4f | %.4f | %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f |\n", m.size.c_str(),
                     m.custom_default, m.custom_best, m.best_cfg.c_str(), m.c2c, m.r2c, m.custom_best / m.c2c,
                     m.e2e_custom, m.e2e_c2c, m.e2e_r2c);
+    std::printf("\ncustom-fast on %s, ms, medians (e2e = real plane on the device -> RGBA8 picture):\n", dev.name.c_str());
+    std::printf("| size | fast C2C | cuFFT C2C | fast/C2C | e2e fast | e2e fast, range reused | cuFFT C2C + post | fast / (C2C+post) | "
+                "cuFFT R2C + post | fast / (R2C+post) |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const auto& m : summary)
+        std::printf("| %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f | %.2fx | %.4f | %.2fx |\n", m.size.c_str(), m.fast_c2c, m.c2c,
+                    m.fast_c2c / m.c2c, m.e2e_fast_cold, m.e2e_fast_warm, m.e2e_c2c, m.e2e_fast_cold / m.e2e_c2c, m.e2e_r2c,
+                    m.e2e_fast_cold / m.e2e_r2c);
     std::printf("CSV: %s\n", csv_path.c_str());
     return 0;
 }

@@ -88,7 +88,7 @@ TEST_F(Interop, PostKernelWritesTheGlTextureTheEngineDescribes) {
         img.channels = 1;
         img.pixels = rng.real(std::size_t(w) * h);
         engine.set_image(img, "random");
-        for (Backend b : {Backend::Custom, Backend::Cufft}) {
+        for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast}) {
             Settings s;
             s.backend = b;
             s.view.colormap = Colormap::Inferno;

@@ -130,7 +130,9 @@ TEST_F(EngineGpu, CustomCufftAndCpuShowTheSamePicture) {
         const Frame r2c = engine.run(s, o);
         s.cufft_mode = gpu::CufftMode::C2C;
         const Frame c2c = engine.run(s, o);
-        for (const Frame* f : {&custom, &r2c, &c2c}) {
+        s.backend = Backend::CustomFast;
+        const Frame fast = engine.run(s, o);
+        for (const Frame* f : {&custom, &r2c, &c2c, &fast}) {
             EXPECT_EQ(f->width, cpu.width);
             EXPECT_EQ(f->height, cpu.height);
             EXPECT_LE(max_level_diff(f->rgba, cpu.rgba, s.view.colormap), 1) << f->backend;

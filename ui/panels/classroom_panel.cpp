@@ -281,7 +281,7 @@ void update_classroom(ViewerState& st) {
         }
         return;
     }
-    if (st.settings.backend == Backend::Cufft) {
+    if (st.settings.backend == Backend::Cufft || st.settings.backend == Backend::CustomFast) {
         st.settings.backend = st.gpu_ok ? Backend::Custom : Backend::Cpu;
         show_info(st, "classroom mode steps through our own kernels (cuFFT has no stages to show)");
         st.dirty = true;

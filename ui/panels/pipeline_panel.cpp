@@ -44,9 +44,9 @@ void draw_pipeline_panel(ViewerState& st) {
     Settings& s = st.settings;
     bool changed = false;
 
-    const char* names[] = {"CPU (FFTW)", "custom CUDA kernels", "cuFFT"};
+    const char* names[] = {"CPU (FFTW)", "custom CUDA kernels", "cuFFT", "custom-fast (fused)"};
     if (ImGui::BeginCombo("Backend", names[int(s.backend)])) {
-        for (int i = 0; i < 3; ++i) {
+        for (int i = 0; i < 4; ++i) {
             const bool needs_gpu = i != 0;
             ImGui::BeginDisabled(needs_gpu && !st.gpu_ok);
             if (ImGui::Selectable(names[i], int(s.backend) == i)) {

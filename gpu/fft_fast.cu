@@ -1,0 +1,582 @@
+#include "gpu/fft_fast.h"
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <cfloat>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gpu/cuda_check.h"
+#include "gpu/errors.h"
+#include "gpu/spectrum_view.h"
+
+namespace specview::gpu {
+namespace {
+
+constexpr int kLog2Max = 14;  // twiddle table: W_16384^e
+constexpr int kE = 16;        // elements a thread holds (the radix of the main passes)
+
+__device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+__device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
+    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+// One padding element every 16: strided smem accesses of Stockham's scatter stay off a single bank.
+__device__ __forceinline__ int padi(int i) { return i + (i >> 4); }
+__host__ __device__ constexpr int padded_len(int n) { return n + (n >> 4) + 1; }
+
+// exp(-+2 pi i m / 16) for m in 0..7: compile-time constants once the loops are unrolled.
+template <bool kInv>
+__device__ __forceinline__ float2 w16(int m) {
+    const float c[8] = {1.0f, 0.923879532511287f, 0.707106781186548f, 0.382683432365090f,
+                        0.0f, -0.382683432365090f, -0.707106781186548f, -0.923879532511287f};
+    const float s[8] = {0.0f, 0.382683432365090f, 0.707106781186548f, 0.923879532511287f,
+                        1.0f, 0.923879532511287f, 0.707106781186548f, 0.382683432365090f};
+    return make_float2(c[m], kInv ? s[m] : -s[m]);
+}
+
+// The R-point DFT of v[0..R) in registers, natural order in and out: radix-2 decimation in time, recursively.
+template <int R, bool kInv>
+struct RegDft {
+    __device__ __forceinline__ static void run(float2* v) {
+        float2 e[R / 2], o[R / 2];
+#pragma unroll
+        for (int i = 0; i < R / 2; ++i) {
+            e[i] = v[2 * i];
+            o[i] = v[2 * i + 1];
+        }
+        RegDft<R / 2, kInv>::run(e);
+        RegDft<R / 2, kInv>::run(o);
+#pragma unroll
+        for (int k = 0; k < R / 2; ++k) {
+            const float2 t = cmul(w16<kInv>(k * (16 / R)), o[k]);
+            v[k] = cadd(e[k], t);
+            v[k + R / 2] = csub(e[k], t);
+        }
+    }
+};
+template <bool kInv>
+struct RegDft<1, kInv> {
+    __device__ __forceinline__ static void run(float2*) {}
+};
+
+// The radices: the first pass takes 2^(log2 n mod 4) (or n itself below 16), the rest are radix 16.
+__host__ __device__ inline int first_radix(int log2n) {
+    if (log2n == 0) return 1;
+    return (log2n & 3) ? (1 << (log2n & 3)) : 16;
+}
+__host__ __device__ inline int pass_count(int log2n) { return log2n == 0 ? 0 : ((log2n & 3) ? 1 : 0) + log2n / 4; }
+__host__ __device__ inline int elems_per_thread(int n) { return n < kE ? n : kE; }
+
+// One Stockham pass of radix R over a line of n points (Ns = product of the earlier radices): each thread
+// twiddles and transforms its E/R butterflies bb = t + q*tpc, whose inputs are x[bb + r n/R].
+template <int R, bool kInv>
+__device__ __forceinline__ void pass_compute(float2 (&v)[kE], int nq, int t, int tpc, int log2ns,
+                                             const float2* __restrict__ tw) {
+#pragma unroll
+    for (int q = 0; q < kE / R; ++q) {
+        if (q >= nq) break;
+        if (log2ns > 0) {
+            const int k = (t + q * tpc) & ((1 << log2ns) - 1);
+            const int shift = kLog2Max - log2ns - __ffs(R) + 1;
+#pragma unroll
+            for (int r = 1; r < R; ++r) {
+                float2 w = __ldg(&tw[(r * k) << shift]);
+                if (kInv) w.y = -w.y;
+                v[q * R + r] = cmul(v[q * R + r], w);
+            }
+        }
+        RegDft<R, kInv>::run(&v[q * R]);
+    }
+}
+
+template <int R>
+__device__ __forceinline__ void pass_store(const float2 (&v)[kE], float2* sm, int nq, int t, int tpc, int log2ns) {
+    const int ns = 1 << log2ns;
+#pragma unroll
+    for (int q = 0; q < kE / R; ++q) {
+        if (q >= nq) break;
+        const int bb = t + q * tpc;
+        const int base = ((bb >> log2ns) * ns * R) + (bb & (ns - 1));
+#pragma unroll
+        for (int r = 0; r < R; ++r) sm[padi(base + r * ns)] = v[q * R + r];
+    }
+}
+
+template <int R>
+__device__ __forceinline__ void pass_load(float2 (&v)[kE], const float2* sm, int n, int nq, int t, int tpc) {
+#pragma unroll
+    for (int q = 0; q < kE / R; ++q) {
+        if (q >= nq) break;
+        const int bb = t + q * tpc;
+#pragma unroll
+        for (int r = 0; r < R; ++r) v[q * R + r] = sm[padi(bb + r * (n / R))];
+    }
+}
+
+// The whole FFT of one line (a row or a column) of n = 2^log2n points held by tpc threads. On entry v holds
+// the first pass's inputs, v[q R0 + r] = x[t + q tpc + r n/R0]; on exit v holds the outputs in natural order,
+// v[q 16 + r] = X[t + q tpc + r n/16] (or v[r] = X[r] for n <= 16). Every thread of the block must call it
+// (it has barriers); `active` threads are the ones with a line.
+template <bool kInv>
+__device__ void stockham_line(float2 (&v)[kE], float2* sm, int n, int log2n, int t, int tpc, bool active,
+                              const float2* __restrict__ tw) {
+    const int passes = pass_count(log2n);
+    const int e = elems_per_thread(n);
+    int log2ns = 0;
+    for (int p = 0; p < passes; ++p) {
+        const int R = p == 0 ? first_radix(log2n) : 16;
+        const int nq = e / R;
+        if (p > 0 && active) {
+            switch (R) {
+                case 16: pass_load<16>(v, sm, n, nq, t, tpc); break;
+                default: break;  // only the first pass has another radix, and it loads from global
+            }
+        }
+        if (active) {
+            switch (R) {
+                case 2: pass_compute<2, kInv>(v, nq, t, tpc, log2ns, tw); break;
+                case 4: pass_compute<4, kInv>(v, nq, t, tpc, log2ns, tw); break;
+                case 8: pass_compute<8, kInv>(v, nq, t, tpc, log2ns, tw); break;
+                case 16: pass_compute<16, kInv>(v, nq, t, tpc, log2ns, tw); break;
+                default: break;
+            }
+        }
+        const int log2r = __ffs(R) - 1;
+        if (p + 1 < passes) {
+            __syncthreads();  // everyone has read this pass's inputs
+            if (active) {
+                switch (R) {
+                    case 2: pass_store<2>(v, sm, nq, t, tpc, log2ns); break;
+                    case 4: pass_store<4>(v, sm, nq, t, tpc, log2ns); break;
+                    case 8: pass_store<8>(v, sm, nq, t, tpc, log2ns); break;
+                    case 16: pass_store<16>(v, sm, nq, t, tpc, log2ns); break;
+                    default: break;
+                }
+            }
+            __syncthreads();
+        }
+        log2ns += log2r;
+    }
+}
+
+// Index of v[j] on exit of stockham_line, within the line.
+__device__ __forceinline__ int out_index(int j, int n, int t, int tpc) {
+    if (n <= kE) return j;
+    return t + (j / 16) * tpc + (j % 16) * (n / 16);
+}
+// Index of v[j] on entry (first pass inputs).
+__device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc) {
+    const int r0 = first_radix(log2n);
+    return t + (j / r0) * tpc + (j % r0) * (n / r0);
+}
+
+// ---- Pass 1: rows ----
+
+template <bool kInv>
+__global__ void fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
+                                     int lines, const float2* __restrict__ tw) {
+    extern __shared__ float4 smem_f4[];
+    const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
+    const int row = blockIdx.x * lines + line;
+    const bool active = line < lines && row < rows;
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
+    float2 v[kE];
+    const std::size_t base = std::size_t(row) * n;
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) v[j] = in[base + in_index(j, n, log2n, t, tpc)];
+    stockham_line<kInv>(v, sm, n, log2n, t, tpc, active, tw);
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) out[base + out_index(j, n, t, tpc)] = v[j];
+}
+
+// Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
+// B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
+__global__ void fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n, int log2n,
+                                      int rows, int lines, int ld, const float2* __restrict__ tw) {
+    extern __shared__ float4 smem_f4[];
+    const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
+    const int pair = blockIdx.x * lines + line;
+    const int ra = 2 * pair, rb = 2 * pair + 1;
+    const bool active = line < lines && ra < rows;
+    const bool has_b = rb < rows;
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
+    float2 v[kE];
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) {
+                const int i = in_index(j, n, log2n, t, tpc);
+                v[j] = make_float2(__ldg(&plane[std::size_t(ra) * n + i]), has_b ? __ldg(&plane[std::size_t(rb) * n + i]) : 0.0f);
+            }
+    stockham_line<false>(v, sm, n, log2n, t, tpc, active, tw);
+    __syncthreads();
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) sm[padi(out_index(j, n, t, tpc))] = v[j];
+    __syncthreads();
+    if (!active) return;
+    for (int k = t; k <= n / 2; k += tpc) {
+        const float2 zk = sm[padi(k)], zm = sm[padi((n - k) & (n - 1))];
+        const float2 a = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
+        const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);  // Z[k] - conj Z[-k]
+        half[std::size_t(ra) * ld + k] = a;
+        if (has_b) half[std::size_t(rb) * ld + k] = make_float2(0.5f * d.y, -0.5f * d.x);
+    }
+}
+
+// ---- Pass 2: columns, with the epilogue the caller needs ----
+
+enum class ColOut : int { Complex = 0, Range, Picture, Values };
+
+__device__ __forceinline__ unsigned int order_encode(float f) {
+    const unsigned int u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ float order_decode(unsigned int e) {
+    return __uint_as_float((e & 0x80000000u) ? (e & 0x7FFFFFFFu) : ~e);
+}
+
+struct ColParams {
+    const float2* in;
+    float2* out;   // Complex
+    int ld_in, ld_out;
+    int ncols;     // columns to transform (width, or width/2 + 1 for a half spectrum)
+    int width;     // of the full picture
+    int n, log2n;  // column length (height)
+    int cols_per_block;
+    bool half;     // input is a half spectrum: write mirrors too
+    View view;
+    bool shift;
+    const float2* range;      // Picture
+    const std::uint32_t* lut; // Picture
+    std::uint32_t* rgba;      // Picture (may be null)
+    cudaSurfaceObject_t surface;
+    unsigned int* minmax;     // Range
+    float* values;            // Values
+    const float2* tw;
+};
+
+template <ColOut kOut, bool kInv>
+__global__ void fast_cols_kernel(ColParams p) {
+    extern __shared__ float4 smem_f4[];
+    const int n = p.n, log2n = p.log2n;
+    const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
+    const int C = p.cols_per_block;
+    const int c = threadIdx.x % C, t = threadIdx.x / C;  // neighbouring threads take neighbouring columns
+    const int col = blockIdx.x * C + c;
+    const bool active = t < tpc && col < p.ncols;
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + c * padded_len(n);
+    float2 v[kE];
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) v[j] = p.in[std::size_t(in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
+    stockham_line<kInv>(v, sm, n, log2n, t, tpc, active, p.tw);
+
+    if constexpr (kOut == ColOut::Complex) {
+        if (active)
+#pragma unroll
+            for (int j = 0; j < kE; ++j)
+                if (j < e) p.out[std::size_t(out_index(j, n, t, tpc)) * p.ld_out + col] = v[j];
+        return;
+    } else {
+        const int W = p.width, H = n;
+        const bool mirror = p.half && col != 0 && 2 * col != W;
+        float lo = FLT_MAX, hi = -FLT_MAX;
+        float2 range = make_float2(0.0f, 0.0f);
+        if constexpr (kOut == ColOut::Picture) range = *p.range;
+        if (active)
+#pragma unroll
+            for (int j = 0; j < kE; ++j) {
+                if (j >= e) continue;
+                const int ky = out_index(j, n, t, tpc);
+                const float val = view_value(p.view, v[j].x, v[j].y);
+                // The mirror bin (-kx, -ky) holds conj(F): the same view value, negated for phase and imaginary.
+                const float mval = (p.view == View::Phase || p.view == View::Imag) ? -val : val;
+                const int x = p.shift ? shift_dest(col, W) : col, y = p.shift ? shift_dest(ky, H) : ky;
+                const int mx0 = (W - col) & (W - 1), my0 = (H - ky) & (H - 1);
+                const int mx = p.shift ? shift_dest(mx0, W) : mx0, my = p.shift ? shift_dest(my0, H) : my0;
+                if constexpr (kOut == ColOut::Range) {
+                    lo = fminf(lo, val);
+                    hi = fmaxf(hi, val);
+                    if (mirror) {
+                        lo = fminf(lo, mval);
+                        hi = fmaxf(hi, mval);
+                    }
+                } else if constexpr (kOut == ColOut::Values) {
+                    p.values[std::size_t(y) * W + x] = val;
+                    if (mirror) p.values[std::size_t(my) * W + mx] = mval;
+                } else {
+                    const std::uint32_t px = __ldg(&p.lut[level_of(normalize_to_range(val, range.x, range.y))]);
+                    if (p.rgba) p.rgba[std::size_t(y) * W + x] = px;
+                    if (p.surface) surf2Dwrite(px, p.surface, x * 4, y);
+                    if (mirror) {
+                        const std::uint32_t mp = __ldg(&p.lut[level_of(normalize_to_range(mval, range.x, range.y))]);
+                        if (p.rgba) p.rgba[std::size_t(my) * W + mx] = mp;
+                        if (p.surface) surf2Dwrite(mp, p.surface, mx * 4, my);
+                    }
+                }
+            }
+        if constexpr (kOut == ColOut::Range) {
+            const unsigned lanes = min(32u, blockDim.x - (threadIdx.x & ~31u));
+            if (lanes == 32) {  // a full warp: reduce in registers, one atomic pair per warp
+#pragma unroll
+                for (int off = 16; off > 0; off >>= 1) {
+                    lo = fminf(lo, __shfl_xor_sync(0xFFFFFFFFu, lo, off));
+                    hi = fmaxf(hi, __shfl_xor_sync(0xFFFFFFFFu, hi, off));
+                }
+                if ((threadIdx.x & 31) != 0) return;
+            }
+            if (lo <= hi) {
+                atomicMin(&p.minmax[0], order_encode(lo));
+                atomicMax(&p.minmax[1], order_encode(hi));
+            }
+        }
+    }
+}
+
+__global__ void init_minmax_kernel(unsigned int* mm) {
+    mm[0] = 0xFFFFFFFFu;
+    mm[1] = 0u;
+}
+
+__global__ void finish_fast_range_kernel(RangeMode mode, const unsigned int* mm, const float* sorted, long long i_lo,
+                                         long long i_hi, float fixed_lo, float fixed_hi, float span, float2* range) {
+    const float lo = order_decode(mm[0]), hi = order_decode(mm[1]);
+    switch (mode) {
+        case RangeMode::Auto: *range = make_float2(lo, hi); break;
+        case RangeMode::Top: *range = make_float2(hi - span, hi); break;
+        case RangeMode::Fixed: *range = make_float2(fixed_lo, fixed_hi); break;
+        case RangeMode::Percentile: *range = make_float2(sorted[i_lo], sorted[i_hi]); break;
+    }
+}
+
+__global__ void fast_colormap_kernel(const float* __restrict__ values, long long count, int width, const float2* range,
+                                     const std::uint32_t* __restrict__ lut, std::uint32_t* rgba,
+                                     cudaSurfaceObject_t surface) {
+    const float2 r = *range;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x) {
+        const std::uint32_t px = __ldg(&lut[level_of(normalize_to_range(values[i], r.x, r.y))]);
+        if (rgba) rgba[i] = px;
+        if (surface) surf2Dwrite(px, surface, int(i % width) * 4, int(i / width));
+    }
+}
+
+int ilog2(int v) {
+    int l = 0;
+    while ((1 << l) < v) ++l;
+    return l;
+}
+
+void check_size(int width, int height) {
+    auto ok = [](int v) { return v >= 1 && v <= kFastMaxLength && (v & (v - 1)) == 0; };
+    if (!ok(width) || !ok(height))
+        throw ConfigError("custom-fast needs power-of-two sizes from 1 to " + std::to_string(kFastMaxLength) + "; got " +
+                          std::to_string(width) + "x" + std::to_string(height) +
+                          " (pad to a power of two, or use the cuFFT or CPU backend)");
+}
+
+// Lines per block: about 8192 points (64 KiB of shared memory) and at most 512 threads, at least one line.
+int lines_per_block(int n) {
+    const int tpc = n / elems_per_thread(n);
+    return std::max(1, std::min(512 / tpc, 8192 / n));
+}
+
+template <class Kernel>
+void launch_setup(Kernel k, int smem) {
+    if (smem > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+}
+
+void run_cols(ColOut mode, bool inverse, ColParams p, cudaStream_t s) {
+    const int n = p.n;
+    const int tpc = n / elems_per_thread(n);
+    p.cols_per_block = std::min(lines_per_block(n), p.ncols);
+    const int threads = p.cols_per_block * tpc;
+    const int blocks = (p.ncols + p.cols_per_block - 1) / p.cols_per_block;
+    const int smem = p.cols_per_block * padded_len(n) * int(sizeof(float2));
+    auto go = [&](auto kernel) {
+        launch_setup(kernel, smem);
+        kernel<<<blocks, threads, smem, s>>>(p);
+        CUDA_CHECK_LAUNCH("fast_cols_kernel");
+    };
+    switch (mode) {
+        case ColOut::Complex:
+            if (inverse) go(fast_cols_kernel<ColOut::Complex, true>);
+            else go(fast_cols_kernel<ColOut::Complex, false>);
+            break;
+        case ColOut::Range: go(fast_cols_kernel<ColOut::Range, false>); break;
+        case ColOut::Picture: go(fast_cols_kernel<ColOut::Picture, false>); break;
+        case ColOut::Values: go(fast_cols_kernel<ColOut::Values, false>); break;
+    }
+}
+
+}  // namespace
+
+FastFft::FastFft() : twiddles_(kFastMaxLength), minmax_(2), range_(1) {
+    std::vector<float2> h(kFastMaxLength);
+    for (int e = 0; e < kFastMaxLength; ++e) {
+        const double a = -2.0 * M_PI * double(e) / double(kFastMaxLength);
+        h[e] = make_float2(float(std::cos(a)), float(std::sin(a)));
+    }
+    CUDA_CHECK(cudaMemcpy(twiddles_.get(), h.data(), h.size() * sizeof(float2), cudaMemcpyHostToDevice));
+}
+
+void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
+    check_size(width, height);
+    const int n = width, log2n = ilog2(width);
+    const int lines = std::min(lines_per_block(n), height);
+    const int threads = lines * (n / elems_per_thread(n));
+    const int smem = lines * padded_len(n) * int(sizeof(float2));
+    auto rows = inverse ? fast_rows_c2c_kernel<true> : fast_rows_c2c_kernel<false>;
+    launch_setup(rows, smem);
+    rows<<<(height + lines - 1) / lines, threads, smem, s>>>(data, scratch, n, log2n, height, lines, twiddles_.get());
+    CUDA_CHECK_LAUNCH("fast_rows_c2c_kernel");
+    mark(timer, "fast pass 1: row FFTs", double(width) * height * 16.0);
+
+    ColParams p{};
+    p.in = scratch;
+    p.out = data;
+    p.ld_in = p.ld_out = width;
+    p.ncols = width;
+    p.width = width;
+    p.n = height;
+    p.log2n = ilog2(height);
+    p.tw = twiddles_.get();
+    run_cols(ColOut::Complex, inverse, p, s);
+    mark(timer, "fast pass 2: column FFTs", double(width) * height * 16.0);
+}
+
+void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer) {
+    check_size(width, height);
+    const int ld = width / 2 + 1;
+    half_.resize(std::size_t(ld) * height);
+    const int n = width, pairs = (height + 1) / 2;
+    const int lines = std::min(lines_per_block(n), pairs);
+    const int threads = lines * (n / elems_per_thread(n));
+    const int smem = lines * padded_len(n) * int(sizeof(float2));
+    launch_setup(fast_rows_real_kernel, smem);
+    fast_rows_real_kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, half_.get(), n, ilog2(n), height,
+                                                                               lines, ld, twiddles_.get());
+    CUDA_CHECK_LAUNCH("fast_rows_real_kernel");
+    mark(timer, "fast pass 1: real rows (2 per FFT) -> half spectrum", double(width) * height * 4.0 + double(ld) * height * 8.0);
+}
+
+void FastFft::real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t s, StageTimer* timer) {
+    rows_real(plane, width, height, s, timer);
+    const int ld = width / 2 + 1;
+    ColParams p{};
+    p.in = half_.get();
+    p.out = half_.get();  // in place: a block reads its whole columns before writing them back
+    p.ld_in = p.ld_out = ld;
+    p.ncols = ld;
+    p.width = width;
+    p.n = height;
+    p.log2n = ilog2(height);
+    p.tw = twiddles_.get();
+    run_cols(ColOut::Complex, false, p, s);
+    mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
+    expand_half_spectrum(half_.get(), width, height, full, s);
+    mark(timer, "expand half spectrum", double(width) * height * 8.0 + double(ld) * height * 8.0);
+}
+
+FastFft::PictureResult FastFft::picture(const float* plane, int width, int height, std::uint64_t plane_version,
+                                        const ViewParams& vp, std::uint32_t* rgba, std::uint64_t surface, cudaStream_t s,
+                                        StageTimer* timer) {
+    PictureResult res;
+    const int ld = width / 2 + 1;
+    const long long count = (long long)width * height;
+    if (lut_colormap_ != int(vp.colormap)) {
+        const ColormapLut lut = make_colormap_lut(vp.colormap);
+        lut_.resize(256);
+        CUDA_CHECK(cudaMemcpyAsync(lut_.get(), lut.rgba, sizeof(lut.rgba), cudaMemcpyHostToDevice, s));
+        lut_colormap_ = int(vp.colormap);
+    }
+    rows_real(plane, width, height, s, timer);
+
+    ColParams p{};
+    p.in = half_.get();
+    p.ld_in = ld;
+    p.ncols = ld;
+    p.width = width;
+    p.n = height;
+    p.log2n = ilog2(height);
+    p.half = true;
+    p.view = vp.view;
+    p.shift = vp.shift;
+    p.range = range_.get();
+    p.lut = lut_.get();
+    p.rgba = rgba;
+    p.surface = surface;
+    p.minmax = minmax_.get();
+    p.tw = twiddles_.get();
+    const double half_bytes = double(ld) * height * 8.0;
+
+    if (vp.range == RangeMode::Percentile) {
+        // The values have to be sorted: write them, sort, colour them.
+        values_.resize(count);
+        sorted_.resize(count);
+        p.values = values_.get();
+        run_cols(ColOut::Values, false, p, s);
+        mark(timer, "fast pass 2: column FFTs + view values", half_bytes + double(count) * 4.0);
+        std::size_t bytes = 0;
+        CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, values_.get(), sorted_.get(), count, 0, 32, s));
+        temp_.resize(bytes);
+        CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.get(), bytes, values_.get(), sorted_.get(), count, 0, 32, s));
+        CUDA_CHECK_LAUNCH("cub::DeviceRadixSort::SortKeys");
+        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), sorted_.get(), percentile_index(vp.pct_lo, count),
+                                                 percentile_index(vp.pct_hi, count), 0, 0, 0, range_.get());
+        CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
+        mark(timer, "range (CUB radix sort, percentiles)", double(count) * 16.0);
+        fast_colormap_kernel<<<int(std::min<long long>((count + 255) / 256, 1 << 16)), 256, 0, s>>>(
+            values_.get(), count, width, range_.get(), lut_.get(), rgba, cudaSurfaceObject_t(surface));
+        CUDA_CHECK_LAUNCH("fast_colormap_kernel");
+        mark(timer, "colormap -> RGBA8", double(count) * 8.0);
+        cached_.valid = false;
+        return res;
+    }
+
+    const bool needs_range = vp.range == RangeMode::Auto || vp.range == RangeMode::Top;
+    const bool same = cached_.valid && plane_version != 0 && cached_.plane_version == plane_version &&
+                      cached_.width == width && cached_.height == height && cached_.view == vp.view &&
+                      cached_.mode == vp.range && (vp.range != RangeMode::Top || cached_.top_span == vp.top_span);
+    if (needs_range && !same) {
+        init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
+        CUDA_CHECK_LAUNCH("init_minmax_kernel");
+        run_cols(ColOut::Range, false, p, s);
+        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, 0, 0, vp.top_span, range_.get());
+        CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
+        mark(timer, "fast range pass: column FFTs + fused min/max", half_bytes);
+        cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true};
+    } else if (vp.range == RangeMode::Fixed) {
+        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, vp.fixed_lo, vp.fixed_hi, 0,
+                                                 range_.get());
+        CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
+    } else {
+        res.range_reused = true;
+    }
+    run_cols(ColOut::Picture, false, p, s);
+    mark(timer, surface ? "fast pass 2: column FFTs + view + colormap -> texture"
+                        : "fast pass 2: column FFTs + view + colormap -> RGBA8",
+         half_bytes + double(count) * 4.0);
+    return res;
+}
+
+void FastFft::range(float* lo, float* hi, cudaStream_t s) {
+    range_host_.resize(1);
+    CUDA_CHECK(cudaMemcpyAsync(range_host_.get(), range_.get(), sizeof(float2), cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    *lo = range_host_.get()->x;
+    *hi = range_host_.get()->y;
+}
+
+}  // namespace specview::gpu

@@ -1,0 +1,67 @@
+// custom-fast: a two-pass 2D FFT built to win, beside the four-kernel seed pipeline (which stays the
+// baseline and what classroom mode shows). Pass 1 transforms rows, pass 2 columns; each is a Stockham
+// autosort FFT with radix-16 butterflies in registers and shared memory only between radix passes, so there is
+// no transpose pass and no bit reversal. For a real image, pass 1 packs two rows into one complex FFT and
+// keeps the half spectrum (Hermitian symmetry), so pass 2 runs on W/2 + 1 columns; for the picture, pass 2
+// computes the view, the colormap and the RGBA8 store in its epilogue (both mirror halves from one bin), so
+// the spectrum never returns to global memory as complex data. The range: fixed needs nothing; auto/top run
+// a range-only pass 2 first (no stores: a fused min/max), or reuse the range of an identical earlier run
+// (exact: same plane, same view); percentile writes the view values and sorts them.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "app/spectrum_math.h"
+#include "gpu/resources.h"
+#include "gpu/timing.h"
+
+namespace specview::gpu {
+
+constexpr int kFastMaxLength = 16384;
+
+class FastFft {
+public:
+    FastFft();
+    // Complex 2D FFT of width x height (powers of two, 1..16384) in place on `data`, using `scratch` (same
+    // size). Two kernels; the result is in natural order in `data`.
+    void c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t stream,
+             StageTimer* timer);
+
+    struct PictureResult {
+        bool range_reused = false;  // the range came from an identical earlier run (no range pass)
+    };
+    // Real plane on the device -> RGBA8 picture (rgba and/or surface). `plane_version` identifies the plane's
+    // contents for the range cache (0: never reuse). The range ends in range() afterwards.
+    PictureResult picture(const float* plane, int width, int height, std::uint64_t plane_version, const ViewParams& vp,
+                          std::uint32_t* rgba, std::uint64_t surface, cudaStream_t stream, StageTimer* timer);
+    // The half spectrum of the last picture() (height rows of width/2 + 1), for the full spectrum on request.
+    const float2* half_spectrum() const { return half_.get(); }
+    // Full complex spectrum (natural order) of a real plane, through the same two passes.
+    void real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t stream, StageTimer* timer);
+    void range(float* lo, float* hi, cudaStream_t stream);
+
+private:
+    void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer);
+    DeviceBuffer<float2> twiddles_;  // W_16384^e for e < 16384, computed in double
+    DeviceBuffer<float2> half_;      // pass 1 output: height x (width/2 + 1)
+    DeviceBuffer<float> values_, sorted_;
+    DeviceBuffer<unsigned char> temp_;
+    DeviceBuffer<unsigned int> minmax_;  // order-preserving encodings of min and max
+    DeviceBuffer<float2> range_;
+    DeviceBuffer<std::uint32_t> lut_;
+    PinnedBuffer<float2> range_host_;
+    int lut_colormap_ = -1;
+    // The range cache: the plane and the view settings that determine the range.
+    struct RangeKey {
+        std::uint64_t plane_version = 0;
+        int width = 0, height = 0;
+        View view{};
+        RangeMode mode{};
+        float top_span = 0;
+        bool valid = false;
+    } cached_;
+};
+
+}  // namespace specview::gpu

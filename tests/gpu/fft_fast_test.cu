@@ -1,0 +1,157 @@
+// custom-fast: the two-pass Stockham FFT against FFTW (double), and its fused picture against the CPU one.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "app/cpu_backend.h"
+#include "gpu/errors.h"
+#include "gpu/fft_fast.h"
+#include "tests/support/gpu_test.h"
+#include "tests/support/oracle.h"
+
+namespace specview::test {
+namespace {
+
+class FastFft : public GpuTest {};
+
+int level_diff(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, Colormap cm) {
+    if (a.size() != b.size()) return 256;
+    const ColormapLut lut = make_colormap_lut(cm);
+    auto level = [&](std::uint32_t px) {
+        for (int i = 0; i < 256; ++i)
+            if (lut.rgba[i] == px) return i;
+        return -1000;
+    };
+    int worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i]) worst = std::max(worst, std::abs(level(a[i]) - level(b[i])));
+    return worst;
+}
+
+TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    gpu::FastFft fast;
+    double worst = 0;
+    std::string where;
+    const int sizes[][2] = {{1, 1}, {2, 2}, {4, 8}, {16, 16}, {32, 64}, {2, 8192}, {8192, 2}, {16384, 4}, {4, 16384},
+                            {256, 4096}, {4096, 256}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {8192, 8192}};
+    for (const auto& sz : sizes)
+        for (bool inverse : {false, true}) {
+            const int w = sz[0], h = sz[1];
+            const std::size_t n = std::size_t(w) * h;
+            if (small_run() && n > (1u << 20)) continue;
+            if (n > (1u << 24) && inverse) continue;  // 8192^2: forward only (FFTW in double takes a while)
+            const std::vector<cf> x = rng.complex(n);
+            gpu::DeviceBuffer<float2> d, scratch(n);
+            upload(d, x);
+            poison(scratch);
+            fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
+            const double e = rel_l2(download<cf>(d.get(), n), dft2d(widen(x), h, w, inverse));
+            EXPECT_LT(e, 1e-5) << w << "x" << h << (inverse ? " inverse" : " forward");
+            if (e > worst) {
+                worst = e;
+                where = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+            }
+        }
+    std::printf("[ fast     ] C2C worst relative L2 error vs FFTW (double): %.3g at %s\n", worst, where.c_str());
+}
+
+TEST_F(FastFft, RealSpectrumMatchesFftw) {
+    Rng rng;
+    gpu::FastFft fast;
+    double worst = 0;
+    for (auto [w, h] : {std::pair{1, 1}, std::pair{1, 8}, std::pair{8, 1}, std::pair{2, 4}, std::pair{64, 32},
+                        std::pair{512, 512}, std::pair{2048, 1024}, std::pair{4096, 4096}, std::pair{16384, 2}}) {
+        const std::size_t n = std::size_t(w) * h;
+        if (small_run() && n > (1u << 20)) continue;
+        const std::vector<float> x = rng.real(n);
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, x);
+        gpu::DeviceBuffer<float2> full(n);
+        poison(full);
+        fast.real_spectrum(plane.get(), w, h, full.get(), nullptr, nullptr);
+        const double e = rel_l2(download<cf>(full.get(), n), dft2d(widen(x), h, w));
+        EXPECT_LT(e, 1e-5) << w << "x" << h;
+        worst = std::max(worst, e);
+    }
+    std::printf("[ fast     ] real-input worst relative L2 error vs FFTW (double): %.3g\n", worst);
+}
+
+TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
+    Rng rng;
+    gpu::FastFft fast;
+    std::uint64_t version = 1;
+    for (auto [w, h] : {std::pair{64, 32}, std::pair{256, 256}, std::pair{2, 16}, std::pair{1024, 512}})
+        for (View v : {View::LogMag, View::PowerDb, View::Phase, View::Real, View::Imag})
+            for (RangeMode r : {RangeMode::Auto, RangeMode::Percentile, RangeMode::Fixed, RangeMode::Top})
+                for (bool shift : {true, false}) {
+                    const std::size_t n = std::size_t(w) * h;
+                    Plane p(w, h);
+                    p.v = rng.real(n);
+                    ViewParams vp;
+                    vp.view = v;
+                    vp.range = r;
+                    vp.shift = shift;
+                    vp.colormap = Colormap::Magma;
+                    vp.fixed_lo = -5;
+                    vp.fixed_hi = 8;
+                    vp.top_span = 4;
+                    // The CPU picture from FFTW's spectrum.
+                    CpuFft cpu;
+                    std::vector<cf> F;
+                    cpu.forward(p, F);
+                    std::vector<float> values;
+                    compute_view_values(F.data(), w, h, vp, values);
+                    float lo, hi;
+                    compute_range(values, vp, &lo, &hi);
+                    std::vector<std::uint32_t> want;
+                    colorize(values, lo, hi, vp.colormap, want);
+
+                    gpu::DeviceBuffer<float> plane;
+                    upload(plane, p.v);
+                    gpu::DeviceBuffer<std::uint32_t> rgba(n);
+                    poison(rgba);
+                    fast.picture(plane.get(), w, h, ++version, vp, rgba.get(), 0, nullptr, nullptr);
+                    float glo, ghi;
+                    fast.range(&glo, &ghi, nullptr);
+                    const std::string what = std::to_string(w) + "x" + std::to_string(h) + " " + name_of(v) + " " +
+                                             name_of(r) + (shift ? " shifted" : "");
+                    const float tol = 1e-3f * std::max({1.0f, std::abs(lo), std::abs(hi)});
+                    EXPECT_NEAR(glo, lo, tol) << what;
+                    EXPECT_NEAR(ghi, hi, tol) << what;
+                    EXPECT_LE(level_diff(download<std::uint32_t>(rgba.get(), n), want, vp.colormap), 1) << what;
+                }
+}
+
+TEST_F(FastFft, RangeOfAnIdenticalRunIsReusedAndGivesTheSamePicture) {
+    Rng rng;
+    gpu::FastFft fast;
+    const int w = 256, h = 128;
+    const std::vector<float> x = rng.real(std::size_t(w) * h);
+    gpu::DeviceBuffer<float> plane;
+    upload(plane, x);
+    gpu::DeviceBuffer<std::uint32_t> a(x.size()), b(x.size());
+    ViewParams vp;
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 7, vp, a.get(), 0, nullptr, nullptr).range_reused);
+    vp.colormap = Colormap::Viridis;  // the colormap does not change the range
+    EXPECT_TRUE(fast.picture(plane.get(), w, h, 7, vp, b.get(), 0, nullptr, nullptr).range_reused);
+    vp.colormap = Colormap::Gray;
+    EXPECT_TRUE(fast.picture(plane.get(), w, h, 7, vp, b.get(), 0, nullptr, nullptr).range_reused);
+    EXPECT_EQ(download<std::uint32_t>(a.get(), x.size()), download<std::uint32_t>(b.get(), x.size()));
+    vp.view = View::PowerDb;
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 7, vp, b.get(), 0, nullptr, nullptr).range_reused);
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 8, vp, b.get(), 0, nullptr, nullptr).range_reused);  // new plane
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 0, vp, b.get(), 0, nullptr, nullptr).range_reused);  // unknown plane
+}
+
+TEST_F(FastFft, RefusesSizesItCannotDo) {
+    gpu::FastFft fast;
+    gpu::DeviceBuffer<float2> d(64), s(64);
+    EXPECT_THROW(fast.c2c(d.get(), s.get(), 12, 4, false, nullptr, nullptr), gpu::ConfigError);
+    EXPECT_THROW(fast.c2c(d.get(), s.get(), 1 << 15, 1, false, nullptr, nullptr), gpu::ConfigError);
+}
+
+}  // namespace
+}  // namespace specview::test
