@@ -174,8 +174,8 @@ __device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc)
 
 // ---- Pass 1: rows ----
 
-template <bool kInv>
-__global__ void fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
+template <bool kInv, int kThreads>
+__global__ void __launch_bounds__(kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
                                      int lines, const float2* __restrict__ tw) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
@@ -198,7 +198,8 @@ __global__ void fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __re
 
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
-__global__ void fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n, int log2n,
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n, int log2n,
                                       int rows, int lines, int ld, const float2* __restrict__ tw) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
@@ -265,8 +266,8 @@ struct ColParams {
     const float2* tw;
 };
 
-template <ColOut kOut, bool kInv>
-__global__ void fast_cols_kernel(ColParams p) {
+template <ColOut kOut, bool kInv, int kThreads>
+__global__ void __launch_bounds__(kThreads) fast_cols_kernel(ColParams p) {
     extern __shared__ float4 smem_f4[];
     const int n = p.n, log2n = p.log2n;
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
@@ -385,11 +386,13 @@ void check_size(int width, int height) {
                           " (pad to a power of two, or use the cuFFT or CPU backend)");
 }
 
-// Lines per block: about 8192 points (64 KiB of shared memory) and at most 512 threads, at least one line.
-int lines_per_block(int n) {
+// Lines per block: up to `threads` threads and about 8192 points (64 KiB of shared memory), at least one.
+int lines_per_block(int n, int threads) {
     const int tpc = n / elems_per_thread(n);
-    return std::max(1, std::min(512 / tpc, 8192 / n));
+    return std::max(1, std::min(threads / tpc, 8192 / n));
 }
+// The instantiation whose launch bound covers `threads` (256, 512 or 1024).
+int bound_for(int threads) { return threads <= 256 ? 256 : threads <= 512 ? 512 : 1024; }
 
 template <class Kernel>
 void launch_setup(Kernel k, int smem) {
@@ -397,26 +400,34 @@ void launch_setup(Kernel k, int smem) {
         CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
 }
 
-void run_cols(ColOut mode, bool inverse, ColParams p, cudaStream_t s) {
-    const int n = p.n;
-    const int tpc = n / elems_per_thread(n);
-    p.cols_per_block = std::min(lines_per_block(n), p.ncols);
-    const int threads = p.cols_per_block * tpc;
-    const int blocks = (p.ncols + p.cols_per_block - 1) / p.cols_per_block;
-    const int smem = p.cols_per_block * padded_len(n) * int(sizeof(float2));
+template <ColOut kOut, bool kInv>
+void launch_cols(int bound, int blocks, int threads, int smem, const ColParams& p, cudaStream_t s) {
     auto go = [&](auto kernel) {
         launch_setup(kernel, smem);
         kernel<<<blocks, threads, smem, s>>>(p);
         CUDA_CHECK_LAUNCH("fast_cols_kernel");
     };
+    if (bound == 256) go(fast_cols_kernel<kOut, kInv, 256>);
+    else if (bound == 512) go(fast_cols_kernel<kOut, kInv, 512>);
+    else go(fast_cols_kernel<kOut, kInv, 1024>);
+}
+
+void run_cols(ColOut mode, bool inverse, ColParams p, int target_threads, cudaStream_t s) {
+    const int n = p.n;
+    const int tpc = n / elems_per_thread(n);
+    p.cols_per_block = std::min(lines_per_block(n, target_threads), p.ncols);
+    const int threads = p.cols_per_block * tpc;
+    const int blocks = (p.ncols + p.cols_per_block - 1) / p.cols_per_block;
+    const int smem = p.cols_per_block * padded_len(n) * int(sizeof(float2));
+    const int bound = bound_for(threads);
     switch (mode) {
         case ColOut::Complex:
-            if (inverse) go(fast_cols_kernel<ColOut::Complex, true>);
-            else go(fast_cols_kernel<ColOut::Complex, false>);
+            if (inverse) launch_cols<ColOut::Complex, true>(bound, blocks, threads, smem, p, s);
+            else launch_cols<ColOut::Complex, false>(bound, blocks, threads, smem, p, s);
             break;
-        case ColOut::Range: go(fast_cols_kernel<ColOut::Range, false>); break;
-        case ColOut::Picture: go(fast_cols_kernel<ColOut::Picture, false>); break;
-        case ColOut::Values: go(fast_cols_kernel<ColOut::Values, false>); break;
+        case ColOut::Range: launch_cols<ColOut::Range, false>(bound, blocks, threads, smem, p, s); break;
+        case ColOut::Picture: launch_cols<ColOut::Picture, false>(bound, blocks, threads, smem, p, s); break;
+        case ColOut::Values: launch_cols<ColOut::Values, false>(bound, blocks, threads, smem, p, s); break;
     }
 }
 
@@ -434,10 +445,14 @@ FastFft::FastFft() : twiddles_(kFastMaxLength), minmax_(2), range_(1) {
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
     const int n = width, log2n = ilog2(width);
-    const int lines = std::min(lines_per_block(n), height);
+    const int lines = std::min(lines_per_block(n, target_threads_), height);
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
-    auto rows = inverse ? fast_rows_c2c_kernel<true> : fast_rows_c2c_kernel<false>;
+    const int bound = bound_for(threads);
+    auto rows = inverse ? (bound == 256 ? fast_rows_c2c_kernel<true, 256>
+                           : bound == 512 ? fast_rows_c2c_kernel<true, 512> : fast_rows_c2c_kernel<true, 1024>)
+                        : (bound == 256 ? fast_rows_c2c_kernel<false, 256>
+                           : bound == 512 ? fast_rows_c2c_kernel<false, 512> : fast_rows_c2c_kernel<false, 1024>);
     launch_setup(rows, smem);
     rows<<<(height + lines - 1) / lines, threads, smem, s>>>(data, scratch, n, log2n, height, lines, twiddles_.get());
     CUDA_CHECK_LAUNCH("fast_rows_c2c_kernel");
@@ -452,7 +467,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     p.n = height;
     p.log2n = ilog2(height);
     p.tw = twiddles_.get();
-    run_cols(ColOut::Complex, inverse, p, s);
+    run_cols(ColOut::Complex, inverse, p, target_threads_, s);
     mark(timer, "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
@@ -461,11 +476,13 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     const int ld = width / 2 + 1;
     half_.resize(std::size_t(ld) * height);
     const int n = width, pairs = (height + 1) / 2;
-    const int lines = std::min(lines_per_block(n), pairs);
+    const int lines = std::min(lines_per_block(n, target_threads_), pairs);
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
-    launch_setup(fast_rows_real_kernel, smem);
-    fast_rows_real_kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, half_.get(), n, ilog2(n), height,
+    const int bound = bound_for(threads);
+    auto kernel = bound == 256 ? fast_rows_real_kernel<256> : bound == 512 ? fast_rows_real_kernel<512> : fast_rows_real_kernel<1024>;
+    launch_setup(kernel, smem);
+    kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, half_.get(), n, ilog2(n), height,
                                                                                lines, ld, twiddles_.get());
     CUDA_CHECK_LAUNCH("fast_rows_real_kernel");
     mark(timer, "fast pass 1: real rows (2 per FFT) -> half spectrum", double(width) * height * 4.0 + double(ld) * height * 8.0);
@@ -483,7 +500,7 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
     p.n = height;
     p.log2n = ilog2(height);
     p.tw = twiddles_.get();
-    run_cols(ColOut::Complex, false, p, s);
+    run_cols(ColOut::Complex, false, p, target_threads_, s);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
     expand_half_spectrum(half_.get(), width, height, full, s);
     mark(timer, "expand half spectrum", double(width) * height * 8.0 + double(ld) * height * 8.0);
@@ -526,7 +543,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         values_.resize(count);
         sorted_.resize(count);
         p.values = values_.get();
-        run_cols(ColOut::Values, false, p, s);
+        run_cols(ColOut::Values, false, p, target_threads_, s);
         mark(timer, "fast pass 2: column FFTs + view values", half_bytes + double(count) * 4.0);
         std::size_t bytes = 0;
         CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, values_.get(), sorted_.get(), count, 0, 32, s));
@@ -552,7 +569,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (needs_range && !same) {
         init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
         CUDA_CHECK_LAUNCH("init_minmax_kernel");
-        run_cols(ColOut::Range, false, p, s);
+        run_cols(ColOut::Range, false, p, target_threads_, s);
         finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, 0, 0, vp.top_span, range_.get());
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
         mark(timer, "fast range pass: column FFTs + fused min/max", half_bytes);
@@ -564,7 +581,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     } else {
         res.range_reused = true;
     }
-    run_cols(ColOut::Picture, false, p, s);
+    run_cols(ColOut::Picture, false, p, target_threads_, s);
     mark(timer, surface ? "fast pass 2: column FFTs + view + colormap -> texture"
                         : "fast pass 2: column FFTs + view + colormap -> RGBA8",
          half_bytes + double(count) * 4.0);

@@ -66,7 +66,7 @@ if has bench; then
 fi
 if has ncu; then
   start=$(date +%s)
-  ncu --kernel-name regex:${NCU_KERNEL:-fft_rows_local} --launch-skip 3 --launch-count 1 --section SpeedOfLight \
+  ncu --kernel-name regex:${NCU_KERNEL:-fft_rows_local} --launch-skip 3 --launch-count ${NCU_COUNT:-1} --section SpeedOfLight \
       --section Occupancy --section MemoryWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
       $B/tests/specview-bench --sizes 4096 --no-sweep --reps 5 --csv /dev/null > "$OUT/ncu.txt" 2>&1; r=$?
   grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Stall|Issued Warp|No Eligible|Block Limit" "$OUT/ncu.txt" | head -30
