@@ -69,7 +69,7 @@ if has ncu; then
   ncu --kernel-name regex:${NCU_KERNEL:-fft_rows_local} --launch-skip 3 --launch-count ${NCU_COUNT:-1} --section SpeedOfLight \
       --section Occupancy --section MemoryWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
       $B/tests/specview-bench --sizes 4096 --no-sweep --reps 5 --csv /dev/null > "$OUT/ncu.txt" 2>&1; r=$?
-  grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Stall|Issued Warp|No Eligible|Block Limit" "$OUT/ncu.txt" | head -30
+  grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Issued Warp|No Eligible|Block Limit (Reg|Shared)|Bank" "$OUT/ncu.txt" | head -60
   echo "ncu rc=$r ($(( $(date +%s) - start )) s)"
 fi
 exit $rc
