@@ -175,7 +175,7 @@ __device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc)
 // ---- Pass 1: rows ----
 
 template <bool kInv, int kThreads>
-__global__ void __launch_bounds__(kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
                                      int lines, const float2* __restrict__ tw) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(kThreads) fast_rows_c2c_kernel(const float2* _
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
 template <int kThreads>
-__global__ void __launch_bounds__(kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n, int log2n,
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n, int log2n,
                                       int rows, int lines, int ld, const float2* __restrict__ tw) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
@@ -267,7 +267,7 @@ struct ColParams {
 };
 
 template <ColOut kOut, bool kInv, int kThreads>
-__global__ void __launch_bounds__(kThreads) fast_cols_kernel(ColParams p) {
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(ColParams p) {
     extern __shared__ float4 smem_f4[];
     const int n = p.n, log2n = p.log2n;
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
@@ -386,10 +386,11 @@ void check_size(int width, int height) {
                           " (pad to a power of two, or use the cuFFT or CPU backend)");
 }
 
-// Lines per block: up to `threads` threads and about 8192 points (64 KiB of shared memory), at least one.
+// Lines per block: as many as `threads` threads hold (16 points each, so shared memory is about
+// threads x 136 bytes), at least one.
 int lines_per_block(int n, int threads) {
     const int tpc = n / elems_per_thread(n);
-    return std::max(1, std::min(threads / tpc, 8192 / n));
+    return std::max(1, threads / tpc);
 }
 // The instantiation whose launch bound covers `threads` (256, 512 or 1024).
 int bound_for(int threads) { return threads <= 256 ? 256 : threads <= 512 ? 512 : 1024; }

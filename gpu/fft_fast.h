@@ -42,7 +42,7 @@ public:
     void real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t stream, StageTimer* timer);
     void range(float* lo, float* hi, cudaStream_t stream);
     // Threads per block the kernels aim for (a line of n points takes n/16 threads; lines share a block up to
-    // this): 256 or 512. The benchmark compares them.
+    // this): 256, 512 or 1024. The benchmark compares them.
     void set_target_threads(int t) { target_threads_ = t; }
     int target_threads() const { return target_threads_; }
 
