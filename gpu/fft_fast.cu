@@ -14,7 +14,6 @@
 namespace specview::gpu {
 namespace {
 
-constexpr int kLog2Max = 14;  // twiddle table: W_16384^e
 constexpr int kE = 16;        // elements a thread holds (the radix of the main passes)
 
 __device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
@@ -72,18 +71,31 @@ __host__ __device__ inline int elems_per_thread(int n) { return n < kE ? n : kE;
 // One Stockham pass of radix R over a line of n points (Ns = product of the earlier radices): each thread
 // twiddles and transforms its E/R butterflies bb = t + q*tpc, whose inputs are x[bb + r n/R].
 template <int R, bool kInv>
-__device__ __forceinline__ void pass_compute(float2 (&v)[kE], int nq, int t, int tpc, int log2ns,
-                                             const float2* __restrict__ tw) {
+__device__ __forceinline__ void pass_compute(float2 (&v)[kE], int nq, int t, int tpc, int log2ns) {
 #pragma unroll
     for (int q = 0; q < kE / R; ++q) {
         if (q >= nq) break;
         if (log2ns > 0) {
+            // W^r for W = exp(-+2 pi i k / (Ns R)): W from sincospif (accurate to about an ulp; a table in global
+            // memory cost an L2 round trip per factor once shared memory had taken the L1), the powers as
+            // products of W, W^2, W^4, W^8 (at most four roundings each).
             const int k = (t + q * tpc) & ((1 << log2ns) - 1);
-            const int shift = kLog2Max - log2ns - __ffs(R) + 1;
+            float sn, cs;
+            sincospif(float(2 * k) / float(R << log2ns), &sn, &cs);
+            float2 p[4];
+            p[0] = make_float2(cs, kInv ? sn : -sn);
+#pragma unroll
+            for (int i = 1; i < 4; ++i) p[i] = cmul(p[i - 1], p[i - 1]);
 #pragma unroll
             for (int r = 1; r < R; ++r) {
-                float2 w = __ldg(&tw[(r * k) << shift]);
-                if (kInv) w.y = -w.y;
+                float2 w = make_float2(1.0f, 0.0f);
+                bool first = true;
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    if (r & (1 << i)) {
+                        w = first ? p[i] : cmul(w, p[i]);
+                        first = false;
+                    }
                 v[q * R + r] = cmul(v[q * R + r], w);
             }
         }
@@ -120,8 +132,7 @@ __device__ __forceinline__ void pass_load(float2 (&v)[kE], const float2* sm, int
 // v[q 16 + r] = X[t + q tpc + r n/16] (or v[r] = X[r] for n <= 16). Every thread of the block must call it
 // (it has barriers); `active` threads are the ones with a line.
 template <bool kInv>
-__device__ void stockham_line(float2 (&v)[kE], float2* sm, int n, int log2n, int t, int tpc, bool active,
-                              const float2* __restrict__ tw) {
+__device__ void stockham_line(float2 (&v)[kE], float2* sm, int n, int log2n, int t, int tpc, bool active) {
     const int passes = pass_count(log2n);
     const int e = elems_per_thread(n);
     int log2ns = 0;
@@ -136,10 +147,10 @@ __device__ void stockham_line(float2 (&v)[kE], float2* sm, int n, int log2n, int
         }
         if (active) {
             switch (R) {
-                case 2: pass_compute<2, kInv>(v, nq, t, tpc, log2ns, tw); break;
-                case 4: pass_compute<4, kInv>(v, nq, t, tpc, log2ns, tw); break;
-                case 8: pass_compute<8, kInv>(v, nq, t, tpc, log2ns, tw); break;
-                case 16: pass_compute<16, kInv>(v, nq, t, tpc, log2ns, tw); break;
+                case 2: pass_compute<2, kInv>(v, nq, t, tpc, log2ns); break;
+                case 4: pass_compute<4, kInv>(v, nq, t, tpc, log2ns); break;
+                case 8: pass_compute<8, kInv>(v, nq, t, tpc, log2ns); break;
+                case 16: pass_compute<16, kInv>(v, nq, t, tpc, log2ns); break;
                 default: break;
             }
         }
@@ -176,7 +187,7 @@ __device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc)
 
 template <bool kInv, int kThreads>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
-                                     int lines, const float2* __restrict__ tw) {
+                                     int lines) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -189,7 +200,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
 #pragma unroll
         for (int j = 0; j < kE; ++j)
             if (j < e) v[j] = in[base + in_index(j, n, log2n, t, tpc)];
-    stockham_line<kInv>(v, sm, n, log2n, t, tpc, active, tw);
+    stockham_line<kInv>(v, sm, n, log2n, t, tpc, active);
     if (active)
 #pragma unroll
         for (int j = 0; j < kE; ++j)
@@ -200,7 +211,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
 template <int kThreads>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n, int log2n,
-                                      int rows, int lines, int ld, const float2* __restrict__ tw) {
+                                      int rows, int lines, int ld) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -217,7 +228,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
                 const int i = in_index(j, n, log2n, t, tpc);
                 v[j] = make_float2(__ldg(&plane[std::size_t(ra) * n + i]), has_b ? __ldg(&plane[std::size_t(rb) * n + i]) : 0.0f);
             }
-    stockham_line<false>(v, sm, n, log2n, t, tpc, active, tw);
+    stockham_line<false>(v, sm, n, log2n, t, tpc, active);
     __syncthreads();
     if (active)
 #pragma unroll
@@ -263,7 +274,6 @@ struct ColParams {
     cudaSurfaceObject_t surface;
     unsigned int* minmax;     // Range
     float* values;            // Values
-    const float2* tw;
 };
 
 template <ColOut kOut, bool kInv, int kThreads>
@@ -281,7 +291,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
 #pragma unroll
         for (int j = 0; j < kE; ++j)
             if (j < e) v[j] = p.in[std::size_t(in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
-    stockham_line<kInv>(v, sm, n, log2n, t, tpc, active, p.tw);
+    stockham_line<kInv>(v, sm, n, log2n, t, tpc, active);
 
     if constexpr (kOut == ColOut::Complex) {
         if (active)
@@ -434,14 +444,7 @@ void run_cols(ColOut mode, bool inverse, ColParams p, int target_threads, cudaSt
 
 }  // namespace
 
-FastFft::FastFft() : twiddles_(kFastMaxLength), minmax_(2), range_(1) {
-    std::vector<float2> h(kFastMaxLength);
-    for (int e = 0; e < kFastMaxLength; ++e) {
-        const double a = -2.0 * M_PI * double(e) / double(kFastMaxLength);
-        h[e] = make_float2(float(std::cos(a)), float(std::sin(a)));
-    }
-    CUDA_CHECK(cudaMemcpy(twiddles_.get(), h.data(), h.size() * sizeof(float2), cudaMemcpyHostToDevice));
-}
+FastFft::FastFft() : minmax_(2), range_(1) {}
 
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
@@ -455,7 +458,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
                         : (bound == 256 ? fast_rows_c2c_kernel<false, 256>
                            : bound == 512 ? fast_rows_c2c_kernel<false, 512> : fast_rows_c2c_kernel<false, 1024>);
     launch_setup(rows, smem);
-    rows<<<(height + lines - 1) / lines, threads, smem, s>>>(data, scratch, n, log2n, height, lines, twiddles_.get());
+    rows<<<(height + lines - 1) / lines, threads, smem, s>>>(data, scratch, n, log2n, height, lines);
     CUDA_CHECK_LAUNCH("fast_rows_c2c_kernel");
     mark(timer, "fast pass 1: row FFTs", double(width) * height * 16.0);
 
@@ -467,7 +470,6 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     p.width = width;
     p.n = height;
     p.log2n = ilog2(height);
-    p.tw = twiddles_.get();
     run_cols(ColOut::Complex, inverse, p, target_threads_, s);
     mark(timer, "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
@@ -484,7 +486,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     auto kernel = bound == 256 ? fast_rows_real_kernel<256> : bound == 512 ? fast_rows_real_kernel<512> : fast_rows_real_kernel<1024>;
     launch_setup(kernel, smem);
     kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, half_.get(), n, ilog2(n), height,
-                                                                               lines, ld, twiddles_.get());
+                                                                               lines, ld);
     CUDA_CHECK_LAUNCH("fast_rows_real_kernel");
     mark(timer, "fast pass 1: real rows (2 per FFT) -> half spectrum", double(width) * height * 4.0 + double(ld) * height * 8.0);
 }
@@ -500,7 +502,6 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
     p.width = width;
     p.n = height;
     p.log2n = ilog2(height);
-    p.tw = twiddles_.get();
     run_cols(ColOut::Complex, false, p, target_threads_, s);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
     expand_half_spectrum(half_.get(), width, height, full, s);
@@ -536,7 +537,6 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.rgba = rgba;
     p.surface = surface;
     p.minmax = minmax_.get();
-    p.tw = twiddles_.get();
     const double half_bytes = double(ld) * height * 8.0;
 
     if (vp.range == RangeMode::Percentile) {

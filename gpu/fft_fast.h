@@ -48,7 +48,6 @@ public:
 
 private:
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer);
-    DeviceBuffer<float2> twiddles_;  // W_16384^e for e < 16384, computed in double
     DeviceBuffer<float2> half_;      // pass 1 output: height x (width/2 + 1)
     DeviceBuffer<float> values_, sorted_;
     DeviceBuffer<unsigned char> temp_;
