@@ -5,6 +5,7 @@
 #include <cfloat>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gpu/cuda_check.h"
@@ -263,6 +264,7 @@ struct ColParams {
     int ld_in, ld_out;
     int ncols;     // columns to transform (width, or width/2 + 1 for a half spectrum)
     int width;     // of the full picture
+    int height;
     int n, log2n;  // column length (height)
     int cols_per_block;
     bool half;     // input is a half spectrum: write mirrors too
@@ -275,6 +277,67 @@ struct ColParams {
     unsigned int* minmax;     // Range
     float* values;            // Values
 };
+
+// The view epilogue shared by the picture kernels: for every bin a thread holds, its view value goes to the
+// picture (or the values, or the min/max) at the shifted position, and, with `mirror`, the value of the
+// conjugate bin (-kx, -ky) to its position too. `fixed` is the line's coordinate; the other one is the
+// element's index along the line (`along_y`: the line is a column, so the index is ky).
+template <ColOut kOut>
+__device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (&v)[kE], int e, bool active, int n,
+                                              int t, int tpc, int fixed, bool along_y, bool mirror) {
+    const int W = p.width, H = p.height;
+    float lo = FLT_MAX, hi = -FLT_MAX;
+    float2 range = make_float2(0.0f, 0.0f);
+    if constexpr (kOut == ColOut::Picture) range = *p.range;
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j) {
+            if (j >= e) continue;
+            const int idx = out_index(j, n, t, tpc);
+            const int kx = along_y ? fixed : idx, ky = along_y ? idx : fixed;
+            const float val = view_value(p.view, v[j].x, v[j].y);
+            // The mirror bin (-kx, -ky) holds conj(F): the same view value, negated for phase and imaginary.
+            const float mval = (p.view == View::Phase || p.view == View::Imag) ? -val : val;
+            const int x = p.shift ? shift_dest(kx, W) : kx, y = p.shift ? shift_dest(ky, H) : ky;
+            const int mx0 = (W - kx) & (W - 1), my0 = (H - ky) & (H - 1);
+            const int mx = p.shift ? shift_dest(mx0, W) : mx0, my = p.shift ? shift_dest(my0, H) : my0;
+            if constexpr (kOut == ColOut::Range) {
+                lo = fminf(lo, val);
+                hi = fmaxf(hi, val);
+                if (mirror) {
+                    lo = fminf(lo, mval);
+                    hi = fmaxf(hi, mval);
+                }
+            } else if constexpr (kOut == ColOut::Values) {
+                p.values[std::size_t(y) * W + x] = val;
+                if (mirror) p.values[std::size_t(my) * W + mx] = mval;
+            } else {
+                const std::uint32_t px = __ldg(&p.lut[level_of(normalize_to_range(val, range.x, range.y))]);
+                if (p.rgba) p.rgba[std::size_t(y) * W + x] = px;
+                if (p.surface) surf2Dwrite(px, p.surface, x * 4, y);
+                if (mirror) {
+                    const std::uint32_t mp = __ldg(&p.lut[level_of(normalize_to_range(mval, range.x, range.y))]);
+                    if (p.rgba) p.rgba[std::size_t(my) * W + mx] = mp;
+                    if (p.surface) surf2Dwrite(mp, p.surface, mx * 4, my);
+                }
+            }
+        }
+    if constexpr (kOut == ColOut::Range) {
+        const unsigned lanes = min(32u, blockDim.x - (threadIdx.x & ~31u));
+        if (lanes == 32) {  // a full warp: reduce in registers, one atomic pair per warp
+#pragma unroll
+            for (int off = 16; off > 0; off >>= 1) {
+                lo = fminf(lo, __shfl_xor_sync(0xFFFFFFFFu, lo, off));
+                hi = fmaxf(hi, __shfl_xor_sync(0xFFFFFFFFu, hi, off));
+            }
+            if ((threadIdx.x & 31) != 0) return;
+        }
+        if (lo <= hi) {
+            atomicMin(&p.minmax[0], order_encode(lo));
+            atomicMax(&p.minmax[1], order_encode(hi));
+        }
+    }
+}
 
 template <ColOut kOut, bool kInv, int kThreads>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(ColParams p) {
@@ -298,61 +361,67 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
 #pragma unroll
             for (int j = 0; j < kE; ++j)
                 if (j < e) p.out[std::size_t(out_index(j, n, t, tpc)) * p.ld_out + col] = v[j];
-        return;
     } else {
-        const int W = p.width, H = n;
-        const bool mirror = p.half && col != 0 && 2 * col != W;
-        float lo = FLT_MAX, hi = -FLT_MAX;
-        float2 range = make_float2(0.0f, 0.0f);
-        if constexpr (kOut == ColOut::Picture) range = *p.range;
-        if (active)
-#pragma unroll
-            for (int j = 0; j < kE; ++j) {
-                if (j >= e) continue;
-                const int ky = out_index(j, n, t, tpc);
-                const float val = view_value(p.view, v[j].x, v[j].y);
-                // The mirror bin (-kx, -ky) holds conj(F): the same view value, negated for phase and imaginary.
-                const float mval = (p.view == View::Phase || p.view == View::Imag) ? -val : val;
-                const int x = p.shift ? shift_dest(col, W) : col, y = p.shift ? shift_dest(ky, H) : ky;
-                const int mx0 = (W - col) & (W - 1), my0 = (H - ky) & (H - 1);
-                const int mx = p.shift ? shift_dest(mx0, W) : mx0, my = p.shift ? shift_dest(my0, H) : my0;
-                if constexpr (kOut == ColOut::Range) {
-                    lo = fminf(lo, val);
-                    hi = fmaxf(hi, val);
-                    if (mirror) {
-                        lo = fminf(lo, mval);
-                        hi = fmaxf(hi, mval);
-                    }
-                } else if constexpr (kOut == ColOut::Values) {
-                    p.values[std::size_t(y) * W + x] = val;
-                    if (mirror) p.values[std::size_t(my) * W + mx] = mval;
-                } else {
-                    const std::uint32_t px = __ldg(&p.lut[level_of(normalize_to_range(val, range.x, range.y))]);
-                    if (p.rgba) p.rgba[std::size_t(y) * W + x] = px;
-                    if (p.surface) surf2Dwrite(px, p.surface, x * 4, y);
-                    if (mirror) {
-                        const std::uint32_t mp = __ldg(&p.lut[level_of(normalize_to_range(mval, range.x, range.y))]);
-                        if (p.rgba) p.rgba[std::size_t(my) * W + mx] = mp;
-                        if (p.surface) surf2Dwrite(mp, p.surface, mx * 4, my);
-                    }
-                }
-            }
-        if constexpr (kOut == ColOut::Range) {
-            const unsigned lanes = min(32u, blockDim.x - (threadIdx.x & ~31u));
-            if (lanes == 32) {  // a full warp: reduce in registers, one atomic pair per warp
-#pragma unroll
-                for (int off = 16; off > 0; off >>= 1) {
-                    lo = fminf(lo, __shfl_xor_sync(0xFFFFFFFFu, lo, off));
-                    hi = fmaxf(hi, __shfl_xor_sync(0xFFFFFFFFu, hi, off));
-                }
-                if ((threadIdx.x & 31) != 0) return;
-            }
-            if (lo <= hi) {
-                atomicMin(&p.minmax[0], order_encode(lo));
-                atomicMax(&p.minmax[1], order_encode(hi));
-            }
-        }
+        view_epilogue<kOut>(p, v, e, active, n, t, tpc, col, true, p.half && col != 0 && 2 * col != p.width);
     }
+}
+
+// Picture path, pass A: columns of the real image, two neighbouring columns as one complex column (one 8-byte
+// load per row), unpacked into both columns' spectra along y, kept for ky = 0..H/2: G[ky][x], row stride W.
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
+    fast_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g, int W, int H, int log2h, int C) {
+    extern __shared__ float4 smem_f4[];
+    const int n = H, tpc = n / elems_per_thread(n), e = elems_per_thread(n);
+    const int c = threadIdx.x % C, t = threadIdx.x / C;
+    const int pair = blockIdx.x * C + c;
+    const int xa = 2 * pair, xb = 2 * pair + 1;
+    const bool active = xa < W;
+    const bool has_b = xb < W;
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + c * padded_len(n);
+    float2 v[kE];
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) {
+                const std::size_t i = std::size_t(in_index(j, n, log2h, t, tpc)) * W + xa;
+                v[j] = has_b ? __ldg(reinterpret_cast<const float2*>(plane + i)) : make_float2(__ldg(plane + i), 0.0f);
+            }
+    stockham_line<false>(v, sm, n, log2h, t, tpc, active);
+    __syncthreads();
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) sm[padi(out_index(j, n, t, tpc))] = v[j];
+    __syncthreads();
+    if (!active) return;
+    for (int ky = t; ky <= n / 2; ky += tpc) {
+        const float2 zk = sm[padi(ky)], zm = sm[padi((n - ky) & (n - 1))];
+        const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);
+        float2* row = g + std::size_t(ky) * W;
+        row[xa] = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
+        if (has_b) row[xb] = make_float2(0.5f * d.y, -0.5f * d.x);
+    }
+}
+
+// Picture path, pass B: the rows ky = 0..H/2 of G, transformed along x, straight into the picture (and its
+// mirror rows): contiguous reads and contiguous writes.
+template <ColOut kOut, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_view_kernel(ColParams p, int lines) {
+    extern __shared__ float4 smem_f4[];
+    const int n = p.width, log2n = p.log2n;
+    const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
+    const int ky = blockIdx.x * lines + line;
+    const bool active = line < lines && ky < p.ncols;  // ncols: the rows of G, H/2 + 1
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
+    float2 v[kE];
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) v[j] = p.in[std::size_t(ky) * p.ld_in + in_index(j, n, log2n, t, tpc)];
+    stockham_line<false>(v, sm, n, log2n, t, tpc, active);
+    view_epilogue<kOut>(p, v, e, active, n, t, tpc, ky, false, ky != 0 && 2 * ky != p.height);
 }
 
 __global__ void init_minmax_kernel(unsigned int* mm) {
@@ -411,34 +480,55 @@ void launch_setup(Kernel k, int smem) {
         CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
 }
 
-template <ColOut kOut, bool kInv>
+template <bool kInv>
 void launch_cols(int bound, int blocks, int threads, int smem, const ColParams& p, cudaStream_t s) {
     auto go = [&](auto kernel) {
         launch_setup(kernel, smem);
         kernel<<<blocks, threads, smem, s>>>(p);
         CUDA_CHECK_LAUNCH("fast_cols_kernel");
     };
-    if (bound == 256) go(fast_cols_kernel<kOut, kInv, 256>);
-    else if (bound == 512) go(fast_cols_kernel<kOut, kInv, 512>);
-    else go(fast_cols_kernel<kOut, kInv, 1024>);
+    if (bound == 256) go(fast_cols_kernel<ColOut::Complex, kInv, 256>);
+    else if (bound == 512) go(fast_cols_kernel<ColOut::Complex, kInv, 512>);
+    else go(fast_cols_kernel<ColOut::Complex, kInv, 1024>);
 }
 
-void run_cols(ColOut mode, bool inverse, ColParams p, int target_threads, cudaStream_t s) {
+// Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum).
+void run_cols(bool inverse, ColParams p, int target_threads, cudaStream_t s) {
     const int n = p.n;
     const int tpc = n / elems_per_thread(n);
     p.cols_per_block = std::min(lines_per_block(n, target_threads), p.ncols);
     const int threads = p.cols_per_block * tpc;
     const int blocks = (p.ncols + p.cols_per_block - 1) / p.cols_per_block;
     const int smem = p.cols_per_block * padded_len(n) * int(sizeof(float2));
+    if (inverse) launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s);
+    else launch_cols<false>(bound_for(threads), blocks, threads, smem, p, s);
+}
+
+// Picture path, pass B: rows of G with the view epilogue.
+void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStream_t s) {
+    const int n = p.width;
+    const int tpc = n / elems_per_thread(n);
+    const int lines = std::min(lines_per_block(n, target_threads), p.ncols);
+    const int threads = lines * tpc;
+    const int blocks = (p.ncols + lines - 1) / lines;
+    const int smem = lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
+    auto go = [&](auto kernel) {
+        launch_setup(kernel, smem);
+        kernel<<<blocks, threads, smem, s>>>(p, lines);
+        CUDA_CHECK_LAUNCH("fast_rows_view_kernel");
+    };
+    auto pick = [&](auto mode_tag) {
+        constexpr ColOut m = decltype(mode_tag)::value;
+        if (bound == 256) go(fast_rows_view_kernel<m, 256>);
+        else if (bound == 512) go(fast_rows_view_kernel<m, 512>);
+        else go(fast_rows_view_kernel<m, 1024>);
+    };
     switch (mode) {
-        case ColOut::Complex:
-            if (inverse) launch_cols<ColOut::Complex, true>(bound, blocks, threads, smem, p, s);
-            else launch_cols<ColOut::Complex, false>(bound, blocks, threads, smem, p, s);
-            break;
-        case ColOut::Range: launch_cols<ColOut::Range, false>(bound, blocks, threads, smem, p, s); break;
-        case ColOut::Picture: launch_cols<ColOut::Picture, false>(bound, blocks, threads, smem, p, s); break;
-        case ColOut::Values: launch_cols<ColOut::Values, false>(bound, blocks, threads, smem, p, s); break;
+        case ColOut::Range: pick(std::integral_constant<ColOut, ColOut::Range>{}); break;
+        case ColOut::Picture: pick(std::integral_constant<ColOut, ColOut::Picture>{}); break;
+        case ColOut::Values: pick(std::integral_constant<ColOut, ColOut::Values>{}); break;
+        case ColOut::Complex: throw ConfigError("internal: the picture rows have no complex output");
     }
 }
 
@@ -470,7 +560,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     p.width = width;
     p.n = height;
     p.log2n = ilog2(height);
-    run_cols(ColOut::Complex, inverse, p, target_threads_, s);
+    run_cols(inverse, p, target_threads_, s);
     mark(timer, "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
@@ -502,7 +592,7 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
     p.width = width;
     p.n = height;
     p.log2n = ilog2(height);
-    run_cols(ColOut::Complex, false, p, target_threads_, s);
+    run_cols(false, p, target_threads_, s);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
     expand_half_spectrum(half_.get(), width, height, full, s);
     mark(timer, "expand half spectrum", double(width) * height * 8.0 + double(ld) * height * 8.0);
@@ -511,8 +601,8 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
 FastFft::PictureResult FastFft::picture(const float* plane, int width, int height, std::uint64_t plane_version,
                                         const ViewParams& vp, std::uint32_t* rgba, std::uint64_t surface, cudaStream_t s,
                                         StageTimer* timer) {
+    check_size(width, height);
     PictureResult res;
-    const int ld = width / 2 + 1;
     const long long count = (long long)width * height;
     if (lut_colormap_ != int(vp.colormap)) {
         const ColormapLut lut = make_colormap_lut(vp.colormap);
@@ -520,15 +610,31 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         CUDA_CHECK(cudaMemcpyAsync(lut_.get(), lut.rgba, sizeof(lut.rgba), cudaMemcpyHostToDevice, s));
         lut_colormap_ = int(vp.colormap);
     }
-    rows_real(plane, width, height, s, timer);
+    // Pass A: columns first (pairs of real columns), so that pass B, which writes the picture, runs along
+    // rows and writes whole picture rows.
+    const int g_rows = height / 2 + 1;
+    half_.resize(std::size_t(g_rows) * width);
+    {
+        const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
+        const int C = std::min(lines_per_block(n, target_threads_), pairs);
+        const int threads = C * tpc, blocks = (pairs + C - 1) / C;
+        const int smem = C * padded_len(n) * int(sizeof(float2));
+        const int bound = bound_for(threads);
+        auto kernel = bound == 256 ? fast_cols_real_kernel<256> : bound == 512 ? fast_cols_real_kernel<512> : fast_cols_real_kernel<1024>;
+        launch_setup(kernel, smem);
+        kernel<<<blocks, threads, smem, s>>>(plane, half_.get(), width, height, ilog2(height), C);
+        CUDA_CHECK_LAUNCH("fast_cols_real_kernel");
+    }
+    const double g_bytes = double(g_rows) * width * 8.0;
+    mark(timer, "fast pass 1: real column pairs -> half spectrum in y", double(count) * 4.0 + g_bytes);
 
     ColParams p{};
     p.in = half_.get();
-    p.ld_in = ld;
-    p.ncols = ld;
+    p.ld_in = width;
+    p.ncols = g_rows;
     p.width = width;
-    p.n = height;
-    p.log2n = ilog2(height);
+    p.height = height;
+    p.log2n = ilog2(width);
     p.half = true;
     p.view = vp.view;
     p.shift = vp.shift;
@@ -537,15 +643,14 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.rgba = rgba;
     p.surface = surface;
     p.minmax = minmax_.get();
-    const double half_bytes = double(ld) * height * 8.0;
 
     if (vp.range == RangeMode::Percentile) {
         // The values have to be sorted: write them, sort, colour them.
         values_.resize(count);
         sorted_.resize(count);
         p.values = values_.get();
-        run_cols(ColOut::Values, false, p, target_threads_, s);
-        mark(timer, "fast pass 2: column FFTs + view values", half_bytes + double(count) * 4.0);
+        run_rows_view(ColOut::Values, p, target_threads_, s);
+        mark(timer, "fast pass 2: row FFTs + view values", g_bytes + double(count) * 4.0);
         std::size_t bytes = 0;
         CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, values_.get(), sorted_.get(), count, 0, 32, s));
         temp_.resize(bytes);
@@ -570,10 +675,10 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (needs_range && !same) {
         init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
         CUDA_CHECK_LAUNCH("init_minmax_kernel");
-        run_cols(ColOut::Range, false, p, target_threads_, s);
+        run_rows_view(ColOut::Range, p, target_threads_, s);
         finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, 0, 0, vp.top_span, range_.get());
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
-        mark(timer, "fast range pass: column FFTs + fused min/max", half_bytes);
+        mark(timer, "fast range pass: row FFTs + fused min/max", g_bytes);
         cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true};
     } else if (vp.range == RangeMode::Fixed) {
         finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, vp.fixed_lo, vp.fixed_hi, 0,
@@ -582,10 +687,10 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     } else {
         res.range_reused = true;
     }
-    run_cols(ColOut::Picture, false, p, target_threads_, s);
-    mark(timer, surface ? "fast pass 2: column FFTs + view + colormap -> texture"
-                        : "fast pass 2: column FFTs + view + colormap -> RGBA8",
-         half_bytes + double(count) * 4.0);
+    run_rows_view(ColOut::Picture, p, target_threads_, s);
+    mark(timer, surface ? "fast pass 2: row FFTs + view + colormap -> texture"
+                        : "fast pass 2: row FFTs + view + colormap -> RGBA8",
+         g_bytes + double(count) * 4.0);
     return res;
 }
 

@@ -1,10 +1,11 @@
 // custom-fast: a two-pass 2D FFT built to win, beside the four-kernel seed pipeline (which stays the
 // baseline and what classroom mode shows). Pass 1 transforms rows, pass 2 columns; each is a Stockham
 // autosort FFT with radix-16 butterflies in registers and shared memory only between radix passes, so there is
-// no transpose pass and no bit reversal. For a real image, pass 1 packs two rows into one complex FFT and
-// keeps the half spectrum (Hermitian symmetry), so pass 2 runs on W/2 + 1 columns; for the picture, pass 2
-// computes the view, the colormap and the RGBA8 store in its epilogue (both mirror halves from one bin), so
-// the spectrum never returns to global memory as complex data. The range: fixed needs nothing; auto/top run
+// no transpose pass and no bit reversal. For a real image one pass packs two real lines into one complex FFT
+// and keeps the half spectrum (Hermitian symmetry), so the other pass runs on half the lines. The picture
+// goes columns first (pairs of neighbouring columns: one 8-byte load per row), then rows, whose epilogue
+// computes the view, the colormap and the RGBA8 store for each bin and its mirror, writing whole picture
+// rows: the spectrum never returns to global memory as complex data. The range: fixed needs nothing; auto/top run
 // a range-only pass 2 first (no stores: a fused min/max), or reuse the range of an identical earlier run
 // (exact: same plane, same view); percentile writes the view values and sorts them.
 #pragma once
@@ -36,8 +37,6 @@ public:
     // contents for the range cache (0: never reuse). The range ends in range() afterwards.
     PictureResult picture(const float* plane, int width, int height, std::uint64_t plane_version, const ViewParams& vp,
                           std::uint32_t* rgba, std::uint64_t surface, cudaStream_t stream, StageTimer* timer);
-    // The half spectrum of the last picture() (height rows of width/2 + 1), for the full spectrum on request.
-    const float2* half_spectrum() const { return half_.get(); }
     // Full complex spectrum (natural order) of a real plane, through the same two passes.
     void real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t stream, StageTimer* timer);
     void range(float* lo, float* hi, cudaStream_t stream);
@@ -48,7 +47,7 @@ public:
 
 private:
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer);
-    DeviceBuffer<float2> half_;      // pass 1 output: height x (width/2 + 1)
+    DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
     DeviceBuffer<float> values_, sorted_;
     DeviceBuffer<unsigned char> temp_;
     DeviceBuffer<unsigned int> minmax_;  // order-preserving encodings of min and max
