@@ -539,7 +539,7 @@ FastFft::FastFft() : minmax_(2), range_(1) {}
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
     const int n = width, log2n = ilog2(width);
-    const int lines = std::min(lines_per_block(n, target_threads_), height);
+    const int lines = std::min(lines_per_block(n, rows_threads_), height);
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
@@ -560,7 +560,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     p.width = width;
     p.n = height;
     p.log2n = ilog2(height);
-    run_cols(inverse, p, target_threads_, s);
+    run_cols(inverse, p, cols_threads_, s);
     mark(timer, "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
@@ -569,7 +569,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     const int ld = width / 2 + 1;
     half_.resize(std::size_t(ld) * height);
     const int n = width, pairs = (height + 1) / 2;
-    const int lines = std::min(lines_per_block(n, target_threads_), pairs);
+    const int lines = std::min(lines_per_block(n, rows_threads_), pairs);
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
@@ -592,7 +592,7 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
     p.width = width;
     p.n = height;
     p.log2n = ilog2(height);
-    run_cols(false, p, target_threads_, s);
+    run_cols(false, p, cols_threads_, s);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
     expand_half_spectrum(half_.get(), width, height, full, s);
     mark(timer, "expand half spectrum", double(width) * height * 8.0 + double(ld) * height * 8.0);
@@ -616,7 +616,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     half_.resize(std::size_t(g_rows) * width);
     {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
-        const int C = std::min(lines_per_block(n, target_threads_), pairs);
+        const int C = std::min(lines_per_block(n, cols_threads_), pairs);
         const int threads = C * tpc, blocks = (pairs + C - 1) / C;
         const int smem = C * padded_len(n) * int(sizeof(float2));
         const int bound = bound_for(threads);
@@ -649,7 +649,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         values_.resize(count);
         sorted_.resize(count);
         p.values = values_.get();
-        run_rows_view(ColOut::Values, p, target_threads_, s);
+        run_rows_view(ColOut::Values, p, rows_threads_, s);
         mark(timer, "fast pass 2: row FFTs + view values", g_bytes + double(count) * 4.0);
         std::size_t bytes = 0;
         CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, values_.get(), sorted_.get(), count, 0, 32, s));
@@ -675,7 +675,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (needs_range && !same) {
         init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
         CUDA_CHECK_LAUNCH("init_minmax_kernel");
-        run_rows_view(ColOut::Range, p, target_threads_, s);
+        run_rows_view(ColOut::Range, p, rows_threads_, s);
         finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, 0, 0, vp.top_span, range_.get());
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
         mark(timer, "fast range pass: row FFTs + fused min/max", g_bytes);
@@ -687,7 +687,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     } else {
         res.range_reused = true;
     }
-    run_rows_view(ColOut::Picture, p, target_threads_, s);
+    run_rows_view(ColOut::Picture, p, rows_threads_, s);
     mark(timer, surface ? "fast pass 2: row FFTs + view + colormap -> texture"
                         : "fast pass 2: row FFTs + view + colormap -> RGBA8",
          g_bytes + double(count) * 4.0);

@@ -40,10 +40,12 @@ public:
     // Full complex spectrum (natural order) of a real plane, through the same two passes.
     void real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t stream, StageTimer* timer);
     void range(float* lo, float* hi, cudaStream_t stream);
-    // Threads per block the kernels aim for (a line of n points takes n/16 threads; lines share a block up to
-    // this): 256, 512 or 1024. The benchmark compares them.
-    void set_target_threads(int t) { target_threads_ = t; }
-    int target_threads() const { return target_threads_; }
+    // Threads per block the row-wise and the column-wise kernels aim for (a line of n points takes n/16
+    // threads; lines share a block up to this): 256, 512 or 1024. The benchmark sweeps them.
+    void set_block_threads(int rows, int cols) {
+        rows_threads_ = rows;
+        cols_threads_ = cols;
+    }
 
 private:
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer);
@@ -55,7 +57,7 @@ private:
     DeviceBuffer<std::uint32_t> lut_;
     PinnedBuffer<float2> range_host_;
     int lut_colormap_ = -1;
-    int target_threads_ = 256;
+    int rows_threads_ = 256, cols_threads_ = 1024;  // the best C2C on the H200 from 2048^2 up (PERF_NOTES.md)
     // The range cache: the plane and the view settings that determine the range.
     struct RangeKey {
         std::uint64_t plane_version = 0;
