@@ -156,7 +156,7 @@ TEST(Cli, GpuBackendsWorkOrSayTheGpuIsUnavailable) {
     TempDir dir;
     const std::string in = grating(dir, 64, 64, 3, 4);
     const bool gpu = gpu::probe_device(0).available;
-    for (const char* b : {"custom", "cufft"}) {
+    for (const char* b : {"custom", "cufft", "custom-fast"}) {
         const CliRun r = specview({"--headless", in, "-o", dir.file(std::string(b) + ".png"), "--backend", b}, dir);
         if (gpu) {
             EXPECT_EQ(r.code, 0) << r.err;
