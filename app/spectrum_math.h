@@ -160,6 +160,28 @@ inline ColormapLut make_colormap_lut(Colormap cm) {
     return lut;
 }
 
+// The level (0..255) whose colour a picture pixel has, or -1 if it is none of the table's: for comparing two
+// pictures of one colormap level by level.
+inline int level_of_pixel(const ColormapLut& lut, uint32_t px) {
+    for (int i = 0; i < 256; ++i)
+        if (lut.rgba[i] == px) return i;
+    return -1;
+}
+
+// Largest level difference between two pictures of the same colormap (a pixel outside the table counts as
+// 256 levels off).
+inline int max_level_difference(const uint32_t* a, const uint32_t* b, long long n, Colormap cm) {
+    const ColormapLut lut = make_colormap_lut(cm);
+    int worst = 0;
+    for (long long i = 0; i < n; ++i) {
+        if (a[i] == b[i]) continue;
+        const int la = level_of_pixel(lut, a[i]), lb = level_of_pixel(lut, b[i]);
+        const int d = (la < 0 || lb < 0) ? 256 : (la > lb ? la - lb : lb - la);
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
 // Nearest-rank index of percentile p (0..100) in n sorted values; the same formula on both paths.
 inline long long percentile_index(double p, long long n) {
     if (n <= 0) return 0;

@@ -184,6 +184,24 @@ __device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc)
     return t + (j / r0) * tpc + (j % r0) * (n / r0);
 }
 
+// After the FFT of z = a + i b (a line of two real signals packed as one complex one): leave the result in
+// shared memory in natural order and return, for bin k, A[k] = (Z[k] + conj Z[-k]) / 2 and
+// B[k] = -i (Z[k] - conj Z[-k]) / 2, the spectra of a and b. stage_natural() must run first, on all threads.
+__device__ __forceinline__ void stage_natural(float2* sm, const float2 (&v)[kE], int e, int n, int t, int tpc, bool active) {
+    __syncthreads();  // the FFT's last pass may still be reading shared memory
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) sm[padi(out_index(j, n, t, tpc))] = v[j];
+    __syncthreads();
+}
+__device__ __forceinline__ void unpack_real_pair(const float2* sm, int n, int k, float2* a, float2* b) {
+    const float2 zk = sm[padi(k)], zm = sm[padi((n - k) & (n - 1))];
+    *a = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
+    const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);  // Z[k] - conj Z[-k]
+    *b = make_float2(0.5f * d.y, -0.5f * d.x);
+}
+
 // ---- Pass 1: rows ----
 
 template <bool kInv, int kThreads>
@@ -230,19 +248,13 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
                 v[j] = make_float2(__ldg(&plane[std::size_t(ra) * n + i]), has_b ? __ldg(&plane[std::size_t(rb) * n + i]) : 0.0f);
             }
     stockham_line<false>(v, sm, n, log2n, t, tpc, active);
-    __syncthreads();
-    if (active)
-#pragma unroll
-        for (int j = 0; j < kE; ++j)
-            if (j < e) sm[padi(out_index(j, n, t, tpc))] = v[j];
-    __syncthreads();
+    stage_natural(sm, v, e, n, t, tpc, active);
     if (!active) return;
     for (int k = t; k <= n / 2; k += tpc) {
-        const float2 zk = sm[padi(k)], zm = sm[padi((n - k) & (n - 1))];
-        const float2 a = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
-        const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);  // Z[k] - conj Z[-k]
+        float2 a, b;
+        unpack_real_pair(sm, n, k, &a, &b);
         half[std::size_t(ra) * ld + k] = a;
-        if (has_b) half[std::size_t(rb) * ld + k] = make_float2(0.5f * d.y, -0.5f * d.x);
+        if (has_b) half[std::size_t(rb) * ld + k] = b;
     }
 }
 
@@ -388,19 +400,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
                 v[j] = has_b ? __ldg(reinterpret_cast<const float2*>(plane + i)) : make_float2(__ldg(plane + i), 0.0f);
             }
     stockham_line<false>(v, sm, n, log2h, t, tpc, active);
-    __syncthreads();
-    if (active)
-#pragma unroll
-        for (int j = 0; j < kE; ++j)
-            if (j < e) sm[padi(out_index(j, n, t, tpc))] = v[j];
-    __syncthreads();
+    stage_natural(sm, v, e, n, t, tpc, active);
     if (!active) return;
     for (int ky = t; ky <= n / 2; ky += tpc) {
-        const float2 zk = sm[padi(ky)], zm = sm[padi((n - ky) & (n - 1))];
-        const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);
+        float2 a, b;
+        unpack_real_pair(sm, n, ky, &a, &b);
         float2* row = g + std::size_t(ky) * W;
-        row[xa] = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
-        if (has_b) row[xb] = make_float2(0.5f * d.y, -0.5f * d.x);
+        row[xa] = a;
+        if (has_b) row[xb] = b;
     }
 }
 

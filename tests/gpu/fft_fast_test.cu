@@ -15,20 +15,6 @@ namespace {
 
 class FastFft : public GpuTest {};
 
-int level_diff(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, Colormap cm) {
-    if (a.size() != b.size()) return 256;
-    const ColormapLut lut = make_colormap_lut(cm);
-    auto level = [&](std::uint32_t px) {
-        for (int i = 0; i < 256; ++i)
-            if (lut.rgba[i] == px) return i;
-        return -1000;
-    };
-    int worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (a[i] != b[i]) worst = std::max(worst, std::abs(level(a[i]) - level(b[i])));
-    return worst;
-}
-
 TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
@@ -121,7 +107,7 @@ TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
                     const float tol = 1e-3f * std::max({1.0f, std::abs(lo), std::abs(hi)});
                     EXPECT_NEAR(glo, lo, tol) << what;
                     EXPECT_NEAR(ghi, hi, tol) << what;
-                    EXPECT_LE(level_diff(download<std::uint32_t>(rgba.get(), n), want, vp.colormap), 1) << what;
+                    EXPECT_LE(max_level_diff(download<std::uint32_t>(rgba.get(), n), want, vp.colormap), 1) << what;
                 }
 }
 

@@ -17,22 +17,6 @@ namespace {
 class PostKernels : public GpuTest {};
 class EngineGpu : public GpuTest {};
 
-// Largest difference in colormap level between two pictures drawn with the same colormap: each pixel is
-// looked up in the map's table (a pixel that is no entry of it counts as 256 levels off).
-int max_level_diff(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, Colormap cm) {
-    if (a.size() != b.size()) return 256;
-    const ColormapLut lut = make_colormap_lut(cm);
-    auto level = [&](std::uint32_t px) {
-        for (int i = 0; i < 256; ++i)
-            if (lut.rgba[i] == px) return i;
-        return -1000;
-    };
-    int worst = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (a[i] != b[i]) worst = std::max(worst, std::abs(level(a[i]) - level(b[i])));
-    return worst;
-}
-
 TEST_F(PostKernels, MatchTheCpuViewsPixelForPixel) {
     Rng rng;
     gpu::SpectrumViewer viewer;

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
+#include "app/spectrum_math.h"
 #include "gpu/config.h"
 #include "gpu/device_info.h"
 #include "gpu/resources.h"
@@ -25,6 +27,12 @@ protected:
         if (!device().available) GTEST_SKIP() << "no usable CUDA device (" << device().why_unavailable << "); GPU test skipped";
     }
 };
+
+// Largest colormap-level difference between two pictures (see app/spectrum_math.h).
+inline int max_level_diff(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, Colormap cm) {
+    if (a.size() != b.size()) return 256;
+    return max_level_difference(a.data(), b.data(), (long long)a.size(), cm);
+}
 
 // Under compute-sanitizer (SPECVIEW_TEST_SMALL=1) the big grids shrink so the instrumented run stays short.
 inline bool small_run() {

@@ -27,15 +27,9 @@ void compare_backends(ViewerState& st) {
             peak = std::max(peak, double(std::abs(f.spectrum[i])));
             diff = std::max(diff, double(std::abs(f.spectrum[i] - c.spectrum[i])));
         }
-        int levels = 0;
-        const ColormapLut lut = make_colormap_lut(s.view.colormap);
-        auto level = [&](std::uint32_t px) {
-            for (int i = 0; i < 256; ++i)
-                if (lut.rgba[i] == px) return i;
-            return 0;
-        };
-        for (std::size_t i = 0; i < f.rgba.size() && i < c.rgba.size(); ++i)
-            if (f.rgba[i] != c.rgba[i]) levels = std::max(levels, std::abs(level(f.rgba[i]) - level(c.rgba[i])));
+        const int levels = f.rgba.size() == c.rgba.size()
+                               ? max_level_difference(f.rgba.data(), c.rgba.data(), (long long)f.rgba.size(), s.view.colormap)
+                               : 256;
         st.comparison = {true, c.total_ms, f.total_ms, peak > 0 ? diff / peak : diff, levels};
     } catch (const std::exception& e) {
         show_error(st, std::string("comparison failed: ") + e.what());
