@@ -7,6 +7,11 @@
 
 namespace specview::gpu {
 
+namespace {
+// A kernel of this build: if it has no code for the device, neither has anything else.
+__global__ void probe_kernel() {}
+}  // namespace
+
 DeviceInfo probe_device(int device) {
     DeviceInfo d;
     d.device = device;
@@ -59,8 +64,7 @@ DeviceInfo probe_device(int device) {
     d.free_memory = free_b;
     // Our kernels are built for the architectures CMake was given; check one of them loads here.
     cudaFuncAttributes fa{};
-    extern const void* probe_kernel_address();
-    if ((e = cudaFuncGetAttributes(&fa, probe_kernel_address())) != cudaSuccess) {
+    if ((e = cudaFuncGetAttributes(&fa, reinterpret_cast<const void*>(&probe_kernel))) != cudaSuccess) {
         cudaGetLastError();
         d.why_unavailable = std::string("this build has no code for ") + p.name + " (compute capability " +
                             std::to_string(p.major) + "." + std::to_string(p.minor) + "): " +
@@ -70,11 +74,6 @@ DeviceInfo probe_device(int device) {
     d.available = true;
     return d;
 }
-
-namespace {
-__global__ void probe_kernel() {}
-}  // namespace
-const void* probe_kernel_address() { return reinterpret_cast<const void*>(&probe_kernel); }
 
 KernelResources kernel_resources(const void* func, const char* name, int threads, int dyn_smem,
                                  const DeviceInfo& dev) {
