@@ -279,7 +279,6 @@ struct ColParams {
     int height;
     int n, log2n;  // column length (height)
     int cols_per_block;
-    bool half;     // input is a half spectrum: write mirrors too
     View view;
     bool shift;
     const float2* range;      // Picture
@@ -292,11 +291,11 @@ struct ColParams {
 
 // The view epilogue shared by the picture kernels: for every bin a thread holds, its view value goes to the
 // picture (or the values, or the min/max) at the shifted position, and, with `mirror`, the value of the
-// conjugate bin (-kx, -ky) to its position too. `fixed` is the line's coordinate; the other one is the
-// element's index along the line (`along_y`: the line is a column, so the index is ky).
+// conjugate bin (-kx, -ky) to its position too. The line is row ky of the half spectrum; the element's
+// index along it is kx.
 template <ColOut kOut>
 __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (&v)[kE], int e, bool active, int n,
-                                              int t, int tpc, int fixed, bool along_y, bool mirror) {
+                                              int t, int tpc, int ky, bool mirror) {
     const int W = p.width, H = p.height;
     float lo = FLT_MAX, hi = -FLT_MAX;
     float2 range = make_float2(0.0f, 0.0f);
@@ -305,8 +304,7 @@ __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (
 #pragma unroll
         for (int j = 0; j < kE; ++j) {
             if (j >= e) continue;
-            const int idx = out_index(j, n, t, tpc);
-            const int kx = along_y ? fixed : idx, ky = along_y ? idx : fixed;
+            const int kx = out_index(j, n, t, tpc);
             const float val = view_value(p.view, v[j].x, v[j].y);
             // The mirror bin (-kx, -ky) holds conj(F): the same view value, negated for phase and imaginary.
             const float mval = (p.view == View::Phase || p.view == View::Imag) ? -val : val;
@@ -351,7 +349,9 @@ __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (
     }
 }
 
-template <ColOut kOut, bool kInv, int kThreads>
+// Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum). A block reads its
+// whole columns before writing them back, so it may run in place.
+template <bool kInv, int kThreads>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(ColParams p) {
     extern __shared__ float4 smem_f4[];
     const int n = p.n, log2n = p.log2n;
@@ -368,14 +368,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
             if (j < e) v[j] = p.in[std::size_t(in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
     stockham_line<kInv>(v, sm, n, log2n, t, tpc, active);
 
-    if constexpr (kOut == ColOut::Complex) {
-        if (active)
+    if (active)
 #pragma unroll
-            for (int j = 0; j < kE; ++j)
-                if (j < e) p.out[std::size_t(out_index(j, n, t, tpc)) * p.ld_out + col] = v[j];
-    } else {
-        view_epilogue<kOut>(p, v, e, active, n, t, tpc, col, true, p.half && col != 0 && 2 * col != p.width);
-    }
+        for (int j = 0; j < kE; ++j)
+            if (j < e) p.out[std::size_t(out_index(j, n, t, tpc)) * p.ld_out + col] = v[j];
 }
 
 // Picture path, pass A: columns of the real image, two neighbouring columns as one complex column (one 8-byte
@@ -428,7 +424,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_view_kern
         for (int j = 0; j < kE; ++j)
             if (j < e) v[j] = p.in[std::size_t(ky) * p.ld_in + in_index(j, n, log2n, t, tpc)];
     stockham_line<false>(v, sm, n, log2n, t, tpc, active);
-    view_epilogue<kOut>(p, v, e, active, n, t, tpc, ky, false, ky != 0 && 2 * ky != p.height);
+    view_epilogue<kOut>(p, v, e, active, n, t, tpc, ky, ky != 0 && 2 * ky != p.height);
 }
 
 __global__ void init_minmax_kernel(unsigned int* mm) {
@@ -494,9 +490,9 @@ void launch_cols(int bound, int blocks, int threads, int smem, const ColParams& 
         kernel<<<blocks, threads, smem, s>>>(p);
         CUDA_CHECK_LAUNCH("fast_cols_kernel");
     };
-    if (bound == 256) go(fast_cols_kernel<ColOut::Complex, kInv, 256>);
-    else if (bound == 512) go(fast_cols_kernel<ColOut::Complex, kInv, 512>);
-    else go(fast_cols_kernel<ColOut::Complex, kInv, 1024>);
+    if (bound == 256) go(fast_cols_kernel<kInv, 256>);
+    else if (bound == 512) go(fast_cols_kernel<kInv, 512>);
+    else go(fast_cols_kernel<kInv, 1024>);
 }
 
 // Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum).
@@ -642,7 +638,6 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.width = width;
     p.height = height;
     p.log2n = ilog2(width);
-    p.half = true;
     p.view = vp.view;
     p.shift = vp.shift;
     p.range = range_.get();

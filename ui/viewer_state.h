@@ -94,6 +94,11 @@ struct ViewerState {
     bool sync_views = true;
     Hover image_hover, spectrum_hover;
 
+    // Device panel: the custom kernels' resources for a configuration the last frame did not run with,
+    // asked for once per (image size, configuration) rather than every frame.
+    std::vector<gpu::KernelResources> resources_cache;
+    std::string resources_key;
+
     // Timings.
     std::vector<float> history;  // totals of recent runs, ms
     Comparison comparison;

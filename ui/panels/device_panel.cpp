@@ -20,9 +20,17 @@ void draw_device_panel(ViewerState& st) {
                 d.max_smem_per_block_optin / 1024, d.max_smem_per_sm / 1024);
     ImGui::TextWrapped("Picture path: %s", st.interop_ok ? "CUDA writes the GL texture directly (interop)"
                                                           : ("host copy (" + st.interop_why + ")").c_str());
-    std::vector<gpu::KernelResources> res = st.have_frame && !st.frame.resources.empty()
-                                                ? st.frame.resources
-                                                : st.engine.custom_resources(st.settings);
+    if (st.frame.resources.empty()) {
+        const auto& c = st.settings.custom;
+        const std::string key = st.image_path + "|" + name_of(st.settings.pad) + "|" +
+                                std::to_string(c.rows.threads_per_block) + "|" + std::to_string(c.rows.block_height) +
+                                "|" + std::to_string(c.rows.max_local_length) + "|" + std::to_string(c.transpose.tile);
+        if (key != st.resources_key) {
+            st.resources_cache = st.engine.custom_resources(st.settings);
+            st.resources_key = key;
+        }
+    }
+    const std::vector<gpu::KernelResources>& res = st.frame.resources.empty() ? st.resources_cache : st.frame.resources;
     if (res.empty()) return;
     ImGui::TextUnformatted("Custom kernels at this configuration:");
     if (ImGui::BeginTable("res", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
