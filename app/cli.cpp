@@ -139,7 +139,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     int max_side = LoadLimits{}.max_side;
     int frames = 0, classroom_step = 1;
     bool classroom_walk = false;
-    std::string screenshot;
+    std::string screenshot, script, report;
 
     app.add_option("images", inputs, "image files or directories (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM)");
     app.add_flag("--headless", headless, "no window: write the spectrum picture (-o) and/or raw spectrum (--raw)");
@@ -202,6 +202,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_flag("--presentation", presentation, "larger fonts and a high-contrast theme")->group(g_ui);
     app.add_option("--frames", frames, "render this many frames, then exit (testing)")->group(g_ui);
     app.add_option("--screenshot", screenshot, "save the window as PNG on exit (with --frames)")->group(g_ui);
+    app.add_option("--script", script, "drive the viewer from a script file, one action a line (see the README)")
+        ->group(g_ui);
+    app.add_option("--report", report, "with --script: write frame times and change latencies here (JSON)")->group(g_ui);
 
     try {
         app.parse(argc, argv);
@@ -239,7 +242,12 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                          "configured); use --headless\n";
             return kExitUsage;
         }
-        ViewerLaunch launch{inputs, s, classroom, presentation, classroom_step, classroom_walk, frames, screenshot};
+        if (!report.empty() && script.empty()) {
+            std::cerr << "specview: --report needs --script\n";
+            return kExitUsage;
+        }
+        ViewerLaunch launch{inputs, s, classroom, presentation, classroom_step, classroom_walk, frames, screenshot,
+                            script, report};
         return viewer(launch);
     }
 

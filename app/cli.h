@@ -29,6 +29,8 @@ struct ViewerLaunch {
     bool classroom_walk = false;      // advance one classroom step per frame (tests, demos)
     int frames = 0;                   // > 0: render this many frames, then exit (tests, screenshots)
     std::string screenshot;           // write the window's last frame here (PNG) before exiting
+    std::string script;               // drive the viewer from this file (ui/script.h)
+    std::string report;               // the script's JSON report
 };
 
 using ViewerEntry = std::function<int(const ViewerLaunch&)>;

@@ -3,6 +3,7 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <cstring>
 #include <mutex>
@@ -12,7 +13,7 @@
 namespace specview {
 
 struct CpuFft::Impl {
-    int w = 0, h = 0;
+    int w = 0, h = 0, threads = 0;
     fftwf_plan plan = nullptr;
     float* in = nullptr;
     fftwf_complex* out = nullptr;
@@ -34,14 +35,18 @@ std::mutex& planner_mutex() {  // FFTW's planner is not thread-safe
     static std::mutex m;
     return m;
 }
+std::atomic<int> g_threads{0};  // 0: all cores
+int fft_threads() {
+    const int t = g_threads.load();
+    return t > 0 ? t : int(std::max(1u, std::thread::hardware_concurrency()));
+}
 void init_threads_once() {
     static std::once_flag once;
-    std::call_once(once, [] {
-        fftwf_init_threads();
-        fftwf_plan_with_nthreads(int(std::max(1u, std::thread::hardware_concurrency())));
-    });
+    std::call_once(once, [] { fftwf_init_threads(); });
 }
 }  // namespace
+
+void set_cpu_fft_threads(int threads) { g_threads.store(std::max(0, threads)); }
 
 CpuFft::CpuFft() : impl_(new Impl) {}
 CpuFft::~CpuFft() {
@@ -52,9 +57,11 @@ CpuFft::~CpuFft() {
 void CpuFft::forward(const Plane& p, std::vector<std::complex<float>>& out) {
     const int w = p.width, h = p.height, hw = w / 2 + 1;
     Impl& m = *impl_;
-    if (m.w != w || m.h != h) {
+    if (m.w != w || m.h != h || m.threads != fft_threads()) {
         std::lock_guard<std::mutex> lock(planner_mutex());
         init_threads_once();
+        m.threads = fft_threads();
+        fftwf_plan_with_nthreads(m.threads);
         m.reset();
         m.in = fftwf_alloc_real(std::size_t(w) * h);
         m.out = fftwf_alloc_complex(std::size_t(hw) * h);

@@ -12,6 +12,9 @@
 
 namespace specview {
 
+// Threads FFTW uses for plans made from now on (the viewer leaves one core to the UI); <= 0: all cores.
+void set_cpu_fft_threads(int threads);
+
 class CpuFft {
 public:
     CpuFft();

@@ -30,7 +30,7 @@ struct PlaneKey {
 }  // namespace
 
 struct Engine::Impl {
-    Image image;
+    std::shared_ptr<const Image> image_ptr = std::make_shared<Image>();
     std::string name;
     std::uint64_t image_version = 0;
     bool has_image = false;
@@ -40,7 +40,7 @@ struct Engine::Impl {
     PreparedPlane prepared;
 
     CpuFft cpu_fft;
-    std::vector<std::complex<float>> cpu_spectrum;
+    std::shared_ptr<std::vector<std::complex<float>>> cpu_spectrum = std::make_shared<std::vector<std::complex<float>>>();
     std::vector<float> cpu_values;
 
     bool probed = false;
@@ -61,7 +61,7 @@ struct Engine::Impl {
         const PlaneKey key{image_version, s.channel, s.window, s.tukey_alpha, s.pad, s.pad_fill};
         if (key == plane_key && plane_version != 0) return 0.0;
         const auto t0 = Clock::now();
-        prepared = prepare_plane(extract_channel(image, s.channel, name), s);
+        prepared = prepare_plane(extract_channel(*image_ptr, s.channel, name), s);
         plane_key = key;
         ++plane_version;
         return std::max(ms_since(t0), 1e-6);
@@ -79,21 +79,43 @@ Engine::Engine() : impl_(new Impl) {}
 Engine::~Engine() = default;
 
 void Engine::set_image(Image img, std::string name) {
-    impl_->image = std::move(img);
+    set_image(std::make_shared<const Image>(std::move(img)), std::move(name));
+}
+void Engine::set_image(std::shared_ptr<const Image> img, std::string name) {
+    impl_->image_ptr = std::move(img);
     impl_->name = std::move(name);
     impl_->has_image = true;
     ++impl_->image_version;
 }
 bool Engine::has_image() const { return impl_->has_image; }
-const Image& Engine::image() const { return impl_->image; }
+const Image& Engine::image() const { return *impl_->image_ptr; }
 const std::string& Engine::image_name() const { return impl_->name; }
 const gpu::DeviceInfo& Engine::device_info() { return impl_->device(); }
 
-void Engine::output_size(const Settings& s, int* w, int* h) const {
+void picture_size(const Settings& s, int image_w, int image_h, int* w, int* h) {
     using K = gpu::StopPoint::Kind;
-    transform_size(s.pad, impl_->image.width, impl_->image.height, w, h);
+    transform_size(s.pad, image_w, image_h, w, h);
     const bool transposed = s.stop.kind == K::Transpose1 || s.stop.kind == K::RowPass2;
     if (transposed && (s.backend == Backend::Custom || s.backend == Backend::Cpu)) std::swap(*w, *h);
+}
+
+void Engine::output_size(const Settings& s, int* w, int* h) const {
+    picture_size(s, impl_->image_ptr->width, impl_->image_ptr->height, w, h);
+}
+
+std::complex<double> Engine::read_value(const Settings& s, int x, int y) {
+    Impl& m = *impl_;
+    if (s.backend == Backend::Cpu) {
+        const auto& d = *m.cpu_spectrum;
+        int w = 0, h = 0;
+        output_size(s, &w, &h);
+        if (x < 0 || y < 0 || x >= w || y >= h || d.size() != std::size_t(w) * h)
+            throw gpu::ConfigError("no value at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
+        return d[std::size_t(y) * w + x];
+    }
+    if (s.backend == Backend::Custom && s.stop.kind != gpu::StopPoint::Kind::Done)
+        return m.gpu_engine().stopped_element(x, y);
+    return m.gpu_engine().plane_dft_bin(x, y);
 }
 
 const PreparedPlane& Engine::prepared(const Settings& s) {
@@ -105,7 +127,7 @@ std::vector<gpu::KernelResources> Engine::custom_resources(const Settings& s) {
     Impl& m = *impl_;
     if (!m.has_image || !m.device().available) return {};
     int w = 0, h = 0;
-    transform_size(s.pad, m.image.width, m.image.height, &w, &h);
+    transform_size(s.pad, m.image_ptr->width, m.image_ptr->height, &w, &h);
     try {
         return m.gpu_engine().resources(w, h, s.custom);
     } catch (const std::exception&) {
@@ -117,8 +139,8 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     Impl& m = *impl_;
     if (!m.has_image) throw InputError("(none)", "no image loaded");
     Frame f;
-    f.image_width = m.image.width;
-    f.image_height = m.image.height;
+    f.image_width = m.image_ptr->width;
+    f.image_height = m.image_ptr->height;
 
     const double prepare_ms = m.prepare(s);
     const PreparedPlane& pp = m.prepared;
@@ -136,9 +158,11 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
         f.height = h;
         auto t0 = Clock::now();
         const bool staged = s.stop.kind != gpu::StopPoint::Kind::Done;
+        // The previous run's data may still be shown (Frame::host_data): write into a fresh buffer then.
+        if (m.cpu_spectrum.use_count() > 1) m.cpu_spectrum = std::make_shared<std::vector<std::complex<float>>>();
         if (staged) {
             StagedResult r = run_staged_2d(pp.plane, s.stop);
-            m.cpu_spectrum = std::move(r.data);
+            *m.cpu_spectrum = std::move(r.data);
             f.width = r.cols;
             f.height = r.rows;
             f.timings.push_back({"staged radix-2 model", ms_since(t0), 0.0});
@@ -147,12 +171,12 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
             f.row_plans = {gpu::plan_row_fft_shape(w, h, s.custom.rows, 1024, 227 * 1024, "an H100"),
                            gpu::plan_row_fft_shape(h, w, s.custom.rows, 1024, 227 * 1024, "an H100")};
         } else {
-            m.cpu_fft.forward(pp.plane, m.cpu_spectrum);
+            m.cpu_fft.forward(pp.plane, *m.cpu_spectrum);
             f.timings.push_back({"FFTW r2c 2D + Hermitian fill", ms_since(t0), double(w) * h * 12.0});
             f.backend = "CPU (FFTW)";
         }
         t0 = Clock::now();
-        compute_view_values(m.cpu_spectrum.data(), f.width, f.height, s.view, m.cpu_values);
+        compute_view_values(m.cpu_spectrum->data(), f.width, f.height, s.view, m.cpu_values);
         f.timings.push_back({"view (shift + value)", ms_since(t0), double(w) * h * 12.0});
         t0 = Clock::now();
         compute_range(m.cpu_values, s.view, &f.range_lo, &f.range_hi);
@@ -160,7 +184,8 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
         t0 = Clock::now();
         colorize(m.cpu_values, f.range_lo, f.range_hi, s.view.colormap, f.rgba);
         f.timings.push_back({"colormap -> RGBA8", ms_since(t0), double(w) * h * 8.0});
-        if (o.want_spectrum) f.spectrum = m.cpu_spectrum;
+        if (o.want_spectrum) f.spectrum = *m.cpu_spectrum;
+        f.host_data = m.cpu_spectrum;
         for (std::size_t i = prepare_ms > 0 ? 1 : 0; i < f.timings.size(); ++i) f.total_ms += f.timings[i].ms;
         return f;
     }
@@ -180,12 +205,16 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     req.want_spectrum = o.want_spectrum;
     req.want_rgba = o.want_rgba;
     req.surface = o.surface;
+    req.picture_slot = o.picture_slot;
     gpu::GpuResult r = m.gpu_engine().run(req);
     f.width = r.width;
     f.height = r.height;
     f.spectrum = std::move(r.spectrum);
     f.rgba = std::move(r.rgba);
     f.rgba_on_surface = o.surface != 0;
+    f.device_rgba = r.device_rgba;
+    f.picture_slot = o.picture_slot;
+    if (o.picture_slot >= 0) f.slot_consumed_event = m.gpu->slot_consumed_event(o.picture_slot);
     f.range_lo = r.range_lo;
     f.range_hi = r.range_hi;
     f.timings.insert(f.timings.end(), r.timings.begin(), r.timings.end());

@@ -19,7 +19,12 @@ struct RunOptions {
     bool want_spectrum = false;  // keep the complex spectrum (unshifted) in the frame
     bool want_rgba = true;       // the picture in host memory
     std::uint64_t surface = 0;   // GPU backends: a cudaSurfaceObject_t to write the picture into
+    // GPU backends: >= 0 leaves the picture on the device in this slot (Frame::device_rgba) for the viewer to
+    // copy into its texture; see gpu::GpuEngine's picture slots.
+    int picture_slot = -1;
 };
+
+using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;
 
 struct Frame {
     int width = 0, height = 0;  // of the picture: the transform size (transposed at some classroom stops)
@@ -28,6 +33,12 @@ struct Frame {
     std::vector<std::complex<float>> spectrum;  // row-major, unshifted
     std::vector<std::uint32_t> rgba;            // row-major, shifted when view.shift
     bool rgba_on_surface = false;
+    const std::uint32_t* device_rgba = nullptr;  // GPU, with RunOptions::picture_slot: the picture on the device
+    int picture_slot = -1;
+    std::uint64_t slot_consumed_event = 0;       // cudaEvent_t the consumer records after copying the slot
+    // CPU backend: the data the picture shows (the spectrum, or the classroom stop's data), unshifted,
+    // width x height; shared, never copied. GPU backends keep theirs on the device (Engine::read_value).
+    SharedSpectrum host_data;
     float range_lo = 0, range_hi = 0;
     std::vector<gpu::KernelTiming> timings;
     double total_ms = 0;                        // transform + view stages (not uploads/downloads)
@@ -38,6 +49,10 @@ struct Frame {
     std::vector<gpu::RowFftPlan> row_plans;
 };
 
+// The picture's size for an image of image_w x image_h under these settings (transposed at classroom stops
+// between the transposes).
+void picture_size(const Settings& s, int image_w, int image_h, int* width, int* height);
+
 class Engine {
 public:
     Engine();
@@ -46,12 +61,18 @@ public:
     Engine& operator=(const Engine&) = delete;
 
     void set_image(Image img, std::string name);
+    void set_image(std::shared_ptr<const Image> img, std::string name);
     bool has_image() const;
     const Image& image() const;
     const std::string& image_name() const;
 
     // Throws InputError (e.g. --channel a without alpha), gpu::GpuUnavailable, gpu::ConfigError, gpu::GpuError.
     Frame run(const Settings& s, const RunOptions& o = {});
+
+    // The complex value behind picture element (x, y) of the last run with these settings, in unshifted data
+    // coordinates: the spectrum bin (a direct DFT of the plane on the device for the GPU backends, so nothing
+    // is downloaded but 16 bytes), or the classroom stop's data element.
+    std::complex<double> read_value(const Settings& s, int x, int y);
 
     // The size of the picture run() would produce (transposed at classroom stops between the transposes).
     void output_size(const Settings& s, int* width, int* height) const;

@@ -40,6 +40,14 @@ const std::vector<std::string>& range_names();
 const std::vector<std::string>& colormap_names();
 const std::vector<std::string>& cufft_mode_names();
 
+// Sets an option named as on the command line without the dashes ("threads-per-block", "window",
+// "percentiles", "no-shift", ...) from its value words. Returns "" when done, else what is wrong (the
+// settings are then unchanged).
+std::string set_option(Settings& s, const std::string& option, const std::vector<std::string>& values);
+// The values a slider or list walks for an option with a fixed set of values (threads-per-block, block-height,
+// local-length, tile and the named choices); empty for a continuous one (tukey-alpha, top-span, ...).
+std::vector<std::string> option_steps(const std::string& option);
+
 template <class E>
 const std::string& name_of(E e);
 template <class E>

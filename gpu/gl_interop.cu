@@ -21,7 +21,47 @@ bool gl_interop_available(std::string* why) {
     return true;
 }
 
-GlInteropTexture::~GlInteropTexture() { reset(); }
+GlInteropTexture::~GlInteropTexture() {
+    reset();
+    if (done_) cudaEventDestroy(static_cast<cudaEvent_t>(done_));
+    if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+void GlInteropTexture::copy_from(const std::uint32_t* src, int width, int height, std::uint64_t consumed_event) {
+    if (!resource_) throw GpuError("GlInteropTexture::copy_from: no texture registered");
+    if (width != width_ || height != height_)
+        throw GpuError("GlInteropTexture::copy_from: picture " + std::to_string(width) + "x" + std::to_string(height) +
+                       " for a texture of " + std::to_string(width_) + "x" + std::to_string(height_));
+    if (!stream_) {
+        cudaStream_t s = nullptr;
+        CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        stream_ = s;
+        cudaEvent_t e = nullptr;
+        CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        done_ = e;
+    }
+    auto s = static_cast<cudaStream_t>(stream_);
+    auto r = static_cast<cudaGraphicsResource_t>(resource_);
+    CUDA_CHECK(cudaGraphicsMapResources(1, &r, s));
+    cudaArray_t array = nullptr;
+    const cudaError_t e1 = cudaGraphicsSubResourceGetMappedArray(&array, r, 0, 0);
+    const cudaError_t e2 = e1 == cudaSuccess ? cudaMemcpy2DToArrayAsync(array, 0, 0, src, std::size_t(width) * 4,
+                                                                         std::size_t(width) * 4, height,
+                                                                         cudaMemcpyDeviceToDevice, s)
+                                             : e1;
+    if (e2 == cudaSuccess && consumed_event) CUDA_CHECK(cudaEventRecord(reinterpret_cast<cudaEvent_t>(consumed_event), s));
+    CUDA_CHECK(cudaGraphicsUnmapResources(1, &r, s));
+    CUDA_CHECK(e2);
+    CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(done_), s));
+}
+
+bool GlInteropTexture::copy_done() const {
+    if (!done_) return true;
+    const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(done_));
+    if (e == cudaErrorNotReady) return false;
+    CUDA_CHECK(e);
+    return true;
+}
 
 void GlInteropTexture::reset() noexcept {
     if (resource_) cudaGraphicsUnregisterResource(static_cast<cudaGraphicsResource_t>(resource_));

@@ -44,7 +44,16 @@ public:
     };
     Mapping map();
 
+    // Copies a width x height RGBA8 picture from device memory into the texture, asynchronously on the
+    // texture's own stream (map, device-to-device copy, unmap: the host never waits). Records
+    // `consumed_event` (a cudaEvent_t, or 0) after the copy, so the producer may reuse its buffer once it is
+    // done. copy_done() says whether the last copy has completed on the device.
+    void copy_from(const std::uint32_t* device_rgba, int width, int height, std::uint64_t consumed_event);
+    bool copy_done() const;
+
 private:
+    void* stream_ = nullptr;  // cudaStream_t, created on first copy
+    void* done_ = nullptr;    // cudaEvent_t after the last copy
     void* resource_ = nullptr;  // cudaGraphicsResource_t
     unsigned int texture_ = 0;
     int width_ = 0, height_ = 0;

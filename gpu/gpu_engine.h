@@ -29,6 +29,9 @@ struct GpuRequest {
     bool want_spectrum = false;  // download the complex data (unshifted)
     bool want_rgba = true;       // download the RGBA picture
     std::uint64_t surface = 0;   // cudaSurfaceObject_t to write the picture into (0: none)
+    // >= 0: the picture stays on the device in this picture slot (see GpuEngine::slot_data); the stream first
+    // waits until the slot's previous picture has been copied out (slot_consumed_event).
+    int picture_slot = -1;
 };
 
 struct GpuResult {
@@ -42,6 +45,7 @@ struct GpuResult {
     std::vector<KernelResources> resources;  // custom path: the kernels at this configuration
     std::vector<RowFftPlan> row_plans;       // custom path: the two row passes' launch shapes
     bool range_reused = false;               // custom-fast: the range of an identical earlier run was reused
+    const std::uint32_t* device_rgba = nullptr;  // the picture in its slot, when the request named one
 };
 
 class GpuEngine {
@@ -54,6 +58,18 @@ public:
 
     const DeviceInfo& info() const;
     GpuResult run(const GpuRequest& req);
+    // Picture slots: device buffers that hold finished pictures until a consumer (the viewer's texture copy)
+    // has taken them. The consumer records slot_consumed_event(i) (a cudaEvent_t) on its stream after its copy;
+    // the next run into slot i waits for that event on the device, never on the host.
+    static constexpr int kPictureSlots = 3;
+    std::uint64_t slot_consumed_event(int slot) const;
+
+    // The 2D DFT of the plane of the last run at unshifted bin (kx, ky), 0 <= kx < width, 0 <= ky < height,
+    // summed directly on the device in double precision (one pass over the plane: no spectrum is kept).
+    std::complex<double> plane_dft_bin(int kx, int ky);
+    // Element (x, y) of the data the last custom-path run stopped at (classroom stops), x < its width.
+    std::complex<float> stopped_element(int x, int y);
+
     // Resources of the custom pipeline's kernels for a size and configuration, without running it.
     std::vector<KernelResources> resources(int width, int height, const CustomConfig& cfg);
 

@@ -8,14 +8,18 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "app/image.h"
+#include "gpu/device_info.h"
 #include "gpu/errors.h"
 #include "ui/colorbar.h"
 #include "ui/image_view.h"
 #include "ui/screenshot.h"
+#include "ui/script.h"
 #include "ui/viewer_state.h"
 #include "ui/window.h"
 
@@ -65,98 +69,161 @@ void save_recent(const ViewerState& st) {
     for (const auto& r : st.recent) out << r << "\n";  // best effort: a read-only home just loses the list
 }
 
-// The image as the viewer shows it: gray replicated, HDR tone-mapped (v / (1 + v)), alpha kept.
-std::vector<std::uint32_t> display_rgba(const Image& img) {
-    std::vector<std::uint32_t> out(std::size_t(img.width) * img.height);
-    auto q = [&](float v) {
-        if (img.bit_depth == 32) v = v / (1.0f + v);
-        return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
-    };
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        const float* p = &img.pixels[i * img.channels];
-        std::uint32_t r, g, b, a = 255;
-        if (img.channels >= 3) {
-            r = q(p[0]);
-            g = q(p[1]);
-            b = q(p[2]);
-            if (img.channels == 4) a = q(p[3]);
-        } else {
-            r = g = b = q(p[0]);
-            if (img.channels == 2) a = q(p[1]);
-        }
-        out[i] = r | (g << 8) | (b << 16) | (a << 24);
-    }
-    return out;
-}
-
 }  // namespace
 
-bool open_image(ViewerState& st, const std::string& path) {
-    try {
-        Image img = load_image(path);
-        const std::vector<std::uint32_t> rgba = display_rgba(img);
-        st.engine.set_image(std::move(img), path);
-        const Image& im = st.engine.image();
-        st.image_tex.ensure(im.width, im.height);
-        st.image_tex.upload(rgba.data());
-        st.image_path = path;
-        st.image_view = ViewTransform{};
-        st.spectrum_view = ViewTransform{};
-        st.comparison = Comparison{};
-        st.sweep = Sweep{};
-        st.history.clear();
-        st.dirty = true;
-        std::error_code ec;
-        const std::string abs = fs::absolute(path, ec).string();
-        st.recent.erase(std::remove(st.recent.begin(), st.recent.end(), abs), st.recent.end());
-        st.recent.push_front(abs);
-        while (st.recent.size() > 10) st.recent.pop_back();
-        save_recent(st);
-        st.path_input = path;
-        show_info(st, "opened " + path);
-        return true;
-    } catch (const std::exception& e) {
-        show_error(st, std::string("cannot open ") + e.what() + (st.engine.has_image() ? " (the previous image stays)" : ""));
-        return false;
-    }
+double viewer_clock() {
+    static const auto t0 = std::chrono::steady_clock::now();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool has_image(const ViewerState& st) { return st.image != nullptr; }
+
+void picture_dims(const ViewerState& st, const Settings& s, int* w, int* h) {
+    *w = *h = 0;
+    if (st.image) picture_size(s, st.image->width, st.image->height, w, h);
+}
+
+bool picture_current(const ViewerState& st) {
+    if (!st.worker->idle() || st.dirty) return false;
+    if (!has_image(st)) return true;
+    // The last run posted has arrived (shown, or failed with a message) and its copy has completed.
+    const auto it = st.change_index.find(st.change);
+    const bool arrived = st.frame_change == st.change ||
+                         (it != st.change_index.end() && st.changes[it->second].ready_ms >= 0);
+    return arrived && !st.copy_pending;
+}
+
+void open_image(ViewerState& st, const std::string& path) {
+    st.worker->open(path);
+    show_info(st, "opening " + path + " ...");
 }
 
 void run_pipeline(ViewerState& st) {
     st.dirty = false;
-    if (!st.engine.has_image()) return;
+    if (!has_image(st)) return;
+    ++st.change;
+    st.worker->run(st.settings, st.change, st.interop_ok && gpu_backend(st.settings));
+    st.change_index[st.change] = st.changes.size();
+    st.changes.push_back({st.script_line, st.script_action, viewer_clock(), -1.0, false});
+}
+
+namespace {
+
+void mark_ready(ViewerState& st, std::uint64_t change) {
+    const double now = viewer_clock();
+    for (auto it = st.change_index.begin(); it != st.change_index.end();) {
+        if (it->first > change) break;
+        ChangeRecord& c = st.changes[it->second];
+        if (it->first == change) c.ready_ms = (now - c.t_posted) * 1e3;
+        else if (c.ready_ms < 0) c.superseded = true;  // a later change's picture came first: it never will
+        it = st.change_index.erase(it);
+    }
+}
+
+void take_decoded(ViewerState& st, DecodedImage& d) {
+    st.image = d.image;
+    st.image_id = d.image_id;
+    st.image_tex.ensure(d.image->width, d.image->height);
+    st.image_tex.upload(d.display_rgba.data());
+    st.image_path = d.path;
+    st.image_view = ViewTransform{};
+    st.spectrum_view = ViewTransform{};
+    st.comparison.reset();
+    st.sweep.reset();
+    st.sweep_running = false;
+    st.history.clear();
+    st.resources_key.clear();
+    st.plane_row_key = 0;
+    st.dirty = true;
+    std::error_code ec;
+    const std::string abs = fs::absolute(d.path, ec).string();
+    st.recent.erase(std::remove(st.recent.begin(), st.recent.end(), abs), st.recent.end());
+    st.recent.push_front(abs);
+    while (st.recent.size() > 10) st.recent.pop_back();
+    save_recent(st);
+    st.path_input = d.path;
+    char ms[64];
+    std::snprintf(ms, sizeof ms, " (read and decoded in %.0f ms)", d.decode_ms);
+    show_info(st, "opened " + d.path + ms);
+}
+
+void take_frame(ViewerState& st, RunResult& r) {
+    Frame& f = r.frame;
+    const int slot = f.picture_slot;
     try {
-        RunOptions o;
-        o.want_spectrum = true;  // the cursor readout shows the complex value under the cursor
-        Frame f;
-        int w = 0, h = 0;
-        st.engine.output_size(st.settings, &w, &h);
-        const bool resized = st.spectrum_tex.ensure(w, h);
+        if (r.image_id != st.image_id) {  // computed for an image since replaced
+            if (slot >= 0) st.worker->release_slot(slot);
+            return;
+        }
+        if (!r.ok) {
+            show_error(st, r.error + (st.have_frame ? " (the previous picture stays)" : ""));
+            mark_ready(st, r.change);
+            return;
+        }
+        const bool resized = st.spectrum_tex.ensure(f.width, f.height);
 #ifdef SPECVIEW_HAS_GL_INTEROP
-        if (gpu_backend(st.settings) && st.interop_ok) {
-            // The post kernel writes the texture itself; registered again only when its size changed.
-            if (resized || !st.interop.registered()) st.interop.register_texture(st.spectrum_tex.id(), w, h);
-            auto mapping = st.interop.map();
-            o.want_rgba = false;
-            o.surface = mapping.surface();
-            f = st.engine.run(st.settings, o);
+        if (f.device_rgba) {
+            // Device to device into the texture; the worker may write the slot again once the copy is done.
+            if (resized || !st.interop.registered()) st.interop.register_texture(st.spectrum_tex.id(), f.width, f.height);
+            st.interop.copy_from(f.device_rgba, f.width, f.height, f.slot_consumed_event);
+            st.worker->release_slot(slot);
+            st.copy_pending = true;
+            st.copy_change = r.change;
         } else
 #endif
         {
             (void)resized;
-            f = st.engine.run(st.settings, o);
+            if (f.rgba.size() != std::size_t(f.width) * f.height)
+                throw std::runtime_error("internal: a picture of " + std::to_string(f.rgba.size()) + " texels for " +
+                                         std::to_string(f.width) + "x" + std::to_string(f.height));
             st.spectrum_tex.upload(f.rgba.data());
+            f.rgba.clear();
+            f.rgba.shrink_to_fit();
+            mark_ready(st, r.change);
         }
-        if (f.width != w || f.height != h)
-            throw std::runtime_error("internal: picture is " + std::to_string(f.width) + "x" + std::to_string(f.height) +
-                                     ", expected " + std::to_string(w) + "x" + std::to_string(h));
         st.frame = std::move(f);
+        st.frame_settings = r.settings;
+        st.frame_change = r.change;
         st.have_frame = true;
+        st.value_asked = false;
         st.history.push_back(float(st.frame.total_ms));
         if (st.history.size() > 240) st.history.erase(st.history.begin());
         if (st.message_is_error) st.message.clear();
     } catch (const std::exception& e) {
+        if (slot >= 0) st.worker->release_slot(slot);
         show_error(st, e.what());
+        mark_ready(st, r.change);
     }
+}
+
+}  // namespace
+
+void poll_copy(ViewerState& st) {
+#ifdef SPECVIEW_HAS_GL_INTEROP
+    if (st.copy_pending && st.interop.copy_done()) {
+        st.copy_pending = false;
+        mark_ready(st, st.copy_change);
+    }
+#endif
+}
+
+void apply_worker_updates(ViewerState& st) {
+    poll_copy(st);
+    WorkerUpdates u = st.worker->poll();
+    for (const auto& [error, text] : u.messages) error ? show_error(st, text) : show_info(st, text);
+    if (u.decoded) take_decoded(st, *u.decoded);
+    if (u.run) take_frame(st, *u.run);
+    if (u.value) {
+        st.value = *u.value;
+        st.value_asked = false;
+    }
+    if (u.sweep) {
+        st.sweep = *u.sweep;
+        st.sweep_running = !u.sweep->finished;
+    }
+    if (u.comparison) st.comparison = *u.comparison;
+    if (u.plane_row) st.plane_row = *u.plane_row;
+    if (u.resources) st.resources_cache = *u.resources;
 }
 
 namespace {
@@ -173,8 +240,8 @@ void record(ViewerState& st, const std::string& what, ImVec2 a, ImVec2 b) {
 int signed_bin(int k, int n) { return k < (n + 1) / 2 ? k : k - n; }
 
 void draw_readout(ViewerState& st) {
-    const Image& img = st.engine.image();
-    if (st.image_hover.active && st.engine.has_image()) {
+    if (st.image_hover.active && st.image) {
+        const Image& img = *st.image;
         const int x = st.image_hover.x, y = st.image_hover.y;
         ImGui::Text("image (%d, %d):", x, y);
         for (int c = 0; c < img.channels; ++c) {
@@ -185,28 +252,60 @@ void draw_readout(ViewerState& st) {
         ImGui::TextDisabled("image: hover for pixel values");
     }
     const Frame& f = st.frame;
-    if (!(st.spectrum_hover.active && st.have_frame)) {
+    const bool hovering = st.script_hover || st.spectrum_hover.active;
+    if (!(hovering && st.have_frame)) {
         ImGui::TextDisabled("spectrum: hover for frequency, magnitude and phase");
         return;
     }
-    const int x = st.spectrum_hover.x, y = st.spectrum_hover.y, W = f.width, H = f.height;
-    const bool shifted = st.settings.view.shift;
+    const int x = st.script_hover ? st.script_hover_x : st.spectrum_hover.x;
+    const int y = st.script_hover ? st.script_hover_y : st.spectrum_hover.y;
+    const int W = f.width, H = f.height;
+    if (x < 0 || y < 0 || x >= W || y >= H) return;
+    const Settings& fs_ = st.frame_settings;  // what the picture shown was computed with
+    const bool shifted = fs_.view.shift;
     const int ux = shifted ? shift_source(x, W) : x, uy = shifted ? shift_source(y, H) : y;
-    const std::size_t i = std::size_t(uy) * W + ux;
-    if (i >= f.spectrum.size()) return;
-    const std::complex<float> F = f.spectrum[i];
+    std::complex<double> F;
+    bool known = false;
+    if (f.host_data) {
+        const std::size_t i = std::size_t(uy) * W + ux;
+        if (i < f.host_data->size()) {
+            F = (*f.host_data)[i];
+            known = true;
+        }
+    } else if (st.value.ok && st.value.frame_change == st.frame_change && st.value.x == ux && st.value.y == uy) {
+        F = st.value.value;
+        known = true;
+    } else if (!st.value_asked || st.value_change != st.frame_change || st.value_x != ux || st.value_y != uy) {
+        // The GPU keeps the data on the device: ask for this one value (a direct DFT of the plane's bin).
+        st.worker->read_value(fs_, st.frame_change, ux, uy);
+        st.value_asked = true;
+        st.value_change = st.frame_change;
+        st.value_x = ux;
+        st.value_y = uy;
+    }
     const double mag = std::abs(F), ph = std::arg(F) * 180.0 / M_PI;
-    if (st.settings.stop.kind != gpu::StopPoint::Kind::Done) {
-        ImGui::Text("data at row %d, element %d: %.4g %+.4gi   |.| %.4g   phase %.1f deg", uy, ux, F.real(), F.imag(),
-                    mag, ph);
+    if (fs_.stop.kind != gpu::StopPoint::Kind::Done) {
+        if (known)
+            ImGui::Text("data at row %d, element %d: %.4g %+.4gi   |.| %.4g   phase %.1f deg", uy, ux, F.real(), F.imag(),
+                        mag, ph);
+        else
+            ImGui::TextDisabled("data at row %d, element %d: reading ...", uy, ux);
         return;
     }
     const int kx = signed_bin(ux, W), ky = signed_bin(uy, H);
     const double u = double(kx) / W, v = double(ky) / H;
     ImGui::Text("spectrum bin (%d, %d): u = %+.4f, v = %+.4f cycles/pixel (%+d, %+d cycles per %dx%d)", kx, ky, u, v, kx,
                 ky, W, H);
-    ImGui::Text("radius %.4f cycles/pixel, angle %.1f deg   |F| %.5g (%.1f dB)   phase %.1f deg", std::hypot(u, v),
-                std::atan2(v, u) * 180.0 / M_PI, mag, 20.0 * std::log10(std::max(mag, 1e-30)), ph);
+    if (known) {
+        ImGui::Text("radius %.4f cycles/pixel, angle %.1f deg   |F| %.5g (%.1f dB)   phase %.1f deg", std::hypot(u, v),
+                    std::atan2(v, u) * 180.0 / M_PI, mag, 20.0 * std::log10(std::max(mag, 1e-30)), ph);
+        char line[160];
+        std::snprintf(line, sizeof line, "readout %d %d %.6g %.6g", kx, ky, F.real(), F.imag());
+        st.layout.push_back(line);
+    } else {
+        ImGui::TextDisabled("radius %.4f cycles/pixel, angle %.1f deg   |F| reading ...", std::hypot(u, v),
+                            std::atan2(v, u) * 180.0 / M_PI);
+    }
 }
 
 void draw_views(ViewerState& st, ImVec2 avail) {
@@ -239,7 +338,7 @@ void draw_views(ViewerState& st, ImVec2 avail) {
 
     ImGui::BeginGroup();
     const char* spectrum_title = st.classroom.enabled ? "Data at this step" : "Spectrum";
-    view_header(st.engine.has_image() ? fs::path(st.image_path).filename().string().c_str() : "Image", st.image_view,
+    view_header(has_image(st) ? fs::path(st.image_path).filename().string().c_str() : "Image", st.image_view,
                 st.image_tex, "imgv");
     const DrawnImage a = draw_image_view("##image", st.image_tex, st.image_view, each, st.image_hover);
     record(st, "image_image", a.p0, a.p1);
@@ -260,6 +359,29 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     if (st.classroom.enabled) draw_classroom_overlay(st, ImVec2(avail.x, overlay_h));
 }
 
+// What the worker is doing: a spinner and the settings it is for, so a slow run is visible, not a freeze.
+void draw_status_line(ViewerState& st) {
+    const WorkerStatus ws = st.worker->status();
+    if (!ws.decoding && !ws.running && !st.sweep_running && !ws.jobs) return;
+    static const char* spin = "|/-\\";
+    const char c = spin[int(ImGui::GetTime() * 8) % 4];
+    std::string what;
+    if (ws.decoding) what = "decoding " + fs::path(ws.decoding_path).filename().string();
+    else if (ws.running) {
+        const Settings& s = ws.running_settings;
+        what = "running " + name_of(s.backend) + " (window " + name_of(s.window) +
+               (s.window == specview::Window::Tukey ? " " + std::to_string(s.tukey_alpha).substr(0, 4) : "") + ", pad " +
+               name_of(s.pad) + ", " + name_of(s.view.view) + ", " + name_of(s.view.colormap) +
+               (s.backend == Backend::Custom ? ", " + std::to_string(s.custom.rows.threads_per_block) + " threads, H " +
+                                                   std::to_string(s.custom.rows.block_height)
+                                             : std::string()) +
+               ")";
+    } else if (st.sweep_running) what = "sweeping threads x H";
+    else what = "working";
+    ImGui::TextDisabled("%c %s ...", c, what.c_str());
+    st.layout.push_back("busy " + what);
+}
+
 struct DropQueue {
     std::vector<std::string> paths;
 };
@@ -272,6 +394,16 @@ void on_drop(GLFWwindow* w, int count, const char** paths) {
 }  // namespace
 
 int run_viewer(const ViewerLaunch& launch) {
+    // A script is read and checked whole before any window opens: a bad line is exit 2, naming it.
+    std::optional<ScriptRunner> script;
+    if (!launch.script.empty()) {
+        try {
+            script.emplace(parse_script(launch.script));
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "specview: %s\n", e.what());
+            return kExitUsage;
+        }
+    }
     std::unique_ptr<Window> win;
     try {
         win = std::make_unique<Window>(1500, 920, "specview");
@@ -293,9 +425,9 @@ int run_viewer(const ViewerLaunch& launch) {
         std::sort(st.samples.begin(), st.samples.end());
     }
 
-    const gpu::DeviceInfo& dev = st.engine.device_info();
-    st.gpu_ok = dev.available;
-    st.gpu_why = dev.why_unavailable;
+    st.device = gpu::probe_device(0);
+    st.gpu_ok = st.device.available;
+    st.gpu_why = st.device.why_unavailable;
 #ifdef SPECVIEW_HAS_GL_INTEROP
     if (st.gpu_ok) st.interop_ok = gpu::gl_interop_available(&st.interop_why);
     else st.interop_why = "no CUDA device";
@@ -306,7 +438,18 @@ int run_viewer(const ViewerLaunch& launch) {
 #else
     st.interop_why = "built without CUDA-OpenGL interop (no GL headers at configure time)";
 #endif
+    // The CPU backend's FFTW threads leave one core to this thread, which draws the frames.
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    st.worker = std::make_unique<Worker>(std::max(1, cores - 1));
 
+    if (!st.gpu_ok && gpu_backend(st.settings)) {
+        show_error(st, "the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.gpu_why + "); using the CPU");
+        st.settings.backend = Backend::Cpu;
+    }
+    // Errors until the first picture is current (a file that cannot be opened, a missing GPU) are the startup
+    // messages the screenshot's layout names.
+    std::string startup_errors = st.message_is_error ? st.message : "";
+    bool started = false;
     if (!launch.images.empty()) {
         open_image(st, launch.images.front());
     } else {
@@ -314,28 +457,33 @@ int run_viewer(const ViewerLaunch& launch) {
         if (std::find(st.samples.begin(), st.samples.end(), preferred) != st.samples.end()) open_image(st, preferred);
         else if (!st.samples.empty()) open_image(st, st.samples.front());
     }
-    if (!st.gpu_ok && gpu_backend(st.settings)) {
-        const std::string earlier = st.message_is_error ? "; " + st.message : "";
-        show_error(st, "the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.gpu_why + "); using the CPU" +
-                           earlier);
-        st.settings.backend = Backend::Cpu;
-    }
-    const std::string startup_message = st.message;
-    const bool startup_error = st.message_is_error;
 
     DropQueue drops;
     glfwSetWindowUserPointer(win->handle(), &drops);
     glfwSetDropCallback(win->handle(), on_drop);
 
+    using Clock = std::chrono::steady_clock;
+    std::vector<double> frame_ms;
     int frames = 0;
     int rc = kExitOk;
+    bool script_running = script.has_value();
+    const auto wait_started = Clock::now();
     while (!win->should_close()) {
+        const auto t_frame = Clock::now();
         win->begin_frame();
         win->apply_style(st.presentation ? 1.6f : 1.0f, st.presentation);
         st.layout.clear();
+        const std::string before = st.message;
+        apply_worker_updates(st);
         for (const auto& p : drops.paths) open_image(st, p);
         drops.paths.clear();
+        if (script_running) script_running = script->before_frame(st);
         update_classroom(st);
+        if (!started) {
+            if (st.message_is_error && st.message != before && startup_errors.find(st.message) == std::string::npos)
+                startup_errors += (startup_errors.empty() ? "" : "; ") + st.message;
+            started = picture_current(st) && !st.worker->status().decoding;
+        }
 
         const ImGuiViewport* vp = ImGui::GetMainViewport();
         ImGui::SetNextWindowPos(vp->WorkPos);
@@ -354,7 +502,8 @@ int run_viewer(const ViewerLaunch& launch) {
         ImGui::EndChild();
         ImGui::SameLine();
         ImGui::BeginChild("main", ImVec2(0, 0), false);
-        if (st.dirty) run_pipeline(st);  // before the views: a changed knob shows in this very frame
+        if (st.dirty) run_pipeline(st);  // posted now; the picture arrives in a later frame
+        draw_status_line(st);
         if (!st.message.empty()) {
             ImGui::PushStyleColor(ImGuiCol_Text, st.message_is_error ? ImVec4(1.0f, 0.35f, 0.3f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
             ImGui::TextWrapped("%s", st.message.c_str());
@@ -363,21 +512,54 @@ int run_viewer(const ViewerLaunch& launch) {
             if (ImGui::SmallButton("x")) st.message.clear();
             st.layout.push_back(std::string(st.message_is_error ? "error " : "info ") + st.message);
         }
-        if (!st.engine.has_image()) ImGui::TextWrapped("No image: drop one on the window, or open one from the File panel.");
+        if (!has_image(st)) ImGui::TextWrapped("No image: drop one on the window, or open one from the File panel.");
         draw_views(st, ImGui::GetContentRegionAvail());
         ImGui::EndChild();
         ImGui::End();
-
-        // One step of a running sweep per frame: the window stays live while it measures.
-        if (st.sweep.running) sweep_step(st);
 
         const ImGuiIO& io = ImGui::GetIO();
         if (st.classroom.enabled && !io.WantTextInput) classroom_keys(st);
 
         win->end_frame();
+        poll_copy(st);  // a copy posted this frame is usually done by now: its change is ready
+        frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t_frame).count());
         ++frames;
-        if (launch.classroom_walk) st.classroom.step++;  // clamped to the last step by update_classroom
-        if (launch.frames > 0 && frames >= launch.frames) {
+        if (script) {
+            const std::string shot = script->take_screenshot();
+            if (!shot.empty()) {
+                int fw = 0, fh = 0;
+                glfwGetFramebufferSize(win->handle(), &fw, &fh);
+                try {
+                    save_framebuffer_png(shot, fw, fh);
+                    save_layout(shot + ".txt", st.layout);
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "specview: screenshot: %s\n", e.what());
+                    rc = kExitOutput;
+                }
+            }
+            if (script->timed_out()) {
+                std::fprintf(stderr, "specview: %s\n", script->timeout_reason().c_str());
+                rc = kExitInternal;
+            }
+            if (!script_running) break;
+        }
+        // --walk: one classroom step per frame, each once its picture is shown.
+        if (launch.classroom_walk && picture_current(st)) st.classroom.step++;  // clamped by update_classroom
+        // --frames N: at least N frames, then until the picture for the settings is on screen (the worker is
+        // asynchronous), and with --walk until the last step.
+        bool walk_done = true;
+        if (launch.classroom_walk) {
+            walk_done = false;
+            for (const auto& l : st.layout)
+                if (l.rfind("classroom-step ", 0) == 0) {
+                    int a = 0, b = 0;
+                    walk_done = std::sscanf(l.c_str(), "classroom-step %d %d", &a, &b) == 2 && a == b;
+                }
+        }
+        const bool waited_long = std::chrono::duration<double>(Clock::now() - wait_started).count() > 120.0;
+        if (!script && launch.frames > 0 && frames >= launch.frames &&
+            ((picture_current(st) && walk_done && started) || waited_long)) {
+            if (waited_long) std::fprintf(stderr, "specview: the picture was not ready after 120 s\n");
             if (!launch.screenshot.empty()) {
                 int fw = 0, fh = 0;
                 glfwGetFramebufferSize(win->handle(), &fw, &fh);
@@ -386,8 +568,7 @@ int run_viewer(const ViewerLaunch& launch) {
                     st.layout.push_back("window " + std::to_string(fw) + " " + std::to_string(fh));
                     st.layout.push_back("backend " + st.frame.backend);
                     st.layout.push_back("frame " + std::to_string(st.frame.width) + " " + std::to_string(st.frame.height));
-                    if (!startup_message.empty())
-                        st.layout.push_back(std::string(startup_error ? "startup-error " : "startup-info ") + startup_message);
+                    if (!startup_errors.empty()) st.layout.push_back("startup-error " + startup_errors);
                     save_layout(launch.screenshot + ".txt", st.layout);
                 } catch (const std::exception& e) {
                     std::fprintf(stderr, "specview: screenshot: %s\n", e.what());
@@ -398,8 +579,17 @@ int run_viewer(const ViewerLaunch& launch) {
         }
         win->swap();
     }
+    if (script && !launch.report.empty()) {
+        try {
+            write_script_report(launch.report, st, frame_ms);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "specview: report: %s\n", e.what());
+            rc = kExitOutput;
+        }
+    }
+    st.worker.reset();  // joins its threads before the textures and the GL context go
 #ifdef SPECVIEW_HAS_GL_INTEROP
-    st.interop.reset();  // before the GL context goes
+    st.interop.reset();
 #endif
     st.image_tex.release();
     st.spectrum_tex.release();

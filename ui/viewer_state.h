@@ -4,12 +4,15 @@
 #include <imgui.h>
 
 #include <deque>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/engine.h"
 #include "app/settings.h"
+#include "app/worker.h"
 #include "ui/gl_texture.h"
 
 #ifdef SPECVIEW_HAS_GL_INTEROP
@@ -31,20 +34,13 @@ struct Hover {
     int x = 0, y = 0;  // texel
 };
 
-struct Comparison {
-    bool valid = false;
-    double custom_ms = 0, cufft_ms = 0, max_rel_diff = 0;
-    int max_level_diff = 0;
-};
-
-// threads per block x block height, timed one configuration per frame so the window stays live.
-struct Sweep {
-    std::vector<int> threads{32, 64, 128, 256, 512, 1024};
-    std::vector<int> heights{1, 2, 4, 8, 16, 32};
-    std::vector<double> ms;  // row-major [height][threads]; < 0 = cannot run
-    std::size_t next = 0;
-    bool running = false;
-    bool done = false;
+// The scripted viewer's record: one entry per change of settings, the frame times (ui/script.h).
+struct ChangeRecord {
+    int line = 0;             // script line (0: a change made by hand)
+    std::string action;
+    double t_posted = 0;      // seconds on the viewer's clock
+    double ready_ms = -1;     // < 0: not (yet) in the texture; superseded ones stay so
+    bool superseded = false;
 };
 
 struct Classroom {
@@ -61,11 +57,35 @@ struct Classroom {
 };
 
 struct ViewerState {
-    Engine engine;
+    // The worker owns the engine; the viewer posts requests and polls results, never waits.
+    std::unique_ptr<Worker> worker;
+    gpu::DeviceInfo device;
     Settings settings;
+    bool dirty = true;  // settings or image changed: post a run this frame
+
+    // The image shown (shared with the engine, read-only), and the picture shown: the frame of the newest
+    // finished run for this image, with the settings it was computed for.
+    std::shared_ptr<const Image> image;
+    std::uint64_t image_id = 0;
     Frame frame;
+    Settings frame_settings;
     bool have_frame = false;
-    bool dirty = true;  // settings or image changed: re-run in this frame
+    std::uint64_t change = 0;        // bumps with every run posted
+    std::uint64_t frame_change = 0;  // the change the shown picture was computed for
+    bool copy_pending = false;       // the picture's copy into the texture may still run on the device
+    std::uint64_t copy_change = 0;
+    // The cursor readout on the GPU backends: the value of one bin, asked of the worker when the cursor moves.
+    ValueResult value;
+    bool value_asked = false;
+    std::uint64_t value_change = 0;
+    int value_x = -1, value_y = -1;
+    std::vector<ChangeRecord> changes;
+    std::map<std::uint64_t, std::size_t> change_index;  // change id -> index into changes
+    int script_line = 0;             // the line the next changes belong to (0: by hand)
+    std::string script_action;
+    // A script's `hover U V`: the spectrum bin the readout shows instead of the mouse's.
+    bool script_hover = false;
+    int script_hover_x = 0, script_hover_y = 0;  // texel
 
     // Image.
     std::string image_path;
@@ -95,14 +115,19 @@ struct ViewerState {
     Hover image_hover, spectrum_hover;
 
     // Device panel: the custom kernels' resources for a configuration the last frame did not run with,
-    // asked for once per (image size, configuration) rather than every frame.
+    // asked of the worker once per (image size, configuration) rather than every frame.
     std::vector<gpu::KernelResources> resources_cache;
     std::string resources_key;
 
     // Timings.
     std::vector<float> history;  // totals of recent runs, ms
-    Comparison comparison;
-    Sweep sweep;
+    std::optional<CompareResult> comparison;
+    std::optional<SweepResult> sweep;
+    bool sweep_running = false;
+
+    // Classroom: the butterfly diagram's row window, asked of the worker when it changes.
+    PlaneRow plane_row;
+    std::uint64_t plane_row_key = 0;
 
     Classroom classroom;
     bool presentation = false;
@@ -113,13 +138,25 @@ struct ViewerState {
     std::vector<std::string> layout;
 };
 
+// Seconds on the viewer's clock (steady).
+double viewer_clock();
+
 void show_error(ViewerState& st, const std::string& text);
 void show_info(ViewerState& st, const std::string& text);
-// Loads the file; on failure the previous image stays and the error is shown.
-bool open_image(ViewerState& st, const std::string& path);
-// Runs the engine for the current settings into the spectrum texture (interop when possible).
+// Asks the worker to decode the file; the previous image stays until it arrives (or on failure, with the error).
+void open_image(ViewerState& st, const std::string& path);
+// Posts a run of the current settings to the worker (latest wins).
 void run_pipeline(ViewerState& st);
+// Takes what the worker finished: a decoded image, a picture (copied into the texture), values, messages.
+void apply_worker_updates(ViewerState& st);
+// Whether the last picture's copy into the texture has completed on the device (marks its change ready).
+void poll_copy(ViewerState& st);
 bool gpu_backend(const Settings& s);
+bool has_image(const ViewerState& st);
+// The picture size a run of these settings gives for the current image.
+void picture_dims(const ViewerState& st, const Settings& s, int* w, int* h);
+// The picture for the latest posted settings is in the texture, and the worker has nothing left to do.
+bool picture_current(const ViewerState& st);
 
 // Panels: each reads and edits the state and marks it dirty when a re-run is needed.
 void draw_file_panel(ViewerState& st);
@@ -130,8 +167,6 @@ void draw_device_panel(ViewerState& st);
 void draw_classroom_panel(ViewerState& st);
 // The classroom caption and butterfly diagram, drawn under the views when classroom mode is on.
 void draw_classroom_overlay(ViewerState& st, ImVec2 size);
-// One configuration of a running sweep (called once a frame).
-void sweep_step(ViewerState& st);
 // Arrow keys step, space plays/pauses (classroom mode).
 void classroom_keys(ViewerState& st);
 // Applies classroom mode's stop point (and play mode) to the settings; call once a frame before running.

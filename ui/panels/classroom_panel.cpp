@@ -46,11 +46,11 @@ std::vector<Step> steps_for(int w, int h, bool bit_reversed) {
 }
 
 std::vector<Step> current_steps(ViewerState& st) {
-    if (!st.engine.has_image()) return {};
+    if (!has_image(st)) return {};
     Settings s = st.settings;
     s.stop = {};
     int w = 0, h = 0;
-    st.engine.output_size(s, &w, &h);
+    picture_dims(st, s, &w, &h);
     return steps_for(w, h, st.classroom.bit_reversed);
 }
 
@@ -123,14 +123,23 @@ void draw_butterfly_diagram(ViewerState& st, const Step& step, ImVec2 size) {
     {
         Settings s = st.settings;
         s.stop = {};
-        const Plane& p = st.engine.prepared(s).plane;
-        c.diagram_row = std::clamp(c.diagram_row, 0, p.height - 1);
-        c.diagram_offset = std::clamp(c.diagram_offset, 0, std::max(0, p.width - n));
-        std::vector<std::complex<double>> x(n);
-        for (int i = 0; i < n; ++i) {
-            const int col = c.diagram_offset + i;
-            x[i] = col < p.width ? p.at(col, c.diagram_row) : 0.0f;
+        int pw = 0, ph = 0;
+        picture_dims(st, s, &pw, &ph);
+        c.diagram_row = std::clamp(c.diagram_row, 0, std::max(0, ph - 1));
+        c.diagram_offset = std::clamp(c.diagram_offset, 0, std::max(0, pw - n));
+        // The row window comes from the worker (it owns the plane); asked again only when it changes.
+        std::uint64_t key = st.image_id;
+        for (std::uint64_t v : {std::uint64_t(s.channel), std::uint64_t(s.window), std::uint64_t(s.tukey_alpha * 1e6f),
+                                std::uint64_t(s.pad), std::uint64_t(s.pad_fill), std::uint64_t(c.diagram_row),
+                                std::uint64_t(c.diagram_offset), std::uint64_t(n)})
+            key = key * 1000003u + v + 1;
+        if (key != st.plane_row_key) {
+            st.plane_row_key = key;
+            st.worker->plane_row(s, key, c.diagram_row, c.diagram_offset, n);
         }
+        std::vector<std::complex<double>> x(n);
+        if (st.plane_row.key == key)
+            for (int i = 0; i < n && i < int(st.plane_row.values.size()); ++i) x[i] = st.plane_row.values[i];
         for (int s2 = 0; s2 <= lg; ++s2) {
             stages[s2] = x;
             staged_row_fft(stages[s2].data(), n, s2, false);
@@ -294,7 +303,7 @@ void update_classroom(ViewerState& st) {
     }
     c.step = std::clamp(c.step, 0, int(steps.size()) - 1);
     const Step& s = steps[c.step];
-    if (pow2(st.engine.image().width) || st.settings.pad != PadMode::None) {
+    if (pow2(st.image->width) || st.settings.pad != PadMode::None) {
         const gpu::StopPoint& cur = st.settings.stop;
         if (cur.kind != s.stop.kind || cur.stage != s.stop.stage || cur.bit_reversed != s.stop.bit_reversed ||
             st.settings.view.shift != s.shift) {
@@ -329,7 +338,7 @@ void draw_classroom_panel(ViewerState& st) {
     }
     const std::vector<Step> steps = current_steps(st);
     if (steps.empty()) return;
-    if (st.settings.pad == PadMode::None && !(pow2(st.engine.image().width) && pow2(st.engine.image().height))) {
+    if (st.settings.pad == PadMode::None && !(pow2(st.image->width) && pow2(st.image->height))) {
         ImGui::TextWrapped("The radix-2 pipeline needs power-of-two sizes: choose pad or crop in Pipeline.");
         return;
     }
@@ -375,7 +384,7 @@ void draw_classroom_overlay(ViewerState& st, ImVec2 size) {
     Settings s = st.settings;
     s.stop = {};
     int w = 0, h = 0;
-    st.engine.output_size(s, &w, &h);
+    picture_dims(st, s, &w, &h);
     ImGui::BeginChild("classroom", size, true);
     ImGui::TextWrapped("%s", caption(step, w, h, st.settings).c_str());
     const ImVec2 rest = ImGui::GetContentRegionAvail();

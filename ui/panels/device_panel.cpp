@@ -8,7 +8,7 @@ namespace specview::ui {
 void draw_device_panel(ViewerState& st) {
     st.layout.push_back("panel Device");
     if (!ImGui::CollapsingHeader("Device")) return;
-    const gpu::DeviceInfo& d = st.engine.device_info();
+    const gpu::DeviceInfo& d = st.device;
     if (!d.available) {
         ImGui::TextWrapped("No GPU: %s. The CPU backend (FFTW) runs everything.", d.why_unavailable.c_str());
         return;
@@ -26,7 +26,8 @@ void draw_device_panel(ViewerState& st) {
                                 std::to_string(c.rows.threads_per_block) + "|" + std::to_string(c.rows.block_height) +
                                 "|" + std::to_string(c.rows.max_local_length) + "|" + std::to_string(c.transpose.tile);
         if (key != st.resources_key) {
-            st.resources_cache = st.engine.custom_resources(st.settings);
+            st.resources_cache.clear();
+            st.worker->resources(st.settings);  // the answer arrives in a later frame
             st.resources_key = key;
         }
     }

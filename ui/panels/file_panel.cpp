@@ -2,44 +2,25 @@
 // saving the spectrum picture and the raw spectrum.
 #include <imgui.h>
 #include <imgui_stdlib.h>
-#include <stb_image_write.h>
 
 #include <filesystem>
 
-#include "app/npy.h"
 #include "ui/viewer_state.h"
 
 namespace specview::ui {
 
 namespace {
+// Both saves are requests: the worker re-runs the shown settings and downloads what it writes.
 void save_png(ViewerState& st) {
     if (!st.have_frame) return show_error(st, "nothing to save yet");
-    try {
-        // Read back from the texture: the same pixels whether CUDA wrote them or the host uploaded them.
-        const std::vector<std::uint32_t> px = st.spectrum_tex.read();
-        std::string bytes;
-        auto append = [](void* ctx, void* data, int size) {
-            static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), std::size_t(size));
-        };
-        if (!stbi_write_png_to_func(append, &bytes, st.spectrum_tex.width(), st.spectrum_tex.height(), 4, px.data(),
-                                    st.spectrum_tex.width() * 4))
-            throw std::runtime_error(st.save_png_path + ": PNG encoding failed");
-        write_file_atomically(st.save_png_path, bytes);
-        show_info(st, "saved the spectrum picture to " + st.save_png_path);
-    } catch (const std::exception& e) {
-        show_error(st, e.what());
-    }
+    st.worker->save_png(st.frame_settings, st.save_png_path);
+    show_info(st, "saving " + st.save_png_path + " ...");
 }
 
 void save_npy(ViewerState& st) {
-    if (!st.have_frame || st.frame.spectrum.empty()) return show_error(st, "no spectrum to save yet");
-    try {
-        write_npy_complex64(st.save_npy_path, st.frame.spectrum.data(), st.frame.height, st.frame.width);
-        show_info(st, "saved the raw spectrum (" + std::to_string(st.frame.height) + "x" + std::to_string(st.frame.width) +
-                          " complex64) to " + st.save_npy_path);
-    } catch (const std::exception& e) {
-        show_error(st, e.what());
-    }
+    if (!st.have_frame) return show_error(st, "no spectrum to save yet");
+    st.worker->save_npy(st.frame_settings, st.save_npy_path);
+    show_info(st, "saving " + st.save_npy_path + " ...");
 }
 }  // namespace
 

@@ -10,67 +10,6 @@
 
 namespace specview::ui {
 
-namespace {
-
-void compare_backends(ViewerState& st) {
-    try {
-        Settings s = st.settings;
-        s.stop = {};
-        RunOptions o;
-        o.want_spectrum = true;
-        s.backend = Backend::Custom;
-        const Frame c = st.engine.run(s, o);
-        s.backend = Backend::Cufft;
-        const Frame f = st.engine.run(s, o);
-        double peak = 0, diff = 0;
-        for (std::size_t i = 0; i < f.spectrum.size() && i < c.spectrum.size(); ++i) {
-            peak = std::max(peak, double(std::abs(f.spectrum[i])));
-            diff = std::max(diff, double(std::abs(f.spectrum[i] - c.spectrum[i])));
-        }
-        const int levels = f.rgba.size() == c.rgba.size()
-                               ? max_level_difference(f.rgba.data(), c.rgba.data(), (long long)f.rgba.size(), s.view.colormap)
-                               : 256;
-        st.comparison = {true, c.total_ms, f.total_ms, peak > 0 ? diff / peak : diff, levels};
-    } catch (const std::exception& e) {
-        show_error(st, std::string("comparison failed: ") + e.what());
-    }
-    st.dirty = true;  // put the current configuration's picture back
-}
-
-}  // namespace
-
-void sweep_step(ViewerState& st) {
-    Sweep& sw = st.sweep;
-    const std::size_t n = sw.threads.size() * sw.heights.size();
-    if (sw.next >= n) {
-        sw.running = false;
-        sw.done = true;
-        st.dirty = true;
-        return;
-    }
-    Settings s = st.settings;
-    s.backend = Backend::Custom;
-    s.stop = {};
-    s.custom.rows.threads_per_block = sw.threads[sw.next % sw.threads.size()];
-    s.custom.rows.block_height = sw.heights[sw.next / sw.threads.size()];
-    RunOptions o;
-    o.want_rgba = false;
-    double ms = -1;
-    try {
-        std::vector<double> t;
-        for (int r = 0; r < 5; ++r) {
-            const Frame f = st.engine.run(s, o);
-            if (!f.notes.empty()) throw gpu::ConfigError("clamped");  // not the configuration asked for
-            t.push_back(f.total_ms);
-        }
-        std::sort(t.begin(), t.end());
-        ms = t[t.size() / 2];
-    } catch (const std::exception&) {
-        ms = -1;  // cannot run (or would run as another configuration) on this device
-    }
-    sw.ms[sw.next++] = ms;
-}
-
 void draw_timings_panel(ViewerState& st) {
     st.layout.push_back("panel Timings");
     if (!ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -114,32 +53,35 @@ void draw_timings_panel(ViewerState& st) {
     }
 
     ImGui::BeginDisabled(!st.gpu_ok);
-    if (ImGui::Button("Compare custom vs cuFFT")) compare_backends(st);
+    if (ImGui::Button("Compare custom vs cuFFT")) {
+        st.worker->compare(st.settings);
+        show_info(st, "comparing custom and cuFFT on this image ...");
+    }
     ImGui::SameLine();
-    if (ImGui::Button(st.sweep.running ? "Sweeping..." : "Sweep threads x H") && !st.sweep.running) {
-        st.sweep = Sweep{};
-        st.sweep.ms.assign(st.sweep.threads.size() * st.sweep.heights.size(), 0.0);
-        st.sweep.running = true;
+    if (ImGui::Button(st.sweep_running ? "Sweeping..." : "Sweep threads x H") && !st.sweep_running) {
+        st.worker->sweep(st.settings);
+        st.sweep_running = true;
     }
     ImGui::EndDisabled();
     if (!st.gpu_ok && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("needs a GPU: %s", st.gpu_why.c_str());
-    const Comparison& c = st.comparison;
-    if (c.valid)
+    if (st.comparison) {
+        const CompareResult& c = *st.comparison;
         ImGui::TextWrapped("custom %.3f ms, cuFFT %.3f ms: custom/cuFFT = %.2fx; largest spectrum difference %.2g of the "
                            "peak, %d colormap level(s)",
                            c.custom_ms, c.cufft_ms, c.cufft_ms > 0 ? c.custom_ms / c.cufft_ms : 0.0, c.max_rel_diff,
                            c.max_level_diff);
+    }
 
-    const Sweep& sw = st.sweep;
-    if (sw.running || sw.done) {
+    if (st.sweep) {
+        const SweepResult& sw = *st.sweep;
         double lo = 1e30, hi = 0;
-        for (std::size_t i = 0; i < sw.next; ++i)
+        for (std::size_t i = 0; i < sw.done; ++i)
             if (sw.ms[i] > 0) {
                 lo = std::min(lo, sw.ms[i]);
                 hi = std::max(hi, sw.ms[i]);
             }
-        ImGui::Text("total ms, custom pipeline (rows: H, columns: threads per block)%s", sw.running ? " ..." : "");
+        ImGui::Text("total ms, custom pipeline (rows: H, columns: threads per block)%s", sw.finished ? "" : " ...");
         if (ImGui::BeginTable("sweep", int(sw.threads.size()) + 1, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
             ImGui::TableSetupColumn("H");
             for (int t : sw.threads) ImGui::TableSetupColumn(std::to_string(t).c_str());
@@ -151,7 +93,7 @@ void draw_timings_panel(ViewerState& st) {
                 for (std::size_t col = 0; col < sw.threads.size(); ++col) {
                     ImGui::TableNextColumn();
                     const std::size_t i = r * sw.threads.size() + col;
-                    if (i >= sw.next) continue;
+                    if (i >= sw.done) continue;
                     if (sw.ms[i] < 0) {
                         ImGui::TextDisabled("n/a");
                         continue;

@@ -1,0 +1,393 @@
+#include "app/worker.h"
+
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "app/cpu_backend.h"
+#include "app/npy.h"
+#include "gpu/errors.h"
+
+namespace specview {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+std::string describe(const std::exception& e) {
+    if (auto* g = dynamic_cast<const gpu::GpuError*>(&e); g && g->out_of_memory())
+        return std::string(e.what()) + " (out of GPU memory: try a smaller image or the CPU backend)";
+    return e.what();
+}
+}  // namespace
+
+std::vector<std::uint32_t> display_rgba(const Image& img) {
+    std::vector<std::uint32_t> out(std::size_t(img.width) * img.height);
+    auto q = [&](float v) {
+        if (img.bit_depth == 32) v = v / (1.0f + v);
+        return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
+    };
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const float* p = &img.pixels[i * img.channels];
+        std::uint32_t r, g, b, a = 255;
+        if (img.channels >= 3) {
+            r = q(p[0]);
+            g = q(p[1]);
+            b = q(p[2]);
+            if (img.channels == 4) a = q(p[3]);
+        } else {
+            r = g = b = q(p[0]);
+            if (img.channels == 2) a = q(p[1]);
+        }
+        out[i] = r | (g << 8) | (b << 16) | (a << 24);
+    }
+    return out;
+}
+
+Worker::Worker(int cpu_threads) {
+    set_cpu_fft_threads(cpu_threads);
+    decoder_ = std::thread([this] { decoder_loop(); });
+    runner_ = std::thread([this] { runner_loop(); });
+}
+
+Worker::~Worker() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        stop_ = true;
+        jobs_.clear();
+    }
+    cv_.notify_all();
+    decode_cv_.notify_all();
+    decoder_.join();
+    runner_.join();
+}
+
+std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits) {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_req_ = OpenRequest{++next_image_id_, path, limits};
+    decode_cv_.notify_one();
+    return next_image_id_;
+}
+
+void Worker::run(const Settings& s, std::uint64_t change, bool picture_on_device) {
+    std::lock_guard<std::mutex> lock(mu_);
+    run_req_ = RunRequest{s, change, picture_on_device};
+    cv_.notify_one();
+}
+
+void Worker::read_value(const Settings& s, std::uint64_t change, int x, int y) {
+    std::lock_guard<std::mutex> lock(mu_);
+    value_req_ = ValueRequest{s, change, x, y};
+    cv_.notify_one();
+}
+
+void Worker::sweep(const Settings& s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([this, s] {
+        sweep_settings_ = s;
+        sweep_ = SweepResult{};
+        sweep_->ms.assign(sweep_->threads.size() * sweep_->heights.size(), 0.0);
+        sweep_step();
+    });
+    cv_.notify_one();
+}
+
+// One configuration of the sweep a job: runs and value reads the viewer posts meanwhile go first.
+void Worker::sweep_step() {
+    if (!sweep_) return;  // a new image cancelled it
+    SweepResult& sw = *sweep_;
+    const std::size_t n = sw.threads.size() * sw.heights.size();
+    Settings c = sweep_settings_;
+    c.backend = Backend::Custom;
+    c.stop = {};
+    c.custom.rows.threads_per_block = sw.threads[sw.done % sw.threads.size()];
+    c.custom.rows.block_height = sw.heights[sw.done / sw.threads.size()];
+    RunOptions o;
+    o.want_rgba = false;
+    double ms = -1;
+    try {
+        std::vector<double> t;
+        for (int r = 0; r < 5; ++r) {
+            const Frame f = engine_.run(c, o);
+            if (!f.notes.empty()) throw gpu::ConfigError("clamped");  // not the configuration asked for
+            t.push_back(f.total_ms);
+        }
+        std::sort(t.begin(), t.end());
+        ms = t[t.size() / 2];
+    } catch (const std::exception&) {
+        ms = -1;  // cannot run (or would run as another configuration) on this device
+    }
+    sw.ms[sw.done++] = ms;
+    sw.finished = sw.done >= n;
+    std::lock_guard<std::mutex> lock(mu_);
+    out_.sweep = sw;
+    if (!sw.finished) jobs_.push_back([this] { sweep_step(); });
+}
+
+void Worker::compare(const Settings& s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([this, s] {
+        try {
+            Settings c = s;
+            c.stop = {};
+            RunOptions o;
+            o.want_spectrum = true;
+            c.backend = Backend::Custom;
+            const Frame a = engine_.run(c, o);
+            c.backend = Backend::Cufft;
+            const Frame b = engine_.run(c, o);
+            double peak = 0, diff = 0;
+            for (std::size_t i = 0; i < b.spectrum.size() && i < a.spectrum.size(); ++i) {
+                peak = std::max(peak, double(std::abs(b.spectrum[i])));
+                diff = std::max(diff, double(std::abs(b.spectrum[i] - a.spectrum[i])));
+            }
+            const int levels = b.rgba.size() == a.rgba.size()
+                                   ? max_level_difference(b.rgba.data(), a.rgba.data(), (long long)b.rgba.size(), c.view.colormap)
+                                   : 256;
+            std::lock_guard<std::mutex> lock(mu_);
+            out_.comparison = CompareResult{a.total_ms, b.total_ms, peak > 0 ? diff / peak : diff, levels};
+        } catch (const std::exception& e) {
+            publish_error("comparison failed: " + describe(e));
+        }
+    });
+    cv_.notify_one();
+}
+
+void Worker::save_npy(const Settings& s, const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([this, s, path] {
+        try {
+            RunOptions o;
+            o.want_spectrum = true;
+            o.want_rgba = false;
+            const Frame f = engine_.run(s, o);
+            write_npy_complex64(path, f.spectrum.data(), f.height, f.width);
+            std::lock_guard<std::mutex> lock(mu_);
+            out_.messages.emplace_back(false, "saved the raw spectrum (" + std::to_string(f.height) + "x" +
+                                                  std::to_string(f.width) + " complex64) to " + path);
+        } catch (const std::exception& e) {
+            publish_error("cannot save " + path + ": " + describe(e));
+        }
+    });
+    cv_.notify_one();
+}
+
+void Worker::save_png(const Settings& s, const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([this, s, path] {
+        try {
+            RunOptions o;
+            o.want_rgba = true;
+            const Frame f = engine_.run(s, o);
+            std::string bytes;
+            auto append = [](void* ctx, void* data, int size) {
+                static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), std::size_t(size));
+            };
+            if (!stbi_write_png_to_func(append, &bytes, f.width, f.height, 4, f.rgba.data(), f.width * 4))
+                throw std::runtime_error("PNG encoding failed");
+            write_file_atomically(path, bytes);
+            std::lock_guard<std::mutex> lock(mu_);
+            out_.messages.emplace_back(false, "saved the spectrum picture to " + path);
+        } catch (const std::exception& e) {
+            publish_error("cannot save " + path + ": " + describe(e));
+        }
+    });
+    cv_.notify_one();
+}
+
+void Worker::plane_row(const Settings& s, std::uint64_t key, int row, int offset, int n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([this, s, key, row, offset, n] {
+        try {
+            Settings c = s;
+            c.stop = {};
+            const Plane& p = engine_.prepared(c).plane;
+            PlaneRow r{key, std::clamp(row, 0, p.height - 1), std::clamp(offset, 0, std::max(0, p.width - n)), n, {}};
+            for (int i = 0; i < n; ++i) {
+                const int col = r.offset + i;
+                r.values.push_back(col < p.width ? p.at(col, r.row) : 0.0f);
+            }
+            std::lock_guard<std::mutex> lock(mu_);
+            out_.plane_row = std::move(r);
+        } catch (const std::exception& e) {
+            publish_error(describe(e));
+        }
+    });
+    cv_.notify_one();
+}
+
+void Worker::resources(const Settings& s) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([this, s] {
+        auto r = engine_.custom_resources(s);
+        std::lock_guard<std::mutex> lock(mu_);
+        out_.resources = std::move(r);
+    });
+    cv_.notify_one();
+}
+
+WorkerUpdates Worker::poll() {
+    std::lock_guard<std::mutex> lock(mu_);
+    WorkerUpdates u = std::move(out_);
+    out_ = WorkerUpdates{};
+    if (u.run && u.run->ok && u.run->frame.picture_slot >= 0) slot_state_[u.run->frame.picture_slot] = 3;
+    return u;
+}
+
+WorkerStatus Worker::status() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    WorkerStatus st;
+    st.decoding = decoding_ || open_req_.has_value();
+    st.decoding_path = open_req_ ? open_req_->path : decoding_path_;
+    st.running = run_req_.has_value() || running_;
+    st.running_settings = run_req_ ? run_req_->settings : running_settings_;
+    st.jobs = !jobs_.empty();
+    return st;
+}
+
+bool Worker::idle() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return !decoding_ && !open_req_ && !image_req_ && !run_req_ && !value_req_ && jobs_.empty() && !running_;
+}
+
+void Worker::wait_idle() const {
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_cv_.wait(lock, [this] {
+        return !decoding_ && !open_req_ && !image_req_ && !run_req_ && !value_req_ && jobs_.empty() && !running_;
+    });
+}
+
+void Worker::release_slot(int slot) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (slot >= 0 && slot < 3 && slot_state_[slot] == 3) slot_state_[slot] = 0;
+}
+
+int Worker::acquire_slot() {
+    for (int i = 0; i < 3; ++i)
+        if (slot_state_[i] == 0) {
+            slot_state_[i] = 1;
+            return i;
+        }
+    return -1;  // cannot happen: one written, one published, one with the viewer at most
+}
+
+void Worker::publish_error(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    out_.messages.emplace_back(true, text);
+}
+
+void Worker::decoder_loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+        decode_cv_.wait(lock, [this] { return stop_ || open_req_; });
+        if (stop_) return;
+        OpenRequest req = std::move(*open_req_);
+        open_req_.reset();
+        decoding_ = true;
+        decoding_path_ = req.path;
+        lock.unlock();
+        const auto t0 = Clock::now();
+        std::optional<DecodedImage> d;
+        std::string error;
+        try {
+            auto img = std::make_shared<const Image>(load_image(req.path, req.limits));
+            d = DecodedImage{req.id, req.path, img, display_rgba(*img), 0.0};
+            d->decode_ms = ms_since(t0);
+        } catch (const std::exception& e) {
+            error = std::string("cannot open ") + e.what();
+        }
+        lock.lock();
+        decoding_ = false;
+        if (d) {
+            image_req_ = PendingImage{d->image_id, d->image, d->path};
+            // A newer open already waiting supersedes this one for the viewer too.
+            if (!open_req_) out_.decoded = std::move(d);
+            cv_.notify_one();
+        } else {
+            out_.messages.emplace_back(true, error);
+        }
+        idle_cv_.notify_all();
+    }
+}
+
+void Worker::runner_loop() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+        cv_.wait(lock, [this] { return stop_ || image_req_ || run_req_ || value_req_ || !jobs_.empty(); });
+        if (stop_) return;
+        running_ = true;
+        if (image_req_) {
+            PendingImage p = std::move(*image_req_);
+            image_req_.reset();
+            lock.unlock();
+            engine_.set_image(p.image, p.path);
+            engine_image_id_ = p.id;
+            sweep_.reset();
+            lock.lock();
+        } else if (run_req_) {
+            lock.unlock();
+            do_run();
+            lock.lock();
+        } else if (value_req_) {
+            ValueRequest v = std::move(*value_req_);
+            value_req_.reset();
+            lock.unlock();
+            ValueResult r{v.change, v.x, v.y, false, {}};
+            try {
+                r.value = engine_.read_value(v.settings, v.x, v.y);
+                r.ok = true;
+            } catch (const std::exception&) {
+                r.ok = false;  // e.g. the data it asked about is gone: the readout says so
+            }
+            lock.lock();
+            out_.value = r;
+        } else {
+            std::function<void()> job = std::move(jobs_.front());
+            jobs_.pop_front();
+            lock.unlock();
+            try {
+                job();
+            } catch (const std::exception& e) {
+                publish_error(describe(e));
+            }
+            lock.lock();
+        }
+        running_ = false;
+        idle_cv_.notify_all();
+    }
+}
+
+void Worker::do_run() {
+    RunRequest req;
+    int slot = -1;
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        req = std::move(*run_req_);
+        run_req_.reset();
+        running_settings_ = req.settings;
+        if (req.on_device && req.settings.backend != Backend::Cpu) slot = acquire_slot();
+    }
+    RunResult r;
+    r.change = req.change;
+    r.image_id = engine_image_id_;
+    r.settings = req.settings;
+    try {
+        if (!engine_.has_image()) throw InputError("(none)", "no image loaded");
+        RunOptions o;
+        o.want_rgba = slot < 0;
+        o.picture_slot = slot;
+        r.frame = engine_.run(req.settings, o);
+        r.ok = true;
+    } catch (const std::exception& e) {
+        r.ok = false;
+        r.error = describe(e);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (slot >= 0) slot_state_[slot] = r.ok ? 2 : 0;
+    // An unpolled earlier picture is superseded: its slot is free again.
+    if (out_.run && out_.run->ok && out_.run->frame.picture_slot >= 0) slot_state_[out_.run->frame.picture_slot] = 0;
+    out_.run = std::move(r);
+}
+
+}  // namespace specview

@@ -1,0 +1,189 @@
+// The worker: everything slow the viewer asks for happens here, never in its frame loop. A decoder thread
+// reads and decodes images; a runner thread owns the Engine (and with it the GPU's stream and the FFTW plans)
+// and turns settings into pictures. Requests are cheap to post and coalesce, latest wins: a slider dragged over
+// fifty values queues one run, not fifty. The viewer polls for results once a frame.
+//
+// Pictures of the GPU backends stay on the device in one of the engine's picture slots; the viewer copies the
+// slot into its texture, records the slot's "consumed" event and hands the slot back (release_slot). The
+// picture on screen is never the buffer being written.
+#pragma once
+
+#include <complex>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/engine.h"
+#include "app/image.h"
+#include "app/settings.h"
+
+namespace specview {
+
+struct DecodedImage {
+    std::uint64_t image_id = 0;  // the open request's id; frames carry the image id they were computed for
+    std::string path;
+    std::shared_ptr<const Image> image;
+    std::vector<std::uint32_t> display_rgba;  // the image view's picture (gray replicated, HDR tone-mapped)
+    double decode_ms = 0;                     // file read + decode + display picture
+};
+
+struct RunResult {
+    std::uint64_t change = 0;    // the change id the run was posted with
+    std::uint64_t image_id = 0;  // the image it ran on
+    Settings settings;
+    bool ok = false;
+    std::string error;           // when !ok
+    Frame frame;                 // when ok
+};
+
+struct ValueResult {
+    std::uint64_t frame_change = 0;  // the run whose data was read
+    int x = 0, y = 0;                // unshifted data coordinates
+    bool ok = false;
+    std::complex<double> value;
+};
+
+struct SweepResult {
+    std::vector<int> threads{32, 64, 128, 256, 512, 1024};
+    std::vector<int> heights{1, 2, 4, 8, 16, 32};
+    std::vector<double> ms;  // row-major [height][threads]; < 0 = cannot run as asked; 0 = not yet
+    std::size_t done = 0;
+    bool finished = false;
+};
+
+struct CompareResult {
+    double custom_ms = 0, cufft_ms = 0, max_rel_diff = 0;
+    int max_level_diff = 0;
+};
+
+struct PlaneRow {  // a window of one row of the plane fed to the FFT (classroom's butterfly diagram)
+    std::uint64_t key = 0;
+    int row = 0, offset = 0, n = 0;
+    std::vector<float> values;
+};
+
+// Everything that arrived since the last poll. Of each kind only the newest is kept.
+struct WorkerUpdates {
+    std::optional<DecodedImage> decoded;
+    std::optional<RunResult> run;
+    std::optional<ValueResult> value;
+    std::optional<SweepResult> sweep;
+    std::optional<CompareResult> comparison;
+    std::optional<PlaneRow> plane_row;
+    std::optional<std::vector<gpu::KernelResources>> resources;
+    std::vector<std::pair<bool, std::string>> messages;  // (is_error, text), in order
+};
+
+// What the worker is doing, for the spinner.
+struct WorkerStatus {
+    bool decoding = false;
+    std::string decoding_path;
+    bool running = false;  // a run is in progress or waiting
+    Settings running_settings;
+    bool jobs = false;     // sweep, comparison, saves
+};
+
+class Worker {
+public:
+    // `cpu_threads`: FFTW threads for the CPU backend (the viewer leaves one core to its own thread).
+    explicit Worker(int cpu_threads);
+    ~Worker();
+    Worker(const Worker&) = delete;
+    Worker& operator=(const Worker&) = delete;
+
+    // Decode this file off the UI thread (a newer open replaces one not yet started). Returns the image id.
+    std::uint64_t open(const std::string& path, const LoadLimits& limits = {});
+    // Run these settings (replaces a run not yet started). `picture_on_device`: GPU pictures stay in a slot.
+    void run(const Settings& s, std::uint64_t change, bool picture_on_device);
+    // The complex value behind data element (x, y) of the run posted as `change` (GPU backends).
+    void read_value(const Settings& s, std::uint64_t change, int x, int y);
+    void sweep(const Settings& s);
+    void compare(const Settings& s);
+    void save_npy(const Settings& s, const std::string& path);
+    void save_png(const Settings& s, const std::string& path);
+    void plane_row(const Settings& s, std::uint64_t key, int row, int offset, int n);
+    void resources(const Settings& s);
+
+    WorkerUpdates poll();
+    WorkerStatus status() const;
+    // True when nothing is queued or in progress (decode, run, value reads and jobs alike).
+    bool idle() const;
+    // The viewer has copied the slot (and recorded its consumed event): the slot may be written again.
+    void release_slot(int slot);
+
+    // Blocks until idle() (tests and the headless latency benchmark; never the viewer's frame loop).
+    void wait_idle() const;
+
+private:
+    void decoder_loop();
+    void runner_loop();
+    void do_run();
+    void sweep_step();
+    void publish_error(const std::string& text);
+    int acquire_slot();  // under mu_
+
+    mutable std::mutex mu_;
+    mutable std::condition_variable cv_;       // the runner's wake-up
+    std::condition_variable decode_cv_;        // the decoder's wake-up
+    mutable std::condition_variable idle_cv_;  // wait_idle
+    bool stop_ = false;
+
+    // Decoder input.
+    struct OpenRequest {
+        std::uint64_t id;
+        std::string path;
+        LoadLimits limits;
+    };
+    std::optional<OpenRequest> open_req_;
+    bool decoding_ = false;
+    std::string decoding_path_;
+    std::uint64_t next_image_id_ = 0;
+
+    // Runner input.
+    struct PendingImage {
+        std::uint64_t id;
+        std::shared_ptr<const Image> image;
+        std::string path;
+    };
+    std::optional<PendingImage> image_req_;
+    struct RunRequest {
+        Settings settings;
+        std::uint64_t change;
+        bool on_device;
+    };
+    std::optional<RunRequest> run_req_;
+    struct ValueRequest {
+        Settings settings;
+        std::uint64_t change;
+        int x, y;
+    };
+    std::optional<ValueRequest> value_req_;
+    std::deque<std::function<void()>> jobs_;
+    bool running_ = false;  // the runner is inside a request
+    Settings running_settings_;
+
+    // Runner-only state.
+    Engine engine_;
+    std::uint64_t engine_image_id_ = 0;
+    std::optional<SweepResult> sweep_;
+    Settings sweep_settings_;
+
+    // Picture slots: 0 free, 1 being written, 2 published (not polled yet), 3 with the viewer.
+    int slot_state_[3] = {0, 0, 0};
+
+    WorkerUpdates out_;
+
+    std::thread decoder_, runner_;
+};
+
+// The image as the viewer shows it: gray replicated, HDR tone-mapped (v / (1 + v)), alpha kept; RGBA8.
+std::vector<std::uint32_t> display_rgba(const Image& img);
+
+}  // namespace specview

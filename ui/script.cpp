@@ -1,0 +1,242 @@
+#include "ui/script.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "app/npy.h"
+#include "app/spectrum_math.h"
+#include "ui/viewer_state.h"
+
+namespace specview::ui {
+
+namespace {
+
+std::vector<std::string> split_words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> w;
+    std::string x;
+    while (in >> x) w.push_back(x);
+    return w;
+}
+
+bool parse_number(const std::string& w, double* v) {
+    try {
+        std::size_t used = 0;
+        *v = std::stod(w, &used);
+        return used == w.size() && std::isfinite(*v);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+bool parse_count(const std::string& w, int* v, int lo, int hi) {
+    double d = 0;
+    if (!parse_number(w, &d) || d != std::floor(d) || d < lo || d > hi) return false;
+    *v = int(d);
+    return true;
+}
+
+std::string fmt(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return b;
+}
+
+// The values of a drag, one a frame.
+std::vector<std::string> drag_steps(int line, const std::string& option, const std::string& from, const std::string& to,
+                                    int frames) {
+    const std::vector<std::string> list = option_steps(option);
+    std::vector<std::string> steps;
+    if (!list.empty()) {
+        const auto a = std::find(list.begin(), list.end(), from), b = std::find(list.begin(), list.end(), to);
+        if (a == list.end() || b == list.end()) throw ScriptError(line, "drag " + option + ": FROM and TO must be values it takes");
+        const int ia = int(a - list.begin()), ib = int(b - list.begin());
+        for (int k = 0; k < frames; ++k) {
+            const double t = frames > 1 ? double(k) / (frames - 1) : 1.0;
+            steps.push_back(list[std::size_t(std::lround(ia + (ib - ia) * t))]);
+        }
+        return steps;
+    }
+    double a = 0, b = 0;
+    if (!parse_number(from, &a) || !parse_number(to, &b)) throw ScriptError(line, "drag " + option + ": FROM and TO must be numbers");
+    for (int k = 0; k < frames; ++k) steps.push_back(fmt(frames > 1 ? a + (b - a) * double(k) / (frames - 1) : b));
+    return steps;
+}
+
+}  // namespace
+
+std::vector<ScriptAction> parse_script(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(path + ": cannot read the script");
+    std::vector<ScriptAction> out;
+    std::string raw;
+    int line = 0;
+    while (std::getline(in, raw)) {
+        ++line;
+        const std::size_t hash = raw.find('#');
+        if (hash != std::string::npos) raw.erase(hash);
+        std::vector<std::string> w = split_words(raw);
+        if (w.empty()) continue;
+        ScriptAction a;
+        a.line = line;
+        a.verb = w[0];
+        a.args.assign(w.begin() + 1, w.end());
+        for (const auto& x : w) a.text += (a.text.empty() ? "" : " ") + x;
+        const std::size_t n = a.args.size();
+        const std::string& v = a.verb;
+        if (v == "open" || v == "screenshot") {
+            if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
+        } else if (v == "set") {
+            if (n < 2) throw ScriptError(line, "set takes OPTION VALUE...");
+            Settings probe;
+            const std::string err = set_option(probe, a.args[0], {a.args.begin() + 1, a.args.end()});
+            if (!err.empty()) throw ScriptError(line, err);
+        } else if (v == "drag") {
+            int frames = 0;
+            if (n != 4) throw ScriptError(line, "drag takes OPTION FROM TO FRAMES");
+            if (!parse_count(a.args[3], &frames, 1, 100000)) throw ScriptError(line, "drag: FRAMES must be a whole number >= 1");
+            a.steps = drag_steps(line, a.args[0], a.args[1], a.args[2], frames);
+            for (const auto& s : a.steps) {
+                Settings probe;
+                const std::string err = set_option(probe, a.args[0], {s});
+                if (!err.empty()) throw ScriptError(line, err);
+            }
+        } else if (v == "hover") {
+            int u = 0;
+            if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) || !parse_count(a.args[1], &u, -1048576, 1048576))
+                throw ScriptError(line, "hover takes two whole numbers U V (signed bin indices, DC = 0 0)");
+        } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit") {
+            if (n != 0) throw ScriptError(line, v + " takes no arguments");
+        } else if (v == "wait") {
+            int f = 0;
+            if (n != 1 || !parse_count(a.args[0], &f, 0, 10000000)) throw ScriptError(line, "wait takes a number of frames");
+        } else {
+            throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
+                                    "screenshot, quit)");
+        }
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+bool ScriptRunner::before_frame(ViewerState& st) {
+    constexpr double kReadyTimeout = 300.0;  // seconds a wait-ready may take before the run gives up
+    while (next_ < actions_.size()) {
+        const ScriptAction& a = actions_[next_];
+        st.script_line = a.line;
+        st.script_action = a.text;
+        if (a.verb == "wait") {
+            if (wait_frames_ == 0) wait_frames_ = std::stoi(a.args[0]) + 1;
+            if (--wait_frames_ > 0) return true;
+            ++next_;
+            continue;
+        }
+        if (a.verb == "wait-ready") {
+            if (!waiting_ready_) {
+                waiting_ready_ = true;
+                wait_started_ = viewer_clock();
+            }
+            if (!picture_current(st)) {
+                if (viewer_clock() - wait_started_ > kReadyTimeout) {
+                    timed_out_ = true;
+                    timeout_reason_ = "script line " + std::to_string(a.line) + ": wait-ready waited " +
+                                      std::to_string(int(kReadyTimeout)) + " s";
+                    return false;
+                }
+                return true;
+            }
+            waiting_ready_ = false;
+            ++next_;
+            continue;
+        }
+        if (a.verb == "drag") {
+            Settings s = st.settings;
+            set_option(s, a.args[0], {a.steps[drag_step_]});
+            const bool same = drag_step_ > 0 && a.steps[drag_step_] == a.steps[drag_step_ - 1];
+            if (!same) {
+                st.settings = s;
+                st.dirty = true;
+            }
+            if (++drag_step_ >= a.steps.size()) {
+                drag_step_ = 0;
+                ++next_;
+            }
+            return true;  // one step a frame
+        }
+        ++next_;
+        if (a.verb == "quit") return false;
+        if (a.verb == "open") {
+            open_image(st, a.args[0]);
+            return true;
+        }
+        if (a.verb == "set") {
+            set_option(st.settings, a.args[0], {a.args.begin() + 1, a.args.end()});
+            st.dirty = true;
+            return true;
+        }
+        if (a.verb == "hover") {
+            const int u = std::stoi(a.args[0]), v = std::stoi(a.args[1]);
+            int w = 0, h = 0;
+            picture_dims(st, st.settings, &w, &h);
+            if (w > 0 && h > 0) {
+                const int ux = ((u % w) + w) % w, uy = ((v % h) + h) % h;
+                st.script_hover = true;
+                st.script_hover_x = st.settings.view.shift ? shift_dest(ux, w) : ux;
+                st.script_hover_y = st.settings.view.shift ? shift_dest(uy, h) : uy;
+            }
+            continue;
+        }
+        if (a.verb == "next" || a.verb == "prev") {
+            st.classroom.enabled = true;
+            st.classroom.step += a.verb == "next" ? 1 : -1;
+            st.classroom.step = std::max(st.classroom.step, 0);
+            return true;
+        }
+        if (a.verb == "screenshot") {
+            screenshot_ = a.args[0];
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string ScriptRunner::take_screenshot() { return std::exchange(screenshot_, std::string()); }
+
+namespace {
+std::string json_string(const std::string& s) {
+    std::string o = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') o += '\\', o += char(c);
+        else if (c < 0x20) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\u%04x", c);
+            o += b;
+        } else o += char(c);
+    }
+    return o + "\"";
+}
+}  // namespace
+
+void write_script_report(const std::string& path, const ViewerState& st, const std::vector<double>& frame_ms) {
+    std::ostringstream o;
+    o << "{\n  \"backend\": " << json_string(st.have_frame ? st.frame.backend : name_of(st.settings.backend)) << ",\n";
+    o << "  \"device\": " << json_string(st.device.available ? st.device.name : "none (" + st.device.why_unavailable + ")")
+      << ",\n";
+    o << "  \"image\": [" << (st.image ? st.image->width : 0) << ", " << (st.image ? st.image->height : 0) << "],\n";
+    o << "  \"frame_ms\": [";
+    for (std::size_t i = 0; i < frame_ms.size(); ++i) o << (i ? ", " : "") << fmt(frame_ms[i]);
+    o << "],\n  \"changes\": [";
+    for (std::size_t i = 0; i < st.changes.size(); ++i) {
+        const ChangeRecord& c = st.changes[i];
+        o << (i ? ",\n" : "\n") << "    {\"line\": " << c.line << ", \"action\": " << json_string(c.action)
+          << ", \"ready_ms\": " << (c.ready_ms >= 0 ? fmt(c.ready_ms) : "null") << "}";
+    }
+    o << "\n  ]\n}\n";
+    write_file_atomically(path, o.str());
+}
+
+}  // namespace specview::ui
