@@ -7,6 +7,7 @@
 #include "app/staged_fft.h"
 #include "gpu/device_info.h"
 #include "gpu/gpu_engine.h"
+#include "gpu/plane_prep.h"
 
 namespace specview {
 
@@ -35,9 +36,14 @@ struct Engine::Impl {
     std::uint64_t image_version = 0;
     bool has_image = false;
 
+    // The plane's identity: its settings, and a version that bumps when they change (the GPU re-makes it then).
     PlaneKey plane_key;
-    std::uint64_t plane_version = 0;  // bumps when the prepared plane changes (the GPU re-uploads then)
+    std::uint64_t plane_version = 0;
+    // The host plane (CPU backend, classroom diagram), made on demand.
+    PlaneKey host_key;
+    bool host_valid = false;
     PreparedPlane prepared;
+    std::uint64_t gpu_plane_version = 0;  // the plane the GPU engine holds
 
     CpuFft cpu_fft;
     std::shared_ptr<std::vector<std::complex<float>>> cpu_spectrum = std::make_shared<std::vector<std::complex<float>>>();
@@ -55,15 +61,26 @@ struct Engine::Impl {
         }
         return *gpu;
     }
-    // Prepares the plane when the settings that shape it changed; returns the milliseconds it took (0: cached).
-    double prepare(const Settings& s) {
+    // The plane's version for these settings (a new one when they changed since the last call).
+    std::uint64_t plane_for(const Settings& s) {
         if (!has_image) throw InputError("(none)", "no image loaded");
+        if (s.channel == Channel::A && !(image_ptr->channels == 2 || image_ptr->channels == 4))
+            throw InputError(name, "has no alpha channel (--channel a)");
         const PlaneKey key{image_version, s.channel, s.window, s.tukey_alpha, s.pad, s.pad_fill};
-        if (key == plane_key && plane_version != 0) return 0.0;
+        if (!(key == plane_key && plane_version != 0)) {
+            plane_key = key;
+            ++plane_version;
+        }
+        return plane_version;
+    }
+    // Prepares the host plane when the settings that shape it changed; returns the milliseconds it took (0: cached).
+    double prepare(const Settings& s) {
+        plane_for(s);
+        if (host_valid && host_key == plane_key) return 0.0;
         const auto t0 = Clock::now();
         prepared = prepare_plane(extract_channel(*image_ptr, s.channel, name), s);
-        plane_key = key;
-        ++plane_version;
+        host_key = plane_key;
+        host_valid = true;
         return std::max(ms_since(t0), 1e-6);
     }
     const gpu::DeviceInfo& device() {
@@ -142,6 +159,7 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     f.image_width = m.image_ptr->width;
     f.image_height = m.image_ptr->height;
 
+    if (s.backend == Backend::Cpu) {
     const double prepare_ms = m.prepare(s);
     const PreparedPlane& pp = m.prepared;
     f.content_x = pp.content_x;
@@ -153,7 +171,6 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     const int w = pp.plane.width, h = pp.plane.height;
     if (prepare_ms > 0) f.timings.push_back({"prepare plane (channel, window, pad) [CPU]", prepare_ms, 0.0});
 
-    if (s.backend == Backend::Cpu) {
         f.width = w;
         f.height = h;
         auto t0 = Clock::now();
@@ -190,11 +207,43 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
         return f;
     }
 
+    // GPU backends: the plane is made on the device from the image (uploaded once per image).
+    const Image& img = *m.image_ptr;
+    const PlaneGeometry g = plane_geometry(s, img.width, img.height);
+    const int w = g.width, h = g.height;
+    f.content_x = 0;
+    f.content_y = 0;
+    f.content_w = g.content_w;
+    f.content_h = g.content_h;
+    f.crop_x = g.crop_x;
+    f.crop_y = g.crop_y;
+    gpu::PlaneRecipe recipe;
+    recipe.pixels = img.pixels.data();
+    recipe.image_width = img.width;
+    recipe.image_height = img.height;
+    recipe.channels = img.channels;
+    recipe.image_version = m.image_version;
+    recipe.channel = int(s.channel);
+    recipe.plane_width = w;
+    recipe.plane_height = h;
+    recipe.crop_x = g.crop_x;
+    recipe.crop_y = g.crop_y;
+    recipe.content_width = g.content_w;
+    recipe.content_height = g.content_h;
+    recipe.fill_mean = s.pad_fill == PadFill::Mean;
+    const std::uint64_t version = m.plane_for(s);
+    if (version != m.gpu_plane_version) {  // the device makes a new plane: it needs the window values
+        recipe.window_x.resize(g.content_w);
+        recipe.window_y.resize(g.content_h);
+        for (int x = 0; x < g.content_w; ++x) recipe.window_x[x] = window_value(s.window, x, g.content_w, s.tukey_alpha);
+        for (int y = 0; y < g.content_h; ++y) recipe.window_y[y] = window_value(s.window, y, g.content_h, s.tukey_alpha);
+    }
+
     gpu::GpuRequest req;
-    req.plane = pp.plane.v.data();
+    req.recipe = &recipe;
     req.width = w;
     req.height = h;
-    req.plane_version = m.plane_version;
+    req.plane_version = version;
     req.path = s.backend == Backend::Custom ? gpu::Path::Custom
                : s.backend == Backend::CustomFast ? gpu::Path::CustomFast
                                                    : gpu::Path::Cufft;
@@ -206,7 +255,9 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     req.want_rgba = o.want_rgba;
     req.surface = o.surface;
     req.picture_slot = o.picture_slot;
+    m.gpu_plane_version = 0;  // unknown while the run is under way
     gpu::GpuResult r = m.gpu_engine().run(req);
+    m.gpu_plane_version = version;
     f.width = r.width;
     f.height = r.height;
     f.spectrum = std::move(r.spectrum);

@@ -69,15 +69,24 @@ void transform_size(PadMode pad, int w, int h, int* ow, int* oh) {
     }
 }
 
+PlaneGeometry plane_geometry(const Settings& s, int image_w, int image_h) {
+    PlaneGeometry g;
+    transform_size(s.pad, image_w, image_h, &g.width, &g.height);
+    g.content_w = std::min(g.width, image_w);
+    g.content_h = std::min(g.height, image_h);
+    if (s.pad == PadMode::Crop) {
+        g.crop_x = (image_w - g.content_w) / 2;
+        g.crop_y = (image_h - g.content_h) / 2;
+    }
+    return g;
+}
+
 PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
     PreparedPlane out;
-    int tw = 0, th = 0;
-    transform_size(s.pad, src.width, src.height, &tw, &th);
-    const int cw = std::min(tw, src.width), chh = std::min(th, src.height);
-    if (s.pad == PadMode::Crop) {
-        out.crop_x = (src.width - cw) / 2;
-        out.crop_y = (src.height - chh) / 2;
-    }
+    const PlaneGeometry g = plane_geometry(s, src.width, src.height);
+    const int tw = g.width, th = g.height, cw = g.content_w, chh = g.content_h;
+    out.crop_x = g.crop_x;
+    out.crop_y = g.crop_y;
     out.content_w = cw;
     out.content_h = chh;
 

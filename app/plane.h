@@ -41,6 +41,13 @@ struct PreparedPlane {
     int crop_x = 0, crop_y = 0;  // for Crop: the origin of the centred crop in the source
 };
 
+// Where the content goes: the transform size, the (centred) crop's origin in the source and the content's size.
+struct PlaneGeometry {
+    int width = 0, height = 0;
+    int crop_x = 0, crop_y = 0, content_w = 0, content_h = 0;
+};
+PlaneGeometry plane_geometry(const Settings& s, int image_w, int image_h);
+
 // Crop (centred, for PadMode::Crop), then window the content, then pad: zeros, or the content's mean
 // (after windowing) for PadFill::Mean. Padding goes to the right and bottom, so pixel (0, 0) stays the
 // origin of the transform.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "app/cpu_backend.h"
 #include "app/npy.h"
@@ -251,6 +252,12 @@ bool Worker::idle() const {
     return !decoding_ && !open_req_ && !image_req_ && !run_req_ && !value_req_ && jobs_.empty() && !running_;
 }
 
+bool Worker::has_updates() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    const WorkerUpdates& u = out_;
+    return u.decoded || u.run || u.value || u.sweep || u.comparison || u.plane_row || u.resources || !u.messages.empty();
+}
+
 void Worker::wait_idle() const {
     std::unique_lock<std::mutex> lock(mu_);
     idle_cv_.wait(lock, [this] {
@@ -300,6 +307,9 @@ void Worker::decoder_loop() {
         lock.lock();
         decoding_ = false;
         if (d) {
+            char ms[64];
+            std::snprintf(ms, sizeof ms, " (read and decoded in %.0f ms)", d->decode_ms);
+            out_.messages.emplace_back(false, "opened " + d->path + ms);
             image_req_ = PendingImage{d->image_id, d->image, d->path};
             // A newer open already waiting supersedes this one for the viewer too.
             if (!open_req_) out_.decoded = std::move(d);

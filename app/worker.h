@@ -115,6 +115,8 @@ public:
     WorkerStatus status() const;
     // True when nothing is queued or in progress (decode, run, value reads and jobs alike).
     bool idle() const;
+    // Results wait to be polled.
+    bool has_updates() const;
     // The viewer has copied the slot (and recorded its consumed event): the slot may be written again.
     void release_slot(int slot);
 

@@ -10,6 +10,7 @@
 #include "gpu/device_info.h"
 #include "gpu/fft_fast.h"
 #include "gpu/pipeline.h"
+#include "gpu/plane_prep.h"
 #include "gpu/resources.h"
 #include "gpu/spectrum_view.h"
 #include "gpu/timing.h"
@@ -24,7 +25,8 @@ struct GpuEngine::Impl {
     CufftBackend cufft;
     FastFft fast;
     SpectrumViewer viewer;
-    StageTimer timer;
+    StageTimer timer, prep_timer;
+    PlanePrep prep;
     DeviceBuffer<float> plane;
     DeviceBuffer<float2> a, b, full;
     DeviceBuffer<std::uint32_t> rgba;
@@ -148,7 +150,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     cudaStream_t s = m.stream.get();
     const int w = req.width, h = req.height;
     const long long n = (long long)w * h;
-    if (w < 1 || h < 1 || !req.plane) throw ConfigError("empty plane");
+    if (w < 1 || h < 1 || (!req.plane && !req.recipe)) throw ConfigError("empty plane");
     GpuResult out;
 
     // Plan first: a configuration the device cannot run fails here, before any allocation or launch.
@@ -167,6 +169,25 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
                                           req.path == Path::Custom ? req.custom.rows.max_local_length : 0,
                                           req.path == Path::Custom ? req.custom.transpose.tile : 0,
                                           req.path == Path::Cufft ? int(req.cufft_mode) : 0, int(req.view.range));
+    // The plane, when it changed: uploaded, or made on the device from the image (uploaded once per image).
+    std::vector<KernelTiming> prep_timings;
+    if (req.plane_version == 0 || req.plane_version != m.plane_version || w != m.plane_w || h != m.plane_h) {
+        m.plane.resize(n);
+        m.plane_version = 0;  // until it is complete
+        m.prep_timer.start(s);
+        if (req.recipe) {
+            if (req.recipe->plane_width != w || req.recipe->plane_height != h) throw ConfigError("plane recipe size mismatch");
+            m.prep.prepare(*req.recipe, m.plane.get(), s, &m.prep_timer);
+        } else {
+            CUDA_CHECK(cudaMemcpyAsync(m.plane.get(), req.plane, n * sizeof(float), cudaMemcpyHostToDevice, s));
+            m.prep_timer.mark("upload plane (host -> device)", double(n) * 4.0);
+        }
+        prep_timings = m.prep_timer.collect();
+        m.plane_version = req.plane_version;
+        m.plane_w = w;
+        m.plane_h = h;
+    }
+
     double plan_ms = -1;
     if (req.stop.kind == StopPoint::Kind::Done && !m.planned.count(plan_key)) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -181,14 +202,6 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     }
 
     m.timer.start(s);
-    if (req.plane_version == 0 || req.plane_version != m.plane_version || w != m.plane_w || h != m.plane_h) {
-        m.plane.resize(n);
-        CUDA_CHECK(cudaMemcpyAsync(m.plane.get(), req.plane, n * sizeof(float), cudaMemcpyHostToDevice, s));
-        m.plane_version = req.plane_version;
-        m.plane_w = w;
-        m.plane_h = h;
-        m.timer.mark("upload plane (host -> device)", double(n) * 4.0);
-    }
 
     // The picture, through the chosen path; `full` is where the complex spectrum can be read, on request.
     const std::size_t first = m.timer.marks();
@@ -262,6 +275,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     out.timings = m.timer.collect();
     for (std::size_t i = first; i < last; ++i) out.total_ms += out.timings[i].ms;
     if (plan_ms >= 0) out.timings.insert(out.timings.begin(), {"plan (first run at this size and configuration) [host]", plan_ms, 0.0});
+    out.timings.insert(out.timings.begin(), prep_timings.begin(), prep_timings.end());
     return out;
 }
 

@@ -16,8 +16,13 @@ namespace specview::gpu {
 
 enum class Path : int { Custom = 0, Cufft, CustomFast };
 
+struct PlaneRecipe;
+
 struct GpuRequest {
-    const float* plane = nullptr;  // host, width x height, row-major
+    // The plane: made on the device from the image by `recipe` (see gpu/plane_prep.h), or uploaded from
+    // `plane` (host, width x height, row-major) when there is no recipe.
+    const PlaneRecipe* recipe = nullptr;
+    const float* plane = nullptr;
     int width = 0, height = 0;
     // The plane is uploaded when this differs from the last run's (0: always upload).
     std::uint64_t plane_version = 0;

@@ -84,7 +84,7 @@ void picture_dims(const ViewerState& st, const Settings& s, int* w, int* h) {
 }
 
 bool picture_current(const ViewerState& st) {
-    if (!st.worker->idle() || st.dirty) return false;
+    if (!st.worker->idle() || st.worker->has_updates() || st.dirty) return false;
     if (!has_image(st)) return true;
     // The last run posted has arrived (shown, or failed with a message) and its copy has completed.
     const auto it = st.change_index.find(st.change);
@@ -142,9 +142,6 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     while (st.recent.size() > 10) st.recent.pop_back();
     save_recent(st);
     st.path_input = d.path;
-    char ms[64];
-    std::snprintf(ms, sizeof ms, " (read and decoded in %.0f ms)", d.decode_ms);
-    show_info(st, "opened " + d.path + ms);
 }
 
 void take_frame(ViewerState& st, RunResult& r) {
@@ -210,8 +207,8 @@ void poll_copy(ViewerState& st) {
 void apply_worker_updates(ViewerState& st) {
     poll_copy(st);
     WorkerUpdates u = st.worker->poll();
-    for (const auto& [error, text] : u.messages) error ? show_error(st, text) : show_info(st, text);
     if (u.decoded) take_decoded(st, *u.decoded);
+    for (const auto& [error, text] : u.messages) error ? show_error(st, text) : show_info(st, text);  // in order
     if (u.run) take_frame(st, *u.run);
     if (u.value) {
         st.value = *u.value;
@@ -477,7 +474,8 @@ int run_viewer(const ViewerLaunch& launch) {
         apply_worker_updates(st);
         for (const auto& p : drops.paths) open_image(st, p);
         drops.paths.clear();
-        if (script_running) script_running = script->before_frame(st);
+        // A script starts once the image it was given is open (or failed to open).
+        if (script_running && (started || launch.images.empty())) script_running = script->before_frame(st);
         update_classroom(st);
         if (!started) {
             if (st.message_is_error && st.message != before && startup_errors.find(st.message) == std::string::npos)

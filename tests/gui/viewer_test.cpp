@@ -150,5 +150,83 @@ TEST_F(Gui, GpuBackendWithoutAGpuFallsBackToTheCpuAndSaysWhy) {
     EXPECT_EQ(l.line("backend"), "backend CPU (FFTW)");
 }
 
+// The scripted viewer: the normal frame loop driven from a file, with a JSON report.
+class Script : public Gui {
+protected:
+    int run_script(const std::string& text, const std::vector<std::string>& args) {
+        fixtures::write_file(dir.file("s.txt"), std::vector<unsigned char>(text.begin(), text.end()));
+        std::string cmd = std::string("'") + SPECVIEW_EXE + "' --script '" + dir.file("s.txt") + "' --report '" +
+                          dir.file("r.json") + "'";
+        for (const auto& a : args) cmd += " '" + a + "'";
+        cmd += " >'" + dir.file("out.txt") + "' 2>&1";
+        const int status = std::system(cmd.c_str());
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    }
+    std::string read(const std::string& name) {
+        std::ifstream in(dir.file(name));
+        return std::string((std::istreambuf_iterator<char>(in)), {});
+    }
+};
+
+TEST_F(Script, DrivesTheViewerAndReportsEveryChange) {
+    const std::string img = grating(128, 6, -4);
+    const std::string shot = dir.file("shot.png");
+    ASSERT_EQ(run_script("# a comment line\n"
+                         "set colormap inferno   # trailing comment\n"
+                         "wait-ready\n"
+                         "drag tukey-alpha 0 1 5\n"
+                         "set window tukey\n"
+                         "wait-ready\n"
+                         "hover 6 -4\n"
+                         "wait 3\n"
+                         "screenshot " + shot + "\n"
+                         "quit\n",
+                         {img}),
+              0)
+        << read("out.txt");
+    const std::string r = read("r.json");
+    EXPECT_NE(r.find("\"backend\": \"CPU (FFTW)\""), std::string::npos) << r;
+    EXPECT_NE(r.find("\"image\": [128, 128]"), std::string::npos) << r;
+    EXPECT_NE(r.find("\"frame_ms\": ["), std::string::npos) << r;
+    // One change for the image given on the command line (the script starts once it is open), one for the
+    // colormap, five drag steps, one for the window.
+    std::size_t changes = 0, pos = 0;
+    while ((pos = r.find("\"line\":", pos)) != std::string::npos) ++changes, ++pos;
+    EXPECT_EQ(changes, 8u) << r;
+    EXPECT_NE(r.find("\"line\": 5, \"action\": \"set window tukey\", \"ready_ms\": "), std::string::npos) << r;
+    EXPECT_EQ(r.find("\"line\": 5, \"action\": \"set window tukey\", \"ready_ms\": null"), std::string::npos)
+        << "the last change before a wait-ready is never null: " << r;
+    // The readout shows the grating's bin: |F| = 128^2 / 4 (the window takes some: Tukey 1 is Hann, 1/4 of it).
+    const Layout l = layout(shot);
+    const std::string ro = l.line("readout 6 -4 ");
+    ASSERT_FALSE(ro.empty()) << "no readout line";
+    double re = 0, im = 0;
+    ASSERT_EQ(std::sscanf(ro.c_str(), "readout 6 -4 %lf %lf", &re, &im), 2) << ro;
+    EXPECT_NEAR(std::hypot(re, im), 128.0 * 128.0 / 4.0 / 4.0, 128.0 * 128.0 / 4.0 * 0.05) << ro;
+}
+
+TEST_F(Script, ABadLineStopsWithExit2NamingTheLine) {
+    EXPECT_EQ(run_script("set colormap inferno\nset threads-per-block 300\n", {grating(32, 1, 1)}), 2);
+    const std::string out = read("out.txt");
+    EXPECT_NE(out.find("line 2"), std::string::npos) << out;
+    EXPECT_NE(out.find("threads-per-block"), std::string::npos) << out;
+    EXPECT_EQ(run_script("fly away\n", {}), 2);
+    EXPECT_NE(read("out.txt").find("line 1: unknown action 'fly'"), std::string::npos) << read("out.txt");
+}
+
+TEST_F(Script, AnUnreadableImageIsAMessageAndTheScriptGoesOn) {
+    const std::string bad = dir.file("broken.png");
+    fixtures::write_file(bad, {0x89, 'P', 'N', 'G', 0, 0});
+    const std::string shot = dir.file("shot.png");
+    ASSERT_EQ(run_script("open " + bad + "\nwait-ready\nscreenshot " + shot + "\nset colormap viridis\nwait-ready\n",
+                         {grating(64, 3, 2)}),
+              0)
+        << read("out.txt");
+    const Layout l = layout(shot);
+    EXPECT_TRUE(l.has("error ")) << "the message stays on screen";
+    EXPECT_NE(l.line("error ").find("broken.png"), std::string::npos);
+    EXPECT_NE(read("r.json").find("\"image\": [64, 64]"), std::string::npos) << "the previous image stays";
+}
+
 }  // namespace
 }  // namespace specview::test

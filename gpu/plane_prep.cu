@@ -1,0 +1,105 @@
+#include "gpu/plane_prep.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "gpu/cuda_check.h"
+
+namespace specview::gpu {
+
+namespace {
+
+constexpr std::size_t kStagingFloats = std::size_t(4) << 20;  // 16 MiB a staging buffer
+
+__device__ __forceinline__ float channel_value(const float* px, int channels, int channel) {
+    if (channel == 0) {
+        if (channels < 3) return px[0];
+        // As the host computes it: three products and two sums, each rounded (no fused multiply-add).
+        return __fadd_rn(__fadd_rn(__fmul_rn(0.2126f, px[0]), __fmul_rn(0.7152f, px[1])), __fmul_rn(0.0722f, px[2]));
+    }
+    const int c = channel - 1;  // r, g, b, a
+    if (c == 3) return px[channels - 1];
+    return channels >= 3 ? px[c] : px[0];
+}
+
+__global__ void plane_kernel(const float* __restrict__ image, int image_w, int channels, int channel, int crop_x,
+                             int crop_y, int cw, int ch, const double* __restrict__ wx, const double* __restrict__ wy,
+                             int pw, int ph, float* __restrict__ plane, double* __restrict__ sum) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    double local = 0;
+    if (x < pw && y < ph) {
+        float v = 0.0f;
+        if (x < cw && y < ch) {
+            const float* px = image + ((long long)(y + crop_y) * image_w + (x + crop_x)) * channels;
+            v = float(double(channel_value(px, channels, channel)) * wx[x] * wy[y]);
+            local = v;
+        }
+        plane[(long long)y * pw + x] = v;
+    }
+    if (!sum) return;
+    for (int o = 16; o > 0; o >>= 1) local += __shfl_down_sync(0xffffffffu, local, o);
+    if ((threadIdx.x & 31) == 0 && local != 0) atomicAdd(sum, local);
+}
+
+__global__ void fill_kernel(float* __restrict__ plane, int pw, int ph, int cw, int ch, const double* __restrict__ sum) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= pw || y >= ph || (x < cw && y < ch)) return;
+    plane[(long long)y * pw + x] = float(*sum / (double(cw) * ch));
+}
+
+}  // namespace
+
+void PlanePrep::upload(const PlaneRecipe& r, cudaStream_t s, StageTimer* timer) {
+    const std::size_t n = std::size_t(r.image_width) * r.image_height * r.channels;
+    image_.resize(n);
+    // Two pinned staging buffers in turn: the host copies a chunk into one while the other is on its way.
+    for (int i = 0; i < 2; ++i) staging_[i].resize(std::min(n, kStagingFloats));
+    int k = 0;
+    for (std::size_t off = 0; off < n; off += kStagingFloats, k ^= 1) {
+        const std::size_t len = std::min(kStagingFloats, n - off);
+        CUDA_CHECK(cudaEventSynchronize(staged_[k].get()));  // its previous chunk has left (no-op at first)
+        std::memcpy(staging_[k].get(), r.pixels + off, len * sizeof(float));
+        CUDA_CHECK(cudaMemcpyAsync(image_.get() + off, staging_[k].get(), len * sizeof(float), cudaMemcpyHostToDevice, s));
+        staged_[k].record(s);
+    }
+    version_ = r.image_version;
+    mark(timer, "upload image (host -> device, once per image)", double(n) * 4.0);
+}
+
+void PlanePrep::prepare(const PlaneRecipe& r, float* plane, cudaStream_t s, StageTimer* timer) {
+    if (r.image_width < 1 || r.image_height < 1 || r.channels < 1 || !r.pixels || r.content_width < 1 ||
+        r.content_height < 1 || r.plane_width < r.content_width || r.plane_height < r.content_height ||
+        int(r.window_x.size()) != r.content_width || int(r.window_y.size()) != r.content_height ||
+        r.crop_x + r.content_width > r.image_width || r.crop_y + r.content_height > r.image_height)
+        throw ConfigError("inconsistent plane recipe");
+    if (r.image_version == 0 || r.image_version != version_) upload(r, s, timer);
+
+    const std::size_t nw = r.window_x.size() + r.window_y.size();
+    window_host_.resize(nw);
+    // The previous plane's window values may still be on their way up: wait for that copy before overwriting.
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    std::copy(r.window_x.begin(), r.window_x.end(), window_host_.get());
+    std::copy(r.window_y.begin(), r.window_y.end(), window_host_.get() + r.window_x.size());
+    window_.resize(nw);
+    CUDA_CHECK(cudaMemcpyAsync(window_.get(), window_host_.get(), nw * sizeof(double), cudaMemcpyHostToDevice, s));
+    const bool fill = r.fill_mean && (r.plane_width > r.content_width || r.plane_height > r.content_height);
+    if (fill) {
+        sum_.resize(1);
+        CUDA_CHECK(cudaMemsetAsync(sum_.get(), 0, sizeof(double), s));
+    }
+    const dim3 block(256), grid((r.plane_width + 255) / 256, r.plane_height);
+    plane_kernel<<<grid, block, 0, s>>>(image_.get(), r.image_width, r.channels, r.channel, r.crop_x, r.crop_y,
+                                        r.content_width, r.content_height, window_.get(), window_.get() + r.window_x.size(),
+                                        r.plane_width, r.plane_height, plane, fill ? sum_.get() : nullptr);
+    CUDA_CHECK_LAUNCH("plane_kernel");
+    if (fill) {
+        fill_kernel<<<grid, block, 0, s>>>(plane, r.plane_width, r.plane_height, r.content_width, r.content_height, sum_.get());
+        CUDA_CHECK_LAUNCH("fill_kernel");
+    }
+    mark(timer, "prepare plane (channel, window, pad) [GPU]",
+         double(r.content_width) * r.content_height * 4.0 * r.channels + double(r.plane_width) * r.plane_height * 4.0);
+}
+
+}  // namespace specview::gpu

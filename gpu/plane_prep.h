@@ -1,0 +1,45 @@
+// The plane fed to the FFT, made on the device: the decoded image goes up once per image (through pinned
+// staging buffers, asynchronously), then channel extraction, window, crop/pad and the mean fill run as kernels
+// whenever those settings change. The arithmetic is app/plane.cpp's, operation for operation (double for the
+// window product, no fused multiply-adds in the luma), so the device plane equals the host one.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "gpu/resources.h"
+#include "gpu/timing.h"
+
+namespace specview::gpu {
+
+// How to make the plane from the image: plain data, filled in by the app from its settings.
+struct PlaneRecipe {
+    const float* pixels = nullptr;  // host, interleaved, channels values a pixel
+    int image_width = 0, image_height = 0, channels = 0;
+    std::uint64_t image_version = 0;  // the pixels are uploaded again only when this changes
+    int channel = 0;                  // 0 luma (Rec. 709 on channels 0..2, or the gray value), else index + 1
+    int plane_width = 0, plane_height = 0;
+    int crop_x = 0, crop_y = 0, content_width = 0, content_height = 0;
+    std::vector<double> window_x, window_y;  // content_width and content_height values
+    bool fill_mean = false;                  // pad with the windowed content's mean (else zeros)
+};
+
+class PlanePrep {
+public:
+    // Makes the plane (plane_width x plane_height floats) in `plane` on `stream`; marks the timer's stages.
+    void prepare(const PlaneRecipe& r, float* plane, cudaStream_t stream, StageTimer* timer);
+    std::uint64_t uploaded_version() const { return version_; }
+
+private:
+    void upload(const PlaneRecipe& r, cudaStream_t stream, StageTimer* timer);
+    DeviceBuffer<float> image_;
+    std::uint64_t version_ = 0;
+    PinnedBuffer<float> staging_[2];
+    Event staged_[2];
+    DeviceBuffer<double> window_, sum_;
+    PinnedBuffer<double> window_host_;
+};
+
+}  // namespace specview::gpu

@@ -1,0 +1,166 @@
+// The worker behind the viewer, on the CPU backend: decodes off the caller's thread, runs the latest settings
+// (stale ones are dropped, never queued), keeps the previous image on a bad file, and serves the jobs the
+// viewer used to do while drawing.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "app/engine.h"
+#include "app/npy.h"
+#include "app/worker.h"
+#include "tests/fixtures/image_writers.h"
+#include "tests/support/oracle.h"
+#include "tests/support/temp_dir.h"
+
+namespace specview::test {
+namespace {
+
+std::string grating_file(const TempDir& dir, int n, int kx, int ky, const std::string& name = "g.png") {
+    fixtures::Pixels p{n, n, 1, {}};
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (double(kx) * x + double(ky) * y) / n));
+    const std::string path = dir.file(name);
+    fixtures::write_file(path, fixtures::png(p, 16));
+    return path;
+}
+
+WorkerUpdates settle(Worker& w) {
+    w.wait_idle();
+    return w.poll();
+}
+
+TEST(Worker, DecodesRunsAndGivesTheEnginesPicture) {
+    TempDir dir;
+    const std::string path = grating_file(dir, 64, 5, 3);
+    Worker worker(1);
+    const std::uint64_t id = worker.open(path);
+    WorkerUpdates u = settle(worker);
+    ASSERT_TRUE(u.decoded.has_value());
+    EXPECT_EQ(u.decoded->image_id, id);
+    EXPECT_EQ(u.decoded->image->width, 64);
+    EXPECT_EQ(u.decoded->display_rgba.size(), 64u * 64u);
+    EXPECT_GT(u.decoded->decode_ms, 0.0);
+
+    Settings s;
+    s.view.colormap = Colormap::Magma;
+    worker.run(s, 7, true);  // the CPU backend has no device picture: it comes back in host memory
+    u = settle(worker);
+    ASSERT_TRUE(u.run.has_value());
+    ASSERT_TRUE(u.run->ok) << u.run->error;
+    EXPECT_EQ(u.run->change, 7u);
+    EXPECT_EQ(u.run->image_id, id);
+    EXPECT_EQ(u.run->frame.device_rgba, nullptr);
+    ASSERT_TRUE(u.run->frame.host_data);
+
+    Engine engine;
+    engine.set_image(load_image(path), path);
+    const Frame ref = engine.run(s);
+    EXPECT_EQ(u.run->frame.rgba, ref.rgba);
+    // The readout's data: the grating's bin holds n^2/4.
+    const auto& d = *u.run->frame.host_data;
+    EXPECT_NEAR(std::abs(d[3 * 64 + 5]), 64.0 * 64.0 / 4.0, 0.5);
+}
+
+TEST(Worker, LatestSettingsWinAndStaleRunsAreDropped) {
+    TempDir dir;
+    Worker worker(1);
+    worker.open(grating_file(dir, 256, 9, 4));
+    settle(worker);
+    const std::vector<std::string>& maps = colormap_names();
+    int results = 0;
+    std::uint64_t last_seen = 0;
+    for (int i = 1; i <= 200; ++i) {
+        Settings s;
+        s.tukey_alpha = float(i) / 200;
+        s.window = Window::Tukey;
+        s.view.colormap = *parse_name<Colormap>(maps[std::size_t(i) % maps.size()]);
+        worker.run(s, std::uint64_t(i), false);
+        WorkerUpdates u = worker.poll();
+        if (u.run) {
+            ++results;
+            EXPECT_GT(u.run->change, last_seen) << "results arrive in order, never an older one after a newer";
+            last_seen = u.run->change;
+        }
+    }
+    WorkerUpdates u = settle(worker);
+    ASSERT_TRUE(u.run.has_value());
+    EXPECT_EQ(u.run->change, 200u) << "the last settings posted are the last picture";
+    EXPECT_FLOAT_EQ(u.run->settings.tukey_alpha, 1.0f);
+    EXPECT_LT(results, 199) << "200 quick posts ran as far fewer runs";
+}
+
+TEST(Worker, ABadFileIsAMessageAndThePreviousImageStays) {
+    TempDir dir;
+    Worker worker(1);
+    const std::string good = grating_file(dir, 32, 2, 1);
+    worker.open(good);
+    WorkerUpdates u = settle(worker);
+    ASSERT_TRUE(u.decoded);
+    const std::string bad = dir.file("broken.png");
+    fixtures::write_file(bad, {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R', 1, 2, 3});
+    worker.open(bad);
+    u = settle(worker);
+    EXPECT_FALSE(u.decoded.has_value());
+    ASSERT_EQ(u.messages.size(), 1u);
+    EXPECT_TRUE(u.messages[0].first);
+    EXPECT_NE(u.messages[0].second.find("broken.png"), std::string::npos) << u.messages[0].second;
+    worker.run(Settings{}, 1, false);
+    u = settle(worker);
+    ASSERT_TRUE(u.run && u.run->ok);
+    EXPECT_EQ(u.run->frame.width, 32) << "the previous image is still the one transformed";
+}
+
+TEST(Worker, AnErrorInARunIsReportedWithItsChange) {
+    TempDir dir;
+    Worker worker(1);
+    worker.open(grating_file(dir, 32, 2, 1));
+    settle(worker);
+    Settings s;
+    s.channel = Channel::A;  // a gray image has no alpha
+    worker.run(s, 3, false);
+    WorkerUpdates u = settle(worker);
+    ASSERT_TRUE(u.run.has_value());
+    EXPECT_FALSE(u.run->ok);
+    EXPECT_EQ(u.run->change, 3u);
+    EXPECT_NE(u.run->error.find("alpha"), std::string::npos) << u.run->error;
+}
+
+TEST(Worker, SavesThePictureAndTheRawSpectrumAsJobs) {
+    TempDir dir;
+    Worker worker(1);
+    worker.open(grating_file(dir, 64, 5, 3));
+    settle(worker);
+    Settings s;
+    worker.save_npy(s, dir.file("f.npy"));
+    worker.save_png(s, dir.file("f.png"));
+    WorkerUpdates u = settle(worker);
+    ASSERT_EQ(u.messages.size(), 2u);
+    for (const auto& m : u.messages) EXPECT_FALSE(m.first) << m.second;
+    const NpyComplex f = read_npy_complex64(dir.file("f.npy"));
+    EXPECT_EQ(f.height, 64);
+    EXPECT_NEAR(std::abs(f.data[3 * 64 + 5]), 64.0 * 64.0 / 4.0, 0.5);
+    const Image png = load_image(dir.file("f.png"));
+    EXPECT_EQ(png.width, 64);
+    worker.save_npy(s, dir.path().string() + "/no/such/dir/f.npy");
+    u = settle(worker);
+    ASSERT_EQ(u.messages.size(), 1u);
+    EXPECT_TRUE(u.messages[0].first);
+}
+
+TEST(Worker, ServesTheClassroomRowWindowFromThePlane) {
+    TempDir dir;
+    Worker worker(1);
+    worker.open(grating_file(dir, 32, 4, 0));
+    settle(worker);
+    Settings s;
+    worker.plane_row(s, 42, 3, 8, 8);
+    WorkerUpdates u = settle(worker);
+    ASSERT_TRUE(u.plane_row.has_value());
+    EXPECT_EQ(u.plane_row->key, 42u);
+    ASSERT_EQ(u.plane_row->values.size(), 8u);
+    for (int i = 0; i < 8; ++i)
+        EXPECT_NEAR(u.plane_row->values[i], 0.5 + 0.5 * std::cos(2 * M_PI * 4.0 * (8 + i) / 32), 1e-4);
+}
+
+}  // namespace
+}  // namespace specview::test

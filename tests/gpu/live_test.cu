@@ -1,0 +1,228 @@
+// The device-resident pipeline behind the live viewer: the plane made on the device equals the host's, the
+// picture slots hold the same picture as a host download, the cursor's one-bin DFT equals FFTW, plans stay
+// out of the kernels' timings, and the worker hands GPU pictures over on the device.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "app/cpu_backend.h"
+#include "app/engine.h"
+#include "app/plane.h"
+#include "app/worker.h"
+#include "gpu/gpu_engine.h"
+#include "gpu/plane_prep.h"
+#include "tests/fixtures/image_writers.h"
+#include "tests/support/gpu_test.h"
+#include "tests/support/oracle.h"
+#include "tests/support/temp_dir.h"
+
+namespace specview::test {
+namespace {
+
+class Live : public GpuTest {};
+
+Image random_image(Rng& rng, int w, int h, int channels) {
+    Image img;
+    img.width = w;
+    img.height = h;
+    img.channels = channels;
+    img.pixels = rng.real(std::size_t(w) * h * channels);
+    return img;
+}
+
+gpu::PlaneRecipe recipe_for(const Image& img, const Settings& s, std::uint64_t version) {
+    const PlaneGeometry g = plane_geometry(s, img.width, img.height);
+    gpu::PlaneRecipe r;
+    r.pixels = img.pixels.data();
+    r.image_width = img.width;
+    r.image_height = img.height;
+    r.channels = img.channels;
+    r.image_version = version;
+    r.channel = int(s.channel);
+    r.plane_width = g.width;
+    r.plane_height = g.height;
+    r.crop_x = g.crop_x;
+    r.crop_y = g.crop_y;
+    r.content_width = g.content_w;
+    r.content_height = g.content_h;
+    for (int x = 0; x < g.content_w; ++x) r.window_x.push_back(window_value(s.window, x, g.content_w, s.tukey_alpha));
+    for (int y = 0; y < g.content_h; ++y) r.window_y.push_back(window_value(s.window, y, g.content_h, s.tukey_alpha));
+    r.fill_mean = s.pad_fill == PadFill::Mean;
+    return r;
+}
+
+TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowAndSizePolicy) {
+    Rng rng;
+    gpu::PlanePrep prep;
+    gpu::Stream stream;
+    std::uint64_t version = 0;
+    int cases = 0;
+    for (auto [w, h, c] : {std::tuple{300, 200, 3}, std::tuple{64, 64, 1}, std::tuple{33, 70, 4}, std::tuple{128, 17, 2}}) {
+        const Image img = random_image(rng, w, h, c);
+        ++version;
+        for (Channel ch : {Channel::Luma, Channel::R, Channel::G, Channel::B, Channel::A}) {
+            if (ch == Channel::A && !(c == 2 || c == 4)) continue;
+            for (Window win : {Window::None, Window::Hann, Window::Hamming, Window::Tukey})
+                for (PadMode pad : {PadMode::Pow2, PadMode::Crop, PadMode::None})
+                    for (PadFill fill : {PadFill::Zero, PadFill::Mean}) {
+                        Settings s;
+                        s.channel = ch;
+                        s.window = win;
+                        s.tukey_alpha = 0.3f;
+                        s.pad = pad;
+                        s.pad_fill = fill;
+                        const PreparedPlane host = prepare_plane(extract_channel(img, ch), s);
+                        gpu::DeviceBuffer<float> plane(host.plane.v.size());
+                        poison(plane);
+                        prep.prepare(recipe_for(img, s, version), plane.get(), stream.get(), nullptr);
+                        stream.sync();
+                        const auto got = download<float>(plane.get(), host.plane.v.size());
+                        double worst = 0;
+                        for (std::size_t i = 0; i < got.size(); ++i) {
+                            const double d = std::abs(double(got[i]) - host.plane.v[i]);
+                            worst = std::isfinite(got[i]) ? std::max(worst, d) : 1e30;
+                        }
+                        // Identical arithmetic; only the mean's summation order differs.
+                        EXPECT_LE(worst, 1e-7) << w << "x" << h << "x" << c << " channel " << name_of(ch) << " window "
+                                               << name_of(win) << " pad " << name_of(pad) << " fill " << name_of(fill);
+                        ++cases;
+                    }
+        }
+    }
+    EXPECT_GT(cases, 300);
+}
+
+TEST_F(Live, OneBinDftEqualsFftwDoubleAtRandomBins) {
+    Rng rng;
+    Engine engine;
+    for (auto [w, h] : {std::pair{256, 128}, std::pair{1024, 1024}, std::pair{300, 200}}) {
+        const Image img = random_image(rng, w, h, 1);
+        engine.set_image(img, "random");
+        Settings s;
+        s.backend = Backend::Cufft;
+        s.pad = PadMode::None;
+        engine.run(s);
+        const std::vector<cd> ref = dft2d(widen(img.pixels), h, w);
+        double norm = 0;
+        for (const cd& v : ref) norm += std::norm(v);
+        norm = std::sqrt(norm / ref.size());  // RMS bin magnitude
+        std::uniform_int_distribution<int> ux(0, w - 1), uy(0, h - 1);
+        for (int k = 0; k < 40; ++k) {
+            const int x = k == 0 ? 0 : ux(rng.engine()), y = k == 0 ? 0 : uy(rng.engine());
+            const std::complex<double> got = engine.read_value(s, x, y);
+            const cd want = ref[std::size_t(y) * w + x];
+            EXPECT_LT(std::abs(got - want), 1e-5 * std::max(norm, std::abs(want))) << w << "x" << h << " bin " << x << "," << y
+                                                                                   << " seed " << rng.seed();
+        }
+    }
+}
+
+TEST_F(Live, PictureSlotsHoldTheSamePictureAsAHostDownloadOnEveryBackend) {
+    Rng rng;
+    Engine engine;
+    engine.set_image(random_image(rng, 640, 480, 3), "random");
+    for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast}) {
+        Settings s;
+        s.backend = b;
+        s.window = Window::Hann;
+        s.view.colormap = Colormap::Inferno;
+        const Frame host = engine.run(s);
+        for (int slot = 0; slot < gpu::GpuEngine::kPictureSlots; ++slot) {
+            RunOptions o;
+            o.want_rgba = false;
+            o.picture_slot = slot;
+            const Frame f = engine.run(s, o);
+            ASSERT_NE(f.device_rgba, nullptr);
+            EXPECT_TRUE(f.rgba.empty());
+            EXPECT_NE(f.slot_consumed_event, 0u);
+            const auto px = download<std::uint32_t>(f.device_rgba, std::size_t(f.width) * f.height);
+            EXPECT_EQ(px, host.rgba) << name_of(b) << " slot " << slot;
+        }
+    }
+}
+
+TEST_F(Live, PlanTimeIsItsOwnLineOnTheFirstRunOnly) {
+    Rng rng;
+    Engine engine;
+    engine.set_image(random_image(rng, 512, 512, 1), "random");
+    for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast}) {
+        Settings s;
+        s.backend = b;
+        auto has_plan = [](const Frame& f) {
+            for (const auto& t : f.timings)
+                if (t.name.rfind("plan", 0) == 0) return true;
+            return false;
+        };
+        const Frame first = engine.run(s);
+        const Frame second = engine.run(s);
+        EXPECT_TRUE(has_plan(first)) << name_of(b);
+        EXPECT_FALSE(has_plan(second)) << name_of(b);
+        double kernels = 0;  // total_ms counts the transform and view stages, never the plan or the plane
+        for (const auto& t : first.timings)
+            if (t.name.find("plan") == std::string::npos && t.name.find("plane") == std::string::npos &&
+                t.name.find("host") == std::string::npos && t.name.find("image") == std::string::npos)
+                kernels += t.ms;
+        EXPECT_NEAR(first.total_ms, kernels, 1e-6) << name_of(b);
+    }
+}
+
+TEST_F(Live, PlaneSettingsChangeTheDevicePlaneAndTheSpectrumFollows) {
+    Rng rng;
+    Engine engine;
+    const Image img = random_image(rng, 200, 120, 4);
+    engine.set_image(img, "random");
+    CpuFft fft;
+    for (Window win : {Window::None, Window::Tukey, Window::Hann})
+        for (Channel ch : {Channel::Luma, Channel::A})
+            for (PadFill fill : {PadFill::Zero, PadFill::Mean}) {
+                Settings s;
+                s.backend = Backend::Cufft;
+                s.cufft_mode = gpu::CufftMode::C2C;
+                s.window = win;
+                s.channel = ch;
+                s.pad_fill = fill;
+                RunOptions o;
+                o.want_spectrum = true;
+                const Frame f = engine.run(s, o);
+                const PreparedPlane p = prepare_plane(extract_channel(img, ch), s);
+                const std::vector<cd> ref = dft2d(widen(p.plane.v), p.plane.height, p.plane.width);
+                EXPECT_LT(rel_l2(f.spectrum, ref), 1e-5) << name_of(win) << " " << name_of(ch) << " " << name_of(fill);
+            }
+}
+
+TEST_F(Live, WorkerHandsGpuPicturesOverOnTheDeviceAndReadsBins) {
+    TempDir dir;
+    fixtures::Pixels p{128, 128, 1, {}};
+    for (int y = 0; y < 128; ++y)
+        for (int x = 0; x < 128; ++x) p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (5.0 * x + 3.0 * y) / 128));
+    const std::string path = dir.file("g.png");
+    fixtures::write_file(path, fixtures::png(p, 16));
+    Worker worker(1);
+    worker.open(path);
+    worker.wait_idle();
+    WorkerUpdates u = worker.poll();
+    ASSERT_TRUE(u.decoded.has_value());
+    for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast}) {
+        Settings s;
+        s.backend = b;
+        worker.run(s, 1, true);
+        worker.wait_idle();
+        u = worker.poll();
+        ASSERT_TRUE(u.run.has_value());
+        ASSERT_TRUE(u.run->ok) << u.run->error;
+        const Frame& f = u.run->frame;
+        ASSERT_NE(f.device_rgba, nullptr) << name_of(b);
+        ASSERT_GE(f.picture_slot, 0);
+        worker.release_slot(f.picture_slot);
+        worker.read_value(s, 1, 5, 3);  // the grating's bin: |F| = 128^2 / 4 (16-bit quantisation aside)
+        worker.wait_idle();
+        u = worker.poll();
+        ASSERT_TRUE(u.value.has_value());
+        ASSERT_TRUE(u.value->ok);
+        EXPECT_NEAR(std::abs(u.value->value), 128.0 * 128.0 / 4.0, 1.0) << name_of(b);
+    }
+}
+
+}  // namespace
+}  // namespace specview::test
