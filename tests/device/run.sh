@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [ncu]   (default: all but ncu)
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [latency] [ncu]   (default: all but ncu)
 set -u
 OUT=${OUT:-/tmp/specview-device}
 mkdir -p "$OUT"
-steps=${*:-build test memcheck racecheck bench}
+steps=${*:-build test memcheck racecheck bench latency}
 has() { [[ " $steps " == *" $1 "* ]]; }
 B=build-device
 
@@ -36,7 +36,7 @@ rc=0
 if has test; then
   start=$(date +%s)
   $B/tests/specview_gpu_tests > "$OUT/gpu-tests.log" 2>&1; r=$?; rc=$((rc | r))
-  grep -E "^\[ (rows|custom2d|cufft|fast) |PASSED|FAILED|SKIPPED" "$OUT/gpu-tests.log" | head -40
+  grep -E "^\[ (rows|custom2d|cufft|fast) |PASSED|FAILED|SKIPPED|Failure" -A3 "$OUT/gpu-tests.log" | head -60
   echo "gpu tests rc=$r ($(( $(date +%s) - start )) s)"
   if [ -x $B/tests/specview_interop_tests ]; then
     $B/tests/specview_interop_tests > "$OUT/interop.log" 2>&1; r=$?; rc=$((rc | r))
@@ -51,7 +51,7 @@ for tool in memcheck racecheck; do
   if has $tool; then
     start=$(date +%s)
     filter='*'
-    [ $tool = racecheck ] && filter='FftRows.*:Transpose.*:Custom2D.EveryStop*:PostKernels.*:FastFft.*'
+    [ $tool = racecheck ] && filter='FftRows.*:Transpose.*:Custom2D.EveryStop*:PostKernels.*:FastFft.*:Live.*'
     SPECVIEW_TEST_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 99 $B/tests/specview_gpu_tests \
       --gtest_filter="$filter" > "$OUT/$tool.log" 2>&1; r=$?; rc=$((rc | r))
     grep -E "ERROR SUMMARY|RACECHECK SUMMARY|PASSED|FAILED" "$OUT/$tool.log" | head -10
@@ -63,6 +63,12 @@ if has bench; then
   $B/tests/specview-bench --csv "$OUT/bench.csv" ${BENCH_ARGS:-} > "$OUT/bench.txt" 2>&1; r=$?; rc=$((rc | r))
   sed -n '/^Summary/,$p' "$OUT/bench.txt"
   echo "bench rc=$r ($(( $(date +%s) - start )) s)"
+fi
+if has latency; then
+  start=$(date +%s)
+  $B/tests/specview-latency --csv "$OUT/latency.csv" ${LATENCY_ARGS:-} > "$OUT/latency.txt" 2>&1; r=$?; rc=$((rc | r))
+  cat "$OUT/latency.txt"
+  echo "latency rc=$r ($(( $(date +%s) - start )) s)"
 fi
 if has ncu; then
   start=$(date +%s)

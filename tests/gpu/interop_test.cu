@@ -126,5 +126,53 @@ TEST_F(Interop, PostKernelWritesTheGlTextureTheEngineDescribes) {
     }
 }
 
+// The viewer's path: the worker leaves the picture in a device slot; the viewer copies it into the texture
+// (map, device-to-device copy, unmap on its own stream) and hands the slot back.
+TEST_F(Interop, PictureSlotCopiedIntoTheTextureEqualsTheEnginesRgba) {
+    EglContext egl;
+    if (!egl.ok()) GTEST_SKIP() << "no headless EGL context on the GPU: " << egl.why();
+    Rng rng;
+    Engine engine;
+    Image img;
+    img.width = 300;
+    img.height = 200;
+    img.channels = 3;
+    img.pixels = rng.real(std::size_t(300) * 200 * 3);
+    engine.set_image(img, "random");
+    for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast}) {
+        Settings s;
+        s.backend = b;
+        s.window = Window::Hann;
+        s.view.colormap = Colormap::Viridis;
+        const Frame host = engine.run(s);
+        GLuint tex = 0;
+        glGenTextures(1, &tex);
+        glBindTexture(GL_TEXTURE_2D, tex);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, host.width, host.height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+        {
+            gpu::GlInteropTexture interop;
+            interop.register_texture(tex, host.width, host.height);
+            RunOptions o;
+            o.want_rgba = false;
+            o.picture_slot = 2;
+            const Frame f = engine.run(s, o);
+            ASSERT_NE(f.device_rgba, nullptr);
+            interop.copy_from(f.device_rgba, f.width, f.height, f.slot_consumed_event);
+            for (int spin = 0; !interop.copy_done() && spin < 1000000; ++spin) {
+            }
+            EXPECT_TRUE(interop.copy_done());
+            std::vector<std::uint32_t> px(std::size_t(host.width) * host.height, 0xDEADBEEFu);
+            glBindTexture(GL_TEXTURE_2D, tex);
+            glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+            ASSERT_EQ(glGetError(), GLenum(GL_NO_ERROR));
+            EXPECT_EQ(px, host.rgba) << name_of(b);
+            // The next run into the slot waits for the copy (the consumed event) on the device: still right.
+            const Frame g = engine.run(s, o);
+            EXPECT_EQ(g.device_rgba, f.device_rgba);
+        }
+        glDeleteTextures(1, &tex);
+    }
+}
+
 }  // namespace
 }  // namespace specview::test

@@ -1,0 +1,307 @@
+// specview-latency: what the user waits for, through the viewer's own code path (the worker, its engine,
+// the picture slots and the device-to-device copy into a texture), without a window: wall clock on the host
+// from a change of settings to its picture in a CUDA array the size of the viewer's texture (the copy
+// completed), median and 90th percentile of N changes per kind, at several photo sizes. The viewer's
+// texture is a GL texture mapped for the same copy; here a cudaArray stands in for it (no GL on the machine).
+//
+//   specview-latency [--sizes 2048,4096,8192] [--reps 50] [--image-reps 10] [--csv FILE]
+#include <cuda_runtime.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/worker.h"
+#include "gpu/device_info.h"
+
+using namespace specview;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+#define CHECK(call)                                                                                    \
+    do {                                                                                               \
+        cudaError_t e_ = (call);                                                                       \
+        if (e_ != cudaSuccess) {                                                                       \
+            std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                          \
+            std::exit(1);                                                                              \
+        }                                                                                              \
+    } while (0)
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+double pct(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const double i = p * double(v.size() - 1);
+    const std::size_t a = std::size_t(std::floor(i)), b = std::min(v.size() - 1, a + 1);
+    return v[a] + (v[b] - v[a]) * (i - double(a));
+}
+
+// A synthetic RGB "photo": smooth structure, edges and noise, so the PNG is photo-like in size and decode time.
+void write_photo(const std::string& path, int w, int h, unsigned seed) {
+    std::vector<unsigned char> px(std::size_t(w) * h * 3);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> noise(-12, 12);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double u = double(x) / w, v = double(y) / h;
+            double g = 110 + 60 * std::sin(9 * u + 4 * v + seed) + 35 * std::cos(40 * u * v) + ((x / 97 + y / 61) % 2 ? 20 : -20);
+            g += noise(rng);
+            unsigned char* p = &px[(std::size_t(y) * w + x) * 3];
+            p[0] = (unsigned char)std::clamp(g, 0.0, 255.0);
+            p[1] = (unsigned char)std::clamp(g * 0.8 + 30 * v, 0.0, 255.0);
+            p[2] = (unsigned char)std::clamp(255 - g * 0.7, 0.0, 255.0);
+        }
+    stbi_write_png_compression_level = 2;
+    if (!stbi_write_png(path.c_str(), w, h, 3, px.data(), w * 3)) {
+        std::fprintf(stderr, "cannot write %s\n", path.c_str());
+        std::exit(1);
+    }
+}
+
+// The viewer's side of the hand-over: poll (no blocking wait on the worker), copy the slot into the texture,
+// record the slot's consumed event, hand the slot back.
+class Consumer {
+public:
+    Consumer() { CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+    ~Consumer() {
+        if (array_) cudaFreeArray(array_);
+        cudaStreamDestroy(stream_);
+    }
+    // Waits (polling, as the frame loop does) for the run posted as `change`; returns false on a failed run.
+    bool take(Worker& w, std::uint64_t change, Frame* frame_out = nullptr, DecodedImage* decoded = nullptr) {
+        for (;;) {
+            WorkerUpdates u = w.poll();
+            if (u.decoded && decoded) *decoded = std::move(*u.decoded);
+            for (const auto& m : u.messages)
+                if (m.first) std::fprintf(stderr, "  worker: %s\n", m.second.c_str());
+            if (u.run && u.run->change == change) {
+                if (!u.run->ok) {
+                    std::fprintf(stderr, "  run failed: %s\n", u.run->error.c_str());
+                    return false;
+                }
+                const Frame& f = u.run->frame;
+                ensure(f.width, f.height);
+                if (f.device_rgba) {
+                    CHECK(cudaMemcpy2DToArrayAsync(array_, 0, 0, f.device_rgba, std::size_t(f.width) * 4,
+                                                   std::size_t(f.width) * 4, f.height, cudaMemcpyDeviceToDevice, stream_));
+                    CHECK(cudaEventRecord(reinterpret_cast<cudaEvent_t>(f.slot_consumed_event), stream_));
+                    CHECK(cudaStreamSynchronize(stream_));
+                    w.release_slot(f.picture_slot);
+                } else {
+                    CHECK(cudaMemcpy2DToArrayAsync(array_, 0, 0, f.rgba.data(), std::size_t(f.width) * 4,
+                                                   std::size_t(f.width) * 4, f.height, cudaMemcpyHostToDevice, stream_));
+                    CHECK(cudaStreamSynchronize(stream_));
+                }
+                if (frame_out) *frame_out = u.run->frame;
+                return true;
+            }
+            if (u.run && u.run->frame.picture_slot >= 0) w.release_slot(u.run->frame.picture_slot);
+            std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+    }
+
+private:
+    void ensure(int w, int h) {
+        if (w == w_ && h == h_) return;
+        if (array_) cudaFreeArray(array_);
+        const cudaChannelFormatDesc d = cudaCreateChannelDesc<uchar4>();
+        CHECK(cudaMallocArray(&array_, &d, w, h));
+        w_ = w;
+        h_ = h;
+    }
+    cudaStream_t stream_ = nullptr;
+    cudaArray_t array_ = nullptr;
+    int w_ = 0, h_ = 0;
+};
+
+struct Row {
+    int size;
+    std::string kind, backend;
+    std::vector<double> ms;
+    double kernels_ms = 0;  // the run's own transform + view time (median), for the knobs' target
+    double decode_ms = 0;   // new image: the decode's share (median)
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<int> sizes{2048, 4096, 8192};
+    int reps = 50, image_reps = 10;
+    std::string csv_path;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
+        else if (a == "--image-reps" && i + 1 < argc) image_reps = std::max(3, std::atoi(argv[++i]));
+        else if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
+        else if (a == "--sizes" && i + 1 < argc) {
+            sizes.clear();
+            std::string list = argv[++i];
+            for (std::size_t p = 0; p < list.size();) {
+                const std::size_t q = list.find(',', p);
+                sizes.push_back(std::atoi(list.substr(p, q - p).c_str()));
+                p = q == std::string::npos ? list.size() : q + 1;
+            }
+        } else {
+            std::fprintf(stderr, "usage: %s [--sizes 2048,4096,8192] [--reps N] [--image-reps N] [--csv FILE]\n", argv[0]);
+            return 2;
+        }
+    }
+    const gpu::DeviceInfo dev = gpu::probe_device(0);
+    if (!dev.available) {
+        std::fprintf(stderr, "specview-latency: no GPU (%s)\n", dev.why_unavailable.c_str());
+        return 4;
+    }
+    std::printf("device: %s\n", dev.name.c_str());
+    const auto dir = std::filesystem::temp_directory_path() / "specview-latency";
+    std::filesystem::create_directories(dir);
+
+    std::vector<Row> rows;
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    for (int n : sizes) {
+        const std::string a = (dir / ("a" + std::to_string(n) + ".png")).string();
+        const std::string b = (dir / ("b" + std::to_string(n) + ".png")).string();
+        const std::string small = (dir / ("c" + std::to_string(n / 2) + ".png")).string();
+        auto t0 = Clock::now();
+        write_photo(a, n, n, 1);
+        write_photo(b, n, n, 2);
+        write_photo(small, n / 2, n / 2, 3);
+        std::printf("\n== %dx%d photos (written in %.0f ms)\n", n, n, ms_since(t0));
+        std::fflush(stdout);
+
+        Worker w(std::max(1, cores - 1));
+        Consumer c;
+        std::uint64_t change = 0;
+        w.open(a);
+        w.wait_idle();
+        (void)w.poll();
+
+        // A change: post it, then poll until its picture is in the texture.
+        auto measure = [&](const std::string& kind, Backend backend, int count,
+                           const std::function<void(Settings&, int)>& mutate) {
+            Row r{n, kind, name_of(backend), {}, 0, 0};
+            std::vector<double> kernels;
+            Settings s;
+            s.backend = backend;
+            for (int i = -4; i < count; ++i) {  // 4 warm-up changes: plans, first allocations
+                mutate(s, i);
+                Frame f;
+                const auto t = Clock::now();
+                w.run(s, ++change, true);
+                if (!c.take(w, change, &f)) return;
+                const double ms = ms_since(t);
+                if (i < 0) continue;
+                r.ms.push_back(ms);
+                kernels.push_back(f.total_ms);
+            }
+            r.kernels_ms = pct(kernels, 0.5);
+            rows.push_back(r);
+            std::printf("  %-34s %-12s median %8.3f ms  p90 %8.3f ms  (kernels %.3f ms)\n", kind.c_str(), r.backend.c_str(),
+                        pct(r.ms, 0.5), pct(r.ms, 0.9), r.kernels_ms);
+            std::fflush(stdout);
+        };
+        const Colormap maps[2] = {Colormap::Gray, Colormap::Inferno};
+        for (Backend be : {Backend::Cufft, Backend::CustomFast, Backend::Custom}) {
+            measure("view: colormap", be, reps, [&](Settings& s, int i) { s.view.colormap = maps[(i + 8) % 2]; });
+            measure("view: range auto/top", be, reps,
+                    [&](Settings& s, int i) { s.view.range = (i + 8) % 2 ? RangeMode::Top : RangeMode::Auto; });
+            measure("plane: window none/hann", be, reps,
+                    [&](Settings& s, int i) { s.window = (i + 8) % 2 ? Window::Hann : Window::None; });
+            measure("plane: channel luma/r", be, reps,
+                    [&](Settings& s, int i) { s.channel = (i + 8) % 2 ? Channel::R : Channel::Luma; });
+            measure("plane: tukey-alpha", be, reps, [&](Settings& s, int i) {
+                s.window = Window::Tukey;
+                s.tukey_alpha = float((i + 8) % 10) / 10.0f;
+            });
+        }
+        measure("backend: cufft <-> custom-fast", Backend::Cufft, reps,
+                [&](Settings& s, int i) { s.backend = (i + 8) % 2 ? Backend::CustomFast : Backend::Cufft; });
+        measure("knob: threads per block 256/512", Backend::Custom, reps,
+                [&](Settings& s, int i) { s.custom.rows.threads_per_block = (i + 8) % 2 ? 512 : 256; });
+        measure("knob: H 2/4", Backend::Custom, reps,
+                [&](Settings& s, int i) { s.custom.rows.block_height = (i + 8) % 2 ? 4 : 2; });
+        measure("knob: local length 1024/auto", Backend::Custom, reps,
+                [&](Settings& s, int i) { s.custom.rows.max_local_length = (i + 8) % 2 ? 1024 : 0; });
+        measure("knob: tile 16/32", Backend::Custom, reps,
+                [&](Settings& s, int i) { s.custom.transpose.tile = (i + 8) % 2 ? 16 : 32; });
+
+        // The cursor readout: one bin's value from the device (a direct DFT of the plane's bin).
+        for (Backend be : {Backend::Cufft, Backend::CustomFast}) {
+            Settings s;
+            s.backend = be;
+            w.run(s, ++change, true);
+            c.take(w, change);
+            Row r{n, "readout: one bin", name_of(be), {}, 0, 0};
+            std::mt19937 rng(7);
+            for (int i = 0; i < reps; ++i) {
+                const auto t = Clock::now();
+                w.read_value(s, change, int(rng() % n), int(rng() % n));
+                for (;;) {
+                    WorkerUpdates u = w.poll();
+                    if (u.value) break;
+                    std::this_thread::sleep_for(std::chrono::microseconds(20));
+                }
+                r.ms.push_back(ms_since(t));
+            }
+            rows.push_back(r);
+            std::printf("  %-34s %-12s median %8.3f ms  p90 %8.3f ms\n", r.kind.c_str(), r.backend.c_str(), pct(r.ms, 0.5),
+                        pct(r.ms, 0.9));
+        }
+
+        // New images: open (read + decode off the caller's thread), then the run the viewer posts on arrival.
+        for (Backend be : {Backend::Cufft, Backend::CustomFast}) {
+            for (const bool same_size : {true, false}) {
+                Row r{n, same_size ? "new image, same size" : "new image, new size", name_of(be), {}, 0, 0};
+                std::vector<double> decode;
+                Settings s;
+                s.backend = be;
+                for (int i = -1; i < image_reps; ++i) {
+                    const std::string path = same_size ? (i % 2 ? a : b) : (i % 2 ? a : small);
+                    const auto t = Clock::now();
+                    w.open(path);
+                    DecodedImage d;
+                    for (;;) {  // the decoded image arrives; the viewer then posts a run
+                        WorkerUpdates u = w.poll();
+                        if (u.decoded) {
+                            d = std::move(*u.decoded);
+                            break;
+                        }
+                        std::this_thread::sleep_for(std::chrono::microseconds(20));
+                    }
+                    w.run(s, ++change, true);
+                    if (!c.take(w, change)) break;
+                    if (i < 0) continue;
+                    r.ms.push_back(ms_since(t));
+                    decode.push_back(d.decode_ms);
+                }
+                r.decode_ms = pct(decode, 0.5);
+                rows.push_back(r);
+                std::printf("  %-34s %-12s median %8.3f ms  p90 %8.3f ms  (decode %.1f ms: + %.1f ms)\n", r.kind.c_str(),
+                            r.backend.c_str(), pct(r.ms, 0.5), pct(r.ms, 0.9), r.decode_ms, pct(r.ms, 0.5) - r.decode_ms);
+                std::fflush(stdout);
+            }
+        }
+        for (const std::string& f : {a, b, small}) std::filesystem::remove(f);
+    }
+
+    if (!csv_path.empty()) {
+        std::ofstream out(csv_path);
+        out << "device,size,kind,backend,median_ms,p90_ms,max_ms,kernels_ms,decode_ms,n\n";
+        for (const Row& r : rows)
+            out << '"' << dev.name << "\"," << r.size << ",\"" << r.kind << "\"," << r.backend << ',' << pct(r.ms, 0.5) << ','
+                << pct(r.ms, 0.9) << ',' << pct(r.ms, 1.0) << ',' << r.kernels_ms << ',' << r.decode_ms << ',' << r.ms.size()
+                << '\n';
+    }
+    return 0;
+}
