@@ -140,6 +140,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     int frames = 0, classroom_step = 1;
     bool classroom_walk = false;
     std::string screenshot, script, report;
+    bool offscreen = false;
 
     app.add_option("images", inputs, "image files or directories (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM)");
     app.add_flag("--headless", headless, "no window: write the spectrum picture (-o) and/or raw spectrum (--raw)");
@@ -204,6 +205,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_option("--screenshot", screenshot, "save the window as PNG on exit (with --frames)")->group(g_ui);
     app.add_option("--script", script, "drive the viewer from a script file, one action a line (see the README)")
         ->group(g_ui);
+    app.add_flag("--offscreen", offscreen,
+                 "draw the viewer into an offscreen EGL context on the GPU: no window and no X needed (for --script, "
+                 "--frames and --screenshot on a GPU machine without a display)")
+        ->group(g_ui);
     app.add_option("--report", report, "with --script: write frame times and change latencies here (JSON)")->group(g_ui);
 
     try {
@@ -247,7 +252,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             return kExitUsage;
         }
         ViewerLaunch launch{inputs, s, classroom, presentation, classroom_step, classroom_walk, frames, screenshot,
-                            script, report};
+                            script, report, offscreen};
         return viewer(launch);
     }
 

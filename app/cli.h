@@ -31,6 +31,7 @@ struct ViewerLaunch {
     std::string screenshot;           // write the window's last frame here (PNG) before exiting
     std::string script;               // drive the viewer from this file (ui/script.h)
     std::string report;               // the script's JSON report
+    bool offscreen = false;           // draw into an offscreen EGL context on the GPU (no window, no X)
 };
 
 using ViewerEntry = std::function<int(const ViewerLaunch&)>;

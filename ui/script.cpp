@@ -88,7 +88,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
         for (const auto& x : w) a.text += (a.text.empty() ? "" : " ") + x;
         const std::size_t n = a.args.size();
         const std::string& v = a.verb;
-        if (v == "open" || v == "screenshot") {
+        if (v == "open" || v == "screenshot" || v == "save-texture") {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
         } else if (v == "set") {
             if (n < 2) throw ScriptError(line, "set takes OPTION VALUE...");
@@ -116,7 +116,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             if (n != 1 || !parse_count(a.args[0], &f, 0, 10000000)) throw ScriptError(line, "wait takes a number of frames");
         } else {
             throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
-                                    "screenshot, quit)");
+                                    "screenshot, save-texture, quit)");
         }
         out.push_back(std::move(a));
     }
@@ -198,6 +198,10 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         }
         if (a.verb == "screenshot") {
             screenshot_ = a.args[0];
+            return true;
+        }
+        if (a.verb == "save-texture") {
+            texture_shot_ = a.args[0];
             return true;
         }
     }

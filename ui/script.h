@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace specview::ui {
@@ -13,7 +14,7 @@ struct ViewerState;
 
 struct ScriptAction {
     int line = 0;
-    std::string verb;                 // open set drag hover next prev wait wait-ready screenshot quit
+    std::string verb;  // open set drag hover next prev wait wait-ready screenshot save-texture quit
     std::vector<std::string> args;
     std::string text;                 // the line as written (trimmed)
     std::vector<std::string> steps;   // drag: the value of each frame's step
@@ -42,6 +43,8 @@ public:
     bool before_frame(ViewerState& st);
     // After the frame is drawn: the screenshot the current action asked for, if any (path, or "").
     std::string take_screenshot();
+    // After the frame: the spectrum texture's PNG the current action asked for (`save-texture PATH`), or "".
+    std::string take_texture_shot() { return std::exchange(texture_shot_, std::string()); }
     bool timed_out() const { return timed_out_; }
     const std::string& timeout_reason() const { return timeout_reason_; }
 
@@ -52,7 +55,7 @@ private:
     bool waiting_ready_ = false;
     double wait_started_ = 0;
     std::size_t drag_step_ = 0;     // drag: the next step
-    std::string screenshot_;
+    std::string screenshot_, texture_shot_;
     bool timed_out_ = false;
     std::string timeout_reason_;
 };

@@ -1,8 +1,8 @@
 #include "ui/viewer.h"
 
 #include <glad/gl.h>
-#include <GLFW/glfw3.h>
 #include <imgui.h>
+#include <stb_image_write.h>
 
 #include <algorithm>
 #include <cmath>
@@ -379,15 +379,6 @@ void draw_status_line(ViewerState& st) {
     st.layout.push_back("busy " + what);
 }
 
-struct DropQueue {
-    std::vector<std::string> paths;
-};
-
-void on_drop(GLFWwindow* w, int count, const char** paths) {
-    auto* q = static_cast<DropQueue*>(glfwGetWindowUserPointer(w));
-    if (q && count > 0) q->paths.emplace_back(paths[0]);  // the first file of a multi-file drop
-}
-
 }  // namespace
 
 int run_viewer(const ViewerLaunch& launch) {
@@ -403,7 +394,7 @@ int run_viewer(const ViewerLaunch& launch) {
     }
     std::unique_ptr<Window> win;
     try {
-        win = std::make_unique<Window>(1500, 920, "specview");
+        win = open_window(1500, 920, "specview", launch.offscreen);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "specview: %s\n", e.what());
         return kExitUsage;
@@ -455,9 +446,6 @@ int run_viewer(const ViewerLaunch& launch) {
         else if (!st.samples.empty()) open_image(st, st.samples.front());
     }
 
-    DropQueue drops;
-    glfwSetWindowUserPointer(win->handle(), &drops);
-    glfwSetDropCallback(win->handle(), on_drop);
 
     using Clock = std::chrono::steady_clock;
     std::vector<double> frame_ms;
@@ -472,8 +460,7 @@ int run_viewer(const ViewerLaunch& launch) {
         st.layout.clear();
         const std::string before = st.message;
         apply_worker_updates(st);
-        for (const auto& p : drops.paths) open_image(st, p);
-        drops.paths.clear();
+        for (const auto& p : win->take_drops()) open_image(st, p);
         // A script starts once the image it was given is open (or failed to open).
         if (script_running && (started || launch.images.empty())) script_running = script->before_frame(st);
         update_classroom(st);
@@ -526,12 +513,24 @@ int run_viewer(const ViewerLaunch& launch) {
             const std::string shot = script->take_screenshot();
             if (!shot.empty()) {
                 int fw = 0, fh = 0;
-                glfwGetFramebufferSize(win->handle(), &fw, &fh);
+                win->framebuffer_size(&fw, &fh);
                 try {
+                    win->bind_for_readback();
                     save_framebuffer_png(shot, fw, fh);
+                    st.layout.push_back("platform " + win->platform());
+                    st.layout.push_back("backend " + st.frame.backend);
                     save_layout(shot + ".txt", st.layout);
                 } catch (const std::exception& e) {
                     std::fprintf(stderr, "specview: screenshot: %s\n", e.what());
+                    rc = kExitOutput;
+                }
+            }
+            const std::string tex = script->take_texture_shot();
+            if (!tex.empty()) {
+                try {
+                    save_texture_png(tex, st.spectrum_tex);
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "specview: save-texture: %s\n", e.what());
                     rc = kExitOutput;
                 }
             }
@@ -560,8 +559,9 @@ int run_viewer(const ViewerLaunch& launch) {
             if (waited_long) std::fprintf(stderr, "specview: the picture was not ready after 120 s\n");
             if (!launch.screenshot.empty()) {
                 int fw = 0, fh = 0;
-                glfwGetFramebufferSize(win->handle(), &fw, &fh);
+                win->framebuffer_size(&fw, &fh);
                 try {
+                    win->bind_for_readback();
                     save_framebuffer_png(launch.screenshot, fw, fh);
                     st.layout.push_back("window " + std::to_string(fw) + " " + std::to_string(fh));
                     st.layout.push_back("backend " + st.frame.backend);

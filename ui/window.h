@@ -1,37 +1,41 @@
-// The GLFW window with an OpenGL 3.3 core context (glad) and Dear ImGui on it. Construction either succeeds
-// completely or throws with the reason (no display, no GL 3.3, ...); the destructor shuts down in order.
+// Where the viewer draws: an OpenGL 3.3 core context with Dear ImGui on it, behind one interface. Two
+// platforms: a GLFW window (a desktop, or Xvfb), and an offscreen EGL context on the GPU's own device with a
+// framebuffer object standing in for the window (a machine without X: scripts, tests, screenshots). Opening
+// either succeeds completely or throws with the reason; the destructor shuts down in order.
 #pragma once
 
+#include <memory>
 #include <string>
-
-struct GLFWwindow;
+#include <vector>
 
 namespace specview::ui {
 
 class Window {
 public:
-    Window(int width, int height, const std::string& title);
-    ~Window();
-    Window(const Window&) = delete;
-    Window& operator=(const Window&) = delete;
-
-    GLFWwindow* handle() const { return window_; }
-    bool should_close() const;
-    void begin_frame();  // poll events, start an ImGui frame
-    void end_frame();    // render ImGui into the back buffer
-    void swap();         // present it
-    float content_scale() const { return scale_; }
-    // The most recent GLFW error (errors are also written to stderr as they happen).
-    static const std::string& last_error();
+    virtual ~Window() = default;
+    virtual bool should_close() const = 0;
+    virtual void begin_frame() = 0;  // poll events, start an ImGui frame
+    virtual void end_frame() = 0;    // render ImGui into the back buffer
+    virtual void swap() = 0;         // present it (the offscreen platform has nothing to present)
+    virtual void framebuffer_size(int* w, int* h) const = 0;
+    // Files dropped on the window since the last call.
+    virtual std::vector<std::string> take_drops() { return {}; }
+    // Binds what the last frame was drawn into for glReadPixels.
+    virtual void bind_for_readback() = 0;
+    virtual std::string platform() const = 0;
     // Applies the UI scale (HiDPI content scale x presentation factor) and theme.
     void apply_style(float presentation_factor, bool high_contrast);
 
-private:
-    GLFWwindow* window_ = nullptr;
+protected:
     float scale_ = 1.0f;
+
+private:
     float applied_factor_ = 0.0f;
     bool applied_contrast_ = false;
-    bool imgui_ = false;
 };
+
+// `offscreen`: the EGL device platform (throws where it is not built in or finds no GPU); otherwise a GLFW
+// window, or the EGL platform in a build without GLFW.
+std::unique_ptr<Window> open_window(int width, int height, const std::string& title, bool offscreen);
 
 }  // namespace specview::ui

@@ -32,14 +32,20 @@ struct Layout {
     }
 };
 
+// SPECVIEW_GUI_OFFSCREEN=1 runs every viewer of these tests on the offscreen EGL platform (the GPU machine,
+// which has no X); otherwise they need a display (xvfb-run in CI).
+bool offscreen() { return std::getenv("SPECVIEW_GUI_OFFSCREEN") != nullptr; }
+std::string viewer_exe() { return std::string("'") + SPECVIEW_EXE + "'" + (offscreen() ? " --offscreen" : ""); }
+
 class Gui : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!std::getenv("DISPLAY")) GTEST_SKIP() << "no X display: run the GUI tests under xvfb-run (as .ci/run does)";
+        if (!offscreen() && !std::getenv("DISPLAY"))
+            GTEST_SKIP() << "no X display: run the GUI tests under xvfb-run (as .ci/run does), or set SPECVIEW_GUI_OFFSCREEN=1";
     }
     // Runs the viewer for `frames` frames with the arguments; returns its exit code.
     int run(const std::vector<std::string>& args, int frames, const std::string& shot) {
-        std::string cmd = std::string("'") + SPECVIEW_EXE + "'";
+        std::string cmd = viewer_exe();
         for (const auto& a : args) cmd += " '" + a + "'";
         cmd += " --frames " + std::to_string(frames) + " --screenshot '" + shot + "' >'" + dir.file("out.txt") + "' 2>&1";
         const int status = std::system(cmd.c_str());
@@ -155,7 +161,7 @@ class Script : public Gui {
 protected:
     int run_script(const std::string& text, const std::vector<std::string>& args) {
         fixtures::write_file(dir.file("s.txt"), std::vector<unsigned char>(text.begin(), text.end()));
-        std::string cmd = std::string("'") + SPECVIEW_EXE + "' --script '" + dir.file("s.txt") + "' --report '" +
+        std::string cmd = viewer_exe() + " --script '" + dir.file("s.txt") + "' --report '" +
                           dir.file("r.json") + "'";
         for (const auto& a : args) cmd += " '" + a + "'";
         cmd += " >'" + dir.file("out.txt") + "' 2>&1";
@@ -226,6 +232,37 @@ TEST_F(Script, AnUnreadableImageIsAMessageAndTheScriptGoesOn) {
     EXPECT_TRUE(l.has("error ")) << "the message stays on screen";
     EXPECT_NE(l.line("error ").find("broken.png"), std::string::npos);
     EXPECT_NE(read("r.json").find("\"image\": [64, 64]"), std::string::npos) << "the previous image stays";
+}
+
+// What the views show is the engine's picture, texel for texel, on every backend this machine has: the worker's
+// hand-over (a device slot copied into the GL texture through interop, or a host upload) loses nothing.
+TEST_F(Script, TheSpectrumTextureEqualsTheHeadlessPictureOnEveryBackend) {
+    fixtures::Pixels p = fixtures::pattern(300, 200, 3);
+    const std::string img = dir.file("p.png");
+    fixtures::write_file(img, fixtures::png(p, 8));
+    std::vector<std::string> backends{"cpu"};
+    if (gpu::probe_device(0).available) backends = {"cpu", "custom", "cufft", "custom-fast"};
+    for (const std::string& b : backends) {
+        const std::string tex = dir.file("tex-" + b + ".png"), ref = dir.file("ref-" + b + ".png");
+        ASSERT_EQ(run_script("set backend " + b + "\nset window hann\nset colormap viridis\nwait-ready\nsave-texture " + tex +
+                                 "\nscreenshot " + dir.file("shot.png") + "\n",
+                             {img}),
+                  0)
+            << b << ": " << read("out.txt");
+        const std::string cmd = std::string("'") + SPECVIEW_EXE + "' --headless '" + img + "' -o '" + ref + "' --backend " + b +
+                                " --window hann --colormap viridis >/dev/null 2>&1";
+        ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+        const Image a = load_image(tex), r = load_image(ref);
+        ASSERT_EQ(a.width, r.width);
+        ASSERT_EQ(a.height, r.height);
+        ASSERT_EQ(a.pixels.size(), r.pixels.size());
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < a.pixels.size(); ++i) bad += a.pixels[i] != r.pixels[i];
+        EXPECT_EQ(bad, 0u) << b << ": texture values differing from the headless picture";
+        const Layout l = layout(dir.file("shot.png"));
+        if (b != "cpu") EXPECT_NE(l.line("backend ").find("on "), std::string::npos) << l.line("backend ");
+        std::printf("[ texture  ] %s: %s, %dx%d identical\n", b.c_str(), l.line("platform ").c_str(), a.width, a.height);
+    }
 }
 
 }  // namespace
