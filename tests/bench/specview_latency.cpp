@@ -5,6 +5,7 @@
 // texture is a GL texture mapped for the same copy; here a cudaArray stands in for it (no GL on the machine).
 //
 //   specview-latency [--sizes 2048,4096,8192] [--reps 50] [--image-reps 10] [--csv FILE]
+//   specview-latency --write-photo PATH SIZE     (only writes the synthetic photo the runs use, for scripts)
 #include <cuda_runtime.h>
 #include <stb_image_write.h>
 
@@ -142,6 +143,10 @@ int main(int argc, char** argv) {
     std::string csv_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
+        if (a == "--write-photo" && i + 2 < argc) {
+            write_photo(argv[i + 1], std::atoi(argv[i + 2]), std::atoi(argv[i + 2]), 1);
+            return 0;
+        }
         if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
         else if (a == "--image-reps" && i + 1 < argc) image_reps = std::max(3, std::atoi(argv[++i]));
         else if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];

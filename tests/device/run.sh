@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [latency] [ncu]   (default: all but ncu)
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [latency] [viewer] [ncu]   (default: all but ncu)
+# The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
+# glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
 set -u
 OUT=${OUT:-/tmp/specview-device}
 mkdir -p "$OUT"
-steps=${*:-build test memcheck racecheck bench latency}
+steps=${*:-build test memcheck racecheck bench latency viewer}
 has() { [[ " $steps " == *" $1 "* ]]; }
 B=build-device
 
@@ -27,8 +29,11 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm 
 
 if has build; then
   start=$(date +%s)
-  cmake -S . -B $B -G Ninja -DSPECVIEW_BUILD_UI=OFF -DCMAKE_BUILD_TYPE=Release > "$OUT/configure.log" 2>&1 \
-    || { tail -30 "$OUT/configure.log"; exit 1; }
+  ui=OFF
+  [ -d .glad ] && ui=AUTO
+  cmake -S . -B $B -G Ninja -DSPECVIEW_BUILD_UI=$ui -DSPECVIEW_GLAD_DIR="$PWD/.glad" -DCMAKE_BUILD_TYPE=Release \
+    > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+  grep "specview:" "$OUT/configure.log"
   cmake --build $B -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
   echo "build: $(( $(date +%s) - start )) s"
 fi
@@ -46,6 +51,12 @@ if has test; then
   (cd $B && ctest -L cpu -j8 --output-on-failure > "$OUT/cpu-tests.log" 2>&1); r=$?; rc=$((rc | r))
   tail -4 "$OUT/cpu-tests.log"
   echo "cpu tests rc=$r ($(( $(date +%s) - start )) s)"
+  if [ -x $B/tests/specview_gui_tests ]; then  # the real viewer, offscreen on the GPU (no X here)
+    start=$(date +%s)
+    SPECVIEW_GUI_OFFSCREEN=1 $B/tests/specview_gui_tests > "$OUT/gui-tests.log" 2>&1; r=$?; rc=$((rc | r))
+    grep -E "texture|PASSED|FAILED|SKIPPED|Failure" -A2 "$OUT/gui-tests.log" | head -30
+    echo "gui tests (offscreen) rc=$r ($(( $(date +%s) - start )) s)"
+  fi
 fi
 for tool in memcheck racecheck; do
   if has $tool; then
@@ -69,6 +80,54 @@ if has latency; then
   $B/tests/specview-latency --csv "$OUT/latency.csv" ${LATENCY_ARGS:-} > "$OUT/latency.txt" 2>&1; r=$?; rc=$((rc | r))
   cat "$OUT/latency.txt"
   echo "latency rc=$r ($(( $(date +%s) - start )) s)"
+fi
+if has viewer && [ -x $B/specview ]; then
+  # The viewer itself, scripted, offscreen: drag the custom kernels' knobs on an 8192^2 photo, then a plane
+  # setting on cuFFT; frame times and change latencies from its report.
+  start=$(date +%s)
+  $B/tests/specview-latency --write-photo /tmp/photo8192.png 8192
+  cat > /tmp/drag.txt <<EOS
+set backend custom
+wait-ready
+drag threads-per-block 32 1024 30
+wait-ready
+drag block-height 1 64 30
+wait-ready
+drag threads-per-block 1024 64 30
+wait-ready
+hover 12 -7
+wait 3
+screenshot $OUT/viewer-8192.png
+quit
+EOS
+  cat > /tmp/tukey.txt <<EOS
+set backend cufft
+set window tukey
+wait-ready
+drag tukey-alpha 0 1 30
+wait-ready
+set backend custom-fast
+wait-ready
+drag colormap gray turbo 30
+wait-ready
+quit
+EOS
+  for s in drag tukey; do
+    $B/specview --offscreen --script /tmp/$s.txt --report "$OUT/viewer-$s.json" /tmp/photo8192.png > "$OUT/viewer-$s.log" 2>&1
+    r=$?; rc=$((rc | r)); echo "viewer $s rc=$r"; tail -3 "$OUT/viewer-$s.log"
+    python3 - "$OUT/viewer-$s.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1])); f = sorted(r["frame_ms"]); n = len(f)
+print(f'{r["device"]} | {r["backend"]} | image {r["image"]} | {n} frames: median {f[n//2]:.2f} ms, p95 {f[int(0.95*(n-1))]:.2f}, max {f[-1]:.2f}, over 16.7 ms: {sum(x > 16.7 for x in f)}')
+by = {}
+for c in r["changes"]: by.setdefault(c["action"], []).append(c["ready_ms"])
+for a, v in by.items():
+    got = sorted(x for x in v if x is not None)
+    med = f"{got[len(got)//2]:.2f}" if got else "-"
+    print(f'  {a}: {len(v)} changes, {len(got)} shown, median ready {med} ms, last {v[-1]}')
+EOP
+  done
+  echo "viewer rc=$rc ($(( $(date +%s) - start )) s)"
 fi
 if has ncu; then
   start=$(date +%s)
