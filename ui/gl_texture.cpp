@@ -1,5 +1,7 @@
 #include "ui/gl_texture.h"
 
+#include <algorithm>
+
 #include <stdexcept>
 #include <string>
 
@@ -39,6 +41,34 @@ void GlTexture::upload(const std::uint32_t* rgba) {
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w_, h_, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
     check_gl("texture upload");
+}
+
+void GlTexture::upload_rows(const std::uint32_t* rgba, int y0, int rows) {
+    glBindTexture(GL_TEXTURE_2D, id_);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y0, w_, rows, GL_RGBA, GL_UNSIGNED_BYTE, rgba + std::size_t(y0) * w_);
+    check_gl("texture upload");
+}
+
+void StagedTexture::begin(std::vector<std::uint32_t> rgba, int width, int height) {
+    data_ = std::move(rgba);
+    w_ = width;
+    h_ = height;
+    row_ = 0;
+}
+
+bool StagedTexture::step(std::size_t max_bytes) {
+    if (data_.empty()) return false;
+    GlTexture& back = tex_[1 - front_];
+    if (row_ == 0) back.ensure(w_, h_);
+    const int rows = std::max(1, int(std::min<std::size_t>(std::size_t(h_ - row_), max_bytes / (std::size_t(w_) * 4))));
+    back.upload_rows(data_.data(), row_, rows);
+    row_ += rows;
+    if (row_ < h_) return false;
+    front_ = 1 - front_;
+    data_.clear();
+    data_.shrink_to_fit();
+    return true;
 }
 
 std::vector<std::uint32_t> GlTexture::read() const {

@@ -18,6 +18,7 @@ public:
     // (Re)allocates storage when the size changes; returns true if it did (interop must re-register then).
     bool ensure(int width, int height);
     void upload(const std::uint32_t* rgba);  // width x height texels
+    void upload_rows(const std::uint32_t* rgba, int y0, int rows);  // rows y0.. of a width-wide picture
     std::vector<std::uint32_t> read() const; // glGetTexImage
     void release() noexcept;
     GLuint id() const { return id_; }
@@ -28,6 +29,30 @@ public:
 private:
     GLuint id_ = 0;
     int w_ = 0, h_ = 0;
+};
+
+// A picture from host memory shown without stalling a frame or tearing: it goes into a back texture a band of
+// rows a frame, and becomes the front (the one drawn) only when complete.
+class StagedTexture {
+public:
+    // Starts uploading `rgba` (width x height); a picture still on its way is dropped.
+    void begin(std::vector<std::uint32_t> rgba, int width, int height);
+    // Uploads up to `max_bytes` more; returns true when the picture just became the front texture.
+    bool step(std::size_t max_bytes);
+    bool pending() const { return !data_.empty(); }
+    GlTexture& front() { return tex_[front_]; }
+    const GlTexture& front() const { return tex_[front_]; }
+    void release() noexcept {
+        tex_[0].release();
+        tex_[1].release();
+        data_.clear();
+    }
+
+private:
+    GlTexture tex_[2];
+    int front_ = 0;
+    std::vector<std::uint32_t> data_;
+    int w_ = 0, h_ = 0, row_ = 0;
 };
 
 // Throws std::runtime_error naming `what` if GL reported an error.

@@ -233,6 +233,8 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
     o << "  \"image\": [" << (st.image ? st.image->width : 0) << ", " << (st.image ? st.image->height : 0) << "],\n";
     o << "  \"frame_ms\": [";
     for (std::size_t i = 0; i < frame_ms.size(); ++i) o << (i ? ", " : "") << fmt(frame_ms[i]);
+    o << "],\n  \"frame_line\": [";
+    for (std::size_t i = 0; i < st.frame_lines.size(); ++i) o << (i ? ", " : "") << st.frame_lines[i];
     o << "],\n  \"changes\": [";
     for (std::size_t i = 0; i < st.changes.size(); ++i) {
         const ChangeRecord& c = st.changes[i];

@@ -86,11 +86,9 @@ void picture_dims(const ViewerState& st, const Settings& s, int* w, int* h) {
 bool picture_current(const ViewerState& st) {
     if (!st.worker->idle() || st.worker->has_updates() || st.dirty) return false;
     if (!has_image(st)) return true;
-    // The last run posted has arrived (shown, or failed with a message) and its copy has completed.
-    const auto it = st.change_index.find(st.change);
-    const bool arrived = st.frame_change == st.change ||
-                         (it != st.change_index.end() && st.changes[it->second].ready_ms >= 0);
-    return arrived && !st.copy_pending;
+    // The last run posted has ended (its picture in the texture, or failed with a message).
+    const bool arrived = st.done_change >= st.change;
+    return arrived && !st.copy_pending && !st.spectrum_tex.pending() && !st.image_tex.pending();
 }
 
 void open_image(ViewerState& st, const std::string& path) {
@@ -111,6 +109,7 @@ namespace {
 
 void mark_ready(ViewerState& st, std::uint64_t change) {
     const double now = viewer_clock();
+    st.done_change = std::max(st.done_change, change);
     for (auto it = st.change_index.begin(); it != st.change_index.end();) {
         if (it->first > change) break;
         ChangeRecord& c = st.changes[it->second];
@@ -123,8 +122,7 @@ void mark_ready(ViewerState& st, std::uint64_t change) {
 void take_decoded(ViewerState& st, DecodedImage& d) {
     st.image = d.image;
     st.image_id = d.image_id;
-    st.image_tex.ensure(d.image->width, d.image->height);
-    st.image_tex.upload(d.display_rgba.data());
+    st.image_tex.begin(std::move(d.display_rgba), d.image->width, d.image->height);
     st.image_path = d.path;
     st.image_view = ViewTransform{};
     st.spectrum_view = ViewTransform{};
@@ -144,6 +142,8 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     st.path_input = d.path;
 }
 
+void show_frame(ViewerState& st, RunResult& r);
+
 void take_frame(ViewerState& st, RunResult& r) {
     Frame& f = r.frame;
     const int slot = f.picture_slot;
@@ -157,11 +157,14 @@ void take_frame(ViewerState& st, RunResult& r) {
             mark_ready(st, r.change);
             return;
         }
-        const bool resized = st.spectrum_tex.ensure(f.width, f.height);
 #ifdef SPECVIEW_HAS_GL_INTEROP
         if (f.device_rgba) {
             // Device to device into the texture; the worker may write the slot again once the copy is done.
-            if (resized || !st.interop.registered()) st.interop.register_texture(st.spectrum_tex.id(), f.width, f.height);
+            st.spectrum_tex.begin({}, 0, 0);  // a host picture still on its way is superseded
+            st.staged_frame.reset();
+            GlTexture& tex = st.spectrum_tex.front();
+            const bool resized = tex.ensure(f.width, f.height);
+            if (resized || !st.interop.registered()) st.interop.register_texture(tex.id(), f.width, f.height);
             st.interop.copy_from(f.device_rgba, f.width, f.height, f.slot_consumed_event);
             st.worker->release_slot(slot);
             st.copy_pending = true;
@@ -169,15 +172,25 @@ void take_frame(ViewerState& st, RunResult& r) {
         } else
 #endif
         {
-            (void)resized;
             if (f.rgba.size() != std::size_t(f.width) * f.height)
                 throw std::runtime_error("internal: a picture of " + std::to_string(f.rgba.size()) + " texels for " +
                                          std::to_string(f.width) + "x" + std::to_string(f.height));
-            st.spectrum_tex.upload(f.rgba.data());
-            f.rgba.clear();
-            f.rgba.shrink_to_fit();
-            mark_ready(st, r.change);
+            // Staged: a band a frame into the back texture; shown (with its frame data) when complete.
+            st.spectrum_tex.begin(std::move(f.rgba), f.width, f.height);
+            st.staged_frame = std::move(r);
+            return;
         }
+        show_frame(st, r);
+    } catch (const std::exception& e) {
+        if (slot >= 0) st.worker->release_slot(slot);
+        show_error(st, e.what());
+        mark_ready(st, r.change);
+    }
+}
+
+void show_frame(ViewerState& st, RunResult& r) {
+    {
+        Frame& f = r.frame;
         st.frame = std::move(f);
         st.frame_settings = r.settings;
         st.frame_change = r.change;
@@ -186,10 +199,19 @@ void take_frame(ViewerState& st, RunResult& r) {
         st.history.push_back(float(st.frame.total_ms));
         if (st.history.size() > 240) st.history.erase(st.history.begin());
         if (st.message_is_error) st.message.clear();
-    } catch (const std::exception& e) {
-        if (slot >= 0) st.worker->release_slot(slot);
-        show_error(st, e.what());
-        mark_ready(st, r.change);
+    }
+}
+
+// Host pictures and the image: one band a frame, so no frame stalls on a large upload.
+constexpr std::size_t kUploadBytesPerFrame = 16u << 20;
+
+void step_uploads(ViewerState& st) {
+    st.image_tex.step(kUploadBytesPerFrame);
+    if (st.spectrum_tex.step(kUploadBytesPerFrame) && st.staged_frame) {
+        const std::uint64_t change = st.staged_frame->change;
+        show_frame(st, *st.staged_frame);
+        st.staged_frame.reset();
+        mark_ready(st, change);
     }
 }
 
@@ -221,6 +243,7 @@ void apply_worker_updates(ViewerState& st) {
     if (u.comparison) st.comparison = *u.comparison;
     if (u.plane_row) st.plane_row = *u.plane_row;
     if (u.resources) st.resources_cache = *u.resources;
+    step_uploads(st);
 }
 
 namespace {
@@ -336,21 +359,20 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     ImGui::BeginGroup();
     const char* spectrum_title = st.classroom.enabled ? "Data at this step" : "Spectrum";
     view_header(has_image(st) ? fs::path(st.image_path).filename().string().c_str() : "Image", st.image_view,
-                st.image_tex, "imgv");
-    const DrawnImage a = draw_image_view("##image", st.image_tex, st.image_view, each, st.image_hover);
+                st.image_tex.front(), "imgv");
+    const DrawnImage a = draw_image_view("##image", st.image_tex.front(), st.image_view, each, st.image_hover);
     record(st, "image_image", a.p0, a.p1);
     ImGui::EndGroup();
     if (!stacked) ImGui::SameLine();
     ImGui::BeginGroup();
-    view_header(spectrum_title, st.spectrum_view, st.spectrum_tex, "specv");
-    const DrawnImage b = draw_image_view("##spectrum", st.spectrum_tex, st.spectrum_view, each, st.spectrum_hover);
+    view_header(spectrum_title, st.spectrum_view, st.spectrum_tex.front(), "specv");
+    const DrawnImage b = draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover);
     record(st, "spectrum_image", b.p0, b.p1);
     ImGui::EndGroup();
     if (st.sync_views) {
-        if (a.changed) sync_transform(st.image_view, st.image_tex.width(), st.image_tex.height(), st.spectrum_view,
-                                      st.spectrum_tex.width(), st.spectrum_tex.height());
-        else if (b.changed) sync_transform(st.spectrum_view, st.spectrum_tex.width(), st.spectrum_tex.height(),
-                                           st.image_view, st.image_tex.width(), st.image_tex.height());
+        const GlTexture &it = st.image_tex.front(), &sp = st.spectrum_tex.front();
+        if (a.changed) sync_transform(st.image_view, it.width(), it.height(), st.spectrum_view, sp.width(), sp.height());
+        else if (b.changed) sync_transform(st.spectrum_view, sp.width(), sp.height(), st.image_view, it.width(), it.height());
     }
     draw_readout(st);
     if (st.classroom.enabled) draw_classroom_overlay(st, ImVec2(avail.x, overlay_h));
@@ -508,6 +530,7 @@ int run_viewer(const ViewerLaunch& launch) {
         win->end_frame();
         poll_copy(st);  // a copy posted this frame is usually done by now: its change is ready
         frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t_frame).count());
+        st.frame_lines.push_back(st.script_line);
         ++frames;
         if (script) {
             const std::string shot = script->take_screenshot();
@@ -528,7 +551,7 @@ int run_viewer(const ViewerLaunch& launch) {
             const std::string tex = script->take_texture_shot();
             if (!tex.empty()) {
                 try {
-                    save_texture_png(tex, st.spectrum_tex);
+                    save_texture_png(tex, st.spectrum_tex.front());
                 } catch (const std::exception& e) {
                     std::fprintf(stderr, "specview: save-texture: %s\n", e.what());
                     rc = kExitOutput;

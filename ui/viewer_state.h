@@ -72,6 +72,7 @@ struct ViewerState {
     bool have_frame = false;
     std::uint64_t change = 0;        // bumps with every run posted
     std::uint64_t frame_change = 0;  // the change the shown picture was computed for
+    std::uint64_t done_change = 0;   // the newest change whose run ended: shown, or failed with a message
     bool copy_pending = false;       // the picture's copy into the texture may still run on the device
     std::uint64_t copy_change = 0;
     // The cursor readout on the GPU backends: the value of one bin, asked of the worker when the cursor moves.
@@ -80,6 +81,7 @@ struct ViewerState {
     std::uint64_t value_change = 0;
     int value_x = -1, value_y = -1;
     std::vector<ChangeRecord> changes;
+    std::vector<int> frame_lines;    // scripted runs: the script line of each frame (report's "frame_line")
     std::map<std::uint64_t, std::size_t> change_index;  // change id -> index into changes
     int script_line = 0;             // the line the next changes belong to (0: by hand)
     std::string script_action;
@@ -89,14 +91,16 @@ struct ViewerState {
 
     // Image.
     std::string image_path;
-    GlTexture image_tex;
+    StagedTexture image_tex;  // uploaded a band a frame, shown when complete
     std::deque<std::string> recent;
     std::string path_input;
     std::vector<std::string> samples;
     std::string assets_dir;
 
     // Spectrum picture: a GL texture CUDA writes directly, or uploaded from the host.
-    GlTexture spectrum_tex;
+    StagedTexture spectrum_tex;  // interop copies go into its front; host pictures are staged
+    // A host picture on its way into the texture, with the run it belongs to (shown when complete).
+    std::optional<RunResult> staged_frame;
 #ifdef SPECVIEW_HAS_GL_INTEROP
     gpu::GlInteropTexture interop;
 #endif

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
+#include <thread>
 
 #include "ui/window.h"
 
@@ -84,7 +85,14 @@ public:
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     }
-    void swap() override { glFlush(); }
+    // No display to wait for: pace frames as a 60 Hz vsync would, so the GL work does not crowd the GPU
+    // (a frame loop at thousands of frames a second time-slices the device against the CUDA work).
+    void swap() override {
+        glFlush();
+        const auto period = std::chrono::microseconds(16667);
+        next_ = std::max(next_ + period, std::chrono::steady_clock::now());
+        std::this_thread::sleep_until(next_);
+    }
     void framebuffer_size(int* w, int* h) const override {
         *w = w_;
         *h = h_;
@@ -127,7 +135,7 @@ private:
     EGLContext context_ = EGL_NO_CONTEXT;
     GLuint fbo_ = 0, color_ = 0;
     bool imgui_ = false;
-    std::chrono::steady_clock::time_point last_;
+    std::chrono::steady_clock::time_point last_, next_;
 };
 
 }  // namespace
