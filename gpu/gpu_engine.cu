@@ -36,6 +36,7 @@ struct GpuEngine::Impl {
     Event consumed[kPictureSlots];
     DeviceBuffer<double> dft;  // plane_dft_bin's accumulator (re, im)
     PinnedBuffer<double> dft_host;
+    bool warming = false;             // inside the plan's untimed first run
     const float2* stopped = nullptr;  // the last custom run's data, and its shape
     int stopped_w = 0, stopped_h = 0;
     // Plans built so far: path, size and the settings that change what the pipeline allocates or launches.
@@ -197,7 +198,14 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         warm.surface = 0;
         warm.picture_slot = -1;
         m.planned.insert(plan_key);  // before the run: a failing plan is not retried as a plan each time
-        run(warm);
+        m.warming = true;           // the picture goes to a device buffer and stays there
+        try {
+            run(warm);
+        } catch (...) {
+            m.warming = false;
+            throw;
+        }
+        m.warming = false;
         plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
 
@@ -264,7 +272,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         CUDA_CHECK(cudaMemcpyAsync(out.spectrum.data(), full, n * sizeof(float2), cudaMemcpyDeviceToHost, s));
         m.timer.mark("download spectrum (device -> host)", double(n) * 8.0);
     }
-    if (req.want_rgba && rgba) {
+    if (req.want_rgba && rgba && !m.warming) {
         out.rgba.resize(n);
         CUDA_CHECK(cudaMemcpyAsync(out.rgba.data(), rgba, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
         m.timer.mark("download picture (device -> host)", double(n) * 4.0);
