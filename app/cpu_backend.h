@@ -24,8 +24,12 @@ public:
     // The full complex spectrum of a real plane (unshifted, unnormalised: F[k] = sum f[n] e^{-2 pi i k n / N}),
     // through a real-to-complex plan (cached per size) and the Hermitian symmetry for the other half.
     void forward(const Plane& in, std::vector<std::complex<float>>& out);
+    // Makes the plan for a width x height transform now; returns its milliseconds (0: made already).
+    double plan(int width, int height);
 
 private:
+    void make_plan(int width, int height);
+    void finish(std::vector<std::complex<float>>& out, int w, int h, int hw);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -146,31 +146,13 @@ std::vector<KernelResources> GpuEngine::resources(int width, int height, const C
             row_fft_resources(p.rows2, false, impl_->dev)};
 }
 
-GpuResult GpuEngine::run(const GpuRequest& req) {
+// The plane, when it changed: uploaded, or made on the device from the image (uploaded once per image).
+std::vector<KernelTiming> GpuEngine::make_plane(const GpuRequest& req) {
     Impl& m = *impl_;
     cudaStream_t s = m.stream.get();
     const int w = req.width, h = req.height;
     const long long n = (long long)w * h;
     if (w < 1 || h < 1 || (!req.plane && !req.recipe)) throw ConfigError("empty plane");
-    GpuResult out;
-
-    // Plan first: a configuration the device cannot run fails here, before any allocation or launch.
-    Custom2DPlan plan;
-    if (req.path == Path::Custom) {
-        plan = plan_custom_2d(w, h, req.custom, m.dev, true);
-        out.notes = plan.rows1.notes;
-        for (const auto& note : plan.rows2.notes) out.notes.push_back("second pass: " + note);
-    }
-
-    // The plan: the first run of a path at a size and configuration builds what later runs reuse (cuFFT plans,
-    // scratch buffers, the CUB scratch, kernel attributes, the lazily loaded kernel modules) by running the
-    // pipeline once untimed; its wall time is reported as its own line, never inside a kernel's timing.
-    const auto plan_key = std::make_tuple(int(req.path), w, h, req.path == Path::Custom ? req.custom.rows.threads_per_block : 0,
-                                          req.path == Path::Custom ? req.custom.rows.block_height : 0,
-                                          req.path == Path::Custom ? req.custom.rows.max_local_length : 0,
-                                          req.path == Path::Custom ? req.custom.transpose.tile : 0,
-                                          req.path == Path::Cufft ? int(req.cufft_mode) : 0, int(req.view.range));
-    // The plane, when it changed: uploaded, or made on the device from the image (uploaded once per image).
     std::vector<KernelTiming> prep_timings;
     if (req.plane_version == 0 || req.plane_version != m.plane_version || w != m.plane_w || h != m.plane_h) {
         m.plane.resize(n);
@@ -188,26 +170,55 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         m.plane_w = w;
         m.plane_h = h;
     }
+    return prep_timings;
+}
 
-    double plan_ms = -1;
-    if (req.stop.kind == StopPoint::Kind::Done && !m.planned.count(plan_key)) {
-        const auto t0 = std::chrono::steady_clock::now();
-        GpuRequest warm = req;
-        warm.want_spectrum = false;
-        warm.want_rgba = true;
-        warm.surface = 0;
-        warm.picture_slot = -1;
-        m.planned.insert(plan_key);  // before the run: a failing plan is not retried as a plan each time
-        m.warming = true;           // the picture goes to a device buffer and stays there
-        try {
-            run(warm);
-        } catch (...) {
-            m.warming = false;
-            throw;
-        }
+double GpuEngine::plan(const GpuRequest& req) {
+    Impl& m = *impl_;
+    const int w = req.width, h = req.height;
+    const auto plan_key = std::make_tuple(int(req.path), w, h, req.path == Path::Custom ? req.custom.rows.threads_per_block : 0,
+                                          req.path == Path::Custom ? req.custom.rows.block_height : 0,
+                                          req.path == Path::Custom ? req.custom.rows.max_local_length : 0,
+                                          req.path == Path::Custom ? req.custom.transpose.tile : 0,
+                                          req.path == Path::Cufft ? int(req.cufft_mode) : 0, int(req.view.range));
+    if (m.warming || req.stop.kind != StopPoint::Kind::Done || m.planned.count(plan_key)) return 0.0;
+    make_plane(req);  // not part of the plan's time
+    const auto t0 = std::chrono::steady_clock::now();
+    GpuRequest warm = req;
+    warm.want_spectrum = false;
+    warm.want_rgba = true;
+    warm.surface = 0;
+    warm.picture_slot = -1;
+    m.planned.insert(plan_key);  // before the run: a failing plan is not retried as a plan each time
+    m.warming = true;           // the picture goes to a device buffer and stays there
+    try {
+        run(warm);
+    } catch (...) {
         m.warming = false;
-        plan_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        throw;
     }
+    m.warming = false;
+    return std::max(1e-6, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
+GpuResult GpuEngine::run(const GpuRequest& req) {
+    Impl& m = *impl_;
+    cudaStream_t s = m.stream.get();
+    const int w = req.width, h = req.height;
+    const long long n = (long long)w * h;
+    if (w < 1 || h < 1 || (!req.plane && !req.recipe)) throw ConfigError("empty plane");
+    GpuResult out;
+
+    // Plan first: a configuration the device cannot run fails here, before any allocation or launch.
+    Custom2DPlan cplan;
+    if (req.path == Path::Custom) {
+        cplan = plan_custom_2d(w, h, req.custom, m.dev, true);
+        out.notes = cplan.rows1.notes;
+        for (const auto& note : cplan.rows2.notes) out.notes.push_back("second pass: " + note);
+    }
+
+    std::vector<KernelTiming> prep_timings = make_plane(req);
+    const double plan_ms = plan(req);
 
     m.timer.start(s);
 
@@ -238,15 +249,15 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         if (req.path == Path::Custom) {
             m.a.resize(n);
             m.b.resize(n);
-            Custom2DResult r = run_custom_2d(plan, m.plane.get(), m.a.get(), m.b.get(), false, req.stop, m.twiddles, s,
+            Custom2DResult r = run_custom_2d(cplan, m.plane.get(), m.a.get(), m.b.get(), false, req.stop, m.twiddles, s,
                                              &m.timer);
             src = {r.data, r.cols, r.rows, r.cols, false};
             m.stopped = r.data;
             m.stopped_w = r.cols;
             m.stopped_h = r.rows;
-            out.resources = {row_fft_resources(plan.rows1, true, m.dev), transpose_resources(plan.transpose, m.dev),
-                             row_fft_resources(plan.rows2, false, m.dev)};
-            out.row_plans = {plan.rows1, plan.rows2};
+            out.resources = {row_fft_resources(cplan.rows1, true, m.dev), transpose_resources(cplan.transpose, m.dev),
+                             row_fft_resources(cplan.rows2, false, m.dev)};
+            out.row_plans = {cplan.rows1, cplan.rows2};
         } else {
             src = m.cufft.forward_real(m.plane.get(), w, h, req.cufft_mode, s, &m.timer);
         }
@@ -282,7 +293,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     CUDA_CHECK(cudaStreamSynchronize(s));
     out.timings = m.timer.collect();
     for (std::size_t i = first; i < last; ++i) out.total_ms += out.timings[i].ms;
-    if (plan_ms >= 0) out.timings.insert(out.timings.begin(), {"plan (first run at this size and configuration) [host]", plan_ms, 0.0});
+    if (plan_ms > 0) out.timings.insert(out.timings.begin(), {"plan (first run at this size and configuration) [host]", plan_ms, 0.0});
     out.timings.insert(out.timings.begin(), prep_timings.begin(), prep_timings.end());
     return out;
 }

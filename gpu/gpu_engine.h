@@ -62,6 +62,12 @@ public:
     GpuEngine& operator=(const GpuEngine&) = delete;
 
     const DeviceInfo& info() const;
+    // The plan: the first run of a path at a size and configuration builds what later runs reuse (cuFFT plans,
+    // scratch buffers, the CUB scratch, kernel attributes, the lazily loaded kernel modules) by running the
+    // pipeline once, untimed, its picture left on the device. Returns its wall milliseconds; 0 when planned
+    // already. Makes the request's plane first when it changed (that is not part of the plan's time).
+    double plan(const GpuRequest& req);
+    // Runs (planning first if needed: then the plan's time is its own timing line, outside total_ms).
     GpuResult run(const GpuRequest& req);
     // Picture slots: device buffers that hold finished pictures until a consumer (the viewer's texture copy)
     // has taken them. The consumer records slot_consumed_event(i) (a cudaEvent_t) on its stream after its copy;
@@ -79,6 +85,7 @@ public:
     std::vector<KernelResources> resources(int width, int height, const CustomConfig& cfg);
 
 private:
+    std::vector<KernelTiming> make_plane(const GpuRequest& req);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

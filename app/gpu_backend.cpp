@@ -1,0 +1,125 @@
+// The GPU backends (custom, custom-fast, cuFFT) behind SpectrumBackend: the plane is made on the device from
+// the image (uploaded once per image), the picture stays on the device in a slot or comes back on request.
+#include <algorithm>
+
+#include "app/backend.h"
+#include "gpu/errors.h"
+#include "gpu/gpu_engine.h"
+#include "gpu/plane_prep.h"
+
+namespace specview {
+
+namespace {
+
+class GpuSpectrumBackend : public SpectrumBackend {
+public:
+    explicit GpuSpectrumBackend(const gpu::DeviceInfo& dev) : dev_(dev), engine_(dev.device) {}
+
+    double plan(const PlaneContext& ctx, const Settings& s) override {
+        gpu::PlaneRecipe recipe;
+        const gpu::GpuRequest req = request(ctx, s, RunOptions{}, &recipe);
+        return engine_.plan(req);
+    }
+
+    Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
+        gpu::PlaneRecipe recipe;
+        const gpu::GpuRequest req = request(ctx, s, o, &recipe);
+        const PlaneGeometry g = plane_geometry(s, ctx.image->width, ctx.image->height);
+        Frame f;
+        f.content_w = g.content_w;
+        f.content_h = g.content_h;
+        f.crop_x = g.crop_x;
+        f.crop_y = g.crop_y;
+        sent_version_ = 0;  // unknown while the run is under way
+        gpu::GpuResult r = engine_.run(req);
+        sent_version_ = ctx.plane_version;
+        f.width = r.width;
+        f.height = r.height;
+        f.spectrum = std::move(r.spectrum);
+        f.rgba = std::move(r.rgba);
+        f.rgba_on_surface = o.surface != 0;
+        f.device_rgba = r.device_rgba;
+        f.picture_slot = o.picture_slot;
+        if (o.picture_slot >= 0) f.slot_consumed_event = engine_.slot_consumed_event(o.picture_slot);
+        f.range_lo = r.range_lo;
+        f.range_hi = r.range_hi;
+        f.timings = std::move(r.timings);
+        f.total_ms = r.total_ms;
+        f.notes = std::move(r.notes);
+        f.resources = std::move(r.resources);
+        f.row_plans = std::move(r.row_plans);
+        f.backend = s.backend == Backend::Custom       ? "custom CUDA (row FFT / transpose) on " + dev_.name
+                    : s.backend == Backend::CustomFast ? "custom-fast CUDA (two fused passes) on " + dev_.name
+                    : std::string("cuFFT ") + (s.cufft_mode == gpu::CufftMode::R2C ? "R2C" : "C2C") + " on " + dev_.name;
+        return f;
+    }
+
+    std::complex<double> read_value(const Settings& s, int x, int y) override {
+        if (s.backend == Backend::Custom && s.stop.kind != gpu::StopPoint::Kind::Done) return engine_.stopped_element(x, y);
+        return engine_.plane_dft_bin(x, y);
+    }
+
+    gpu::GpuEngine& engine() { return engine_; }
+
+private:
+    // The request for these settings; the recipe's window values only when the device makes a new plane.
+    gpu::GpuRequest request(const PlaneContext& ctx, const Settings& s, const RunOptions& o, gpu::PlaneRecipe* recipe) {
+        const Image& img = *ctx.image;
+        const PlaneGeometry g = plane_geometry(s, img.width, img.height);
+        recipe->pixels = img.pixels.data();
+        recipe->image_width = img.width;
+        recipe->image_height = img.height;
+        recipe->channels = img.channels;
+        recipe->image_version = ctx.image_version;
+        recipe->channel = int(s.channel);
+        recipe->plane_width = g.width;
+        recipe->plane_height = g.height;
+        recipe->crop_x = g.crop_x;
+        recipe->crop_y = g.crop_y;
+        recipe->content_width = g.content_w;
+        recipe->content_height = g.content_h;
+        recipe->fill_mean = s.pad_fill == PadFill::Mean;
+        if (ctx.plane_version != sent_version_) {
+            recipe->window_x.resize(g.content_w);
+            recipe->window_y.resize(g.content_h);
+            for (int x = 0; x < g.content_w; ++x) recipe->window_x[x] = window_value(s.window, x, g.content_w, s.tukey_alpha);
+            for (int y = 0; y < g.content_h; ++y) recipe->window_y[y] = window_value(s.window, y, g.content_h, s.tukey_alpha);
+        }
+        gpu::GpuRequest req;
+        req.recipe = recipe;
+        req.width = g.width;
+        req.height = g.height;
+        req.plane_version = ctx.plane_version;
+        req.path = s.backend == Backend::Custom ? gpu::Path::Custom
+                   : s.backend == Backend::CustomFast ? gpu::Path::CustomFast
+                                                       : gpu::Path::Cufft;
+        req.custom = s.custom;
+        req.cufft_mode = s.cufft_mode;
+        req.stop = s.backend == Backend::Custom ? s.stop : gpu::StopPoint{};
+        req.view = s.view;
+        req.want_spectrum = o.want_spectrum;
+        req.want_rgba = o.want_rgba;
+        req.surface = o.surface;
+        req.picture_slot = o.picture_slot;
+        return req;
+    }
+
+    gpu::DeviceInfo dev_;
+    gpu::GpuEngine engine_;
+    std::uint64_t sent_version_ = 0;  // the plane the device holds
+};
+
+}  // namespace
+
+std::unique_ptr<SpectrumBackend> make_gpu_backend(const gpu::DeviceInfo& dev) {
+    if (!dev.available) throw gpu::GpuUnavailable(dev.why_unavailable);
+    return std::make_unique<GpuSpectrumBackend>(dev);
+}
+
+std::vector<gpu::KernelResources> gpu_custom_resources(SpectrumBackend& b, int w, int h, const gpu::CustomConfig& c) {
+    auto* g = dynamic_cast<GpuSpectrumBackend*>(&b);
+    if (!g) return {};
+    return g->engine().resources(w, h, c);
+}
+
+}  // namespace specview
