@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/plane.h"
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 
 namespace specview {
 

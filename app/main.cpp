@@ -1,14 +1,5 @@
-// specview: the composition root. The CLI decides between the viewer and a headless run.
+// specview without the viewer (a build where GLFW/EGL, Dear ImGui or glad are missing): the command line and
+// headless runs only. Builds with the viewer use ui/main.cpp.
 #include "app/cli.h"
 
-#ifdef SPECVIEW_HAS_UI
-#include "ui/viewer.h"
-#endif
-
-int main(int argc, char** argv) {
-#ifdef SPECVIEW_HAS_UI
-    return specview::cli_main(argc, argv, specview::ui::run_viewer);
-#else
-    return specview::cli_main(argc, argv, nullptr);
-#endif
-}
+int main(int argc, char** argv) { return specview::cli_main(argc, argv, nullptr); }

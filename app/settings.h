@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 #include "gpu/config.h"
 
 namespace specview {

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 #include "gpu/resources.h"
 #include "gpu/timing.h"
 

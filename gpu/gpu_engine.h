@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 #include "gpu/config.h"
 #include "gpu/errors.h"
 

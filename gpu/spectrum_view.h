@@ -1,13 +1,13 @@
 // The post kernels: complex spectrum -> view values (shift + log-magnitude/power/phase/real/imag) -> range
 // (CUB device reductions or a radix sort for percentiles) -> colormap -> RGBA8 into a device buffer or a CUDA
-// surface (the viewer's GL texture). The formulas are app/spectrum_math.h's, shared with the CPU path.
+// surface (the viewer's GL texture). The formulas are gpu/spectrum_math.h's, shared with the CPU path.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 #include "gpu/resources.h"
 #include "gpu/timing.h"
 

@@ -3,7 +3,7 @@
 
 #include <imgui.h>
 
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 
 namespace specview::ui {
 

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "app/npy.h"
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 #include "ui/viewer_state.h"
 
 namespace specview::ui {

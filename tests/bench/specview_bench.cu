@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 #include "gpu/cufft_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device_info.h"

@@ -7,7 +7,7 @@
 #include "app/cpu_backend.h"
 #include "app/plane.h"
 #include "app/settings.h"
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 
 namespace specview::test {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "app/spectrum_math.h"
+#include "gpu/spectrum_math.h"
 #include "gpu/config.h"
 #include "gpu/device_info.h"
 #include "gpu/resources.h"
@@ -28,7 +28,7 @@ protected:
     }
 };
 
-// Largest colormap-level difference between two pictures (see app/spectrum_math.h).
+// Largest colormap-level difference between two pictures (see gpu/spectrum_math.h).
 inline int max_level_diff(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, Colormap cm) {
     if (a.size() != b.size()) return 256;
     return max_level_difference(a.data(), b.data(), (long long)a.size(), cm);
