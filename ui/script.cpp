@@ -154,13 +154,10 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             continue;
         }
         if (a.verb == "drag") {
-            Settings s = st.settings;
-            set_option(s, a.args[0], {a.steps[drag_step_]});
-            const bool same = drag_step_ > 0 && a.steps[drag_step_] == a.steps[drag_step_ - 1];
-            if (!same) {
-                st.settings = s;
-                st.dirty = true;
-            }
+            // Every step is a change, as every frame of a hand on a slider is (a list option may repeat a value
+            // when FRAMES is longer than the list: that step re-runs it).
+            set_option(st.settings, a.args[0], {a.steps[drag_step_]});
+            st.dirty = true;
             if (++drag_step_ >= a.steps.size()) {
                 drag_step_ = 0;
                 ++next_;

@@ -211,6 +211,26 @@ TEST_F(Script, DrivesTheViewerAndReportsEveryChange) {
     EXPECT_NEAR(std::hypot(re, im), 128.0 * 128.0 / 4.0 / 4.0, 128.0 * 128.0 / 4.0 * 0.05) << ro;
 }
 
+TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
+    ASSERT_EQ(run_script("drag threads-per-block 32 1024 10\nwait-ready\ndrag window none hann 3\nwait-ready\n",
+                         {grating(64, 3, 2)}),
+              0)
+        << read("out.txt");
+    const std::string r = read("r.json");
+    auto count = [&](const std::string& action) {
+        std::size_t n = 0, pos = 0;
+        const std::string key = "\"action\": \"" + action + "\"";
+        while ((pos = r.find(key, pos)) != std::string::npos) ++n, ++pos;
+        return n;
+    };
+    EXPECT_EQ(count("drag threads-per-block 32 1024 10"), 10u) << r;
+    EXPECT_EQ(count("drag window none hann 3"), 3u) << r;
+    const std::size_t last = r.rfind("\"action\": \"drag window none hann 3\", \"ready_ms\": ");
+    ASSERT_NE(last, std::string::npos);
+    EXPECT_NE(r.compare(last + std::string("\"action\": \"drag window none hann 3\", \"ready_ms\": ").size(), 4, "null"), 0)
+        << "the last step's picture arrives: " << r;
+}
+
 TEST_F(Script, ABadLineStopsWithExit2NamingTheLine) {
     EXPECT_EQ(run_script("set colormap inferno\nset threads-per-block 300\n", {grating(32, 1, 1)}), 2);
     const std::string out = read("out.txt");
