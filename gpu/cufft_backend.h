@@ -20,6 +20,11 @@ public:
     // (its own timed kernel), then transforms in place; R2C writes the half spectrum.
     SpectrumSource forward_real(const float* plane, int width, int height, CufftMode mode, cudaStream_t stream,
                                 StageTimer* timer);
+    // The spectrum the last forward_real at this size and mode left (nothing runs).
+    SpectrumSource last(int width, int height, CufftMode mode) const {
+        return mode == CufftMode::C2C ? SpectrumSource{work_.get(), width, height, width, false}
+                                      : SpectrumSource{work_.get(), width, height, width / 2 + 1, true};
+    }
     // In-place complex transform (tests and the benchmark).
     void c2c(float2* data, int width, int height, bool inverse, cudaStream_t stream);
     std::size_t cached_plans() const { return plans_.size(); }

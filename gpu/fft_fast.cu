@@ -603,7 +603,7 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
 
 FastFft::PictureResult FastFft::picture(const float* plane, int width, int height, std::uint64_t plane_version,
                                         const ViewParams& vp, std::uint32_t* rgba, std::uint64_t surface, cudaStream_t s,
-                                        StageTimer* timer) {
+                                        StageTimer* timer, bool reuse_pass1) {
     check_size(width, height);
     PictureResult res;
     const long long count = (long long)width * height;
@@ -616,8 +616,8 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     // Pass A: columns first (pairs of real columns), so that pass B, which writes the picture, runs along
     // rows and writes whole picture rows.
     const int g_rows = height / 2 + 1;
-    half_.resize(std::size_t(g_rows) * width);
-    {
+    if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
+    if (!reuse_pass1) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = std::min(lines_per_block(n, cols_threads_), pairs);
         const int threads = C * tpc, blocks = (pairs + C - 1) / C;
@@ -629,7 +629,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         CUDA_CHECK_LAUNCH("fast_cols_real_kernel");
     }
     const double g_bytes = double(g_rows) * width * 8.0;
-    mark(timer, "fast pass 1: real column pairs -> half spectrum in y", double(count) * 4.0 + g_bytes);
+    if (!reuse_pass1) mark(timer, "fast pass 1: real column pairs -> half spectrum in y", double(count) * 4.0 + g_bytes);
 
     ColParams p{};
     p.in = half_.get();

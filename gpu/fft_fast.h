@@ -35,8 +35,11 @@ public:
     };
     // Real plane on the device -> RGBA8 picture (rgba and/or surface). `plane_version` identifies the plane's
     // contents for the range cache (0: never reuse). The range ends in range() afterwards.
+    // `reuse_pass1`: the first pass's half spectrum from the last picture of this plane is still in place (the caller
+    // knows: same plane, nothing else ran here since), so only the second pass runs.
     PictureResult picture(const float* plane, int width, int height, std::uint64_t plane_version, const ViewParams& vp,
-                          std::uint32_t* rgba, std::uint64_t surface, cudaStream_t stream, StageTimer* timer);
+                          std::uint32_t* rgba, std::uint64_t surface, cudaStream_t stream, StageTimer* timer,
+                          bool reuse_pass1 = false);
     // Full complex spectrum (natural order) of a real plane, through the same two passes.
     void real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t stream, StageTimer* timer);
     void range(float* lo, float* hi, cudaStream_t stream);

@@ -37,6 +37,11 @@ struct GpuEngine::Impl {
     DeviceBuffer<double> dft;  // plane_dft_bin's accumulator (re, im)
     PinnedBuffer<double> dft_host;
     bool warming = false;             // inside the plan's untimed first run
+    // The spectrum the last full run of a path left on the device (cuFFT's output, custom's result, custom-fast's
+    // first pass), and what it was computed from: a change of the view alone re-runs only what follows it.
+    std::tuple<int, std::uint64_t, int, int, int, int, int, int, int> spectrum_key{};
+    bool spectrum_valid = false;
+    SpectrumSource custom_spectrum;
     const float2* stopped = nullptr;  // the last custom run's data, and its shape
     int stopped_w = 0, stopped_h = 0;
     // Plans built so far: path, size and the settings that change what the pipeline allocates or launches.
@@ -237,29 +242,46 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         rgba = m.rgba.get();
     }
     const float2* full = nullptr;
+    // View-only changes: the same path, plane and transform settings as the last full run leave its spectrum on
+    // the device valid, so only the view stages run (never inside the plan's warm-up, whose timings are not shown).
+    const auto spectrum_key = std::make_tuple(int(req.path), req.plane_version, w, h,
+                                              req.path == Path::Cufft ? int(req.cufft_mode) : 0,
+                                              req.path == Path::Custom ? req.custom.rows.threads_per_block : 0,
+                                              req.path == Path::Custom ? req.custom.rows.block_height : 0,
+                                              req.path == Path::Custom ? req.custom.rows.max_local_length : 0,
+                                              req.path == Path::Custom ? req.custom.transpose.tile : 0);
+    const bool done_stop = req.stop.kind == StopPoint::Kind::Done;
+    const bool reuse = !m.warming && done_stop && req.plane_version != 0 && m.spectrum_valid && m.spectrum_key == spectrum_key;
+    if (!reuse && !m.warming) m.spectrum_valid = false;  // the buffers are about to change
+    if (reuse) out.notes.push_back("spectrum reused: only the view stages ran (same plane and transform)");
     if (req.path == Path::CustomFast) {
         // Two passes; the picture straight from the second one's epilogue.
         out.width = w;
         out.height = h;
         out.range_reused = m.fast.picture(m.plane.get(), w, h, req.plane_version, req.view, rgba, req.surface, s,
-                                          &m.timer).range_reused;
+                                          &m.timer, reuse).range_reused;
         if (out.range_reused) out.notes.push_back("range reused from an identical earlier run (same plane and view)");
     } else {
         SpectrumSource src;
-        if (req.path == Path::Custom) {
+        if (req.path == Path::Custom && reuse) {
+            src = m.custom_spectrum;
+        } else if (req.path == Path::Custom) {
             m.a.resize(n);
             m.b.resize(n);
             Custom2DResult r = run_custom_2d(cplan, m.plane.get(), m.a.get(), m.b.get(), false, req.stop, m.twiddles, s,
                                              &m.timer);
             src = {r.data, r.cols, r.rows, r.cols, false};
+            m.custom_spectrum = src;
             m.stopped = r.data;
             m.stopped_w = r.cols;
             m.stopped_h = r.rows;
+        } else {
+            src = reuse ? m.cufft.last(w, h, req.cufft_mode) : m.cufft.forward_real(m.plane.get(), w, h, req.cufft_mode, s, &m.timer);
+        }
+        if (req.path == Path::Custom) {
             out.resources = {row_fft_resources(cplan.rows1, true, m.dev), transpose_resources(cplan.transpose, m.dev),
                              row_fft_resources(cplan.rows2, false, m.dev)};
             out.row_plans = {cplan.rows1, cplan.rows2};
-        } else {
-            src = m.cufft.forward_real(m.plane.get(), w, h, req.cufft_mode, s, &m.timer);
         }
         out.width = src.width;
         out.height = src.height;
@@ -272,11 +294,16 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         }
     }
     const std::size_t last = m.timer.marks();  // total_ms covers the marks in [first, last)
+    if (!m.warming && done_stop && req.plane_version != 0) {
+        m.spectrum_key = spectrum_key;
+        m.spectrum_valid = true;
+    }
 
     if (req.want_spectrum) {
         if (req.path == Path::CustomFast) {  // the picture never held the complex spectrum: compute it
             m.full.resize(n);
             m.fast.real_spectrum(m.plane.get(), w, h, m.full.get(), s, &m.timer);
+            m.spectrum_valid = false;  // that pass left another half spectrum in custom-fast's buffer
             full = m.full.get();
         }
         out.spectrum.resize(n);

@@ -13,9 +13,9 @@ namespace {
 
 constexpr std::size_t kStagingFloats = std::size_t(4) << 20;  // 16 MiB a staging buffer
 
-// One thread copies pageable memory at 5-6 GB/s; a few together fill the staging buffer as fast as the copy
-// engine empties the other one (a 4096^2 RGB image, 200 MB: +42 ms over decode before, +26 with four; eight
-// threads measured no better).
+// The host copy into a staging buffer, on a few threads, so it keeps up with the copy engine emptying the other
+// (a new 4096^2 RGB image, 200 MB, on the H100: +42 ms over its decode with one thread, +26 with four; eight
+// measured no better).
 void parallel_copy(float* dst, const float* src, std::size_t n) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const std::size_t parts = std::min<std::size_t>({4, cores > 1 ? cores - 1 : 1, std::max<std::size_t>(1, n >> 18)});

@@ -142,6 +142,53 @@ TEST_F(Live, PictureSlotsHoldTheSamePictureAsAHostDownloadOnEveryBackend) {
     }
 }
 
+// Whether a timed stage is (part of) the transform a view-only change can skip: custom's row passes, cuFFT, and
+// custom-fast's first pass (its second pass always runs: the view is fused into it).
+bool runs_transform(Backend b, const std::string& stage) {
+    if (b == Backend::CustomFast) return stage.find("pass 1") != std::string::npos;
+    return stage.find("row FFT") != std::string::npos || stage.find("cuFFT") != std::string::npos;
+}
+
+TEST_F(Live, AViewOnlyChangeRunsOnlyTheViewStagesAndGivesTheSamePicture) {
+    Rng rng;
+    Engine engine;
+    const Image img = random_image(rng, 512, 256, 3);
+    engine.set_image(img, "random");
+    for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast}) {
+        for (gpu::CufftMode mode : {gpu::CufftMode::R2C, gpu::CufftMode::C2C}) {
+            if (b != Backend::Cufft && mode == gpu::CufftMode::C2C) continue;
+            Settings s;
+            s.backend = b;
+            s.cufft_mode = mode;
+            s.window = Window::Hann;
+            engine.run(s);
+            engine.run(s);  // planned and full
+            for (auto [cm, range] : {std::pair{Colormap::Turbo, RangeMode::Top}, std::pair{Colormap::Magma, RangeMode::Auto},
+                                     std::pair{Colormap::Gray, RangeMode::Percentile}}) {
+                s.view.colormap = cm;
+                s.view.range = range;
+                engine.run(s);  // a new range mode plans first; this run and the next are view-only
+                const Frame f = engine.run(s);
+                bool transform = false, reused = false;
+                for (const auto& t : f.timings) transform |= runs_transform(b, t.name);
+                for (const auto& n : f.notes) reused |= n.find("spectrum reused") != std::string::npos;
+                EXPECT_FALSE(transform) << name_of(b) << ": a view-only change ran the transform again";
+                EXPECT_TRUE(reused) << name_of(b);
+                Engine fresh;  // the same settings from scratch
+                fresh.set_image(img, "random");
+                const Frame ref = fresh.run(s);
+                EXPECT_EQ(f.rgba, ref.rgba) << name_of(b) << " " << name_of(cm);
+            }
+            // A plane change runs the transform again.
+            s.window = Window::Hamming;
+            const Frame g = engine.run(s);
+            bool transform = false;
+            for (const auto& t : g.timings) transform |= runs_transform(b, t.name);
+            EXPECT_TRUE(transform) << name_of(b);
+        }
+    }
+}
+
 TEST_F(Live, PlanTimeIsItsOwnLineOnTheFirstRunOnly) {
     Rng rng;
     Engine engine;
