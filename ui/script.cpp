@@ -167,7 +167,7 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         ++next_;
         if (a.verb == "quit") return false;
         if (a.verb == "open") {
-            open_image(st, a.args[0]);
+            st.context().open(a.args[0]);
             return true;
         }
         if (a.verb == "set") {
@@ -178,7 +178,7 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         if (a.verb == "hover") {
             const int u = std::stoi(a.args[0]), v = std::stoi(a.args[1]);
             int w = 0, h = 0;
-            picture_dims(st, st.settings, &w, &h);
+            st.context().picture_dims(st.settings, &w, &h);
             if (w > 0 && h > 0) {
                 const int ux = ((u % w) + w) % w, uy = ((v % h) + h) % h;
                 st.script_hover = true;
@@ -224,10 +224,10 @@ std::string json_string(const std::string& s) {
 
 void write_script_report(const std::string& path, const ViewerState& st, const std::vector<double>& frame_ms) {
     std::ostringstream o;
-    o << "{\n  \"backend\": " << json_string(st.have_frame ? st.frame.backend : name_of(st.settings.backend)) << ",\n";
-    o << "  \"device\": " << json_string(st.device.available ? st.device.name : "none (" + st.device.why_unavailable + ")")
+    o << "{\n  \"backend\": " << json_string(st.shown.have_frame ? st.shown.frame.backend : name_of(st.settings.backend)) << ",\n";
+    o << "  \"device\": " << json_string(st.machine.device.available ? st.machine.device.name : "none (" + st.machine.device.why_unavailable + ")")
       << ",\n";
-    o << "  \"image\": [" << (st.image ? st.image->width : 0) << ", " << (st.image ? st.image->height : 0) << "],\n";
+    o << "  \"image\": [" << (st.shown.image ? st.shown.image->width : 0) << ", " << (st.shown.image ? st.shown.image->height : 0) << "],\n";
     o << "  \"frame_ms\": [";
     for (std::size_t i = 0; i < frame_ms.size(); ++i) o << (i ? ", " : "") << fmt(frame_ms[i]);
     o << "],\n  \"frame_line\": [";

@@ -28,15 +28,25 @@ namespace fs = std::filesystem;
 
 // ---- State helpers shared by the panels ----
 
-void show_error(ViewerState& st, const std::string& text) {
-    st.message = text;
-    st.message_is_error = true;
-    std::fprintf(stderr, "specview: %s\n", text.c_str());
+void Messages::error(const std::string& t) {
+    text = t;
+    is_error = true;
+    std::fprintf(stderr, "specview: %s\n", t.c_str());
 }
 
-void show_info(ViewerState& st, const std::string& text) {
-    st.message = text;
-    st.message_is_error = false;
+void Messages::info(const std::string& t) {
+    text = t;
+    is_error = false;
+}
+
+void PanelContext::picture_dims(const Settings& s, int* w, int* h) const {
+    *w = *h = 0;
+    if (shown.image) picture_size(s, shown.image->width, shown.image->height, w, h);
+}
+
+void PanelContext::open(const std::string& path) {
+    worker.open(path);
+    messages.info("opening " + path + " ...");
 }
 
 bool gpu_backend(const Settings& s) { return s.backend != Backend::Cpu; }
@@ -56,8 +66,8 @@ void load_recent(ViewerState& st) {
     if (dir.empty()) return;
     std::ifstream in(dir + "/recent.txt");
     std::string line;
-    while (std::getline(in, line) && st.recent.size() < 10)
-        if (!line.empty()) st.recent.push_back(line);
+    while (std::getline(in, line) && st.file.recent.size() < 10)
+        if (!line.empty()) st.file.recent.push_back(line);
 }
 
 void save_recent(const ViewerState& st) {
@@ -66,7 +76,7 @@ void save_recent(const ViewerState& st) {
     std::error_code ec;
     fs::create_directories(dir, ec);
     std::ofstream out(dir + "/recent.txt", std::ios::trunc);
-    for (const auto& r : st.recent) out << r << "\n";  // best effort: a read-only home just loses the list
+    for (const auto& r : st.file.recent) out << r << "\n";  // best effort: a read-only home just loses the list
 }
 
 }  // namespace
@@ -76,31 +86,19 @@ double viewer_clock() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-bool has_image(const ViewerState& st) { return st.image != nullptr; }
-
-void picture_dims(const ViewerState& st, const Settings& s, int* w, int* h) {
-    *w = *h = 0;
-    if (st.image) picture_size(s, st.image->width, st.image->height, w, h);
-}
-
 bool picture_current(const ViewerState& st) {
     if (!st.worker->idle() || st.worker->has_updates() || st.dirty) return false;
-    if (!has_image(st)) return true;
+    if (!(st.shown.image != nullptr)) return true;
     // The last run posted has ended (its picture in the texture, or failed with a message).
     const bool arrived = st.done_change >= st.change;
     return arrived && !st.copy_pending && !st.spectrum_tex.pending() && !st.image_tex.pending();
 }
 
-void open_image(ViewerState& st, const std::string& path) {
-    st.worker->open(path);
-    show_info(st, "opening " + path + " ...");
-}
-
 void run_pipeline(ViewerState& st) {
     st.dirty = false;
-    if (!has_image(st)) return;
+    if (!(st.shown.image != nullptr)) return;
     ++st.change;
-    st.worker->run(st.settings, st.change, st.interop_ok && gpu_backend(st.settings));
+    st.worker->run(st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings));
     st.change_index[st.change] = st.changes.size();
     st.changes.push_back({st.script_line, st.script_action, viewer_clock(), -1.0, false});
 }
@@ -120,26 +118,26 @@ void mark_ready(ViewerState& st, std::uint64_t change) {
 }
 
 void take_decoded(ViewerState& st, DecodedImage& d) {
-    st.image = d.image;
-    st.image_id = d.image_id;
+    st.shown.image = d.image;
+    st.shown.image_id = d.image_id;
     st.image_tex.begin(std::move(d.display_rgba), d.image->width, d.image->height);
-    st.image_path = d.path;
+    st.shown.image_path = d.path;
     st.image_view = ViewTransform{};
     st.spectrum_view = ViewTransform{};
-    st.comparison.reset();
-    st.sweep.reset();
-    st.sweep_running = false;
-    st.history.clear();
-    st.resources_key.clear();
-    st.plane_row_key = 0;
+    st.timings.comparison.reset();
+    st.timings.sweep.reset();
+    st.timings.sweep_running = false;
+    st.timings.history.clear();
+    st.device_ui.resources_key.clear();
+    st.classroom.plane_row_key = 0;
     st.dirty = true;
     std::error_code ec;
     const std::string abs = fs::absolute(d.path, ec).string();
-    st.recent.erase(std::remove(st.recent.begin(), st.recent.end(), abs), st.recent.end());
-    st.recent.push_front(abs);
-    while (st.recent.size() > 10) st.recent.pop_back();
+    st.file.recent.erase(std::remove(st.file.recent.begin(), st.file.recent.end(), abs), st.file.recent.end());
+    st.file.recent.push_front(abs);
+    while (st.file.recent.size() > 10) st.file.recent.pop_back();
     save_recent(st);
-    st.path_input = d.path;
+    st.file.path_input = d.path;
 }
 
 void show_frame(ViewerState& st, RunResult& r);
@@ -148,12 +146,12 @@ void take_frame(ViewerState& st, RunResult& r) {
     Frame& f = r.frame;
     const int slot = f.picture_slot;
     try {
-        if (r.image_id != st.image_id) {  // computed for an image since replaced
+        if (r.image_id != st.shown.image_id) {  // computed for an image since replaced
             if (slot >= 0) st.worker->release_slot(slot);
             return;
         }
         if (!r.ok) {
-            show_error(st, r.error + (st.have_frame ? " (the previous picture stays)" : ""));
+            st.messages.error(r.error + (st.shown.have_frame ? " (the previous picture stays)" : ""));
             mark_ready(st, r.change);
             return;
         }
@@ -183,7 +181,7 @@ void take_frame(ViewerState& st, RunResult& r) {
         show_frame(st, r);
     } catch (const std::exception& e) {
         if (slot >= 0) st.worker->release_slot(slot);
-        show_error(st, e.what());
+        st.messages.error(e.what());
         mark_ready(st, r.change);
     }
 }
@@ -191,14 +189,14 @@ void take_frame(ViewerState& st, RunResult& r) {
 void show_frame(ViewerState& st, RunResult& r) {
     {
         Frame& f = r.frame;
-        st.frame = std::move(f);
-        st.frame_settings = r.settings;
+        st.shown.frame = std::move(f);
+        st.shown.settings = r.settings;
         st.frame_change = r.change;
-        st.have_frame = true;
+        st.shown.have_frame = true;
         st.value_asked = false;
-        st.history.push_back(float(st.frame.total_ms));
-        if (st.history.size() > 240) st.history.erase(st.history.begin());
-        if (st.message_is_error) st.message.clear();
+        st.timings.history.push_back(float(st.shown.frame.total_ms));
+        if (st.timings.history.size() > 240) st.timings.history.erase(st.timings.history.begin());
+        if (st.messages.is_error) st.messages.text.clear();
     }
 }
 
@@ -230,19 +228,19 @@ void apply_worker_updates(ViewerState& st) {
     poll_copy(st);
     WorkerUpdates u = st.worker->poll();
     if (u.decoded) take_decoded(st, *u.decoded);
-    for (const auto& [error, text] : u.messages) error ? show_error(st, text) : show_info(st, text);  // in order
+    for (const auto& [error, text] : u.messages) error ? st.messages.error(text) : st.messages.info(text);  // in order
     if (u.run) take_frame(st, *u.run);
     if (u.value) {
         st.value = *u.value;
         st.value_asked = false;
     }
     if (u.sweep) {
-        st.sweep = *u.sweep;
-        st.sweep_running = !u.sweep->finished;
+        st.timings.sweep = *u.sweep;
+        st.timings.sweep_running = !u.sweep->finished;
     }
-    if (u.comparison) st.comparison = *u.comparison;
-    if (u.plane_row) st.plane_row = *u.plane_row;
-    if (u.resources) st.resources_cache = *u.resources;
+    if (u.comparison) st.timings.comparison = *u.comparison;
+    if (u.plane_row) st.classroom.plane_row = *u.plane_row;
+    if (u.resources) st.device_ui.resources_cache = *u.resources;
     step_uploads(st);
 }
 
@@ -260,8 +258,8 @@ void record(ViewerState& st, const std::string& what, ImVec2 a, ImVec2 b) {
 int signed_bin(int k, int n) { return k < (n + 1) / 2 ? k : k - n; }
 
 void draw_readout(ViewerState& st) {
-    if (st.image_hover.active && st.image) {
-        const Image& img = *st.image;
+    if (st.image_hover.active && st.shown.image) {
+        const Image& img = *st.shown.image;
         const int x = st.image_hover.x, y = st.image_hover.y;
         ImGui::Text("image (%d, %d):", x, y);
         for (int c = 0; c < img.channels; ++c) {
@@ -271,9 +269,9 @@ void draw_readout(ViewerState& st) {
     } else {
         ImGui::TextDisabled("image: hover for pixel values");
     }
-    const Frame& f = st.frame;
+    const Frame& f = st.shown.frame;
     const bool hovering = st.script_hover || st.spectrum_hover.active;
-    if (!(hovering && st.have_frame)) {
+    if (!(hovering && st.shown.have_frame)) {
         ImGui::TextDisabled("spectrum: hover for frequency, magnitude and phase");
         return;
     }
@@ -281,7 +279,7 @@ void draw_readout(ViewerState& st) {
     const int y = st.script_hover ? st.script_hover_y : st.spectrum_hover.y;
     const int W = f.width, H = f.height;
     if (x < 0 || y < 0 || x >= W || y >= H) return;
-    const Settings& fs_ = st.frame_settings;  // what the picture shown was computed with
+    const Settings& fs_ = st.shown.settings;  // what the picture shown was computed with
     const bool shifted = fs_.view.shift;
     const int ux = shifted ? shift_source(x, W) : x, uy = shifted ? shift_source(y, H) : y;
     std::complex<double> F;
@@ -358,7 +356,7 @@ void draw_views(ViewerState& st, ImVec2 avail) {
 
     ImGui::BeginGroup();
     const char* spectrum_title = st.classroom.enabled ? "Data at this step" : "Spectrum";
-    view_header(has_image(st) ? fs::path(st.image_path).filename().string().c_str() : "Image", st.image_view,
+    view_header((st.shown.image != nullptr) ? fs::path(st.shown.image_path).filename().string().c_str() : "Image", st.image_view,
                 st.image_tex.front(), "imgv");
     const DrawnImage a = draw_image_view("##image", st.image_tex.front(), st.image_view, each, st.image_hover);
     record(st, "image_image", a.p0, a.p1);
@@ -375,13 +373,16 @@ void draw_views(ViewerState& st, ImVec2 avail) {
         else if (b.changed) sync_transform(st.spectrum_view, sp.width(), sp.height(), st.image_view, it.width(), it.height());
     }
     draw_readout(st);
-    if (st.classroom.enabled) draw_classroom_overlay(st, ImVec2(avail.x, overlay_h));
+    if (st.classroom.enabled) {
+        PanelContext ctx = st.context();
+        draw_classroom_overlay(ctx, st.classroom, ImVec2(avail.x, overlay_h));
+    }
 }
 
 // What the worker is doing: a spinner and the settings it is for, so a slow run is visible, not a freeze.
 void draw_status_line(ViewerState& st) {
     const WorkerStatus ws = st.worker->status();
-    if (!ws.decoding && !ws.running && !st.sweep_running && !ws.jobs) return;
+    if (!ws.decoding && !ws.running && !st.timings.sweep_running && !ws.jobs) return;
     static const char* spin = "|/-\\";
     const char c = spin[int(ImGui::GetTime() * 8) % 4];
     std::string what;
@@ -395,7 +396,7 @@ void draw_status_line(ViewerState& st) {
                                                    std::to_string(s.custom.rows.block_height)
                                              : std::string()) +
                ")";
-    } else if (st.sweep_running) what = "sweeping threads x H";
+    } else if (st.timings.sweep_running) what = "sweeping threads x H";
     else what = "working";
     ImGui::TextDisabled("%c %s ...", c, what.c_str());
     st.layout.push_back("busy " + what);
@@ -427,45 +428,45 @@ int run_viewer(const ViewerLaunch& launch) {
     st.classroom.enabled = launch.classroom;
     st.classroom.step = launch.classroom_step - 1;
     load_recent(st);
-    st.assets_dir = find_assets_dir();
-    if (!st.assets_dir.empty()) {
+    st.file.assets_dir = find_assets_dir();
+    if (!st.file.assets_dir.empty()) {
         std::error_code ec;
-        for (const auto& e : fs::directory_iterator(st.assets_dir, ec))
-            if (has_image_extension(e.path().string())) st.samples.push_back(e.path().string());
-        std::sort(st.samples.begin(), st.samples.end());
+        for (const auto& e : fs::directory_iterator(st.file.assets_dir, ec))
+            if (has_image_extension(e.path().string())) st.file.samples.push_back(e.path().string());
+        std::sort(st.file.samples.begin(), st.file.samples.end());
     }
 
-    st.device = gpu::probe_device(0);
-    st.gpu_ok = st.device.available;
-    st.gpu_why = st.device.why_unavailable;
+    st.machine.device = gpu::probe_device(0);
+    st.machine.gpu_ok = st.machine.device.available;
+    st.machine.gpu_why = st.machine.device.why_unavailable;
 #ifdef SPECVIEW_HAS_GL_INTEROP
-    if (st.gpu_ok) st.interop_ok = gpu::gl_interop_available(&st.interop_why);
-    else st.interop_why = "no CUDA device";
-    if (!st.interop_ok) {
+    if (st.machine.gpu_ok) st.machine.interop_ok = gpu::gl_interop_available(&st.machine.interop_why);
+    else st.machine.interop_why = "no CUDA device";
+    if (!st.machine.interop_ok) {
         const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-        st.interop_why += std::string("; OpenGL renderer: ") + (renderer ? renderer : "unknown");
+        st.machine.interop_why += std::string("; OpenGL renderer: ") + (renderer ? renderer : "unknown");
     }
 #else
-    st.interop_why = "built without CUDA-OpenGL interop (no GL headers at configure time)";
+    st.machine.interop_why = "built without CUDA-OpenGL interop (no GL headers at configure time)";
 #endif
     // The CPU backend's FFTW threads leave one core to this thread, which draws the frames.
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
     st.worker = std::make_unique<Worker>(std::max(1, cores - 1));
 
-    if (!st.gpu_ok && gpu_backend(st.settings)) {
-        show_error(st, "the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.gpu_why + "); using the CPU");
+    if (!st.machine.gpu_ok && gpu_backend(st.settings)) {
+        st.messages.error("the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.machine.gpu_why + "); using the CPU");
         st.settings.backend = Backend::Cpu;
     }
     // Errors until the first picture is current (a file that cannot be opened, a missing GPU) are the startup
     // messages the screenshot's layout names.
-    std::string startup_errors = st.message_is_error ? st.message : "";
+    std::string startup_errors = st.messages.is_error ? st.messages.text : "";
     bool started = false;
     if (!launch.images.empty()) {
-        open_image(st, launch.images.front());
+        st.context().open(launch.images.front());
     } else {
-        const std::string preferred = st.assets_dir + "/grating_16_8.png";
-        if (std::find(st.samples.begin(), st.samples.end(), preferred) != st.samples.end()) open_image(st, preferred);
-        else if (!st.samples.empty()) open_image(st, st.samples.front());
+        const std::string preferred = st.file.assets_dir + "/grating_16_8.png";
+        if (std::find(st.file.samples.begin(), st.file.samples.end(), preferred) != st.file.samples.end()) st.context().open(preferred);
+        else if (!st.file.samples.empty()) st.context().open(st.file.samples.front());
     }
 
 
@@ -480,15 +481,16 @@ int run_viewer(const ViewerLaunch& launch) {
         win->begin_frame();
         win->apply_style(st.presentation ? 1.6f : 1.0f, st.presentation);
         st.layout.clear();
-        const std::string before = st.message;
+        const std::string before = st.messages.text;
         apply_worker_updates(st);
-        for (const auto& p : win->take_drops()) open_image(st, p);
+        for (const auto& p : win->take_drops()) st.context().open(p);
         // A script starts once the image it was given is open (or failed to open).
         if (script_running && (started || launch.images.empty())) script_running = script->before_frame(st);
-        update_classroom(st);
+        PanelContext ctx = st.context();
+        update_classroom(ctx, st.classroom);
         if (!started) {
-            if (st.message_is_error && st.message != before && startup_errors.find(st.message) == std::string::npos)
-                startup_errors += (startup_errors.empty() ? "" : "; ") + st.message;
+            if (st.messages.is_error && st.messages.text != before && startup_errors.find(st.messages.text) == std::string::npos)
+                startup_errors += (startup_errors.empty() ? "" : "; ") + st.messages.text;
             started = picture_current(st) && !st.worker->status().decoding;
         }
 
@@ -500,32 +502,32 @@ int run_viewer(const ViewerLaunch& launch) {
                          ImGuiWindowFlags_NoBringToFrontOnFocus);
         const float panel_w = std::min(420.0f * ImGui::GetIO().FontGlobalScale, vp->WorkSize.x * 0.45f);
         ImGui::BeginChild("panels", ImVec2(panel_w, 0), true);
-        draw_file_panel(st);
-        draw_pipeline_panel(st);
-        draw_display_panel(st);
-        draw_classroom_panel(st);
-        draw_timings_panel(st);
-        draw_device_panel(st);
+        draw_file_panel(ctx, st.file);
+        draw_pipeline_panel(ctx);
+        draw_display_panel(ctx, st.presentation, st.classroom);
+        draw_classroom_panel(ctx, st.classroom);
+        draw_timings_panel(ctx, st.timings);
+        draw_device_panel(ctx, st.device_ui);
         ImGui::EndChild();
         ImGui::SameLine();
         ImGui::BeginChild("main", ImVec2(0, 0), false);
         if (st.dirty) run_pipeline(st);  // posted now; the picture arrives in a later frame
         draw_status_line(st);
-        if (!st.message.empty()) {
-            ImGui::PushStyleColor(ImGuiCol_Text, st.message_is_error ? ImVec4(1.0f, 0.35f, 0.3f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
-            ImGui::TextWrapped("%s", st.message.c_str());
+        if (!st.messages.text.empty()) {
+            ImGui::PushStyleColor(ImGuiCol_Text, st.messages.is_error ? ImVec4(1.0f, 0.35f, 0.3f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
+            ImGui::TextWrapped("%s", st.messages.text.c_str());
             ImGui::PopStyleColor();
             ImGui::SameLine();
-            if (ImGui::SmallButton("x")) st.message.clear();
-            st.layout.push_back(std::string(st.message_is_error ? "error " : "info ") + st.message);
+            if (ImGui::SmallButton("x")) st.messages.text.clear();
+            st.layout.push_back(std::string(st.messages.is_error ? "error " : "info ") + st.messages.text);
         }
-        if (!has_image(st)) ImGui::TextWrapped("No image: drop one on the window, or open one from the File panel.");
+        if (!(st.shown.image != nullptr)) ImGui::TextWrapped("No image: drop one on the window, or open one from the File panel.");
         draw_views(st, ImGui::GetContentRegionAvail());
         ImGui::EndChild();
         ImGui::End();
 
         const ImGuiIO& io = ImGui::GetIO();
-        if (st.classroom.enabled && !io.WantTextInput) classroom_keys(st);
+        if (st.classroom.enabled && !io.WantTextInput) classroom_keys(ctx, st.classroom);
 
         win->end_frame();
         poll_copy(st);  // a copy posted this frame is usually done by now: its change is ready
@@ -541,7 +543,7 @@ int run_viewer(const ViewerLaunch& launch) {
                     win->bind_for_readback();
                     save_framebuffer_png(shot, fw, fh);
                     st.layout.push_back("platform " + win->platform());
-                    st.layout.push_back("backend " + st.frame.backend);
+                    st.layout.push_back("backend " + st.shown.frame.backend);
                     save_layout(shot + ".txt", st.layout);
                 } catch (const std::exception& e) {
                     std::fprintf(stderr, "specview: screenshot: %s\n", e.what());
@@ -587,8 +589,8 @@ int run_viewer(const ViewerLaunch& launch) {
                     win->bind_for_readback();
                     save_framebuffer_png(launch.screenshot, fw, fh);
                     st.layout.push_back("window " + std::to_string(fw) + " " + std::to_string(fh));
-                    st.layout.push_back("backend " + st.frame.backend);
-                    st.layout.push_back("frame " + std::to_string(st.frame.width) + " " + std::to_string(st.frame.height));
+                    st.layout.push_back("backend " + st.shown.frame.backend);
+                    st.layout.push_back("frame " + std::to_string(st.shown.frame.width) + " " + std::to_string(st.shown.frame.height));
                     if (!startup_errors.empty()) st.layout.push_back("startup-error " + startup_errors);
                     save_layout(launch.screenshot + ".txt", st.layout);
                 } catch (const std::exception& e) {

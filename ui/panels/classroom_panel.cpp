@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "app/staged_fft.h"
-#include "ui/viewer_state.h"
+#include "ui/panels/panel.h"
 
 namespace specview::ui {
 
@@ -45,13 +45,13 @@ std::vector<Step> steps_for(int w, int h, bool bit_reversed) {
     return v;
 }
 
-std::vector<Step> current_steps(ViewerState& st) {
-    if (!has_image(st)) return {};
-    Settings s = st.settings;
+std::vector<Step> current_steps(PanelContext& ctx, const Classroom& c) {
+    if (!ctx.has_image()) return {};
+    Settings s = ctx.settings;
     s.stop = {};
     int w = 0, h = 0;
-    picture_dims(st, s, &w, &h);
-    return steps_for(w, h, st.classroom.bit_reversed);
+    ctx.picture_dims(s, &w, &h);
+    return steps_for(w, h, c.bit_reversed);
 }
 
 bool pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -116,30 +116,29 @@ std::string caption(const Step& step, int w, int h, const Settings& s) {
 }
 
 // The butterfly diagram of n points from one row of the plane: every node's value after every stage.
-void draw_butterfly_diagram(ViewerState& st, const Step& step, ImVec2 size) {
-    Classroom& c = st.classroom;
+void draw_butterfly_diagram(PanelContext& ctx, Classroom& c, const Step& step, ImVec2 size) {
     const int n = c.diagram_n, lg = log2i(n);
     std::vector<std::vector<std::complex<double>>> stages(lg + 1);
     {
-        Settings s = st.settings;
+        Settings s = ctx.settings;
         s.stop = {};
         int pw = 0, ph = 0;
-        picture_dims(st, s, &pw, &ph);
+        ctx.picture_dims(s, &pw, &ph);
         c.diagram_row = std::clamp(c.diagram_row, 0, std::max(0, ph - 1));
         c.diagram_offset = std::clamp(c.diagram_offset, 0, std::max(0, pw - n));
         // The row window comes from the worker (it owns the plane); asked again only when it changes.
-        std::uint64_t key = st.image_id;
+        std::uint64_t key = ctx.shown.image_id;
         for (std::uint64_t v : {std::uint64_t(s.channel), std::uint64_t(s.window), std::uint64_t(s.tukey_alpha * 1e6f),
                                 std::uint64_t(s.pad), std::uint64_t(s.pad_fill), std::uint64_t(c.diagram_row),
                                 std::uint64_t(c.diagram_offset), std::uint64_t(n)})
             key = key * 1000003u + v + 1;
-        if (key != st.plane_row_key) {
-            st.plane_row_key = key;
-            st.worker->plane_row(s, key, c.diagram_row, c.diagram_offset, n);
+        if (key != c.plane_row_key) {
+            c.plane_row_key = key;
+            ctx.worker.plane_row(s, key, c.diagram_row, c.diagram_offset, n);
         }
         std::vector<std::complex<double>> x(n);
-        if (st.plane_row.key == key)
-            for (int i = 0; i < n && i < int(st.plane_row.values.size()); ++i) x[i] = st.plane_row.values[i];
+        if (c.plane_row.key == key)
+            for (int i = 0; i < n && i < int(c.plane_row.values.size()); ++i) x[i] = c.plane_row.values[i];
         for (int s2 = 0; s2 <= lg; ++s2) {
             stages[s2] = x;
             staged_row_fft(stages[s2].data(), n, s2, false);
@@ -207,13 +206,13 @@ void draw_butterfly_diagram(ViewerState& st, const Step& step, ImVec2 size) {
     ImGui::Dummy(size);
 }
 
-void draw_thread_mapping(ViewerState& st, const Step& step) {
+void draw_thread_mapping(PanelContext& ctx, const Classroom& c, const Step& step) {
     const bool pass1 = step.stop.kind == K::RowPass1, pass2 = step.stop.kind == K::RowPass2;
-    if (!st.have_frame || st.frame.row_plans.size() < 2) {
+    if (!ctx.shown.have_frame || ctx.shown.frame.row_plans.size() < 2) {
         ImGui::TextDisabled("launch shapes appear after a custom-pipeline run");
         return;
     }
-    const gpu::RowFftPlan& p = st.frame.row_plans[pass2 ? 1 : 0];
+    const gpu::RowFftPlan& p = ctx.shown.frame.row_plans[pass2 ? 1 : 0];
     ImGui::Text("%s: rows of %d points", pass2 ? "Row pass 2" : "Row pass 1", p.n);
     ImGui::TextWrapped("- block height H = %d: block b holds rows (segments) %d b .. %d b + %d", p.block_height,
                        p.block_height, p.block_height, p.block_height - 1);
@@ -224,7 +223,7 @@ void draw_thread_mapping(ViewerState& st, const Step& step) {
                            1 << p.global_stages, p.local_len);
     ImGui::TextWrapped("- %d blocks", p.blocks);
     const gpu::KernelResources* r = nullptr;
-    for (const auto& k : st.frame.resources)
+    for (const auto& k : ctx.shown.frame.resources)
         if (k.kernel.find("fft_rows") != std::string::npos && (pass2 ? k.kernel.find("complex") : k.kernel.find("real")) != std::string::npos)
             r = &k;
     if (r)
@@ -280,22 +279,21 @@ void draw_thread_mapping(ViewerState& st, const Step& step) {
 
 }  // namespace
 
-void update_classroom(ViewerState& st) {
-    Classroom& c = st.classroom;
+void update_classroom(PanelContext& ctx, Classroom& c) {
     if (!c.enabled) {
-        if (st.settings.stop.kind != K::Done) {  // leaving classroom mode: back to the full pipeline
-            st.settings.stop = {};
-            st.settings.view.shift = true;
-            st.dirty = true;
+        if (ctx.settings.stop.kind != K::Done) {  // leaving classroom mode: back to the full pipeline
+            ctx.settings.stop = {};
+            ctx.settings.view.shift = true;
+            ctx.dirty = true;
         }
         return;
     }
-    if (st.settings.backend == Backend::Cufft || st.settings.backend == Backend::CustomFast) {
-        st.settings.backend = st.gpu_ok ? Backend::Custom : Backend::Cpu;
-        show_info(st, "classroom mode steps through our own kernels (cuFFT has no stages to show)");
-        st.dirty = true;
+    if (ctx.settings.backend == Backend::Cufft || ctx.settings.backend == Backend::CustomFast) {
+        ctx.settings.backend = ctx.machine.gpu_ok ? Backend::Custom : Backend::Cpu;
+        ctx.messages.info("classroom mode steps through our own kernels (cuFFT has no stages to show)");
+        ctx.dirty = true;
     }
-    const std::vector<Step> steps = current_steps(st);
+    const std::vector<Step> steps = current_steps(ctx, c);
     if (steps.empty()) return;
     if (c.playing && ImGui::GetTime() - c.last_step_time >= c.seconds_per_step) {
         c.step = (c.step + 1) % int(steps.size());
@@ -303,19 +301,18 @@ void update_classroom(ViewerState& st) {
     }
     c.step = std::clamp(c.step, 0, int(steps.size()) - 1);
     const Step& s = steps[c.step];
-    if (pow2(st.image->width) || st.settings.pad != PadMode::None) {
-        const gpu::StopPoint& cur = st.settings.stop;
+    if (pow2(ctx.shown.image->width) || ctx.settings.pad != PadMode::None) {
+        const gpu::StopPoint& cur = ctx.settings.stop;
         if (cur.kind != s.stop.kind || cur.stage != s.stop.stage || cur.bit_reversed != s.stop.bit_reversed ||
-            st.settings.view.shift != s.shift) {
-            st.settings.stop = s.stop;
-            st.settings.view.shift = s.shift;
-            st.dirty = true;
+            ctx.settings.view.shift != s.shift) {
+            ctx.settings.stop = s.stop;
+            ctx.settings.view.shift = s.shift;
+            ctx.dirty = true;
         }
     }
 }
 
-void classroom_keys(ViewerState& st) {
-    Classroom& c = st.classroom;
+void classroom_keys(PanelContext& ctx, Classroom& c) {
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_RightArrow))) c.step++;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_LeftArrow))) c.step = std::max(0, c.step - 1);
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home))) c.step = 0;
@@ -326,24 +323,23 @@ void classroom_keys(ViewerState& st) {
     }
 }
 
-void draw_classroom_panel(ViewerState& st) {
-    st.layout.push_back("panel Classroom");
-    Classroom& c = st.classroom;
+void draw_classroom_panel(PanelContext& ctx, Classroom& c) {
+    ctx.layout.push_back("panel Classroom");
     if (!ImGui::CollapsingHeader("Classroom", c.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
-    if (ImGui::Checkbox("Step through the FFT", &c.enabled)) st.dirty = true;
+    if (ImGui::Checkbox("Step through the FFT", &c.enabled)) ctx.dirty = true;
     if (!c.enabled) {
         ImGui::TextWrapped("Shows the data after every butterfly stage, transpose and the shift, computed by %s.",
-                           st.gpu_ok ? "the custom CUDA kernels stopped there" : "the CPU model of the same algorithm");
+                           ctx.machine.gpu_ok ? "the custom CUDA kernels stopped there" : "the CPU model of the same algorithm");
         return;
     }
-    const std::vector<Step> steps = current_steps(st);
+    const std::vector<Step> steps = current_steps(ctx, c);
     if (steps.empty()) return;
-    if (st.settings.pad == PadMode::None && !(pow2(st.image->width) && pow2(st.image->height))) {
+    if (ctx.settings.pad == PadMode::None && !(pow2(ctx.shown.image->width) && pow2(ctx.shown.image->height))) {
         ImGui::TextWrapped("The radix-2 pipeline needs power-of-two sizes: choose pad or crop in Pipeline.");
         return;
     }
     ImGui::Text("Step %d of %d: %s", c.step + 1, int(steps.size()), steps[c.step].title.c_str());
-    st.layout.push_back("classroom-step " + std::to_string(c.step + 1) + " " + std::to_string(steps.size()) + " " +
+    ctx.layout.push_back("classroom-step " + std::to_string(c.step + 1) + " " + std::to_string(steps.size()) + " " +
                         steps[c.step].title);
     if (ImGui::Button("< Prev")) c.step = std::max(0, c.step - 1);
     ImGui::SameLine();
@@ -357,12 +353,12 @@ void draw_classroom_panel(ViewerState& st) {
     ImGui::TextDisabled("(arrows, space)");
     ImGui::SliderInt("##step", &c.step, 0, int(steps.size()) - 1, "step %d");
     ImGui::SliderFloat("seconds per step", &c.seconds_per_step, 0.2f, 5.0f, "%.1f");
-    if (ImGui::Checkbox("last stage: bit-reversed, as in shared memory", &c.bit_reversed)) st.dirty = true;
-    int view = int(st.settings.view.view);
+    if (ImGui::Checkbox("last stage: bit-reversed, as in shared memory", &c.bit_reversed)) ctx.dirty = true;
+    int view = int(ctx.settings.view.view);
     const char* views[] = {"log-magnitude", "power (dB)", "phase", "real", "imaginary"};
     if (ImGui::Combo("show", &view, views, 5)) {
-        st.settings.view.view = View(view);
-        st.dirty = true;
+        ctx.settings.view.view = View(view);
+        ctx.dirty = true;
     }
     ImGui::Separator();
     ImGui::TextUnformatted("Butterfly diagram");
@@ -377,26 +373,26 @@ void draw_classroom_panel(ViewerState& st) {
     ImGui::InputInt("first column", &c.diagram_offset);
 }
 
-void draw_classroom_overlay(ViewerState& st, ImVec2 size) {
-    const std::vector<Step> steps = current_steps(st);
+void draw_classroom_overlay(PanelContext& ctx, Classroom& c, ImVec2 size) {
+    const std::vector<Step> steps = current_steps(ctx, c);
     if (steps.empty() || size.y < 10) return;
-    const Step& step = steps[std::clamp(st.classroom.step, 0, int(steps.size()) - 1)];
-    Settings s = st.settings;
+    const Step& step = steps[std::clamp(c.step, 0, int(steps.size()) - 1)];
+    Settings s = ctx.settings;
     s.stop = {};
     int w = 0, h = 0;
-    picture_dims(st, s, &w, &h);
+    ctx.picture_dims(s, &w, &h);
     ImGui::BeginChild("classroom", size, true);
-    ImGui::TextWrapped("%s", caption(step, w, h, st.settings).c_str());
+    ImGui::TextWrapped("%s", caption(step, w, h, ctx.settings).c_str());
     const ImVec2 rest = ImGui::GetContentRegionAvail();
     ImGui::BeginChild("diagram", ImVec2(rest.x * 0.62f, rest.y), false);
     ImGui::Text("Butterflies of %d points from row %d, columns %d..%d (the same algorithm as the kernel)",
-                st.classroom.diagram_n, st.classroom.diagram_row, st.classroom.diagram_offset,
-                st.classroom.diagram_offset + st.classroom.diagram_n - 1);
-    draw_butterfly_diagram(st, step, ImGui::GetContentRegionAvail());
+                c.diagram_n, c.diagram_row, c.diagram_offset,
+                c.diagram_offset + c.diagram_n - 1);
+    draw_butterfly_diagram(ctx, c, step, ImGui::GetContentRegionAvail());
     ImGui::EndChild();
     ImGui::SameLine();
     ImGui::BeginChild("mapping", ImVec2(0, rest.y), false);
-    draw_thread_mapping(st, step);
+    draw_thread_mapping(ctx, c, step);
     ImGui::EndChild();
     ImGui::EndChild();
 }

@@ -1,14 +1,14 @@
 // Device: the GPU, the interop path in use, and the custom kernels' resources at this configuration.
 #include <imgui.h>
 
-#include "ui/viewer_state.h"
+#include "ui/panels/panel.h"
 
 namespace specview::ui {
 
-void draw_device_panel(ViewerState& st) {
-    st.layout.push_back("panel Device");
+void draw_device_panel(PanelContext& ctx, DeviceUi& device) {
+    ctx.layout.push_back("panel Device");
     if (!ImGui::CollapsingHeader("Device")) return;
-    const gpu::DeviceInfo& d = st.device;
+    const gpu::DeviceInfo& d = ctx.machine.device;
     if (!d.available) {
         ImGui::TextWrapped("No GPU: %s. The CPU backend (FFTW) runs everything.", d.why_unavailable.c_str());
         return;
@@ -18,20 +18,20 @@ void draw_device_panel(ViewerState& st) {
     ImGui::Text("memory %.1f GiB (%.1f GiB free at start)", d.total_memory / 1073741824.0, d.free_memory / 1073741824.0);
     ImGui::Text("shared memory %d KiB/block (%d KiB opt-in), %d KiB/SM", d.max_smem_per_block / 1024,
                 d.max_smem_per_block_optin / 1024, d.max_smem_per_sm / 1024);
-    ImGui::TextWrapped("Picture path: %s", st.interop_ok ? "CUDA writes the GL texture directly (interop)"
-                                                          : ("host copy (" + st.interop_why + ")").c_str());
-    if (st.frame.resources.empty()) {
-        const auto& c = st.settings.custom;
-        const std::string key = st.image_path + "|" + name_of(st.settings.pad) + "|" +
+    ImGui::TextWrapped("Picture path: %s", ctx.machine.interop_ok ? "CUDA writes the GL texture directly (interop)"
+                                                          : ("host copy (" + ctx.machine.interop_why + ")").c_str());
+    if (ctx.shown.frame.resources.empty()) {
+        const auto& c = ctx.settings.custom;
+        const std::string key = ctx.shown.image_path + "|" + name_of(ctx.settings.pad) + "|" +
                                 std::to_string(c.rows.threads_per_block) + "|" + std::to_string(c.rows.block_height) +
                                 "|" + std::to_string(c.rows.max_local_length) + "|" + std::to_string(c.transpose.tile);
-        if (key != st.resources_key) {
-            st.resources_cache.clear();
-            st.worker->resources(st.settings);  // the answer arrives in a later frame
-            st.resources_key = key;
+        if (key != device.resources_key) {
+            device.resources_cache.clear();
+            ctx.worker.resources(ctx.settings);  // the answer arrives in a later frame
+            device.resources_key = key;
         }
     }
-    const std::vector<gpu::KernelResources>& res = st.frame.resources.empty() ? st.resources_cache : st.frame.resources;
+    const std::vector<gpu::KernelResources>& res = ctx.shown.frame.resources.empty() ? device.resources_cache : ctx.shown.frame.resources;
     if (res.empty()) return;
     ImGui::TextUnformatted("Custom kernels at this configuration:");
     if (ImGui::BeginTable("res", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {

@@ -2,14 +2,14 @@
 #include <imgui.h>
 
 #include "ui/colorbar.h"
-#include "ui/viewer_state.h"
+#include "ui/panels/panel.h"
 
 namespace specview::ui {
 
-void draw_display_panel(ViewerState& st) {
-    st.layout.push_back("panel Display");
+void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& classroom) {
+    ctx.layout.push_back("panel Display");
     if (!ImGui::CollapsingHeader("Display", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    ViewParams& v = st.settings.view;
+    ViewParams& v = ctx.settings.view;
     bool changed = false;
     auto combo = [&](const char* label, int& value, const std::vector<std::string>& names) {
         if (ImGui::BeginCombo(label, names[std::size_t(value)].c_str())) {
@@ -50,11 +50,11 @@ void draw_display_panel(ViewerState& st) {
         case RangeMode::Top: changed |= ImGui::DragFloat("Span below peak", &v.top_span, 0.5f, 0.1f, 400.0f); break;
         case RangeMode::Auto: break;
     }
-    if (!st.classroom.enabled) changed |= ImGui::Checkbox("Shift (DC in the centre)", &v.shift);
-    if (st.have_frame) draw_colorbar(v.colormap, st.frame.range_lo, st.frame.range_hi, view_unit(v.view),
+    if (!classroom.enabled) changed |= ImGui::Checkbox("Shift (DC in the centre)", &v.shift);
+    if (ctx.shown.have_frame) draw_colorbar(v.colormap, ctx.shown.frame.range_lo, ctx.shown.frame.range_hi, view_unit(v.view),
                                      ImGui::GetContentRegionAvail().x, ImGui::GetFrameHeight());
-    ImGui::Checkbox("Presentation (large, high contrast)", &st.presentation);
-    if (changed) st.dirty = true;
+    ImGui::Checkbox("Presentation (large, high contrast)", &presentation);
+    if (changed) ctx.dirty = true;
 }
 
 }  // namespace specview::ui

@@ -5,56 +5,56 @@
 
 #include <filesystem>
 
-#include "ui/viewer_state.h"
+#include "ui/panels/panel.h"
 
 namespace specview::ui {
 
 namespace {
 // Both saves are requests: the worker re-runs the shown settings and downloads what it writes.
-void save_png(ViewerState& st) {
-    if (!st.have_frame) return show_error(st, "nothing to save yet");
-    st.worker->save_png(st.frame_settings, st.save_png_path);
-    show_info(st, "saving " + st.save_png_path + " ...");
+void save_png(PanelContext& ctx, FileUi& file) {
+    if (!ctx.shown.have_frame) return ctx.messages.error("nothing to save yet");
+    ctx.worker.save_png(ctx.shown.settings, file.save_png_path);
+    ctx.messages.info("saving " + file.save_png_path + " ...");
 }
 
-void save_npy(ViewerState& st) {
-    if (!st.have_frame) return show_error(st, "no spectrum to save yet");
-    st.worker->save_npy(st.frame_settings, st.save_npy_path);
-    show_info(st, "saving " + st.save_npy_path + " ...");
+void save_npy(PanelContext& ctx, FileUi& file) {
+    if (!ctx.shown.have_frame) return ctx.messages.error("no spectrum to save yet");
+    ctx.worker.save_npy(ctx.shown.settings, file.save_npy_path);
+    ctx.messages.info("saving " + file.save_npy_path + " ...");
 }
 }  // namespace
 
-void draw_file_panel(ViewerState& st) {
-    st.layout.push_back("panel File");
+void draw_file_panel(PanelContext& ctx, FileUi& file) {
+    ctx.layout.push_back("panel File");
     if (!ImGui::CollapsingHeader("File", ImGuiTreeNodeFlags_DefaultOpen)) return;
     ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Open").x - ImGui::GetStyle().FramePadding.x * 4);
-    const bool enter = ImGui::InputTextWithHint("##path", "image path (or drop a file on the window)", &st.path_input,
+    const bool enter = ImGui::InputTextWithHint("##path", "image path (or drop a file on the window)", &file.path_input,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
-    if ((ImGui::Button("Open") || enter) && !st.path_input.empty()) open_image(st, st.path_input);
-    if (ImGui::BeginCombo("Recent", st.recent.empty() ? "(none yet)" : "choose...")) {
-        for (const auto& r : st.recent)
+    if ((ImGui::Button("Open") || enter) && !file.path_input.empty()) ctx.open(file.path_input);
+    if (ImGui::BeginCombo("Recent", file.recent.empty() ? "(none yet)" : "choose...")) {
+        for (const auto& r : file.recent)
             if (ImGui::Selectable(r.c_str())) {
                 const std::string path = r;  // open_image reorders the list
-                open_image(st, path);
+                ctx.open(path);
                 break;
             }
         ImGui::EndCombo();
     }
-    if (ImGui::BeginCombo("Samples", st.samples.empty() ? "(no assets found)" : "choose...")) {
-        for (const auto& s : st.samples)
-            if (ImGui::Selectable(std::filesystem::path(s).filename().string().c_str())) open_image(st, s);
+    if (ImGui::BeginCombo("Samples", file.samples.empty() ? "(no assets found)" : "choose...")) {
+        for (const auto& s : file.samples)
+            if (ImGui::Selectable(std::filesystem::path(s).filename().string().c_str())) ctx.open(s);
         ImGui::EndCombo();
     }
     ImGui::Separator();
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
-    ImGui::InputText("##png", &st.save_png_path);
+    ImGui::InputText("##png", &file.save_png_path);
     ImGui::SameLine();
-    if (ImGui::Button("Save picture (PNG)")) save_png(st);
+    if (ImGui::Button("Save picture (PNG)")) save_png(ctx, file);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
-    ImGui::InputText("##npy", &st.save_npy_path);
+    ImGui::InputText("##npy", &file.save_npy_path);
     ImGui::SameLine();
-    if (ImGui::Button("Save raw (.npy)")) save_npy(st);
+    if (ImGui::Button("Save raw (.npy)")) save_npy(ctx, file);
 }
 
 }  // namespace specview::ui

@@ -1,7 +1,7 @@
 // Pipeline: backend and the custom kernels' knobs, size policy, window, channel. Every change re-runs.
 #include <imgui.h>
 
-#include "ui/viewer_state.h"
+#include "ui/panels/panel.h"
 
 namespace specview::ui {
 
@@ -38,28 +38,28 @@ bool int_combo(const char* label, int& value, const std::vector<int>& options, c
 }
 }  // namespace
 
-void draw_pipeline_panel(ViewerState& st) {
-    st.layout.push_back("panel Pipeline");
+void draw_pipeline_panel(PanelContext& ctx) {
+    ctx.layout.push_back("panel Pipeline");
     if (!ImGui::CollapsingHeader("Pipeline", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    Settings& s = st.settings;
+    Settings& s = ctx.settings;
     bool changed = false;
 
     const char* names[] = {"CPU (FFTW)", "custom CUDA kernels", "cuFFT", "custom-fast (fused)"};
     if (ImGui::BeginCombo("Backend", names[int(s.backend)])) {
         for (int i = 0; i < 4; ++i) {
             const bool needs_gpu = i != 0;
-            ImGui::BeginDisabled(needs_gpu && !st.gpu_ok);
+            ImGui::BeginDisabled(needs_gpu && !ctx.machine.gpu_ok);
             if (ImGui::Selectable(names[i], int(s.backend) == i)) {
                 changed |= int(s.backend) != i;
                 s.backend = Backend(i);
             }
             ImGui::EndDisabled();
-            if (needs_gpu && !st.gpu_ok && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-                ImGui::SetTooltip("unavailable: %s", st.gpu_why.c_str());
+            if (needs_gpu && !ctx.machine.gpu_ok && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("unavailable: %s", ctx.machine.gpu_why.c_str());
         }
         ImGui::EndCombo();
     }
-    if (!st.gpu_ok) ImGui::TextDisabled("GPU backends unavailable: %s", st.gpu_why.c_str());
+    if (!ctx.machine.gpu_ok) ImGui::TextDisabled("GPU backends unavailable: %s", ctx.machine.gpu_why.c_str());
 
     ImGui::BeginDisabled(s.backend != Backend::Custom);
     changed |= int_combo("Threads per block", s.custom.rows.threads_per_block, {32, 64, 128, 256, 512, 1024});
@@ -81,9 +81,9 @@ void draw_pipeline_panel(ViewerState& st) {
     changed |= enum_combo("Window", s.window, window_names());
     if (s.window == Window::Tukey) changed |= ImGui::SliderFloat("Tukey alpha", &s.tukey_alpha, 0.0f, 1.0f);
     changed |= enum_combo("Channel", s.channel, channel_names());
-    if (st.have_frame)
-        for (const auto& note : st.frame.notes) ImGui::TextWrapped("note: %s", note.c_str());
-    if (changed) st.dirty = true;
+    if (ctx.shown.have_frame)
+        for (const auto& note : ctx.shown.frame.notes) ImGui::TextWrapped("note: %s", note.c_str());
+    if (changed) ctx.dirty = true;
 }
 
 }  // namespace specview::ui

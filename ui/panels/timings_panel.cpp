@@ -6,18 +6,18 @@
 #include <cmath>
 
 #include "gpu/errors.h"
-#include "ui/viewer_state.h"
+#include "ui/panels/panel.h"
 
 namespace specview::ui {
 
-void draw_timings_panel(ViewerState& st) {
-    st.layout.push_back("panel Timings");
+void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
+    ctx.layout.push_back("panel Timings");
     if (!ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    if (!st.have_frame) {
+    if (!ctx.shown.have_frame) {
         ImGui::TextDisabled("no run yet");
         return;
     }
-    const Frame& f = st.frame;
+    const Frame& f = ctx.shown.frame;
     ImGui::TextWrapped("%s", f.backend.c_str());
     if (ImGui::BeginTable("kernels", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 3.0f);
@@ -44,37 +44,37 @@ void draw_timings_panel(ViewerState& st) {
         ImGui::Text("%.3f", f.total_ms);
         ImGui::EndTable();
     }
-    if (!st.history.empty()) {
-        const float mx = *std::max_element(st.history.begin(), st.history.end());
+    if (!timings.history.empty()) {
+        const float mx = *std::max_element(timings.history.begin(), timings.history.end());
         char label[64];
-        std::snprintf(label, sizeof label, "last %.3f ms", st.history.back());
-        ImGui::PlotLines("##history", st.history.data(), int(st.history.size()), 0, label, 0.0f, mx * 1.2f,
+        std::snprintf(label, sizeof label, "last %.3f ms", timings.history.back());
+        ImGui::PlotLines("##history", timings.history.data(), int(timings.history.size()), 0, label, 0.0f, mx * 1.2f,
                          ImVec2(ImGui::GetContentRegionAvail().x, 50 * ImGui::GetIO().FontGlobalScale));
     }
 
-    ImGui::BeginDisabled(!st.gpu_ok);
+    ImGui::BeginDisabled(!ctx.machine.gpu_ok);
     if (ImGui::Button("Compare custom vs cuFFT")) {
-        st.worker->compare(st.settings);
-        show_info(st, "comparing custom and cuFFT on this image ...");
+        ctx.worker.compare(ctx.settings);
+        ctx.messages.info("comparing custom and cuFFT on this image ...");
     }
     ImGui::SameLine();
-    if (ImGui::Button(st.sweep_running ? "Sweeping..." : "Sweep threads x H") && !st.sweep_running) {
-        st.worker->sweep(st.settings);
-        st.sweep_running = true;
+    if (ImGui::Button(timings.sweep_running ? "Sweeping..." : "Sweep threads x H") && !timings.sweep_running) {
+        ctx.worker.sweep(ctx.settings);
+        timings.sweep_running = true;
     }
     ImGui::EndDisabled();
-    if (!st.gpu_ok && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        ImGui::SetTooltip("needs a GPU: %s", st.gpu_why.c_str());
-    if (st.comparison) {
-        const CompareResult& c = *st.comparison;
+    if (!ctx.machine.gpu_ok && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        ImGui::SetTooltip("needs a GPU: %s", ctx.machine.gpu_why.c_str());
+    if (timings.comparison) {
+        const CompareResult& c = *timings.comparison;
         ImGui::TextWrapped("custom %.3f ms, cuFFT %.3f ms: custom/cuFFT = %.2fx; largest spectrum difference %.2g of the "
                            "peak, %d colormap level(s)",
                            c.custom_ms, c.cufft_ms, c.cufft_ms > 0 ? c.custom_ms / c.cufft_ms : 0.0, c.max_rel_diff,
                            c.max_level_diff);
     }
 
-    if (st.sweep) {
-        const SweepResult& sw = *st.sweep;
+    if (timings.sweep) {
+        const SweepResult& sw = *timings.sweep;
         double lo = 1e30, hi = 0;
         for (std::size_t i = 0; i < sw.done; ++i)
             if (sw.ms[i] > 0) {

@@ -1,0 +1,118 @@
+// What a panel works with, and nothing more: plain data, one struct per concern, and a context with the settings
+// it edits (marking them changed), the picture on screen, the machine, the messages line, and the worker to post
+// requests to. Panels never own the engine, the textures or the interop (ui/viewer_state.h's ViewerState does)
+// and never run anything themselves: a click posts a request that the worker serves.
+#pragma once
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/engine.h"
+#include "app/settings.h"
+#include "app/worker.h"
+
+namespace specview::ui {
+
+// The message line: an error stays until dismissed or replaced (and goes to stderr too); info is replaced.
+struct Messages {
+    std::string text;
+    bool is_error = false;
+    void error(const std::string& t);
+    void info(const std::string& t);
+};
+
+// The GPU and the picture path, probed once at start.
+struct Machine {
+    gpu::DeviceInfo device;
+    bool gpu_ok = false;
+    std::string gpu_why;
+    bool interop_ok = false;
+    std::string interop_why;
+};
+
+// What is on screen: the image (shared with the engine, read-only) and the picture of the newest finished run
+// for it, with the settings that picture was computed for.
+struct Shown {
+    std::shared_ptr<const Image> image;
+    std::uint64_t image_id = 0;
+    std::string image_path;
+    Frame frame;
+    Settings settings;
+    bool have_frame = false;
+};
+
+struct FileUi {
+    std::deque<std::string> recent;
+    std::string path_input;
+    std::vector<std::string> samples;
+    std::string assets_dir;
+    std::string save_png_path = "spectrum.png";
+    std::string save_npy_path = "spectrum.npy";
+};
+
+struct TimingsUi {
+    std::vector<float> history;  // totals of recent runs, ms
+    std::optional<CompareResult> comparison;
+    std::optional<SweepResult> sweep;
+    bool sweep_running = false;
+};
+
+// The custom kernels' resources for a configuration the shown frame did not run with, asked of the worker once
+// per (image size, configuration) rather than every frame.
+struct DeviceUi {
+    std::vector<gpu::KernelResources> resources_cache;
+    std::string resources_key;
+};
+
+struct Classroom {
+    bool enabled = false;
+    int step = 0;
+    bool playing = false;
+    double last_step_time = 0;
+    float seconds_per_step = 1.5f;
+    bool bit_reversed = false;  // at a row pass's last stage: leave it as it sits in shared memory
+    int diagram_n = 8;
+    int diagram_row = 0;
+    int diagram_offset = 0;
+    bool show_phase = false;    // node labels: magnitude or phase
+    // The butterfly diagram's row window, asked of the worker when it changes.
+    PlaneRow plane_row;
+    std::uint64_t plane_row_key = 0;
+};
+
+struct PanelContext {
+    Settings& settings;
+    bool& dirty;  // set when the settings changed: the viewer posts a run
+    const Shown& shown;
+    const Machine& machine;
+    Messages& messages;
+    Worker& worker;
+    std::vector<std::string>& layout;  // for tests: what was drawn where
+
+    bool has_image() const { return shown.image != nullptr; }
+    // The picture size a run of these settings gives for the image shown.
+    void picture_dims(const Settings& s, int* w, int* h) const;
+    // Asks the worker to decode the file; the previous image stays until it arrives (or, on failure, with a message).
+    void open(const std::string& path);
+};
+
+void draw_file_panel(PanelContext& ctx, FileUi& file);
+void draw_pipeline_panel(PanelContext& ctx);
+void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& classroom);
+void draw_timings_panel(PanelContext& ctx, TimingsUi& timings);
+void draw_device_panel(PanelContext& ctx, DeviceUi& device);
+void draw_classroom_panel(PanelContext& ctx, Classroom& c);
+// The classroom caption and butterfly diagram, drawn under the views when classroom mode is on.
+void draw_classroom_overlay(PanelContext& ctx, Classroom& c, ImVec2 size);
+// Arrow keys step, space plays/pauses (classroom mode).
+void classroom_keys(PanelContext& ctx, Classroom& c);
+// Applies classroom mode's stop point (and play mode) to the settings; call once a frame before running.
+void update_classroom(PanelContext& ctx, Classroom& c);
+
+}  // namespace specview::ui
