@@ -247,6 +247,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                          "configured); use --headless\n";
             return kExitUsage;
         }
+        if (offscreen && script.empty() && frames <= 0) {
+            std::cerr << "specview: --offscreen has no window to close: give it --script or --frames\n";
+            return kExitUsage;
+        }
         if (!report.empty() && script.empty()) {
             std::cerr << "specview: --report needs --script\n";
             return kExitUsage;

@@ -56,8 +56,15 @@ TEST(Cli, HelpDocumentsOptionsAndExitCodes) {
     const CliRun r = specview({"--help"}, dir);
     EXPECT_EQ(r.code, 0);
     for (const char* s : {"--headless", "--backend", "--raw", "--view", "--window", "--pad", "--channel", "--colormap",
-                          "--timings", "Exit codes", "GPU unavailable"})
+                          "--timings", "Exit codes", "GPU unavailable", "--script", "--report", "--offscreen"})
         EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+TEST(Cli, ViewerOnlyOptionsThatCannotWorkAreUsageErrors) {
+    TempDir dir;
+    // --offscreen has no window to close by hand; --report needs a script to report on.
+    EXPECT_EQ(specview({"--offscreen", SPECVIEW_ASSETS_DIR "/disc.png"}, dir).code, 2);
+    EXPECT_EQ(specview({"--report", dir.file("r.json"), SPECVIEW_ASSETS_DIR "/disc.png"}, dir).code, 2);
 }
 
 TEST(Cli, WritesAPictureWithThePeaksWhereTheGratingPutsThem) {
