@@ -107,7 +107,20 @@ TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
                     const float tol = 1e-3f * std::max({1.0f, std::abs(lo), std::abs(hi)});
                     EXPECT_NEAR(glo, lo, tol) << what;
                     EXPECT_NEAR(ghi, hi, tol) << what;
-                    EXPECT_LE(max_level_diff(download<std::uint32_t>(rgba.get(), n), want, vp.colormap), 1) << what;
+                    const std::vector<std::uint32_t> got = download<std::uint32_t>(rgba.get(), n);
+                    if (v != View::Phase) {
+                        EXPECT_LE(max_level_diff(got, want, vp.colormap), 1) << what;
+                        continue;
+                    }
+                    // Phase wraps at +-pi: a bin with a zero imaginary part and a negative real part (a Nyquist bin
+                    // of a real image) is +pi from FFTW's exact +0 and -pi from a -0 or a rounding-sized negative,
+                    // both right. Every other texel within one level.
+                    std::size_t bad = 0;
+                    for (std::size_t i = 0; i < n; ++i)
+                        if (max_level_difference(&got[i], &want[i], 1, vp.colormap) > 1 &&
+                            std::abs(values[i]) < float(M_PI) - 1e-3f)
+                            ++bad;
+                    EXPECT_EQ(bad, 0u) << what;
                 }
 }
 
