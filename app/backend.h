@@ -16,6 +16,7 @@
 #include "app/plane.h"
 #include "app/settings.h"
 #include "gpu/config.h"
+#include "gpu/plane_prep.h"
 
 namespace specview {
 
@@ -37,6 +38,10 @@ public:
     // The value behind data element (x, y) of the last run (unshifted data coordinates).
     virtual std::complex<double> read_value(const Settings& s, int x, int y) = 0;
 };
+
+// How the device makes the plane for these settings from the image (gpu/plane_prep.h), with the window's values
+// when `with_window` (they are needed only when the device makes a new plane).
+gpu::PlaneRecipe plane_recipe(const Image& img, const Settings& s, std::uint64_t image_version, bool with_window);
 
 std::unique_ptr<SpectrumBackend> make_cpu_backend();
 // Throws gpu::GpuUnavailable when `dev` is not usable.

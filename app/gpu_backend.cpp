@@ -64,27 +64,8 @@ public:
 private:
     // The request for these settings; the recipe's window values only when the device makes a new plane.
     gpu::GpuRequest request(const PlaneContext& ctx, const Settings& s, const RunOptions& o, gpu::PlaneRecipe* recipe) {
-        const Image& img = *ctx.image;
-        const PlaneGeometry g = plane_geometry(s, img.width, img.height);
-        recipe->pixels = img.pixels.data();
-        recipe->image_width = img.width;
-        recipe->image_height = img.height;
-        recipe->channels = img.channels;
-        recipe->image_version = ctx.image_version;
-        recipe->channel = int(s.channel);
-        recipe->plane_width = g.width;
-        recipe->plane_height = g.height;
-        recipe->crop_x = g.crop_x;
-        recipe->crop_y = g.crop_y;
-        recipe->content_width = g.content_w;
-        recipe->content_height = g.content_h;
-        recipe->fill_mean = s.pad_fill == PadFill::Mean;
-        if (ctx.plane_version != sent_version_) {
-            recipe->window_x.resize(g.content_w);
-            recipe->window_y.resize(g.content_h);
-            for (int x = 0; x < g.content_w; ++x) recipe->window_x[x] = window_value(s.window, x, g.content_w, s.tukey_alpha);
-            for (int y = 0; y < g.content_h; ++y) recipe->window_y[y] = window_value(s.window, y, g.content_h, s.tukey_alpha);
-        }
+        const PlaneGeometry g = plane_geometry(s, ctx.image->width, ctx.image->height);
+        *recipe = plane_recipe(*ctx.image, s, ctx.image_version, ctx.plane_version != sent_version_);
         gpu::GpuRequest req;
         req.recipe = recipe;
         req.width = g.width;
@@ -110,6 +91,31 @@ private:
 };
 
 }  // namespace
+
+gpu::PlaneRecipe plane_recipe(const Image& img, const Settings& s, std::uint64_t image_version, bool with_window) {
+    const PlaneGeometry g = plane_geometry(s, img.width, img.height);
+    gpu::PlaneRecipe r;
+    r.pixels = img.pixels.data();
+    r.image_width = img.width;
+    r.image_height = img.height;
+    r.channels = img.channels;
+    r.image_version = image_version;
+    r.channel = int(s.channel);
+    r.plane_width = g.width;
+    r.plane_height = g.height;
+    r.crop_x = g.crop_x;
+    r.crop_y = g.crop_y;
+    r.content_width = g.content_w;
+    r.content_height = g.content_h;
+    r.fill_mean = s.pad_fill == PadFill::Mean;
+    if (with_window) {
+        r.window_x.resize(g.content_w);
+        r.window_y.resize(g.content_h);
+        for (int x = 0; x < g.content_w; ++x) r.window_x[x] = window_value(s.window, x, g.content_w, s.tukey_alpha);
+        for (int y = 0; y < g.content_h; ++y) r.window_y[y] = window_value(s.window, y, g.content_h, s.tukey_alpha);
+    }
+    return r;
+}
 
 std::unique_ptr<SpectrumBackend> make_gpu_backend(const gpu::DeviceInfo& dev) {
     if (!dev.available) throw gpu::GpuUnavailable(dev.why_unavailable);

@@ -9,6 +9,7 @@
 #include "app/cpu_backend.h"
 #include "app/engine.h"
 #include "app/plane.h"
+#include "app/backend.h"
 #include "app/worker.h"
 #include "gpu/gpu_engine.h"
 #include "gpu/plane_prep.h"
@@ -29,27 +30,6 @@ Image random_image(Rng& rng, int w, int h, int channels) {
     img.channels = channels;
     img.pixels = rng.real(std::size_t(w) * h * channels);
     return img;
-}
-
-gpu::PlaneRecipe recipe_for(const Image& img, const Settings& s, std::uint64_t version) {
-    const PlaneGeometry g = plane_geometry(s, img.width, img.height);
-    gpu::PlaneRecipe r;
-    r.pixels = img.pixels.data();
-    r.image_width = img.width;
-    r.image_height = img.height;
-    r.channels = img.channels;
-    r.image_version = version;
-    r.channel = int(s.channel);
-    r.plane_width = g.width;
-    r.plane_height = g.height;
-    r.crop_x = g.crop_x;
-    r.crop_y = g.crop_y;
-    r.content_width = g.content_w;
-    r.content_height = g.content_h;
-    for (int x = 0; x < g.content_w; ++x) r.window_x.push_back(window_value(s.window, x, g.content_w, s.tukey_alpha));
-    for (int y = 0; y < g.content_h; ++y) r.window_y.push_back(window_value(s.window, y, g.content_h, s.tukey_alpha));
-    r.fill_mean = s.pad_fill == PadFill::Mean;
-    return r;
 }
 
 TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowAndSizePolicy) {
@@ -75,7 +55,7 @@ TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowAndSizePolicy) {
                         const PreparedPlane host = prepare_plane(extract_channel(img, ch), s);
                         gpu::DeviceBuffer<float> plane(host.plane.v.size());
                         poison(plane);
-                        prep.prepare(recipe_for(img, s, version), plane.get(), stream.get(), nullptr);
+                        prep.prepare(plane_recipe(img, s, version, true), plane.get(), stream.get(), nullptr);
                         stream.sync();
                         const auto got = download<float>(plane.get(), host.plane.v.size());
                         double worst = 0;
