@@ -57,7 +57,8 @@ void print_timings(const Frame& f, std::ostream& out) {
 }
 
 // Expands directories (their image files, sorted); keeps files as given.
-std::vector<std::string> expand_inputs(const std::vector<std::string>& args, bool* any_dir) {
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args, bool* any_dir,
+                                       std::vector<std::string>* empty_dirs) {
     std::vector<std::string> out;
     for (const auto& a : args) {
         std::error_code ec;
@@ -67,7 +68,7 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args, boo
             for (const auto& e : fs::directory_iterator(a, ec))
                 if (e.is_regular_file(ec) && has_image_extension(e.path().string())) files.push_back(e.path().string());
             std::sort(files.begin(), files.end());
-            if (files.empty()) std::cerr << "specview: " << a << ": no image files in this directory\n";
+            if (files.empty()) empty_dirs->push_back(a);
             out.insert(out.end(), files.begin(), files.end());
         } else {
             out.push_back(a);
@@ -265,7 +266,13 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         return kExitUsage;
     }
     bool any_dir = false;
-    const std::vector<std::string> files = expand_inputs(inputs, &any_dir);
+    std::vector<std::string> empty_dirs;
+    const std::vector<std::string> files = expand_inputs(inputs, &any_dir, &empty_dirs);
+    // A directory without images is an input error, as a bad file is; with no image at all nothing runs.
+    if (files.empty()) {
+        for (const auto& d : empty_dirs) std::cerr << "specview: no images in " << d << "\n";
+        return kExitInput;
+    }
     const bool batch = files.size() > 1 || any_dir;
 
     // Where each output goes.
@@ -310,6 +317,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         if (first_failure == kExitOk) first_failure = code;
         ++failures;
     };
+    for (const auto& d : empty_dirs) fail(kExitInput, "no images in " + d);
 
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const Job& j = jobs[i];

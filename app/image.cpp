@@ -1,5 +1,7 @@
 #include "app/image.h"
 
+#include "app/jpeg_decode.h"
+
 #include <stb_image.h>
 
 #include <algorithm>
@@ -313,24 +315,34 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
     const auto* data = bytes.data();
     const int len = static_cast<int>(bytes.size());
 
+    // The size limits and the memory estimate, checked before decoding.
+    auto check_size = [&](int w, int h, int comp) {
+        if (w <= 0 || h <= 0) throw InputError(name, "image has zero width or height");
+        if (w > lim.max_side || h > lim.max_side || std::uint64_t(w) * std::uint64_t(h) > lim.max_pixels)
+            throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) +
+                                       ", over the limit of " + std::to_string(lim.max_side) + " pixels a side");
+        if (lim.check_available_memory) {
+            double px = double(w) * double(h);
+            double need = px * comp * 6.0 + double(next_pow2(w)) * double(next_pow2(h)) * 48.0;
+            double avail = double(available_memory_bytes());
+            if (need > avail)
+                throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) + " and would need " +
+                                           human_bytes(need) + " of memory; " + human_bytes(avail) + " is available");
+        }
+    };
+    // JPEG never reaches stb (see app/jpeg_decode.h): libjpeg-turbo reads the header and the pixels.
+    if (sniff_format(bytes) == "jpeg") {
+        if (std::string e = check_container("jpeg", bytes); !e.empty()) throw InputError(name, e);
+        return decode_jpeg(bytes, name, [&](const JpegInfo& info) { check_size(info.width, info.height, info.channels); });
+    }
+
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, len, &w, &h, &comp)) {
         const char* why = stbi_failure_reason();
         throw InputError(name, std::string("not a readable image (") + (why ? why : "unknown format") +
                                    "); supported: PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM");
     }
-    if (w <= 0 || h <= 0) throw InputError(name, "image has zero width or height");
-    if (w > lim.max_side || h > lim.max_side || std::uint64_t(w) * std::uint64_t(h) > lim.max_pixels)
-        throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) +
-                                   ", over the limit of " + std::to_string(lim.max_side) + " pixels a side");
-    if (lim.check_available_memory) {
-        double px = double(w) * double(h);
-        double need = px * comp * 6.0 + double(next_pow2(w)) * double(next_pow2(h)) * 48.0;
-        double avail = double(available_memory_bytes());
-        if (need > avail)
-            throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) + " and would need " +
-                                       human_bytes(need) + " of memory; " + human_bytes(avail) + " is available");
-    }
+    check_size(w, h, comp);
     Image img;
     img.format = sniff_format(bytes);
     if (std::string e = check_container(img.format, bytes); !e.empty()) throw InputError(name, e);

@@ -126,6 +126,20 @@ TEST(Cli, BadInputsGiveDocumentedExitCodesAndNameTheFile) {
     EXPECT_EQ(r.code, 2);
 }
 
+TEST(Cli, ADirectoryWithoutImagesIsAnInputError) {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("empty"));
+    CliRun r = specview({"--headless", dir.file("empty")}, dir);
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_NE(r.err.find("no images in"), std::string::npos) << r.err;
+    // Among good inputs it is reported, the others are still processed, and the exit code says so.
+    std::filesystem::create_directories(dir.file("good"));
+    fixtures::write_file(dir.file("good/a.png"), fixtures::png(fixtures::pattern(16, 16, 1), 8));
+    r = specview({"--headless", dir.file("good"), dir.file("empty"), "-o", dir.file("out")}, dir);
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("out/a_spectrum.png")));
+}
+
 TEST(Cli, NeverOverwritesWithoutForceAndNeverTheInput) {
     TempDir dir;
     const std::string in = grating(dir, 16, 16, 1, 2), out = dir.file("o.png");

@@ -216,6 +216,53 @@ TEST(ImageLoad, BadInputsGiveClearErrors) {
     }
 }
 
+TEST(ImageLoad, JpegThroughLibjpegTurboProgressiveGrayAndCmyk) {
+    TempDir dir;
+    for (int ch : {1, 3}) {
+        const Pixels p = fixtures::pattern(40, 24, ch);
+        fixtures::write_file(dir.file("p.jpg"), fixtures::jpeg_progressive(p, 95));
+        const Image j = load_image(dir.file("p.jpg"), test_limits());
+        EXPECT_EQ(j.format, "jpeg");
+        ASSERT_EQ(j.channels, ch) << "a gray JPEG stays one channel";
+        EXPECT_EQ(j.bit_depth, 8);
+        double err = 0;
+        for (std::size_t i = 0; i < p.v.size(); ++i) err += std::abs(j.pixels[i] - p.v[i]);
+        EXPECT_LT(err / p.v.size(), 0.03) << "progressive, " << ch << " channel(s)";
+        // Truncated progressive JPEGs: libjpeg would fill the rest with gray; they are refused.
+        const auto bytes = fixtures::jpeg_progressive(p, 95);
+        for (double keep : {0.3, 0.6, 0.9}) {
+            std::vector<unsigned char> t(bytes.begin(), bytes.begin() + long(bytes.size() * keep));
+            fixtures::write_file(dir.file("t.jpg"), t);
+            EXPECT_THROW(load_image(dir.file("t.jpg"), test_limits()), InputError) << keep;
+        }
+    }
+    const Pixels rgb = fixtures::pattern(32, 16, 3);
+    fixtures::write_file(dir.file("c.jpg"), fixtures::jpeg_cmyk(rgb, 95));
+    const Image c = load_image(dir.file("c.jpg"), test_limits());
+    ASSERT_EQ(c.channels, 3) << "CMYK arrives as RGB";
+    double err = 0;
+    for (std::size_t i = 0; i < rgb.v.size(); ++i) err += std::abs(c.pixels[i] - rgb.v[i]);
+    EXPECT_LT(err / rgb.v.size(), 0.03) << "Adobe CMYK to RGB";
+}
+
+// Files that once broke a decoder (tests/fuzz/regression): each is refused with a clear error, never a crash.
+TEST(ImageLoad, RegressionCorpusIsRefusedCleanly) {
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(SPECVIEW_REGRESSION_DIR)) {
+        ++files;
+        try {
+            load_image(e.path().string(), test_limits());
+            ADD_FAILURE() << e.path() << " decoded";
+        } catch (const InputError& err) {
+            EXPECT_EQ(err.reason().find("bad png sig"), std::string::npos) << err.what();
+            if (e.path().extension() == ".jpg") {
+                EXPECT_NE(err.reason().find("JPEG"), std::string::npos) << err.what();
+            }
+        }
+    }
+    EXPECT_GE(files, 1);
+}
+
 TEST(ImageLoad, TruncatedFilesOfEveryFormatAreRefused) {
     TempDir dir;
     const Pixels rgb = fixtures::pattern(24, 16, 3), rgba = fixtures::pattern(24, 16, 4), g = fixtures::pattern(24, 16, 1);
