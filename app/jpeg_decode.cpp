@@ -33,6 +33,9 @@ void on_message(j_common_ptr c, int level) {
 // Phase 1: the header. Returns false (with the message in err) on failure.
 bool read_header(jpeg_decompress_struct* cinfo, ErrorMgr* err, const unsigned char* data, unsigned long len) {
     if (setjmp(err->jump)) return false;
+    // Created here, under the jump: creation itself fails (error_exit) when the headers compiled against are not
+    // the library's version.
+    jpeg_create_decompress(cinfo);
     jpeg_mem_src(cinfo, data, len);
     if (jpeg_read_header(cinfo, TRUE) != JPEG_HEADER_OK) {
         std::snprintf(err->message, sizeof err->message, "no image in the JPEG stream");
@@ -75,14 +78,13 @@ bool read_pixels(jpeg_decompress_struct* cinfo, ErrorMgr* err, float* out, int o
     return true;
 }
 
-struct Decompressor {  // owns the libjpeg state whatever happens
+struct Decompressor {  // owns the libjpeg state whatever happens (destroying an uncreated one is a no-op)
     jpeg_decompress_struct cinfo{};
     ErrorMgr err{};
     Decompressor() {
         cinfo.err = jpeg_std_error(&err.pub);
         err.pub.error_exit = on_error;
         err.pub.emit_message = on_message;
-        jpeg_create_decompress(&cinfo);
     }
     ~Decompressor() { jpeg_destroy_decompress(&cinfo); }
 };

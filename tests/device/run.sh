@@ -15,7 +15,10 @@ B=build-device
 if [ -d .debs ]; then
   mkdir -p /opt/extra
   for f in .debs/*.deb; do dpkg -x "$f" /opt/extra; done
-  export CMAKE_PREFIX_PATH=/opt/extra/usr CPATH=/opt/extra/usr/include:/opt/extra/usr/include/stb \
+  # The multiarch include dir too: libjpeg's jconfig.h lives there, and the machine's own (another libjpeg
+  # version) must not be found first.
+  export CMAKE_PREFIX_PATH=/opt/extra/usr \
+         CPATH=/opt/extra/usr/include/x86_64-linux-gnu:/opt/extra/usr/include:/opt/extra/usr/include/stb \
          LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu LD_LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu
 fi
 if [ -d .gl ]; then
