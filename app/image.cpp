@@ -71,7 +71,13 @@ bool starts_with(const std::vector<unsigned char>& b, const char* magic) {
 
 std::string sniff_format(const std::vector<unsigned char>& b) {
     if (b.size() >= 8 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G') return "png";
-    if (b.size() >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return "jpeg";
+    // JPEG: stb takes any run of 0xFF fill bytes before the SOI marker as one, so everything that starts that way
+    // is JPEG here (and goes to libjpeg-turbo, which refuses the fill), never to stb's JPEG decoder.
+    if (!b.empty() && b[0] == 0xFF) {
+        std::size_t i = 1;
+        while (i < b.size() && b[i] == 0xFF) ++i;
+        if (i < b.size() && b[i] == 0xD8) return "jpeg";
+    }
     if (starts_with(b, "BM")) return "bmp";
     if (starts_with(b, "GIF8")) return "gif";
     if (starts_with(b, "8BPS")) return "psd";
@@ -126,14 +132,19 @@ std::string check_pnm(const Reader& r) {
     for (int i = 0; i < 3; ++i) {
         for (;;) {  // whitespace and comments
             while (p < r.size() && std::isspace(r.u8(p))) ++p;
-            if (p < r.size() && r.u8(p) == '#') {
-                while (p < r.size() && r.u8(p) != '\n') ++p;
+            if (p < r.size() && r.u8(p) == '#') {  // to the end of the line, '\r' or '\n', exactly as stb reads it
+                while (p < r.size() && r.u8(p) != '\n' && r.u8(p) != '\r') ++p;
             } else {
                 break;
             }
         }
         if (p >= r.size() || !std::isdigit(r.u8(p))) return "corrupt PNM header";
-        while (p < r.size() && std::isdigit(r.u8(p))) v[i] = std::min<std::uint64_t>(v[i] * 10 + (r.u8(p++) - '0'), 1u << 30);
+        // stb accumulates the digits in an int: a number over INT_MAX is undefined behaviour there (found by
+        // fuzz_image), and no real header has one.
+        while (p < r.size() && std::isdigit(r.u8(p))) {
+            v[i] = v[i] * 10 + (r.u8(p++) - '0');
+            if (v[i] > 2147483647u) return "corrupt PNM header: a number over 2147483647";
+        }
     }
     ++p;  // the single whitespace byte before the raster
     unsigned ch = r.u8(1) == '6' ? 3 : 1;
@@ -267,6 +278,20 @@ std::string check_hdr(const Reader& r) {
     return "";
 }
 
+std::string check_png(const Reader& r) {
+    // Every chunk up to IEND must lie inside the file: stb grows its buffer to a chunk's declared length before it
+    // reads it (2 GiB for a 273-byte file, found by fuzz_image), and fails on such a file anyway.
+    std::size_t pos = 8;
+    while (pos + 12 <= r.size()) {
+        const std::size_t n = r.be32(pos);
+        if (n > r.size() - pos - 12)
+            return "truncated PNG: a chunk of " + std::to_string(n) + " bytes runs past the end of the file";
+        if (r.u8(pos + 4) == 'I' && r.u8(pos + 5) == 'E' && r.u8(pos + 6) == 'N' && r.u8(pos + 7) == 'D') return "";
+        pos += 12 + n;
+    }
+    return "truncated PNG: no end chunk";
+}
+
 std::string check_container(const std::string& fmt, const std::vector<unsigned char>& bytes) {
     Reader r{bytes};
     if (fmt == "bmp") return check_bmp(r);
@@ -276,7 +301,8 @@ std::string check_container(const std::string& fmt, const std::vector<unsigned c
     if (fmt == "gif") return check_gif(r);
     if (fmt == "jpeg") return check_jpeg(r);
     if (fmt == "hdr") return check_hdr(r);
-    return "";  // png: zlib and the chunk structure make stb report truncation itself
+    if (fmt == "png") return check_png(r);
+    return "";
 }
 
 struct StbFree {
@@ -308,12 +334,55 @@ bool has_image_extension(const std::string& path) {
     return false;
 }
 
+namespace {
+// stb's failure reason, when it is one: a word or two of printable ASCII (after some failures it is left pointing
+// at garbage).
+std::string stb_reason() {
+    const char* why = stbi_failure_reason();
+    if (!why || !*why) return "corrupt data";
+    std::string r;
+    for (const char* p = why; *p && r.size() < 64; ++p) {
+        if (*p < 0x20 || *p > 0x7E) return "corrupt data";
+        r += *p;
+    }
+    return r;
+}
+
+// The PNG without its zero-length IDAT chunks, as far as its chunks can be walked (empty when it has none).
+std::vector<unsigned char> without_empty_idat(const std::vector<unsigned char>& b) {
+    std::vector<std::pair<std::size_t, std::size_t>> drop;  // [begin, end) of each empty IDAT chunk
+    std::size_t pos = 8;
+    while (pos + 12 <= b.size()) {
+        const std::size_t n = (std::size_t(b[pos]) << 24) | (std::size_t(b[pos + 1]) << 16) | (std::size_t(b[pos + 2]) << 8) | b[pos + 3];
+        if (n > b.size() - pos - 12) break;  // corrupt from here on: stb will say so; what came before is cleaned
+        if (n == 0 && std::memcmp(&b[pos + 4], "IDAT", 4) == 0) drop.emplace_back(pos, pos + 12);
+        if (std::memcmp(&b[pos + 4], "IEND", 4) == 0) break;
+        pos += 12 + n;
+    }
+    if (drop.empty()) return {};
+    std::vector<unsigned char> out;
+    out.reserve(b.size());
+    std::size_t from = 0;
+    for (const auto& [a, e] : drop) {
+        out.insert(out.end(), b.begin() + long(from), b.begin() + long(a));
+        from = e;
+    }
+    out.insert(out.end(), b.begin() + long(from), b.end());
+    return out;
+}
+}  // namespace
+
 Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim) {
     if (bytes.empty()) throw InputError(name, "empty file");
     if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
         throw InputError(name, "file too large for the decoder (" + human_bytes(double(bytes.size())) + ")");
-    const auto* data = bytes.data();
-    const int len = static_cast<int>(bytes.size());
+    // Zero-length IDAT chunks are legal PNG, but Debian's stb then offsets a null pointer (found by fuzz_image):
+    // they carry nothing, so stb gets the file without them.
+    std::vector<unsigned char> stripped;
+    if (sniff_format(bytes) == "png") stripped = without_empty_idat(bytes);
+    const std::vector<unsigned char>& src = stripped.empty() ? bytes : stripped;
+    const auto* data = src.data();
+    const int len = static_cast<int>(src.size());
 
     // The size limits and the memory estimate, checked before decoding.
     auto check_size = [&](int w, int h, int comp) {
@@ -336,22 +405,24 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
         return decode_jpeg(bytes, name, [&](const JpegInfo& info) { check_size(info.width, info.height, info.channels); });
     }
 
+    // The container walkers before stb parses anything (stbi_info parses headers too: the PNM number overflow).
+    const std::string format = sniff_format(bytes);
+    if (std::string e = check_container(format, bytes); !e.empty()) throw InputError(name, e);
+
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, len, &w, &h, &comp)) {
-        const char* why = stbi_failure_reason();
-        throw InputError(name, std::string("not a readable image (") + (why ? why : "unknown format") +
+        throw InputError(name, std::string("not a readable image (") + stb_reason() +
                                    "); supported: PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM");
     }
     check_size(w, h, comp);
     Image img;
-    img.format = sniff_format(bytes);
-    if (std::string e = check_container(img.format, bytes); !e.empty()) throw InputError(name, e);
+    img.format = format;
 
     int ch = 0;
     std::size_t n = 0;
     if (stbi_is_hdr_from_memory(data, len)) {
         std::unique_ptr<float, StbFree> p(stbi_loadf_from_memory(data, len, &w, &h, &ch, 0));
-        if (!p) throw InputError(name, std::string("cannot decode HDR: ") + stbi_failure_reason());
+        if (!p) throw InputError(name, std::string("cannot decode HDR: ") + stb_reason());
         n = std::size_t(w) * h * ch;
         img.pixels.assign(p.get(), p.get() + n);
         for (float& v : img.pixels)
@@ -359,7 +430,7 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
         img.bit_depth = 32;
     } else if (stbi_is_16_bit_from_memory(data, len) || (img.format == "psd" && Reader{bytes}.be16(22) == 16)) {
         std::unique_ptr<stbi_us, StbFree> p(stbi_load_16_from_memory(data, len, &w, &h, &ch, 0));
-        if (!p) throw InputError(name, std::string("cannot decode: ") + stbi_failure_reason());
+        if (!p) throw InputError(name, "cannot decode " + img.format + ": " + stb_reason());
         n = std::size_t(w) * h * ch;
         img.pixels.resize(n);
         const bool swap = img.format == "pnm" && stb_swaps_pnm16();
@@ -370,7 +441,7 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
         img.bit_depth = 16;
     } else {
         std::unique_ptr<stbi_uc, StbFree> p(stbi_load_from_memory(data, len, &w, &h, &ch, 0));
-        if (!p) throw InputError(name, std::string("cannot decode: ") + stbi_failure_reason());
+        if (!p) throw InputError(name, "cannot decode " + img.format + ": " + stb_reason());
         n = std::size_t(w) * h * ch;
         img.pixels.resize(n);
         for (std::size_t i = 0; i < n; ++i) img.pixels[i] = p.get()[i] / 255.0f;

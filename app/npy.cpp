@@ -50,30 +50,38 @@ void write_npy_complex64(const std::string& path, const std::complex<float>* dat
     write_file_atomically(path, bytes);
 }
 
-NpyComplex read_npy_complex64(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error(path + ": cannot open");
-    char pre[10];
-    in.read(pre, 10);
-    if (!in || std::memcmp(pre, "\x93NUMPY", 6) != 0) throw std::runtime_error(path + ": not a .npy file");
-    if (pre[6] != 1) throw std::runtime_error(path + ": unsupported .npy version");
-    const std::size_t hl = std::uint8_t(pre[8]) | (std::size_t(std::uint8_t(pre[9])) << 8);
-    std::string header(hl, '\0');
-    in.read(header.data(), std::streamsize(hl));
+NpyComplex parse_npy_complex64(const std::string& bytes, const std::string& name) {
+    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) throw std::runtime_error(name + ": not a .npy file");
+    if (bytes[6] != 1) throw std::runtime_error(name + ": unsupported .npy version");
+    const std::size_t hl = std::uint8_t(bytes[8]) | (std::size_t(std::uint8_t(bytes[9])) << 8);
+    if (10 + hl > bytes.size()) throw std::runtime_error(name + ": header truncated");
+    const std::string header = bytes.substr(10, hl);
     std::smatch m;
     if (!std::regex_search(header, m, std::regex("'descr':\\s*'<c8'")))
-        throw std::runtime_error(path + ": not complex64 little-endian");
+        throw std::runtime_error(name + ": not complex64 little-endian");
     if (std::regex_search(header, m, std::regex("'fortran_order':\\s*True")))
-        throw std::runtime_error(path + ": Fortran order not supported");
-    if (!std::regex_search(header, m, std::regex("'shape':\\s*\\((\\d+),\\s*(\\d+)\\)")))
-        throw std::runtime_error(path + ": not a 2D array");
+        throw std::runtime_error(name + ": Fortran order not supported");
+    if (!std::regex_search(header, m, std::regex("'shape':\\s*\\((\\d{1,9}),\\s*(\\d{1,9})\\)")))
+        throw std::runtime_error(name + ": not a 2D array (or a dimension over 9 digits)");
     NpyComplex r;
     r.height = std::stoi(m[1]);
     r.width = std::stoi(m[2]);
-    r.data.resize(std::size_t(r.height) * r.width);
-    in.read(reinterpret_cast<char*>(r.data.data()), std::streamsize(r.data.size() * sizeof(std::complex<float>)));
-    if (!in) throw std::runtime_error(path + ": data truncated");
+    // The data must be exactly what the shape says: checked before anything is allocated.
+    const std::size_t have = bytes.size() - 10 - hl;
+    const unsigned long long need = (unsigned long long)r.height * (unsigned long long)r.width * sizeof(std::complex<float>);
+    if (need != have)
+        throw std::runtime_error(name + ": shape (" + std::to_string(r.height) + ", " + std::to_string(r.width) + ") needs " +
+                                 std::to_string(need) + " bytes of data, the file has " + std::to_string(have));
+    r.data.resize(std::size_t(r.height) * std::size_t(r.width));
+    if (need) std::memcpy(r.data.data(), bytes.data() + 10 + hl, std::size_t(need));
     return r;
+}
+
+NpyComplex read_npy_complex64(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(path + ": cannot open");
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    return parse_npy_complex64(bytes, path);
 }
 
 }  // namespace specview

@@ -16,6 +16,8 @@ struct NpyComplex {
 };
 // Reads what write_npy_complex64 writes (and any little-endian '<c8' C-order 2D array); throws on anything else.
 NpyComplex read_npy_complex64(const std::string& path);
+// The same from the file's bytes (`name` for messages); the shape must match the data's length exactly.
+NpyComplex parse_npy_complex64(const std::string& bytes, const std::string& name);
 
 // Writes bytes to path through a temporary file in the same directory and a rename, so a failure leaves
 // whatever was there before untouched.

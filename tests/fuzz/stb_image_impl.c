@@ -1,0 +1,3 @@
+/* Debian's stb_image.h compiled into the fuzz targets with the sanitizers (the shipped libstb.so is not). */
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb_image.h>
