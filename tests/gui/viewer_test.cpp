@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -229,6 +230,27 @@ TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
     ASSERT_NE(last, std::string::npos);
     EXPECT_NE(r.compare(last + std::string("\"action\": \"drag window none hann 3\", \"ready_ms\": ").size(), 4, "null"), 0)
         << "the last step's picture arrives: " << r;
+}
+
+// A malformed file never takes the viewer down: every input that once broke a decoder is opened in turn, and the
+// window keeps rendering (the previous image stays, the script goes on).
+TEST_F(Script, EveryRegressionCorpusFileIsOpenedAndTheViewerKeepsRendering) {
+    std::string script;
+    int files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(SPECVIEW_REGRESSION_DIR)) {
+        script += "open " + e.path().string() + "\nwait-ready\nwait 2\n";
+        ++files;
+    }
+    ASSERT_GE(files, 3);
+    const std::string shot = dir.file("shot.png");
+    script += "set colormap viridis\nwait-ready\nscreenshot " + shot + "\n";
+    ASSERT_EQ(run_script(script, {grating(64, 3, 2)}), 0) << read("out.txt");
+    const std::string r = read("r.json");
+    EXPECT_NE(r.find("\"image\": [64, 64]"), std::string::npos) << "the good image stays: " << r;
+    std::size_t frames = 0;
+    for (std::size_t p = r.find("\"frame_ms\": ["); p != std::string::npos && r[p] != ']'; ++p) frames += r[p] == ',';
+    EXPECT_GT(frames, std::size_t(3 * files)) << "frames kept coming";
+    EXPECT_NO_THROW(load_image(shot));
 }
 
 TEST_F(Script, ABadLineStopsWithExit2NamingTheLine) {
