@@ -108,8 +108,6 @@ void Engine::set_image(std::shared_ptr<const Image> img, std::string name) {
     ++impl_->image_version;
 }
 bool Engine::has_image() const { return impl_->has_image; }
-const Image& Engine::image() const { return *impl_->image_ptr; }
-const std::string& Engine::image_name() const { return impl_->name; }
 const gpu::DeviceInfo& Engine::device_info() { return impl_->device(); }
 
 void picture_size(const Settings& s, int image_w, int image_h, int* w, int* h) {
@@ -117,10 +115,6 @@ void picture_size(const Settings& s, int image_w, int image_h, int* w, int* h) {
     transform_size(s.pad, image_w, image_h, w, h);
     const bool transposed = s.stop.kind == K::Transpose1 || s.stop.kind == K::RowPass2;
     if (transposed && (s.backend == Backend::Custom || s.backend == Backend::Cpu)) std::swap(*w, *h);
-}
-
-void Engine::output_size(const Settings& s, int* w, int* h) const {
-    picture_size(s, impl_->image_ptr->width, impl_->image_ptr->height, w, h);
 }
 
 std::complex<double> Engine::read_value(const Settings& s, int x, int y) {

@@ -63,8 +63,6 @@ public:
     void set_image(Image img, std::string name);
     void set_image(std::shared_ptr<const Image> img, std::string name);
     bool has_image() const;
-    const Image& image() const;
-    const std::string& image_name() const;
 
     // Throws InputError (e.g. --channel a without alpha), gpu::GpuUnavailable, gpu::ConfigError, gpu::GpuError.
     Frame run(const Settings& s, const RunOptions& o = {});
@@ -74,8 +72,6 @@ public:
     // is downloaded but 16 bytes), or the classroom stop's data element.
     std::complex<double> read_value(const Settings& s, int x, int y);
 
-    // The size of the picture run() would produce (transposed at classroom stops between the transposes).
-    void output_size(const Settings& s, int* width, int* height) const;
     // The plane fed to the FFT for these settings (prepared now if needed).
     const PreparedPlane& prepared(const Settings& s);
 

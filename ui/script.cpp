@@ -233,10 +233,12 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
     o << "],\n  \"frame_line\": [";
     for (std::size_t i = 0; i < st.frame_lines.size(); ++i) o << (i ? ", " : "") << st.frame_lines[i];
     o << "],\n  \"changes\": [";
-    for (std::size_t i = 0; i < st.changes.size(); ++i) {
-        const ChangeRecord& c = st.changes[i];
-        o << (i ? ",\n" : "\n") << "    {\"line\": " << c.line << ", \"action\": " << json_string(c.action)
+    bool first = true;
+    for (const ChangeRecord& c : st.changes) {
+        if (c.line == 0) continue;  // the picture of the image given on the command line, before the script began
+        o << (first ? "\n" : ",\n") << "    {\"line\": " << c.line << ", \"action\": " << json_string(c.action)
           << ", \"ready_ms\": " << (c.ready_ms >= 0 ? fmt(c.ready_ms) : "null") << "}";
+        first = false;
     }
     o << "\n  ]\n}\n";
     write_file_atomically(path, o.str());
