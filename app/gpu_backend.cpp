@@ -95,7 +95,8 @@ private:
 gpu::PlaneRecipe plane_recipe(const Image& img, const Settings& s, std::uint64_t image_version, bool with_window) {
     const PlaneGeometry g = plane_geometry(s, img.width, img.height);
     gpu::PlaneRecipe r;
-    r.pixels = img.pixels.data();
+    r.samples = img.data();
+    r.bit_depth = img.bit_depth;
     r.image_width = img.width;
     r.image_height = img.height;
     r.channels = img.channels;

@@ -372,41 +372,84 @@ std::vector<unsigned char> without_empty_idat(const std::vector<unsigned char>& 
 }
 }  // namespace
 
-Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim) {
+Image Image::allocate(int width, int height, int channels, int bit_depth, std::string format) {
+    Image img;
+    img.width = width;
+    img.height = height;
+    img.channels = channels;
+    img.bit_depth = bit_depth;
+    img.format = std::move(format);
+    img.storage = std::shared_ptr<const unsigned char>(new unsigned char[img.sample_bytes()],
+                                                       std::default_delete<unsigned char[]>());
+    return img;
+}
+
+Image Image::from_floats(int width, int height, int channels, const std::vector<float>& values) {
+    Image img = allocate(width, height, channels, 32, "float");
+    if (values.size() != img.sample_count()) throw std::invalid_argument("Image::from_floats: wrong number of values");
+    std::memcpy(img.writable(), values.data(), img.sample_bytes());
+    return img;
+}
+
+namespace {
+// An Image over a buffer stb allocated (freed by stb when the last copy goes).
+template <class T>
+Image adopt_stb(T* p, int w, int h, int ch, int depth, const std::string& format) {
+    Image img;
+    img.width = w;
+    img.height = h;
+    img.channels = ch;
+    img.bit_depth = depth;
+    img.format = format;
+    img.storage = std::shared_ptr<const unsigned char>(reinterpret_cast<const unsigned char*>(p),
+                                                       [](const unsigned char* q) { stbi_image_free(const_cast<unsigned char*>(q)); });
+    return img;
+}
+}  // namespace
+
+Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim,
+                   const HeaderCheck& header_check) {
     if (bytes.empty()) throw InputError(name, "empty file");
     if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
         throw InputError(name, "file too large for the decoder (" + human_bytes(double(bytes.size())) + ")");
-    // Zero-length IDAT chunks are legal PNG, but Debian's stb then offsets a null pointer (found by fuzz_image):
-    // they carry nothing, so stb gets the file without them.
-    std::vector<unsigned char> stripped;
-    if (sniff_format(bytes) == "png") stripped = without_empty_idat(bytes);
-    const std::vector<unsigned char>& src = stripped.empty() ? bytes : stripped;
-    const auto* data = src.data();
-    const int len = static_cast<int>(src.size());
+    const std::string format = sniff_format(bytes);
 
-    // The size limits and the memory estimate, checked before decoding.
-    auto check_size = [&](int w, int h, int comp) {
+    // The size limits, the memory estimate and the caller's check, before any pixel is decoded.
+    auto check_size = [&](const ImageHeader& hd) {
+        const int w = hd.width, h = hd.height;
         if (w <= 0 || h <= 0) throw InputError(name, "image has zero width or height");
         if (w > lim.max_side || h > lim.max_side || std::uint64_t(w) * std::uint64_t(h) > lim.max_pixels)
             throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) +
                                        ", over the limit of " + std::to_string(lim.max_side) + " pixels a side");
+        if (hd.channels < 1 || hd.channels > 4)
+            throw InputError(name, "unsupported channel count " + std::to_string(hd.channels));
         if (lim.check_available_memory) {
             double px = double(w) * double(h);
-            double need = px * comp * 6.0 + double(next_pow2(w)) * double(next_pow2(h)) * 48.0;
+            double need = px * hd.channels * 6.0 + double(next_pow2(w)) * double(next_pow2(h)) * 48.0;
             double avail = double(available_memory_bytes());
             if (need > avail)
                 throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) + " and would need " +
                                            human_bytes(need) + " of memory; " + human_bytes(avail) + " is available");
         }
+        if (header_check) header_check(hd);
     };
     // JPEG never reaches stb (see app/jpeg_decode.h): libjpeg-turbo reads the header and the pixels.
-    if (sniff_format(bytes) == "jpeg") {
+    if (format == "jpeg") {
         if (std::string e = check_container("jpeg", bytes); !e.empty()) throw InputError(name, e);
-        return decode_jpeg(bytes, name, [&](const JpegInfo& info) { check_size(info.width, info.height, info.channels); });
+        return decode_jpeg(bytes, name, [&](const JpegInfo& info) {
+            check_size(ImageHeader{info.width, info.height, info.channels, 8, "jpeg"});
+        });
     }
 
+    // Zero-length IDAT chunks are legal PNG, but Debian's stb then offsets a null pointer (found by fuzz_image):
+    // they carry nothing, so stb gets the file without them.
+    std::vector<unsigned char> stripped;
+    if (format == "png") stripped = without_empty_idat(bytes);
+    const std::vector<unsigned char>& src = stripped.empty() ? bytes : stripped;
+    const auto* data = src.data();
+    const int len = static_cast<int>(src.size());
+
     // The container walkers before stb parses anything (stbi_info parses headers too: the PNM number overflow).
-    const std::string format = sniff_format(bytes);
     if (std::string e = check_container(format, bytes); !e.empty()) throw InputError(name, e);
 
     int w = 0, h = 0, comp = 0;
@@ -414,47 +457,36 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
         throw InputError(name, std::string("not a readable image (") + stb_reason() +
                                    "); supported: PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM");
     }
-    check_size(w, h, comp);
-    Image img;
-    img.format = format;
+    const bool hdr = stbi_is_hdr_from_memory(data, len);
+    const bool wide = !hdr && (stbi_is_16_bit_from_memory(data, len) || (format == "psd" && Reader{bytes}.be16(22) == 16));
+    check_size(ImageHeader{w, h, comp, hdr ? 32 : wide ? 16 : 8, format});
 
     int ch = 0;
-    std::size_t n = 0;
-    if (stbi_is_hdr_from_memory(data, len)) {
-        std::unique_ptr<float, StbFree> p(stbi_loadf_from_memory(data, len, &w, &h, &ch, 0));
+    const int want_w = w, want_h = h;
+    Image img;
+    if (hdr) {
+        float* p = stbi_loadf_from_memory(data, len, &w, &h, &ch, 0);
         if (!p) throw InputError(name, std::string("cannot decode HDR: ") + stb_reason());
-        n = std::size_t(w) * h * ch;
-        img.pixels.assign(p.get(), p.get() + n);
-        for (float& v : img.pixels)
-            if (!std::isfinite(v)) v = 0.0f;
-        img.bit_depth = 32;
-    } else if (stbi_is_16_bit_from_memory(data, len) || (img.format == "psd" && Reader{bytes}.be16(22) == 16)) {
-        std::unique_ptr<stbi_us, StbFree> p(stbi_load_16_from_memory(data, len, &w, &h, &ch, 0));
-        if (!p) throw InputError(name, "cannot decode " + img.format + ": " + stb_reason());
-        n = std::size_t(w) * h * ch;
-        img.pixels.resize(n);
-        const bool swap = img.format == "pnm" && stb_swaps_pnm16();
-        for (std::size_t i = 0; i < n; ++i) {
-            const unsigned v = p.get()[i];
-            img.pixels[i] = (swap ? ((v & 0xFF) << 8) | (v >> 8) : v) / 65535.0f;
-        }
-        img.bit_depth = 16;
+        img = adopt_stb(p, w, h, ch, 32, format);
+        for (std::size_t i = 0, n = std::size_t(w) * h * ch; i < n; ++i)
+            if (!std::isfinite(p[i])) p[i] = 0.0f;
+    } else if (wide) {
+        stbi_us* p = stbi_load_16_from_memory(data, len, &w, &h, &ch, 0);
+        if (!p) throw InputError(name, "cannot decode " + format + ": " + stb_reason());
+        img = adopt_stb(p, w, h, ch, 16, format);
+        if (format == "pnm" && stb_swaps_pnm16())
+            for (std::size_t i = 0, n = std::size_t(w) * h * ch; i < n; ++i) p[i] = stbi_us((p[i] << 8) | (p[i] >> 8));
     } else {
-        std::unique_ptr<stbi_uc, StbFree> p(stbi_load_from_memory(data, len, &w, &h, &ch, 0));
-        if (!p) throw InputError(name, "cannot decode " + img.format + ": " + stb_reason());
-        n = std::size_t(w) * h * ch;
-        img.pixels.resize(n);
-        for (std::size_t i = 0; i < n; ++i) img.pixels[i] = p.get()[i] / 255.0f;
-        img.bit_depth = 8;
+        stbi_uc* p = stbi_load_from_memory(data, len, &w, &h, &ch, 0);
+        if (!p) throw InputError(name, "cannot decode " + format + ": " + stb_reason());
+        img = adopt_stb(p, w, h, ch, 8, format);
     }
     if (ch < 1 || ch > 4) throw InputError(name, "unsupported channel count " + std::to_string(ch));
-    img.width = w;
-    img.height = h;
-    img.channels = ch;
+    if (w != want_w || h != want_h) throw InputError(name, "decoded size differs from the header's");
     return img;
 }
 
-Image load_image(const std::string& path, const LoadLimits& lim) {
+Image load_image(const std::string& path, const LoadLimits& lim, const HeaderCheck& check) {
     std::error_code ec;
     auto st = fs::status(path, ec);
     if (ec || !fs::exists(st)) throw InputError(path, "no such file");
@@ -471,7 +503,7 @@ Image load_image(const std::string& path, const LoadLimits& lim) {
     std::vector<unsigned char> bytes(size);
     in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
     if (static_cast<std::uint64_t>(in.gcount()) != size) throw InputError(path, "read error (file changed while reading?)");
-    return decode_image(bytes, path, lim);
+    return decode_image(bytes, path, lim, check);
 }
 
 }  // namespace specview

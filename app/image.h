@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,25 +32,55 @@ struct LoadLimits {
     bool check_available_memory = true;
 };
 
+// The decoded samples, interleaved, in the file's own depth: uint8 (bit_depth 8), uint16 (16) or float (32, HDR,
+// linear, non-finite values made 0). Nothing is widened to float until a plane is made from one channel. The
+// storage is shared between copies of an Image (copies are cheap) and may be a mapping handed over by the
+// decoder process.
 struct Image {
     int width = 0;
     int height = 0;
     int channels = 0;   // as stored: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA (palette images arrive expanded)
     int bit_depth = 8;  // 8, 16, or 32 for float HDR
     std::string format; // "png", "jpeg", ...
-    // Interleaved, channels values per pixel, row-major from the top row. 8-bit values are v/255 and 16-bit
-    // v/65535, so [0, 1]; HDR keeps its linear float values (non-finite ones become 0).
-    std::vector<float> pixels;
+    std::shared_ptr<const unsigned char> storage;  // sample_bytes() bytes
 
-    float at(int x, int y, int c) const {
-        return pixels[(static_cast<std::size_t>(y) * width + x) * channels + c];
+    std::size_t sample_count() const { return std::size_t(width) * std::size_t(height) * std::size_t(channels); }
+    int bytes_per_sample() const { return bit_depth / 8; }
+    std::size_t sample_bytes() const { return sample_count() * std::size_t(bytes_per_sample()); }
+    const void* data() const { return storage.get(); }
+
+    // Sample i as a float in [0, 1]: 8-bit v / 255, 16-bit v / 65535; HDR as stored.
+    float sample(std::size_t i) const {
+        const unsigned char* p = storage.get();
+        switch (bit_depth) {
+            case 8: return float(p[i]) / 255.0f;
+            case 16: return float(reinterpret_cast<const std::uint16_t*>(p)[i]) / 65535.0f;
+            default: return reinterpret_cast<const float*>(p)[i];
+        }
     }
+    float at(int x, int y, int c) const { return sample((static_cast<std::size_t>(y) * width + x) * channels + c); }
+
+    // A new image with uninitialised samples of the given depth; writable() points at them.
+    static Image allocate(int width, int height, int channels, int bit_depth, std::string format);
+    // A 32-bit float image holding `values` (tests and generated images).
+    static Image from_floats(int width, int height, int channels, const std::vector<float>& values);
+    unsigned char* writable() { return const_cast<unsigned char*>(storage.get()); }
 };
 
+// What a decoder knows before it decodes: checked against the limits and the chosen path's memory need.
+struct ImageHeader {
+    int width = 0, height = 0, channels = 0, bit_depth = 8;
+    std::string format;
+};
+// Throws InputError (or anything) to refuse an image before its pixels are decoded.
+using HeaderCheck = std::function<void(const ImageHeader&)>;
+
 // Throws InputError for anything that is not a complete, decodable image within the limits.
-Image load_image(const std::string& path, const LoadLimits& limits = {});
+// In this process: for trusted inputs (tests, generated assets) and inside the decoder process itself. Untrusted
+// files go through app/decoder_pool.h.
+Image load_image(const std::string& path, const LoadLimits& limits = {}, const HeaderCheck& check = {});
 Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name,
-                   const LoadLimits& limits = {});
+                   const LoadLimits& limits = {}, const HeaderCheck& check = {});
 
 // File extensions a directory scan picks up.
 bool has_image_extension(const std::string& path);

@@ -47,17 +47,24 @@ bool read_header(jpeg_decompress_struct* cinfo, ErrorMgr* err, const unsigned ch
     return true;
 }
 
-// Phase 2: the pixels, into out (width x height x out_channels floats).
-bool read_pixels(jpeg_decompress_struct* cinfo, ErrorMgr* err, float* out, int out_channels) {
+// Phase 2: the pixels, into out (width x height x out_channels bytes). Gray and RGB rows are decoded in place.
+bool read_pixels(jpeg_decompress_struct* cinfo, ErrorMgr* err, unsigned char* out, int width, int height,
+                 int out_channels) {
     if (setjmp(err->jump)) return false;
     jpeg_start_decompress(cinfo);
     const int w = int(cinfo->output_width), comps = cinfo->output_components;
+    // `out` holds exactly the header's size: anything else is refused before a row is written.
+    if (w != width || int(cinfo->output_height) != height || !(comps == out_channels || (comps == 4 && out_channels == 3))) {
+        std::snprintf(err->message, sizeof err->message, "output size differs from the header's");
+        return false;
+    }
     JSAMPARRAY row = (*cinfo->mem->alloc_sarray)(reinterpret_cast<j_common_ptr>(cinfo), JPOOL_IMAGE,
                                                  JDIMENSION(w) * JDIMENSION(comps), 1);
     const bool adobe = cinfo->saw_Adobe_marker;
     while (cinfo->output_scanline < cinfo->output_height) {
-        float* dst = out + std::size_t(cinfo->output_scanline) * std::size_t(w) * std::size_t(out_channels);
-        if (jpeg_read_scanlines(cinfo, row, 1) != 1) {
+        unsigned char* dst = out + std::size_t(cinfo->output_scanline) * std::size_t(w) * std::size_t(out_channels);
+        JSAMPROW into[1] = {comps == out_channels ? dst : row[0]};
+        if (jpeg_read_scanlines(cinfo, into, 1) != 1) {
             std::snprintf(err->message, sizeof err->message, "no more scan lines");
             return false;
         }
@@ -67,11 +74,9 @@ bool read_pixels(jpeg_decompress_struct* cinfo, ErrorMgr* err, float* out, int o
                 const int k = adobe ? src[3] : 255 - src[3];
                 for (int i = 0; i < 3; ++i) {
                     const int c = adobe ? src[i] : 255 - src[i];
-                    dst[i] = float((c * k + 127) / 255) / 255.0f;
+                    dst[i] = static_cast<unsigned char>((c * k + 127) / 255);
                 }
             }
-        } else {
-            for (int i = 0; i < w * comps; ++i) dst[i] = src[i] / 255.0f;
         }
     }
     jpeg_finish_decompress(cinfo);
@@ -100,14 +105,8 @@ Image decode_jpeg(const std::vector<unsigned char>& bytes, const std::string& na
     const int channels = d.cinfo.out_color_space == JCS_GRAYSCALE ? 1 : 3;
     if (w <= 0 || h <= 0) throw InputError(name, "image has zero width or height");
     check(JpegInfo{w, h, channels});
-    Image img;
-    img.width = w;
-    img.height = h;
-    img.channels = channels;
-    img.bit_depth = 8;
-    img.format = "jpeg";
-    img.pixels.resize(std::size_t(w) * std::size_t(h) * std::size_t(channels));
-    if (!read_pixels(&d.cinfo, &d.err, img.pixels.data(), channels))
+    Image img = Image::allocate(w, h, channels, 8, "jpeg");
+    if (!read_pixels(&d.cinfo, &d.err, img.writable(), w, h, channels))
         throw InputError(name, std::string("cannot decode JPEG: ") + d.err.message);
     if (int(d.cinfo.output_width) != w || int(d.cinfo.output_height) != h)
         throw InputError(name, "cannot decode JPEG: output size differs from the header's");

@@ -16,26 +16,41 @@ int prev_pow2(int v) {
     return p;
 }
 
-Plane extract_channel(const Image& img, Channel ch, const std::string& name) {
-    Plane p(img.width, img.height);
+namespace {
+// One channel of samples of type T as floats (v * scale, as Image::sample computes it: float(v) / 255 etc.).
+template <class T>
+void extract(const Image& img, Channel ch, float* out) {
+    const T* s = static_cast<const T*>(img.data());
     const int c = img.channels;
-    const bool has_alpha = c == 2 || c == 4;
     const bool color = c >= 3;
-    if (ch == Channel::A && !has_alpha) throw InputError(name, "has no alpha channel (--channel a)");
+    const float div = img.bit_depth == 8 ? 255.0f : img.bit_depth == 16 ? 65535.0f : 1.0f;
+    auto f = [div](T v) { return div == 1.0f ? float(v) : float(v) / div; };
     const std::size_t n = std::size_t(img.width) * img.height;
     for (std::size_t i = 0; i < n; ++i) {
-        const float* px = &img.pixels[i * c];
+        const T* px = s + i * c;
         float v = 0.0f;
         switch (ch) {
             case Channel::Luma:
-                v = color ? 0.2126f * px[0] + 0.7152f * px[1] + 0.0722f * px[2] : px[0];
+                v = color ? 0.2126f * f(px[0]) + 0.7152f * f(px[1]) + 0.0722f * f(px[2]) : f(px[0]);
                 break;
-            case Channel::R: v = px[0]; break;
-            case Channel::G: v = color ? px[1] : px[0]; break;
-            case Channel::B: v = color ? px[2] : px[0]; break;
-            case Channel::A: v = px[c - 1]; break;
+            case Channel::R: v = f(px[0]); break;
+            case Channel::G: v = f(color ? px[1] : px[0]); break;
+            case Channel::B: v = f(color ? px[2] : px[0]); break;
+            case Channel::A: v = f(px[c - 1]); break;
         }
-        p.v[i] = v;
+        out[i] = v;
+    }
+}
+}  // namespace
+
+Plane extract_channel(const Image& img, Channel ch, const std::string& name) {
+    const bool has_alpha = img.channels == 2 || img.channels == 4;
+    if (ch == Channel::A && !has_alpha) throw InputError(name, "has no alpha channel (--channel a)");
+    Plane p(img.width, img.height);
+    switch (img.bit_depth) {
+        case 8: extract<std::uint8_t>(img, ch, p.v.data()); break;
+        case 16: extract<std::uint16_t>(img, ch, p.v.data()); break;
+        default: extract<float>(img, ch, p.v.data()); break;
     }
     return p;
 }

@@ -29,17 +29,18 @@ std::vector<std::uint32_t> display_rgba(const Image& img) {
         if (img.bit_depth == 32) v = v / (1.0f + v);
         return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
     };
+    const std::size_t c = std::size_t(img.channels);
     for (std::size_t i = 0; i < out.size(); ++i) {
-        const float* p = &img.pixels[i * img.channels];
+        const std::size_t k = i * c;
         std::uint32_t r, g, b, a = 255;
         if (img.channels >= 3) {
-            r = q(p[0]);
-            g = q(p[1]);
-            b = q(p[2]);
-            if (img.channels == 4) a = q(p[3]);
+            r = q(img.sample(k));
+            g = q(img.sample(k + 1));
+            b = q(img.sample(k + 2));
+            if (img.channels == 4) a = q(img.sample(k + 3));
         } else {
-            r = g = b = q(p[0]);
-            if (img.channels == 2) a = q(p[1]);
+            r = g = b = q(img.sample(k));
+            if (img.channels == 2) a = q(img.sample(k + 1));
         }
         out[i] = r | (g << 8) | (b << 16) | (a << 24);
     }

@@ -11,40 +11,48 @@ namespace specview::gpu {
 
 namespace {
 
-constexpr std::size_t kStagingFloats = std::size_t(4) << 20;  // 16 MiB a staging buffer
+constexpr std::size_t kStagingBytes = std::size_t(16) << 20;  // 16 MiB a staging buffer
 
 // The host copy into a staging buffer, on a few threads, so it keeps up with the copy engine emptying the other
 // (a new 4096^2 RGB image, 200 MB, on the H100: +42 ms over its decode with one thread, +26 with four; eight
 // measured no better).
-void parallel_copy(float* dst, const float* src, std::size_t n) {
+void parallel_copy(unsigned char* dst, const unsigned char* src, std::size_t n) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t parts = std::min<std::size_t>({4, cores > 1 ? cores - 1 : 1, std::max<std::size_t>(1, n >> 18)});
+    const std::size_t parts = std::min<std::size_t>({4, cores > 1 ? cores - 1 : 1, std::max<std::size_t>(1, n >> 20)});
     if (parts <= 1) {
-        std::memcpy(dst, src, n * sizeof(float));
+        std::memcpy(dst, src, n);
         return;
     }
     std::vector<std::thread> threads;
     const std::size_t each = (n + parts - 1) / parts;
     for (std::size_t p = 1; p < parts; ++p) {
         const std::size_t a = p * each, len = a < n ? std::min(each, n - a) : 0;
-        if (len) threads.emplace_back([=] { std::memcpy(dst + a, src + a, len * sizeof(float)); });
+        if (len) threads.emplace_back([=] { std::memcpy(dst + a, src + a, len); });
     }
-    std::memcpy(dst, src, std::min(each, n) * sizeof(float));
+    std::memcpy(dst, src, std::min(each, n));
     for (auto& t : threads) t.join();
 }
 
-__device__ __forceinline__ float channel_value(const float* px, int channels, int channel) {
+// A sample as the host's Image::sample makes it: float(v) / 255 or / 65535, correctly rounded.
+__device__ __forceinline__ float value(std::uint8_t v) { return __fdiv_rn(float(v), 255.0f); }
+__device__ __forceinline__ float value(std::uint16_t v) { return __fdiv_rn(float(v), 65535.0f); }
+__device__ __forceinline__ float value(float v) { return v; }
+
+template <class T>
+__device__ __forceinline__ float channel_value(const T* px, int channels, int channel) {
     if (channel == 0) {
-        if (channels < 3) return px[0];
+        if (channels < 3) return value(px[0]);
         // As the host computes it: three products and two sums, each rounded (no fused multiply-add).
-        return __fadd_rn(__fadd_rn(__fmul_rn(0.2126f, px[0]), __fmul_rn(0.7152f, px[1])), __fmul_rn(0.0722f, px[2]));
+        return __fadd_rn(__fadd_rn(__fmul_rn(0.2126f, value(px[0])), __fmul_rn(0.7152f, value(px[1]))),
+                         __fmul_rn(0.0722f, value(px[2])));
     }
     const int c = channel - 1;  // r, g, b, a
-    if (c == 3) return px[channels - 1];
-    return channels >= 3 ? px[c] : px[0];
+    if (c == 3) return value(px[channels - 1]);
+    return value(channels >= 3 ? px[c] : px[0]);
 }
 
-__global__ void plane_kernel(const float* __restrict__ image, int image_w, int channels, int channel, int crop_x,
+template <class T>
+__global__ void plane_kernel(const T* __restrict__ image, int image_w, int channels, int channel, int crop_x,
                              int crop_y, int cw, int ch, const double* __restrict__ wx, const double* __restrict__ wy,
                              int pw, int ph, float* __restrict__ plane, double* __restrict__ sum) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -53,7 +61,7 @@ __global__ void plane_kernel(const float* __restrict__ image, int image_w, int c
     if (x < pw && y < ph) {
         float v = 0.0f;
         if (x < cw && y < ch) {
-            const float* px = image + ((long long)(y + crop_y) * image_w + (x + crop_x)) * channels;
+            const T* px = image + ((long long)(y + crop_y) * image_w + (x + crop_x)) * channels;
             v = float(double(channel_value(px, channels, channel)) * wx[x] * wy[y]);
             local = v;
         }
@@ -74,24 +82,26 @@ __global__ void fill_kernel(float* __restrict__ plane, int pw, int ph, int cw, i
 }  // namespace
 
 void PlanePrep::upload(const PlaneRecipe& r, cudaStream_t s, StageTimer* timer) {
-    const std::size_t n = std::size_t(r.image_width) * r.image_height * r.channels;
+    const std::size_t n = std::size_t(r.image_width) * r.image_height * r.channels * std::size_t(r.bit_depth / 8);
     image_.resize(n);
     // Two pinned staging buffers in turn: the host copies a chunk into one while the other is on its way.
-    for (int i = 0; i < 2; ++i) staging_[i].resize(std::min(n, kStagingFloats));
+    for (int i = 0; i < 2; ++i) staging_[i].resize(std::min(n, kStagingBytes));
+    const auto* src = static_cast<const unsigned char*>(r.samples);
     int k = 0;
-    for (std::size_t off = 0; off < n; off += kStagingFloats, k ^= 1) {
-        const std::size_t len = std::min(kStagingFloats, n - off);
+    for (std::size_t off = 0; off < n; off += kStagingBytes, k ^= 1) {
+        const std::size_t len = std::min(kStagingBytes, n - off);
         CUDA_CHECK(cudaEventSynchronize(staged_[k].get()));  // its previous chunk has left (no-op at first)
-        parallel_copy(staging_[k].get(), r.pixels + off, len);
-        CUDA_CHECK(cudaMemcpyAsync(image_.get() + off, staging_[k].get(), len * sizeof(float), cudaMemcpyHostToDevice, s));
+        parallel_copy(staging_[k].get(), src + off, len);
+        CUDA_CHECK(cudaMemcpyAsync(image_.get() + off, staging_[k].get(), len, cudaMemcpyHostToDevice, s));
         staged_[k].record(s);
     }
     version_ = r.image_version;
-    mark(timer, "upload image (host -> device, once per image)", double(n) * 4.0);
+    mark(timer, "upload image (host -> device, once per image)", double(n));
 }
 
 void PlanePrep::prepare(const PlaneRecipe& r, float* plane, cudaStream_t s, StageTimer* timer) {
-    if (r.image_width < 1 || r.image_height < 1 || r.channels < 1 || !r.pixels || r.content_width < 1 ||
+    if (r.image_width < 1 || r.image_height < 1 || r.channels < 1 || !r.samples ||
+        (r.bit_depth != 8 && r.bit_depth != 16 && r.bit_depth != 32) || r.content_width < 1 ||
         r.content_height < 1 || r.plane_width < r.content_width || r.plane_height < r.content_height ||
         int(r.window_x.size()) != r.content_width || int(r.window_y.size()) != r.content_height ||
         r.crop_x + r.content_width > r.image_width || r.crop_y + r.content_height > r.image_height)
@@ -112,16 +122,23 @@ void PlanePrep::prepare(const PlaneRecipe& r, float* plane, cudaStream_t s, Stag
         CUDA_CHECK(cudaMemsetAsync(sum_.get(), 0, sizeof(double), s));
     }
     const dim3 block(256), grid((r.plane_width + 255) / 256, r.plane_height);
-    plane_kernel<<<grid, block, 0, s>>>(image_.get(), r.image_width, r.channels, r.channel, r.crop_x, r.crop_y,
-                                        r.content_width, r.content_height, window_.get(), window_.get() + r.window_x.size(),
-                                        r.plane_width, r.plane_height, plane, fill ? sum_.get() : nullptr);
+    auto launch = [&](const auto* image) {
+        plane_kernel<<<grid, block, 0, s>>>(image, r.image_width, r.channels, r.channel, r.crop_x, r.crop_y,
+                                            r.content_width, r.content_height, window_.get(), window_.get() + r.window_x.size(),
+                                            r.plane_width, r.plane_height, plane, fill ? sum_.get() : nullptr);
+    };
+    switch (r.bit_depth) {
+        case 8: launch(reinterpret_cast<const std::uint8_t*>(image_.get())); break;
+        case 16: launch(reinterpret_cast<const std::uint16_t*>(image_.get())); break;
+        default: launch(reinterpret_cast<const float*>(image_.get())); break;
+    }
     CUDA_CHECK_LAUNCH("plane_kernel");
     if (fill) {
         fill_kernel<<<grid, block, 0, s>>>(plane, r.plane_width, r.plane_height, r.content_width, r.content_height, sum_.get());
         CUDA_CHECK_LAUNCH("fill_kernel");
     }
     mark(timer, "prepare plane (channel, window, pad) [GPU]",
-         double(r.content_width) * r.content_height * 4.0 * r.channels + double(r.plane_width) * r.plane_height * 4.0);
+         double(r.content_width) * r.content_height * (r.bit_depth / 8) * r.channels + double(r.plane_width) * r.plane_height * 4.0);
 }
 
 }  // namespace specview::gpu

@@ -1,4 +1,4 @@
-// The plane fed to the FFT, made on the device: the decoded image goes up once per image (through pinned
+// The plane fed to the FFT, made on the device: the decoded samples (8/16-bit or float) go up once per image (through pinned
 // staging buffers, asynchronously), then channel extraction, window, crop/pad and the mean fill run as kernels
 // whenever those settings change. The arithmetic is app/plane.cpp's, operation for operation (double for the
 // window product, no fused multiply-adds in the luma), so the device plane equals the host one.
@@ -16,7 +16,8 @@ namespace specview::gpu {
 
 // How to make the plane from the image: plain data, filled in by the app from its settings.
 struct PlaneRecipe {
-    const float* pixels = nullptr;  // host, interleaved, channels values a pixel
+    const void* samples = nullptr;  // host, interleaved, channels samples a pixel, as decoded:
+    int bit_depth = 8;              // 8 (uint8, v / 255), 16 (uint16, v / 65535) or 32 (float, as is)
     int image_width = 0, image_height = 0, channels = 0;
     std::uint64_t image_version = 0;  // the pixels are uploaded again only when this changes
     int channel = 0;                  // 0 luma (Rec. 709 on channels 0..2, or the gray value), else index + 1
@@ -34,9 +35,9 @@ public:
 
 private:
     void upload(const PlaneRecipe& r, cudaStream_t stream, StageTimer* timer);
-    DeviceBuffer<float> image_;
+    DeviceBuffer<unsigned char> image_;  // the samples as decoded (a quarter of floats for 8-bit images)
     std::uint64_t version_ = 0;
-    PinnedBuffer<float> staging_[2];
+    PinnedBuffer<unsigned char> staging_[2];
     Event staged_[2];
     DeviceBuffer<double> window_, sum_;
     PinnedBuffer<double> window_host_;

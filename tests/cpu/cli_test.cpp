@@ -81,7 +81,7 @@ TEST(Cli, WritesAPictureWithThePeaksWhereTheGratingPutsThem) {
     // Brightest pixels other than DC: +-(9, 5) around the centre (64, 32).
     std::vector<std::pair<float, int>> px;
     for (int i = 0; i < 128 * 64; ++i)
-        if (i != 32 * 128 + 64) px.push_back({img.pixels[i * img.channels], i});
+        if (i != 32 * 128 + 64) px.push_back({img.sample(i * img.channels), i});
     std::sort(px.rbegin(), px.rend());
     std::set<int> top{px[0].second, px[1].second}, want{(32 + 5) * 128 + 64 + 9, (32 - 5) * 128 + 64 - 9};
     EXPECT_EQ(top, want);

@@ -105,11 +105,10 @@ TEST(CpuSpectrum, MatchesADirectDoubleDftOnOddEvenAndPrimeSizes) {
 TEST(CpuSpectrum, HannWindowCutsLeakageOfAnOffBinGrating) {
     // 10.5 cycles: half a bin off, the worst case for leakage.
     Engine engine;
-    Image img;
-    img.width = img.height = 128;
-    img.channels = 1;
+    std::vector<float> grating;
     for (int y = 0; y < 128; ++y)
-        for (int x = 0; x < 128; ++x) img.pixels.push_back(float(0.5 + 0.5 * std::cos(2 * M_PI * 10.5 * x / 128)));
+        for (int x = 0; x < 128; ++x) grating.push_back(float(0.5 + 0.5 * std::cos(2 * M_PI * 10.5 * x / 128)));
+    const Image img = Image::from_floats(128, 128, 1, grating);
     engine.set_image(img, "grating");
     auto far_energy = [&](Window win) {
         Settings s;
@@ -132,12 +131,8 @@ TEST(CpuSpectrum, HannWindowCutsLeakageOfAnOffBinGrating) {
 
 TEST(Engine, CpuFrameHasPictureTimingsAndRange) {
     Engine engine;
-    Image img;
-    img.width = 100;
-    img.height = 60;
-    img.channels = 1;
     Rng rng;
-    img.pixels = rng.real(6000);
+    const Image img = Image::from_floats(100, 60, 1, rng.real(6000));
     engine.set_image(img, "rand");
     Settings s;
     const Frame f = engine.run(s);

@@ -32,7 +32,7 @@ void expect_exact(const Image& img, const Pixels& p, int bit_depth, const std::s
     double worst = 0;
     for (std::size_t i = 0; i < p.v.size(); ++i) {
         const double want = std::round(std::clamp(p.v[i], 0.0, 1.0) * maxval) / maxval;
-        worst = std::max(worst, std::abs(double(img.pixels[i]) - want));
+        worst = std::max(worst, std::abs(double(img.sample(i)) - want));
     }
     EXPECT_LT(worst, 1e-6) << what;
 }
@@ -56,7 +56,7 @@ TEST(ImageLoad, SixteenBitKeepsItsPrecision) {
     fixtures::write_file(dir.file("fine.png"), fixtures::png(p, 16));
     const Image img = load_image(dir.file("fine.png"), test_limits());
     // Four distinct values one 16-bit step apart: an 8-bit path would merge them.
-    for (int i = 1; i < 4; ++i) EXPECT_NEAR(img.pixels[i] - img.pixels[i - 1], 1.0 / 65535, 1e-7);
+    for (int i = 1; i < 4; ++i) EXPECT_NEAR(img.sample(i) - img.sample(i - 1), 1.0 / 65535, 1e-7);
 }
 
 TEST(ImageLoad, PalettePngIsExpandedToItsColours) {
@@ -68,7 +68,7 @@ TEST(ImageLoad, PalettePngIsExpandedToItsColours) {
     const Image img = load_image(dir.file("pal.png"), test_limits());
     ASSERT_EQ(img.channels, 3);
     for (int i = 0; i < 30; ++i)
-        for (int c = 0; c < 3; ++c) EXPECT_NEAR(img.pixels[i * 3 + c], pal[idx[i] * 3 + c] / 255.0f, 1e-6);
+        for (int c = 0; c < 3; ++c) EXPECT_NEAR(img.sample(i * 3 + c), pal[idx[i] * 3 + c] / 255.0f, 1e-6);
 }
 
 TEST(ImageLoad, PnmAndPsdAtEightAndSixteenBits) {
@@ -96,7 +96,7 @@ TEST(ImageLoad, PnmAndPsdAtEightAndSixteenBits) {
             for (int i = 0; i < 9 * 6; ++i)
                 for (int c = 0; c < ch; ++c) {
                     const double want = std::round(p.v[i * ch + c] * (depth == 16 ? 65535 : 255)) / (depth == 16 ? 65535.0 : 255.0);
-                    EXPECT_NEAR(img.pixels[i * 4 + c], want, 1e-6) << path;
+                    EXPECT_NEAR(img.sample(i * 4 + c), want, 1e-6) << path;
                 }
         }
     }
@@ -119,7 +119,7 @@ TEST(ImageLoad, GifFirstFrame) {
     ASSERT_GE(img.channels, 3);
     for (int i = 0; i < 40 * 30; ++i)
         for (int c = 0; c < 3; ++c)
-            ASSERT_NEAR(img.pixels[i * img.channels + c], pal[idx[i] * 3 + c] / 255.0f, 1e-6) << "pixel " << i;
+            ASSERT_NEAR(img.sample(i * img.channels + c), pal[idx[i] * 3 + c] / 255.0f, 1e-6) << "pixel " << i;
 }
 
 TEST(ImageLoad, BmpTgaJpegHdr) {
@@ -144,7 +144,7 @@ TEST(ImageLoad, BmpTgaJpegHdr) {
         EXPECT_EQ(j.format, "jpeg");
         ASSERT_EQ(j.channels, 3);  // stb_image_write stores gray JPEGs as YCbCr too
         double err = 0;
-        for (std::size_t i = 0; i < p.v.size(); ++i) err += std::abs(j.pixels[(i / ch) * 3 + i % ch] - p.v[i]);
+        for (std::size_t i = 0; i < p.v.size(); ++i) err += std::abs(j.sample((i / ch) * 3 + i % ch) - p.v[i]);
         EXPECT_LT(err / p.v.size(), 0.03) << "JPEG is lossy, but not this lossy";
     }
     Pixels h = fixtures::pattern(8, 8, 3);
@@ -157,26 +157,18 @@ TEST(ImageLoad, BmpTgaJpegHdr) {
     for (std::size_t i = 0; i < h.v.size(); ++i) {
         const std::size_t px = i / 3 * 3;
         const double peak = std::max({h.v[px], h.v[px + 1], h.v[px + 2]});
-        EXPECT_NEAR(img.pixels[i], h.v[i], peak / 100.0) << i;
+        EXPECT_NEAR(img.sample(i), h.v[i], peak / 100.0) << i;
     }
 }
 
 TEST(ImageLoad, ChannelsAndLuma) {
-    Image img;
-    img.width = 2;
-    img.height = 1;
-    img.channels = 4;
-    img.pixels = {1.0f, 0.0f, 0.0f, 0.25f, 0.2f, 0.4f, 0.6f, 1.0f};
+    Image img = Image::from_floats(2, 1, 4, {1.0f, 0.0f, 0.0f, 0.25f, 0.2f, 0.4f, 0.6f, 1.0f});
     const Plane y = extract_channel(img, Channel::Luma);
     EXPECT_NEAR(y.v[0], 0.2126f, 1e-6);  // alpha ignored
     EXPECT_NEAR(y.v[1], 0.2126f * 0.2f + 0.7152f * 0.4f + 0.0722f * 0.6f, 1e-6);
     EXPECT_FLOAT_EQ(extract_channel(img, Channel::G).v[1], 0.4f);
     EXPECT_FLOAT_EQ(extract_channel(img, Channel::A).v[0], 0.25f);
-    Image gray;
-    gray.width = 1;
-    gray.height = 1;
-    gray.channels = 1;
-    gray.pixels = {0.7f};
+    Image gray = Image::from_floats(1, 1, 1, {0.7f});
     EXPECT_FLOAT_EQ(extract_channel(gray, Channel::Luma).v[0], 0.7f);
     EXPECT_FLOAT_EQ(extract_channel(gray, Channel::B).v[0], 0.7f);
     EXPECT_THROW(extract_channel(gray, Channel::A), InputError);
@@ -226,7 +218,7 @@ TEST(ImageLoad, JpegThroughLibjpegTurboProgressiveGrayAndCmyk) {
         ASSERT_EQ(j.channels, ch) << "a gray JPEG stays one channel";
         EXPECT_EQ(j.bit_depth, 8);
         double err = 0;
-        for (std::size_t i = 0; i < p.v.size(); ++i) err += std::abs(j.pixels[i] - p.v[i]);
+        for (std::size_t i = 0; i < p.v.size(); ++i) err += std::abs(j.sample(i) - p.v[i]);
         EXPECT_LT(err / p.v.size(), 0.03) << "progressive, " << ch << " channel(s)";
         // Truncated progressive JPEGs: libjpeg would fill the rest with gray; they are refused.
         const auto bytes = fixtures::jpeg_progressive(p, 95);
@@ -241,7 +233,7 @@ TEST(ImageLoad, JpegThroughLibjpegTurboProgressiveGrayAndCmyk) {
     const Image c = load_image(dir.file("c.jpg"), test_limits());
     ASSERT_EQ(c.channels, 3) << "CMYK arrives as RGB";
     double err = 0;
-    for (std::size_t i = 0; i < rgb.v.size(); ++i) err += std::abs(c.pixels[i] - rgb.v[i]);
+    for (std::size_t i = 0; i < rgb.v.size(); ++i) err += std::abs(c.sample(i) - rgb.v[i]);
     EXPECT_LT(err / rgb.v.size(), 0.03) << "Adobe CMYK to RGB";
 }
 
@@ -254,7 +246,7 @@ TEST(ImageLoad, RegressionCorpusIsDecodedOrRefusedCleanly) {
         const std::string path = e.path().string();
         try {
             const Image img = load_image(path, test_limits());
-            EXPECT_EQ(img.pixels.size(), std::size_t(img.width) * img.height * img.channels) << path;
+            EXPECT_EQ(img.sample_count(), std::size_t(img.width) * img.height * img.channels) << path;
             EXPECT_NE(e.path().extension(), ".jpg") << path << " decoded";
         } catch (const InputError& err) {
             EXPECT_EQ(err.reason().find("bad png sig"), std::string::npos) << err.what();

@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     lim.check_available_memory = false;
     try {
         const specview::Image img = specview::decode_image(std::vector<unsigned char>(data, data + size), "fuzz", lim);
-        if (img.pixels.size() != std::size_t(img.width) * img.height * img.channels) __builtin_trap();
+        if (img.sample_count() != std::size_t(img.width) * img.height * img.channels) __builtin_trap();
     } catch (const specview::InputError&) {
     }
     return 0;

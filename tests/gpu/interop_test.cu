@@ -82,11 +82,7 @@ TEST_F(Interop, PostKernelWritesTheGlTextureTheEngineDescribes) {
     Rng rng;
     Engine engine;
     for (auto [w, h] : {std::pair{640, 480}, std::pair{256, 256}}) {
-        Image img;
-        img.width = w;
-        img.height = h;
-        img.channels = 1;
-        img.pixels = rng.real(std::size_t(w) * h);
+        Image img = Image::from_floats(w, h, 1, rng.real(std::size_t(w) * h));
         engine.set_image(img, "random");
         for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast}) {
             Settings s;
@@ -133,11 +129,7 @@ TEST_F(Interop, PictureSlotCopiedIntoTheTextureEqualsTheEnginesRgba) {
     if (!egl.ok()) GTEST_SKIP() << "no headless EGL context on the GPU: " << egl.why();
     Rng rng;
     Engine engine;
-    Image img;
-    img.width = 300;
-    img.height = 200;
-    img.channels = 3;
-    img.pixels = rng.real(std::size_t(300) * 200 * 3);
+    Image img = Image::from_floats(300, 200, 3, rng.real(std::size_t(300) * 200 * 3));
     engine.set_image(img, "random");
     for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast}) {
         Settings s;

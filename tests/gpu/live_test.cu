@@ -23,12 +23,15 @@ namespace {
 
 class Live : public GpuTest {};
 
-Image random_image(Rng& rng, int w, int h, int channels) {
-    Image img;
-    img.width = w;
-    img.height = h;
-    img.channels = channels;
-    img.pixels = rng.real(std::size_t(w) * h * channels);
+// Random samples of the given depth: 8 and 16 bits as a decoder leaves them, 32 as floats in [0, 1).
+Image random_image(Rng& rng, int w, int h, int channels, int depth = 32) {
+    const std::vector<float> v = rng.real(std::size_t(w) * h * channels);
+    if (depth == 32) return Image::from_floats(w, h, channels, v);
+    Image img = Image::allocate(w, h, channels, depth, "random");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (depth == 8) img.writable()[i] = static_cast<unsigned char>(v[i] * 255.99f);
+        else reinterpret_cast<std::uint16_t*>(img.writable())[i] = static_cast<std::uint16_t>(v[i] * 65535.99f);
+    }
     return img;
 }
 
@@ -38,8 +41,9 @@ TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowAndSizePolicy) {
     gpu::Stream stream;
     std::uint64_t version = 0;
     int cases = 0;
-    for (auto [w, h, c] : {std::tuple{300, 200, 3}, std::tuple{64, 64, 1}, std::tuple{33, 70, 4}, std::tuple{128, 17, 2}}) {
-        const Image img = random_image(rng, w, h, c);
+    for (auto [w, h, c, depth] : {std::tuple{300, 200, 3, 8}, std::tuple{64, 64, 1, 16}, std::tuple{33, 70, 4, 32},
+                                  std::tuple{128, 17, 2, 8}, std::tuple{41, 29, 3, 16}, std::tuple{50, 50, 1, 8}}) {
+        const Image img = random_image(rng, w, h, c, depth);
         ++version;
         for (Channel ch : {Channel::Luma, Channel::R, Channel::G, Channel::B, Channel::A}) {
             if (ch == Channel::A && !(c == 2 || c == 4)) continue;
@@ -64,13 +68,13 @@ TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowAndSizePolicy) {
                             worst = std::isfinite(got[i]) ? std::max(worst, d) : 1e30;
                         }
                         // Identical arithmetic; only the mean's summation order differs.
-                        EXPECT_LE(worst, 1e-7) << w << "x" << h << "x" << c << " channel " << name_of(ch) << " window "
+                        EXPECT_LE(worst, 1e-7) << w << "x" << h << "x" << c << " depth " << depth << " channel " << name_of(ch) << " window "
                                                << name_of(win) << " pad " << name_of(pad) << " fill " << name_of(fill);
                         ++cases;
                     }
         }
     }
-    EXPECT_GT(cases, 300);
+    EXPECT_GT(cases, 450);
 }
 
 TEST_F(Live, OneBinDftEqualsFftwDoubleAtRandomBins) {
@@ -83,7 +87,7 @@ TEST_F(Live, OneBinDftEqualsFftwDoubleAtRandomBins) {
         s.backend = Backend::Cufft;
         s.pad = PadMode::None;
         engine.run(s);
-        const std::vector<cd> ref = dft2d(widen(img.pixels), h, w);
+        const std::vector<cd> ref = dft2d(widen(std::vector<float>(static_cast<const float*>(img.data()), static_cast<const float*>(img.data()) + img.sample_count())), h, w);
         double norm = 0;
         for (const cd& v : ref) norm += std::norm(v);
         norm = std::sqrt(norm / ref.size());  // RMS bin magnitude

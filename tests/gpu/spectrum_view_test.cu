@@ -88,11 +88,7 @@ TEST_F(PostKernels, HalfSpectrumGivesTheSamePictureAsTheFullOne) {
 }
 
 Image random_image(Rng& rng, int w, int h) {
-    Image img;
-    img.width = w;
-    img.height = h;
-    img.channels = 3;
-    img.pixels = rng.real(std::size_t(w) * h * 3);
+    Image img = Image::from_floats(w, h, 3, rng.real(std::size_t(w) * h * 3));
     return img;
 }
 
