@@ -1,5 +1,7 @@
 #include "app/cli.h"
 
+#include "app/decoder_pool.h"
+
 #include <CLI/CLI.hpp>
 #include <stb_image_write.h>
 #include <unistd.h>
@@ -340,7 +342,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         }
         if (bad_out) continue;
         try {
-            engine.set_image(load_image(j.input, limits), j.input);
+            engine.set_image(DecoderPool::shared().load(j.input, limits), j.input);
             RunOptions ro;
             ro.want_spectrum = !j.raw.empty();
             Frame f = engine.run(s, ro);

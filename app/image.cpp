@@ -19,21 +19,6 @@
 namespace specview {
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string human_bytes(double b) {
-    const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (b >= 1024.0 && u < 4) {
-        b /= 1024.0;
-        ++u;
-    }
-    std::ostringstream s;
-    s.precision(u ? 1 : 0);
-    s << std::fixed << b << ' ' << unit[u];
-    return s.str();
-}
-
 std::uint64_t available_memory_bytes() {
     std::ifstream in("/proc/meminfo");
     std::string key;
@@ -44,6 +29,8 @@ std::uint64_t available_memory_bytes() {
     long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : ~0ull;
 }
+
+namespace {
 
 std::uint64_t next_pow2(std::uint64_t v) {
     std::uint64_t p = 1;
@@ -372,6 +359,29 @@ std::vector<unsigned char> without_empty_idat(const std::vector<unsigned char>& 
 }
 }  // namespace
 
+void check_memory_estimate(const ImageHeader& hd, const std::string& name) {
+    const int w = hd.width, h = hd.height;
+    double px = double(w) * double(h);
+    double need = px * hd.channels * 6.0 + double(next_pow2(w)) * double(next_pow2(h)) * 48.0;
+    double avail = double(available_memory_bytes());
+    if (need > avail)
+        throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) + " and would need " +
+                                   human_bytes(need) + " of memory; " + human_bytes(avail) + " is available");
+}
+
+std::string human_bytes(double b) {
+    const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        ++u;
+    }
+    std::ostringstream s;
+    s.precision(u ? 1 : 0);
+    s << std::fixed << b << ' ' << unit[u];
+    return s.str();
+}
+
 Image Image::allocate(int width, int height, int channels, int bit_depth, std::string format) {
     Image img;
     img.width = width;
@@ -423,14 +433,7 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
                                        ", over the limit of " + std::to_string(lim.max_side) + " pixels a side");
         if (hd.channels < 1 || hd.channels > 4)
             throw InputError(name, "unsupported channel count " + std::to_string(hd.channels));
-        if (lim.check_available_memory) {
-            double px = double(w) * double(h);
-            double need = px * hd.channels * 6.0 + double(next_pow2(w)) * double(next_pow2(h)) * 48.0;
-            double avail = double(available_memory_bytes());
-            if (need > avail)
-                throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) + " and would need " +
-                                           human_bytes(need) + " of memory; " + human_bytes(avail) + " is available");
-        }
+        if (lim.check_available_memory) check_memory_estimate(hd, name);
         if (header_check) header_check(hd);
     };
     // JPEG never reaches stb (see app/jpeg_decode.h): libjpeg-turbo reads the header and the pixels.

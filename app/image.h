@@ -82,6 +82,11 @@ Image load_image(const std::string& path, const LoadLimits& limits = {}, const H
 Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name,
                    const LoadLimits& limits = {}, const HeaderCheck& check = {});
 
+// The rough host-memory estimate (decode buffers + a padded spectrum) against MemAvailable; throws InputError.
+void check_memory_estimate(const ImageHeader& header, const std::string& name);
+std::uint64_t available_memory_bytes();  // MemAvailable
+std::string human_bytes(double bytes);
+
 // File extensions a directory scan picks up.
 bool has_image_extension(const std::string& path);
 

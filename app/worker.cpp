@@ -1,5 +1,7 @@
 #include "app/worker.h"
 
+#include "app/decoder_pool.h"
+
 #include <stb_image_write.h>
 
 #include <algorithm>
@@ -299,7 +301,7 @@ void Worker::decoder_loop() {
         std::optional<DecodedImage> d;
         std::string error;
         try {
-            auto img = std::make_shared<const Image>(load_image(req.path, req.limits));
+            auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits));
             d = DecodedImage{req.id, req.path, img, display_rgba(*img), 0.0};
             d->decode_ms = ms_since(t0);
         } catch (const std::exception& e) {

@@ -1,0 +1,277 @@
+// specview-decoder: the sandboxed child of app/decoder_pool.h. It is started by the pool with a socket on
+// descriptor 3 and is no use on its own. Before it reads any untrusted byte it closes every other descriptor,
+// asks to die with its parent, turns core dumps off, drops root to nobody, sets no-new-privileges and installs
+// a seccomp allow-list (reading and writing descriptors it was handed, memory, a memfd for the result, exiting:
+// no open, no socket, no exec, no ptrace). Then it serves requests until the socket closes.
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/memfd.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <malloc.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "app/decoder_pool.h"
+#include "app/image.h"
+
+namespace w = specview::decoder_wire;
+
+namespace {
+
+const int kSock = w::kSocketFd;
+bool g_selftest = false;  // SPECVIEW_DECODER_SELFTEST=1: files starting "SPECVIEW-SELFTEST:" misbehave on purpose
+
+template <std::size_t N>
+void put(char (&dst)[N], const std::string& s) {
+    std::snprintf(dst, N, "%s", s.c_str());
+}
+
+bool send_msg(const void* m, std::size_t n, int fd = -1) {
+    iovec io{const_cast<void*>(m), n};
+    msghdr h{};
+    h.msg_iov = &io;
+    h.msg_iovlen = 1;
+    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+    if (fd >= 0) {
+        h.msg_control = ctl;
+        h.msg_controllen = sizeof ctl;
+        cmsghdr* c = CMSG_FIRSTHDR(&h);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+    }
+    return sendmsg(kSock, &h, MSG_NOSIGNAL) == ssize_t(n);
+}
+
+// One message of exactly sizeof(T) bytes (and its descriptor, if any); false when the parent has gone.
+template <class T>
+bool recv_msg(T* m, int* fd = nullptr) {
+    iovec io{m, sizeof(T)};
+    msghdr h{};
+    h.msg_iov = &io;
+    h.msg_iovlen = 1;
+    alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+    h.msg_control = ctl;
+    h.msg_controllen = sizeof ctl;
+    const ssize_t got = recvmsg(kSock, &h, MSG_CMSG_CLOEXEC);
+    if (fd) *fd = -1;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            int got_fd;
+            std::memcpy(&got_fd, CMSG_DATA(c), sizeof(int));
+            if (fd && *fd < 0) *fd = got_fd;
+            else close(got_fd);
+        }
+    return got == ssize_t(sizeof(T));
+}
+
+std::uint64_t address_space_bytes() {
+    std::ifstream in("/proc/self/statm");
+    std::uint64_t pages = 0;
+    in >> pages;
+    return pages * std::uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+// The allow-list. Everything else kills the process (the parent reports SIGSYS as a forbidden call).
+std::string install_seccomp() {
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+    if (!ctx) return "seccomp_init failed";
+    const int allowed[] = {
+        SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(write), SCMP_SYS(lseek), SCMP_SYS(close),
+        SCMP_SYS(recvmsg), SCMP_SYS(sendmsg),
+        SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(mprotect), SCMP_SYS(brk), SCMP_SYS(madvise),
+        SCMP_SYS(memfd_create), SCMP_SYS(ftruncate), SCMP_SYS(fcntl),
+        SCMP_SYS(futex), SCMP_SYS(getrandom), SCMP_SYS(clock_gettime), SCMP_SYS(gettid), SCMP_SYS(getpid),
+        SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(tgkill),  // abort()
+        SCMP_SYS(exit), SCMP_SYS(exit_group),
+    };
+    int rc = 0;
+    for (int s : allowed) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_ALLOW, s, 0);
+    // Its own address-space limit, which the parent sets per image through this process (an unprivileged
+    // parent cannot set another user's limits): prlimit64 on itself, RLIMIT_AS only.
+    if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, SCMP_A0(SCMP_CMP_EQ, 0),
+                                   SCMP_A1(SCMP_CMP_EQ, RLIMIT_AS));
+    if (!rc) rc = seccomp_load(ctx);
+    seccomp_release(ctx);
+    return rc ? std::string("seccomp: ") + std::strerror(-rc) : "";
+}
+
+std::string enter_sandbox() {
+    if (geteuid() == 0) {  // nobody: no access to what root could reach, even if the filter had a hole
+        if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)
+            return std::string("cannot drop root: ") + std::strerror(errno);
+    }
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return std::string("no_new_privs: ") + std::strerror(errno);
+    return install_seccomp();
+}
+
+struct Stopped {};  // the parent said no after the header
+
+void selftest(const std::vector<unsigned char>& bytes, const specview::HeaderCheck& check) {
+    static const char tag[] = "SPECVIEW-SELFTEST:";
+    if (!g_selftest || bytes.size() < sizeof tag - 1 || std::memcmp(bytes.data(), tag, sizeof tag - 1) != 0) return;
+    const std::string what(bytes.begin() + long(sizeof tag - 1), bytes.end());
+    if (what.rfind("hang-header", 0) == 0) for (volatile int spin = 0;; spin = spin + 1) {}
+    check(specview::ImageHeader{64, 64, 1, 8, "selftest"});
+    if (what.rfind("crash", 0) == 0) {
+        volatile int* p = nullptr;
+        *p = 1;
+    }
+    if (what.rfind("hang", 0) == 0) for (volatile int spin = 0;; spin = spin + 1) {}
+    if (what.rfind("syscall", 0) == 0) {
+        const int fd = open("/etc/hostname", O_RDONLY);  // not on the list: the kernel ends the process here
+        if (fd >= 0) close(fd);
+        throw specview::InputError("", "selftest: open() was allowed");
+    }
+    if (what.rfind("oom", 0) == 0) {
+        std::vector<std::vector<char>> hog;
+        for (;;) hog.emplace_back(std::size_t(64) << 20, 'x');  // until the limit says no
+    }
+}
+
+// The soft limit only: the hard one stays, so the next image may get more.
+void limit_memory(std::uint64_t bytes) {
+    if (!bytes) return;
+    rlimit cur{};
+    if (getrlimit(RLIMIT_AS, &cur) != 0) return;
+    rlimit want{rlim_t(bytes), cur.rlim_max};
+    if (cur.rlim_max != RLIM_INFINITY && want.rlim_cur > cur.rlim_max) want.rlim_cur = cur.rlim_max;
+    setrlimit(RLIMIT_AS, &want);
+}
+
+void serve_one(const w::Request& req, int file_fd) {
+    limit_memory(req.memory_limit);
+    w::Result res;
+    std::vector<unsigned char> bytes;
+    try {
+        // The whole file (the parent checked its size against the limit before sending it).
+        bytes.resize(req.file_bytes);
+        std::size_t got = 0;
+        while (got < bytes.size()) {
+            const ssize_t n = read(file_fd, bytes.data() + got, bytes.size() - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            got += std::size_t(n);
+        }
+        close(file_fd);
+        file_fd = -1;
+        if (got != bytes.size()) throw specview::InputError("", "read error (file changed while reading?)");
+
+        specview::LoadLimits lim;
+        lim.max_side = req.max_side;
+        lim.max_pixels = req.max_pixels;
+        lim.max_file_bytes = req.file_bytes;
+        lim.check_available_memory = false;  // the parent checks memory: it knows the path the image takes
+        const specview::HeaderCheck check = [](const specview::ImageHeader& h) {
+            w::Header m;
+            m.width = h.width;
+            m.height = h.height;
+            m.channels = h.channels;
+            m.bit_depth = h.bit_depth;
+            put(m.format, h.format);
+            w::Go go;
+            if (!send_msg(&m, sizeof m) || !recv_msg(&go) || go.kind != w::kGo) std::_Exit(0);
+            if (!go.go) throw Stopped{};
+            limit_memory(go.memory_limit);
+        };
+        selftest(bytes, check);
+        const specview::Image img = specview::decode_image(bytes, "", lim, check);
+        std::vector<unsigned char>().swap(bytes);
+
+        const int mfd = int(syscall(SYS_memfd_create, "specview-samples", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+        if (mfd < 0) throw specview::InputError("", std::string("decoder: memfd: ") + std::strerror(errno));
+        const std::size_t n = img.sample_bytes();
+        if (ftruncate(mfd, off_t(n)) != 0) {
+            close(mfd);
+            throw std::bad_alloc();
+        }
+        void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+        if (p == MAP_FAILED) {
+            close(mfd);
+            throw std::bad_alloc();
+        }
+        std::memcpy(p, img.data(), n);
+        munmap(p, n);
+        // Sealed: the parent maps it knowing it can neither shrink (SIGBUS) nor change under it.
+        fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+        res.ok = 1;
+        res.width = img.width;
+        res.height = img.height;
+        res.channels = img.channels;
+        res.bit_depth = img.bit_depth;
+        res.bytes = n;
+        put(res.format, img.format);
+        send_msg(&res, sizeof res, mfd);
+        close(mfd);
+    } catch (const Stopped&) {
+        put(res.reason, "refused after the header");
+        send_msg(&res, sizeof res);
+    } catch (const std::bad_alloc&) {
+        res.out_of_memory = 1;
+        put(res.reason, "out of memory");
+        send_msg(&res, sizeof res);
+    } catch (const specview::InputError& e) {
+        res.out_of_memory = e.reason().find("outofmem") != std::string::npos;
+        put(res.reason, e.reason());
+        send_msg(&res, sizeof res);
+    } catch (const std::exception& e) {
+        put(res.reason, e.what());
+        send_msg(&res, sizeof res);
+    }
+    if (file_fd >= 0) close(file_fd);
+    malloc_trim(0);  // give the image's memory back before the next one's limit is set
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    struct stat st {};
+    if (argc != 1 || fstat(kSock, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+        std::fprintf(stderr, "specview-decoder: the sandboxed image decoder of specview; it is started by specview, "
+                             "not by hand\n");
+        return 2;
+    }
+    close_range(kSock + 1, ~0u, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) return 0;  // the parent is already gone
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    const char* st_env = std::getenv("SPECVIEW_DECODER_SELFTEST");
+    g_selftest = st_env && std::string(st_env) == "1";
+
+    w::Hello hello;
+    hello.baseline_bytes = address_space_bytes();
+    const char* off = std::getenv("SPECVIEW_DECODER_NO_SANDBOX");
+    const std::string why = off && std::string(off) == "1" ? "switched off (SPECVIEW_DECODER_NO_SANDBOX=1)" : enter_sandbox();
+    hello.sandboxed = why.empty();
+    put(hello.note, why);
+    if (!send_msg(&hello, sizeof hello)) return 0;
+
+    for (;;) {
+        w::Request req;
+        int fd = -1;
+        if (!recv_msg(&req, &fd)) return 0;  // the parent closed the socket: done
+        if (req.kind != w::kRequest || fd < 0) {
+            if (fd >= 0) close(fd);
+            return 3;
+        }
+        serve_one(req, fd);
+    }
+}

@@ -1,0 +1,441 @@
+#include "app/decoder_pool.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#include <utility>
+
+extern char** environ;
+
+namespace specview {
+namespace fs = std::filesystem;
+namespace w = decoder_wire;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string errno_text(const char* what) { return std::string(what) + ": " + std::strerror(errno); }
+
+template <std::size_t N>
+std::string text(const char (&s)[N]) {
+    return std::string(s, strnlen(s, N));
+}
+
+class Fd {  // owns a descriptor
+public:
+    explicit Fd(int fd = -1) : fd_(fd) {}
+    ~Fd() { reset(); }
+    Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    Fd& operator=(Fd&& o) noexcept {
+        if (this != &o) {
+            reset();
+            fd_ = std::exchange(o.fd_, -1);
+        }
+        return *this;
+    }
+    int get() const { return fd_; }
+    void reset() {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+    }
+
+private:
+    int fd_;
+};
+
+std::string signal_name(int sig) {
+    switch (sig) {
+        case SIGSEGV: return "SIGSEGV";
+        case SIGBUS: return "SIGBUS";
+        case SIGABRT: return "SIGABRT";
+        case SIGFPE: return "SIGFPE";
+        case SIGILL: return "SIGILL";
+        case SIGKILL: return "SIGKILL";
+        case SIGSYS: return "SIGSYS";
+        default: return "signal " + std::to_string(sig);
+    }
+}
+
+}  // namespace
+
+struct DecoderPool::Child {
+    pid_t pid = -1;
+    Fd sock;
+    std::uint64_t baseline = 0;
+    bool sandboxed = false;
+    std::string note;
+
+    ~Child() { stop(); }
+    void stop() {
+        if (pid <= 0) return;
+        sock.reset();  // the child reads EOF and exits; make sure of it
+        int status = 0;
+        for (int i = 0; i < 50; ++i) {  // up to 50 ms for a clean exit
+            if (waitpid(pid, &status, WNOHANG) == pid) {
+                pid = -1;
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        pid = -1;
+    }
+    // After the socket failed: reap the child and say how it ended.
+    std::string reap(DecodeFailure* kind) {
+        sock.reset();
+        int status = 0;
+        pid_t r = -1;
+        for (int i = 0; i < 1000 && (r = waitpid(pid, &status, WNOHANG)) == 0; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (r == 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+        }
+        pid = -1;
+        if (r > 0 && WIFSIGNALED(status)) {
+            const int sig = WTERMSIG(status);
+            if (sig == SIGSYS) {
+                *kind = DecodeFailure::Forbidden;
+                return "the decoder was stopped: it made a system call outside its sandbox (SIGSYS)";
+            }
+            *kind = DecodeFailure::Crashed;
+            return "the decoder crashed on this file (" + signal_name(sig) + "); nothing else was affected";
+        }
+        *kind = DecodeFailure::Crashed;
+        return "the decoder ended unexpectedly" +
+               (r > 0 && WIFEXITED(status) ? " (exit " + std::to_string(WEXITSTATUS(status)) + ")" : std::string());
+    }
+
+    bool send(const void* m, std::size_t n, int fd = -1) {
+        iovec io{const_cast<void*>(m), n};
+        msghdr h{};
+        h.msg_iov = &io;
+        h.msg_iovlen = 1;
+        alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+        if (fd >= 0) {
+            h.msg_control = ctl;
+            h.msg_controllen = sizeof ctl;
+            cmsghdr* c = CMSG_FIRSTHDR(&h);
+            c->cmsg_level = SOL_SOCKET;
+            c->cmsg_type = SCM_RIGHTS;
+            c->cmsg_len = CMSG_LEN(sizeof(int));
+            std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+        }
+        return sendmsg(sock.get(), &h, MSG_NOSIGNAL) == ssize_t(n);
+    }
+
+    // One message into buf (its kind first), waiting until `deadline`. 0: the child is gone; -1: timed out;
+    // else the message's size. A descriptor that came with it lands in *fd.
+    ssize_t receive(void* buf, std::size_t cap, Clock::time_point deadline, Fd* fd) {
+        for (;;) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            if (left <= 0) return -1;
+            pollfd p{sock.get(), POLLIN, 0};
+            const int r = poll(&p, 1, int(std::min<long long>(left, 1 << 30)));
+            if (r < 0 && errno == EINTR) continue;
+            if (r == 0) return -1;
+            if (r < 0) return 0;
+            iovec io{buf, cap};
+            msghdr h{};
+            h.msg_iov = &io;
+            h.msg_iovlen = 1;
+            alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+            h.msg_control = ctl;
+            h.msg_controllen = sizeof ctl;
+            const ssize_t got = recvmsg(sock.get(), &h, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+            if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+            for (cmsghdr* c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                    int got_fd;
+                    std::memcpy(&got_fd, CMSG_DATA(c), sizeof(int));
+                    if (fd && fd->get() < 0) *fd = Fd(got_fd);
+                    else ::close(got_fd);
+                }
+            return got < 0 ? 0 : got;
+        }
+    }
+};
+
+DecoderPool::DecoderPool(DecoderOptions options) : opt_(options) {
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    limit_ = opt_.processes > 0 ? opt_.processes : std::min(4, cores);
+}
+
+DecoderPool::~DecoderPool() {
+    std::lock_guard<std::mutex> lock(mu_);
+    idle_.clear();  // each child's destructor closes its socket and reaps it
+}
+
+DecoderPool& DecoderPool::shared() {
+    static DecoderPool pool;
+    return pool;
+}
+
+std::string DecoderPool::helper_path() {
+    if (const char* env = std::getenv("SPECVIEW_DECODER"); env && *env) return env;
+    std::error_code ec;
+    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const fs::path next = self.parent_path() / "specview-decoder";
+        if (fs::exists(next, ec)) return next.string();
+    }
+#ifdef SPECVIEW_DECODER_BUILD_PATH
+    return SPECVIEW_DECODER_BUILD_PATH;
+#else
+    return "specview-decoder";
+#endif
+}
+
+std::unique_ptr<DecoderPool::Child> DecoderPool::spawn() {
+    const std::string helper = helper_path();
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        throw DecodeError("", errno_text("decoder socket"), DecodeFailure::Unavailable);
+    Fd mine(sv[0]), theirs(sv[1]);
+    if (theirs.get() == w::kSocketFd) {  // dup2 onto itself would keep close-on-exec
+        theirs = Fd(fcntl(sv[1], F_DUPFD_CLOEXEC, w::kSocketFd + 1));
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, theirs.get(), w::kSocketFd);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    char* argv[] = {const_cast<char*>(helper.c_str()), nullptr};
+    std::vector<char*> env;
+    for (char** e = environ; e && *e; ++e) env.push_back(*e);
+    static char no_sandbox[] = "SPECVIEW_DECODER_NO_SANDBOX=1";
+    if (!opt_.sandbox) env.push_back(no_sandbox);  // only to measure what the sandbox costs
+    env.push_back(nullptr);
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, helper.c_str(), &fa, nullptr, argv, env.data());
+    posix_spawn_file_actions_destroy(&fa);
+    theirs.reset();
+    if (rc != 0)
+        throw DecodeError("", "cannot start the decoder helper " + helper + ": " + std::strerror(rc),
+                          DecodeFailure::Unavailable);
+    auto c = std::make_unique<Child>();
+    c->pid = pid;
+    c->sock = std::move(mine);
+    w::Hello hello;
+    const ssize_t got = c->receive(&hello, sizeof hello, Clock::now() + std::chrono::seconds(10), nullptr);
+    if (got != ssize_t(sizeof hello) || hello.kind != w::kHello) {
+        DecodeFailure kind;
+        const std::string why = got < 0 ? "did not start within 10 s" : c->reap(&kind);
+        throw DecodeError("", "the decoder helper " + helper + " " + why, DecodeFailure::Unavailable);
+    }
+    c->baseline = hello.baseline_bytes;
+    c->sandboxed = hello.sandboxed != 0;
+    c->note = text(hello.note);
+    if (!c->sandboxed) {
+        static std::once_flag warned;
+        std::call_once(warned, [&] {
+            std::fprintf(stderr, "specview: image decoders run in separate processes without a syscall filter (%s)\n",
+                         c->note.c_str());
+        });
+    }
+    return c;
+}
+
+std::unique_ptr<DecoderPool::Child> DecoderPool::take() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !idle_.empty() || alive_ < limit_; });
+    if (!idle_.empty()) {
+        auto c = std::move(idle_.back());
+        idle_.pop_back();
+        ++busy_;
+        return c;
+    }
+    ++alive_;
+    ++busy_;
+    ++started_;
+    lock.unlock();
+    try {
+        auto c = spawn();
+        std::lock_guard<std::mutex> relock(mu_);
+        sandboxed_ = c->sandboxed;
+        return c;
+    } catch (...) {
+        std::lock_guard<std::mutex> relock(mu_);
+        --alive_;
+        --busy_;
+        cv_.notify_one();
+        throw;
+    }
+}
+
+void DecoderPool::give_back(std::unique_ptr<Child> c) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --busy_;
+    if (c && c->pid > 0) idle_.push_back(std::move(c));
+    else --alive_;
+    cv_.notify_one();
+}
+
+bool DecoderPool::sandboxed() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (sandboxed_ >= 0) return sandboxed_ == 1;
+    }
+    give_back(take());
+    std::lock_guard<std::mutex> lock(mu_);
+    return sandboxed_ == 1;
+}
+
+int DecoderPool::alive() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return alive_;
+}
+int DecoderPool::started() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return started_;
+}
+
+Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const HeaderCheck& check) {
+    // What can be said without reading a byte, as load_image says it.
+    std::error_code ec;
+    const auto st = fs::status(path, ec);
+    if (ec || !fs::exists(st)) throw InputError(path, "no such file");
+    if (fs::is_directory(st)) throw InputError(path, "is a directory, not an image file");
+    if (!fs::is_regular_file(st)) throw InputError(path, "not a regular file");
+    Fd file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+    if (file.get() < 0) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
+    struct stat fst {};
+    if (fstat(file.get(), &fst) != 0 || !S_ISREG(fst.st_mode)) throw InputError(path, "not a regular file");
+    const std::uint64_t size = std::uint64_t(fst.st_size);
+    if (size == 0) throw InputError(path, "empty file");
+    if (size > lim.max_file_bytes)
+        throw InputError(path, "file is " + human_bytes(double(size)) + ", over the limit of " +
+                                   human_bytes(double(lim.max_file_bytes)));
+
+    std::unique_ptr<Child> c;
+    try {
+        c = take();
+    } catch (const DecodeError& e) {
+        throw DecodeError(path, e.reason(), e.kind());
+    }
+    // Whatever happens below, the child goes back to the pool (or, dead, is counted out).
+    struct Return {
+        DecoderPool* pool;
+        std::unique_ptr<Child>* child;
+        ~Return() { pool->give_back(std::move(*child)); }
+    } give{this, &c};
+
+    auto fail = [&](bool timed_out, double seconds) -> DecodeError {
+        if (timed_out) {
+            c->stop();
+            return DecodeError(path, "decoding took longer than " + std::to_string(int(seconds + 0.5)) +
+                                         " s; the decoder was stopped", DecodeFailure::TimedOut);
+        }
+        DecodeFailure kind = DecodeFailure::Crashed;
+        const std::string why = c->reap(&kind);
+        return DecodeError(path, why, kind);
+    };
+
+    w::Request req;
+    req.max_side = lim.max_side;
+    req.max_pixels = lim.max_pixels;
+    req.file_bytes = size;
+    // Until the header: room for the file (and stb's copy of it) only.
+    req.memory_limit = c->baseline + 2 * size + (std::uint64_t(256) << 20);
+    if (!c->send(&req, sizeof req, file.get())) throw fail(false, 0);
+    file.reset();
+
+    // The header (or an early failure), then go or stop.
+    // A message is read into raw bytes, then copied into the struct its kind names.
+    alignas(8) unsigned char buf[std::max(sizeof(w::Header), sizeof(w::Result))] = {};
+    auto kind_of = [&] {
+        std::uint32_t k;
+        std::memcpy(&k, buf, sizeof k);
+        return k;
+    };
+    Fd out;
+    const auto header_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                    std::chrono::duration<double>(opt_.header_seconds));
+    ssize_t got = c->receive(buf, sizeof buf, header_deadline, &out);
+    if (got <= 0) throw fail(got < 0, opt_.header_seconds);
+    double decode_seconds = opt_.base_seconds;
+    if (kind_of() == w::kHeader && got == ssize_t(sizeof(w::Header))) {
+        w::Header hm;
+        std::memcpy(&hm, buf, sizeof hm);
+        ImageHeader h{hm.width, hm.height, hm.channels, hm.bit_depth, text(hm.format)};
+        const double samples = double(h.width) * double(h.height) * double(h.channels);
+        const double sample_bytes = samples * std::max(1, h.bit_depth / 8);
+        bool go = true;
+        std::exception_ptr refusal;
+        try {
+            if (h.width <= 0 || h.height <= 0 || h.channels < 1 || h.channels > 4 ||
+                (h.bit_depth != 8 && h.bit_depth != 16 && h.bit_depth != 32))
+                throw DecodeError(path, "the decoder reported an impossible header", DecodeFailure::Crashed);
+            if (lim.check_available_memory) check_memory_estimate(h, path);
+            if (check) check(h);
+        } catch (...) {
+            go = false;
+            refusal = std::current_exception();
+        }
+        w::Go g;
+        g.go = go ? 1 : 0;
+        // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
+        // data, the output and a conversion at once), with room for the allocator.
+        g.memory_limit = std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
+        if (!c->send(&g, sizeof g)) throw fail(false, 0);
+        decode_seconds = opt_.base_seconds + opt_.ns_per_sample * 1e-9 * samples;
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(decode_seconds));
+        std::memset(buf, 0, sizeof buf);
+        got = c->receive(buf, sizeof buf, deadline, &out);
+        if (got <= 0) throw fail(got < 0, decode_seconds);
+        if (!go) std::rethrow_exception(refusal);
+    }
+    if (kind_of() != w::kResult || got != ssize_t(sizeof(w::Result))) {
+        c->stop();
+        throw DecodeError(path, "the decoder broke its protocol", DecodeFailure::Crashed);
+    }
+    w::Result r;
+    std::memcpy(&r, buf, sizeof r);
+    if (!r.ok) {
+        const std::string reason = text(r.reason);
+        if (r.out_of_memory)
+            throw DecodeError(path, "the decoder ran out of memory (" + reason + ")", DecodeFailure::OutOfMemory);
+        throw DecodeError(path, reason.empty() ? "cannot decode" : reason, DecodeFailure::BadInput);
+    }
+
+    // The samples: a sealed memfd of exactly the promised size, mapped read-only.
+    Image img;
+    img.width = r.width;
+    img.height = r.height;
+    img.channels = r.channels;
+    img.bit_depth = r.bit_depth;
+    img.format = text(r.format);
+    struct stat ost {};
+    const int seals = out.get() >= 0 ? fcntl(out.get(), F_GET_SEALS) : -1;
+    const bool sealed = seals >= 0 && (seals & F_SEAL_SHRINK) && (seals & F_SEAL_WRITE);
+    if (img.width <= 0 || img.height <= 0 || img.channels < 1 || img.channels > 4 ||
+        (img.bit_depth != 8 && img.bit_depth != 16 && img.bit_depth != 32) || r.bytes != img.sample_bytes() ||
+        !sealed || fstat(out.get(), &ost) != 0 || std::uint64_t(ost.st_size) < r.bytes) {
+        c->stop();
+        throw DecodeError(path, "the decoder handed back inconsistent pixels", DecodeFailure::Crashed);
+    }
+    const std::size_t n = r.bytes;
+    void* p = mmap(nullptr, n, PROT_READ, MAP_SHARED, out.get(), 0);
+    if (p == MAP_FAILED) throw InputError(path, "cannot map the decoded pixels: " + std::string(std::strerror(errno)));
+    img.storage = std::shared_ptr<const unsigned char>(static_cast<const unsigned char*>(p),
+                                                       [n](const unsigned char* q) { munmap(const_cast<unsigned char*>(q), n); });
+    return img;
+}
+
+}  // namespace specview
