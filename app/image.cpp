@@ -382,6 +382,15 @@ std::string human_bytes(double b) {
     return s.str();
 }
 
+namespace {
+SampleStorage& sample_storage() {
+    static SampleStorage s;
+    return s;
+}
+}  // namespace
+
+void set_sample_storage(SampleStorage storage) { sample_storage() = std::move(storage); }
+
 Image Image::allocate(int width, int height, int channels, int bit_depth, std::string format) {
     Image img;
     img.width = width;
@@ -389,8 +398,10 @@ Image Image::allocate(int width, int height, int channels, int bit_depth, std::s
     img.channels = channels;
     img.bit_depth = bit_depth;
     img.format = std::move(format);
-    img.storage = std::shared_ptr<const unsigned char>(new unsigned char[img.sample_bytes()],
-                                                       std::default_delete<unsigned char[]>());
+    if (const SampleStorage& s = sample_storage()) img.storage = s(img.sample_bytes());
+    else
+        img.storage = std::shared_ptr<const unsigned char>(new unsigned char[img.sample_bytes()],
+                                                           std::default_delete<unsigned char[]>());
     return img;
 }
 

@@ -67,6 +67,12 @@ struct Image {
     unsigned char* writable() { return const_cast<unsigned char*>(storage.get()); }
 };
 
+// Where Image::allocate gets its bytes: the heap unless set. The decoder process sets shared memory here, so
+// that formats it decodes itself (JPEG) land directly in what it hands to the parent. Process-wide; set it once,
+// before decoding.
+using SampleStorage = std::function<std::shared_ptr<unsigned char>(std::size_t bytes)>;
+void set_sample_storage(SampleStorage storage);
+
 // What a decoder knows before it decodes: checked against the limits and the chosen path's memory need.
 struct ImageHeader {
     int width = 0, height = 0, channels = 0, bit_depth = 8;

@@ -1,0 +1,121 @@
+// What decoding in sandboxed child processes costs (app/decoder_pool.h), against decoding in this process, on
+// photo-like 1920x1080 JPEGs (the batch case) and a 4096^2 PNG: median ms per image over repeated passes after a
+// warm-up pass, one thread, pool warm; then images/s with several threads.
+//
+//   specview-decode-bench [IMAGES=40] [PASSES=5] [THREADS=cores]
+#include <stb_image_write.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/decoder_pool.h"
+#include "app/image.h"
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using namespace specview;
+
+namespace {
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// A synthetic photo: smooth structure, edges and noise (as specview-latency's).
+std::vector<unsigned char> photo(int w, int h, unsigned seed) {
+    std::vector<unsigned char> px(std::size_t(w) * h * 3);
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> noise(-12, 12);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double u = double(x) / w, v = double(y) / h;
+            double g = 110 + 60 * std::sin(9 * u + 4 * v + seed) + 35 * std::cos(40 * u * v) + ((x / 97 + y / 61) % 2 ? 20 : -20);
+            g += noise(rng);
+            unsigned char* p = &px[(std::size_t(y) * w + x) * 3];
+            p[0] = (unsigned char)std::clamp(g, 0.0, 255.0);
+            p[1] = (unsigned char)std::clamp(g * 0.8 + 30 * v, 0.0, 255.0);
+            p[2] = (unsigned char)std::clamp(255 - g * 0.7, 0.0, 255.0);
+        }
+    return px;
+}
+
+// Median over passes of the mean ms per image of one pass (the first pass is a warm-up).
+double per_image_ms(const std::vector<std::string>& files, int passes, const std::function<void(const std::string&)>& load) {
+    std::vector<double> each;
+    for (int p = 0; p <= passes; ++p) {
+        const auto t0 = Clock::now();
+        for (const auto& f : files) load(f);
+        if (p > 0) each.push_back(ms_since(t0) / double(files.size()));
+    }
+    return median(each);
+}
+
+double images_per_s(const std::vector<std::string>& files, int threads, DecoderPool& pool, LoadLimits lim) {
+    std::atomic<std::size_t> next{0};
+    const std::size_t total = files.size() * 4;
+    const auto t0 = Clock::now();
+    std::vector<std::thread> ts;
+    for (int t = 0; t < threads; ++t)
+        ts.emplace_back([&] {
+            for (std::size_t i; (i = next++) < total;) pool.load(files[i % files.size()], lim);
+        });
+    for (auto& t : ts) t.join();
+    return double(total) / (ms_since(t0) / 1000.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int n = argc > 1 ? std::atoi(argv[1]) : 40;
+    const int passes = argc > 2 ? std::atoi(argv[2]) : 5;
+    const int threads = argc > 3 ? std::atoi(argv[3]) : int(std::max(1u, std::thread::hardware_concurrency()));
+    const fs::path dir = fs::temp_directory_path() / ("specview-decode-bench-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    std::vector<std::string> jpegs;
+    for (int i = 0; i < n; ++i) {
+        const auto px = photo(1920, 1080, unsigned(i + 1));
+        jpegs.push_back((dir / ("p" + std::to_string(i) + ".jpg")).string());
+        stbi_write_jpg(jpegs.back().c_str(), 1920, 1080, 3, px.data(), 90);
+    }
+    const std::string big = (dir / "big.png").string();
+    {
+        const auto px = photo(4096, 4096, 7);
+        stbi_write_png_compression_level = 2;
+        stbi_write_png(big.c_str(), 4096, 4096, 3, px.data(), 4096 * 3);
+    }
+    LoadLimits lim;
+    DecoderOptions sandboxed;
+    sandboxed.processes = threads;
+    DecoderOptions plain = sandboxed;
+    plain.sandbox = false;
+    DecoderPool pool(sandboxed), pool_plain(plain);
+    std::printf("decoder pool cost (%d cores here; pool sandboxed: %s)\n", int(std::thread::hardware_concurrency()),
+                pool.sandboxed() ? "yes" : "no");
+    std::printf("%-28s %12s %12s %12s %10s\n", "images", "in-process", "child", "child+seccomp", "overhead");
+    auto row = [&](const char* what, const std::vector<std::string>& files) {
+        const double a = per_image_ms(files, passes, [&](const std::string& f) { load_image(f, lim); });
+        const double b = per_image_ms(files, passes, [&](const std::string& f) { pool_plain.load(f, lim); });
+        const double c = per_image_ms(files, passes, [&](const std::string& f) { pool.load(f, lim); });
+        std::printf("%-28s %9.2f ms %9.2f ms %9.2f ms %+7.2f ms\n", what, a, b, c, c - a);
+    };
+    row("1920x1080 JPEG q90 (median)", jpegs);
+    row("4096x4096 RGB PNG", {big});
+    std::printf("1920x1080 JPEGs, %d threads: %.0f images/s through the pool\n", threads,
+                images_per_s(jpegs, threads, pool, lim));
+    fs::remove_all(dir);
+    return 0;
+}
