@@ -1,6 +1,7 @@
 #include "app/cli.h"
 
 #include "app/decoder_pool.h"
+#include "app/memory_need.h"
 
 #include <CLI/CLI.hpp>
 #include <stb_image_write.h>
@@ -140,6 +141,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     Settings s;
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     int max_side = LoadLimits{}.max_side;
+    std::string max_memory;
     int frames = 0, classroom_step = 1;
     bool classroom_walk = false;
     std::string screenshot, script, report;
@@ -198,6 +200,17 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_flag("-f,--force", force, "overwrite existing output files");
     app.add_option("--max-side", max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))->capture_default_str();
+    app.add_option("--max-memory", max_memory,
+                   "refuse images whose decode + spectrum would need more host memory than this (e.g. 2G; default: "
+                   "what the system has available)")
+        ->check([](const std::string& v) {
+            try {
+                parse_size(v);
+                return std::string();
+            } catch (const std::exception& e) {
+                return std::string(e.what());
+            }
+        });
     auto* g_ui = "Viewer";
     app.add_flag("--classroom", classroom, "open the viewer in classroom mode (step through the FFT)")->group(g_ui);
     app.add_option("--step", classroom_step, "classroom mode: start at this step (1 = the input)")
@@ -310,6 +323,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     LoadLimits limits;
     limits.max_side = max_side;
     limits.max_pixels = std::uint64_t(max_side) * std::uint64_t(max_side);
+    limits.check_available_memory = false;  // the chosen path's need instead (memory_check below)
+    MemoryBudget budget;
+    if (!max_memory.empty()) budget.host = parse_size(max_memory);
     Engine engine;
     int first_failure = kExitOk;
     int failures = 0;
@@ -342,7 +358,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         }
         if (bad_out) continue;
         try {
-            engine.set_image(DecoderPool::shared().load(j.input, limits), j.input);
+            engine.set_image(DecoderPool::shared().load(j.input, limits, memory_check(s, !j.raw.empty(), false, budget)),
+                             j.input);
             RunOptions ro;
             ro.want_spectrum = !j.raw.empty();
             Frame f = engine.run(s, ro);

@@ -383,6 +383,9 @@ Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const He
                 throw DecodeError(path, "the decoder reported an impossible header", DecodeFailure::Crashed);
             if (lim.check_available_memory) check_memory_estimate(h, path);
             if (check) check(h);
+        } catch (const InputError& e) {  // a check that does not know the file's name gets it here
+            go = false;
+            refusal = std::make_exception_ptr(e.path().empty() ? InputError(path, e.reason()) : e);
         } catch (...) {
             go = false;
             refusal = std::current_exception();

@@ -445,7 +445,14 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
         if (hd.channels < 1 || hd.channels > 4)
             throw InputError(name, "unsupported channel count " + std::to_string(hd.channels));
         if (lim.check_available_memory) check_memory_estimate(hd, name);
-        if (header_check) header_check(hd);
+        if (header_check) {
+            try {
+                header_check(hd);
+            } catch (const InputError& e) {  // a check that does not know the file's name gets it here
+                if (!e.path().empty()) throw;
+                throw InputError(name, e.reason());
+            }
+        }
     };
     // JPEG never reaches stb (see app/jpeg_decode.h): libjpeg-turbo reads the header and the pixels.
     if (format == "jpeg") {

@@ -67,9 +67,9 @@ Worker::~Worker() {
     runner_.join();
 }
 
-std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits) {
+std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits, HeaderCheck check) {
     std::lock_guard<std::mutex> lock(mu_);
-    open_req_ = OpenRequest{++next_image_id_, path, limits};
+    open_req_ = OpenRequest{++next_image_id_, path, limits, std::move(check)};
     decode_cv_.notify_one();
     return next_image_id_;
 }
@@ -301,7 +301,7 @@ void Worker::decoder_loop() {
         std::optional<DecodedImage> d;
         std::string error;
         try {
-            auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits));
+            auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits, req.check));
             d = DecodedImage{req.id, req.path, img, display_rgba(*img), 0.0};
             d->decode_ms = ms_since(t0);
         } catch (const std::exception& e) {

@@ -99,7 +99,8 @@ public:
     Worker& operator=(const Worker&) = delete;
 
     // Decode this file off the UI thread (a newer open replaces one not yet started). Returns the image id.
-    std::uint64_t open(const std::string& path, const LoadLimits& limits = {});
+    // `check` sees the header before decoding (the viewer passes its memory check for the current settings).
+    std::uint64_t open(const std::string& path, const LoadLimits& limits = {}, HeaderCheck check = {});
     // Run these settings (replaces a run not yet started). `picture_on_device`: GPU pictures stay in a slot.
     void run(const Settings& s, std::uint64_t change, bool picture_on_device);
     // The complex value behind data element (x, y) of the run posted as `change` (GPU backends).
@@ -142,6 +143,7 @@ private:
         std::uint64_t id;
         std::string path;
         LoadLimits limits;
+        HeaderCheck check;
     };
     std::optional<OpenRequest> open_req_;
     bool decoding_ = false;

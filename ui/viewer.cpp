@@ -1,5 +1,7 @@
 #include "ui/viewer.h"
 
+#include "app/memory_need.h"
+
 #include <glad/gl.h>
 #include <imgui.h>
 #include <stb_image_write.h>
@@ -45,7 +47,9 @@ void PanelContext::picture_dims(const Settings& s, int* w, int* h) const {
 }
 
 void PanelContext::open(const std::string& path) {
-    worker.open(path);
+    LoadLimits limits;
+    limits.check_available_memory = false;  // the need of the chosen path instead of the rough estimate
+    worker.open(path, limits, memory_check(settings, false, true));
     messages.info("opening " + path + " ...");
 }
 

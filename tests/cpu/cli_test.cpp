@@ -1,14 +1,20 @@
 // The CLI end to end: run the real binary, read back what it wrote, check exit codes and messages.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
+#include "app/cli.h"
 #include "app/cpu_backend.h"
 #include "app/image.h"
+#include "app/memory_need.h"
 #include "app/npy.h"
 #include "app/plane.h"
 #include "gpu/device_info.h"
@@ -199,6 +205,68 @@ TEST(Cli, ViewsColormapsAndPaddingModesAllRun) {
             const Image img = load_image(dir.file("x.png"));
             EXPECT_EQ(img.width, std::string(pad) == "pow2" ? 32 : std::string(pad) == "crop" ? 16 : 30);
         }
+}
+
+// Peak resident memory (bytes) of one run of the CLI, from wait4.
+double peak_rss(const std::vector<std::string>& args) {
+    std::vector<std::string> all{SPECVIEW_EXE};
+    all.insert(all.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : all) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid = -1;
+    EXPECT_EQ(posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int status = 0;
+    rusage ru{};
+    wait4(pid, &status, 0, &ru);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return double(ru.ru_maxrss) * 1024.0;
+}
+
+// The memory model of the CPU path against the measured peak of the real program: never below it (a refusal
+// would come too late), and not so far above that images that fit are refused.
+TEST(Cli, MemoryNeedModelCoversTheMeasuredPeakOfTheCpuPath) {
+    TempDir dir;
+    struct Case {
+        int w, h, channels;
+        bool raw;
+        std::string range;
+    };
+    for (const Case& c : {Case{1024, 1024, 1, false, "auto"}, Case{700, 500, 3, false, "percentile"},
+                          Case{2048, 2048, 1, true, "auto"}, Case{2048, 1024, 3, false, "auto"}}) {
+        const std::string in = dir.file("m.png");
+        fixtures::write_file(in, fixtures::png(fixtures::pattern(c.w, c.h, c.channels), 8));
+        std::vector<std::string> args{"--headless", in, "-o", dir.file("m_out.png"), "--force", "--range", c.range};
+        if (c.raw) args.insert(args.end(), {"--raw", dir.file("m.npy")});
+        const double peak = peak_rss(args);
+        Settings s;
+        s.view.range = *parse_name<RangeMode>(c.range);
+        const double model = memory_need(ImageHeader{c.w, c.h, c.channels, 8, "png"}, s, c.raw, false).host;
+        const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + "x" + std::to_string(c.channels) +
+                                 (c.raw ? " raw " : " ") + c.range + ": model " + human_bytes(model) + ", peak " +
+                                 human_bytes(peak);
+        std::cout << "  " << what << "\n";
+        EXPECT_GE(model, peak) << what;
+        EXPECT_LE(model, 1.6 * peak + 48.0 * 1024 * 1024) << what;
+    }
+}
+
+TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
+    TempDir dir;
+    fixtures::write_file(dir.file("big.png"), fixtures::png(fixtures::pattern(2048, 2048, 1), 8));
+    fixtures::write_file(dir.file("small.png"), fixtures::png(fixtures::pattern(64, 64, 1), 8));
+    const CliRun r = specview({"--headless", dir.file("big.png"), dir.file("small.png"), "-o", dir.file("out"),
+                               "--max-memory", "100M"},
+                              dir);
+    EXPECT_EQ(r.code, kExitInput) << r.err;
+    EXPECT_NE(r.err.find("big.png: image is 2048x2048 and needs about"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("100.0 MiB allowed (--max-memory)"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("out/small_spectrum.png"))) << r.err;
+    EXPECT_EQ(specview({"--headless", dir.file("small.png"), "--max-memory", "lots"}, dir).code, kExitUsage);
 }
 
 }  // namespace

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <iostream>
 #include <thread>
 
 #include "app/cpu_backend.h"
 #include "app/engine.h"
+#include "app/memory_need.h"
 #include "app/plane.h"
 #include "app/backend.h"
 #include "app/worker.h"
@@ -196,6 +198,43 @@ TEST_F(Live, PlanTimeIsItsOwnLineOnTheFirstRunOnly) {
                 kernels += t.ms;
         EXPECT_NEAR(first.total_ms, kernels, 1e-6) << name_of(b);
     }
+}
+
+// The device-memory model each GPU backend is checked against before decoding: never below what a run really
+// allocates (cudaMemGetInfo before the engine and after its run), and not wildly above.
+TEST_F(Live, DeviceMemoryNeedModelCoversWhatARunAllocates) {
+    Rng rng;
+    const Image img = random_image(rng, 2048, 2048, 3, 8);
+    for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast})
+        for (bool raw : {false, true})
+            for (RangeMode range : {RangeMode::Auto, RangeMode::Percentile}) {
+                ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+                std::size_t free0 = 0, free1 = 0, total = 0;
+                ASSERT_EQ(cudaMemGetInfo(&free0, &total), cudaSuccess);
+                double used = 0;
+                {
+                    Engine engine;
+                    engine.set_image(img, "random");
+                    Settings s;
+                    s.backend = b;
+                    s.view.range = range;
+                    RunOptions o;
+                    o.want_spectrum = raw;
+                    engine.run(s, o);
+                    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+                    ASSERT_EQ(cudaMemGetInfo(&free1, &total), cudaSuccess);
+                    used = double(free0) - double(free1);
+                }
+                Settings s;
+                s.backend = b;
+                s.view.range = range;
+                const double model = memory_need(ImageHeader{2048, 2048, 3, 8, "random"}, s, raw, false).device;
+                const std::string what = name_of(b) + (raw ? " raw " : " ") + name_of(range) + ": model " +
+                                         human_bytes(model) + ", allocated " + human_bytes(used);
+                std::cout << "  " << what << "\n";
+                EXPECT_GE(model, used) << what;
+                EXPECT_LE(model, 2.0 * used + 128.0 * 1024 * 1024) << what;
+            }
 }
 
 TEST_F(Live, PlaneSettingsChangeTheDevicePlaneAndTheSpectrumFollows) {

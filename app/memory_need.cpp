@@ -1,0 +1,100 @@
+#include "app/memory_need.h"
+
+#include <cctype>
+#include <cmath>
+#include <stdexcept>
+
+#include "app/plane.h"
+#include "gpu/device_info.h"
+
+namespace specview {
+
+MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool viewer) {
+    int pw = 0, ph = 0;
+    transform_size(s.pad, hd.width, hd.height, &pw, &ph);
+    const double A = double(hd.width) * double(hd.height);  // image pixels
+    const double N = double(pw) * double(ph);               // plane (= spectrum = picture) pixels
+    const double S = A * hd.channels * (hd.bit_depth / 8);  // decoded samples
+    const bool percentile = s.view.range == RangeMode::Percentile;
+    constexpr double MiB = 1024.0 * 1024.0;
+    MemoryNeed need;
+    if (s.backend == Backend::Cpu) {
+        // Alive together while the PNG is encoded: the samples, the engine's prepared plane (4N), FFTW's r2c
+        // input and half-spectrum output (4N + 4N), the full complex spectrum (8N), the view values (4N), the
+        // RGBA picture (4N) and stb's in-memory PNG (filtered rows 4N + compressed ~2N). The channel extracted
+        // before the window (4A) is gone by then but coexists with the plane while it is made.
+        need.host = 32 * MiB + S + std::max(34.0 * N, 4.0 * A + 8.0 * N);
+        if (percentile) need.host += 4.0 * N;  // the copy nth_element sorts
+        if (raw) need.host += 16.0 * N;        // the spectrum copied into the frame, then written
+        if (viewer) need.host += 4.0 * A + 8.0 * N;  // the image as RGBA for display, the picture's back buffer
+        return need;
+    }
+    // GPU backends. Host: the samples, two 16 MiB pinned staging buffers, the CUDA runtime, and for the CLI the
+    // downloaded RGBA picture and its PNG (the viewer copies device slots into the texture instead).
+    need.host = 300 * MiB + S + 32 * MiB + (viewer ? 4.0 * A : 10.0 * N) + (raw ? 16.0 * N : 0.0);
+    // Device: the samples, the plane (4N), the path's buffers, the view values (4N; a percentile range sorts a
+    // copy with CUB's temporary space, 8N), the picture (4N; the viewer's three slots, 12N), --raw's full
+    // spectrum (8N), and room for cuFFT plans and the runtime's own allocations.
+    double path = 0;
+    switch (s.backend) {
+        case Backend::Custom: path = 16.0 * N; break;  // two complex ping-pong buffers
+        case Backend::Cufft:
+            path = s.cufft_mode == gpu::CufftMode::C2C ? 16.0 * N : 8.0 * N;  // output + plan work area
+            break;
+        case Backend::CustomFast: path = 4.0 * N; break;  // pass 1's half spectrum
+        case Backend::Cpu: break;
+    }
+    need.device = S + 4.0 * N + path + 4.0 * N + (percentile ? 8.0 * N : 0.0) + (viewer ? 12.0 * N : 4.0 * N) +
+                  (raw ? 8.0 * N : 0.0) + 64 * MiB;
+    return need;
+}
+
+HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget budget) {
+    return [s, raw, viewer, budget](const ImageHeader& hd) {
+        const MemoryNeed need = memory_need(hd, s, raw, viewer);
+        const std::string size = std::to_string(hd.width) + "x" + std::to_string(hd.height);
+        const std::string path = "the " + name_of(s.backend) + " backend" + (raw ? " with --raw" : "");
+        const double host = budget.host > 0 ? budget.host : double(available_memory_bytes());
+        if (need.host > host)
+            throw InputError("", "image is " + size + " and needs about " + human_bytes(need.host) +
+                                     " of memory on " + path + "; " + human_bytes(host) +
+                                     (budget.host > 0 ? " allowed (--max-memory)" : " is available") +
+                                     " (try --pad crop, a GPU backend, or a smaller image)");
+        if (s.backend == Backend::Cpu) return;
+        double device = budget.device;
+        std::string where = "allowed";
+        if (device <= 0) {
+            const gpu::DeviceInfo dev = gpu::probe_device();
+            if (!dev.available) return;  // the backend reports a missing GPU itself
+            device = double(dev.free_memory);
+            where = "free on the " + dev.name;
+        }
+        if (need.device > device)
+            throw InputError("", "image is " + size + " and needs about " + human_bytes(need.device) +
+                                     " of GPU memory on " + path + "; " + human_bytes(device) + " " + where +
+                                     " (try --pad crop, the cufft or custom-fast backend, or the CPU backend)");
+    };
+}
+
+double parse_size(const std::string& text) {
+    std::size_t used = 0;
+    double v = 0;
+    try {
+        v = std::stod(text, &used);
+    } catch (const std::exception&) {
+        throw std::invalid_argument("not a size: " + text);
+    }
+    std::string unit = text.substr(used);
+    for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
+    double mul = 1;
+    if (unit.empty() || unit == "B") mul = 1;
+    else if (unit == "K" || unit == "KB" || unit == "KIB") mul = 1024.0;
+    else if (unit == "M" || unit == "MB" || unit == "MIB") mul = 1024.0 * 1024.0;
+    else if (unit == "G" || unit == "GB" || unit == "GIB") mul = 1024.0 * 1024.0 * 1024.0;
+    else if (unit == "T" || unit == "TB" || unit == "TIB") mul = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+    else throw std::invalid_argument("not a size: " + text + " (use a number with K, M, G or T)");
+    if (!std::isfinite(v) || v <= 0) throw std::invalid_argument("not a positive size: " + text);
+    return v * mul;
+}
+
+}  // namespace specview
