@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [latency] [viewer] [ncu]   (default: all but ncu)
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [latency] [viewer] [ncu]
+#   (default: all but ncu)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
 set -u
 OUT=${OUT:-/tmp/specview-device}
 mkdir -p "$OUT"
-steps=${*:-build test memcheck racecheck bench latency viewer}
+steps=${*:-build test memcheck racecheck bench decode latency viewer}
 has() { [[ " $steps " == *" $1 "* ]]; }
 B=build-device
 
@@ -44,7 +45,7 @@ rc=0
 if has test; then
   start=$(date +%s)
   $B/tests/specview_gpu_tests > "$OUT/gpu-tests.log" 2>&1; r=$?; rc=$((rc | r))
-  grep -E "^\[ (rows|custom2d|cufft|fast) |PASSED|FAILED|SKIPPED|Failure" -A3 "$OUT/gpu-tests.log" | head -60
+  grep -E "^\[ (rows|custom2d|cufft|fast) |PASSED|FAILED|SKIPPED|Failure|: model " -A3 "$OUT/gpu-tests.log" | head -60
   echo "gpu tests rc=$r ($(( $(date +%s) - start )) s)"
   if [ -x $B/tests/specview_interop_tests ]; then
     $B/tests/specview_interop_tests > "$OUT/interop.log" 2>&1; r=$?; rc=$((rc | r))
@@ -77,6 +78,10 @@ if has bench; then
   $B/tests/specview-bench --csv "$OUT/bench.csv" ${BENCH_ARGS:-} > "$OUT/bench.txt" 2>&1; r=$?; rc=$((rc | r))
   sed -n '/^Summary/,$p' "$OUT/bench.txt"
   echo "bench rc=$r ($(( $(date +%s) - start )) s)"
+fi
+if has decode; then  # what the sandboxed decoder processes cost per image, on this machine's cores
+  $B/tests/specview-decode-bench 40 5 > "$OUT/decode.txt" 2>&1; r=$?; rc=$((rc | r))
+  cat "$OUT/decode.txt"
 fi
 if has latency; then
   start=$(date +%s)
