@@ -69,6 +69,8 @@ private:
     std::unique_ptr<Child> spawn();
 
     DecoderOptions opt_;
+    struct Bank;                  // sample buffers freed by Images, sent back to children for reuse
+    std::shared_ptr<Bank> bank_;  // shared with the Images' deleters, which may outlive the pool
     mutable std::mutex mu_;
     std::condition_variable cv_;
     std::vector<std::unique_ptr<Child>> idle_;
@@ -93,6 +95,7 @@ struct Request {  // parent -> child, with the file's descriptor
     std::uint64_t max_pixels = 0;
     std::uint64_t file_bytes = 0;
     std::uint64_t memory_limit = 0;  // address space until the header (the child sets it on itself)
+    std::uint64_t recycled_bytes = 0;  // the size of the spare sample buffer sent along (second descriptor)
 };
 struct Header {  // child -> parent, before any pixel is decoded
     std::uint32_t kind = kHeader;
@@ -104,7 +107,7 @@ struct Go {  // parent -> child: decode (1) or stop (0)
     std::int32_t go = 0;
     std::uint64_t memory_limit = 0;  // address space for decoding this image
 };
-struct Result {  // child -> parent, with a memfd holding the samples when ok
+struct Result {  // child -> parent, with a memfd (sealed against shrinking) holding the samples when ok
     std::uint32_t kind = kResult;
     std::int32_t ok = 0;
     std::int32_t out_of_memory = 0;
