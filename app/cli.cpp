@@ -362,6 +362,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                              j.input);
             RunOptions ro;
             ro.want_spectrum = !j.raw.empty();
+            ro.one_shot = true;
             Frame f = engine.run(s, ro);
             write_png(j.png, f);
             std::error_code ec;

@@ -21,16 +21,13 @@ namespace specview {
 struct CpuFft::Impl {
     int w = 0, h = 0, threads = 0;
     fftwf_plan plan = nullptr;
-    float* in = nullptr;
-    fftwf_complex* out = nullptr;
+    float* in = nullptr;  // in place: the padded real rows, then the half spectrum
 
     void reset() {
         if (plan) fftwf_destroy_plan(plan);
         if (in) fftwf_free(in);
-        if (out) fftwf_free(out);
         plan = nullptr;
         in = nullptr;
-        out = nullptr;
         w = h = 0;
     }
     ~Impl() { reset(); }
@@ -69,13 +66,22 @@ double CpuFft::plan(int w, int h) {
 }
 
 void CpuFft::forward(const Plane& p, std::vector<std::complex<float>>& out) {
-    const int w = p.width, h = p.height, hw = w / 2 + 1;
+    const int w = p.width, h = p.height;
+    float* in = input(w, h);
+    const std::size_t st = stride();
+    for (int y = 0; y < h; ++y) std::memcpy(in + std::size_t(y) * st, p.v.data() + std::size_t(y) * w, sizeof(float) * w);
+    execute();
+    full(out);
+}
+
+float* CpuFft::input(int w, int h) {
     Impl& m = *impl_;
     if (m.w != w || m.h != h || m.threads != fft_threads()) make_plan(w, h);
-    std::memcpy(m.in, p.v.data(), sizeof(float) * p.v.size());
-    fftwf_execute(m.plan);
-    finish(out, w, h, hw);
+    return m.in;
 }
+std::size_t CpuFft::stride() const { return 2 * std::size_t(impl_->w / 2 + 1); }
+void CpuFft::execute() { fftwf_execute(impl_->plan); }
+const std::complex<float>* CpuFft::half() const { return reinterpret_cast<const std::complex<float>*>(impl_->in); }
 
 void CpuFft::make_plan(int w, int h) {
     const int hw = w / 2 + 1;
@@ -86,13 +92,13 @@ void CpuFft::make_plan(int w, int h) {
         m.threads = fft_threads();
         fftwf_plan_with_nthreads(m.threads);
         m.reset();
-        m.in = fftwf_alloc_real(std::size_t(w) * h);
-        m.out = fftwf_alloc_complex(std::size_t(hw) * h);
-        if (!m.in || !m.out) {
+        // In place: the real rows padded to 2 (w/2 + 1) floats hold the half spectrum afterwards.
+        m.in = fftwf_alloc_real(2 * std::size_t(hw) * h);
+        if (!m.in) {
             m.reset();
             throw std::bad_alloc();
         }
-        m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, m.out, FFTW_ESTIMATE);
+        m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, reinterpret_cast<fftwf_complex*>(m.in), FFTW_ESTIMATE);
         if (!m.plan) {
             m.reset();
             throw std::runtime_error("FFTW could not plan a " + std::to_string(w) + "x" + std::to_string(h) + " transform");
@@ -102,16 +108,23 @@ void CpuFft::make_plan(int w, int h) {
     }
 }
 
-void CpuFft::finish(std::vector<std::complex<float>>& out, int w, int h, int hw) {
-    Impl& m = *impl_;
+std::complex<float> CpuFft::at(int x, int y) const {
+    const int w = impl_->w, h = impl_->h, hw = w / 2 + 1;
+    const std::complex<float>* H = half();
+    if (x < hw) return H[std::size_t(y) * hw + x];
+    return std::conj(H[std::size_t(y == 0 ? 0 : h - y) * hw + (w - x)]);
+}
+
+void CpuFft::full(std::vector<std::complex<float>>& out) const {
+    const int w = impl_->w, h = impl_->h, hw = w / 2 + 1;
+    const std::complex<float>* H = half();
     out.resize(std::size_t(w) * h);
     for (int y = 0; y < h; ++y) {
-        const fftwf_complex* row = m.out + std::size_t(y) * hw;
+        const std::complex<float>* row = H + std::size_t(y) * hw;
         std::complex<float>* dst = out.data() + std::size_t(y) * w;
-        for (int x = 0; x < hw; ++x) dst[x] = {row[x][0], row[x][1]};
-        // The other half: F[y][x] = conj(F[-y][-x]).
-        const fftwf_complex* mirror = m.out + std::size_t(y == 0 ? 0 : h - y) * hw;
-        for (int x = hw; x < w; ++x) dst[x] = {mirror[w - x][0], -mirror[w - x][1]};
+        for (int x = 0; x < hw; ++x) dst[x] = row[x];
+        const std::complex<float>* mirror = H + std::size_t(y == 0 ? 0 : h - y) * hw;
+        for (int x = hw; x < w; ++x) dst[x] = std::conj(mirror[w - x]);
     }
 }
 
@@ -146,13 +159,9 @@ void compute_range(const std::vector<float>& values, const ViewParams& vp, float
             return;
         }
         case RangeMode::Percentile: {
-            std::vector<float> s(values);
-            const long long n = (long long)s.size();
-            const long long il = percentile_index(vp.pct_lo, n), ih = percentile_index(vp.pct_hi, n);
-            std::nth_element(s.begin(), s.begin() + il, s.end());
-            *lo = s[il];
-            std::nth_element(s.begin(), s.begin() + ih, s.end());
-            *hi = s[ih];
+            const long long n = (long long)values.size();
+            *lo = kth_smallest(values.data(), values.size(), std::size_t(percentile_index(vp.pct_lo, n)));
+            *hi = kth_smallest(values.data(), values.size(), std::size_t(percentile_index(vp.pct_hi, n)));
             return;
         }
         case RangeMode::Fixed:
@@ -171,6 +180,128 @@ void colorize(const std::vector<float>& values, float lo, float hi, Colormap cm,
 // ---- The CPU backend behind SpectrumBackend: FFTW (or the staged radix-2 model at classroom stops) ----
 
 namespace {
+// Floats as unsigned keys in the same order (negative ones reversed).
+inline std::uint32_t order_key(float v) {
+    std::uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+inline float from_key(std::uint32_t k) {
+    const std::uint32_t b = (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
+    float v;
+    std::memcpy(&v, &b, 4);
+    return v;
+}
+
+// Splits [0, rows) into bands run on up to `threads` threads.
+template <class F>
+void parallel_bands(int rows, int threads, F&& fn) {
+    const int parts = std::max(1, std::min(threads, rows / 64));
+    if (parts <= 1) {
+        fn(0, rows, 0);
+        return;
+    }
+    std::vector<std::thread> ts;
+    for (int p = 1; p < parts; ++p)
+        ts.emplace_back([&, p] { fn(int(std::int64_t(rows) * p / parts), int(std::int64_t(rows) * (p + 1) / parts), p); });
+    fn(0, int(std::int64_t(rows) / parts), 0);
+    for (auto& t : ts) t.join();
+}
+}  // namespace
+
+namespace {
+// The k-th smallest key of n (k from 0): pass 1 finds which high half-word holds it, pass 2 which low one.
+template <class KeyOf>
+std::uint32_t kth_key(std::size_t n, std::size_t k, KeyOf key_of) {
+    std::vector<std::size_t> count(65536, 0);
+    for (std::size_t i = 0; i < n; ++i) ++count[key_of(i) >> 16];
+    std::uint32_t high = 0;
+    for (std::size_t acc = 0;; ++high) {
+        if (acc + count[high] > k) {
+            k -= acc;
+            break;
+        }
+        acc += count[high];
+    }
+    std::fill(count.begin(), count.end(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t key = key_of(i);
+        if ((key >> 16) == high) ++count[key & 0xFFFFu];
+    }
+    std::uint32_t low = 0;
+    for (std::size_t acc = 0;; ++low) {
+        if (acc + count[low] > k) break;
+        acc += count[low];
+    }
+    return (high << 16) | low;
+}
+
+// The same over float bit patterns stored as uint32 (the picture buffer before it is coloured).
+float kth_smallest_bits(const std::uint32_t* bits, std::size_t n, std::size_t k) {
+    if (n == 0) return 0.0f;
+    return from_key(kth_key(n, std::min(k, n - 1), [bits](std::size_t i) {
+        float v;
+        std::memcpy(&v, bits + i, 4);
+        return order_key(v);
+    }));
+}
+}  // namespace
+
+float kth_smallest(const float* values, std::size_t n, std::size_t k) {
+    if (n == 0) return 0.0f;
+    return from_key(kth_key(n, std::min(k, n - 1), [values](std::size_t i) { return order_key(values[i]); }));
+}
+
+void picture_from_half(const std::complex<float>* half, int w, int h, const ViewParams& vp, int threads,
+                       std::vector<std::uint32_t>& rgba, float* lo, float* hi) {
+    const int hw = w / 2 + 1;
+    rgba.resize(std::size_t(w) * h);
+    std::uint32_t* out = rgba.data();
+    // The view values, as float bits in the picture's own buffer; min and max per band.
+    std::vector<float> mins(std::size_t(std::max(1, threads)), FLT_MAX), maxs(std::size_t(std::max(1, threads)), -FLT_MAX);
+    parallel_bands(h, threads, [&](int y0, int y1, int band) {
+        float mn = FLT_MAX, mx = -FLT_MAX;
+        for (int y = y0; y < y1; ++y) {
+            const int sy = vp.shift ? shift_source(y, h) : y;
+            const std::complex<float>* row = half + std::size_t(sy) * hw;
+            const std::complex<float>* mirror = half + std::size_t(sy == 0 ? 0 : h - sy) * hw;
+            std::uint32_t* dst = out + std::size_t(y) * w;
+            for (int x = 0; x < w; ++x) {
+                const int sx = vp.shift ? shift_source(x, w) : x;
+                const std::complex<float> f = sx < hw ? row[sx] : std::conj(mirror[w - sx]);
+                const float v = view_value(vp.view, f.real(), f.imag());
+                mn = std::min(mn, v);
+                mx = std::max(mx, v);
+                std::memcpy(dst + x, &v, 4);
+            }
+        }
+        mins[std::size_t(band)] = mn;
+        maxs[std::size_t(band)] = mx;
+    });
+    const float mn = *std::min_element(mins.begin(), mins.end()), mx = *std::max_element(maxs.begin(), maxs.end());
+    switch (vp.range) {
+        case RangeMode::Auto: *lo = mn; *hi = mx; break;
+        case RangeMode::Top: *lo = mx - vp.top_span; *hi = mx; break;
+        case RangeMode::Fixed: *lo = vp.fixed_lo; *hi = vp.fixed_hi; break;
+        case RangeMode::Percentile: {
+            const long long n = (long long)rgba.size();
+            *lo = kth_smallest_bits(out, rgba.size(), std::size_t(percentile_index(vp.pct_lo, n)));
+            *hi = kth_smallest_bits(out, rgba.size(), std::size_t(percentile_index(vp.pct_hi, n)));
+            break;
+        }
+    }
+    const ColormapLut lut = make_colormap_lut(vp.colormap);
+    const float l = *lo, hgh = *hi;
+    parallel_bands(h, threads, [&](int y0, int y1, int) {
+        for (std::size_t i = std::size_t(y0) * w, e = std::size_t(y1) * w; i < e; ++i) {
+            float v;
+            std::memcpy(&v, out + i, 4);
+            out[i] = lut.rgba[level_of(normalize_to_range(v, l, hgh))];
+        }
+    });
+}
+
+namespace {
 using BackendClock = std::chrono::steady_clock;
 double ms_since(BackendClock::time_point t0) {
     return std::chrono::duration<double, std::milli>(BackendClock::now() - t0).count();
@@ -186,6 +317,70 @@ public:
     }
 
     Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
+        if (s.stop.kind != gpu::StopPoint::Kind::Done) return run_staged(ctx, s, o);
+        Frame f;
+        // The plane goes straight into FFTW's in-place buffer: from the engine's cached plane (the viewer
+        // re-runs with it), or for a one-shot run made there from the image's samples (no plane kept).
+        auto t0 = BackendClock::now();
+        double prepare_ms = 0;
+        int w = 0, h = 0;
+        if (o.one_shot) {
+            transform_size(s.pad, ctx.image->width, ctx.image->height, &w, &h);
+            float* in = fft_.input(w, h);
+            t0 = BackendClock::now();
+            const PlaneGeometry g = prepare_plane_into(*ctx.image, s, in, fft_.stride());
+            prepare_ms = std::max(ms_since(t0), 1e-6);
+            f.content_w = g.content_w;
+            f.content_h = g.content_h;
+            f.crop_x = g.crop_x;
+            f.crop_y = g.crop_y;
+        } else {
+            const PreparedPlane& pp = ctx.host_plane(&prepare_ms);
+            f.content_x = pp.content_x;
+            f.content_y = pp.content_y;
+            f.content_w = pp.content_w;
+            f.content_h = pp.content_h;
+            f.crop_x = pp.crop_x;
+            f.crop_y = pp.crop_y;
+            w = pp.plane.width;
+            h = pp.plane.height;
+            float* in = fft_.input(w, h);
+            const std::size_t st = fft_.stride();
+            for (int y = 0; y < h; ++y)
+                std::memcpy(in + std::size_t(y) * st, pp.plane.v.data() + std::size_t(y) * w, sizeof(float) * w);
+        }
+        if (prepare_ms > 0) f.timings.push_back({"prepare plane (channel, window, pad) [CPU]", prepare_ms, 0.0});
+        const std::size_t first = f.timings.size();
+        f.width = w;
+        f.height = h;
+        t0 = BackendClock::now();
+        fft_.execute();
+        f.timings.push_back({"FFTW r2c 2D (in place)", ms_since(t0), double(w) * h * 8.0});
+        f.backend = "CPU (FFTW)";
+        t0 = BackendClock::now();
+        const int threads = fft_threads();
+        picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi);
+        f.timings.push_back({"view + range + colormap (" + std::to_string(threads) + " threads)", ms_since(t0),
+                             double(w) * h * 12.0});
+        // The full spectrum only where it is asked for: --raw, and the viewer's readout (Frame::host_data).
+        data_.reset();
+        if (o.want_spectrum) fft_.full(f.spectrum);
+        if (!o.one_shot) {
+            auto full = std::make_shared<std::vector<std::complex<float>>>();
+            if (o.want_spectrum) *full = f.spectrum;
+            else fft_.full(*full);
+            data_ = full;
+            f.host_data = data_;
+        }
+        half_ok_ = true;
+        width_ = f.width;
+        height_ = f.height;
+        for (std::size_t i = first; i < f.timings.size(); ++i) f.total_ms += f.timings[i].ms;
+        return f;
+    }
+
+    // Classroom mode: the staged radix-2 model's data at the stop, then the view on it.
+    Frame run_staged(const PlaneContext& ctx, const Settings& s, const RunOptions& o) {
         Frame f;
         double prepare_ms = 0;
         const PreparedPlane& pp = ctx.host_plane(&prepare_ms);
@@ -198,26 +393,18 @@ public:
         const int w = pp.plane.width, h = pp.plane.height;
         if (prepare_ms > 0) f.timings.push_back({"prepare plane (channel, window, pad) [CPU]", prepare_ms, 0.0});
         const std::size_t first = f.timings.size();
-        f.width = w;
-        f.height = h;
         auto t0 = BackendClock::now();
         // The previous run's data may still be shown (Frame::host_data): write into a fresh buffer then.
         if (data_.use_count() > 1 || !data_) data_ = std::make_shared<std::vector<std::complex<float>>>();
-        if (s.stop.kind != gpu::StopPoint::Kind::Done) {
-            StagedResult r = run_staged_2d(pp.plane, s.stop);
-            *data_ = std::move(r.data);
-            f.width = r.cols;
-            f.height = r.rows;
-            f.timings.push_back({"staged radix-2 model", ms_since(t0), 0.0});
-            f.backend = "CPU (staged radix-2 model)";
-            // The launch shapes the GPU would use, for classroom mode's thread mapping (H100 limits).
-            f.row_plans = {gpu::plan_row_fft_shape(w, h, s.custom.rows, 1024, 227 * 1024, "an H100"),
-                           gpu::plan_row_fft_shape(h, w, s.custom.rows, 1024, 227 * 1024, "an H100")};
-        } else {
-            fft_.forward(pp.plane, *data_);
-            f.timings.push_back({"FFTW r2c 2D + Hermitian fill", ms_since(t0), double(w) * h * 12.0});
-            f.backend = "CPU (FFTW)";
-        }
+        StagedResult r = run_staged_2d(pp.plane, s.stop);
+        *data_ = std::move(r.data);
+        f.width = r.cols;
+        f.height = r.rows;
+        f.timings.push_back({"staged radix-2 model", ms_since(t0), 0.0});
+        f.backend = "CPU (staged radix-2 model)";
+        // The launch shapes the GPU would use, for classroom mode's thread mapping (H100 limits).
+        f.row_plans = {gpu::plan_row_fft_shape(w, h, s.custom.rows, 1024, 227 * 1024, "an H100"),
+                       gpu::plan_row_fft_shape(h, w, s.custom.rows, 1024, 227 * 1024, "an H100")};
         t0 = BackendClock::now();
         compute_view_values(data_->data(), f.width, f.height, s.view, values_);
         f.timings.push_back({"view (shift + value)", ms_since(t0), double(w) * h * 12.0});
@@ -227,8 +414,10 @@ public:
         t0 = BackendClock::now();
         colorize(values_, f.range_lo, f.range_hi, s.view.colormap, f.rgba);
         f.timings.push_back({"colormap -> RGBA8", ms_since(t0), double(w) * h * 8.0});
+        std::vector<float>().swap(values_);
         if (o.want_spectrum) f.spectrum = *data_;
         f.host_data = data_;
+        half_ok_ = false;
         width_ = f.width;
         height_ = f.height;
         for (std::size_t i = first; i < f.timings.size(); ++i) f.total_ms += f.timings[i].ms;
@@ -236,15 +425,18 @@ public:
     }
 
     std::complex<double> read_value(const Settings&, int x, int y) override {
-        if (!data_ || x < 0 || y < 0 || x >= width_ || y >= height_ || data_->size() != std::size_t(width_) * height_)
+        if (x < 0 || y < 0 || x >= width_ || y >= height_)
             throw gpu::ConfigError("no value at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
-        return (*data_)[std::size_t(y) * width_ + x];
+        if (data_ && data_->size() == std::size_t(width_) * height_) return (*data_)[std::size_t(y) * width_ + x];
+        if (half_ok_) return fft_.at(x, y);
+        throw gpu::ConfigError("no value at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
     }
 
 private:
     CpuFft fft_;
     std::shared_ptr<std::vector<std::complex<float>>> data_;
     std::vector<float> values_;
+    bool half_ok_ = false;  // fft_ holds the last run's half spectrum
     int width_ = 0, height_ = 0;
 };
 }  // namespace

@@ -27,9 +27,19 @@ public:
     // Makes the plan for a width x height transform now; returns its milliseconds (0: made already).
     double plan(int width, int height);
 
+    // In place, without the full spectrum: input(w, h) is the plan's buffer, h rows of stride() floats (the
+    // plane's w values first); execute() leaves h rows of w/2+1 complex values there, which half() points at.
+    float* input(int width, int height);
+    std::size_t stride() const;
+    void execute();
+    const std::complex<float>* half() const;
+    // The full spectrum from the half one (Hermitian symmetry: F[y][x] = conj F[-y][-x]).
+    void full(std::vector<std::complex<float>>& out) const;
+    // Bin (x, y) of the full spectrum, from the half one.
+    std::complex<float> at(int x, int y) const;
+
 private:
     void make_plan(int width, int height);
-    void finish(std::vector<std::complex<float>>& out, int w, int h, int hw);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
@@ -39,5 +49,16 @@ void compute_view_values(const std::complex<float>* spectrum, int width, int hei
                          std::vector<float>& values);
 void compute_range(const std::vector<float>& values, const ViewParams& vp, float* lo, float* hi);
 void colorize(const std::vector<float>& values, float lo, float hi, Colormap cm, std::vector<std::uint32_t>& rgba);
+
+// The k-th smallest of n floats (k from 0), exactly, without a copy: two radix passes over the values' ordered
+// bit patterns (what nth_element on a copy gives, in O(1) extra memory).
+float kth_smallest(const float* values, std::size_t n, std::size_t k);
+
+// The picture straight from a half spectrum (rows of w/2+1 complex values), in `rgba`: the view values are
+// computed into it, the range found over them (a percentile range by kth_smallest, no copy), then each is
+// turned into its colour in place: 4 bytes a pixel in all, on `threads` threads. Equal to compute_view_values
+// + compute_range + colorize on the full spectrum.
+void picture_from_half(const std::complex<float>* half, int width, int height, const ViewParams& vp, int threads,
+                       std::vector<std::uint32_t>& rgba, float* lo, float* hi);
 
 }  // namespace specview

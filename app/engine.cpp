@@ -70,7 +70,7 @@ struct Engine::Impl {
         plane_for(s);
         if (host_valid && host_key == plane_key) return 0.0;
         const auto t0 = Clock::now();
-        prepared = prepare_plane(extract_channel(*image_ptr, s.channel, name), s);
+        prepared = prepare_plane(*image_ptr, s, name);
         host_key = plane_key;
         host_valid = true;
         return std::max(ms_since(t0), 1e-6);

@@ -22,6 +22,9 @@ struct RunOptions {
     // GPU backends: >= 0 leaves the picture on the device in this slot (Frame::device_rgba) for the viewer to
     // copy into its texture; see gpu::GpuEngine's picture slots.
     int picture_slot = -1;
+    // This image runs once (the CLI): nothing is kept for a later run. The CPU backend makes the plane straight
+    // into FFTW's buffer from the samples and keeps no full spectrum for readouts (Frame::host_data).
+    bool one_shot = false;
 };
 
 using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;

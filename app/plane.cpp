@@ -17,17 +17,17 @@ int prev_pow2(int v) {
 }
 
 namespace {
-// One channel of samples of type T as floats (v * scale, as Image::sample computes it: float(v) / 255 etc.).
+// `count` values of one channel from row y, columns x0.., of samples of type T, as floats the way
+// Image::sample makes them (float(v) / 255 etc.), luma as three rounded products and two rounded sums.
 template <class T>
-void extract(const Image& img, Channel ch, float* out) {
-    const T* s = static_cast<const T*>(img.data());
+void channel_row(const Image& img, Channel ch, int y, int x0, int count, float* out) {
     const int c = img.channels;
+    const T* s = static_cast<const T*>(img.data()) + (std::size_t(y) * img.width + x0) * c;
     const bool color = c >= 3;
     const float div = img.bit_depth == 8 ? 255.0f : img.bit_depth == 16 ? 65535.0f : 1.0f;
     auto f = [div](T v) { return div == 1.0f ? float(v) : float(v) / div; };
-    const std::size_t n = std::size_t(img.width) * img.height;
-    for (std::size_t i = 0; i < n; ++i) {
-        const T* px = s + i * c;
+    for (int i = 0; i < count; ++i) {
+        const T* px = s + std::size_t(i) * c;
         float v = 0.0f;
         switch (ch) {
             case Channel::Luma:
@@ -41,17 +41,25 @@ void extract(const Image& img, Channel ch, float* out) {
         out[i] = v;
     }
 }
+
+void channel_row_any(const Image& img, Channel ch, int y, int x0, int count, float* out) {
+    switch (img.bit_depth) {
+        case 8: channel_row<std::uint8_t>(img, ch, y, x0, count, out); break;
+        case 16: channel_row<std::uint16_t>(img, ch, y, x0, count, out); break;
+        default: channel_row<float>(img, ch, y, x0, count, out); break;
+    }
+}
+
+void check_channel(const Image& img, Channel ch, const std::string& name) {
+    const bool has_alpha = img.channels == 2 || img.channels == 4;
+    if (ch == Channel::A && !has_alpha) throw InputError(name, "has no alpha channel (--channel a)");
+}
 }  // namespace
 
 Plane extract_channel(const Image& img, Channel ch, const std::string& name) {
-    const bool has_alpha = img.channels == 2 || img.channels == 4;
-    if (ch == Channel::A && !has_alpha) throw InputError(name, "has no alpha channel (--channel a)");
+    check_channel(img, ch, name);
     Plane p(img.width, img.height);
-    switch (img.bit_depth) {
-        case 8: extract<std::uint8_t>(img, ch, p.v.data()); break;
-        case 16: extract<std::uint16_t>(img, ch, p.v.data()); break;
-        default: extract<float>(img, ch, p.v.data()); break;
-    }
+    for (int y = 0; y < img.height; ++y) channel_row_any(img, ch, y, 0, img.width, p.v.data() + std::size_t(y) * img.width);
     return p;
 }
 
@@ -123,6 +131,45 @@ PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
             for (int x = 0; x < tw; ++x)
                 if (x >= cw || y >= chh) out.plane.at(x, y) = mean;
     }
+    return out;
+}
+
+PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst, std::size_t stride,
+                                 const std::string& name) {
+    check_channel(img, s.channel, name);
+    const PlaneGeometry g = plane_geometry(s, img.width, img.height);
+    const int tw = g.width, th = g.height, cw = g.content_w, chh = g.content_h;
+    std::vector<double> wx(cw), wy(chh);
+    for (int x = 0; x < cw; ++x) wx[x] = window_value(s.window, x, cw, s.tukey_alpha);
+    for (int y = 0; y < chh; ++y) wy[y] = window_value(s.window, y, chh, s.tukey_alpha);
+    std::vector<float> row(static_cast<std::size_t>(cw));
+    double sum = 0.0;
+    for (int y = 0; y < chh; ++y) {
+        channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, cw, row.data());
+        float* out = dst + std::size_t(y) * stride;
+        for (int x = 0; x < cw; ++x) {  // as prepare_plane: the product in double, one rounding, summed in order
+            const float v = float(row[x] * wx[x] * wy[y]);
+            out[x] = v;
+            sum += v;
+        }
+    }
+    const float fill = s.pad_fill == PadFill::Mean && (tw > cw || th > chh) ? float(sum / (double(cw) * chh)) : 0.0f;
+    for (int y = 0; y < th; ++y) {
+        float* out = dst + std::size_t(y) * stride;
+        for (int x = y < chh ? cw : 0; x < tw; ++x) out[x] = fill;
+    }
+    return g;
+}
+
+PreparedPlane prepare_plane(const Image& img, const Settings& s, const std::string& name) {
+    PreparedPlane out;
+    const PlaneGeometry g = plane_geometry(s, img.width, img.height);
+    out.plane = Plane(g.width, g.height, 0.0f);
+    prepare_plane_into(img, s, out.plane.v.data(), std::size_t(g.width), name);
+    out.crop_x = g.crop_x;
+    out.crop_y = g.crop_y;
+    out.content_w = g.content_w;
+    out.content_h = g.content_h;
     return out;
 }
 

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "app/cpu_backend.h"
 #include "app/engine.h"
+#include "app/plane.h"
 #include "gpu/errors.h"
 #include "tests/support/oracle.h"
 
@@ -148,6 +150,134 @@ TEST(Engine, CpuFrameHasPictureTimingsAndRange) {
     if (!engine.device_info().available) {
         EXPECT_THROW(engine.run(s), gpu::GpuUnavailable);
     }
+}
+
+// Random samples of the given depth (8/16-bit as a decoder leaves them, 32 as floats in [0, 1)).
+Image random_samples(Rng& rng, int w, int h, int channels, int depth) {
+    const std::vector<float> v = rng.real(std::size_t(w) * h * channels);
+    if (depth == 32) return Image::from_floats(w, h, channels, v);
+    Image img = Image::allocate(w, h, channels, depth, "random");
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (depth == 8) img.writable()[i] = static_cast<unsigned char>(v[i] * 255.99f);
+        else reinterpret_cast<std::uint16_t*>(img.writable())[i] = static_cast<std::uint16_t>(v[i] * 65535.99f);
+    }
+    return img;
+}
+
+TEST(Plane, MadeStraightFromTheSamplesEqualsExtractThenPrepareBitForBit) {
+    Rng rng;
+    int cases = 0;
+    for (auto [w, h, c, depth] : {std::tuple{37, 21, 3, 8}, std::tuple{64, 48, 1, 16}, std::tuple{30, 33, 4, 32},
+                                  std::tuple{16, 9, 2, 8}}) {
+        const Image img = random_samples(rng, w, h, c, depth);
+        for (Channel ch : {Channel::Luma, Channel::R, Channel::G, Channel::B, Channel::A}) {
+            if (ch == Channel::A && !(c == 2 || c == 4)) continue;
+            for (Window win : {Window::None, Window::Hann, Window::Tukey})
+                for (PadMode pad : {PadMode::Pow2, PadMode::Crop, PadMode::None})
+                    for (PadFill fill : {PadFill::Zero, PadFill::Mean}) {
+                        Settings s;
+                        s.channel = ch;
+                        s.window = win;
+                        s.pad = pad;
+                        s.pad_fill = fill;
+                        const PreparedPlane want = prepare_plane(extract_channel(img, ch), s);
+                        const PreparedPlane got = prepare_plane(img, s);
+                        ASSERT_EQ(got.plane.width, want.plane.width);
+                        ASSERT_EQ(got.plane.height, want.plane.height);
+                        EXPECT_EQ(got.crop_x, want.crop_x);
+                        EXPECT_EQ(got.content_w, want.content_w);
+                        EXPECT_EQ(std::memcmp(got.plane.v.data(), want.plane.v.data(), want.plane.v.size() * 4), 0)
+                            << w << "x" << h << "x" << c << " depth " << depth << " " << name_of(ch) << " "
+                            << name_of(win) << " " << name_of(pad) << " " << name_of(fill);
+                        // Into a strided buffer (FFTW's padded rows): the same rows, the padding untouched.
+                        const std::size_t stride = std::size_t(want.plane.width) + 3;
+                        std::vector<float> buf(stride * want.plane.height, -7.0f);
+                        prepare_plane_into(img, s, buf.data(), stride);
+                        for (int y = 0; y < want.plane.height; ++y) {
+                            EXPECT_EQ(std::memcmp(&buf[y * stride], &want.plane.v[std::size_t(y) * want.plane.width],
+                                                  std::size_t(want.plane.width) * 4), 0);
+                            for (std::size_t x = std::size_t(want.plane.width); x < stride; ++x) EXPECT_EQ(buf[y * stride + x], -7.0f);
+                        }
+                        ++cases;
+                    }
+        }
+    }
+    EXPECT_GT(cases, 200);
+}
+
+TEST(CpuPicture, KthSmallestEqualsNthElement) {
+    Rng rng;
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1000), std::size_t(100003)}) {
+        std::vector<float> v = rng.real(n, -3.0f, 5.0f);
+        for (std::size_t i = 0; i < n; i += 7) v[i] = 0.0f;  // ties
+        if (n > 10) v[3] = -0.0f;
+        for (std::size_t k : {std::size_t(0), n / 3, n / 2, n - 1}) {
+            std::vector<float> c(v);
+            std::nth_element(c.begin(), c.begin() + long(k), c.end());
+            EXPECT_EQ(kth_smallest(v.data(), n, k), c[k]) << "n " << n << " k " << k;
+        }
+    }
+}
+
+// The fused picture from the half spectrum equals the separate steps on the full spectrum, level for level
+// (bit for bit: the same formulas on the same values), for every view, range, colormap and both shifts.
+TEST(CpuPicture, FromTheHalfSpectrumEqualsTheStepsOnTheFullOne) {
+    Rng rng;
+    for (auto [w, h] : {std::pair{64, 32}, std::pair{45, 27}, std::pair{128, 128}}) {
+        Plane p(w, h);
+        p.v = rng.real(std::size_t(w) * h);
+        CpuFft fft;
+        std::vector<cf> full;
+        fft.forward(p, full);
+        for (View view : {View::LogMag, View::PowerDb, View::Phase, View::Real, View::Imag})
+            for (RangeMode range : {RangeMode::Auto, RangeMode::Percentile, RangeMode::Top, RangeMode::Fixed})
+                for (bool shift : {true, false}) {
+                    ViewParams vp;
+                    vp.view = view;
+                    vp.range = range;
+                    vp.shift = shift;
+                    vp.colormap = Colormap::Viridis;
+                    std::vector<float> values;
+                    compute_view_values(full.data(), w, h, vp, values);
+                    float lo = 0, hi = 0;
+                    compute_range(values, vp, &lo, &hi);
+                    std::vector<std::uint32_t> want;
+                    colorize(values, lo, hi, vp.colormap, want);
+                    std::vector<std::uint32_t> got;
+                    float glo = 0, ghi = 0;
+                    picture_from_half(fft.half(), w, h, vp, 3, got, &glo, &ghi);
+                    EXPECT_EQ(glo, lo);
+                    EXPECT_EQ(ghi, hi);
+                    EXPECT_EQ(got, want) << w << "x" << h << " " << name_of(view) << " " << name_of(range) << " shift " << shift;
+                }
+        for (auto [x, y] : {std::pair{0, 0}, std::pair{w - 1, 1}, std::pair{w / 2, h - 1}, std::pair{3, 5}})
+            EXPECT_EQ(fft.at(x, y), full[std::size_t(y) * w + x]);
+    }
+}
+
+TEST(Engine, OneShotRunGivesTheSamePictureSpectrumAndReadout) {
+    Rng rng;
+    const Image img = random_samples(rng, 300, 200, 3, 8);
+    for (PadMode pad : {PadMode::Pow2, PadMode::None})
+        for (RangeMode range : {RangeMode::Auto, RangeMode::Percentile}) {
+            Settings s;
+            s.pad = pad;
+            s.window = Window::Hann;
+            s.view.range = range;
+            RunOptions keep, once;
+            keep.want_spectrum = once.want_spectrum = true;
+            once.one_shot = true;
+            Engine a, b;
+            a.set_image(img, "random");
+            b.set_image(img, "random");
+            const Frame fa = a.run(s, keep), fb = b.run(s, once);
+            EXPECT_EQ(fa.rgba, fb.rgba);
+            EXPECT_EQ(fa.spectrum, fb.spectrum);
+            EXPECT_EQ(fa.range_lo, fb.range_lo);
+            EXPECT_FALSE(fb.host_data);  // nothing kept for a readout that will not come
+            EXPECT_EQ(a.read_value(s, 7, 3), b.read_value(s, 7, 3));
+            EXPECT_EQ(a.read_value(s, fa.width - 2, fa.height - 1), b.read_value(s, fa.width - 2, fa.height - 1));
+        }
 }
 
 }  // namespace
