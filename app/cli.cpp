@@ -2,8 +2,11 @@
 
 #include "app/decoder_pool.h"
 #include "app/memory_need.h"
+#include "app/png_write.h"
 
 #include <CLI/CLI.hpp>
+
+#include <fstream>
 #include <stb_image_write.h>
 #include <unistd.h>
 
@@ -85,14 +88,8 @@ bool same_file(const std::string& a, const std::string& b) {
     return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
 }
 
-void write_png(const std::string& path, const Frame& f) {
-    std::string bytes;
-    auto append = [](void* ctx, void* data, int size) {
-        static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), std::size_t(size));
-    };
-    if (!stbi_write_png_to_func(append, &bytes, f.width, f.height, 4, f.rgba.data(), f.width * 4))
-        throw std::runtime_error(path + ": PNG encoding failed");
-    write_file_atomically(path, bytes);
+void write_png(const std::string& path, const Frame& f, Colormap cm, int level) {
+    write_picture_png(path, f.rgba.data(), f.width, f.height, cm == Colormap::Gray ? PngColor::Gray : PngColor::Rgb, level);
 }
 
 struct Job {
@@ -142,6 +139,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     int max_side = LoadLimits{}.max_side;
     std::string max_memory;
+    int png_level = kDefaultPngLevel;
     int frames = 0, classroom_step = 1;
     bool classroom_walk = false;
     std::string screenshot, script, report;
@@ -200,6 +198,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_flag("-f,--force", force, "overwrite existing output files");
     app.add_option("--max-side", max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))->capture_default_str();
+    app.add_option("--png-level", png_level,
+                   "PNG compression: 0 (stored, fastest) .. 9 (smallest, slowest); gray pictures are 8-bit gray, "
+                   "coloured ones RGB")
+        ->check(CLI::Range(0, 9))->capture_default_str();
     app.add_option("--max-memory", max_memory,
                    "refuse images whose decode + spectrum would need more host memory than this (e.g. 2G; default: "
                    "what the system has available)")
@@ -364,7 +366,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             ro.want_spectrum = !j.raw.empty();
             ro.one_shot = true;
             Frame f = engine.run(s, ro);
-            write_png(j.png, f);
+            write_png(j.png, f, s.view.colormap, png_level);
             std::error_code ec;
             written.insert(fs::absolute(j.png, ec).lexically_normal().string());
             if (!j.raw.empty()) {
@@ -399,6 +401,14 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     if (batch)
         std::cerr << "specview: " << (jobs.size() - failures) << " of " << jobs.size() << " images done"
                   << (failures ? ", " + std::to_string(failures) + " failed" : "") << "\n";
+    if (timings) {  // this process's peak (the decoder processes have their own)
+        std::ifstream status("/proc/self/status");
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind("VmHWM:", 0) == 0) {
+                std::cout << "peak resident memory: " << fmt(std::stod(line.substr(6)) / 1024.0) << " MiB\n";
+                break;
+            }
+    }
     return first_failure;
 }
 

@@ -19,19 +19,22 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     constexpr double MiB = 1024.0 * 1024.0;
     MemoryNeed need;
     if (s.backend == Backend::Cpu) {
-        // Alive together while the PNG is encoded: the samples, the engine's prepared plane (4N), FFTW's r2c
-        // input and half-spectrum output (4N + 4N), the full complex spectrum (8N), the view values (4N), the
-        // RGBA picture (4N) and stb's in-memory PNG (filtered rows 4N + compressed ~2N). The channel extracted
-        // before the window (4A) is gone by then but coexists with the plane while it is made.
-        need.host = 32 * MiB + S + std::max(34.0 * N, 4.0 * A + 8.0 * N);
-        if (percentile) need.host += 4.0 * N;  // the copy nth_element sorts
-        if (raw) need.host += 16.0 * N;        // the spectrum copied into the frame, then written
-        if (viewer) need.host += 4.0 * A + 8.0 * N;  // the image as RGBA for display, the picture's back buffer
+        if (!viewer) {
+            // The CLI (a one-shot run): the samples, FFTW's in-place buffer (the plane made straight into it,
+            // then the half spectrum: 4N), the picture (view values, then colours, in place: 4N); libpng writes
+            // row by row. --raw: the full spectrum (8N), written from where it is.
+            need.host = 32 * MiB + S + 8.0 * N + (raw ? 8.0 * N : 0.0);
+        } else {
+            // The viewer also keeps the prepared plane (4N) for re-runs, the full spectrum for the cursor
+            // readout (8N), the image as RGBA for display (4A) and the picture's back buffer (4N).
+            need.host = 32 * MiB + S + 24.0 * N + 4.0 * A;
+        }
         return need;
     }
     // GPU backends. Host: the samples, two 16 MiB pinned staging buffers, the CUDA runtime, and for the CLI the
-    // downloaded RGBA picture and its PNG (the viewer copies device slots into the texture instead).
-    need.host = 300 * MiB + S + 32 * MiB + (viewer ? 4.0 * A : 10.0 * N) + (raw ? 16.0 * N : 0.0);
+    // downloaded RGBA picture (and the frame's copy of it: 8N); the viewer copies device slots into its texture
+    // and keeps the image as RGBA for display (4A).
+    need.host = 300 * MiB + S + 32 * MiB + (viewer ? 4.0 * A : 8.0 * N) + (raw ? 16.0 * N : 0.0);
     // Device: the samples, the plane (4N), the path's buffers, the view values (4N; a percentile range sorts a
     // copy with CUB's temporary space, 8N), the picture (4N; the viewer's three slots, 12N), --raw's full
     // spectrum (8N), and room for cuFFT plans and the runtime's own allocations.

@@ -13,11 +13,15 @@
 namespace specview {
 
 void write_file_atomically(const std::string& path, const std::string& bytes) {
+    write_file_atomically(path, {{bytes.data(), bytes.size()}});
+}
+
+void write_file_atomically(const std::string& path, const std::vector<std::pair<const char*, std::size_t>>& parts) {
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
-        out.write(bytes.data(), std::streamsize(bytes.size()));
+        for (const auto& [data, size] : parts) out.write(data, std::streamsize(size));
         out.flush();
         if (!out) {
             std::error_code ec;
@@ -46,8 +50,9 @@ void write_npy_complex64(const std::string& path, const std::complex<float>* dat
     bytes.push_back(char(hl >> 8));
     bytes += header;
     const std::size_t n = std::size_t(height) * width;
-    bytes.append(reinterpret_cast<const char*>(data), n * sizeof(std::complex<float>));
-    write_file_atomically(path, bytes);
+    // The data straight from the caller's buffer: no second copy of the spectrum.
+    write_file_atomically(path, {{bytes.data(), bytes.size()},
+                                 {reinterpret_cast<const char*>(data), n * sizeof(std::complex<float>)}});
 }
 
 NpyComplex parse_npy_complex64(const std::string& bytes, const std::string& name) {

@@ -3,6 +3,7 @@
 
 #include <complex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace specview {
@@ -22,5 +23,7 @@ NpyComplex parse_npy_complex64(const std::string& bytes, const std::string& name
 // Writes bytes to path through a temporary file in the same directory and a rename, so a failure leaves
 // whatever was there before untouched.
 void write_file_atomically(const std::string& path, const std::string& bytes);
+// The same for a file made of several buffers, written in order.
+void write_file_atomically(const std::string& path, const std::vector<std::pair<const char*, std::size_t>>& parts);
 
 }  // namespace specview

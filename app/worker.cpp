@@ -1,6 +1,7 @@
 #include "app/worker.h"
 
 #include "app/decoder_pool.h"
+#include "app/png_write.h"
 
 #include <stb_image_write.h>
 
@@ -184,13 +185,8 @@ void Worker::save_png(const Settings& s, const std::string& path) {
             RunOptions o;
             o.want_rgba = true;
             const Frame f = engine_.run(s, o);
-            std::string bytes;
-            auto append = [](void* ctx, void* data, int size) {
-                static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), std::size_t(size));
-            };
-            if (!stbi_write_png_to_func(append, &bytes, f.width, f.height, 4, f.rgba.data(), f.width * 4))
-                throw std::runtime_error("PNG encoding failed");
-            write_file_atomically(path, bytes);
+            write_picture_png(path, f.rgba.data(), f.width, f.height,
+                              s.view.colormap == Colormap::Gray ? PngColor::Gray : PngColor::Rgb);
             std::lock_guard<std::mutex> lock(mu_);
             out_.messages.emplace_back(false, "saved the spectrum picture to " + path);
         } catch (const std::exception& e) {
