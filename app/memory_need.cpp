@@ -32,9 +32,9 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
         return need;
     }
     // GPU backends. Host: the samples, two 16 MiB pinned staging buffers, the CUDA runtime, and for the CLI the
-    // downloaded RGBA picture (and the frame's copy of it: 8N); the viewer copies device slots into its texture
-    // and keeps the image as RGBA for display (4A).
-    need.host = 300 * MiB + S + 32 * MiB + (viewer ? 4.0 * A : 8.0 * N) + (raw ? 16.0 * N : 0.0);
+    // downloaded RGBA picture (4N, moved into the frame) and --raw's spectrum (8N); the viewer copies device
+    // slots into its texture and keeps the image as RGBA for display (4A).
+    need.host = 300 * MiB + S + 32 * MiB + (viewer ? 4.0 * A : 4.0 * N) + (raw ? 8.0 * N : 0.0);
     // Device: the samples, the plane (4N), the path's buffers, the view values (4N; a percentile range sorts a
     // copy with CUB's temporary space, 8N), the picture (4N; the viewer's three slots, 12N), --raw's full
     // spectrum (8N), and room for cuFFT plans and the runtime's own allocations.

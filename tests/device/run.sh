@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [latency] [viewer] [ncu]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [latency] [viewer] [ncu]
 #   (default: all but ncu)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -82,6 +82,24 @@ fi
 if has decode; then  # what the sandboxed decoder processes cost per image, on this machine's cores
   $B/tests/specview-decode-bench 40 5 > "$OUT/decode.txt" 2>&1; r=$?; rc=$((rc | r))
   cat "$OUT/decode.txt"
+fi
+if has big; then  # a 16384^2 8-bit gray PNG through the CLI on every backend: wall, peak memory (issue: untrusted images)
+  python3 - <<'EOP'
+import struct, zlib, random
+w = h = 16384
+random.seed(1)
+row = bytes(random.randrange(256) for _ in range(w))
+def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+co = zlib.compressobj(1)
+data = b''.join(co.compress(b'\x00' + row[y % 97:] + row[:y % 97]) for y in range(h)) + co.flush()
+open('/tmp/g16k.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 0, 0, 0, 0)) +
+                             chunk(b'IDAT', data) + chunk(b'IEND', b''))
+EOP
+  for b in cpu cufft custom-fast custom; do
+    /usr/bin/time -f "$b: %e s wall, %M KB max RSS (with the decoder process)" $B/specview --headless /tmp/g16k.png \
+      -o /tmp/g16k_$b.png --force --backend $b --timings > "$OUT/big-$b.txt" 2>&1; r=$?; rc=$((rc | r))
+    grep -E "peak resident|wall|total|error|specview:" "$OUT/big-$b.txt"
+  done
 fi
 if has latency; then
   start=$(date +%s)
