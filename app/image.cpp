@@ -1,6 +1,7 @@
 #include "app/image.h"
 
 #include "app/jpeg_decode.h"
+#include "app/psd_decode.h"
 
 #include <stb_image.h>
 
@@ -473,13 +474,16 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
     // The container walkers before stb parses anything (stbi_info parses headers too: the PNM number overflow).
     if (std::string e = check_container(format, bytes); !e.empty()) throw InputError(name, e);
 
+    // PSD never reaches stb either (see app/psd_decode.h).
+    if (format == "psd") return decode_psd(bytes, name, check_size);
+
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, len, &w, &h, &comp)) {
         throw InputError(name, std::string("not a readable image (") + stb_reason() +
                                    "); supported: PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM");
     }
     const bool hdr = stbi_is_hdr_from_memory(data, len);
-    const bool wide = !hdr && (stbi_is_16_bit_from_memory(data, len) || (format == "psd" && Reader{bytes}.be16(22) == 16));
+    const bool wide = !hdr && stbi_is_16_bit_from_memory(data, len);
     check_size(ImageHeader{w, h, comp, hdr ? 32 : wide ? 16 : 8, format});
 
     int ch = 0;

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -235,6 +236,93 @@ TEST(ImageLoad, JpegThroughLibjpegTurboProgressiveGrayAndCmyk) {
     double err = 0;
     for (std::size_t i = 0; i < rgb.v.size(); ++i) err += std::abs(c.sample(i) - rgb.v[i]);
     EXPECT_LT(err / rgb.v.size(), 0.03) << "Adobe CMYK to RGB";
+}
+
+// A PSD written here: RGB colour mode, planes given as big-endian sample bytes, raw or PackBits (literal runs
+// of at most 128 bytes and, where a byte repeats, repeat runs), as Photoshop lays it out.
+std::vector<unsigned char> psd_bytes(int w, int h, int depth, const std::vector<std::vector<unsigned char>>& planes, bool rle) {
+    std::vector<unsigned char> b{'8', 'B', 'P', 'S', 0, 1, 0, 0, 0, 0, 0, 0};
+    auto be16 = [&](unsigned v) { b.push_back(v >> 8); b.push_back(v & 0xFF); };
+    auto be32 = [&](unsigned v) { be16(v >> 16); be16(v & 0xFFFF); };
+    be16(unsigned(planes.size()));
+    be32(unsigned(h));
+    be32(unsigned(w));
+    be16(unsigned(depth));
+    be16(3);
+    be32(0), be32(0), be32(0);
+    be16(rle ? 1 : 0);
+    if (!rle) {
+        for (const auto& p : planes) b.insert(b.end(), p.begin(), p.end());
+        return b;
+    }
+    const std::size_t row = std::size_t(w) * (depth / 8);
+    std::vector<std::vector<unsigned char>> packed;
+    for (const auto& p : planes)
+        for (int y = 0; y < h; ++y) {
+            std::vector<unsigned char> out;
+            std::size_t i = y * row;
+            const std::size_t end = i + row;
+            while (i < end) {
+                std::size_t run = 1;
+                while (i + run < end && run < 128 && p[i + run] == p[i]) ++run;
+                if (run >= 3) {
+                    out.push_back(static_cast<unsigned char>(1 - int(run)));
+                    out.push_back(p[i]);
+                    i += run;
+                } else {
+                    const std::size_t n = std::min<std::size_t>(128, end - i);
+                    out.push_back(static_cast<unsigned char>(n - 1));
+                    out.insert(out.end(), p.begin() + long(i), p.begin() + long(i + n));
+                    i += n;
+                }
+            }
+            packed.push_back(out);
+        }
+    for (const auto& r : packed) be16(unsigned(r.size()));
+    for (const auto& r : packed) b.insert(b.end(), r.begin(), r.end());
+    return b;
+}
+
+TEST(ImageLoad, PsdRawAndRunLengthAt8And16BitsWithTheMatteRemovedAndClamped) {
+    TempDir dir;
+    const int w = 37, h = 5;
+    for (int depth : {8, 16})
+        for (bool rle : {false, true})
+            for (int channels : {3, 4}) {
+                std::vector<std::vector<unsigned char>> planes(channels);
+                std::vector<std::vector<unsigned>> values(channels);
+                for (int c = 0; c < channels; ++c)
+                    for (int i = 0; i < w * h; ++i) {
+                        const unsigned max = depth == 8 ? 255 : 65535;
+                        // Runs and noise; alpha opaque, transparent and translucent; colours both above the matte
+                        // (as Photoshop writes them) and below it (crafted: stb's conversion overflowed there).
+                        unsigned v = (i / 7 % 2) ? (i * 37u + c * 101u) % (max + 1) : max / 3;
+                        if (c == 3) v = i % 3 == 0 ? max : i % 3 == 1 ? max / 2 : 0;
+                        values[c].push_back(v);
+                        if (depth == 16) planes[c].push_back(static_cast<unsigned char>(v >> 8));
+                        planes[c].push_back(static_cast<unsigned char>(v & 0xFF));
+                    }
+                const std::string path = dir.file("t.psd");
+                fixtures::write_file(path, psd_bytes(w, h, depth, planes, rle));
+                const Image img = load_image(path, test_limits());
+                const std::string what = std::to_string(depth) + (rle ? " rle " : " raw ") + std::to_string(channels);
+                ASSERT_EQ(img.width, w) << what;
+                ASSERT_EQ(img.channels, 4) << what;
+                ASSERT_EQ(img.bit_depth, depth) << what;
+                const float max = depth == 8 ? 255.0f : 65535.0f;
+                for (int i = 0; i < w * h; ++i) {
+                    const unsigned a = channels == 4 ? values[3][i] : unsigned(max);
+                    for (int c = 0; c < 3; ++c) {
+                        double want = values[c][i];
+                        if (channels == 4 && a != 0 && a != unsigned(max)) {  // stb's formula, clamped, truncated
+                            const float af = float(a) / max, ra = 1.0f / af;
+                            want = std::floor(std::clamp(float(values[c][i]) * ra + max * (1.0f - ra), 0.0f, max));
+                        }
+                        ASSERT_EQ(img.sample(std::size_t(i) * 4 + c), float(want) / max) << what << " pixel " << i << " c " << c;
+                    }
+                    ASSERT_EQ(img.sample(std::size_t(i) * 4 + 3), float(a) / max) << what;
+                }
+            }
 }
 
 // Files that once broke a decoder (tests/fuzz/regression): each decodes into a consistent image or is refused

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     write_file(d + "rgb16.ppm", pnm(rgb, 16));
     write_file(d + "rgb8.psd", psd(rgb, 8));
     write_file(d + "rgba16.psd", psd(rgba, 16));
+    write_file(d + "rgba8-rle.psd", psd(rgba, 8, true));
     write_file(d + "a.gif", gif(6, 4, idx, pal));
     write_file(d + "rgb.bmp", bmp(rgb));
     write_file(d + "rgba.tga", tga(rgba, false));
