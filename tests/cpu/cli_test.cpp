@@ -306,6 +306,20 @@ TEST(Cli, PngOutputIsGrayOrRgbWithTheSameLevelsAtEveryCompressionLevel) {
     EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--png-level", "10"}, dir).code, kExitUsage);
 }
 
+// A decoder process that crashes on one file of a batch: that file is an input error naming it, the rest is done.
+TEST(Cli, ADecoderCrashFailsThatFileAndTheBatchGoesOn) {
+    TempDir dir;
+    const std::string body = "SPECVIEW-SELFTEST:crash";
+    fixtures::write_file(dir.file("a_crash.png"), std::vector<unsigned char>(body.begin(), body.end()));
+    fixtures::write_file(dir.file("b_good.png"), fixtures::png(fixtures::pattern(32, 32, 1), 8));
+    setenv("SPECVIEW_DECODER_SELFTEST", "1", 1);
+    const CliRun r = specview({"--headless", dir.file("a_crash.png"), dir.file("b_good.png"), "-o", dir.file("out")}, dir);
+    unsetenv("SPECVIEW_DECODER_SELFTEST");
+    EXPECT_EQ(r.code, kExitInput) << r.err;
+    EXPECT_NE(r.err.find("a_crash.png: the decoder crashed on this file (SIGSEGV)"), std::string::npos) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("out/b_good_spectrum.png"))) << r.err;
+}
+
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
     TempDir dir;
     fixtures::write_file(dir.file("big.png"), fixtures::png(fixtures::pattern(2048, 2048, 1), 8));

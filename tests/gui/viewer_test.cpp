@@ -261,6 +261,24 @@ TEST_F(Script, EveryRegressionCorpusFileIsOpenedAndTheViewerKeepsRendering) {
     EXPECT_NO_THROW(load_image(shot));
 }
 
+// A decoder process that crashes or hangs on a file costs that process: the viewer says so on screen, keeps
+// rendering and keeps the image it had (the decoders' self-test files, SPECVIEW_DECODER_SELFTEST=1).
+TEST_F(Script, ADecoderCrashIsAMessageAndTheViewerGoesOn) {
+    const std::string crash = dir.file("crash.png");
+    const std::string body = "SPECVIEW-SELFTEST:crash";
+    fixtures::write_file(crash, std::vector<unsigned char>(body.begin(), body.end()));
+    const std::string shot = dir.file("shot.png");
+    setenv("SPECVIEW_DECODER_SELFTEST", "1", 1);
+    const int rc = run_script("open " + crash + "\nwait 20\nscreenshot " + shot + "\nset colormap magma\nwait-ready\n",
+                              {grating(64, 3, 2)});
+    unsetenv("SPECVIEW_DECODER_SELFTEST");
+    ASSERT_EQ(rc, 0) << read("out.txt");
+    const Layout l = layout(shot);
+    EXPECT_NE(l.line("error ").find("crashed"), std::string::npos) << "on-screen message: " << l.line("error ");
+    EXPECT_NE(l.line("error ").find("crash.png"), std::string::npos) << l.line("error ");
+    EXPECT_NE(read("r.json").find("\"image\": [64, 64]"), std::string::npos) << read("r.json");
+}
+
 TEST_F(Script, ABadLineStopsWithExit2NamingTheLine) {
     EXPECT_EQ(run_script("set colormap inferno\nset threads-per-block 300\n", {grating(32, 1, 1)}), 2);
     const std::string out = read("out.txt");
