@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <stb_image_write.h>
 #include <unistd.h>
@@ -199,8 +200,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_option("--max-side", max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))->capture_default_str();
     app.add_option("--png-level", png_level,
-                   "PNG compression: 0 (stored, fastest) .. 9 (smallest, slowest); gray pictures are 8-bit gray, "
-                   "coloured ones RGB")
+                   "PNG compression: 0 stored, 1-3 fast (run-length), 4-9 zlib's full search (smallest, slowest); "
+                   "gray pictures are 8-bit gray, coloured ones RGB")
         ->check(CLI::Range(0, 9))->capture_default_str();
     app.add_option("--max-memory", max_memory,
                    "refuse images whose decode + spectrum would need more host memory than this (e.g. 2G; default: "
@@ -360,13 +361,17 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         }
         if (bad_out) continue;
         try {
+            const auto t_read = std::chrono::steady_clock::now();
             engine.set_image(DecoderPool::shared().load(j.input, limits, memory_check(s, !j.raw.empty(), false, budget)),
                              j.input);
+            const double read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_read).count();
             RunOptions ro;
             ro.want_spectrum = !j.raw.empty();
             ro.one_shot = true;
             Frame f = engine.run(s, ro);
+            const auto t_write = std::chrono::steady_clock::now();
             write_png(j.png, f, s.view.colormap, png_level);
+            const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_write).count();
             std::error_code ec;
             written.insert(fs::absolute(j.png, ec).lexically_normal().string());
             if (!j.raw.empty()) {
@@ -378,7 +383,12 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                       << fmt(f.range_lo) << ", " << fmt(f.range_hi) << "]; wrote " << j.png
                       << (j.raw.empty() ? "" : " and " + j.raw) << "\n";
             for (const auto& note : f.notes) std::cout << "  note: " << note << "\n";
-            if (timings) print_timings(f, std::cout);
+            if (timings) {
+                print_timings(f, std::cout);
+                std::cout << "  " << std::left << std::setw(44) << "read + decode (decoder process)" << std::right
+                          << std::setw(10) << fmt(read_ms) << "\n  " << std::left << std::setw(44) << "write PNG"
+                          << std::right << std::setw(10) << fmt(write_ms) << "\n";
+            }
         } catch (const InputError& e) {
             fail(kExitInput, e.what());
         } catch (const gpu::GpuUnavailable& e) {

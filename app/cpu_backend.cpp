@@ -252,28 +252,77 @@ float kth_smallest(const float* values, std::size_t n, std::size_t k) {
     return from_key(kth_key(n, std::min(k, n - 1), [values](std::size_t i) { return order_key(values[i]); }));
 }
 
+float fast_ln(float y) {
+    // y = m 2^e with m in [sqrt(1/2), sqrt(2)); ln m = 2 atanh(t), t = (m - 1) / (m + 1), |t| <= 0.1716: the odd
+    // series to t^9 leaves < 4e-10. Branch-free, so the loops over it vectorise. Not for 0, inf or NaN.
+    std::uint32_t b;
+    std::memcpy(&b, &y, 4);
+    std::int32_t e = std::int32_t(b >> 23) - 127;
+    std::uint32_t mb = (b & 0x007FFFFFu) | 0x3F800000u;
+    const std::uint32_t big = mb > 0x3FB504F3u;  // m > sqrt(2): use m / 2, e + 1
+    mb -= big << 23;
+    e += std::int32_t(big);
+    float m;
+    std::memcpy(&m, &mb, 4);
+    const float t = (m - 1.0f) / (m + 1.0f), t2 = t * t;
+    const float series = t * (2.0f + t2 * (2.0f / 3.0f + t2 * (2.0f / 5.0f + t2 * (2.0f / 7.0f + t2 * (2.0f / 9.0f)))));
+    return float(e) * 0.6931471805599453f + series;
+}
+
+namespace {
+// The view's values of one output row, in output (shifted) order, from the half spectrum: the complex values
+// gathered first (the mirror half conjugated), then the value formula over the row in one loop the compiler
+// vectorises. Log-magnitude and power use fast_ln (within a few 1e-7 of log1pf/log10f: never a colormap level
+// apart except at a level's edge); phase, real and imaginary are exact.
+void view_row(const std::complex<float>* half, int w, int h, int y, const ViewParams& vp, float* re, float* im,
+              float* out) {
+    const int hw = w / 2 + 1;
+    const int sy = vp.shift ? shift_source(y, h) : y;
+    const std::complex<float>* row = half + std::size_t(sy) * hw;
+    const std::complex<float>* mirror = half + std::size_t(sy == 0 ? 0 : h - sy) * hw;
+    for (int x = 0; x < w; ++x) {
+        const int sx = vp.shift ? shift_source(x, w) : x;
+        const std::complex<float> f = sx < hw ? row[sx] : std::conj(mirror[w - sx]);
+        re[x] = f.real();
+        im[x] = f.imag();
+    }
+    switch (vp.view) {
+        case View::LogMag:
+            for (int x = 0; x < w; ++x) {
+                const float y1 = 1.0f + std::sqrt(re[x] * re[x] + im[x] * im[x]);
+                out[x] = y1 < 3.0e38f ? fast_ln(y1) : log1pf(y1 - 1.0f);  // inf and NaN as log1pf has them
+            }
+            break;
+        case View::PowerDb:
+            for (int x = 0; x < w; ++x) {
+                const float p = re[x] * re[x] + im[x] * im[x] + kPowerFloor;
+                out[x] = p < 3.0e38f ? 4.342944819032518f * fast_ln(p) : 10.0f * log10f(p);
+            }
+            break;
+        default:
+            for (int x = 0; x < w; ++x) out[x] = view_value(vp.view, re[x], im[x]);
+            break;
+    }
+}
+}  // namespace
+
 void picture_from_half(const std::complex<float>* half, int w, int h, const ViewParams& vp, int threads,
                        std::vector<std::uint32_t>& rgba, float* lo, float* hi) {
-    const int hw = w / 2 + 1;
     rgba.resize(std::size_t(w) * h);
     std::uint32_t* out = rgba.data();
     // The view values, as float bits in the picture's own buffer; min and max per band.
     std::vector<float> mins(std::size_t(std::max(1, threads)), FLT_MAX), maxs(std::size_t(std::max(1, threads)), -FLT_MAX);
     parallel_bands(h, threads, [&](int y0, int y1, int band) {
+        const std::size_t n = static_cast<std::size_t>(w);
+        std::vector<float> re(n), im(n), v(n);
         float mn = FLT_MAX, mx = -FLT_MAX;
         for (int y = y0; y < y1; ++y) {
-            const int sy = vp.shift ? shift_source(y, h) : y;
-            const std::complex<float>* row = half + std::size_t(sy) * hw;
-            const std::complex<float>* mirror = half + std::size_t(sy == 0 ? 0 : h - sy) * hw;
-            std::uint32_t* dst = out + std::size_t(y) * w;
+            view_row(half, w, h, y, vp, re.data(), im.data(), v.data());
             for (int x = 0; x < w; ++x) {
-                const int sx = vp.shift ? shift_source(x, w) : x;
-                const std::complex<float> f = sx < hw ? row[sx] : std::conj(mirror[w - sx]);
-                const float v = view_value(vp.view, f.real(), f.imag());
-                mn = std::min(mn, v);
-                mx = std::max(mx, v);
-                std::memcpy(dst + x, &v, 4);
+                mn = std::min(mn, v[x]);
+                mx = std::max(mx, v[x]);
             }
+            std::memcpy(out + std::size_t(y) * w, v.data(), sizeof(float) * std::size_t(w));
         }
         mins[std::size_t(band)] = mn;
         maxs[std::size_t(band)] = mx;

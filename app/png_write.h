@@ -11,9 +11,10 @@ namespace specview {
 
 enum class PngColor { Gray, Rgb };
 
-// zlib level 0..9 with libpng's adaptive row filters. The default is the measured trade-off (README,
-// "PNG output"): spectra are noisy, and levels above it cost time for a few percent of size.
-constexpr int kDefaultPngLevel = 2;
+// 0: stored. 1..3: zlib's run-length strategy on the "up" filter (fast; spectra are mostly noise, where LZ77
+// searches find little). 4..9: zlib's full search at that level with libpng's adaptive filters (smallest,
+// slowest). The default is the measured trade-off (README, "Using it").
+constexpr int kDefaultPngLevel = 1;
 
 // `rgba`: width x height pixels, R in the low byte (Frame::rgba). For Gray, R is written. Throws
 // std::runtime_error naming the path.
