@@ -1,6 +1,7 @@
 #include "app/image.h"
 
 #include "app/jpeg_decode.h"
+#include "app/png_decode.h"
 #include "app/psd_decode.h"
 
 #include <stb_image.h>
@@ -474,7 +475,8 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
     // The container walkers before stb parses anything (stbi_info parses headers too: the PNM number overflow).
     if (std::string e = check_container(format, bytes); !e.empty()) throw InputError(name, e);
 
-    // PSD never reaches stb either (see app/psd_decode.h).
+    // Nor do PNG (app/png_decode.h) and PSD (app/psd_decode.h).
+    if (format == "png") return decode_png(bytes, name, check_size);
     if (format == "psd") return decode_psd(bytes, name, check_size);
 
     int w = 0, h = 0, comp = 0;

@@ -1,10 +1,13 @@
 // Image loading: every format and bit depth the loader claims, generated as fixtures; every kind of bad input.
 #include <gtest/gtest.h>
+#include <stb_image.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <filesystem>
 
 #include "app/image.h"
@@ -323,6 +326,52 @@ TEST(ImageLoad, PsdRawAndRunLengthAt8And16BitsWithTheMatteRemovedAndClamped) {
                     ASSERT_EQ(img.sample(std::size_t(i) * 4 + 3), float(a) / max) << what;
                 }
             }
+}
+
+// PNG is decoded by libspng (app/png_decode.h) with stb's output conventions: for every colour type, bit depth
+// (1, 2, 4, 8, 16), tRNS chunk and palette, the samples equal what stb_image gives for the same file.
+TEST(ImageLoad, PngThroughLibspngEqualsStbForEveryKind) {
+    TempDir dir;
+    std::mt19937 rng(5);
+    auto bytes = [&](std::size_t n, int mod) {
+        std::vector<unsigned char> v(n);
+        for (auto& b : v) b = static_cast<unsigned char>(rng() % mod);
+        return v;
+    };
+    const int w = 13, h = 7;
+    struct Case {
+        std::string name;
+        int depth, type, samples, mod;
+        std::vector<std::pair<std::string, std::vector<unsigned char>>> chunks;
+    };
+    std::vector<unsigned char> plte = bytes(48, 256);
+    std::vector<Case> cases = {
+        {"g1", 1, 0, 1, 256, {}}, {"g2", 2, 0, 1, 256, {}}, {"g4", 4, 0, 1, 256, {}}, {"g8", 8, 0, 1, 256, {}},
+        {"g16", 16, 0, 1, 256, {}}, {"ga8", 8, 4, 2, 256, {}}, {"ga16", 16, 4, 2, 256, {}}, {"rgb8", 8, 2, 3, 256, {}},
+        {"rgb16", 16, 2, 3, 256, {}}, {"rgba8", 8, 6, 4, 256, {}}, {"rgba16", 16, 6, 4, 256, {}},
+        {"g8-trns", 8, 0, 1, 4, {{"tRNS", {0, 2}}}}, {"g16-trns", 16, 0, 1, 2, {{"tRNS", {0, 1}}}},
+        {"rgb8-trns", 8, 2, 3, 2, {{"tRNS", {0, 1, 0, 0, 0, 1}}}}, {"rgb16-trns", 16, 2, 3, 2, {{"tRNS", {0, 1, 0, 0, 0, 1}}}},
+        {"pal8", 8, 3, 1, 16, {{"PLTE", plte}}}, {"pal2", 2, 3, 1, 256, {{"PLTE", std::vector<unsigned char>(plte.begin(), plte.begin() + 12)}}},
+        {"pal8-trns", 8, 3, 1, 16, {{"PLTE", plte}, {"tRNS", {0, 128, 255, 7}}}},
+    };
+    for (const Case& c : cases) {
+        const std::size_t row = (std::size_t(w) * c.depth * c.samples + 7) / 8;
+        const std::string path = dir.file(c.name + ".png");
+        fixtures::write_file(path, fixtures::png_custom(w, h, c.depth, c.type, bytes(row * h, c.mod), c.chunks));
+        const Image img = load_image(path, test_limits());
+        int sw = 0, sh = 0, sc = 0;
+        const bool deep = stbi_is_16_bit(path.c_str());
+        void* ref = deep ? static_cast<void*>(stbi_load_16(path.c_str(), &sw, &sh, &sc, 0))
+                         : static_cast<void*>(stbi_load(path.c_str(), &sw, &sh, &sc, 0));
+        ASSERT_TRUE(ref) << c.name << ": stb: " << stbi_failure_reason();
+        EXPECT_EQ(img.width, sw) << c.name;
+        EXPECT_EQ(img.channels, sc) << c.name;
+        EXPECT_EQ(img.bit_depth, deep ? 16 : 8) << c.name;
+        if (img.channels == sc && img.width == sw && img.height == sh) {
+            EXPECT_EQ(std::memcmp(img.data(), ref, img.sample_bytes()), 0) << c.name;
+        }
+        stbi_image_free(ref);
+    }
 }
 
 // Files that once broke a decoder (tests/fuzz/regression): each decodes into a consistent image or is refused
