@@ -377,7 +377,7 @@ public:
             transform_size(s.pad, ctx.image->width, ctx.image->height, &w, &h);
             float* in = fft_.input(w, h);
             t0 = BackendClock::now();
-            const PlaneGeometry g = prepare_plane_into(*ctx.image, s, in, fft_.stride());
+            const PlaneGeometry g = prepare_plane_into(*ctx.image, s, in, fft_.stride(), "image", fft_threads());
             prepare_ms = std::max(ms_since(t0), 1e-6);
             f.content_w = g.content_w;
             f.content_h = g.content_h;

@@ -1,6 +1,9 @@
 #include "app/plane.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <thread>
 
 namespace specview {
 
@@ -118,13 +121,16 @@ PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
     for (int y = 0; y < chh; ++y) wy[y] = window_value(s.window, y, chh, s.tukey_alpha);
 
     out.plane = Plane(tw, th, 0.0f);
-    double sum = 0.0;
-    for (int y = 0; y < chh; ++y)
+    double sum = 0.0;  // per row, then the rows in order (as prepare_plane_into sums on several threads)
+    for (int y = 0; y < chh; ++y) {
+        double row = 0.0;
         for (int x = 0; x < cw; ++x) {
             float v = float(src.at(x + out.crop_x, y + out.crop_y) * wx[x] * wy[y]);
             out.plane.at(x, y) = v;
-            sum += v;
+            row += v;
         }
+        sum += row;
+    }
     if (s.pad_fill == PadFill::Mean && (tw > cw || th > chh)) {
         const float mean = float(sum / (double(cw) * chh));
         for (int y = 0; y < th; ++y)
@@ -135,24 +141,38 @@ PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
 }
 
 PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst, std::size_t stride,
-                                 const std::string& name) {
+                                 const std::string& name, int threads) {
     check_channel(img, s.channel, name);
     const PlaneGeometry g = plane_geometry(s, img.width, img.height);
     const int tw = g.width, th = g.height, cw = g.content_w, chh = g.content_h;
     std::vector<double> wx(cw), wy(chh);
     for (int x = 0; x < cw; ++x) wx[x] = window_value(s.window, x, cw, s.tukey_alpha);
     for (int y = 0; y < chh; ++y) wy[y] = window_value(s.window, y, chh, s.tukey_alpha);
-    std::vector<float> row(static_cast<std::size_t>(cw));
-    double sum = 0.0;
-    for (int y = 0; y < chh; ++y) {
-        channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, cw, row.data());
-        float* out = dst + std::size_t(y) * stride;
-        for (int x = 0; x < cw; ++x) {  // as prepare_plane: the product in double, one rounding, summed in order
-            const float v = float(row[x] * wx[x] * wy[y]);
-            out[x] = v;
-            sum += v;
+    // Bands of rows on several threads; each row's sum kept, the rows summed in order afterwards.
+    std::vector<double> row_sum(static_cast<std::size_t>(chh), 0.0);
+    auto band = [&](int y0, int y1) {
+        std::vector<float> row(static_cast<std::size_t>(cw));
+        for (int y = y0; y < y1; ++y) {
+            channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, cw, row.data());
+            float* out = dst + std::size_t(y) * stride;
+            double sum = 0.0;
+            for (int x = 0; x < cw; ++x) {  // as prepare_plane: the product in double, one rounding, summed in order
+                const float v = float(row[x] * wx[x] * wy[y]);
+                out[x] = v;
+                sum += v;
+            }
+            row_sum[std::size_t(y)] = sum;
         }
-    }
+    };
+    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int parts = std::max(1, std::min(threads, chh / 64));
+    std::vector<std::thread> ts;
+    for (int p = 1; p < parts; ++p)
+        ts.emplace_back(band, int(std::int64_t(chh) * p / parts), int(std::int64_t(chh) * (p + 1) / parts));
+    band(0, int(std::int64_t(chh) / parts));
+    for (auto& t : ts) t.join();
+    double sum = 0.0;
+    for (double r : row_sum) sum += r;
     const float fill = s.pad_fill == PadFill::Mean && (tw > cw || th > chh) ? float(sum / (double(cw) * chh)) : 0.0f;
     for (int y = 0; y < th; ++y) {
         float* out = dst + std::size_t(y) * stride;

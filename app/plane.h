@@ -54,8 +54,9 @@ PlaneGeometry plane_geometry(const Settings& s, int image_w, int image_h);
 PreparedPlane prepare_plane(const Plane& src, const Settings& s);
 // The same plane made straight from the image's samples (no float copy of the channel first), into `dst`:
 // geometry.height rows of geometry.width floats, `stride` floats apart (FFTW's in-place padding stays as is).
+// Runs on `threads` threads (0: all cores).
 PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst, std::size_t stride,
-                                 const std::string& name = "image");
+                                 const std::string& name = "image", int threads = 0);
 PreparedPlane prepare_plane(const Image& img, const Settings& s, const std::string& name = "image");
 
 bool is_pow2(long long v);

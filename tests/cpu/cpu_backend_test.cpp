@@ -204,6 +204,17 @@ TEST(Plane, MadeStraightFromTheSamplesEqualsExtractThenPrepareBitForBit) {
         }
     }
     EXPECT_GT(cases, 200);
+    // Tall enough for bands of rows on several threads: still bit for bit, the mean fill included.
+    const Image big = random_samples(rng, 257, 700, 3, 8);
+    for (int threads : {1, 3, 8}) {
+        Settings s;
+        s.window = Window::Hann;
+        s.pad_fill = PadFill::Mean;
+        const PreparedPlane want = prepare_plane(extract_channel(big, s.channel), s);
+        std::vector<float> buf(want.plane.v.size());
+        prepare_plane_into(big, s, buf.data(), std::size_t(want.plane.width), "big", threads);
+        EXPECT_EQ(std::memcmp(buf.data(), want.plane.v.data(), buf.size() * 4), 0) << threads << " threads";
+    }
 }
 
 TEST(CpuPicture, KthSmallestEqualsNthElement) {
