@@ -7,6 +7,10 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <fstream>
 #include <stb_image_write.h>
 #include <unistd.h>
@@ -19,6 +23,7 @@
 #include <set>
 #include <sstream>
 
+#include "app/cpu_backend.h"
 #include "app/engine.h"
 #include "app/npy.h"
 #include "gpu/errors.h"
@@ -141,6 +146,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     int max_side = LoadLimits{}.max_side;
     std::string max_memory;
     int png_level = kDefaultPngLevel;
+    int jobs_opt = 0;
+    std::string list_file;
     int frames = 0, classroom_step = 1;
     bool classroom_walk = false;
     std::string screenshot, script, report;
@@ -199,6 +206,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_flag("-f,--force", force, "overwrite existing output files");
     app.add_option("--max-side", max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))->capture_default_str();
+    app.add_option("--jobs", jobs_opt,
+                   "host threads in all (decoding, FFTW, encoding; default: the machine's cores)")
+        ->check(CLI::Range(1, 1024));
+    app.add_option("--list", list_file, "also read input paths from this file, one a line ('-': standard input)");
     app.add_option("--png-level", png_level,
                    "PNG compression: 0 stored, 1-3 fast (run-length), 4-9 zlib's full search (smallest, slowest); "
                    "gray pictures are 8-bit gray, coloured ones RGB")
@@ -279,6 +290,21 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         return viewer(launch);
     }
 
+    if (!list_file.empty()) {
+        std::ifstream file;
+        if (list_file != "-") {
+            file.open(list_file);
+            if (!file) {
+                std::cerr << "specview: " << list_file << ": cannot read the list\n";
+                return kExitInput;
+            }
+        }
+        std::istream& in = list_file == "-" ? std::cin : file;
+        for (std::string line; std::getline(in, line);) {
+            while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+            if (!line.empty()) inputs.push_back(line);
+        }
+    }
     if (inputs.empty()) {
         std::cerr << "specview: --headless needs at least one image (see --help)\n";
         return kExitUsage;
@@ -329,10 +355,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     limits.check_available_memory = false;  // the chosen path's need instead (memory_check below)
     MemoryBudget budget;
     if (!max_memory.empty()) budget.host = parse_size(max_memory);
-    Engine engine;
     int first_failure = kExitOk;
     int failures = 0;
-    std::set<std::string> written;
     auto fail = [&](int code, const std::string& msg) {
         std::cerr << "specview: " << msg << "\n";
         if (first_failure == kExitOk) first_failure = code;
@@ -340,77 +364,257 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     };
     for (const auto& d : empty_dirs) fail(kExitInput, "no images in " + d);
 
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-        const Job& j = jobs[i];
-        if (batch) std::cerr << "[" << (i + 1) << "/" << jobs.size() << "] " << j.input << "\n";
-        // Outputs: never the input itself, never an existing file without --force, never twice in one batch.
-        bool bad_out = false;
-        for (const std::string& o : {j.png, j.raw}) {
-            if (o.empty()) continue;
-            std::error_code ec;
-            if (same_file(o, j.input)) {
-                fail(kExitOutput, o + ": refusing to overwrite the input image");
-                bad_out = true;
-            } else if (written.count(fs::absolute(o, ec).lexically_normal().string())) {
-                fail(kExitOutput, o + ": another input of this batch already wrote this file (same name); skipped");
-                bad_out = true;
-            } else if (!force && fs::exists(o, ec)) {
-                fail(kExitOutput, o + ": exists; use --force to overwrite");
-                bad_out = true;
+    // Outputs, checked in input order before anything runs: never the input itself, never an existing file
+    // without --force, never twice in one batch.
+    const std::size_t n = jobs.size();
+    struct Result {
+        bool done = false;
+        int code = kExitOk;           // kExitOk, or what failed
+        std::string error;            // stderr line when it failed
+        std::string text;             // stdout lines when it worked
+    };
+    std::vector<Result> results(n);
+    std::vector<char> skip(n, 0);
+    {
+        std::set<std::string> planned;
+        for (std::size_t i = 0; i < n; ++i) {
+            const Job& j = jobs[i];
+            for (const std::string& o : {j.png, j.raw}) {
+                if (o.empty() || skip[i]) continue;
+                std::error_code ec;
+                const std::string key = fs::absolute(o, ec).lexically_normal().string();
+                if (same_file(o, j.input)) {
+                    results[i] = {true, kExitOutput, o + ": refusing to overwrite the input image", ""};
+                } else if (planned.count(key)) {
+                    results[i] = {true, kExitOutput, o + ": another input of this batch already wrote this file (same name); skipped", ""};
+                } else if (!force && fs::exists(o, ec)) {
+                    results[i] = {true, kExitOutput, o + ": exists; use --force to overwrite", ""};
+                }
+                if (results[i].done) skip[i] = 1;
             }
-        }
-        if (bad_out) continue;
-        try {
-            const auto t_read = std::chrono::steady_clock::now();
-            engine.set_image(DecoderPool::shared().load(j.input, limits, memory_check(s, !j.raw.empty(), false, budget)),
-                             j.input);
-            const double read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_read).count();
-            RunOptions ro;
-            ro.want_spectrum = !j.raw.empty();
-            ro.one_shot = true;
-            Frame f = engine.run(s, ro);
-            const auto t_write = std::chrono::steady_clock::now();
-            write_png(j.png, f, s.view.colormap, png_level);
-            const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_write).count();
-            std::error_code ec;
-            written.insert(fs::absolute(j.png, ec).lexically_normal().string());
-            if (!j.raw.empty()) {
-                write_npy_complex64(j.raw, f.spectrum.data(), f.height, f.width);
-                written.insert(fs::absolute(j.raw, ec).lexically_normal().string());
-            }
-            std::cout << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x"
-                      << f.height << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range ["
-                      << fmt(f.range_lo) << ", " << fmt(f.range_hi) << "]; wrote " << j.png
-                      << (j.raw.empty() ? "" : " and " + j.raw) << "\n";
-            for (const auto& note : f.notes) std::cout << "  note: " << note << "\n";
-            if (timings) {
-                print_timings(f, std::cout);
-                std::cout << "  " << std::left << std::setw(44) << "read + decode (decoder process)" << std::right
-                          << std::setw(10) << fmt(read_ms) << "\n  " << std::left << std::setw(44) << "write PNG"
-                          << std::right << std::setw(10) << fmt(write_ms) << "\n";
-            }
-        } catch (const InputError& e) {
-            fail(kExitInput, e.what());
-        } catch (const gpu::GpuUnavailable& e) {
-            std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << e.what()
-                      << " (use --backend cpu)\n";
-            return kExitGpu;
-        } catch (const gpu::ConfigError& e) {
-            fail(kExitUsage, j.input + ": " + e.what());
-        } catch (const gpu::GpuError& e) {
-            fail(kExitGpu, j.input + ": GPU failure" + std::string(e.out_of_memory() ? " (out of GPU memory)" : "") +
-                               ": " + e.what());
-        } catch (const std::bad_alloc&) {
-            fail(kExitInput, j.input + ": out of host memory");
-        } catch (const std::runtime_error& e) {  // output writing
-            fail(kExitOutput, e.what());
-        } catch (const std::exception& e) {
-            fail(kExitInternal, j.input + ": internal error: " + e.what());
+            if (!skip[i])
+                for (const std::string& o : {j.png, j.raw}) {
+                    std::error_code ec;
+                    if (!o.empty()) planned.insert(fs::absolute(o, ec).lexically_normal().string());
+                }
         }
     }
+
+    // The pipeline: decoder threads (each drives one sandboxed decoder process) run ahead of the transform by a
+    // bounded window; the transform runs here, in input order, on one engine (plans reused per size); encoder
+    // threads write the PNG and .npy files. Lines reach stdout in input order. At most `window` decoded images
+    // and `encoders` + 1 finished frames are alive at once (`ahead`).
+    const int total_jobs = jobs_opt > 0 ? jobs_opt : int(std::max(1u, std::thread::hardware_concurrency()));
+    const int decoders = std::clamp(total_jobs / 2, 1, 8);
+    const int encoders = batch ? std::clamp(total_jobs / 2, 1, 8) : 1;
+    const std::size_t ahead = std::size_t(decoders) + 2;  // images decoded ahead of the transform
+    set_cpu_fft_threads(total_jobs);
+    DecoderPool::configure_shared(decoders);
+
+    struct Decoded {
+        bool ready = false;
+        std::shared_ptr<const Image> image;
+        double read_ms = 0;
+        int code = kExitOk;
+        std::string error;
+    };
+    std::vector<Decoded> decoded(n);
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t next_decode = 0, transformed = 0;
+    bool stop = false;
+    auto decode_worker = [&] {
+        for (;;) {
+            std::size_t i;
+            {
+                std::unique_lock<std::mutex> lock(mu);
+                cv.wait(lock, [&] { return stop || next_decode >= n || next_decode < transformed + ahead; });
+                if (stop || next_decode >= n) return;
+                i = next_decode++;
+            }
+            Decoded d;
+            if (!skip[i]) {
+                const auto t0 = std::chrono::steady_clock::now();
+                try {
+                    d.image = std::make_shared<const Image>(
+                        DecoderPool::shared().load(jobs[i].input, limits, memory_check(s, !jobs[i].raw.empty(), false, budget)));
+                } catch (const InputError& e) {
+                    d.code = kExitInput;
+                    d.error = e.what();
+                } catch (const std::bad_alloc&) {
+                    d.code = kExitInput;
+                    d.error = jobs[i].input + ": out of host memory";
+                } catch (const std::exception& e) {
+                    d.code = kExitInternal;
+                    d.error = jobs[i].input + ": internal error: " + e.what();
+                }
+                d.read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            }
+            std::lock_guard<std::mutex> lock(mu);
+            d.ready = true;
+            decoded[i] = std::move(d);
+            cv.notify_all();
+        }
+    };
+
+    struct Encode {
+        std::size_t index;
+        Frame frame;
+        double read_ms;
+    };
+    std::deque<Encode> encode_queue;
+    bool encoding_closed = false;
+    auto encode_worker = [&] {
+        for (;;) {
+            Encode e;
+            {
+                std::unique_lock<std::mutex> lock(mu);
+                cv.wait(lock, [&] { return !encode_queue.empty() || encoding_closed; });
+                if (encode_queue.empty()) return;
+                e = std::move(encode_queue.front());
+                encode_queue.pop_front();
+                cv.notify_all();
+            }
+            const Job& j = jobs[e.index];
+            const Frame& f = e.frame;
+            Result r;
+            r.done = true;
+            try {
+                const auto t0 = std::chrono::steady_clock::now();
+                write_png(j.png, f, s.view.colormap, png_level);
+                if (!j.raw.empty()) write_npy_complex64(j.raw, f.spectrum.data(), f.height, f.width);
+                const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                std::ostringstream out;
+                out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height
+                    << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range [" << fmt(f.range_lo)
+                    << ", " << fmt(f.range_hi) << "]; wrote " << j.png << (j.raw.empty() ? "" : " and " + j.raw) << "\n";
+                for (const auto& note : f.notes) out << "  note: " << note << "\n";
+                if (timings) {
+                    print_timings(f, out);
+                    out << "  " << std::left << std::setw(44) << "read + decode (decoder process)" << std::right
+                        << std::setw(10) << fmt(e.read_ms) << "\n  " << std::left << std::setw(44)
+                        << (j.raw.empty() ? "write PNG" : "write PNG and .npy") << std::right << std::setw(10)
+                        << fmt(write_ms) << "\n";
+                }
+                r.text = out.str();
+            } catch (const std::exception& ex) {  // output writing
+                r.code = kExitOutput;
+                r.error = ex.what();
+            }
+            std::lock_guard<std::mutex> lock(mu);
+            results[e.index] = std::move(r);
+            cv.notify_all();
+        }
+    };
+
+    // Progress on stderr: a bar when it is a terminal, "[i/n] file" lines otherwise (batches only).
+    const bool tty = batch && isatty(STDERR_FILENO);
+    const auto t_start = std::chrono::steady_clock::now();
+    std::size_t printed = 0;
+    auto print_ready = [&](std::unique_lock<std::mutex>& lock) {  // with mu held: everything done, in order
+        while (printed < n && results[printed].done) {
+            Result r = results[printed];
+            const std::size_t i = printed++;
+            lock.unlock();
+            if (tty) std::cerr << "\r\033[K";
+            if (batch && !tty) std::cerr << "[" << (i + 1) << "/" << n << "] " << jobs[i].input << "\n";
+            if (r.code != kExitOk) fail(r.code, r.error);
+            else std::cout << r.text << std::flush;
+            if (tty) {
+                const double s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+                const double rate = double(printed) / std::max(s_, 1e-9);
+                std::cerr << "[" << printed << "/" << n << "] " << std::fixed << std::setprecision(1) << rate
+                          << " images/s, ETA " << std::setprecision(0) << double(n - printed) / std::max(rate, 1e-9)
+                          << " s" << std::defaultfloat << std::flush;
+            }
+            lock.lock();
+        }
+    };
+
+    std::vector<std::thread> threads;
+    for (int t = 0; t < decoders; ++t) threads.emplace_back(decode_worker);
+    for (int t = 0; t < encoders; ++t) threads.emplace_back(encode_worker);
+    auto finish = [&] {
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            encoding_closed = true;
+            stop = true;
+            cv.notify_all();
+        }
+        for (auto& t : threads) t.join();
+        threads.clear();
+    };
+
+    Engine engine;
+    // The CUDA context and device probe while the first image decodes.
+    if (s.backend != Backend::Cpu) engine.device_info();
+    for (std::size_t i = 0; i < n; ++i) {
+        Decoded d;
+        {
+            std::unique_lock<std::mutex> lock(mu);
+            cv.wait(lock, [&] { return decoded[i].ready; });
+            d = std::move(decoded[i]);
+            decoded[i] = Decoded{true, nullptr, 0, kExitOk, ""};
+        }
+        Result r;
+        if (!skip[i] && d.code == kExitOk) {
+            try {
+                engine.set_image(d.image, jobs[i].input);
+                d.image.reset();
+                RunOptions ro;
+                ro.want_spectrum = !jobs[i].raw.empty();
+                ro.one_shot = true;
+                Frame f = engine.run(s, ro);
+                std::unique_lock<std::mutex> lock(mu);
+                cv.wait(lock, [&] { return encode_queue.size() < std::size_t(encoders) + 1; });
+                encode_queue.push_back(Encode{i, std::move(f), d.read_ms});
+                ++transformed;
+                cv.notify_all();
+                print_ready(lock);
+                continue;
+            } catch (const InputError& e) {
+                r = {true, kExitInput, e.what(), ""};
+            } catch (const gpu::GpuUnavailable& e) {
+                finish();
+                if (tty) std::cerr << "\n";
+                std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << e.what() << " (use --backend cpu)\n";
+                return kExitGpu;
+            } catch (const gpu::ConfigError& e) {
+                r = {true, kExitUsage, jobs[i].input + ": " + e.what(), ""};
+            } catch (const gpu::GpuError& e) {
+                r = {true, kExitGpu, jobs[i].input + ": GPU failure" + std::string(e.out_of_memory() ? " (out of GPU memory)" : "") + ": " + e.what(), ""};
+            } catch (const std::bad_alloc&) {
+                r = {true, kExitInput, jobs[i].input + ": out of host memory", ""};
+            } catch (const std::exception& e) {
+                r = {true, kExitInternal, jobs[i].input + ": internal error: " + e.what(), ""};
+            }
+        } else if (!skip[i]) {
+            r = {true, d.code, d.error, ""};
+        } else {
+            r = results[i];
+        }
+        std::unique_lock<std::mutex> lock(mu);
+        results[i] = r;
+        ++transformed;
+        cv.notify_all();
+        print_ready(lock);
+    }
+    {
+        std::unique_lock<std::mutex> lock(mu);
+        encoding_closed = true;
+        cv.notify_all();
+        cv.wait(lock, [&] {
+            for (std::size_t i = printed; i < n; ++i)
+                if (!results[i].done) return false;
+            return true;
+        });
+        print_ready(lock);
+    }
+    finish();
+    if (tty) std::cerr << "\n";
     if (batch)
-        std::cerr << "specview: " << (jobs.size() - failures) << " of " << jobs.size() << " images done"
-                  << (failures ? ", " + std::to_string(failures) + " failed" : "") << "\n";
+        std::cerr << "specview: " << (n - failures + empty_dirs.size()) << " of " << n << " images done"
+                  << (failures - int(empty_dirs.size()) ? ", " + std::to_string(failures - int(empty_dirs.size())) + " failed" : "") << "\n";
     if (timings) {  // this process's peak (the decoder processes have their own)
         std::ifstream status("/proc/self/status");
         for (std::string line; std::getline(status, line);)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -210,10 +211,20 @@ DecoderPool::~DecoderPool() {
     idle_.clear();  // each child's destructor closes its socket and reaps it
 }
 
+namespace {
+std::atomic<int> g_shared_processes{0};
+}
+
 DecoderPool& DecoderPool::shared() {
-    static DecoderPool pool;
+    static DecoderPool pool([] {
+        DecoderOptions o;
+        o.processes = g_shared_processes.load();
+        return o;
+    }());
     return pool;
 }
+
+void DecoderPool::configure_shared(int processes) { g_shared_processes.store(processes); }
 
 std::string DecoderPool::helper_path() {
     if (const char* env = std::getenv("SPECVIEW_DECODER"); env && *env) return env;

@@ -57,8 +57,10 @@ public:
     int alive() const;
     int started() const;
 
-    // The process-wide pool the viewer and the CLI use.
+    // The process-wide pool the viewer and the CLI use; configure_shared sets its number of processes before its
+    // first use (later calls do nothing).
     static DecoderPool& shared();
+    static void configure_shared(int processes);
     // The helper executable: $SPECVIEW_DECODER, else next to this program, else where the build put it.
     static std::string helper_path();
 

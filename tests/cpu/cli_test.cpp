@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 
 #include "app/cli.h"
@@ -318,6 +319,69 @@ TEST(Cli, ADecoderCrashFailsThatFileAndTheBatchGoesOn) {
     EXPECT_EQ(r.code, kExitInput) << r.err;
     EXPECT_NE(r.err.find("a_crash.png: the decoder crashed on this file (SIGSEGV)"), std::string::npos) << r.err;
     EXPECT_TRUE(std::filesystem::exists(dir.file("out/b_good_spectrum.png"))) << r.err;
+}
+
+// The pipelined batch: many inputs of different sizes on several threads give one stdout line per good input,
+// in input order, the same files a one-image run writes, and every bad input reported; --list reads paths from a
+// file or standard input.
+TEST(Cli, PipelinedBatchKeepsInputOrderAndWritesWhatSingleRunsWrite) {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("in"));
+    std::vector<std::string> names;
+    for (int i = 0; i < 24; ++i) {
+        char name[32];
+        std::snprintf(name, sizeof name, "im%02d.png", i);
+        names.push_back(name);
+        const std::string path = dir.file(std::string("in/") + name);
+        if (i % 7 == 3) {  // not an image
+            fixtures::write_file(path, {1, 2, 3});
+            continue;
+        }
+        const int side = 16 << (i % 5);  // 16 .. 256: decode and encode times differ, so threads finish out of order
+        fixtures::write_file(path, fixtures::png(fixtures::pattern(side + i, side, 1 + i % 3), 8));
+    }
+    for (const char* jobs : {"6", "1"}) {
+        const std::string out = dir.file(std::string("out") + jobs);
+        const CliRun r = specview({"--headless", dir.file("in"), "-o", out, "--jobs", jobs}, dir);
+        EXPECT_EQ(r.code, kExitInput) << r.err;
+        std::istringstream lines(r.out);
+        std::vector<std::string> got;
+        for (std::string line; std::getline(lines, line);)
+            if (line.find(": ") != std::string::npos && line.find("spectrum") != std::string::npos) got.push_back(line);
+        std::vector<std::string> want;
+        for (int i = 0; i < 24; ++i)
+            if (i % 7 != 3) want.push_back(dir.file("in/" + names[std::size_t(i)]));
+        ASSERT_EQ(got.size(), want.size()) << r.out;
+        for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(got[k].rfind(want[k] + ": ", 0), 0u) << k << ": " << got[k];
+        for (int i = 3; i < 24; i += 7) {
+            EXPECT_NE(r.err.find(names[std::size_t(i)] + ": "), std::string::npos) << r.err;
+        }
+        EXPECT_NE(r.err.find("21 of 24 images done, 3 failed"), std::string::npos) << r.err;
+    }
+    // The same bytes as one-image runs, whatever the threads.
+    for (int i : {0, 5, 9, 23}) {
+        const std::string stem = names[std::size_t(i)].substr(0, 4);
+        const std::string single = dir.file(stem + "_single.png");
+        ASSERT_EQ(specview({"--headless", dir.file("in/" + names[std::size_t(i)]), "-o", single}, dir).code, 0);
+        auto bytes = [](const std::string& p) {
+            std::ifstream in(p, std::ios::binary);
+            return std::string(std::istreambuf_iterator<char>(in), {});
+        };
+        EXPECT_EQ(bytes(dir.file("out6/" + stem + "_spectrum.png")), bytes(single)) << stem;
+        EXPECT_EQ(bytes(dir.file("out1/" + stem + "_spectrum.png")), bytes(single)) << stem;
+    }
+    // --list: a file of paths, and standard input.
+    {
+        std::ofstream list(dir.file("list.txt"));
+        list << dir.file("in/im00.png") << "\n\n" << dir.file("in/im01.png") << "\r\n";
+    }
+    CliRun r = specview({"--headless", "--list", dir.file("list.txt"), "-o", dir.file("listed")}, dir);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("listed/im01_spectrum.png"))) << r.err;
+    const std::string cmd = "printf '%s\\n' '" + dir.file("in/im02.png") + "' | '" + SPECVIEW_EXE + "' --headless --list - -o '" +
+                            dir.file("stdin_out.png") + "' > /dev/null 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("stdin_out.png")));
 }
 
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
