@@ -5,7 +5,7 @@
 // texture is a GL texture mapped for the same copy; here a cudaArray stands in for it (no GL on the machine).
 //
 //   specview-latency [--sizes 2048,4096,8192] [--reps 50] [--image-reps 10] [--csv FILE]
-//   specview-latency --write-photo PATH SIZE     (only writes the synthetic photo the runs use, for scripts)
+//   specview-latency --write-photo PATH W [H [SEED]]   (only writes a synthetic photo, PNG or .jpg, for scripts)
 #include <cuda_runtime.h>
 #include <stb_image_write.h>
 
@@ -64,8 +64,9 @@ void write_photo(const std::string& path, int w, int h, unsigned seed) {
             p[1] = (unsigned char)std::clamp(g * 0.8 + 30 * v, 0.0, 255.0);
             p[2] = (unsigned char)std::clamp(255 - g * 0.7, 0.0, 255.0);
         }
+    const bool jpeg = path.size() > 4 && path.substr(path.size() - 4) == ".jpg";
     stbi_write_png_compression_level = 2;
-    if (!stbi_write_png(path.c_str(), w, h, 3, px.data(), w * 3)) {
+    if (!(jpeg ? stbi_write_jpg(path.c_str(), w, h, 3, px.data(), 90) : stbi_write_png(path.c_str(), w, h, 3, px.data(), w * 3))) {
         std::fprintf(stderr, "cannot write %s\n", path.c_str());
         std::exit(1);
     }
@@ -143,8 +144,11 @@ int main(int argc, char** argv) {
     std::string csv_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--write-photo" && i + 2 < argc) {
-            write_photo(argv[i + 1], std::atoi(argv[i + 2]), std::atoi(argv[i + 2]), 1);
+        if (a == "--write-photo" && i + 2 < argc) {  // PATH WIDTH [HEIGHT [SEED]]; .jpg: JPEG quality 90
+            const int w = std::atoi(argv[i + 2]);
+            const int h = i + 3 < argc ? std::atoi(argv[i + 3]) : w;
+            const unsigned seed = i + 4 < argc ? unsigned(std::atoi(argv[i + 4])) : 1u;
+            write_photo(argv[i + 1], w, h, seed);
             return 0;
         }
         if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));

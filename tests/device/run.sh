@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [latency] [viewer] [ncu]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [ncu]
 #   (default: all but ncu)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
 set -u
 OUT=${OUT:-/tmp/specview-device}
 mkdir -p "$OUT"
-steps=${*:-build test memcheck racecheck bench decode latency viewer}
+steps=${*:-build test memcheck racecheck bench decode cli latency viewer}
 has() { [[ " $steps " == *" $1 "* ]]; }
 B=build-device
 
@@ -102,6 +102,10 @@ EOP
     echo "$b: rc=$r, $(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" $t0 $(date +%s.%N)) s wall"
     grep -E "peak resident|total|error|specview:" "$OUT/big-$b.txt"
   done
+fi
+if has cli; then  # the whole process against the numpy script: single photos and a batch of JPEGs
+  bash tests/bench/cli_bench.sh $B ${CLI_REPS:-3} ${CLI_BATCH:-200} > "$OUT/cli.txt" 2>&1; r=$?; rc=$((rc | r))
+  cat "$OUT/cli.txt"
 fi
 if has latency; then
   start=$(date +%s)
