@@ -95,7 +95,8 @@ bool same_file(const std::string& a, const std::string& b) {
 }
 
 void write_png(const std::string& path, const Frame& f, Colormap cm, int level) {
-    write_picture_png(path, f.rgba.data(), f.width, f.height, cm == Colormap::Gray ? PngColor::Gray : PngColor::Rgb, level);
+    const PngColor color = f.levels16 ? PngColor::Gray16 : cm == Colormap::Gray ? PngColor::Gray : PngColor::Rgb;
+    write_picture_png(path, f.rgba.data(), f.width, f.height, color, level);
 }
 
 struct Job {
@@ -147,6 +148,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     std::string max_memory;
     int png_level = kDefaultPngLevel;
     int jobs_opt = 0;
+    int depth = 8;
     std::string list_file;
     int frames = 0, classroom_step = 1;
     bool classroom_walk = false;
@@ -206,6 +208,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_flag("-f,--force", force, "overwrite existing output files");
     app.add_option("--max-side", max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))->capture_default_str();
+    app.add_option("--depth", depth,
+                   "bits per sample of the picture PNG: 8, or 16 (gray: the view values mapped linearly from the "
+                   "range's low..high to 0..65535; CPU backend)")
+        ->check(CLI::IsMember({8, 16}))->capture_default_str();
     app.add_option("--jobs", jobs_opt,
                    "host threads in all (decoding, FFTW, encoding; default: the machine's cores)")
         ->check(CLI::Range(1, 1024));
@@ -304,6 +310,14 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
             if (!line.empty()) inputs.push_back(line);
         }
+    }
+    if (depth == 16 && s.view.colormap != Colormap::Gray) {
+        std::cerr << "specview: --depth 16 writes gray levels: it goes with --colormap gray only\n";
+        return kExitUsage;
+    }
+    if (depth == 16 && s.backend != Backend::Cpu) {
+        std::cerr << "specview: --depth 16 is made by the CPU backend only (for now); use --backend cpu\n";
+        return kExitUsage;
     }
     if (inputs.empty()) {
         std::cerr << "specview: --headless needs at least one image (see --help)\n";
@@ -564,6 +578,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 RunOptions ro;
                 ro.want_spectrum = !jobs[i].raw.empty();
                 ro.one_shot = true;
+                ro.levels16 = depth == 16;
                 Frame f = engine.run(s, ro);
                 std::unique_lock<std::mutex> lock(mu);
                 cv.wait(lock, [&] { return encode_queue.size() < std::size_t(encoders) + 1; });

@@ -307,7 +307,7 @@ void view_row(const std::complex<float>* half, int w, int h, int y, const ViewPa
 }  // namespace
 
 void picture_from_half(const std::complex<float>* half, int w, int h, const ViewParams& vp, int threads,
-                       std::vector<std::uint32_t>& rgba, float* lo, float* hi) {
+                       std::vector<std::uint32_t>& rgba, float* lo, float* hi, bool levels16) {
     rgba.resize(std::size_t(w) * h);
     std::uint32_t* out = rgba.data();
     // The view values, as float bits in the picture's own buffer; min and max per band.
@@ -345,7 +345,8 @@ void picture_from_half(const std::complex<float>* half, int w, int h, const View
         for (std::size_t i = std::size_t(y0) * w, e = std::size_t(y1) * w; i < e; ++i) {
             float v;
             std::memcpy(&v, out + i, 4);
-            out[i] = lut.rgba[level_of(normalize_to_range(v, l, hgh))];
+            const float t = normalize_to_range(v, l, hgh);
+            out[i] = levels16 ? std::uint32_t(t * 65535.0f + 0.5f) : lut.rgba[level_of(t)];
         }
     });
 }
@@ -408,7 +409,8 @@ public:
         f.backend = "CPU (FFTW)";
         t0 = BackendClock::now();
         const int threads = fft_threads();
-        picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi);
+        picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.levels16);
+        f.levels16 = o.levels16;
         f.timings.push_back({"view + range + colormap (" + std::to_string(threads) + " threads)", ms_since(t0),
                              double(w) * h * 12.0});
         // The full spectrum only where it is asked for: --raw, and the viewer's readout (Frame::host_data).

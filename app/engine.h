@@ -25,6 +25,8 @@ struct RunOptions {
     // This image runs once (the CLI): nothing is kept for a later run. The CPU backend makes the plane straight
     // into FFTW's buffer from the samples and keeps no full spectrum for readouts (Frame::host_data).
     bool one_shot = false;
+    // CPU backend, no classroom stop: the picture as 16-bit levels (lo..hi -> 0..65535) instead of colours.
+    bool levels16 = false;
 };
 
 using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;
@@ -36,6 +38,7 @@ struct Frame {
     std::vector<std::complex<float>> spectrum;  // row-major, unshifted
     std::vector<std::uint32_t> rgba;            // row-major, shifted when view.shift
     bool rgba_on_surface = false;
+    bool levels16 = false;  // rgba holds 16-bit gray levels, not colours (RunOptions::levels16)
     const std::uint32_t* device_rgba = nullptr;  // GPU, with RunOptions::picture_slot: the picture on the device
     int picture_slot = -1;
     std::uint64_t slot_consumed_event = 0;       // cudaEvent_t the consumer records after copying the slot

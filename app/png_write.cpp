@@ -53,13 +53,19 @@ bool encode(std::FILE* file, const std::uint32_t* rgba, int w, int h, PngColor c
     } else {  // smallest: zlib's full search with libpng's adaptive filters
         png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
     }
-    png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), 8, color == PngColor::Gray ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB,
+    png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), color == PngColor::Gray16 ? 16 : 8,
+                 color == PngColor::Rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
     png_write_info(png, info);
     for (int y = 0; y < h; ++y) {
         const std::uint32_t* src = rgba + std::size_t(y) * std::size_t(w);
         if (color == PngColor::Gray) {
             for (int x = 0; x < w; ++x) row[x] = static_cast<unsigned char>(src[x] & 0xFF);
+        } else if (color == PngColor::Gray16) {  // big-endian samples
+            for (int x = 0; x < w; ++x) {
+                row[2 * x] = static_cast<unsigned char>((src[x] >> 8) & 0xFF);
+                row[2 * x + 1] = static_cast<unsigned char>(src[x] & 0xFF);
+            }
         } else {
             for (int x = 0; x < w; ++x) {
                 row[3 * x] = static_cast<unsigned char>(src[x] & 0xFF);
@@ -83,7 +89,7 @@ void write_picture_png(const std::string& path, const std::uint32_t* rgba, int w
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
     std::FILE* file = std::fopen(tmp.c_str(), "wb");
     if (!file) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
-    std::vector<unsigned char> row(std::size_t(width) * (color == PngColor::Gray ? 1 : 3));
+    std::vector<unsigned char> row(std::size_t(width) * (color == PngColor::Gray ? 1 : color == PngColor::Gray16 ? 2 : 3));
     Failure fail;
     const bool ok = encode(file, rgba, width, height, color, level, row.data(), &fail);
     const bool flushed = std::fflush(file) == 0;

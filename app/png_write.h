@@ -9,7 +9,7 @@
 
 namespace specview {
 
-enum class PngColor { Gray, Rgb };
+enum class PngColor { Gray, Rgb, Gray16 };  // Gray16: the low 16 bits of each pixel, a 16-bit gray PNG
 
 // 0: stored. 1..3: zlib's run-length strategy on the "up" filter (fast; spectra are mostly noise, where LZ77
 // searches find little). 4..9: zlib's full search at that level with libpng's adaptive filters (smallest,

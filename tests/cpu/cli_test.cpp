@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <iostream>
 
@@ -382,6 +383,37 @@ TEST(Cli, PipelinedBatchKeepsInputOrderAndWritesWhatSingleRunsWrite) {
                             dir.file("stdin_out.png") + "' > /dev/null 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     EXPECT_TRUE(std::filesystem::exists(dir.file("stdin_out.png")));
+}
+
+// --depth 16: a 16-bit gray PNG of the view values mapped from the range to 0..65535; its top byte is the 8-bit
+// picture's level (within one), and it resolves far more than 256 values. Other colormaps and GPU backends are
+// usage errors.
+TEST(Cli, Depth16WritesTheViewValuesAsSixteenBitGray) {
+    TempDir dir;
+    const std::string in = dir.file("p.png");
+    fixtures::write_file(in, fixtures::png(fixtures::pattern(200, 120, 3), 8));
+    ASSERT_EQ(specview({"--headless", in, "-o", dir.file("p8.png")}, dir).code, 0);
+    const CliRun r = specview({"--headless", in, "-o", dir.file("p16.png"), "--depth", "16"}, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const Image a = load_image(dir.file("p8.png")), b = load_image(dir.file("p16.png"));
+    ASSERT_EQ(b.bit_depth, 16);
+    ASSERT_EQ(b.channels, 1);
+    ASSERT_EQ(a.width, b.width);
+    const auto* v8 = static_cast<const std::uint8_t*>(a.data());
+    const auto* v16 = static_cast<const std::uint16_t*>(b.data());
+    std::set<int> distinct;
+    int worst = 0, top = 0;
+    for (std::size_t i = 0; i < b.sample_count(); ++i) {
+        worst = std::max(worst, std::abs(int(std::lround(v16[i] / 257.0)) - int(v8[i])));
+        distinct.insert(v16[i]);
+        top = std::max(top, int(v16[i]));
+    }
+    EXPECT_LE(worst, 1);
+    EXPECT_GT(distinct.size(), 2000u);
+    EXPECT_EQ(top, 65535);  // the range's high end (auto range: the maximum)
+    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--depth", "16", "--colormap", "viridis"}, dir).code, kExitUsage);
+    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--depth", "16", "--backend", "cufft"}, dir).code, kExitUsage);
+    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--depth", "12"}, dir).code, kExitUsage);
 }
 
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
