@@ -451,7 +451,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 const auto t0 = std::chrono::steady_clock::now();
                 try {
                     d.image = std::make_shared<const Image>(
-                        DecoderPool::shared().load(jobs[i].input, limits, memory_check(s, !jobs[i].raw.empty(), false, budget)));
+                        DecoderPool::shared().load(jobs[i].input, limits, memory_check(s, !jobs[i].raw.empty(), false, budget,
+                                                                                        /*device=*/false)));
                 } catch (const InputError& e) {
                     d.code = kExitInput;
                     d.error = e.what();
@@ -573,6 +574,18 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         Result r;
         if (!skip[i] && d.code == kExitOk) {
             try {
+                if (s.backend != Backend::Cpu) {  // the device's half of the memory check, with the engine's probe
+                    const gpu::DeviceInfo& dev = engine.device_info();
+                    if (dev.available) {
+                        const Image& im = *d.image;
+                        try {
+                            check_device_memory(ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format}, s,
+                                                !jobs[i].raw.empty(), false, double(dev.free_memory), dev.name, budget);
+                        } catch (const InputError& e) {
+                            throw InputError(jobs[i].input, e.reason());
+                        }
+                    }
+                }
                 engine.set_image(d.image, jobs[i].input);
                 d.image.reset();
                 RunOptions ro;

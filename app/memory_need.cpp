@@ -52,30 +52,40 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     return need;
 }
 
-HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget budget) {
-    return [s, raw, viewer, budget](const ImageHeader& hd) {
+namespace {
+std::string path_words(const Settings& s, bool raw) { return "the " + name_of(s.backend) + " backend" + (raw ? " with --raw" : ""); }
+std::string size_words(const ImageHeader& hd) { return std::to_string(hd.width) + "x" + std::to_string(hd.height); }
+}  // namespace
+
+void check_device_memory(const ImageHeader& hd, const Settings& s, bool raw, bool viewer, double free_bytes,
+                         const std::string& device_name, MemoryBudget budget) {
+    if (s.backend == Backend::Cpu) return;
+    const MemoryNeed need = memory_need(hd, s, raw, viewer);
+    const double device = budget.device > 0 ? budget.device : free_bytes;
+    const std::string where = budget.device > 0 ? "allowed" : "free on the " + device_name;
+    if (need.device > device)
+        throw InputError("", "image is " + size_words(hd) + " and needs about " + human_bytes(need.device) +
+                                 " of GPU memory on " + path_words(s, raw) + "; " + human_bytes(device) + " " + where +
+                                 " (try --pad crop, the cufft or custom-fast backend, or the CPU backend)");
+}
+
+HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget budget, bool device) {
+    return [s, raw, viewer, budget, device](const ImageHeader& hd) {
         const MemoryNeed need = memory_need(hd, s, raw, viewer);
-        const std::string size = std::to_string(hd.width) + "x" + std::to_string(hd.height);
-        const std::string path = "the " + name_of(s.backend) + " backend" + (raw ? " with --raw" : "");
         const double host = budget.host > 0 ? budget.host : double(available_memory_bytes());
         if (need.host > host)
-            throw InputError("", "image is " + size + " and needs about " + human_bytes(need.host) +
-                                     " of memory on " + path + "; " + human_bytes(host) +
+            throw InputError("", "image is " + size_words(hd) + " and needs about " + human_bytes(need.host) +
+                                     " of memory on " + path_words(s, raw) + "; " + human_bytes(host) +
                                      (budget.host > 0 ? " allowed (--max-memory)" : " is available") +
                                      " (try --pad crop, a GPU backend, or a smaller image)");
-        if (s.backend == Backend::Cpu) return;
-        double device = budget.device;
-        std::string where = "allowed";
-        if (device <= 0) {
-            const gpu::DeviceInfo dev = gpu::probe_device();
-            if (!dev.available) return;  // the backend reports a missing GPU itself
-            device = double(dev.free_memory);
-            where = "free on the " + dev.name;
+        if (!device || s.backend == Backend::Cpu) return;
+        if (budget.device > 0) {
+            check_device_memory(hd, s, raw, viewer, budget.device, "", budget);
+            return;
         }
-        if (need.device > device)
-            throw InputError("", "image is " + size + " and needs about " + human_bytes(need.device) +
-                                     " of GPU memory on " + path + "; " + human_bytes(device) + " " + where +
-                                     " (try --pad crop, the cufft or custom-fast backend, or the CPU backend)");
+        const gpu::DeviceInfo dev = gpu::probe_device();
+        if (!dev.available) return;  // the backend reports a missing GPU itself
+        check_device_memory(hd, s, raw, viewer, double(dev.free_memory), dev.name, budget);
     };
 }
 

@@ -29,7 +29,13 @@ struct MemoryBudget {
 
 // A HeaderCheck that refuses an image whose need exceeds the budget, with a message naming the need, what is
 // available and what to try.
-HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget budget = {});
+// `device`: also check the device's memory (asking the driver for its free memory: in a decoder thread this waits
+// for a CUDA context another thread is still creating, so the CLI checks the device at transform time instead,
+// with check_device_memory).
+HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget budget = {}, bool device = true);
+// The device half alone, against `free_bytes` (or budget.device when set); throws InputError.
+void check_device_memory(const ImageHeader& header, const Settings& s, bool raw, bool viewer, double free_bytes,
+                         const std::string& device_name, MemoryBudget budget = {});
 
 // Parses "512M", "3G", "1.5GiB", "2000000" (bytes); throws std::invalid_argument.
 double parse_size(const std::string& text);
