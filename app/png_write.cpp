@@ -8,6 +8,8 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
+#include <thread>
 #include <filesystem>
 #include <stdexcept>
 #include <vector>
@@ -80,10 +82,143 @@ bool encode(std::FILE* file, const std::uint32_t* rgba, int w, int h, PngColor c
     return true;
 }
 
+// The fast levels on several threads, as pigz does for gzip: the rows in bands, each band filtered ("up") and
+// deflated on its own (zlib's run-length strategy, raw deflate ended by a sync flush, the last one finished),
+// the streams joined behind one zlib header with the bands' Adler-32s combined, one IDAT chunk a band. libpng
+// has no parallel encoder; the PNG container around zlib is a few fixed chunks.
+constexpr std::size_t kBandBytes = std::size_t(4) << 20;
+
+void put32(std::vector<unsigned char>& o, std::uint32_t v) {
+    for (int s = 24; s >= 0; s -= 8) o.push_back(static_cast<unsigned char>(v >> s));
+}
+
+bool write_chunk(std::FILE* f, const char* type, const unsigned char* data, std::size_t n) {
+    std::vector<unsigned char> head;
+    put32(head, std::uint32_t(n));
+    head.insert(head.end(), type, type + 4);
+    uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(type), 4);
+    std::size_t done = 0;
+    while (done < n) {  // crc32 takes uInt lengths
+        const uInt len = uInt(std::min<std::size_t>(n - done, std::size_t(1) << 30));
+        crc = crc32(crc, data + done, len);
+        done += len;
+    }
+    std::vector<unsigned char> tail;
+    put32(tail, std::uint32_t(crc));
+    return std::fwrite(head.data(), 1, head.size(), f) == head.size() && (n == 0 || std::fwrite(data, 1, n, f) == n) &&
+           std::fwrite(tail.data(), 1, tail.size(), f) == tail.size();
+}
+
+// One row's samples as PNG bytes.
+void row_bytes(const std::uint32_t* src, int w, PngColor color, unsigned char* row) {
+    if (color == PngColor::Gray) {
+        for (int x = 0; x < w; ++x) row[x] = static_cast<unsigned char>(src[x] & 0xFF);
+    } else if (color == PngColor::Gray16) {
+        for (int x = 0; x < w; ++x) {
+            row[2 * x] = static_cast<unsigned char>((src[x] >> 8) & 0xFF);
+            row[2 * x + 1] = static_cast<unsigned char>(src[x] & 0xFF);
+        }
+    } else {
+        for (int x = 0; x < w; ++x) {
+            row[3 * x] = static_cast<unsigned char>(src[x] & 0xFF);
+            row[3 * x + 1] = static_cast<unsigned char>((src[x] >> 8) & 0xFF);
+            row[3 * x + 2] = static_cast<unsigned char>((src[x] >> 16) & 0xFF);
+        }
+    }
+}
+
+struct Band {
+    std::vector<unsigned char> data;  // raw deflate
+    uLong adler = 1;
+    std::size_t raw_bytes = 0;
+    bool ok = false;
+};
+
+Band deflate_band(const std::uint32_t* rgba, int w, int y0, int y1, PngColor color, int level, bool last) {
+    Band b;
+    const std::size_t rb = std::size_t(w) * (color == PngColor::Gray ? 1 : color == PngColor::Gray16 ? 2 : 3);
+    std::vector<unsigned char> prev(rb, 0), cur(rb), filtered((rb + 1) * std::size_t(y1 - y0));
+    if (y0 > 0) row_bytes(rgba + std::size_t(y0 - 1) * w, w, color, prev.data());
+    for (int y = y0; y < y1; ++y) {
+        row_bytes(rgba + std::size_t(y) * w, w, color, cur.data());
+        unsigned char* out = filtered.data() + (rb + 1) * std::size_t(y - y0);
+        out[0] = 2;  // up
+        for (std::size_t i = 0; i < rb; ++i) out[1 + i] = static_cast<unsigned char>(cur[i] - prev[i]);
+        std::swap(prev, cur);
+    }
+    b.raw_bytes = filtered.size();
+    b.adler = adler32_z(1L, filtered.data(), filtered.size());
+    z_stream z{};
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return b;
+    b.data.resize(deflateBound(&z, uLong(filtered.size())) + 16);
+    z.next_in = filtered.data();
+    z.avail_in = uInt(filtered.size());
+    z.next_out = b.data.data();
+    z.avail_out = uInt(b.data.size());
+    const int rc = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
+    b.ok = last ? rc == Z_STREAM_END : (rc == Z_OK && z.avail_in == 0);
+    b.data.resize(b.data.size() - z.avail_out);
+    deflateEnd(&z);
+    return b;
+}
+
+bool encode_parallel(std::FILE* f, const std::uint32_t* rgba, int w, int h, PngColor color, int level, int threads,
+                     Failure* fail) {
+    static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    std::vector<unsigned char> ihdr;
+    put32(ihdr, std::uint32_t(w));
+    put32(ihdr, std::uint32_t(h));
+    ihdr.push_back(color == PngColor::Gray16 ? 16 : 8);
+    ihdr.push_back(color == PngColor::Rgb ? 2 : 0);
+    ihdr.push_back(0);
+    ihdr.push_back(0);
+    ihdr.push_back(0);
+    if (std::fwrite(signature, 1, 8, f) != 8 || !write_chunk(f, "IHDR", ihdr.data(), ihdr.size())) {
+        std::snprintf(fail->message, sizeof fail->message, "%s", std::strerror(errno));
+        return false;
+    }
+    const std::size_t rb = std::size_t(w) * (color == PngColor::Gray ? 1 : color == PngColor::Gray16 ? 2 : 3) + 1;
+    const int rows = int(std::max<std::size_t>(1, kBandBytes / rb));
+    const int bands = (h + rows - 1) / rows;
+    uLong adler = 1;
+    bool first = true;
+    // Waves of `threads` bands: at most that many compressed bands in memory.
+    for (int b0 = 0; b0 < bands; b0 += threads) {
+        const int n = std::min(threads, bands - b0);
+        std::vector<Band> out(static_cast<std::size_t>(n));
+        std::vector<std::thread> ts;
+        for (int k = 0; k < n; ++k) {
+            const int band = b0 + k, y0 = band * rows, y1 = std::min(h, y0 + rows);
+            ts.emplace_back([&, k, y0, y1, band] { out[std::size_t(k)] = deflate_band(rgba, w, y0, y1, color, level, band == bands - 1); });
+        }
+        for (auto& t : ts) t.join();
+        for (int k = 0; k < n; ++k) {
+            Band& b = out[std::size_t(k)];
+            if (!b.ok) {
+                std::snprintf(fail->message, sizeof fail->message, "deflate failed");
+                return false;
+            }
+            adler = adler32_combine(adler, b.adler, z_off_t(b.raw_bytes));
+            if (first) b.data.insert(b.data.begin(), {0x78, 0x01});  // zlib header: deflate, 32 KiB window
+            first = false;
+            if (b0 + k == bands - 1) put32(b.data, std::uint32_t(adler));
+            if (!write_chunk(f, "IDAT", b.data.data(), b.data.size())) {
+                std::snprintf(fail->message, sizeof fail->message, "%s", std::strerror(errno));
+                return false;
+            }
+        }
+    }
+    if (!write_chunk(f, "IEND", nullptr, 0)) {
+        std::snprintf(fail->message, sizeof fail->message, "%s", std::strerror(errno));
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 void write_picture_png(const std::string& path, const std::uint32_t* rgba, int width, int height, PngColor color,
-                       int level) {
+                       int level, int threads) {
     if (width < 1 || height < 1 || !rgba) throw std::runtime_error(path + ": no picture to write");
     if (level < 0 || level > 9) throw std::runtime_error(path + ": PNG level must be 0..9");
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
@@ -91,7 +226,12 @@ void write_picture_png(const std::string& path, const std::uint32_t* rgba, int w
     if (!file) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
     std::vector<unsigned char> row(std::size_t(width) * (color == PngColor::Gray ? 1 : color == PngColor::Gray16 ? 2 : 3));
     Failure fail;
-    const bool ok = encode(file, rgba, width, height, color, level, row.data(), &fail);
+    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    // The fast levels of a picture of more than one band go to the parallel encoder.
+    const std::size_t row_bytes_ = std::size_t(width) * (color == PngColor::Gray ? 1 : color == PngColor::Gray16 ? 2 : 3) + 1;
+    const bool parallel = level >= 1 && level <= 3 && threads > 1 && row_bytes_ * std::size_t(height) > kBandBytes;
+    const bool ok = parallel ? encode_parallel(file, rgba, width, height, color, level, threads, &fail)
+                             : encode(file, rgba, width, height, color, level, row.data(), &fail);
     const bool flushed = std::fflush(file) == 0;
     const int err = errno;
     const bool closed = std::fclose(file) == 0;

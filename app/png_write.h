@@ -18,7 +18,8 @@ constexpr int kDefaultPngLevel = 1;
 
 // `rgba`: width x height pixels, R in the low byte (Frame::rgba). For Gray, R is written. Throws
 // std::runtime_error naming the path.
+// Levels 1..3 of a picture over 4 MiB are encoded on `threads` threads (0: all cores; see png_write.cpp).
 void write_picture_png(const std::string& path, const std::uint32_t* rgba, int width, int height, PngColor color,
-                       int level = kDefaultPngLevel);
+                       int level = kDefaultPngLevel, int threads = 0);
 
 }  // namespace specview
