@@ -94,9 +94,9 @@ bool same_file(const std::string& a, const std::string& b) {
     return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
 }
 
-void write_png(const std::string& path, const Frame& f, Colormap cm, int level) {
+void write_png(const std::string& path, const Frame& f, Colormap cm, int level, int threads) {
     const PngColor color = f.levels16 ? PngColor::Gray16 : cm == Colormap::Gray ? PngColor::Gray : PngColor::Rgb;
-    write_picture_png(path, f.rgba.data(), f.width, f.height, color, level);
+    write_picture_png(path, f.rgba.data(), f.width, f.height, color, level, threads);
 }
 
 struct Job {
@@ -496,7 +496,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             r.done = true;
             try {
                 const auto t0 = std::chrono::steady_clock::now();
-                write_png(j.png, f, s.view.colormap, png_level);
+                // One image: its PNG on all threads; a batch: an encoder thread an image (several at once).
+                write_png(j.png, f, s.view.colormap, png_level, batch ? 1 : total_jobs);
                 if (!j.raw.empty()) write_npy_complex64(j.raw, f.spectrum.data(), f.height, f.width);
                 const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
                 std::ostringstream out;
