@@ -436,13 +436,14 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     std::mutex mu;
     std::condition_variable cv;
     std::size_t next_decode = 0, transformed = 0;
+    std::size_t next_transform = 0;  // the next input a transform thread takes
     bool stop = false;
     auto decode_worker = [&] {
         for (;;) {
             std::size_t i;
             {
                 std::unique_lock<std::mutex> lock(mu);
-                cv.wait(lock, [&] { return stop || next_decode >= n || next_decode < transformed + ahead; });
+                cv.wait(lock, [&] { return stop || next_decode >= n || next_decode < next_transform + ahead; });
                 if (stop || next_decode >= n) return;
                 i = next_decode++;
             }
@@ -561,83 +562,104 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         threads.clear();
     };
 
-    Engine engine;
-    // The CUDA context and device probe while the first image decodes.
-    if (s.backend != Backend::Cpu) engine.device_info();
-    for (std::size_t i = 0; i < n; ++i) {
-        Decoded d;
-        {
-            std::unique_lock<std::mutex> lock(mu);
-            cv.wait(lock, [&] { return decoded[i].ready; });
-            d = std::move(decoded[i]);
-            decoded[i] = Decoded{true, nullptr, 0, kExitOk, ""};
-        }
-        Result r;
-        if (!skip[i] && d.code == kExitOk) {
-            try {
-                if (s.backend != Backend::Cpu) {  // the device's half of the memory check, with the engine's probe
-                    const gpu::DeviceInfo& dev = engine.device_info();
-                    if (dev.available) {
-                        const Image& im = *d.image;
-                        try {
-                            check_device_memory(ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format}, s,
-                                                !jobs[i].raw.empty(), false, double(dev.free_memory), dev.name, budget);
-                        } catch (const InputError& e) {
-                            throw InputError(jobs[i].input, e.reason());
+    // Transform threads: one for the CPU backend (FFTW uses every thread), two for a GPU batch (each with its own
+    // engine and stream: one image's upload and download overlap the other's transform). Each takes the next
+    // input in order; the printer below restores the order of the lines.
+    const int transformers = s.backend != Backend::Cpu && batch ? 2 : 1;
+    std::string gpu_unavailable;  // set when a GPU backend cannot run at all: everything stops
+    auto transform_worker = [&] {
+        Engine engine;
+        if (s.backend != Backend::Cpu) engine.device_info();  // the CUDA context while the first image decodes
+        for (;;) {
+            std::size_t i;
+            Decoded d;
+            {
+                std::unique_lock<std::mutex> lock(mu);
+                if (stop || next_transform >= n) return;
+                i = next_transform++;
+                cv.notify_all();  // the decoders' window moved
+                cv.wait(lock, [&] { return decoded[i].ready || stop; });
+                if (stop) return;
+                d = std::move(decoded[i]);
+                decoded[i] = Decoded{true, nullptr, 0, kExitOk, ""};
+            }
+            Result r;
+            if (!skip[i] && d.code == kExitOk) {
+                try {
+                    if (s.backend != Backend::Cpu) {  // the device's half of the memory check, with the engine's probe
+                        const gpu::DeviceInfo& dev = engine.device_info();
+                        if (dev.available) {
+                            const Image& im = *d.image;
+                            try {
+                                check_device_memory(ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format},
+                                                    s, !jobs[i].raw.empty(), false, double(dev.free_memory), dev.name, budget);
+                            } catch (const InputError& e) {
+                                throw InputError(jobs[i].input, e.reason());
+                            }
                         }
                     }
+                    engine.set_image(d.image, jobs[i].input);
+                    d.image.reset();
+                    RunOptions ro;
+                    ro.want_spectrum = !jobs[i].raw.empty();
+                    ro.one_shot = true;
+                    ro.levels16 = depth == 16;
+                    Frame f = engine.run(s, ro);
+                    std::unique_lock<std::mutex> lock(mu);
+                    cv.wait(lock, [&] { return encode_queue.size() < std::size_t(encoders) + 1 || stop; });
+                    encode_queue.push_back(Encode{i, std::move(f), d.read_ms});
+                    ++transformed;
+                    cv.notify_all();
+                    continue;
+                } catch (const InputError& e) {
+                    r = {true, kExitInput, e.what(), ""};
+                } catch (const gpu::GpuUnavailable& e) {
+                    std::lock_guard<std::mutex> lock(mu);
+                    if (gpu_unavailable.empty()) gpu_unavailable = e.what();
+                    stop = true;
+                    cv.notify_all();
+                    return;
+                } catch (const gpu::ConfigError& e) {
+                    r = {true, kExitUsage, jobs[i].input + ": " + e.what(), ""};
+                } catch (const gpu::GpuError& e) {
+                    r = {true, kExitGpu, jobs[i].input + ": GPU failure" + std::string(e.out_of_memory() ? " (out of GPU memory)" : "") + ": " + e.what(), ""};
+                } catch (const std::bad_alloc&) {
+                    r = {true, kExitInput, jobs[i].input + ": out of host memory", ""};
+                } catch (const std::exception& e) {
+                    r = {true, kExitInternal, jobs[i].input + ": internal error: " + e.what(), ""};
                 }
-                engine.set_image(d.image, jobs[i].input);
-                d.image.reset();
-                RunOptions ro;
-                ro.want_spectrum = !jobs[i].raw.empty();
-                ro.one_shot = true;
-                ro.levels16 = depth == 16;
-                Frame f = engine.run(s, ro);
-                std::unique_lock<std::mutex> lock(mu);
-                cv.wait(lock, [&] { return encode_queue.size() < std::size_t(encoders) + 1; });
-                encode_queue.push_back(Encode{i, std::move(f), d.read_ms});
-                ++transformed;
-                cv.notify_all();
-                print_ready(lock);
-                continue;
-            } catch (const InputError& e) {
-                r = {true, kExitInput, e.what(), ""};
-            } catch (const gpu::GpuUnavailable& e) {
-                finish();
-                if (tty) std::cerr << "\n";
-                std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << e.what() << " (use --backend cpu)\n";
-                return kExitGpu;
-            } catch (const gpu::ConfigError& e) {
-                r = {true, kExitUsage, jobs[i].input + ": " + e.what(), ""};
-            } catch (const gpu::GpuError& e) {
-                r = {true, kExitGpu, jobs[i].input + ": GPU failure" + std::string(e.out_of_memory() ? " (out of GPU memory)" : "") + ": " + e.what(), ""};
-            } catch (const std::bad_alloc&) {
-                r = {true, kExitInput, jobs[i].input + ": out of host memory", ""};
-            } catch (const std::exception& e) {
-                r = {true, kExitInternal, jobs[i].input + ": internal error: " + e.what(), ""};
+            } else if (!skip[i]) {
+                r = {true, d.code, d.error, ""};
             }
-        } else if (!skip[i]) {
-            r = {true, d.code, d.error, ""};
-        } else {
-            r = results[i];
+            std::lock_guard<std::mutex> lock(mu);
+            if (!skip[i]) results[i] = r;
+            ++transformed;
+            cv.notify_all();
         }
-        std::unique_lock<std::mutex> lock(mu);
-        results[i] = r;
-        ++transformed;
-        cv.notify_all();
-        print_ready(lock);
-    }
+    };
+    std::vector<std::thread> transform_threads;
+    for (int t = 0; t < transformers; ++t) transform_threads.emplace_back(transform_worker);
     {
+        // The printer: lines in input order as they complete. Encoders stop once every image is transformed.
         std::unique_lock<std::mutex> lock(mu);
-        encoding_closed = true;
-        cv.notify_all();
-        cv.wait(lock, [&] {
-            for (std::size_t i = printed; i < n; ++i)
-                if (!results[i].done) return false;
-            return true;
-        });
-        print_ready(lock);
+        for (;;) {
+            if (transformed == n && !encoding_closed) {
+                encoding_closed = true;
+                cv.notify_all();
+            }
+            print_ready(lock);
+            if (printed == n || !gpu_unavailable.empty()) break;
+            cv.wait(lock, [&] {
+                return (printed < n && results[printed].done) || !gpu_unavailable.empty() || (transformed == n && !encoding_closed);
+            });
+        }
+    }
+    for (auto& t : transform_threads) t.join();
+    if (!gpu_unavailable.empty()) {
+        finish();
+        if (tty) std::cerr << "\n";
+        std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << gpu_unavailable << " (use --backend cpu)\n";
+        return kExitGpu;
     }
     finish();
     if (tty) std::cerr << "\n";

@@ -192,6 +192,18 @@ TEST(Cli, GpuBackendsWorkOrSayTheGpuIsUnavailable) {
             EXPECT_NE(r.err.find("unavailable"), std::string::npos) << r.err;
         }
     }
+    // A batch on a GPU backend runs two transform threads: the same outcome, said once.
+    fixtures::write_file(dir.file("second.png"), fixtures::png(fixtures::pattern(48, 40, 1), 8));
+    const CliRun r = specview({"--headless", in, dir.file("second.png"), "-o", dir.file("batch"), "--backend", "cufft"}, dir);
+    if (gpu) {
+        EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_TRUE(std::filesystem::exists(dir.file("batch/second_spectrum.png")));
+    } else {
+        EXPECT_EQ(r.code, 4) << r.err;
+        const std::size_t first = r.err.find("unavailable");
+        EXPECT_NE(first, std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("unavailable", first + 1), std::string::npos) << "said once: " << r.err;
+    }
 }
 
 TEST(Cli, ViewsColormapsAndPaddingModesAllRun) {
