@@ -149,6 +149,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     int png_level = kDefaultPngLevel;
     int jobs_opt = 0;
     int depth = 8;
+    bool fftw_measure = false;
     std::string list_file;
     int frames = 0, classroom_step = 1;
     bool classroom_walk = false;
@@ -212,6 +213,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                    "bits per sample of the picture PNG: 8, or 16 (gray: the view values mapped linearly from the "
                    "range's low..high to 0..65535; CPU backend)")
         ->check(CLI::IsMember({8, 16}))->capture_default_str();
+    app.add_flag("--fftw-measure", fftw_measure,
+                 "CPU backend: measure FFTW plans for sizes without saved wisdom (seconds once; faster transforms "
+                 "after) and keep the wisdom in ~/.cache/specview");
     app.add_option("--jobs", jobs_opt,
                    "host threads in all (decoding, FFTW, encoding; default: the machine's cores)")
         ->check(CLI::Range(1, 1024));
@@ -423,6 +427,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     const int encoders = batch ? std::clamp(total_jobs / 2, 1, 8) : 1;
     const std::size_t ahead = std::size_t(decoders) + 2;  // images decoded ahead of the transform
     set_cpu_fft_threads(total_jobs);
+    set_cpu_fft_measure(fftw_measure);
     DecoderPool::configure_shared(decoders);
 
     struct Decoded {

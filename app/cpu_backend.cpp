@@ -12,6 +12,9 @@
 #include <atomic>
 #include <cfloat>
 #include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -22,6 +25,7 @@ struct CpuFft::Impl {
     int w = 0, h = 0, threads = 0;
     fftwf_plan plan = nullptr;
     float* in = nullptr;  // in place: the padded real rows, then the half spectrum
+    bool measured = false;  // planned from measurements (wisdom) rather than estimated
 
     void reset() {
         if (plan) fftwf_destroy_plan(plan);
@@ -51,6 +55,40 @@ void init_threads_once() {
 
 void set_cpu_fft_threads(int threads) { g_threads.store(std::max(0, threads)); }
 
+namespace {
+std::atomic<bool> g_measure{false};
+
+// $XDG_CACHE_HOME/specview (or ~/.cache/specview)/fftwf-wisdom; empty when neither is known.
+std::string wisdom_path() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/specview/fftwf-wisdom";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/specview/fftwf-wisdom";
+    return "";
+}
+
+// With the planner mutex held: the saved wisdom, once a process.
+void import_wisdom_once() {
+    static bool done = false;
+    if (done) return;
+    done = true;
+    const std::string p = wisdom_path();
+    if (!p.empty()) fftwf_import_wisdom_from_filename(p.c_str());  // none yet, or unreadable: plan without it
+}
+
+// With the planner mutex held: all wisdom so far, written atomically.
+void export_wisdom() {
+    const std::string p = wisdom_path();
+    if (p.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(p).parent_path(), ec);
+    const std::string tmp = p + ".tmp-" + std::to_string(::getpid());
+    if (fftwf_export_wisdom_to_filename(tmp.c_str())) std::filesystem::rename(tmp, p, ec);
+    else std::filesystem::remove(tmp, ec);
+}
+}  // namespace
+
+void set_cpu_fft_measure(bool measure) { g_measure.store(measure); }
+std::string cpu_fft_wisdom_path() { return wisdom_path(); }
+
 CpuFft::CpuFft() : impl_(new Impl) {}
 CpuFft::~CpuFft() {
     std::lock_guard<std::mutex> lock(planner_mutex());
@@ -79,6 +117,7 @@ float* CpuFft::input(int w, int h) {
     if (m.w != w || m.h != h || m.threads != fft_threads()) make_plan(w, h);
     return m.in;
 }
+bool CpuFft::measured() const { return impl_->measured; }
 std::size_t CpuFft::stride() const { return 2 * std::size_t(impl_->w / 2 + 1); }
 void CpuFft::execute() { fftwf_execute(impl_->plan); }
 const std::complex<float>* CpuFft::half() const { return reinterpret_cast<const std::complex<float>*>(impl_->in); }
@@ -98,7 +137,18 @@ void CpuFft::make_plan(int w, int h) {
             m.reset();
             throw std::bad_alloc();
         }
-        m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, reinterpret_cast<fftwf_complex*>(m.in), FFTW_ESTIMATE);
+        // Saved wisdom (FFTW_MEASURE's choices from an earlier run) when there is some for this size and thread
+        // count; else measure now when asked (--fftw-measure: seconds, saved for later runs), else estimate.
+        import_wisdom_once();
+        auto* out = reinterpret_cast<fftwf_complex*>(m.in);
+        m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, out, FFTW_MEASURE | FFTW_WISDOM_ONLY);
+        m.measured = m.plan != nullptr;
+        if (!m.plan && g_measure.load()) {
+            m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, out, FFTW_MEASURE);
+            m.measured = m.plan != nullptr;
+            if (m.plan) export_wisdom();
+        }
+        if (!m.plan) m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, out, FFTW_ESTIMATE);
         if (!m.plan) {
             m.reset();
             throw std::runtime_error("FFTW could not plan a " + std::to_string(w) + "x" + std::to_string(h) + " transform");
@@ -405,7 +455,8 @@ public:
         f.height = h;
         t0 = BackendClock::now();
         fft_.execute();
-        f.timings.push_back({"FFTW r2c 2D (in place)", ms_since(t0), double(w) * h * 8.0});
+        f.timings.push_back({std::string("FFTW r2c 2D (in place, ") + (fft_.measured() ? "measured plan)" : "estimated plan)"),
+                             ms_since(t0), double(w) * h * 8.0});
         f.backend = "CPU (FFTW)";
         t0 = BackendClock::now();
         const int threads = fft_threads();

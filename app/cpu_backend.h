@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "app/plane.h"
@@ -14,6 +15,11 @@ namespace specview {
 
 // Threads FFTW uses for plans made from now on (the viewer leaves one core to the UI); <= 0: all cores.
 void set_cpu_fft_threads(int threads);
+// Plans for sizes without saved wisdom are measured (FFTW_MEASURE: seconds at 4096^2, 25% and more off each
+// transform after) and the wisdom saved under the user's cache folder; without it they are estimated. Saved
+// wisdom is always used.
+void set_cpu_fft_measure(bool measure);
+std::string cpu_fft_wisdom_path();
 
 class CpuFft {
 public:
@@ -31,6 +37,7 @@ public:
     // plane's w values first); execute() leaves h rows of w/2+1 complex values there, which half() points at.
     float* input(int width, int height);
     std::size_t stride() const;
+    bool measured() const;  // the plan came from FFTW_MEASURE (now or saved wisdom)
     void execute();
     const std::complex<float>* half() const;
     // The full spectrum from the half one (Hermitian symmetry: F[y][x] = conj F[-y][-x]).

@@ -428,6 +428,22 @@ TEST(Cli, Depth16WritesTheViewValuesAsSixteenBitGray) {
     EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--depth", "12"}, dir).code, kExitUsage);
 }
 
+// --fftw-measure saves FFTW wisdom under the cache folder; the next process plans that size from it.
+TEST(Cli, FftwMeasureSavesWisdomTheNextRunUses) {
+    TempDir dir;
+    const std::string in = grating(dir, 96, 48, 3, 2);
+    setenv("XDG_CACHE_HOME", dir.file("cache").c_str(), 1);
+    const CliRun first = specview({"--headless", in, "-o", dir.file("a.png"), "--timings", "--fftw-measure"}, dir);
+    const CliRun second = specview({"--headless", in, "-o", dir.file("b.png"), "--timings"}, dir);
+    unsetenv("XDG_CACHE_HOME");
+    const CliRun plain = specview({"--headless", in, "-o", dir.file("c.png"), "--timings"}, dir);
+    EXPECT_EQ(first.code, 0) << first.err;
+    EXPECT_NE(first.out.find("measured plan"), std::string::npos) << first.out;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("cache/specview/fftwf-wisdom")));
+    EXPECT_NE(second.out.find("measured plan"), std::string::npos) << "the saved wisdom was not used: " << second.out;
+    EXPECT_EQ(plain.code, 0);
+}
+
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
     TempDir dir;
     fixtures::write_file(dir.file("big.png"), fixtures::png(fixtures::pattern(2048, 2048, 1), 8));

@@ -5,12 +5,14 @@
 #include <cmath>
 #include <iostream>
 #include <cstring>
+#include <filesystem>
 
 #include "app/cpu_backend.h"
 #include "app/engine.h"
 #include "app/plane.h"
 #include "gpu/errors.h"
 #include "tests/support/oracle.h"
+#include "tests/support/temp_dir.h"
 
 namespace specview::test {
 namespace {
@@ -294,6 +296,43 @@ TEST(CpuPicture, FastLnIsWithinAFewUlpOfTheLibraryLogarithm) {
     }
     std::cout << "  fast_ln worst error (relative above 1, absolute below): " << worst << "\n";
     EXPECT_LT(worst, 5e-7);
+}
+
+// FFTW wisdom: with measuring on, a size without wisdom is measured and the wisdom saved under the cache folder;
+// a later plan of that size uses it even with measuring off; results equal the estimated plan's.
+TEST(CpuSpectrum, MeasuredPlansAreSavedAsWisdomAndReused) {
+    TempDir dir;
+    setenv("XDG_CACHE_HOME", dir.path().c_str(), 1);
+    EXPECT_EQ(cpu_fft_wisdom_path(), dir.file("specview/fftwf-wisdom"));
+    Rng rng;
+    Plane p(96, 40);
+    p.v = rng.real(p.v.size());
+    std::vector<cf> estimated, measured, reused;
+    {
+        CpuFft fft;
+        fft.forward(p, estimated);
+        EXPECT_FALSE(fft.measured());
+    }
+    set_cpu_fft_measure(true);
+    {
+        CpuFft fft;
+        fft.forward(p, measured);
+        EXPECT_TRUE(fft.measured());
+    }
+    set_cpu_fft_measure(false);
+    EXPECT_TRUE(std::filesystem::exists(dir.file("specview/fftwf-wisdom")));
+    {
+        CpuFft fft;
+        fft.forward(p, reused);
+        EXPECT_TRUE(fft.measured()) << "the wisdom of this process was not used";
+    }
+    unsetenv("XDG_CACHE_HOME");
+    double worst = 0, norm = 0;
+    for (std::size_t i = 0; i < estimated.size(); ++i) {
+        worst = std::max({worst, double(std::abs(measured[i] - estimated[i])), double(std::abs(reused[i] - estimated[i]))});
+        norm = std::max(norm, double(std::abs(estimated[i])));
+    }
+    EXPECT_LT(worst, 1e-5 * norm);
 }
 
 TEST(Engine, OneShotRunGivesTheSamePictureSpectrumAndReadout) {
