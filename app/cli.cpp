@@ -12,7 +12,6 @@
 #include <mutex>
 #include <thread>
 #include <fstream>
-#include <stb_image_write.h>
 #include <unistd.h>
 
 #include <algorithm>

@@ -337,28 +337,6 @@ std::string stb_reason() {
     return r;
 }
 
-// The PNG without its zero-length IDAT chunks, as far as its chunks can be walked (empty when it has none).
-std::vector<unsigned char> without_empty_idat(const std::vector<unsigned char>& b) {
-    std::vector<std::pair<std::size_t, std::size_t>> drop;  // [begin, end) of each empty IDAT chunk
-    std::size_t pos = 8;
-    while (pos + 12 <= b.size()) {
-        const std::size_t n = (std::size_t(b[pos]) << 24) | (std::size_t(b[pos + 1]) << 16) | (std::size_t(b[pos + 2]) << 8) | b[pos + 3];
-        if (n > b.size() - pos - 12) break;  // corrupt from here on: stb will say so; what came before is cleaned
-        if (n == 0 && std::memcmp(&b[pos + 4], "IDAT", 4) == 0) drop.emplace_back(pos, pos + 12);
-        if (std::memcmp(&b[pos + 4], "IEND", 4) == 0) break;
-        pos += 12 + n;
-    }
-    if (drop.empty()) return {};
-    std::vector<unsigned char> out;
-    out.reserve(b.size());
-    std::size_t from = 0;
-    for (const auto& [a, e] : drop) {
-        out.insert(out.end(), b.begin() + long(from), b.begin() + long(a));
-        from = e;
-    }
-    out.insert(out.end(), b.begin() + long(from), b.end());
-    return out;
-}
 }  // namespace
 
 void check_memory_estimate(const ImageHeader& hd, const std::string& name) {
@@ -464,13 +442,8 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
         });
     }
 
-    // Zero-length IDAT chunks are legal PNG, but Debian's stb then offsets a null pointer (found by fuzz_image):
-    // they carry nothing, so stb gets the file without them.
-    std::vector<unsigned char> stripped;
-    if (format == "png") stripped = without_empty_idat(bytes);
-    const std::vector<unsigned char>& src = stripped.empty() ? bytes : stripped;
-    const auto* data = src.data();
-    const int len = static_cast<int>(src.size());
+    const auto* data = bytes.data();
+    const int len = static_cast<int>(bytes.size());
 
     // The container walkers before stb parses anything (stbi_info parses headers too: the PNM number overflow).
     if (std::string e = check_container(format, bytes); !e.empty()) throw InputError(name, e);

@@ -3,7 +3,6 @@
 #include "app/decoder_pool.h"
 #include "app/png_write.h"
 
-#include <stb_image_write.h>
 
 #include <algorithm>
 #include <chrono>

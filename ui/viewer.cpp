@@ -4,7 +4,6 @@
 
 #include <glad/gl.h>
 #include <imgui.h>
-#include <stb_image_write.h>
 
 #include <algorithm>
 #include <cmath>
