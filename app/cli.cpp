@@ -295,7 +295,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             return kExitUsage;
         }
         ViewerLaunch launch{inputs, s, classroom, presentation, classroom_step, classroom_walk, frames, screenshot,
-                            script, report, offscreen};
+                            script, report, offscreen, max_memory.empty() ? 0.0 : parse_size(max_memory)};
         return viewer(launch);
     }
 

@@ -32,6 +32,7 @@ struct ViewerLaunch {
     std::string script;               // drive the viewer from this file (ui/script.h)
     std::string report;               // the script's JSON report
     bool offscreen = false;           // draw into an offscreen EGL context on the GPU (no window, no X)
+    double max_memory = 0;            // --max-memory in bytes (0: what the machine has available)
 };
 
 using ViewerEntry = std::function<int(const ViewerLaunch&)>;

@@ -48,7 +48,9 @@ void PanelContext::picture_dims(const Settings& s, int* w, int* h) const {
 void PanelContext::open(const std::string& path) {
     LoadLimits limits;
     limits.check_available_memory = false;  // the need of the chosen path instead of the rough estimate
-    worker.open(path, limits, memory_check(settings, false, true));
+    MemoryBudget budget;
+    budget.host = max_memory;
+    worker.open(path, limits, memory_check(settings, false, true, budget));
     messages.info("opening " + path + " ...");
 }
 
@@ -427,6 +429,7 @@ int run_viewer(const ViewerLaunch& launch) {
     }
     ViewerState st;
     st.settings = launch.settings;
+    st.max_memory = launch.max_memory;
     st.presentation = launch.presentation;
     st.classroom.enabled = launch.classroom;
     st.classroom.step = launch.classroom_step - 1;

@@ -95,7 +95,8 @@ struct ViewerState {
     // For tests: what was drawn where (framebuffer pixels), written next to a screenshot.
     std::vector<std::string> layout;
 
-    PanelContext context() { return PanelContext{settings, dirty, shown, machine, messages, *worker, layout}; }
+    PanelContext context() { return PanelContext{settings, dirty, shown, machine, messages, *worker, layout, max_memory}; }
+    double max_memory = 0;  // --max-memory
 };
 
 // Seconds on the viewer's clock (steady).

@@ -279,6 +279,20 @@ TEST_F(Script, ADecoderCrashIsAMessageAndTheViewerGoesOn) {
     EXPECT_NE(read("r.json").find("\"image\": [64, 64]"), std::string::npos) << read("r.json");
 }
 
+// --max-memory in the viewer: an image whose need exceeds it is refused before decoding, on screen, naming the
+// need and the limit; a small one opens.
+TEST_F(Script, MaxMemoryRefusesAnImageOnScreen) {
+    const std::string big = dir.file("big.png");
+    fixtures::write_file(big, fixtures::png(fixtures::pattern(2048, 2048, 1), 8));
+    const std::string shot = dir.file("shot.png");
+    ASSERT_EQ(run_script("open " + big + "\nwait 20\nscreenshot " + shot + "\n", {"--max-memory", "60M", grating(64, 3, 2)}), 0)
+        << read("out.txt");
+    const Layout l = layout(shot);
+    EXPECT_NE(l.line("error ").find("needs about"), std::string::npos) << l.line("error ");
+    EXPECT_NE(l.line("error ").find("allowed (--max-memory)"), std::string::npos) << l.line("error ");
+    EXPECT_NE(read("r.json").find("\"image\": [64, 64]"), std::string::npos) << read("r.json");
+}
+
 TEST_F(Script, ABadLineStopsWithExit2NamingTheLine) {
     EXPECT_EQ(run_script("set colormap inferno\nset threads-per-block 300\n", {grating(32, 1, 1)}), 2);
     const std::string out = read("out.txt");

@@ -94,6 +94,7 @@ struct PanelContext {
     Messages& messages;
     Worker& worker;
     std::vector<std::string>& layout;  // for tests: what was drawn where
+    double max_memory = 0;             // --max-memory (0: what the machine has available)
 
     bool has_image() const { return shown.image != nullptr; }
     // The picture size a run of these settings gives for the image shown.
