@@ -403,6 +403,16 @@ void picture_from_half(const std::complex<float>* half, int w, int h, const View
 
 namespace {
 using BackendClock = std::chrono::steady_clock;
+
+// Where the content sits in the plane and where it came from in the image, as the frame reports it.
+void set_content(Frame& f, int x, int y, int w, int h, int crop_x, int crop_y) {
+    f.content_x = x;
+    f.content_y = y;
+    f.content_w = w;
+    f.content_h = h;
+    f.crop_x = crop_x;
+    f.crop_y = crop_y;
+}
 double ms_since(BackendClock::time_point t0) {
     return std::chrono::duration<double, std::milli>(BackendClock::now() - t0).count();
 }
@@ -430,18 +440,10 @@ public:
             t0 = BackendClock::now();
             const PlaneGeometry g = prepare_plane_into(*ctx.image, s, in, fft_.stride(), "image", fft_threads());
             prepare_ms = std::max(ms_since(t0), 1e-6);
-            f.content_w = g.content_w;
-            f.content_h = g.content_h;
-            f.crop_x = g.crop_x;
-            f.crop_y = g.crop_y;
+            set_content(f, 0, 0, g.content_w, g.content_h, g.crop_x, g.crop_y);
         } else {
             const PreparedPlane& pp = ctx.host_plane(&prepare_ms);
-            f.content_x = pp.content_x;
-            f.content_y = pp.content_y;
-            f.content_w = pp.content_w;
-            f.content_h = pp.content_h;
-            f.crop_x = pp.crop_x;
-            f.crop_y = pp.crop_y;
+            set_content(f, pp.content_x, pp.content_y, pp.content_w, pp.content_h, pp.crop_x, pp.crop_y);
             w = pp.plane.width;
             h = pp.plane.height;
             float* in = fft_.input(w, h);
@@ -486,12 +488,7 @@ public:
         Frame f;
         double prepare_ms = 0;
         const PreparedPlane& pp = ctx.host_plane(&prepare_ms);
-        f.content_x = pp.content_x;
-        f.content_y = pp.content_y;
-        f.content_w = pp.content_w;
-        f.content_h = pp.content_h;
-        f.crop_x = pp.crop_x;
-        f.crop_y = pp.crop_y;
+        set_content(f, pp.content_x, pp.content_y, pp.content_w, pp.content_h, pp.crop_x, pp.crop_y);
         const int w = pp.plane.width, h = pp.plane.height;
         if (prepare_ms > 0) f.timings.push_back({"prepare plane (channel, window, pad) [CPU]", prepare_ms, 0.0});
         const std::size_t first = f.timings.size();

@@ -29,6 +29,24 @@ void on_error(png_structp png, png_const_charp msg) {
 }
 void on_warning(png_structp, png_const_charp) {}
 
+// One row's samples as PNG bytes.
+void row_bytes(const std::uint32_t* src, int w, PngColor color, unsigned char* row) {
+    if (color == PngColor::Gray) {
+        for (int x = 0; x < w; ++x) row[x] = static_cast<unsigned char>(src[x] & 0xFF);
+    } else if (color == PngColor::Gray16) {
+        for (int x = 0; x < w; ++x) {
+            row[2 * x] = static_cast<unsigned char>((src[x] >> 8) & 0xFF);
+            row[2 * x + 1] = static_cast<unsigned char>(src[x] & 0xFF);
+        }
+    } else {
+        for (int x = 0; x < w; ++x) {
+            row[3 * x] = static_cast<unsigned char>(src[x] & 0xFF);
+            row[3 * x + 1] = static_cast<unsigned char>((src[x] >> 8) & 0xFF);
+            row[3 * x + 2] = static_cast<unsigned char>((src[x] >> 16) & 0xFF);
+        }
+    }
+}
+
 // The libpng part, with nothing that has a destructor between setjmp and a longjmp out of libpng.
 bool encode(std::FILE* file, const std::uint32_t* rgba, int w, int h, PngColor color, int level, unsigned char* row,
             Failure* fail) {
@@ -60,21 +78,7 @@ bool encode(std::FILE* file, const std::uint32_t* rgba, int w, int h, PngColor c
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
     png_write_info(png, info);
     for (int y = 0; y < h; ++y) {
-        const std::uint32_t* src = rgba + std::size_t(y) * std::size_t(w);
-        if (color == PngColor::Gray) {
-            for (int x = 0; x < w; ++x) row[x] = static_cast<unsigned char>(src[x] & 0xFF);
-        } else if (color == PngColor::Gray16) {  // big-endian samples
-            for (int x = 0; x < w; ++x) {
-                row[2 * x] = static_cast<unsigned char>((src[x] >> 8) & 0xFF);
-                row[2 * x + 1] = static_cast<unsigned char>(src[x] & 0xFF);
-            }
-        } else {
-            for (int x = 0; x < w; ++x) {
-                row[3 * x] = static_cast<unsigned char>(src[x] & 0xFF);
-                row[3 * x + 1] = static_cast<unsigned char>((src[x] >> 8) & 0xFF);
-                row[3 * x + 2] = static_cast<unsigned char>((src[x] >> 16) & 0xFF);
-            }
-        }
+        row_bytes(rgba + std::size_t(y) * std::size_t(w), w, color, row);
         png_write_row(png, row);
     }
     png_write_end(png, info);
@@ -107,24 +111,6 @@ bool write_chunk(std::FILE* f, const char* type, const unsigned char* data, std:
     put32(tail, std::uint32_t(crc));
     return std::fwrite(head.data(), 1, head.size(), f) == head.size() && (n == 0 || std::fwrite(data, 1, n, f) == n) &&
            std::fwrite(tail.data(), 1, tail.size(), f) == tail.size();
-}
-
-// One row's samples as PNG bytes.
-void row_bytes(const std::uint32_t* src, int w, PngColor color, unsigned char* row) {
-    if (color == PngColor::Gray) {
-        for (int x = 0; x < w; ++x) row[x] = static_cast<unsigned char>(src[x] & 0xFF);
-    } else if (color == PngColor::Gray16) {
-        for (int x = 0; x < w; ++x) {
-            row[2 * x] = static_cast<unsigned char>((src[x] >> 8) & 0xFF);
-            row[2 * x + 1] = static_cast<unsigned char>(src[x] & 0xFF);
-        }
-    } else {
-        for (int x = 0; x < w; ++x) {
-            row[3 * x] = static_cast<unsigned char>(src[x] & 0xFF);
-            row[3 * x + 1] = static_cast<unsigned char>((src[x] >> 8) & 0xFF);
-            row[3 * x + 2] = static_cast<unsigned char>((src[x] >> 16) & 0xFF);
-        }
-    }
 }
 
 struct Band {

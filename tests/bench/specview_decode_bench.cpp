@@ -22,6 +22,7 @@
 
 #include "app/decoder_pool.h"
 #include "app/image.h"
+#include "tests/bench/photo.h"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -34,24 +35,6 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v.empty() ? 0 : v[v.size() / 2];
-}
-
-// A synthetic photo: smooth structure, edges and noise (as specview-latency's).
-std::vector<unsigned char> photo(int w, int h, unsigned seed) {
-    std::vector<unsigned char> px(std::size_t(w) * h * 3);
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> noise(-12, 12);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const double u = double(x) / w, v = double(y) / h;
-            double g = 110 + 60 * std::sin(9 * u + 4 * v + seed) + 35 * std::cos(40 * u * v) + ((x / 97 + y / 61) % 2 ? 20 : -20);
-            g += noise(rng);
-            unsigned char* p = &px[(std::size_t(y) * w + x) * 3];
-            p[0] = (unsigned char)std::clamp(g, 0.0, 255.0);
-            p[1] = (unsigned char)std::clamp(g * 0.8 + 30 * v, 0.0, 255.0);
-            p[2] = (unsigned char)std::clamp(255 - g * 0.7, 0.0, 255.0);
-        }
-    return px;
 }
 
 // Every sample read once, as whatever uses the image would (a mapping from the child is touched here first).
@@ -97,13 +80,13 @@ int main(int argc, char** argv) {
     fs::create_directories(dir);
     std::vector<std::string> jpegs;
     for (int i = 0; i < n; ++i) {
-        const auto px = photo(1920, 1080, unsigned(i + 1));
+        const auto px = bench::synthetic_photo(1920, 1080, unsigned(i + 1));
         jpegs.push_back((dir / ("p" + std::to_string(i) + ".jpg")).string());
         stbi_write_jpg(jpegs.back().c_str(), 1920, 1080, 3, px.data(), 90);
     }
     const std::string big = (dir / "big.png").string();
     {
-        const auto px = photo(4096, 4096, 7);
+        const auto px = bench::synthetic_photo(4096, 4096, 7);
         stbi_write_png_compression_level = 2;
         stbi_write_png(big.c_str(), 4096, 4096, 3, px.data(), 4096 * 3);
     }

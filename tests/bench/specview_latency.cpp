@@ -9,6 +9,8 @@
 #include <cuda_runtime.h>
 #include <stb_image_write.h>
 
+#include "tests/bench/photo.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -49,21 +51,9 @@ double pct(std::vector<double> v, double p) {
     return v[a] + (v[b] - v[a]) * (i - double(a));
 }
 
-// A synthetic RGB "photo": smooth structure, edges and noise, so the PNG is photo-like in size and decode time.
+// The synthetic photo (tests/bench/photo.h) as PNG, or JPEG quality 90 for a .jpg path.
 void write_photo(const std::string& path, int w, int h, unsigned seed) {
-    std::vector<unsigned char> px(std::size_t(w) * h * 3);
-    std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> noise(-12, 12);
-    for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            const double u = double(x) / w, v = double(y) / h;
-            double g = 110 + 60 * std::sin(9 * u + 4 * v + seed) + 35 * std::cos(40 * u * v) + ((x / 97 + y / 61) % 2 ? 20 : -20);
-            g += noise(rng);
-            unsigned char* p = &px[(std::size_t(y) * w + x) * 3];
-            p[0] = (unsigned char)std::clamp(g, 0.0, 255.0);
-            p[1] = (unsigned char)std::clamp(g * 0.8 + 30 * v, 0.0, 255.0);
-            p[2] = (unsigned char)std::clamp(255 - g * 0.7, 0.0, 255.0);
-        }
+    const std::vector<unsigned char> px = specview::bench::synthetic_photo(w, h, seed);
     const bool jpeg = path.size() > 4 && path.substr(path.size() - 4) == ".jpg";
     stbi_write_png_compression_level = 2;
     if (!(jpeg ? stbi_write_jpg(path.c_str(), w, h, 3, px.data(), 90) : stbi_write_png(path.c_str(), w, h, 3, px.data(), w * 3))) {

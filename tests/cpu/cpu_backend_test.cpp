@@ -12,6 +12,7 @@
 #include "app/plane.h"
 #include "gpu/errors.h"
 #include "tests/support/oracle.h"
+#include "tests/support/random_image.h"
 #include "tests/support/temp_dir.h"
 
 namespace specview::test {
@@ -155,24 +156,12 @@ TEST(Engine, CpuFrameHasPictureTimingsAndRange) {
     }
 }
 
-// Random samples of the given depth (8/16-bit as a decoder leaves them, 32 as floats in [0, 1)).
-Image random_samples(Rng& rng, int w, int h, int channels, int depth) {
-    const std::vector<float> v = rng.real(std::size_t(w) * h * channels);
-    if (depth == 32) return Image::from_floats(w, h, channels, v);
-    Image img = Image::allocate(w, h, channels, depth, "random");
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (depth == 8) img.writable()[i] = static_cast<unsigned char>(v[i] * 255.99f);
-        else reinterpret_cast<std::uint16_t*>(img.writable())[i] = static_cast<std::uint16_t>(v[i] * 65535.99f);
-    }
-    return img;
-}
-
 TEST(Plane, MadeStraightFromTheSamplesEqualsExtractThenPrepareBitForBit) {
     Rng rng;
     int cases = 0;
     for (auto [w, h, c, depth] : {std::tuple{37, 21, 3, 8}, std::tuple{64, 48, 1, 16}, std::tuple{30, 33, 4, 32},
                                   std::tuple{16, 9, 2, 8}}) {
-        const Image img = random_samples(rng, w, h, c, depth);
+        const Image img = random_image(rng, w, h, c, depth);
         for (Channel ch : {Channel::Luma, Channel::R, Channel::G, Channel::B, Channel::A}) {
             if (ch == Channel::A && !(c == 2 || c == 4)) continue;
             for (Window win : {Window::None, Window::Hann, Window::Tukey})
@@ -207,7 +196,7 @@ TEST(Plane, MadeStraightFromTheSamplesEqualsExtractThenPrepareBitForBit) {
     }
     EXPECT_GT(cases, 200);
     // Tall enough for bands of rows on several threads: still bit for bit, the mean fill included.
-    const Image big = random_samples(rng, 257, 700, 3, 8);
+    const Image big = random_image(rng, 257, 700, 3, 8);
     for (int threads : {1, 3, 8}) {
         Settings s;
         s.window = Window::Hann;
@@ -337,7 +326,7 @@ TEST(CpuSpectrum, MeasuredPlansAreSavedAsWisdomAndReused) {
 
 TEST(Engine, OneShotRunGivesTheSamePictureSpectrumAndReadout) {
     Rng rng;
-    const Image img = random_samples(rng, 300, 200, 3, 8);
+    const Image img = random_image(rng, 300, 200, 3, 8);
     for (PadMode pad : {PadMode::Pow2, PadMode::None})
         for (RangeMode range : {RangeMode::Auto, RangeMode::Percentile}) {
             Settings s;

@@ -18,24 +18,13 @@
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
+#include "tests/support/random_image.h"
 #include "tests/support/temp_dir.h"
 
 namespace specview::test {
 namespace {
 
 class Live : public GpuTest {};
-
-// Random samples of the given depth: 8 and 16 bits as a decoder leaves them, 32 as floats in [0, 1).
-Image random_image(Rng& rng, int w, int h, int channels, int depth = 32) {
-    const std::vector<float> v = rng.real(std::size_t(w) * h * channels);
-    if (depth == 32) return Image::from_floats(w, h, channels, v);
-    Image img = Image::allocate(w, h, channels, depth, "random");
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        if (depth == 8) img.writable()[i] = static_cast<unsigned char>(v[i] * 255.99f);
-        else reinterpret_cast<std::uint16_t*>(img.writable())[i] = static_cast<std::uint16_t>(v[i] * 65535.99f);
-    }
-    return img;
-}
 
 TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowAndSizePolicy) {
     Rng rng;
