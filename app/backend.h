@@ -34,6 +34,10 @@ public:
     virtual ~SpectrumBackend() = default;
     // Milliseconds spent building the plan; 0 when it was built already.
     virtual double plan(const PlaneContext& ctx, const Settings& s) = 0;
+    // The same before the image is there, for a plane of plane_w x plane_h (no classroom stop): what the run
+    // will need is built (a GPU backend warms it up on a zero plane), so that a run of an image of that size
+    // computes once.
+    virtual double plan_size(const Settings& s, int plane_w, int plane_h) = 0;
     virtual Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) = 0;
     // The value behind data element (x, y) of the last run (unshifted data coordinates).
     virtual std::complex<double> read_value(const Settings& s, int x, int y) = 0;

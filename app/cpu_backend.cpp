@@ -6,6 +6,9 @@
 #include "gpu/config.h"
 
 #include <fftw3.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -302,7 +305,9 @@ float kth_smallest(const float* values, std::size_t n, std::size_t k) {
     return from_key(kth_key(n, std::min(k, n - 1), [values](std::size_t i) { return order_key(values[i]); }));
 }
 
-float fast_ln(float y) {
+namespace {
+// fast_ln's body, for the loops below to inline (and vectorise).
+inline float ln_fast(float y) {
     // y = m 2^e with m in [sqrt(1/2), sqrt(2)); ln m = 2 atanh(t), t = (m - 1) / (m + 1), |t| <= 0.1716: the odd
     // series to t^9 leaves < 4e-10. Branch-free, so the loops over it vectorise. Not for 0, inf or NaN.
     std::uint32_t b;
@@ -318,6 +323,9 @@ float fast_ln(float y) {
     const float series = t * (2.0f + t2 * (2.0f / 3.0f + t2 * (2.0f / 5.0f + t2 * (2.0f / 7.0f + t2 * (2.0f / 9.0f)))));
     return float(e) * 0.6931471805599453f + series;
 }
+}  // namespace
+
+float fast_ln(float y) { return ln_fast(y); }
 
 namespace {
 // The view's values of one output row, in output (shifted) order, from the half spectrum: the complex values
@@ -330,25 +338,54 @@ void view_row(const std::complex<float>* half, int w, int h, int y, const ViewPa
     const int sy = vp.shift ? shift_source(y, h) : y;
     const std::complex<float>* row = half + std::size_t(sy) * hw;
     const std::complex<float>* mirror = half + std::size_t(sy == 0 ? 0 : h - sy) * hw;
-    for (int x = 0; x < w; ++x) {
-        const int sx = vp.shift ? shift_source(x, w) : x;
-        const std::complex<float> f = sx < hw ? row[sx] : std::conj(mirror[w - sx]);
-        re[x] = f.real();
-        im[x] = f.imag();
-    }
+    // Output x shows column sx = x + s0 (mod w): two runs of consecutive columns, each split where the stored
+    // half ends (the rest is the mirror row, conjugated and backwards); plain loops that vectorise.
+    auto run = [&](int x0, int sx0, int count) {
+        const int direct = std::clamp(hw - sx0, 0, count);
+        for (int i = 0; i < direct; ++i) {
+            re[x0 + i] = row[sx0 + i].real();
+            im[x0 + i] = row[sx0 + i].imag();
+        }
+        for (int i = direct; i < count; ++i) {
+            const std::complex<float> m = mirror[w - sx0 - i];
+            re[x0 + i] = m.real();
+            im[x0 + i] = -m.imag();
+        }
+    };
+    const int s0 = vp.shift ? shift_source(0, w) : 0;
+    run(0, s0, w - s0);
+    run(w - s0, 0, s0);
     switch (vp.view) {
-        case View::LogMag:
+        // Branch-free over the row (so it vectorises); the rare infinite or NaN bins again afterwards, as the
+        // library's log1pf/log10f give them.
+        case View::LogMag: {
+            int odd = 0;
             for (int x = 0; x < w; ++x) {
                 const float y1 = 1.0f + std::sqrt(re[x] * re[x] + im[x] * im[x]);
-                out[x] = y1 < 3.0e38f ? fast_ln(y1) : log1pf(y1 - 1.0f);  // inf and NaN as log1pf has them
+                out[x] = ln_fast(y1);
+                odd |= !(y1 < 3.0e38f);
             }
+            if (odd)
+                for (int x = 0; x < w; ++x) {
+                    const float y1 = 1.0f + std::sqrt(re[x] * re[x] + im[x] * im[x]);
+                    if (!(y1 < 3.0e38f)) out[x] = log1pf(y1 - 1.0f);
+                }
             break;
-        case View::PowerDb:
+        }
+        case View::PowerDb: {
+            int odd = 0;
             for (int x = 0; x < w; ++x) {
                 const float p = re[x] * re[x] + im[x] * im[x] + kPowerFloor;
-                out[x] = p < 3.0e38f ? 4.342944819032518f * fast_ln(p) : 10.0f * log10f(p);
+                out[x] = 4.342944819032518f * ln_fast(p);
+                odd |= !(p < 3.0e38f);
             }
+            if (odd)
+                for (int x = 0; x < w; ++x) {
+                    const float p = re[x] * re[x] + im[x] * im[x] + kPowerFloor;
+                    if (!(p < 3.0e38f)) out[x] = 10.0f * log10f(p);
+                }
             break;
+        }
         default:
             for (int x = 0; x < w; ++x) out[x] = view_value(vp.view, re[x], im[x]);
             break;
@@ -356,8 +393,67 @@ void view_row(const std::complex<float>* half, int w, int h, int y, const ViewPa
 }
 }  // namespace
 
+namespace {
+float unit_of(float v, float lo, float span) {
+    float t = (v - lo) / span;
+    t = t > 0.0f ? t : 0.0f;
+    return t < 1.0f ? t : 1.0f;
+}
+// Values (float bits) -> 8-bit levels, 16-bit levels, or colours through `lut` (in place: dst == src).
+void to_levels(const std::uint32_t* __restrict src, unsigned char* __restrict dst, std::size_t n, float lo, float span,
+               bool flat, const std::uint32_t*) {
+    if (flat) {
+        std::memset(dst, 0, n);
+        return;
+    }
+    std::size_t i = 0;
+#ifdef __SSE2__
+    // Sixteen at a time: MAXPS returns its second operand for NaN, so max(t, 0) maps NaN to 0 as unit_of does;
+    // the multiply and add stay separate, as in level_of.
+    const __m128 vlo = _mm_set1_ps(lo), vspan = _mm_set1_ps(span), zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f),
+                 k255 = _mm_set1_ps(255.0f), half = _mm_set1_ps(0.5f);
+    auto quad = [&](std::size_t j) {
+        __m128 t = _mm_div_ps(_mm_sub_ps(_mm_loadu_ps(reinterpret_cast<const float*>(src + j)), vlo), vspan);
+        t = _mm_min_ps(_mm_max_ps(t, zero), one);
+        return _mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(t, k255), half));
+    };
+    for (; i + 16 <= n; i += 16) {
+        const __m128i a = _mm_packs_epi32(quad(i), quad(i + 4)), b = _mm_packs_epi32(quad(i + 8), quad(i + 12));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packus_epi16(a, b));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v;
+        std::memcpy(&v, src + i, 4);
+        dst[i] = static_cast<unsigned char>(level_of(unit_of(v, lo, span)));
+    }
+}
+void to_levels(const std::uint32_t* __restrict src, std::uint16_t* __restrict dst, std::size_t n, float lo, float span,
+               bool flat, const std::uint32_t*) {
+    if (flat) {
+        std::memset(dst, 0, 2 * n);
+        return;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        float v;
+        std::memcpy(&v, src + i, 4);
+        dst[i] = static_cast<std::uint16_t>(level16_of(unit_of(v, lo, span)));
+    }
+}
+void to_levels(const std::uint32_t* src, std::uint32_t* dst, std::size_t n, float lo, float span, bool flat,
+               const std::uint32_t* lut) {
+    for (std::size_t i = 0; i < n; ++i) {
+        float v;
+        std::memcpy(&v, src + i, 4);
+        dst[i] = lut[flat ? 0 : level_of(unit_of(v, lo, span))];
+    }
+}
+}  // namespace
+
 void picture_from_half(const std::complex<float>* half, int w, int h, const ViewParams& vp, int threads,
-                       std::vector<std::uint32_t>& rgba, float* lo, float* hi, bool levels16) {
+                       std::vector<std::uint32_t>& rgba, float* lo, float* hi, PictureFormat format,
+                       std::vector<unsigned char>* levels) {
+    if (format != PictureFormat::Rgba8 && !levels) throw std::invalid_argument("picture_from_half: no level buffer");
     rgba.resize(std::size_t(w) * h);
     std::uint32_t* out = rgba.data();
     // The view values, as float bits in the picture's own buffer; min and max per band.
@@ -365,14 +461,30 @@ void picture_from_half(const std::complex<float>* half, int w, int h, const View
     parallel_bands(h, threads, [&](int y0, int y1, int band) {
         const std::size_t n = static_cast<std::size_t>(w);
         std::vector<float> re(n), im(n), v(n);
+        // Eight running minima and maxima (NaN skipped, as std::min/max do): a loop that vectorises.
+        constexpr int kLanes = 8;
+        float mn8[kLanes], mx8[kLanes];
+        std::fill(mn8, mn8 + kLanes, FLT_MAX);
+        std::fill(mx8, mx8 + kLanes, -FLT_MAX);
         float mn = FLT_MAX, mx = -FLT_MAX;
         for (int y = y0; y < y1; ++y) {
             view_row(half, w, h, y, vp, re.data(), im.data(), v.data());
-            for (int x = 0; x < w; ++x) {
-                mn = std::min(mn, v[x]);
-                mx = std::max(mx, v[x]);
+            const float* vv = v.data();
+            int x = 0;
+            for (; x + kLanes <= w; x += kLanes)
+                for (int k = 0; k < kLanes; ++k) {
+                    mn8[k] = vv[x + k] < mn8[k] ? vv[x + k] : mn8[k];
+                    mx8[k] = vv[x + k] > mx8[k] ? vv[x + k] : mx8[k];
+                }
+            for (; x < w; ++x) {
+                mn = std::min(mn, vv[x]);
+                mx = std::max(mx, vv[x]);
             }
-            std::memcpy(out + std::size_t(y) * w, v.data(), sizeof(float) * std::size_t(w));
+            std::memcpy(out + std::size_t(y) * w, vv, sizeof(float) * std::size_t(w));
+        }
+        for (int k = 0; k < kLanes; ++k) {
+            mn = std::min(mn, mn8[k]);
+            mx = std::max(mx, mx8[k]);
         }
         mins[std::size_t(band)] = mn;
         maxs[std::size_t(band)] = mx;
@@ -391,14 +503,22 @@ void picture_from_half(const std::complex<float>* half, int w, int h, const View
     }
     const ColormapLut lut = make_colormap_lut(vp.colormap);
     const float l = *lo, hgh = *hi;
+    if (format != PictureFormat::Rgba8) levels->resize(std::size_t(w) * h * std::size_t(level_bytes(format)));
+    unsigned char* l8 = levels ? levels->data() : nullptr;
+    std::uint16_t* l16 = reinterpret_cast<std::uint16_t*>(l8);
+    // normalize_to_range without branches (NaN maps to 0; a degenerate range maps everything to 0), one loop a
+    // format over restrict pointers, so the level loops vectorise.
+    const float span = hgh - l;
+    const bool flat = !(span > 0.0f);
     parallel_bands(h, threads, [&](int y0, int y1, int) {
-        for (std::size_t i = std::size_t(y0) * w, e = std::size_t(y1) * w; i < e; ++i) {
-            float v;
-            std::memcpy(&v, out + i, 4);
-            const float t = normalize_to_range(v, l, hgh);
-            out[i] = levels16 ? std::uint32_t(t * 65535.0f + 0.5f) : lut.rgba[level_of(t)];
+        const std::size_t i0 = std::size_t(y0) * w, n = std::size_t(y1 - y0) * w;
+        switch (format) {
+            case PictureFormat::Rgba8: to_levels(out + i0, out + i0, n, l, span, flat, lut.rgba); break;
+            case PictureFormat::Level8: to_levels(out + i0, l8 + i0, n, l, span, flat, nullptr); break;
+            case PictureFormat::Level16: to_levels(out + i0, l16 + i0, n, l, span, flat, nullptr); break;
         }
     });
+    if (format != PictureFormat::Rgba8) std::vector<std::uint32_t>().swap(rgba);
 }
 
 namespace {
@@ -424,6 +544,10 @@ public:
         int w = 0, h = 0;
         transform_size(s.pad, ctx.image->width, ctx.image->height, &w, &h);
         return fft_.plan(w, h);
+    }
+    double plan_size(const Settings& s, int plane_w, int plane_h) override {
+        if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;
+        return fft_.plan(plane_w, plane_h);
     }
 
     Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
@@ -462,8 +586,8 @@ public:
         f.backend = "CPU (FFTW)";
         t0 = BackendClock::now();
         const int threads = fft_threads();
-        picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.levels16);
-        f.levels16 = o.levels16;
+        picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.picture, &f.levels);
+        f.picture = o.picture;
         f.timings.push_back({"view + range + colormap (" + std::to_string(threads) + " threads)", ms_since(t0),
                              double(w) * h * 12.0});
         // The full spectrum only where it is asked for: --raw, and the viewer's readout (Frame::host_data).

@@ -69,8 +69,10 @@ float fast_ln(float y);
 // turned into its colour in place: 4 bytes a pixel in all, on `threads` threads. Equal to compute_view_values
 // + compute_range + colorize on the full spectrum, except that log-magnitude and power use fast_ln (within one
 // colormap level of the exact picture; --raw is untouched).
-// `levels16`: instead of colours, each pixel holds its value mapped linearly from lo..hi to 0..65535 (--depth 16).
+// `format` Level8/Level16: the picture as levels in `levels` instead (1 or 2 bytes a pixel); `rgba` then only
+// holds the values while they are needed and is released.
 void picture_from_half(const std::complex<float>* half, int width, int height, const ViewParams& vp, int threads,
-                       std::vector<std::uint32_t>& rgba, float* lo, float* hi, bool levels16 = false);
+                       std::vector<std::uint32_t>& rgba, float* lo, float* hi,
+                       PictureFormat format = PictureFormat::Rgba8, std::vector<unsigned char>* levels = nullptr);
 
 }  // namespace specview

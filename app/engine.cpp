@@ -41,6 +41,8 @@ struct Engine::Impl {
     bool host_valid = false;
     PreparedPlane prepared;
 
+    double early_plan_ms = 0;  // plan_for's time, reported by the next run
+
     bool probed = false;
     gpu::DeviceInfo dev;
     std::unique_ptr<SpectrumBackend> cpu, gpu;
@@ -140,6 +142,14 @@ std::vector<gpu::KernelResources> Engine::custom_resources(const Settings& s) {
     }
 }
 
+double Engine::plan_for(const Settings& s, int image_w, int image_h) {
+    int w = 0, h = 0;
+    transform_size(s.pad, image_w, image_h, &w, &h);
+    const double ms = impl_->backend_for(s).plan_size(s, w, h);
+    if (ms > 0) impl_->early_plan_ms += ms;
+    return ms;
+}
+
 Frame Engine::run(const Settings& s, const RunOptions& o) {
     Impl& m = *impl_;
     if (!m.has_image) throw InputError("(none)", "no image loaded");
@@ -152,6 +162,9 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     f.image_height = m.image_ptr->height;
     if (plan_ms > 0)
         f.timings.insert(f.timings.begin(), {"plan (first run at this size and configuration) [host]", plan_ms, 0.0});
+    if (m.early_plan_ms > 0)
+        f.timings.insert(f.timings.begin(), {"plan (while the image was decoded) [host]", m.early_plan_ms, 0.0});
+    m.early_plan_ms = 0;
     return f;
 }
 

@@ -25,8 +25,10 @@ struct RunOptions {
     // This image runs once (the CLI): nothing is kept for a later run. The CPU backend makes the plane straight
     // into FFTW's buffer from the samples and keeps no full spectrum for readouts (Frame::host_data).
     bool one_shot = false;
-    // CPU backend, no classroom stop: the picture as 16-bit levels (lo..hi -> 0..65535) instead of colours.
-    bool levels16 = false;
+    // How the picture comes back (no classroom stop): RGBA8 colours in Frame::rgba, or levels in Frame::levels
+    // (Level8: the colormap level, 1 byte a pixel; Level16: lo..hi -> 0..65535, 2 bytes) for a file writer, a
+    // quarter or half of the bytes to download and convert.
+    PictureFormat picture = PictureFormat::Rgba8;
 };
 
 using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;
@@ -38,7 +40,8 @@ struct Frame {
     std::vector<std::complex<float>> spectrum;  // row-major, unshifted
     std::vector<std::uint32_t> rgba;            // row-major, shifted when view.shift
     bool rgba_on_surface = false;
-    bool levels16 = false;  // rgba holds 16-bit gray levels, not colours (RunOptions::levels16)
+    PictureFormat picture = PictureFormat::Rgba8;  // what holds the picture: rgba, or levels (RunOptions::picture)
+    std::vector<unsigned char> levels;             // width x height levels of level_bytes(picture) each (native order)
     const std::uint32_t* device_rgba = nullptr;  // GPU, with RunOptions::picture_slot: the picture on the device
     int picture_slot = -1;
     std::uint64_t slot_consumed_event = 0;       // cudaEvent_t the consumer records after copying the slot
@@ -69,6 +72,12 @@ public:
     void set_image(Image img, std::string name);
     void set_image(std::shared_ptr<const Image> img, std::string name);
     bool has_image() const;
+
+    // Builds the plan for an image of image_w x image_h under these settings before the image is here (the CLI
+    // calls it when a decoder has read the header, so that planning overlaps decoding and the run computes
+    // once). Returns its milliseconds (0: planned already); the next run() reports them as its plan line.
+    // Throws like run().
+    double plan_for(const Settings& s, int image_w, int image_h);
 
     // Throws InputError (e.g. --channel a without alpha), gpu::GpuUnavailable, gpu::ConfigError, gpu::GpuError.
     Frame run(const Settings& s, const RunOptions& o = {});

@@ -21,6 +21,16 @@ public:
         return engine_.plan(req);
     }
 
+    double plan_size(const Settings& s, int plane_w, int plane_h) override {
+        if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;
+        gpu::GpuRequest req;
+        fill(req, s, RunOptions{});
+        req.width = plane_w;
+        req.height = plane_h;
+        req.plane_version = 0;  // no plane yet
+        return engine_.plan(req);
+    }
+
     Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
         gpu::PlaneRecipe recipe;
         const gpu::GpuRequest req = request(ctx, s, o, &recipe);
@@ -37,6 +47,8 @@ public:
         f.height = r.height;
         f.spectrum = std::move(r.spectrum);
         f.rgba = std::move(r.rgba);
+        f.levels = std::move(r.levels);
+        f.picture = r.picture;
         f.rgba_on_surface = o.surface != 0;
         f.device_rgba = r.device_rgba;
         f.picture_slot = o.picture_slot;
@@ -71,6 +83,11 @@ private:
         req.width = g.width;
         req.height = g.height;
         req.plane_version = ctx.plane_version;
+        fill(req, s, o);
+        return req;
+    }
+    // The request's path, transform and view settings.
+    static void fill(gpu::GpuRequest& req, const Settings& s, const RunOptions& o) {
         req.path = s.backend == Backend::Custom ? gpu::Path::Custom
                    : s.backend == Backend::CustomFast ? gpu::Path::CustomFast
                                                        : gpu::Path::Cufft;
@@ -80,9 +97,9 @@ private:
         req.view = s.view;
         req.want_spectrum = o.want_spectrum;
         req.want_rgba = o.want_rgba;
+        req.picture = o.picture;
         req.surface = o.surface;
         req.picture_slot = o.picture_slot;
-        return req;
     }
 
     gpu::DeviceInfo dev_;

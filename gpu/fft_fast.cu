@@ -283,8 +283,7 @@ struct ColParams {
     bool shift;
     const float2* range;      // Picture
     const std::uint32_t* lut; // Picture
-    std::uint32_t* rgba;      // Picture (may be null)
-    cudaSurfaceObject_t surface;
+    PictureTarget target;     // Picture
     unsigned int* minmax;     // Range
     float* values;            // Values
 };
@@ -322,14 +321,10 @@ __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (
                 p.values[std::size_t(y) * W + x] = val;
                 if (mirror) p.values[std::size_t(my) * W + mx] = mval;
             } else {
-                const std::uint32_t px = __ldg(&p.lut[level_of(normalize_to_range(val, range.x, range.y))]);
-                if (p.rgba) p.rgba[std::size_t(y) * W + x] = px;
-                if (p.surface) surf2Dwrite(px, p.surface, x * 4, y);
-                if (mirror) {
-                    const std::uint32_t mp = __ldg(&p.lut[level_of(normalize_to_range(mval, range.x, range.y))]);
-                    if (p.rgba) p.rgba[std::size_t(my) * W + mx] = mp;
-                    if (p.surface) surf2Dwrite(mp, p.surface, mx * 4, my);
-                }
+                store_picture(p.target, p.lut, normalize_to_range(val, range.x, range.y), x, y, std::size_t(y) * W + x);
+                if (mirror)
+                    store_picture(p.target, p.lut, normalize_to_range(mval, range.x, range.y), mx, my,
+                                  std::size_t(my) * W + mx);
             }
         }
     if constexpr (kOut == ColOut::Range) {
@@ -444,14 +439,10 @@ __global__ void finish_fast_range_kernel(RangeMode mode, const unsigned int* mm,
 }
 
 __global__ void fast_colormap_kernel(const float* __restrict__ values, long long count, int width, const float2* range,
-                                     const std::uint32_t* __restrict__ lut, std::uint32_t* rgba,
-                                     cudaSurfaceObject_t surface) {
+                                     const std::uint32_t* __restrict__ lut, PictureTarget target) {
     const float2 r = *range;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x) {
-        const std::uint32_t px = __ldg(&lut[level_of(normalize_to_range(values[i], r.x, r.y))]);
-        if (rgba) rgba[i] = px;
-        if (surface) surf2Dwrite(px, surface, int(i % width) * 4, int(i / width));
-    }
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x)
+        store_picture(target, lut, normalize_to_range(values[i], r.x, r.y), int(i % width), int(i / width), std::size_t(i));
 }
 
 int ilog2(int v) {
@@ -602,7 +593,7 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
 }
 
 FastFft::PictureResult FastFft::picture(const float* plane, int width, int height, std::uint64_t plane_version,
-                                        const ViewParams& vp, std::uint32_t* rgba, std::uint64_t surface, cudaStream_t s,
+                                        const ViewParams& vp, const PictureTarget& target, cudaStream_t s,
                                         StageTimer* timer, bool reuse_pass1) {
     check_size(width, height);
     PictureResult res;
@@ -642,8 +633,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.shift = vp.shift;
     p.range = range_.get();
     p.lut = lut_.get();
-    p.rgba = rgba;
-    p.surface = surface;
+    p.target = target;
     p.minmax = minmax_.get();
 
     if (vp.range == RangeMode::Percentile) {
@@ -663,9 +653,9 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
         mark(timer, "range (CUB radix sort, percentiles)", double(count) * 16.0);
         fast_colormap_kernel<<<int(std::min<long long>((count + 255) / 256, 1 << 16)), 256, 0, s>>>(
-            values_.get(), count, width, range_.get(), lut_.get(), rgba, cudaSurfaceObject_t(surface));
+            values_.get(), count, width, range_.get(), lut_.get(), target);
         CUDA_CHECK_LAUNCH("fast_colormap_kernel");
-        mark(timer, "colormap -> RGBA8", double(count) * 8.0);
+        mark(timer, picture_stage_name("colormap", target), double(count) * 8.0);
         cached_.valid = false;
         return res;
     }
@@ -690,8 +680,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         res.range_reused = true;
     }
     run_rows_view(ColOut::Picture, p, rows_threads_, s);
-    mark(timer, surface ? "fast pass 2: row FFTs + view + colormap -> texture"
-                        : "fast pass 2: row FFTs + view + colormap -> RGBA8",
+    mark(timer, picture_stage_name("fast pass 2: row FFTs + view + colormap", target),
          g_bytes + double(count) * 4.0);
     return res;
 }

@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "gpu/spectrum_math.h"
+#include "gpu/spectrum_view.h"
 #include "gpu/resources.h"
 #include "gpu/timing.h"
 
@@ -33,12 +34,12 @@ public:
     struct PictureResult {
         bool range_reused = false;  // the range came from an identical earlier run (no range pass)
     };
-    // Real plane on the device -> RGBA8 picture (rgba and/or surface). `plane_version` identifies the plane's
+    // Real plane on the device -> picture (RGBA8 or levels, see PictureTarget). `plane_version` identifies the plane's
     // contents for the range cache (0: never reuse). The range ends in range() afterwards.
     // `reuse_pass1`: the first pass's half spectrum from the last picture of this plane is still in place (the caller
     // knows: same plane, nothing else ran here since), so only the second pass runs.
     PictureResult picture(const float* plane, int width, int height, std::uint64_t plane_version, const ViewParams& vp,
-                          std::uint32_t* rgba, std::uint64_t surface, cudaStream_t stream, StageTimer* timer,
+                          const PictureTarget& target, cudaStream_t stream, StageTimer* timer,
                           bool reuse_pass1 = false);
     // Full complex spectrum (natural order) of a real plane, through the same two passes.
     void real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t stream, StageTimer* timer);

@@ -30,6 +30,7 @@ struct GpuEngine::Impl {
     DeviceBuffer<float> plane;
     DeviceBuffer<float2> a, b, full;
     DeviceBuffer<std::uint32_t> rgba;
+    DeviceBuffer<unsigned char> levels;
     std::uint64_t plane_version = 0;
     int plane_w = 0, plane_h = 0;
     DeviceBuffer<std::uint32_t> slots[kPictureSlots];
@@ -187,8 +188,18 @@ double GpuEngine::plan(const GpuRequest& req) {
                                           req.path == Path::Custom ? req.custom.transpose.tile : 0,
                                           req.path == Path::Cufft ? int(req.cufft_mode) : 0, int(req.view.range));
     if (m.warming || req.stop.kind != StopPoint::Kind::Done || m.planned.count(plan_key)) return 0.0;
-    make_plane(req);  // not part of the plan's time
+    if (w < 1 || h < 1) throw ConfigError("empty plane");
+    if (req.recipe || req.plane) make_plane(req);  // not part of the plan's time
     const auto t0 = std::chrono::steady_clock::now();
+    if (!req.recipe && !req.plane && (m.plane_w != w || m.plane_h != h)) {
+        // Planned before the image is here: the warm-up runs on a zero plane of this size (the run makes the
+        // real one); a plane of this size already on the device serves as it is.
+        m.plane.resize((long long)w * h);
+        CUDA_CHECK(cudaMemsetAsync(m.plane.get(), 0, sizeof(float) * std::size_t(w) * std::size_t(h), m.stream.get()));
+        m.plane_version = 0;
+        m.plane_w = w;
+        m.plane_h = h;
+    }
     GpuRequest warm = req;
     warm.want_spectrum = false;
     warm.want_rgba = true;
@@ -211,7 +222,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     cudaStream_t s = m.stream.get();
     const int w = req.width, h = req.height;
     const long long n = (long long)w * h;
-    if (w < 1 || h < 1 || (!req.plane && !req.recipe)) throw ConfigError("empty plane");
+    if (w < 1 || h < 1 || (!req.plane && !req.recipe && !m.warming)) throw ConfigError("empty plane");
     GpuResult out;
 
     // Plan first: a configuration the device cannot run fails here, before any allocation or launch.
@@ -222,7 +233,8 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         for (const auto& note : cplan.rows2.notes) out.notes.push_back("second pass: " + note);
     }
 
-    std::vector<KernelTiming> prep_timings = make_plane(req);
+    std::vector<KernelTiming> prep_timings;
+    if (!m.warming) prep_timings = make_plane(req);  // the warm-up runs on what the plan left in place
     const double plan_ms = plan(req);
 
     m.timer.start(s);
@@ -230,6 +242,12 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     // The picture, through the chosen path; `full` is where the complex spectrum can be read, on request.
     const std::size_t first = m.timer.marks();
     std::uint32_t* rgba = nullptr;
+    PictureTarget target;
+    target.format = req.picture;
+    const int lb = level_bytes(req.picture);
+    if (lb && (req.picture_slot >= 0 || req.surface))
+        throw ConfigError("a picture of levels goes to a buffer, not to a picture slot or a texture");
+    if (lb && req.stop.kind != StopPoint::Kind::Done) target.format = PictureFormat::Rgba8;  // classroom: colours
     if (req.picture_slot >= 0) {
         if (req.picture_slot >= kPictureSlots) throw ConfigError("no picture slot " + std::to_string(req.picture_slot));
         m.slots[req.picture_slot].resize(n);
@@ -237,10 +255,15 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         CUDA_CHECK(cudaStreamWaitEvent(s, m.consumed[req.picture_slot].get(), 0));
         rgba = m.slots[req.picture_slot].get();
         out.device_rgba = rgba;
+    } else if (req.want_rgba && target.format != PictureFormat::Rgba8) {
+        m.levels.resize(n * lb);
+        target.levels = m.levels.get();
     } else if (req.want_rgba) {
         m.rgba.resize(n);
         rgba = m.rgba.get();
     }
+    target.rgba = rgba;
+    target.surface = req.surface;
     const float2* full = nullptr;
     // View-only changes: the same path, plane and transform settings as the last full run leave its spectrum on
     // the device valid, so only the view stages run (never inside the plan's warm-up, whose timings are not shown).
@@ -258,8 +281,8 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         // Two passes; the picture straight from the second one's epilogue.
         out.width = w;
         out.height = h;
-        out.range_reused = m.fast.picture(m.plane.get(), w, h, req.plane_version, req.view, rgba, req.surface, s,
-                                          &m.timer, reuse).range_reused;
+        out.range_reused = m.fast.picture(m.plane.get(), w, h, req.plane_version, req.view, target, s, &m.timer,
+                                          reuse).range_reused;
         if (out.range_reused) out.notes.push_back("range reused from an identical earlier run (same plane and view)");
     } else {
         SpectrumSource src;
@@ -285,7 +308,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         }
         out.width = src.width;
         out.height = src.height;
-        m.viewer.run(src, req.view, rgba, req.surface, s, &m.timer);
+        m.viewer.run(src, req.view, target, s, &m.timer);
         full = src.data;
         if (req.want_spectrum && src.half) {
             m.full.resize(n);
@@ -315,6 +338,13 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         CUDA_CHECK(cudaMemcpyAsync(out.rgba.data(), rgba, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
         m.timer.mark("download picture (device -> host)", double(n) * 4.0);
     }
+    if (target.levels && !m.warming) {
+        out.levels.resize(std::size_t(n) * lb);
+        CUDA_CHECK(cudaMemcpyAsync(out.levels.data(), target.levels, std::size_t(n) * lb, cudaMemcpyDeviceToHost, s));
+        m.timer.mark(lb == 1 ? "download picture levels (device -> host)" : "download 16-bit levels (device -> host)",
+                     double(n) * lb);
+    }
+    out.picture = target.levels ? target.format : PictureFormat::Rgba8;
     if (req.path == Path::CustomFast) m.fast.range(&out.range_lo, &out.range_hi, s);
     else m.viewer.range(&out.range_lo, &out.range_hi, s);
     CUDA_CHECK(cudaStreamSynchronize(s));

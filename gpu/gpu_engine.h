@@ -32,7 +32,8 @@ struct GpuRequest {
     StopPoint stop;  // custom path only
     ViewParams view;
     bool want_spectrum = false;  // download the complex data (unshifted)
-    bool want_rgba = true;       // download the RGBA picture
+    bool want_rgba = true;       // download the picture (in `picture`'s format)
+    PictureFormat picture = PictureFormat::Rgba8;  // Level8/Level16: levels instead of colours (not with slots)
     std::uint64_t surface = 0;   // cudaSurfaceObject_t to write the picture into (0: none)
     // >= 0: the picture stays on the device in this picture slot (see GpuEngine::slot_data); the stream first
     // waits until the slot's previous picture has been copied out (slot_consumed_event).
@@ -43,6 +44,8 @@ struct GpuResult {
     int width = 0, height = 0;  // of the data shown: width x height, or transposed at a classroom stop
     std::vector<std::complex<float>> spectrum;
     std::vector<std::uint32_t> rgba;
+    std::vector<unsigned char> levels;  // with PictureFormat::Level8/Level16: 1 or 2 bytes a pixel
+    PictureFormat picture = PictureFormat::Rgba8;  // what the picture came back as
     float range_lo = 0, range_hi = 0;
     std::vector<KernelTiming> timings;  // device stages; upload and download are listed but not in total_ms
     double total_ms = 0;

@@ -72,6 +72,13 @@ SV_HD float normalize_to_range(float v, float lo, float hi) {
 
 // [0, 1] -> colormap level 0..255.
 SV_HD int level_of(float t) { return static_cast<int>(t * 255.0f + 0.5f); }
+// [0, 1] -> 16-bit gray level 0..65535 (--depth 16).
+SV_HD uint32_t level16_of(float t) { return static_cast<uint32_t>(t * 65535.0f + 0.5f); }
+
+// What a picture is stored as: RGBA8 colours (the viewer's textures), or levels for files: one byte a pixel,
+// the colormap level (a PNG writer maps it to RGB, or writes it as gray), or two, a 16-bit gray level.
+enum class PictureFormat : int { Rgba8 = 0, Level8, Level16 };
+inline int level_bytes(PictureFormat f) { return f == PictureFormat::Level8 ? 1 : f == PictureFormat::Level16 ? 2 : 0; }
 
 // The colormaps as polynomials in t in [0, 1], evaluated once per level into a 256-entry table (host code
 // builds it, the GPU gets a copy). Coefficients: viridis, inferno, magma from Matt Zucker's CC0 degree-6 fits

@@ -61,16 +61,13 @@ __global__ void finish_range_kernel(RangeMode mode, const float2* minmax, const 
     *range = r;
 }
 
-template <bool kSurface>
 __global__ void colormap_kernel(const float* __restrict__ values, int width, int height, const float2* range,
-                                std::uint32_t* __restrict__ rgba, cudaSurfaceObject_t surface) {
+                                PictureTarget target) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= width || y >= height) return;
     const float2 r = *range;
     const std::size_t i = std::size_t(y) * width + x;
-    const std::uint32_t c = __ldg(&g_colormap_lut[level_of(normalize_to_range(values[i], r.x, r.y))]);
-    if constexpr (kSurface) surf2Dwrite(c, surface, x * 4, y);
-    if (rgba) rgba[i] = c;
+    store_picture(target, g_colormap_lut, normalize_to_range(values[i], r.x, r.y), x, y, i);
 }
 
 __global__ void expand_half_kernel(const float2* __restrict__ half, int width, int height,
@@ -81,12 +78,23 @@ __global__ void expand_half_kernel(const float2* __restrict__ half, int width, i
     full[std::size_t(y) * width + x] = spectrum_at<true>(s, x, y);
 }
 
+}  // namespace
+
+std::string picture_stage_name(const std::string& what, const PictureTarget& t) {
+    switch (t.format) {
+        case PictureFormat::Level8: return what + " -> 8-bit levels";
+        case PictureFormat::Level16: return what + " -> 16-bit levels";
+        default: return what + (t.surface ? " -> RGBA8 texture" : " -> RGBA8");
+    }
+}
+
+namespace {
 dim3 grid_for(int w, int h, dim3 block) { return dim3((w + block.x - 1) / block.x, (h + block.y - 1) / block.y); }
 
 }  // namespace
 
-void SpectrumViewer::run(const SpectrumSource& src, const ViewParams& vp, std::uint32_t* rgba,
-                         std::uint64_t surface, cudaStream_t stream, StageTimer* timer) {
+void SpectrumViewer::run(const SpectrumSource& src, const ViewParams& vp, const PictureTarget& target,
+                         cudaStream_t stream, StageTimer* timer) {
     const long long n = (long long)src.width * src.height;
     values_.resize(n);
     minmax_.resize(1);
@@ -134,14 +142,9 @@ void SpectrumViewer::run(const SpectrumSource& src, const ViewParams& vp, std::u
                                                                : "range (CUB min/max)";
     mark(timer, range_name, vp.range == RangeMode::Fixed ? 0.0 : vp.range == RangeMode::Percentile ? double(n) * 16.0 : double(n) * 4.0);
 
-    if (surface)
-        colormap_kernel<true><<<grid, block, 0, stream>>>(values_.get(), src.width, src.height, range_.get(), rgba,
-                                                           cudaSurfaceObject_t(surface));
-    else
-        colormap_kernel<false><<<grid, block, 0, stream>>>(values_.get(), src.width, src.height, range_.get(), rgba,
-                                                            0);
+    colormap_kernel<<<grid, block, 0, stream>>>(values_.get(), src.width, src.height, range_.get(), target);
     CUDA_CHECK_LAUNCH("colormap_kernel");
-    mark(timer, surface ? "colormap -> RGBA8 texture" : "colormap -> RGBA8", double(n) * 8.0);
+    mark(timer, picture_stage_name("colormap", target), double(n) * (4.0 + (level_bytes(target.format) ? level_bytes(target.format) : 4)));
 }
 
 void SpectrumViewer::range(float* lo, float* hi, cudaStream_t stream) {

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
 
 #include "gpu/spectrum_math.h"
 #include "gpu/resources.h"
@@ -21,12 +22,38 @@ struct SpectrumSource {
     bool half = false;
 };
 
+// Where a picture goes: RGBA8 (packed, R in the low byte) into `rgba` and/or a CUDA surface (the viewer's
+// texture), or, for format Level8/Level16, levels of 1 or 2 bytes a pixel into `levels`.
+struct PictureTarget {
+    std::uint32_t* rgba = nullptr;
+    std::uint64_t surface = 0;  // cudaSurfaceObject_t, 0: none
+    void* levels = nullptr;
+    PictureFormat format = PictureFormat::Rgba8;
+};
+
+#ifdef __CUDACC__
+// Stores pixel (x, y) (index i = y * width + x) of value t in [0, 1] into the target; lut: the colormap's
+// 256 colours in global memory.
+__device__ __forceinline__ void store_picture(const PictureTarget& p, const std::uint32_t* __restrict__ lut, float t,
+                                              int x, int y, std::size_t i) {
+    if (p.format == PictureFormat::Level8) {
+        static_cast<unsigned char*>(p.levels)[i] = static_cast<unsigned char>(level_of(t));
+    } else if (p.format == PictureFormat::Level16) {
+        static_cast<std::uint16_t*>(p.levels)[i] = static_cast<std::uint16_t>(level16_of(t));
+    } else {
+        const std::uint32_t c = __ldg(&lut[level_of(t)]);
+        if (p.rgba) p.rgba[i] = c;
+        if (p.surface) surf2Dwrite(c, cudaSurfaceObject_t(p.surface), x * 4, y);
+    }
+}
+#endif
+
 class SpectrumViewer {
 public:
-    // Writes width x height RGBA8 (packed, R in the low byte) into rgba and/or surface (0 = none). The range
-    // stays on the device until range() copies it back.
-    void run(const SpectrumSource& src, const ViewParams& vp, std::uint32_t* rgba, std::uint64_t surface,
-             cudaStream_t stream, StageTimer* timer);
+    // Writes the width x height picture into the target. The range stays on the device until range() copies
+    // it back.
+    void run(const SpectrumSource& src, const ViewParams& vp, const PictureTarget& target, cudaStream_t stream,
+             StageTimer* timer);
     // The range the last run used (synchronises with its stream).
     void range(float* lo, float* hi, cudaStream_t stream);
     // The view values of the last run (width x height floats, after the shift), for tests and readouts.
@@ -40,6 +67,9 @@ private:
     PinnedBuffer<float2> range_host_;
     int lut_colormap_ = -1;
 };
+
+// A timing line's name for a picture stage: "colormap -> RGBA8", "... -> 8-bit levels", ...
+std::string picture_stage_name(const std::string& what, const PictureTarget& t);
 
 // Full complex spectrum from cuFFT's R2C half spectrum (for downloads of the raw spectrum).
 void expand_half_spectrum(const float2* half, int width, int height, float2* full, cudaStream_t stream);

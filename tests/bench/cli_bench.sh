@@ -49,9 +49,11 @@ fi
 for b in $BACKENDS; do
   ts=()
   for r in $(seq $REPS); do
-    rm -rf "$W/out"; t0=$(now); "$B/specview" --headless "$W/jpg" -o "$W/out" --backend $b > /dev/null 2> "$W/err.txt"; rc=$?
+    rm -rf "$W/out"; t0=$(now); "$B/specview" --headless "$W/jpg" -o "$W/out" --backend $b --timings > "$W/t$r.txt" 2> "$W/err.txt"; rc=$?
     ts+=($(secs $t0 $(now)))
   done
   t=$(printf '%s\n' "${ts[@]}" | best)
   echo "  specview --backend $b: ${t} s, $(python3 -c "print(f'{$BATCH / $t:.1f}')") images/s (rc $rc; $(tail -1 "$W/err.txt"))"
+  # The last run's own account (inside the process, after start-up): each stage's busy share.
+  sed -n '/^batch:/,/^peak/p' "$W/t$REPS.txt" | sed 's/^/    /'
 done

@@ -263,15 +263,15 @@ int main(int argc, char** argv) {
         // End to end: real plane on the device -> RGBA8 picture (log-magnitude, auto range, shift).
         StageStats e2e_custom = measure(3, r, s, nullptr, [&](StageTimer& t) {
             auto res = run_custom_2d(p_best, plane.get(), a.get(), b.get(), false, {}, tw, s, &t);
-            viewer.run({res.data, w, h, w, false}, vp, rgba.get(), 0, s, &t);
+            viewer.run({res.data, w, h, w, false}, vp, PictureTarget{rgba.get()}, s, &t);
         });
         StageStats e2e_c2c = measure(3, r, s, nullptr, [&](StageTimer& t) {
             SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::C2C, s, &t);
-            viewer.run(src, vp, rgba.get(), 0, s, &t);
+            viewer.run(src, vp, PictureTarget{rgba.get()}, s, &t);
         });
         StageStats e2e_r2c = measure(3, r, s, nullptr, [&](StageTimer& t) {
             SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, &t);
-            viewer.run(src, vp, rgba.get(), 0, s, &t);
+            viewer.run(src, vp, PictureTarget{rgba.get()}, s, &t);
         });
 
         // custom-fast: the two-pass C2C on the same complex data, and real plane -> picture, the range found
@@ -301,7 +301,7 @@ int main(int argc, char** argv) {
             for (int ct : {512, 1024}) {
                 fast.set_block_threads(rt, ct);
                 const double ms = measure(2, 9, s, nullptr, [&](StageTimer& t) {
-                    fast.picture(plane.get(), w, h, 0, vp, rgba.get(), 0, s, &t);
+                    fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
                 }).median_total();
                 if (ms < best_pic) {
                     best_pic = ms;
@@ -312,10 +312,10 @@ int main(int argc, char** argv) {
         fast.set_block_threads(pic_rows, pic_cols);
         fast_sweep += "  | picture best R" + std::to_string(pic_rows) + "/C" + std::to_string(pic_cols);
         StageStats e2e_fast_cold = measure(3, r, s, nullptr, [&](StageTimer& t) {
-            fast.picture(plane.get(), w, h, 0, vp, rgba.get(), 0, s, &t);
+            fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
         });
         StageStats e2e_fast_warm = measure(3, r, s, nullptr, [&](StageTimer& t) {
-            fast.picture(plane.get(), w, h, 42, vp, rgba.get(), 0, s, &t);
+            fast.picture(plane.get(), w, h, 42, vp, PictureTarget{rgba.get()}, s, &t);
         });
 
         const double c2c = st_c2c.median_total();

@@ -265,6 +265,30 @@ TEST(CpuPicture, FromTheHalfSpectrumEqualsTheStepsOnTheFullOne) {
                         EXPECT_EQ(ghi, hi) << what;
                         EXPECT_EQ(got, want) << what;
                     }
+                    // The same picture as levels: 8-bit levels are the colours' levels, 16-bit ones the same
+                    // values at 257 times the resolution; the value buffer is released.
+                    const ColormapLut lut = make_colormap_lut(vp.colormap);
+                    for (PictureFormat format : {PictureFormat::Level8, PictureFormat::Level16}) {
+                        std::vector<std::uint32_t> scratch;
+                        std::vector<unsigned char> levels(3, 0xAB);  // poisoned, resized by the call
+                        float llo = 0, lhi = 0;
+                        picture_from_half(fft.half(), w, h, vp, 2, scratch, &llo, &lhi, format, &levels);
+                        EXPECT_TRUE(scratch.empty()) << what;
+                        EXPECT_EQ(llo, glo) << what;
+                        EXPECT_EQ(lhi, ghi) << what;
+                        ASSERT_EQ(levels.size(), got.size() * std::size_t(level_bytes(format))) << what;
+                        std::size_t bad = 0;
+                        for (std::size_t i = 0; i < got.size(); ++i) {
+                            if (format == PictureFormat::Level8) {
+                                bad += lut.rgba[levels[i]] != got[i];
+                            } else {
+                                std::uint16_t v;
+                                std::memcpy(&v, &levels[2 * i], 2);
+                                bad += lut.rgba[level_of(v / 65535.0f)] != got[i];
+                            }
+                        }
+                        EXPECT_EQ(bad, 0u) << what << " format " << int(format);
+                    }
                 }
         for (auto [x, y] : {std::pair{0, 0}, std::pair{w - 1, 1}, std::pair{w / 2, h - 1}, std::pair{3, 5}})
             EXPECT_EQ(fft.at(x, y), full[std::size_t(y) * w + x]);
@@ -347,6 +371,37 @@ TEST(Engine, OneShotRunGivesTheSamePictureSpectrumAndReadout) {
             EXPECT_EQ(a.read_value(s, 7, 3), b.read_value(s, 7, 3));
             EXPECT_EQ(a.read_value(s, fa.width - 2, fa.height - 1), b.read_value(s, fa.width - 2, fa.height - 1));
         }
+}
+
+// Planning for the header's size before the image is here (the CLI, while the decoder works): the run then
+// plans nothing, reports the early plan as its own line, and its picture is the same.
+TEST(Engine, PlanForTheHeaderSizeBeforeTheImageGivesTheSamePicture) {
+    Rng rng;
+    const Image img = random_image(rng, 300, 200, 1, 8);
+    Settings s;
+    s.backend = Backend::Cpu;
+    RunOptions once;
+    once.one_shot = true;
+    once.picture = PictureFormat::Level8;
+    Engine a, b;
+    a.set_image(img, "random");
+    const Frame fa = a.run(s, once);
+    EXPECT_GT(b.plan_for(s, img.width, img.height), 0.0);
+    EXPECT_EQ(b.plan_for(s, img.width, img.height), 0.0);  // planned already
+    b.set_image(img, "random");
+    const Frame fb = b.run(s, once);
+    EXPECT_EQ(fa.levels, fb.levels);
+    EXPECT_EQ(fb.picture, PictureFormat::Level8);
+    EXPECT_TRUE(fb.rgba.empty());
+    auto has = [](const Frame& f, const std::string& what) {
+        for (const auto& t : f.timings)
+            if (t.name.find(what) != std::string::npos) return true;
+        return false;
+    };
+    EXPECT_TRUE(has(fa, "plan (first run"));
+    EXPECT_FALSE(has(fa, "plan (while"));
+    EXPECT_TRUE(has(fb, "plan (while the image was decoded)"));
+    EXPECT_FALSE(has(fb, "plan (first run"));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "app/image.h"
 #include "app/png_write.h"
+#include "gpu/spectrum_math.h"
 #include "app/plane.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/temp_dir.h"
@@ -422,6 +423,59 @@ TEST(PngWrite, EveryPathReadsBackExactlyInThreeDecoders) {
                     EXPECT_TRUE(png_image_finish_read(&pi, nullptr, buf.data(), 0, nullptr)) << what << ": " << pi.message;
                 }
         }
+}
+
+// Pictures given as levels (what the CLI writes): 8-bit levels as gray or, through the colormap, as RGB, and
+// 16-bit levels, read back as the same pixels as the RGBA picture they stand for.
+TEST(PngWrite, LevelsWriteTheSamePngAsTheirColours) {
+    TempDir dir;
+    std::mt19937 rng(4);
+    const ColormapLut lut = make_colormap_lut(Colormap::Inferno);
+    for (auto [w, h] : {std::pair{1531, 2900}, std::pair{64, 40}}) {
+        const std::size_t n = std::size_t(w) * h;
+        std::vector<unsigned char> l8(n), l16(2 * n);
+        std::vector<std::uint32_t> gray(n), colour(n), wide(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            l8[i] = (i / 97) % 3 == 0 ? 7 : static_cast<unsigned char>(rng());
+            gray[i] = l8[i];
+            colour[i] = lut.rgba[l8[i]];
+            const std::uint16_t v = static_cast<std::uint16_t>(rng());
+            std::memcpy(&l16[2 * i], &v, 2);
+            wide[i] = v;
+        }
+        for (int threads : {1, 4}) {
+            struct Case {
+                PngColor color;
+                PicturePixels px;
+                const std::vector<std::uint32_t>* same;
+            };
+            PicturePixels p8, p8c, p16;
+            p8.levels = l8.data();
+            p8.level_bytes = 1;
+            p8c = p8;
+            p8c.lut = lut.rgba;
+            p16.levels = l16.data();
+            p16.level_bytes = 2;
+            for (const Case& c : {Case{PngColor::Gray, p8, &gray}, Case{PngColor::Rgb, p8c, &colour},
+                                  Case{PngColor::Gray16, p16, &wide}}) {
+                const std::string what = std::to_string(w) + " colour " + std::to_string(int(c.color)) + " threads " +
+                                         std::to_string(threads);
+                write_picture_png(dir.file("l.png"), c.px, w, h, c.color, 1, threads);
+                write_picture_png(dir.file("c.png"), c.same->data(), w, h, c.color, 1, threads);
+                const Image a = load_image(dir.file("l.png"), test_limits()), b = load_image(dir.file("c.png"), test_limits());
+                ASSERT_EQ(a.sample_count(), b.sample_count()) << what;
+                ASSERT_EQ(a.bit_depth, b.bit_depth) << what;
+                EXPECT_EQ(std::memcmp(a.data(), b.data(), a.sample_count() * (a.bit_depth / 8)), 0) << what;
+            }
+        }
+    }
+    // Levels that do not fit the colour type are refused, never read out of bounds.
+    std::vector<unsigned char> l(16);
+    PicturePixels bad;
+    bad.levels = l.data();
+    bad.level_bytes = 1;
+    EXPECT_THROW(write_picture_png(dir.file("x.png"), bad, 4, 4, PngColor::Rgb), std::runtime_error);  // no lut
+    EXPECT_THROW(write_picture_png(dir.file("x.png"), bad, 4, 4, PngColor::Gray16), std::runtime_error);
 }
 
 // Files that once broke a decoder (tests/fuzz/regression): each decodes into a consistent image or is refused

@@ -99,7 +99,7 @@ TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
                     upload(plane, p.v);
                     gpu::DeviceBuffer<std::uint32_t> rgba(n);
                     poison(rgba);
-                    fast.picture(plane.get(), w, h, ++version, vp, rgba.get(), 0, nullptr, nullptr);
+                    fast.picture(plane.get(), w, h, ++version, vp, gpu::PictureTarget{rgba.get()}, nullptr, nullptr);
                     float glo, ghi;
                     fast.range(&glo, &ghi, nullptr);
                     const std::string what = std::to_string(w) + "x" + std::to_string(h) + " " + name_of(v) + " " +
@@ -133,16 +133,16 @@ TEST_F(FastFft, RangeOfAnIdenticalRunIsReusedAndGivesTheSamePicture) {
     upload(plane, x);
     gpu::DeviceBuffer<std::uint32_t> a(x.size()), b(x.size());
     ViewParams vp;
-    EXPECT_FALSE(fast.picture(plane.get(), w, h, 7, vp, a.get(), 0, nullptr, nullptr).range_reused);
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 7, vp, gpu::PictureTarget{a.get()}, nullptr, nullptr).range_reused);
     vp.colormap = Colormap::Viridis;  // the colormap does not change the range
-    EXPECT_TRUE(fast.picture(plane.get(), w, h, 7, vp, b.get(), 0, nullptr, nullptr).range_reused);
+    EXPECT_TRUE(fast.picture(plane.get(), w, h, 7, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr).range_reused);
     vp.colormap = Colormap::Gray;
-    EXPECT_TRUE(fast.picture(plane.get(), w, h, 7, vp, b.get(), 0, nullptr, nullptr).range_reused);
+    EXPECT_TRUE(fast.picture(plane.get(), w, h, 7, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr).range_reused);
     EXPECT_EQ(download<std::uint32_t>(a.get(), x.size()), download<std::uint32_t>(b.get(), x.size()));
     vp.view = View::PowerDb;
-    EXPECT_FALSE(fast.picture(plane.get(), w, h, 7, vp, b.get(), 0, nullptr, nullptr).range_reused);
-    EXPECT_FALSE(fast.picture(plane.get(), w, h, 8, vp, b.get(), 0, nullptr, nullptr).range_reused);  // new plane
-    EXPECT_FALSE(fast.picture(plane.get(), w, h, 0, vp, b.get(), 0, nullptr, nullptr).range_reused);  // unknown plane
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 7, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr).range_reused);
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 8, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr).range_reused);  // new plane
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr).range_reused);  // unknown plane
 }
 
 TEST_F(FastFft, RefusesSizesItCannotDo) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstring>
 #include <iostream>
 #include <thread>
 
@@ -115,6 +116,61 @@ TEST_F(Live, PictureSlotsHoldTheSamePictureAsAHostDownloadOnEveryBackend) {
             EXPECT_EQ(px, host.rgba) << name_of(b) << " slot " << slot;
         }
     }
+}
+
+// Pictures for files come back as levels (a quarter or half of the bytes): 8-bit levels are the colours'
+// levels exactly, 16-bit ones the same values at 257 times the resolution, on every backend and range mode.
+TEST_F(Live, LevelPicturesAreTheColoursLevelsOnEveryBackend) {
+    Rng rng;
+    const Image img = random_image(rng, 640, 480, 3);
+    for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast})
+        for (RangeMode range : {RangeMode::Auto, RangeMode::Percentile, RangeMode::Fixed}) {
+            Settings s;
+            s.backend = b;
+            s.window = Window::Hann;
+            s.view.colormap = Colormap::Viridis;
+            s.view.range = range;
+            s.view.fixed_lo = 2.0f;
+            s.view.fixed_hi = 9.0f;
+            const std::string what = name_of(b) + " " + name_of(range);
+            const ColormapLut lut = make_colormap_lut(s.view.colormap);
+            Engine engine;
+            engine.set_image(img, "random");
+            const Frame colours = engine.run(s);
+            ASSERT_EQ(colours.picture, PictureFormat::Rgba8);
+            for (PictureFormat format : {PictureFormat::Level8, PictureFormat::Level16}) {
+                RunOptions o;
+                o.picture = format;
+                o.one_shot = true;
+                Engine fresh;  // as the CLI runs: planned for the header's size first, then one run
+                fresh.plan_for(s, img.width, img.height);
+                fresh.set_image(img, "random");
+                const Frame f = fresh.run(s, o);
+                ASSERT_EQ(f.picture, format) << what;
+                EXPECT_TRUE(f.rgba.empty()) << what;
+                ASSERT_EQ(f.levels.size(), colours.rgba.size() * std::size_t(level_bytes(format))) << what;
+                EXPECT_EQ(f.range_lo, colours.range_lo) << what;
+                EXPECT_EQ(f.range_hi, colours.range_hi) << what;
+                std::size_t bad = 0;
+                for (std::size_t i = 0; i < colours.rgba.size(); ++i) {
+                    if (format == PictureFormat::Level8) {
+                        bad += lut.rgba[f.levels[i]] != colours.rgba[i];
+                    } else {
+                        std::uint16_t v;
+                        std::memcpy(&v, &f.levels[2 * i], 2);
+                        bad += lut.rgba[level_of(v / 65535.0f)] != colours.rgba[i];
+                    }
+                }
+                EXPECT_EQ(bad, 0u) << what << " format " << int(format);
+                bool early = false, first_run = false;
+                for (const auto& t : f.timings) {
+                    early |= t.name.find("plan (while the image was decoded)") != std::string::npos;
+                    first_run |= t.name.find("plan (first run") != std::string::npos;
+                }
+                EXPECT_TRUE(early) << what;
+                EXPECT_FALSE(first_run) << what << ": the run planned (computed) again";
+            }
+        }
 }
 
 // Whether a timed stage is (part of) the transform a view-only change can skip: custom's row passes, cuFFT, and

@@ -49,7 +49,7 @@ TEST_F(PostKernels, MatchTheCpuViewsPixelForPixel) {
                         upload(d, spec);
                         gpu::DeviceBuffer<std::uint32_t> rgba(n);
                         poison(rgba);
-                        viewer.run({d.get(), w, h, w, false}, vp, rgba.get(), 0, nullptr, nullptr);
+                        viewer.run({d.get(), w, h, w, false}, vp, gpu::PictureTarget{rgba.get()}, nullptr, nullptr);
                         float glo, ghi;
                         viewer.range(&glo, &ghi, nullptr);
                         const auto gpu_px = download<std::uint32_t>(rgba.get(), n);
@@ -79,9 +79,9 @@ TEST_F(PostKernels, HalfSpectrumGivesTheSamePictureAsTheFullOne) {
         gpu::DeviceBuffer<std::uint32_t> a(full.size()), b(full.size());
         ViewParams vp;
         vp.view = View::Phase;
-        viewer.run({dfull.get(), w, h, w, false}, vp, a.get(), 0, nullptr, nullptr);
+        viewer.run({dfull.get(), w, h, w, false}, vp, gpu::PictureTarget{a.get()}, nullptr, nullptr);
         const auto pa = download<std::uint32_t>(a.get(), full.size());
-        viewer.run({dhalf.get(), w, h, ld, true}, vp, b.get(), 0, nullptr, nullptr);
+        viewer.run({dhalf.get(), w, h, ld, true}, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr);
         const auto pb = download<std::uint32_t>(b.get(), full.size());
         EXPECT_LE(max_level_diff(pa, pb, vp.colormap), 1) << w << "x" << h;
     }
