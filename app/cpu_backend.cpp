@@ -60,6 +60,7 @@ void set_cpu_fft_threads(int threads) { g_threads.store(std::max(0, threads)); }
 
 namespace {
 std::atomic<bool> g_measure{false};
+std::atomic<double> g_measure_limit{-1.0};  // seconds FFTW may spend measuring a plan; < 0: no limit
 
 // $XDG_CACHE_HOME/specview (or ~/.cache/specview)/fftwf-wisdom; empty when neither is known.
 std::string wisdom_path() {
@@ -89,7 +90,10 @@ void export_wisdom() {
 }
 }  // namespace
 
-void set_cpu_fft_measure(bool measure) { g_measure.store(measure); }
+void set_cpu_fft_measure(bool measure, double time_limit_s) {
+    g_measure.store(measure);
+    g_measure_limit.store(time_limit_s);
+}
 std::string cpu_fft_wisdom_path() { return wisdom_path(); }
 
 CpuFft::CpuFft() : impl_(new Impl) {}
@@ -147,7 +151,9 @@ void CpuFft::make_plan(int w, int h) {
         m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, out, FFTW_MEASURE | FFTW_WISDOM_ONLY);
         m.measured = m.plan != nullptr;
         if (!m.plan && g_measure.load()) {
+            fftwf_set_timelimit(g_measure_limit.load() > 0 ? g_measure_limit.load() : FFTW_NO_TIMELIMIT);
             m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, out, FFTW_MEASURE);
+            fftwf_set_timelimit(FFTW_NO_TIMELIMIT);
             m.measured = m.plan != nullptr;
             if (m.plan) export_wisdom();
         }

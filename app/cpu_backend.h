@@ -17,8 +17,9 @@ namespace specview {
 void set_cpu_fft_threads(int threads);
 // Plans for sizes without saved wisdom are measured (FFTW_MEASURE: seconds at 4096^2, 25% and more off each
 // transform after) and the wisdom saved under the user's cache folder; without it they are estimated. Saved
-// wisdom is always used.
-void set_cpu_fft_measure(bool measure);
+// wisdom is always used. time_limit_s > 0 bounds the measuring (FFTW's planner time limit: the best plan found
+// by then).
+void set_cpu_fft_measure(bool measure, double time_limit_s = -1.0);
 std::string cpu_fft_wisdom_path();
 
 class CpuFft {

@@ -454,6 +454,34 @@ TEST(Cli, FftwMeasureSavesWisdomTheNextRunUses) {
     EXPECT_EQ(plain.code, 0);
 }
 
+// A CPU batch big enough for measuring to pay (400 images) measures its plans and saves the wisdom; a smaller
+// one estimates and leaves the cache alone.
+TEST(Cli, ABigCpuBatchMeasuresItsPlansASmallOneDoesNot) {
+    TempDir dir;
+    const auto png = fixtures::png(fixtures::pattern(24, 20, 1), 8);
+    std::ofstream all(dir.file("all.txt")), fewer(dir.file("fewer.txt"));
+    std::filesystem::create_directories(dir.file("in"));
+    for (int i = 0; i < 400; ++i) {
+        const std::string f = dir.file("in/i" + std::to_string(i) + ".png");
+        fixtures::write_file(f, png);
+        all << f << "\n";
+        if (i < 399) fewer << f << "\n";
+    }
+    all.close();
+    fewer.close();
+    setenv("XDG_CACHE_HOME", dir.file("small").c_str(), 1);
+    const CliRun small = specview({"--headless", "--list", dir.file("fewer.txt"), "-o", dir.file("a"), "--timings"}, dir);
+    setenv("XDG_CACHE_HOME", dir.file("big").c_str(), 1);
+    const CliRun big = specview({"--headless", "--list", dir.file("all.txt"), "-o", dir.file("b"), "--timings"}, dir);
+    unsetenv("XDG_CACHE_HOME");
+    ASSERT_EQ(small.code, 0) << small.err;
+    ASSERT_EQ(big.code, 0) << big.err;
+    EXPECT_EQ(small.out.find("measured plan"), std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(dir.file("small/specview/fftwf-wisdom")));
+    EXPECT_NE(big.out.find("measured plan"), std::string::npos);
+    EXPECT_TRUE(std::filesystem::exists(dir.file("big/specview/fftwf-wisdom")));
+}
+
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
     TempDir dir;
     fixtures::write_file(dir.file("big.png"), fixtures::png(fixtures::pattern(2048, 2048, 1), 8));
