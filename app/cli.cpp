@@ -6,7 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cfloat>
 #include <chrono>
+#include <memory>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -23,7 +25,9 @@
 #include <set>
 #include <sstream>
 
+#include "app/analysis.h"
 #include "app/cpu_backend.h"
+#include "app/filter.h"
 #include "app/engine.h"
 #include "app/npy.h"
 #include "gpu/errors.h"
@@ -112,7 +116,31 @@ void write_png(const std::string& path, const Frame& f, Colormap cm, int level, 
 
 struct Job {
     std::string input, png, raw;
+    std::string inverse, radial, angular;  // the frequency lab's outputs (empty: not asked for)
+    std::vector<std::string> outputs() const { return {png, raw, inverse, radial, angular}; }
 };
+
+// The filtered image as a PNG: the content's region of the plane (the image's own pixels, padding left out),
+// min-max stretched to 8-bit gray.
+void write_inverse_png(const std::string& path, const Frame& f, int level) {
+    const int x0 = f.content_x, y0 = f.content_y, w = std::max(1, f.content_w), h = std::max(1, f.content_h);
+    float lo = FLT_MAX, hi = -FLT_MAX;
+    for (int y = y0; y < y0 + h; ++y)
+        for (int x = x0; x < x0 + w; ++x) {
+            const float v = f.inverse[std::size_t(y) * f.width + x];
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    std::vector<unsigned char> px(std::size_t(w) * h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            px[std::size_t(y) * w + x] = static_cast<unsigned char>(
+                level_of(normalize_to_range(f.inverse[std::size_t(y0 + y) * f.width + x0 + x], lo, hi)));
+    PicturePixels p;
+    p.levels = px.data();
+    p.level_bytes = 1;
+    write_picture_png(path, p, w, h, PngColor::Gray, level, 1);
+}
 
 }  // namespace
 
@@ -166,6 +194,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     bool classroom_walk = false;
     std::string screenshot, script, report;
     bool offscreen = false;
+    std::vector<std::string> filter_specs, profile_args;
+    std::string inverse_out, inverse_format = "png", psd_fit = "0.02:0.25", correlate;
 
     app.add_option("images", inputs, "image files or directories (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM)");
     app.add_flag("--headless", headless, "no window: write the spectrum picture (-o) and/or raw spectrum (--raw)");
@@ -246,6 +276,28 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 return std::string(e.what());
             }
         });
+    auto* g_lab = "Frequency lab";
+    app.add_option("--filter", filter_specs,
+                   "mask the spectrum (repeatable; masks multiply), in cycles/pixel: lowpass:R, highpass:R, "
+                   "bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R (and its twin at -U,-V); edge suffix ,gauss or "
+                   ",butterworth:N (ideal without). The picture shows the masked spectrum; --raw stays unmasked")
+        ->group(g_lab);
+    app.add_option("--inverse", inverse_out,
+                   "write the filtered image: .npy (float32, transform size, exact scale) or .png (the image's region, "
+                   "min-max stretched); with several inputs a directory of <name>_inverse.png|npy (--inverse-format)")
+        ->group(g_lab);
+    app.add_option("--inverse-format", inverse_format, "png or npy, for --inverse directories")
+        ->check(CLI::IsMember({"png", "npy"}))->group(g_lab)->capture_default_str();
+    app.add_option("--profile", profile_args,
+                   "radial|angular OUT.csv (repeatable): the radially averaged power spectrum (and its power-law slope) "
+                   "or the power by direction, of the unmasked spectrum; with several inputs OUT is a directory")
+        ->expected(2)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->group(g_lab);
+    app.add_option("--psd-fit", psd_fit, "A:B, the frequencies (cycles/pixel) the radial PSD slope is fitted over")
+        ->group(g_lab)->capture_default_str();
+    app.add_option("--correlate", correlate,
+                   "print 'shift: DX DY', where the input's content moved to in this image of the same size (phase "
+                   "correlation, refined to 0.01 pixel)")
+        ->group(g_lab);
     auto* g_ui = "Viewer";
     app.add_flag("--classroom", classroom, "open the viewer in classroom mode (step through the FFT)")->group(g_ui);
     app.add_option("--step", classroom_step, "classroom mode: start at this step (1 = the input)")
@@ -290,6 +342,45 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     if (!(s.view.fixed_lo < s.view.fixed_hi)) {
         std::cerr << "specview: --fixed-range needs LO < HI\n";
         return kExitUsage;
+    }
+    for (const std::string& spec : filter_specs) {
+        FilterSpec f;
+        const std::string err = parse_filter(spec, &f);
+        if (!err.empty()) {
+            std::cerr << "specview: " << err << "\n";
+            return kExitUsage;
+        }
+        s.filters.push_back(f);
+    }
+    if (s.filters.size() > std::size_t(kMaxFilters)) {
+        std::cerr << "specview: at most " << kMaxFilters << " --filter specs\n";
+        return kExitUsage;
+    }
+    std::string radial_out, angular_out;
+    for (std::size_t i = 0; i + 1 < profile_args.size(); i += 2) {
+        if (profile_args[i] == "radial") radial_out = profile_args[i + 1];
+        else if (profile_args[i] == "angular") angular_out = profile_args[i + 1];
+        else {
+            std::cerr << "specview: --profile " << profile_args[i] << ": radial or angular\n";
+            return kExitUsage;
+        }
+    }
+    double fit_lo = 0, fit_hi = 0;
+    {
+        const std::size_t colon = psd_fit.find(':');
+        bool ok = colon != std::string::npos;
+        if (ok) {
+            const std::string a = psd_fit.substr(0, colon), b = psd_fit.substr(colon + 1);
+            char* e1 = nullptr;
+            char* e2 = nullptr;
+            fit_lo = std::strtod(a.c_str(), &e1);
+            fit_hi = std::strtod(b.c_str(), &e2);
+            ok = !a.empty() && !b.empty() && !*e1 && !*e2;
+        }
+        if (!ok || !(fit_lo > 0 && fit_lo < fit_hi && fit_hi <= 0.75)) {
+            std::cerr << "specview: --psd-fit " << psd_fit << ": A:B with 0 < A < B <= 0.75 cycles/pixel\n";
+            return kExitUsage;
+        }
     }
 
     if (!headless) {
@@ -348,11 +439,20 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     std::vector<Job> jobs;
     const std::string png_dir = batch ? (output.empty() ? "." : output) : "";
     const std::string raw_dir = batch ? raw : "";
-    for (const std::string& dir : {png_dir, raw_dir}) {
+    const std::string inverse_dir = batch ? inverse_out : "", radial_dir = batch ? radial_out : "",
+                      angular_dir = batch ? angular_out : "";
+    if (!batch && !inverse_out.empty()) {
+        const std::string ext = fs::path(inverse_out).extension().string();
+        if (ext != ".npy" && ext != ".png") {
+            std::cerr << "specview: --inverse " << inverse_out << ": name a .npy or .png file\n";
+            return kExitUsage;
+        }
+    }
+    for (const std::string& dir : {png_dir, raw_dir, inverse_dir, radial_dir, angular_dir}) {
         std::error_code ec;
         if (dir.empty()) continue;
         if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
-            std::cerr << "specview: " << dir << ": with several inputs, -o and --raw name directories\n";
+            std::cerr << "specview: " << dir << ": with several inputs, -o, --raw, --inverse and --profile name directories\n";
             return kExitUsage;
         }
         fs::create_directories(dir, ec);
@@ -363,13 +463,20 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     }
     for (const auto& in : files) {
         const std::string stem = fs::path(in).stem().string();
-        Job j{in, "", ""};
+        Job j;
+        j.input = in;
         if (batch) {
             j.png = (fs::path(png_dir) / (stem + "_spectrum.png")).string();
             if (!raw_dir.empty()) j.raw = (fs::path(raw_dir) / (stem + "_spectrum.npy")).string();
+            if (!inverse_dir.empty()) j.inverse = (fs::path(inverse_dir) / (stem + "_inverse." + inverse_format)).string();
+            if (!radial_dir.empty()) j.radial = (fs::path(radial_dir) / (stem + "_radial.csv")).string();
+            if (!angular_dir.empty()) j.angular = (fs::path(angular_dir) / (stem + "_angular.csv")).string();
         } else {
             j.png = output.empty() ? stem + "_spectrum.png" : output;
             j.raw = raw;
+            j.inverse = inverse_out;
+            j.radial = radial_out;
+            j.angular = angular_out;
         }
         jobs.push_back(j);
     }
@@ -392,6 +499,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     // Outputs, checked in input order before anything runs: never the input itself, never an existing file
     // without --force, never twice in one batch.
     const std::size_t n = jobs.size();
+    auto wants_spectrum = [&](const Job& j) {  // the full complex spectrum: --raw, --profile, --correlate
+        return !j.raw.empty() || !j.radial.empty() || !j.angular.empty() || !correlate.empty();
+    };
     struct Result {
         bool done = false;
         int code = kExitOk;           // kExitOk, or what failed
@@ -404,7 +514,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         std::set<std::string> planned;
         for (std::size_t i = 0; i < n; ++i) {
             const Job& j = jobs[i];
-            for (const std::string& o : {j.png, j.raw}) {
+            for (const std::string& o : j.outputs()) {
                 if (o.empty() || skip[i]) continue;
                 std::error_code ec;
                 const std::string key = fs::absolute(o, ec).lexically_normal().string();
@@ -418,7 +528,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 if (results[i].done) skip[i] = 1;
             }
             if (!skip[i])
-                for (const std::string& o : {j.png, j.raw}) {
+                for (const std::string& o : j.outputs()) {
                     std::error_code ec;
                     if (!o.empty()) planned.insert(fs::absolute(o, ec).lexically_normal().string());
                 }
@@ -443,6 +553,39 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     const bool auto_measure = batch && n >= kMeasureBatch && s.backend == Backend::Cpu;
     set_cpu_fft_measure(fftw_measure || auto_measure, fftw_measure ? -1.0 : 3.0);
     DecoderPool::configure_shared(decoders);
+
+    // --correlate: the other image's spectrum, once, with the same settings (no filters: they only mask).
+    struct Other {
+        int image_w = 0, image_h = 0;
+        std::vector<std::complex<float>> spectrum;
+    };
+    std::unique_ptr<Other> other;
+    if (!correlate.empty()) {
+        try {
+            Engine engine;
+            Settings so = s;
+            so.filters.clear();
+            engine.set_image(DecoderPool::shared().load(correlate, limits, memory_check(so, true, false, budget, false)), correlate);
+            RunOptions ro;
+            ro.want_spectrum = true;
+            ro.one_shot = true;
+            ro.picture = PictureFormat::Level8;
+            Frame f = engine.run(so, ro);
+            other = std::make_unique<Other>();
+            other->image_w = f.image_width;
+            other->image_h = f.image_height;
+            other->spectrum = std::move(f.spectrum);
+        } catch (const InputError& e) {
+            std::cerr << "specview: --correlate: " << e.what() << "\n";
+            return kExitInput;
+        } catch (const gpu::GpuUnavailable& e) {
+            std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << e.what() << " (use --backend cpu)\n";
+            return kExitGpu;
+        } catch (const std::exception& e) {
+            std::cerr << "specview: --correlate " << correlate << ": " << e.what() << "\n";
+            return kExitInternal;
+        }
+    }
 
     struct Decoded {
         bool ready = false;
@@ -474,7 +617,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             if (!skip[i]) {
                 const auto t0 = std::chrono::steady_clock::now();
                 try {
-                    const HeaderCheck check = memory_check(s, !jobs[i].raw.empty(), false, budget, /*device=*/false);
+                    const HeaderCheck check = memory_check(s, wants_spectrum(jobs[i]), false, budget, /*device=*/false);
                     d.image = std::make_shared<const Image>(DecoderPool::shared().load(
                         jobs[i].input, limits, [&, i, check](const ImageHeader& h) {
                             check(h);
@@ -530,11 +673,56 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 // One image: its PNG on all threads; a batch: an encoder thread an image (several at once).
                 write_png(j.png, f, s.view.colormap, png_level, batch ? 1 : total_jobs);
                 if (!j.raw.empty()) write_npy_complex64(j.raw, f.spectrum.data(), f.height, f.width);
+                std::string wrote = j.png + (j.raw.empty() ? "" : ", " + j.raw);
+                if (!j.inverse.empty()) {
+                    if (fs::path(j.inverse).extension() == ".npy") write_npy_float32(j.inverse, f.inverse.data(), f.height, f.width);
+                    else write_inverse_png(j.inverse, f, png_level);
+                    wrote += ", " + j.inverse;
+                }
                 const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                // The frequency lab's measurements, from the unmasked spectrum.
+                std::ostringstream lab;
+                if (!j.radial.empty()) {
+                    const Profile p = radial_profile(f.spectrum.data(), f.width, f.height);
+                    write_profile_csv(j.radial, "f_cycles_per_pixel,mean_power,count", p);
+                    wrote += ", " + j.radial;
+                    try {
+                        const PowerLawFit fit = fit_power_law(p, fit_lo, fit_hi);
+                        lab << "radial PSD slope: " << fmt(fit.slope) << " (f from " << fit_lo << " to " << fit_hi << ", "
+                            << fit.points << " bins)\n";
+                    } catch (const std::invalid_argument& ex) {
+                        lab << "radial PSD slope: none (" << ex.what() << ")\n";
+                    }
+                }
+                if (!j.angular.empty()) {
+                    const Profile p = angular_profile(f.spectrum.data(), f.width, f.height);
+                    write_profile_csv(j.angular, "angle_deg,mean_power,count", p);
+                    wrote += ", " + j.angular;
+                    std::size_t top = 0;
+                    for (std::size_t k = 0; k < p.at.size(); ++k)
+                        if (p.mean_power[k] > p.mean_power[top]) top = k;
+                    if (!p.at.empty())
+                        lab << "angular profile: most power at " << p.at[top] << "-" << p.at[top] + 1
+                            << " deg (structures in the image run across that direction)\n";
+                }
+                if (other) {
+                    if (f.image_width != other->image_w || f.image_height != other->image_h)
+                        throw std::invalid_argument("--correlate: " + j.input + " is " + std::to_string(f.image_width) + "x" +
+                                                    std::to_string(f.image_height) + ", " + correlate + " is " +
+                                                    std::to_string(other->image_w) + "x" + std::to_string(other->image_h) +
+                                                    ": the images must have the same size");
+                    const ShiftEstimate sh = phase_correlation(f.spectrum.data(), other->spectrum.data(), f.width, f.height,
+                                                               100, batch ? 1 : total_jobs);
+                    char line[96];
+                    std::snprintf(line, sizeof line, "shift: %.2f %.2f", sh.dx, sh.dy);
+                    lab << line << " (correlation peak " << fmt(sh.peak) << ")\n";
+                }
                 std::ostringstream out;
                 out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height
                     << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range [" << fmt(f.range_lo)
-                    << ", " << fmt(f.range_hi) << "]; wrote " << j.png << (j.raw.empty() ? "" : " and " + j.raw) << "\n";
+                    << ", " << fmt(f.range_hi) << "]" << (s.filters.empty() ? "" : " of the masked spectrum")
+                    << "; wrote " << wrote << "\n"
+                    << lab.str();
                 for (const auto& note : f.notes) out << "  note: " << note << "\n";
                 if (timings) {
                     print_timings(f, out);
@@ -544,6 +732,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                         << fmt(write_ms) << "\n";
                 }
                 r.text = out.str();
+            } catch (const std::invalid_argument& ex) {  // --correlate of another size
+                r.code = kExitUsage;
+                r.error = ex.what();
             } catch (const std::exception& ex) {  // output writing
                 r.code = kExitOutput;
                 r.error = ex.what();
@@ -620,7 +811,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     try {
                         const gpu::DeviceInfo* dev = s.backend != Backend::Cpu ? &engine.device_info() : nullptr;
                         if (dev && dev->available)  // never plan what the device cannot hold
-                            check_device_memory(h, s, !jobs[i].raw.empty(), false, double(dev->free_memory), dev->name, budget);
+                            check_device_memory(h, s, wants_spectrum(jobs[i]), false, double(dev->free_memory), dev->name, budget);
                         if (!dev || dev->available) engine.plan_for(s, h.width, h.height);
                     } catch (const std::exception&) {
                     }
@@ -641,7 +832,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                             const Image& im = *d.image;
                             try {
                                 check_device_memory(ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format},
-                                                    s, !jobs[i].raw.empty(), false, double(dev.free_memory), dev.name, budget);
+                                                    s, wants_spectrum(jobs[i]), false, double(dev.free_memory), dev.name, budget);
                             } catch (const InputError& e) {
                                 throw InputError(jobs[i].input, e.reason());
                             }
@@ -650,7 +841,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     engine.set_image(d.image, jobs[i].input);
                     d.image.reset();
                     RunOptions ro;
-                    ro.want_spectrum = !jobs[i].raw.empty();
+                    ro.want_spectrum = wants_spectrum(jobs[i]);
+                    ro.want_inverse = !jobs[i].inverse.empty();
                     ro.one_shot = true;
                     ro.picture = depth == 16 ? PictureFormat::Level16 : PictureFormat::Level8;
                     const auto t_run = std::chrono::steady_clock::now();

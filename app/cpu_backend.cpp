@@ -1,6 +1,7 @@
 #include "app/cpu_backend.h"
 
 #include "app/backend.h"
+#include "app/filter.h"
 #include "app/staged_fft.h"
 #include "gpu/errors.h"
 #include "gpu/config.h"
@@ -27,11 +28,14 @@ namespace specview {
 struct CpuFft::Impl {
     int w = 0, h = 0, threads = 0;
     fftwf_plan plan = nullptr;
+    fftwf_plan inverse = nullptr;  // c2r in place, made on first use
     float* in = nullptr;  // in place: the padded real rows, then the half spectrum
     bool measured = false;  // planned from measurements (wisdom) rather than estimated
 
     void reset() {
         if (plan) fftwf_destroy_plan(plan);
+        if (inverse) fftwf_destroy_plan(inverse);
+        inverse = nullptr;
         if (in) fftwf_free(in);
         plan = nullptr;
         in = nullptr;
@@ -128,6 +132,28 @@ bool CpuFft::measured() const { return impl_->measured; }
 std::size_t CpuFft::stride() const { return 2 * std::size_t(impl_->w / 2 + 1); }
 void CpuFft::execute() { fftwf_execute(impl_->plan); }
 const std::complex<float>* CpuFft::half() const { return reinterpret_cast<const std::complex<float>*>(impl_->in); }
+std::complex<float>* CpuFft::half() { return reinterpret_cast<std::complex<float>*>(impl_->in); }
+
+void CpuFft::inverse(std::vector<float>& out) {
+    Impl& m = *impl_;
+    if (!m.plan) throw std::logic_error("CpuFft::inverse before a forward transform");
+    if (!m.inverse) {
+        std::lock_guard<std::mutex> lock(planner_mutex());
+        fftwf_plan_with_nthreads(m.threads);
+        // Estimated: planning must not touch the half spectrum waiting in the buffer.
+        m.inverse = fftwf_plan_dft_c2r_2d(m.h, m.w, reinterpret_cast<fftwf_complex*>(m.in), m.in, FFTW_ESTIMATE);
+        if (!m.inverse) throw std::runtime_error("FFTW could not plan the inverse transform");
+    }
+    fftwf_execute(m.inverse);
+    const std::size_t st = stride();
+    const float scale = 1.0f / (float(m.w) * float(m.h));
+    out.resize(std::size_t(m.w) * m.h);
+    for (int y = 0; y < m.h; ++y) {
+        const float* row = m.in + std::size_t(y) * st;
+        float* dst = out.data() + std::size_t(y) * m.w;
+        for (int x = 0; x < m.w; ++x) dst[x] = row[x] * scale;
+    }
+}
 
 void CpuFft::make_plan(int w, int h) {
     const int hw = w / 2 + 1;
@@ -590,13 +616,8 @@ public:
         f.timings.push_back({std::string("FFTW r2c 2D (in place, ") + (fft_.measured() ? "measured plan)" : "estimated plan)"),
                              ms_since(t0), double(w) * h * 8.0});
         f.backend = "CPU (FFTW)";
-        t0 = BackendClock::now();
-        const int threads = fft_threads();
-        picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.picture, &f.levels);
-        f.picture = o.picture;
-        f.timings.push_back({"view + range + colormap (" + std::to_string(threads) + " threads)", ms_since(t0),
-                             double(w) * h * 12.0});
-        // The full spectrum only where it is asked for: --raw, and the viewer's readout (Frame::host_data).
+        // The full spectrum only where it is asked for: --raw, and the viewer's readout (Frame::host_data); the
+        // transform's, before any mask.
         data_.reset();
         if (o.want_spectrum) fft_.full(f.spectrum);
         if (!o.one_shot) {
@@ -606,7 +627,35 @@ public:
             data_ = full;
             f.host_data = data_;
         }
+        const int threads = fft_threads();
         half_ok_ = true;
+        if (!s.filters.empty()) {  // the mask (made once per filters and size) times the half spectrum, in place
+            t0 = BackendClock::now();
+            if (mask_filters_ != s.filters || mask_w_ != w || mask_h_ != h) {
+                mask_ = half_mask(s.filters, w, h, threads);
+                mask_filters_ = s.filters;
+                mask_w_ = w;
+                mask_h_ = h;
+            }
+            std::complex<float>* half = fft_.half();
+            const std::size_t count = mask_.size();
+            const float* m = mask_.data();
+            for (std::size_t i = 0; i < count; ++i) half[i] *= m[i];
+            half_ok_ = false;  // readouts come from data_, the unmasked spectrum
+            f.timings.push_back({"mask (" + std::to_string(s.filters.size()) + " filter" + (s.filters.size() > 1 ? "s" : "") + ")",
+                                 ms_since(t0), double(count) * 20.0});
+        }
+        t0 = BackendClock::now();
+        picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.picture, &f.levels);
+        f.picture = o.picture;
+        f.timings.push_back({"view + range + colormap (" + std::to_string(threads) + " threads)", ms_since(t0),
+                             double(w) * h * 12.0});
+        if (o.want_inverse) {
+            t0 = BackendClock::now();
+            fft_.inverse(f.inverse);
+            half_ok_ = false;
+            f.timings.push_back({"FFTW c2r 2D (inverse)", ms_since(t0), double(w) * h * 8.0});
+        }
         width_ = f.width;
         height_ = f.height;
         for (std::size_t i = first; i < f.timings.size(); ++i) f.total_ms += f.timings[i].ms;
@@ -666,6 +715,9 @@ private:
     std::shared_ptr<std::vector<std::complex<float>>> data_;
     std::vector<float> values_;
     bool half_ok_ = false;  // fft_ holds the last run's half spectrum
+    std::vector<float> mask_;  // over the half spectrum, for mask_filters_ at mask_w_ x mask_h_
+    std::vector<FilterSpec> mask_filters_;
+    int mask_w_ = 0, mask_h_ = 0;
     int width_ = 0, height_ = 0;
 };
 }  // namespace

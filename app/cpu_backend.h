@@ -41,6 +41,11 @@ public:
     bool measured() const;  // the plan came from FFTW_MEASURE (now or saved wisdom)
     void execute();
     const std::complex<float>* half() const;
+    std::complex<float>* half();
+    // The inverse of the half spectrum in the buffer (after execute(), perhaps changed, e.g. masked): the real
+    // plane, width x height, scaled by 1/(width height) so that an untouched spectrum gives the input back.
+    // Consumes the half spectrum (FFTW's complex-to-real transform works in place).
+    void inverse(std::vector<float>& out);
     // The full spectrum from the half one (Hermitian symmetry: F[y][x] = conj F[-y][-x]).
     void full(std::vector<std::complex<float>>& out) const;
     // Bin (x, y) of the full spectrum, from the half one.

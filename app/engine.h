@@ -29,6 +29,8 @@ struct RunOptions {
     // (Level8: the colormap level, 1 byte a pixel; Level16: lo..hi -> 0..65535, 2 bytes) for a file writer, a
     // quarter or half of the bytes to download and convert.
     PictureFormat picture = PictureFormat::Rgba8;
+    // The inverse transform of the (masked) spectrum in Frame::inverse: the filtered plane.
+    bool want_inverse = false;
 };
 
 using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;
@@ -42,6 +44,9 @@ struct Frame {
     bool rgba_on_surface = false;
     PictureFormat picture = PictureFormat::Rgba8;  // what holds the picture: rgba, or levels (RunOptions::picture)
     std::vector<unsigned char> levels;             // width x height levels of level_bytes(picture) each (native order)
+    // RunOptions::want_inverse: the real part of the inverse transform of the masked spectrum, width x height
+    // (the transform size), scaled so that no filter gives the plane back.
+    std::vector<float> inverse;
     const std::uint32_t* device_rgba = nullptr;  // GPU, with RunOptions::picture_slot: the picture on the device
     int picture_slot = -1;
     std::uint64_t slot_consumed_event = 0;       // cudaEvent_t the consumer records after copying the slot

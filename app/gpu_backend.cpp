@@ -32,6 +32,8 @@ public:
     }
 
     Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
+        if (!s.filters.empty() || o.want_inverse)
+            throw gpu::ConfigError("--filter and --inverse run on the CPU backend for now (--backend cpu)");
         gpu::PlaneRecipe recipe;
         const gpu::GpuRequest req = request(ctx, s, o, &recipe);
         const PlaneGeometry g = plane_geometry(s, ctx.image->width, ctx.image->height);

@@ -37,9 +37,11 @@ void write_file_atomically(const std::string& path, const std::vector<std::pair<
     }
 }
 
-void write_npy_complex64(const std::string& path, const std::complex<float>* data, int height, int width) {
-    std::string header = "{'descr': '<c8', 'fortran_order': False, 'shape': (" + std::to_string(height) + ", " +
-                         std::to_string(width) + "), }";
+namespace {
+// A 2D C-order array of `descr` elements of `elem` bytes, from the caller's buffer (no second copy).
+void write_npy_2d(const std::string& path, const char* descr, const void* data, std::size_t elem, int height, int width) {
+    std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
+                         std::to_string(height) + ", " + std::to_string(width) + "), }";
     // magic(6) + version(2) + header length(2) + header + '\n' padded to a multiple of 64.
     const std::size_t unpadded = 10 + header.size() + 1;
     header.append((64 - unpadded % 64) % 64, ' ');
@@ -50,9 +52,16 @@ void write_npy_complex64(const std::string& path, const std::complex<float>* dat
     bytes.push_back(char(hl >> 8));
     bytes += header;
     const std::size_t n = std::size_t(height) * width;
-    // The data straight from the caller's buffer: no second copy of the spectrum.
-    write_file_atomically(path, {{bytes.data(), bytes.size()},
-                                 {reinterpret_cast<const char*>(data), n * sizeof(std::complex<float>)}});
+    write_file_atomically(path, {{bytes.data(), bytes.size()}, {reinterpret_cast<const char*>(data), n * elem}});
+}
+}  // namespace
+
+void write_npy_complex64(const std::string& path, const std::complex<float>* data, int height, int width) {
+    write_npy_2d(path, "<c8", data, sizeof(std::complex<float>), height, width);
+}
+
+void write_npy_float32(const std::string& path, const float* data, int height, int width) {
+    write_npy_2d(path, "<f4", data, sizeof(float), height, width);
 }
 
 NpyComplex parse_npy_complex64(const std::string& bytes, const std::string& name) {

@@ -10,6 +10,8 @@ namespace specview {
 
 // Writes atomically (a temporary file renamed into place); throws std::runtime_error naming the path.
 void write_npy_complex64(const std::string& path, const std::complex<float>* data, int height, int width);
+// The same for float32 (the frequency lab's filtered image).
+void write_npy_float32(const std::string& path, const float* data, int height, int width);
 
 struct NpyComplex {
     int height = 0, width = 0;

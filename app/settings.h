@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/mask_math.h"
 #include "gpu/spectrum_math.h"
 #include "gpu/config.h"
 
@@ -27,6 +28,9 @@ struct Settings {
     gpu::CustomConfig custom;
     gpu::CufftMode cufft_mode = gpu::CufftMode::R2C;
     gpu::StopPoint stop;  // classroom mode; Done for a normal run
+    // The frequency lab: masks that multiply the spectrum the picture shows and the inverse transform takes
+    // (app/filter.h); empty: none. Not applied at classroom stops.
+    std::vector<FilterSpec> filters;
 };
 
 // Names as the CLI and the UI spell them; parse_* return nullopt for an unknown name.

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -13,6 +14,7 @@
 #include "app/cli.h"
 #include "app/cpu_backend.h"
 #include "app/engine.h"
+#include "app/filter.h"
 #include "app/image.h"
 #include "app/memory_need.h"
 #include "app/npy.h"
@@ -480,6 +482,95 @@ TEST(Cli, ABigCpuBatchMeasuresItsPlansASmallOneDoesNot) {
     EXPECT_FALSE(std::filesystem::exists(dir.file("small/specview/fftwf-wisdom")));
     EXPECT_NE(big.out.find("measured plan"), std::string::npos);
     EXPECT_TRUE(std::filesystem::exists(dir.file("big/specview/fftwf-wisdom")));
+}
+
+// Reads a little-endian float32 C-order 2D .npy (what --inverse writes).
+std::vector<float> read_npy_float32(const std::string& path, int* h, int* w) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    if (bytes.size() < 10) return {};
+    const std::size_t hl = std::uint8_t(bytes[8]) | (std::size_t(std::uint8_t(bytes[9])) << 8);
+    const std::string header = bytes.substr(10, hl);
+    if (header.find("'<f4'") == std::string::npos || header.find("False") == std::string::npos) return {};
+    std::sscanf(header.c_str() + header.find("(") + 1, "%d, %d", h, w);
+    std::vector<float> v(std::size_t(*h) * *w);
+    if (bytes.size() != 10 + hl + v.size() * 4) return {};
+    std::memcpy(v.data(), bytes.data() + 10 + hl, v.size() * 4);
+    return v;
+}
+
+// The frequency lab from the command line: --filter masks the picture, --inverse writes the filtered image
+// (.npy: the engine's values exactly; .png: the image's region), --profile writes CSVs and prints the slope,
+// --correlate prints the shift; bad specs and sizes are usage errors naming what is wrong.
+TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
+    TempDir dir;
+    const std::string in = dir.file("p.png");
+    const fixtures::Pixels pat = fixtures::pattern(96, 60, 1);
+    fixtures::write_file(in, fixtures::png(pat, 16));
+    const CliRun r = specview({"--headless", in, "-o", dir.file("s.png"), "--filter", "lowpass:0.1,gauss", "--filter",
+                               "notch:0.25:0.125:0.02", "--inverse", dir.file("inv.npy"), "--profile", "radial",
+                               dir.file("r.csv"), "--profile", "angular", dir.file("a.csv")},
+                              dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("radial PSD slope: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("of the masked spectrum"), std::string::npos) << r.out;
+    int h = 0, w = 0;
+    const std::vector<float> inv = read_npy_float32(dir.file("inv.npy"), &h, &w);
+    ASSERT_EQ(h, 64);
+    ASSERT_EQ(w, 128);
+    Engine engine;
+    engine.set_image(load_image(in), in);
+    Settings s;
+    for (const char* spec : {"lowpass:0.1,gauss", "notch:0.25:0.125:0.02"}) {
+        FilterSpec f;
+        ASSERT_EQ(parse_filter(spec, &f), "");
+        s.filters.push_back(f);
+    }
+    RunOptions o;
+    o.want_inverse = true;
+    const Frame f = engine.run(s, o);
+    ASSERT_EQ(inv.size(), f.inverse.size());
+    double worst = 0;
+    for (std::size_t i = 0; i < inv.size(); ++i) worst = std::max(worst, double(std::abs(inv[i] - f.inverse[i])));
+    EXPECT_LE(worst, 1e-6);
+    std::ifstream radial(dir.file("r.csv")), angular(dir.file("a.csv"));
+    std::string line;
+    std::getline(radial, line);
+    EXPECT_EQ(line, "f_cycles_per_pixel,mean_power,count");
+    std::getline(radial, line);
+    EXPECT_EQ(line.rfind("0.0078125,", 0), 0u) << line;  // the first ring: 1/max(128, 64)
+    std::getline(angular, line);
+    EXPECT_EQ(line, "angle_deg,mean_power,count");
+    // The PNG form: the image's own 96x60 region, stretched to 0..255.
+    ASSERT_EQ(specview({"--headless", in, "-o", dir.file("s2.png"), "--filter", "highpass:0.05", "--inverse",
+                        dir.file("inv.png")}, dir).code, 0);
+    const Image ip = load_image(dir.file("inv.png"));
+    EXPECT_EQ(ip.width, 96);
+    EXPECT_EQ(ip.height, 60);
+    EXPECT_EQ(ip.channels, 1);
+    // Usage errors.
+    for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
+             {"--filter", "lowpass:0.9"}, {"--filter", "bandpass:0.2:0.1"}, {"--inverse", dir.file("x.txt")},
+             {"--profile", "spiral", dir.file("x.csv")}, {"--psd-fit", "0.3:0.1"}}) {
+        std::vector<std::string> args = {"--headless", in, "-o", dir.file("x.png"), "--force"};
+        args.insert(args.end(), bad.begin(), bad.end());
+        const CliRun b = specview(args, dir);
+        EXPECT_EQ(b.code, kExitUsage) << bad[0] << " " << bad[1] << ": " << b.err;
+        EXPECT_NE(b.err.find(bad[0]), std::string::npos) << b.err;
+    }
+    // --correlate: B is the image moved 7 right and 4 up (circularly); exact sizes.
+    fixtures::Pixels moved = pat;
+    for (int y = 0; y < pat.height; ++y)
+        for (int x = 0; x < pat.width; ++x)
+            moved.v[std::size_t(y) * pat.width + x] = pat.at((x - 7 + pat.width) % pat.width, (y + 4) % pat.height, 0);
+    fixtures::write_file(dir.file("moved.png"), fixtures::png(moved, 16));
+    const CliRun c = specview({"--headless", in, "-o", dir.file("c.png"), "--pad", "none", "--correlate", dir.file("moved.png")}, dir);
+    ASSERT_EQ(c.code, 0) << c.err;
+    EXPECT_NE(c.out.find("shift: 7.00 -4.00"), std::string::npos) << c.out;
+    fixtures::write_file(dir.file("small.png"), fixtures::png(fixtures::pattern(50, 60, 1), 8));
+    const CliRun d = specview({"--headless", in, "-o", dir.file("d.png"), "--correlate", dir.file("small.png")}, dir);
+    EXPECT_EQ(d.code, kExitUsage) << d.err;
+    EXPECT_NE(d.err.find("same size"), std::string::npos) << d.err;
 }
 
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {

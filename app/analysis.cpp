@@ -1,0 +1,222 @@
+#include "app/analysis.h"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <stdexcept>
+#include <thread>
+
+#include "gpu/mask_math.h"  // bin_frequency
+
+namespace specview {
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+
+int thread_count(int threads, int work) {
+    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    return std::max(1, std::min(threads, work));
+}
+
+// Runs f(begin, end) over [0, n) split into `threads` contiguous parts.
+template <class F>
+void parallel(int n, int threads, F f) {
+    std::vector<std::thread> ts;
+    for (int t = 0; t < threads; ++t) ts.emplace_back([&, t] { f(t * n / threads, (t + 1) * n / threads); });
+    for (auto& t : ts) t.join();
+}
+
+Profile finish(const std::vector<double>& sum, const std::vector<long long>& count, double step, int first) {
+    Profile p;
+    for (std::size_t i = std::size_t(first); i < sum.size(); ++i) {
+        if (count[i] == 0) continue;
+        p.at.push_back(double(i) * step);
+        p.mean_power.push_back(sum[i] / double(count[i]));
+        p.count.push_back(count[i]);
+    }
+    return p;
+}
+}  // namespace
+
+Profile radial_profile(const std::complex<float>* F, int w, int h) {
+    const int m = std::max(w, h);
+    const int bins = int(std::ceil(std::sqrt(0.5) * m)) + 2;
+    std::vector<double> sum(std::size_t(bins), 0.0);
+    std::vector<long long> count(std::size_t(bins), 0);
+    const double norm = 1.0 / (double(w) * double(h));
+    for (int y = 0; y < h; ++y) {
+        const double v = bin_frequency(y, h);
+        for (int x = 0; x < w; ++x) {
+            if (x == 0 && y == 0) continue;
+            const double u = bin_frequency(x, w);
+            const std::size_t i = std::size_t(std::lround(std::sqrt(u * u + v * v) * m));
+            const std::complex<float> c = F[std::size_t(y) * w + x];
+            sum[i] += (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;
+            ++count[i];
+        }
+    }
+    return finish(sum, count, 1.0 / m, 1);
+}
+
+Profile angular_profile(const std::complex<float>* F, int w, int h) {
+    std::vector<double> sum(180, 0.0);
+    std::vector<long long> count(180, 0);
+    const double norm = 1.0 / (double(w) * double(h));
+    for (int y = 0; y < h; ++y) {
+        const double v = bin_frequency(y, h);
+        for (int x = 0; x < w; ++x) {
+            if (x == 0 && y == 0) continue;
+            const double u = bin_frequency(x, w);
+            double a = std::atan2(-v, u) * 180.0 / kPi;
+            if (a < 0) a += 180.0;
+            if (a >= 180.0) a -= 180.0;
+            const std::size_t i = std::size_t(std::min(179, int(std::floor(a))));
+            const std::complex<float> c = F[std::size_t(y) * w + x];
+            sum[i] += (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;
+            ++count[i];
+        }
+    }
+    return finish(sum, count, 1.0, 0);
+}
+
+PowerLawFit fit_power_law(const Profile& p, double f_lo, double f_hi) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0;
+    PowerLawFit fit;
+    fit.f_lo = f_lo;
+    fit.f_hi = f_hi;
+    for (std::size_t i = 0; i < p.at.size(); ++i) {
+        if (p.at[i] < f_lo || p.at[i] > f_hi || !(p.mean_power[i] > 0) || !(p.at[i] > 0)) continue;
+        const double x = std::log10(p.at[i]), y = std::log10(p.mean_power[i]);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        ++n;
+    }
+    const double den = n * sxx - sx * sx;
+    if (n < 2 || !(std::abs(den) > 0))
+        throw std::invalid_argument("fewer than two radial bins with power between f = " + std::to_string(f_lo) +
+                                    " and " + std::to_string(f_hi) + " cycles/pixel: nothing to fit");
+    fit.slope = (n * sxy - sx * sy) / den;
+    fit.intercept = (sy - fit.slope * sx) / n;
+    fit.points = n;
+    return fit;
+}
+
+void write_profile_csv(const std::string& path, const std::string& header, const Profile& p) {
+    const std::string tmp = path + ".tmp-write";
+    {
+        std::ofstream out(tmp);
+        if (!out) throw std::runtime_error(path + ": cannot write");
+        out << header << "\n" << std::setprecision(9);
+        for (std::size_t i = 0; i < p.at.size(); ++i) out << p.at[i] << "," << p.mean_power[i] << "," << p.count[i] << "\n";
+        out.flush();
+        if (!out) throw std::runtime_error(path + ": write failed");
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw std::runtime_error(path + ": cannot move the finished file into place");
+    }
+}
+
+ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex<float>* b, int w, int h, int upsample,
+                                int threads) {
+    if (w < 1 || h < 1) throw std::invalid_argument("phase correlation of an empty image");
+    const std::size_t n = std::size_t(w) * h;
+    // The normalised cross-power spectrum (unit magnitude; 0 where either spectrum is 0).
+    fftwf_complex* R = fftwf_alloc_complex(n);
+    fftwf_complex* r = fftwf_alloc_complex(n);
+    if (!R || !r) {
+        fftwf_free(R);
+        fftwf_free(r);
+        throw std::bad_alloc();
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::complex<double> c = std::complex<double>(b[i]) * std::conj(std::complex<double>(a[i]));
+        const double mag = std::abs(c);
+        const std::complex<double> q = mag > 0 ? c / mag : std::complex<double>(0.0);
+        R[i][0] = float(q.real());
+        R[i][1] = float(q.imag());
+    }
+    fftwf_plan plan = fftwf_plan_dft_2d(h, w, R, r, FFTW_BACKWARD, FFTW_ESTIMATE);
+    if (!plan) {
+        fftwf_free(R);
+        fftwf_free(r);
+        throw std::runtime_error("FFTW could not plan the correlation");
+    }
+    fftwf_execute(plan);
+    fftwf_destroy_plan(plan);
+    std::size_t best = 0;
+    double best_v = -1;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double v = double(r[i][0]) * r[i][0] + double(r[i][1]) * r[i][1];
+        if (v > best_v) {
+            best_v = v;
+            best = i;
+        }
+    }
+    fftwf_free(r);
+    int px = int(best % std::size_t(w)), py = int(best / std::size_t(w));
+    if (px > w / 2) px -= w;
+    if (py > h / 2) py -= h;
+
+    // The inverse DFT of R at (px + (i - c) / U, py + (j - c) / U), i, j < m: m = 1.5 U + 1 points an axis,
+    // as two matrix products (along x for every row, then along y).
+    const int U = std::max(1, upsample), m = int(std::ceil(1.5 * U)) + 1, c = m / 2;
+    auto positions = [&](int p0) {
+        std::vector<double> pos(static_cast<std::size_t>(m));
+        for (int i = 0; i < m; ++i) pos[std::size_t(i)] = p0 + double(i - c) / U;
+        return pos;
+    };
+    const std::vector<double> xs = positions(px), ys = positions(py);
+    auto kernel = [&](const std::vector<double>& pos, int len) {  // e^{2 pi i f(k) pos}, m x len
+        std::vector<std::complex<double>> k(std::size_t(m) * len);
+        for (int i = 0; i < m; ++i)
+            for (int t = 0; t < len; ++t) {
+                const double ph = 2.0 * kPi * bin_frequency(t, len) * pos[std::size_t(i)];
+                k[std::size_t(i) * len + t] = {std::cos(ph), std::sin(ph)};
+            }
+        return k;
+    };
+    const std::vector<std::complex<double>> ex = kernel(xs, w), ey = kernel(ys, h);
+    std::vector<std::complex<double>> T(std::size_t(h) * m);  // T[y][i] = sum_x R[y][x] ex[i][x]
+    parallel(h, thread_count(threads, h), [&](int y0, int y1) {
+        for (int y = y0; y < y1; ++y) {
+            const fftwf_complex* row = R + std::size_t(y) * w;
+            for (int i = 0; i < m; ++i) {
+                const std::complex<double>* e = ex.data() + std::size_t(i) * w;
+                double re = 0, im = 0;
+                for (int x = 0; x < w; ++x) {
+                    re += row[x][0] * e[x].real() - row[x][1] * e[x].imag();
+                    im += row[x][0] * e[x].imag() + row[x][1] * e[x].real();
+                }
+                T[std::size_t(y) * m + i] = {re, im};
+            }
+        }
+    });
+    fftwf_free(R);
+    double peak = -1;
+    int bi = c, bj = c;
+    for (int j = 0; j < m; ++j)
+        for (int i = 0; i < m; ++i) {
+            std::complex<double> s = 0;
+            for (int y = 0; y < h; ++y) s += ey[std::size_t(j) * h + y] * T[std::size_t(y) * m + i];
+            const double v = std::abs(s);
+            if (v > peak) {
+                peak = v;
+                bi = i;
+                bj = j;
+            }
+        }
+    ShiftEstimate out;
+    out.dx = xs[std::size_t(bi)];
+    out.dy = ys[std::size_t(bj)];
+    out.peak = peak / double(n);
+    return out;
+}
+
+}  // namespace specview

@@ -1,0 +1,289 @@
+// The frequency lab on the CPU: --filter specs, the masks against the formulas (written independently in
+// tests/support/lab_oracle.h), the inverse of the masked spectrum against ifft2(fft2(x) * mask) in double, the
+// radial and angular profiles, the power-law fit, and phase correlation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "app/analysis.h"
+#include "app/cpu_backend.h"
+#include "app/engine.h"
+#include "app/filter.h"
+#include "app/plane.h"
+#include "tests/support/lab_oracle.h"
+#include "tests/support/oracle.h"
+#include "tests/support/random_image.h"
+
+namespace specview::test {
+namespace {
+
+struct Case {
+    std::string spec;
+    RefFilter ref;
+};
+
+// Every kind with every edge.
+std::vector<Case> cases() {
+    std::vector<Case> out;
+    const std::vector<std::pair<std::string, RefFilter>> edges = {
+        {"", {"", "ideal", 1}}, {",gauss", {"", "gauss", 1}}, {",butterworth:3", {"", "butterworth", 3}}};
+    for (const auto& [suffix, e] : edges) {
+        auto add = [&](const std::string& spec, const std::string& kind, double a, double b, double c) {
+            RefFilter r = e;
+            r.kind = kind;
+            r.a = a;
+            r.b = b;
+            r.c = c;
+            out.push_back({spec + suffix, r});
+        };
+        add("lowpass:0.1", "lowpass", 0.1, 0, 0);
+        add("highpass:0.15", "highpass", 0.15, 0, 0);
+        add("bandpass:0.05:0.2", "bandpass", 0.05, 0.2, 0);
+        add("bandstop:0.05:0.2", "bandstop", 0.05, 0.2, 0);
+        add("notch:0.2:-0.125:0.04", "notch", 0.2, -0.125, 0.04);
+    }
+    return out;
+}
+
+TEST(Filter, SpecsParseAndPrintBackTheSame) {
+    for (const Case& c : cases()) {
+        FilterSpec f;
+        ASSERT_EQ(parse_filter(c.spec, &f), "") << c.spec;
+        FilterSpec g;
+        ASSERT_EQ(parse_filter(filter_text(f), &g), "") << filter_text(f);
+        EXPECT_EQ(f, g) << c.spec << " -> " << filter_text(f);
+    }
+}
+
+TEST(Filter, BadSpecsSayWhatIsWrong) {
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"lowpass", "one radius"},
+        {"lowpass:0", "must be in (0, 0.7071]"},
+        {"lowpass:0.8", "must be in (0, 0.7071]"},
+        {"lowpass:-0.1", "must be in"},
+        {"lowpass:x", "not a number"},
+        {"lowpass:nan", "not a number"},
+        {"highpass:0.1:0.2", "one radius"},
+        {"bandpass:0.2:0.1", "R1 must be below R2"},
+        {"bandstop:0.1", "two radii"},
+        {"notch:0.6:0:0.1", "|U| and |V|"},
+        {"notch:0.1:0.1", "centre and a radius"},
+        {"lowpass:0.1,butterworth", "order N"},
+        {"lowpass:0.1,butterworth:0", "order N"},
+        {"lowpass:0.1,butterworth:2.5", "order N"},
+        {"lowpass:0.1,butterworth:65", "above 64"},
+        {"lowpass:0.1,box", "unknown edge"},
+        {"lowpass:0.1,gauss,gauss", "one edge suffix"},
+        {"wedge:1", "unknown filter"},
+        {"", "unknown filter"},
+    };
+    for (const auto& [spec, why] : bad) {
+        FilterSpec f;
+        const std::string err = parse_filter(spec, &f);
+        EXPECT_NE(err.find(why), std::string::npos) << spec << ": " << err;
+        EXPECT_NE(err.find("--filter " + spec), std::string::npos) << "the message names the spec: " << err;
+    }
+}
+
+TEST(Filter, MasksFollowTheFormulasAndAreExactlySymmetric) {
+    for (auto [w, h] : {std::pair{64, 48}, std::pair{45, 27}, std::pair{32, 33}})
+        for (const Case& c : cases()) {
+            FilterSpec f;
+            ASSERT_EQ(parse_filter(c.spec, &f), "");
+            double worst = 0;
+            int asym = 0;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) {
+                    const float m = mask_value(&f, 1, x, y, w, h);
+                    worst = std::max(worst, std::abs(double(m) - ref_mask({c.ref}, x, y, w, h)));
+                    asym += m != mask_value(&f, 1, (w - x) % w, (h - y) % h, w, h);
+                }
+            EXPECT_LE(worst, 1e-6) << c.spec << " at " << w << "x" << h;
+            EXPECT_EQ(asym, 0) << c.spec << " at " << w << "x" << h << ": mask(-k) != mask(k)";
+        }
+}
+
+// The symmetric masks keep the filtered image real: the imaginary part of the complex inverse is rounding.
+TEST(Filter, SymmetricMasksKeepTheFilteredImageReal) {
+    Rng rng;
+    const int w = 40, h = 30;
+    const std::vector<float> plane = rng.real(std::size_t(w) * h);
+    for (const Case& c : cases()) {
+        const std::vector<cd> out = ref_filtered(plane, w, h, {c.ref});
+        double re = 0, im = 0;
+        for (const cd& v : out) {
+            re += v.real() * v.real();
+            im += v.imag() * v.imag();
+        }
+        EXPECT_LE(std::sqrt(im), 1e-6 * std::sqrt(re)) << c.spec;
+    }
+}
+
+// The CPU backend's filtered image against ifft2(fft2(plane) * mask) in double, for every kind and edge, two
+// filters at once, and no filter at all (the plane back), at a padded and an exact odd size.
+TEST(CpuLab, InverseOfTheMaskedSpectrumMatchesTheOracle) {
+    Rng rng;
+    const Image img = random_image(rng, 90, 60, 3, 8);
+    std::vector<std::vector<Case>> sets;
+    for (const Case& c : cases()) sets.push_back({c});
+    sets.push_back({cases()[0], cases()[4]});  // low-pass times notch
+    sets.push_back({});
+    for (PadMode pad : {PadMode::Pow2, PadMode::None})
+        for (const auto& set : sets) {
+            Settings s;
+            s.pad = pad;
+            s.window = Window::Hann;
+            std::vector<RefFilter> refs;
+            std::string what = pad == PadMode::None ? "exact:" : "pow2:";
+            for (const Case& c : set) {
+                FilterSpec f;
+                ASSERT_EQ(parse_filter(c.spec, &f), "");
+                s.filters.push_back(f);
+                refs.push_back(c.ref);
+                what += " " + c.spec;
+            }
+            Engine engine;
+            engine.set_image(img, "random");
+            RunOptions o;
+            o.want_inverse = true;
+            o.want_spectrum = true;
+            o.one_shot = true;
+            o.picture = PictureFormat::Level8;
+            const Frame f = engine.run(s, o);
+            const Plane& plane = engine.prepared(s).plane;
+            ASSERT_EQ(f.inverse.size(), plane.v.size()) << what;
+            const std::vector<cd> ref = ref_filtered(plane.v, plane.width, plane.height, refs);
+            std::vector<cf> got(f.inverse.begin(), f.inverse.end());
+            std::vector<cd> ref_re(ref.size());
+            for (std::size_t i = 0; i < ref.size(); ++i) ref_re[i] = ref[i].real();
+            EXPECT_LE(rel_l2(got, ref_re), 1e-5) << what << " (seed " << rng.seed() << ")";
+            // --raw stays the unmasked transform.
+            const std::vector<cd> F = dft2d(widen(plane.v), plane.height, plane.width);
+            EXPECT_LE(rel_l2(f.spectrum, F), 1e-5) << what;
+        }
+}
+
+// The picture shows the masked spectrum: an ideal low-pass leaves log(1 + 0) outside its radius, which the auto
+// range makes the lowest level, and the rest as the unmasked picture shows it (within a level).
+TEST(CpuLab, ThePictureShowsTheMaskedSpectrum) {
+    Rng rng;
+    const Image img = random_image(rng, 64, 64, 1, 8);
+    Settings s;
+    s.view.shift = false;
+    FilterSpec f;
+    ASSERT_EQ(parse_filter("lowpass:0.2", &f), "");
+    s.filters = {f};
+    Engine engine;
+    engine.set_image(img, "random");
+    const Frame masked = engine.run(s);
+    Settings plain = s;
+    plain.filters.clear();
+    const Frame all = engine.run(plain);
+    int outside = 0, wrong = 0;
+    for (int y = 0; y < 64; ++y)
+        for (int x = 0; x < 64; ++x) {
+            const double r = std::hypot(ref_fftfreq(x, 64), ref_fftfreq(y, 64));
+            const std::uint32_t px = masked.rgba[std::size_t(y) * 64 + x];
+            if (r > 0.2) {
+                ++outside;
+                wrong += (px & 0xFF) != 0;
+            }
+        }
+    EXPECT_GT(outside, 1000);
+    EXPECT_EQ(wrong, 0);
+    EXPECT_EQ(masked.range_lo, 0.0f);
+    EXPECT_EQ(masked.range_hi, all.range_hi);  // DC is inside the pass band: the same maximum
+}
+
+// A fractal surface whose power falls as f^-beta: the radial profile's fitted slope is -beta within 0.05.
+TEST(Analysis, RadialSlopeOfAFractalSurfaceIsItsExponent) {
+    Rng rng;
+    const int n = 512;
+    for (double beta : {2.0, 2.8}) {
+        std::uniform_real_distribution<double> phase(0, 2 * M_PI);
+        std::vector<cd> S(std::size_t(n) * n);
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < n; ++x) {
+                const double f = std::hypot(ref_fftfreq(x, n), ref_fftfreq(y, n));
+                if (f > 0) S[std::size_t(y) * n + x] = std::polar(std::pow(f, -beta / 2), phase(rng.engine()));
+            }
+        const std::vector<cd> surface = dft2d(S, n, n, true);
+        std::vector<float> plane(surface.size());
+        for (std::size_t i = 0; i < plane.size(); ++i) plane[i] = float(surface[i].real());
+        CpuFft fft;
+        std::vector<cf> F;
+        Plane p(n, n);
+        p.v = plane;
+        fft.forward(p, F);
+        const Profile radial = radial_profile(F.data(), n, n);
+        const PowerLawFit fit = fit_power_law(radial, 0.02, 0.25);
+        EXPECT_NEAR(fit.slope, -beta, 0.05) << "seed " << rng.seed();
+        EXPECT_GT(fit.points, 100);
+        long long counted = 0;
+        for (long long c : radial.count) counted += c;
+        EXPECT_EQ(counted, (long long)n * n - 1);  // every bin but DC, once
+    }
+}
+
+// A grating's power sits in the radial bin of its frequency and the angular bin of its direction.
+TEST(Analysis, AGratingsPowerIsAtItsRadiusAndAngle) {
+    const int w = 128, h = 64;
+    const int kx = 8, ky = -4;  // u = 1/16, v = -1/16: the angle of (u, -v) is 45 degrees
+    Plane p(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) p.at(x, y) = float(std::cos(2 * M_PI * (double(kx) * x / w + double(ky) * y / h)));
+    CpuFft fft;
+    std::vector<cf> F;
+    fft.forward(p, F);
+    const Profile radial = radial_profile(F.data(), w, h), angular = angular_profile(F.data(), w, h);
+    std::size_t top = 0;
+    for (std::size_t i = 0; i < radial.at.size(); ++i)
+        if (radial.mean_power[i] > radial.mean_power[top]) top = i;
+    EXPECT_NEAR(radial.at[top], std::hypot(1.0 / 16, 1.0 / 16), 0.5 / w);
+    top = 0;
+    for (std::size_t i = 0; i < angular.at.size(); ++i)
+        if (angular.mean_power[i] > angular.mean_power[top]) top = i;
+    EXPECT_EQ(angular.at[top], 45.0);
+    EXPECT_GE(angular.at.size(), 170u);  // 1-degree bins; a small grid leaves a few empty (left out)
+    EXPECT_LE(angular.at.size(), 180u);
+}
+
+// Phase correlation finds an integer circular shift exactly and a sub-pixel one (made by the shift theorem)
+// within 0.05 pixel; x right, y down, where A's content went in B.
+TEST(Analysis, PhaseCorrelationFindsIntegerAndSubpixelShifts) {
+    Rng rng;
+    const int w = 96, h = 80;
+    std::vector<float> a = rng.real(std::size_t(w) * h);
+    // Smooth it a little (a box blur): a real image's spectrum falls off.
+    std::vector<float> s(a.size());
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            float sum = 0;
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) sum += a[std::size_t((y + dy + h) % h) * w + (x + dx + w) % w];
+            s[std::size_t(y) * w + x] = sum / 9;
+        }
+    CpuFft fft;
+    Plane pa(w, h);
+    pa.v = s;
+    std::vector<cf> A;
+    fft.forward(pa, A);
+    for (auto [dx, dy] : {std::pair{5.0, -3.0}, std::pair{-20.0, 17.0}, std::pair{2.3, -1.7}, std::pair{-0.45, 0.8}}) {
+        std::vector<cf> B(A.size());
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const double ph = -2 * M_PI * (ref_fftfreq(x, w) * dx + ref_fftfreq(y, h) * dy);
+                B[std::size_t(y) * w + x] = cf(cd(A[std::size_t(y) * w + x]) * std::polar(1.0, ph));
+            }
+        const ShiftEstimate e = phase_correlation(A.data(), B.data(), w, h);
+        EXPECT_NEAR(e.dx, dx, 0.05) << dx << ", " << dy;
+        EXPECT_NEAR(e.dy, dy, 0.05) << dx << ", " << dy;
+        EXPECT_GT(e.peak, 0.5);
+    }
+}
+
+}  // namespace
+}  // namespace specview::test

@@ -1,0 +1,64 @@
+// The frequency lab's reference, written from the formulas independently of gpu/mask_math.h: the mask
+// of --filter specs at a bin, and ifft2(fft2(plane) * mask) in double precision (FFTW).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tests/support/oracle.h"
+
+namespace specview::test {
+
+struct RefFilter {
+    std::string kind;   // lowpass, highpass, bandpass, bandstop, notch
+    std::string edge;   // ideal, gauss, butterworth
+    int n = 1;
+    double a = 0, b = 0, c = 0;  // R | R1 R2 | U V R
+};
+
+inline double ref_fftfreq(int k, int n) { return (k <= (n - 1) / 2 ? k : k - n) / double(n); }
+
+inline double ref_lowpass(const RefFilter& f, double r, double R) {
+    if (f.edge == "gauss") return std::exp(-r * r / (2 * R * R));
+    if (f.edge == "butterworth") return 1.0 / (1.0 + std::pow(r / R, 2.0 * f.n));
+    return r <= R ? 1.0 : 0.0;
+}
+inline double ref_highpass(const RefFilter& f, double r, double R) {
+    if (f.edge == "gauss") return 1.0 - std::exp(-r * r / (2 * R * R));
+    if (f.edge == "butterworth") return r == 0 ? 0.0 : 1.0 / (1.0 + std::pow(R / r, 2.0 * f.n));
+    return r > R ? 1.0 : 0.0;
+}
+inline double ref_filter(const RefFilter& f, double u, double v) {
+    const double r = std::hypot(u, v);
+    if (f.kind == "lowpass") return ref_lowpass(f, r, f.a);
+    if (f.kind == "highpass") return ref_highpass(f, r, f.a);
+    if (f.kind == "bandpass") return ref_highpass(f, r, f.a) * ref_lowpass(f, r, f.b);
+    if (f.kind == "bandstop") return 1.0 - ref_highpass(f, r, f.a) * ref_lowpass(f, r, f.b);
+    // notch: discs around (U, V) and (-U, -V)
+    const double d1 = std::hypot(u - f.a, v - f.b), d2 = std::hypot(u + f.a, v + f.b);
+    return std::clamp(1.0 - (ref_lowpass(f, d1, f.c) + ref_lowpass(f, d2, f.c)), 0.0, 1.0);
+}
+// At an even size's Nyquist bin the frequency's sign is chosen so that bin -k has frequency -f(k) (README).
+inline double ref_mask(const std::vector<RefFilter>& fs, int kx, int ky, int w, int h) {
+    double u = ref_fftfreq(kx, w), v = ref_fftfreq(ky, h);
+    const bool nu = w % 2 == 0 && kx == w / 2, nv = h % 2 == 0 && ky == h / 2;
+    if (nu && !nv) u = v > 0 ? -0.5 : 0.5;
+    if (nv && !nu) v = u > 0 ? -0.5 : 0.5;
+    double m = 1;
+    for (const auto& f : fs) m *= ref_filter(f, u, v);
+    return m;
+}
+
+// ifft2(fft2(plane) * mask) / (w h), complex (the imaginary part shows whether the mask kept it real).
+inline std::vector<cd> ref_filtered(const std::vector<float>& plane, int w, int h, const std::vector<RefFilter>& fs) {
+    std::vector<cd> F = dft2d(widen(plane), h, w);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) F[std::size_t(y) * w + x] *= ref_mask(fs, x, y, w, h);
+    std::vector<cd> out = dft2d(F, h, w, true);
+    for (auto& c : out) c /= double(w) * h;
+    return out;
+}
+
+}  // namespace specview::test
