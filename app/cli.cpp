@@ -617,7 +617,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             if (!skip[i]) {
                 const auto t0 = std::chrono::steady_clock::now();
                 try {
-                    const HeaderCheck check = memory_check(s, wants_spectrum(jobs[i]), false, budget, /*device=*/false);
+                    const HeaderCheck check = memory_check(s, wants_spectrum(jobs[i]), false, budget, /*device=*/false,
+                                                                   !jobs[i].inverse.empty());
                     d.image = std::make_shared<const Image>(DecoderPool::shared().load(
                         jobs[i].input, limits, [&, i, check](const ImageHeader& h) {
                             check(h);
@@ -811,7 +812,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     try {
                         const gpu::DeviceInfo* dev = s.backend != Backend::Cpu ? &engine.device_info() : nullptr;
                         if (dev && dev->available)  // never plan what the device cannot hold
-                            check_device_memory(h, s, wants_spectrum(jobs[i]), false, double(dev->free_memory), dev->name, budget);
+                            check_device_memory(h, s, wants_spectrum(jobs[i]), false, double(dev->free_memory), dev->name, budget,
+                                                !jobs[i].inverse.empty());
                         if (!dev || dev->available) engine.plan_for(s, h.width, h.height);
                     } catch (const std::exception&) {
                     }
@@ -832,7 +834,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                             const Image& im = *d.image;
                             try {
                                 check_device_memory(ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format},
-                                                    s, wants_spectrum(jobs[i]), false, double(dev.free_memory), dev.name, budget);
+                                                    s, wants_spectrum(jobs[i]), false, double(dev.free_memory), dev.name, budget,
+                                                    !jobs[i].inverse.empty());
                             } catch (const InputError& e) {
                                 throw InputError(jobs[i].input, e.reason());
                             }

@@ -32,8 +32,6 @@ public:
     }
 
     Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
-        if (!s.filters.empty() || o.want_inverse)
-            throw gpu::ConfigError("--filter and --inverse run on the CPU backend for now (--backend cpu)");
         gpu::PlaneRecipe recipe;
         const gpu::GpuRequest req = request(ctx, s, o, &recipe);
         const PlaneGeometry g = plane_geometry(s, ctx.image->width, ctx.image->height);
@@ -50,6 +48,7 @@ public:
         f.spectrum = std::move(r.spectrum);
         f.rgba = std::move(r.rgba);
         f.levels = std::move(r.levels);
+        f.inverse = std::move(r.inverse);
         f.picture = r.picture;
         f.rgba_on_surface = o.surface != 0;
         f.device_rgba = r.device_rgba;
@@ -100,6 +99,8 @@ private:
         req.want_spectrum = o.want_spectrum;
         req.want_rgba = o.want_rgba;
         req.picture = o.picture;
+        req.filters = s.filters;
+        req.want_inverse = o.want_inverse;
         req.surface = o.surface;
         req.picture_slot = o.picture_slot;
     }

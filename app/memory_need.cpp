@@ -9,7 +9,7 @@
 
 namespace specview {
 
-MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool viewer) {
+MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool viewer, bool inverse) {
     int pw = 0, ph = 0;
     transform_size(s.pad, hd.width, hd.height, &pw, &ph);
     const double A = double(hd.width) * double(hd.height);  // image pixels
@@ -18,23 +18,26 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     const bool percentile = s.view.range == RangeMode::Percentile;
     constexpr double MiB = 1024.0 * 1024.0;
     MemoryNeed need;
+    // The frequency lab: the mask (over the half spectrum on the CPU, 2N; the full one on the device, 4N) and
+    // the filtered plane (4N, in the frame).
+    const double lab_host = (s.filters.empty() ? 0.0 : 2.0 * N) + (inverse ? 4.0 * N : 0.0);
     if (s.backend == Backend::Cpu) {
         if (!viewer) {
             // The CLI (a one-shot run): the samples, FFTW's in-place buffer (the plane made straight into it,
             // then the half spectrum: 4N), the picture (view values, then colours, in place: 4N); libpng writes
             // row by row. --raw: the full spectrum (8N), written from where it is.
-            need.host = 32 * MiB + S + 8.0 * N + (raw ? 8.0 * N : 0.0);
+            need.host = 32 * MiB + S + 8.0 * N + (raw ? 8.0 * N : 0.0) + lab_host;
         } else {
             // The viewer also keeps the prepared plane (4N) for re-runs, the full spectrum for the cursor
             // readout (8N), the image as RGBA for display (4A) and the picture's back buffer (4N).
-            need.host = 32 * MiB + S + 24.0 * N + 4.0 * A;
+            need.host = 32 * MiB + S + 24.0 * N + 4.0 * A + lab_host;
         }
         return need;
     }
     // GPU backends. Host: the samples, two 16 MiB pinned staging buffers, the CUDA runtime, and for the CLI the
     // downloaded RGBA picture (4N, moved into the frame) and --raw's spectrum (8N); the viewer copies device
     // slots into its texture and keeps the image as RGBA for display (4A).
-    need.host = 300 * MiB + S + 32 * MiB + (viewer ? 4.0 * A : 4.0 * N) + (raw ? 8.0 * N : 0.0);
+    need.host = 300 * MiB + S + 32 * MiB + (viewer ? 4.0 * A : 4.0 * N) + (raw ? 8.0 * N : 0.0) + (inverse ? 4.0 * N : 0.0);
     // Device: the samples, the plane (4N), the path's buffers, the view values (4N; a percentile range sorts a
     // copy with CUB's temporary space, 8N), the picture (4N; the viewer's three slots, 12N), --raw's full
     // spectrum (8N), and room for cuFFT plans and the runtime's own allocations.
@@ -49,6 +52,9 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     }
     need.device = S + 4.0 * N + path + 4.0 * N + (percentile ? 8.0 * N : 0.0) + (viewer ? 12.0 * N : 4.0 * N) +
                   (raw ? 8.0 * N : 0.0) + 64 * MiB;
+    // The lab on the device: the mask (4N); the inverse's buffers: the kept full spectrum (custom-fast), the
+    // masked spectrum and a scratch copy (8N each), the filtered plane (4N).
+    need.device += (s.filters.empty() ? 0.0 : 4.0 * N) + (inverse ? 28.0 * N : 0.0);
     return need;
 }
 
@@ -58,9 +64,9 @@ std::string size_words(const ImageHeader& hd) { return std::to_string(hd.width) 
 }  // namespace
 
 void check_device_memory(const ImageHeader& hd, const Settings& s, bool raw, bool viewer, double free_bytes,
-                         const std::string& device_name, MemoryBudget budget) {
+                         const std::string& device_name, MemoryBudget budget, bool inverse) {
     if (s.backend == Backend::Cpu) return;
-    const MemoryNeed need = memory_need(hd, s, raw, viewer);
+    const MemoryNeed need = memory_need(hd, s, raw, viewer, inverse);
     const double device = budget.device > 0 ? budget.device : free_bytes;
     const std::string where = budget.device > 0 ? "allowed" : "free on the " + device_name;
     if (need.device > device)
@@ -69,9 +75,9 @@ void check_device_memory(const ImageHeader& hd, const Settings& s, bool raw, boo
                                  " (try --pad crop, the cufft or custom-fast backend, or the CPU backend)");
 }
 
-HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget budget, bool device) {
-    return [s, raw, viewer, budget, device](const ImageHeader& hd) {
-        const MemoryNeed need = memory_need(hd, s, raw, viewer);
+HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget budget, bool device, bool inverse) {
+    return [s, raw, viewer, budget, device, inverse](const ImageHeader& hd) {
+        const MemoryNeed need = memory_need(hd, s, raw, viewer, inverse);
         const double host = budget.host > 0 ? budget.host : double(available_memory_bytes());
         if (need.host > host)
             throw InputError("", "image is " + size_words(hd) + " and needs about " + human_bytes(need.host) +

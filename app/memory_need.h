@@ -19,8 +19,9 @@ struct MemoryNeed {
 };
 
 // `raw`: the complex spectrum is also written (--raw). `viewer`: the viewer keeps extra copies (host picture
-// double-buffered, the RGBA image for display, three device picture slots).
-MemoryNeed memory_need(const ImageHeader& header, const Settings& s, bool raw, bool viewer);
+// double-buffered, the RGBA image for display, three device picture slots). `inverse`: the filtered image is
+// made too (--inverse); Settings::filters add the mask.
+MemoryNeed memory_need(const ImageHeader& header, const Settings& s, bool raw, bool viewer, bool inverse = false);
 
 struct MemoryBudget {
     double host = 0;    // 0: MemAvailable
@@ -32,10 +33,11 @@ struct MemoryBudget {
 // `device`: also check the device's memory (asking the driver for its free memory: in a decoder thread this waits
 // for a CUDA context another thread is still creating, so the CLI checks the device at transform time instead,
 // with check_device_memory).
-HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget budget = {}, bool device = true);
+HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget budget = {}, bool device = true,
+                         bool inverse = false);
 // The device half alone, against `free_bytes` (or budget.device when set); throws InputError.
 void check_device_memory(const ImageHeader& header, const Settings& s, bool raw, bool viewer, double free_bytes,
-                         const std::string& device_name, MemoryBudget budget = {});
+                         const std::string& device_name, MemoryBudget budget = {}, bool inverse = false);
 
 // Parses "512M", "3G", "1.5GiB", "2000000" (bytes); throws std::invalid_argument.
 double parse_size(const std::string& text);

@@ -61,4 +61,9 @@ void CufftBackend::c2c(float2* data, int width, int height, bool inverse, cudaSt
                              reinterpret_cast<cufftComplex*>(data), inverse ? CUFFT_INVERSE : CUFFT_FORWARD));
 }
 
+void CufftBackend::inverse_real(float2* half, float* out, int width, int height, cudaStream_t stream) {
+    CUFFT_CHECK(cufftExecC2R(plan(width, height, CUFFT_C2R, stream).get(), reinterpret_cast<cufftComplex*>(half),
+                             reinterpret_cast<cufftReal*>(out)));
+}
+
 }  // namespace specview::gpu

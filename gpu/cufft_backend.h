@@ -27,6 +27,9 @@ public:
     }
     // In-place complex transform (tests and the benchmark).
     void c2c(float2* data, int width, int height, bool inverse, cudaStream_t stream);
+    // Complex-to-real inverse of a half spectrum (height rows of width/2 + 1; overwritten) into a width x height
+    // real plane, unnormalised.
+    void inverse_real(float2* half, float* out, int width, int height, cudaStream_t stream);
     std::size_t cached_plans() const { return plans_.size(); }
 
 private:

@@ -284,6 +284,7 @@ struct ColParams {
     const float2* range;      // Picture
     const std::uint32_t* lut; // Picture
     PictureTarget target;     // Picture
+    const float* mask;        // Picture, Range, Values: the lab's mask, width x height (null: none)
     unsigned int* minmax;     // Range
     float* values;            // Values
 };
@@ -304,7 +305,9 @@ __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (
         for (int j = 0; j < kE; ++j) {
             if (j >= e) continue;
             const int kx = out_index(j, n, t, tpc);
-            const float val = view_value(p.view, v[j].x, v[j].y);
+            // The lab's mask, symmetric: the same factor for the bin and its mirror.
+            const float m = p.mask ? __ldg(&p.mask[std::size_t(ky) * W + kx]) : 1.0f;
+            const float val = view_value(p.view, v[j].x * m, v[j].y * m);
             // The mirror bin (-kx, -ky) holds conj(F): the same view value, negated for phase and imaginary.
             const float mval = (p.view == View::Phase || p.view == View::Imag) ? -val : val;
             const int x = p.shift ? shift_dest(kx, W) : kx, y = p.shift ? shift_dest(ky, H) : ky;
@@ -558,10 +561,13 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     mark(timer, "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
-void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer) {
+void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer, float2* out) {
     check_size(width, height);
     const int ld = width / 2 + 1;
-    half_.resize(std::size_t(ld) * height);
+    if (!out) {
+        half_.resize(std::size_t(ld) * height);
+        out = half_.get();
+    }
     const int n = width, pairs = (height + 1) / 2;
     const int lines = std::min(lines_per_block(n, rows_threads_), pairs);
     const int threads = lines * (n / elems_per_thread(n));
@@ -569,18 +575,19 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     const int bound = bound_for(threads);
     auto kernel = bound == 256 ? fast_rows_real_kernel<256> : bound == 512 ? fast_rows_real_kernel<512> : fast_rows_real_kernel<1024>;
     launch_setup(kernel, smem);
-    kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, half_.get(), n, ilog2(n), height,
-                                                                               lines, ld);
+    kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, out, n, ilog2(n), height, lines, ld);
     CUDA_CHECK_LAUNCH("fast_rows_real_kernel");
     mark(timer, "fast pass 1: real rows (2 per FFT) -> half spectrum", double(width) * height * 4.0 + double(ld) * height * 8.0);
 }
 
-void FastFft::real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t s, StageTimer* timer) {
-    rows_real(plane, width, height, s, timer);
+void FastFft::real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t s, StageTimer* timer,
+                            float2* work) {
+    rows_real(plane, width, height, s, timer, work);
     const int ld = width / 2 + 1;
+    float2* half = work ? work : half_.get();
     ColParams p{};
-    p.in = half_.get();
-    p.out = half_.get();  // in place: a block reads its whole columns before writing them back
+    p.in = half;
+    p.out = half;  // in place: a block reads its whole columns before writing them back
     p.ld_in = p.ld_out = ld;
     p.ncols = ld;
     p.width = width;
@@ -588,13 +595,14 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
     p.log2n = ilog2(height);
     run_cols(false, p, cols_threads_, s);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
-    expand_half_spectrum(half_.get(), width, height, full, s);
+    expand_half_spectrum(half, width, height, full, s);
     mark(timer, "expand half spectrum", double(width) * height * 8.0 + double(ld) * height * 8.0);
 }
 
 FastFft::PictureResult FastFft::picture(const float* plane, int width, int height, std::uint64_t plane_version,
                                         const ViewParams& vp, const PictureTarget& target, cudaStream_t s,
-                                        StageTimer* timer, bool reuse_pass1) {
+                                        StageTimer* timer, bool reuse_pass1, const float* mask,
+                                        std::uint64_t mask_version) {
     check_size(width, height);
     PictureResult res;
     const long long count = (long long)width * height;
@@ -634,6 +642,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.range = range_.get();
     p.lut = lut_.get();
     p.target = target;
+    p.mask = mask;
     p.minmax = minmax_.get();
 
     if (vp.range == RangeMode::Percentile) {
@@ -662,6 +671,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
 
     const bool needs_range = vp.range == RangeMode::Auto || vp.range == RangeMode::Top;
     const bool same = cached_.valid && plane_version != 0 && cached_.plane_version == plane_version &&
+                      cached_.mask_version == (mask ? mask_version : 0) &&
                       cached_.width == width && cached_.height == height && cached_.view == vp.view &&
                       cached_.mode == vp.range && (vp.range != RangeMode::Top || cached_.top_span == vp.top_span);
     if (needs_range && !same) {
@@ -671,7 +681,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, 0, 0, vp.top_span, range_.get());
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
         mark(timer, "fast range pass: row FFTs + fused min/max", g_bytes);
-        cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true};
+        cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
     } else if (vp.range == RangeMode::Fixed) {
         finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, vp.fixed_lo, vp.fixed_hi, 0,
                                                  range_.get());

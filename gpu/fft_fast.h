@@ -37,12 +37,16 @@ public:
     // Real plane on the device -> picture (RGBA8 or levels, see PictureTarget). `plane_version` identifies the plane's
     // contents for the range cache (0: never reuse). The range ends in range() afterwards.
     // `reuse_pass1`: the first pass's half spectrum from the last picture of this plane is still in place (the caller
-    // knows: same plane, nothing else ran here since), so only the second pass runs.
+    // knows: same plane, nothing else ran here since), so only the second pass runs. `mask` (width x height,
+    // null: none) multiplies the spectrum before the view; `mask_version` identifies it for the range cache.
     PictureResult picture(const float* plane, int width, int height, std::uint64_t plane_version, const ViewParams& vp,
                           const PictureTarget& target, cudaStream_t stream, StageTimer* timer,
-                          bool reuse_pass1 = false);
+                          bool reuse_pass1 = false, const float* mask = nullptr, std::uint64_t mask_version = 0);
     // Full complex spectrum (natural order) of a real plane, through the same two passes.
-    void real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t stream, StageTimer* timer);
+    // `work` (height x (width/2 + 1) complex; null: the picture's first-pass buffer, which then no longer holds
+    // the picture's pass) holds the half spectrum on the way.
+    void real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t stream, StageTimer* timer,
+                       float2* work = nullptr);
     void range(float* lo, float* hi, cudaStream_t stream);
     // Threads per block the row-wise and the column-wise kernels aim for (a line of n points takes n/16
     // threads; lines share a block up to this): 256, 512 or 1024. The benchmark sweeps them.
@@ -52,7 +56,8 @@ public:
     }
 
 private:
-    void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer);
+    void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer,
+                   float2* out = nullptr);
     DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
     DeviceBuffer<float> values_, sorted_;
     DeviceBuffer<unsigned char> temp_;
@@ -70,6 +75,7 @@ private:
         RangeMode mode{};
         float top_span = 0;
         bool valid = false;
+        std::uint64_t mask_version = 0;  // the lab's mask the range was taken with (0: none)
     } cached_;
 };
 

@@ -9,6 +9,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/device_info.h"
 #include "gpu/fft_fast.h"
+#include "gpu/lab.h"
 #include "gpu/pipeline.h"
 #include "gpu/plane_prep.h"
 #include "gpu/resources.h"
@@ -31,6 +32,13 @@ struct GpuEngine::Impl {
     DeviceBuffer<float2> a, b, full;
     DeviceBuffer<std::uint32_t> rgba;
     DeviceBuffer<unsigned char> levels;
+    // The frequency lab: the mask, the inverse's buffers, and custom-fast's full spectrum of the plane
+    // `fast_full_version` (0: none), which the picture path never materialises.
+    DeviceMask mask;
+    DeviceBuffer<float2> inv_a, inv_b;
+    DeviceBuffer<float> inverse;
+    std::uint64_t fast_full_version = 0;
+    int fast_full_w = 0, fast_full_h = 0;
     std::uint64_t plane_version = 0;
     int plane_w = 0, plane_h = 0;
     DeviceBuffer<std::uint32_t> slots[kPictureSlots];
@@ -277,12 +285,26 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     const bool reuse = !m.warming && done_stop && req.plane_version != 0 && m.spectrum_valid && m.spectrum_key == spectrum_key;
     if (!reuse && !m.warming) m.spectrum_valid = false;  // the buffers are about to change
     if (reuse) out.notes.push_back("spectrum reused: only the view stages ran (same plane and transform)");
+    const float* mask = done_stop && !req.filters.empty() ? m.mask.get(req.filters, w, h, s, &m.timer) : nullptr;
+    if (req.want_inverse && !done_stop) throw ConfigError("the inverse transform needs the whole forward one (no classroom stop)");
+    // custom-fast's full spectrum of this plane (for --raw and the inverse), computed once per plane.
+    auto fast_full = [&]() -> const float2* {
+        if (m.fast_full_version == 0 || m.fast_full_version != req.plane_version || m.fast_full_w != w || m.fast_full_h != h) {
+            m.full.resize(n);
+            m.inv_b.resize(n);  // the half spectrum on the way (the picture's first pass stays in place)
+            m.fast.real_spectrum(m.plane.get(), w, h, m.full.get(), s, &m.timer, m.inv_b.get());
+            m.fast_full_version = req.plane_version;
+            m.fast_full_w = w;
+            m.fast_full_h = h;
+        }
+        return m.full.get();
+    };
     if (req.path == Path::CustomFast) {
         // Two passes; the picture straight from the second one's epilogue.
         out.width = w;
         out.height = h;
         out.range_reused = m.fast.picture(m.plane.get(), w, h, req.plane_version, req.view, target, s, &m.timer,
-                                          reuse).range_reused;
+                                          reuse, mask, m.mask.version()).range_reused;
         if (out.range_reused) out.notes.push_back("range reused from an identical earlier run (same plane and view)");
     } else {
         SpectrumSource src;
@@ -308,12 +330,45 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         }
         out.width = src.width;
         out.height = src.height;
-        m.viewer.run(src, req.view, target, s, &m.timer);
+        SpectrumSource shown = src;
+        shown.mask = done_stop ? mask : nullptr;
+        m.viewer.run(shown, req.view, target, s, &m.timer);
         full = src.data;
         if (req.want_spectrum && src.half) {
             m.full.resize(n);
+            m.fast_full_version = 0;  // m.full holds this path's spectrum now
             expand_half_spectrum(src.data, w, h, m.full.get(), s);
             full = m.full.get();
+        }
+    }
+    // The filtered image: the masked spectrum through each path's own inverse transform, normalised.
+    if (req.want_inverse) {
+        const float scale = 1.0f / (float(w) * float(h));
+        m.inv_a.resize(n);
+        m.inverse.resize(n);
+        if (req.path == Path::Cufft) {
+            masked_half(m.cufft.last(w, h, req.cufft_mode), mask, m.inv_a.get(), s);
+            m.timer.mark(mask ? "mask -> half spectrum" : "half spectrum", double(w / 2 + 1) * h * (mask ? 20.0 : 16.0));
+            m.cufft.inverse_real(m.inv_a.get(), m.inverse.get(), w, h, s);
+            m.timer.mark("cuFFT C2R 2D (inverse)", double(w / 2 + 1) * h * 8.0 + double(n) * 4.0);
+            scale_real(m.inverse.get(), n, scale, s);
+            m.timer.mark("scale 1/(width height)", double(n) * 8.0);
+        } else {
+            m.inv_b.resize(n);
+            const SpectrumSource fwd = req.path == Path::Custom ? m.custom_spectrum
+                                                                 : SpectrumSource{fast_full(), w, h, w, false, nullptr};
+            masked_full(fwd, mask, m.inv_a.get(), s);
+            m.timer.mark(mask ? "mask -> spectrum copy" : "spectrum copy", double(n) * (mask ? 20.0 : 16.0));
+            const float2* result = m.inv_a.get();
+            if (req.path == Path::Custom) {  // the same row-FFT and transpose kernels, backwards
+                const Custom2DPlan ip = plan_custom_2d(w, h, req.custom, m.dev, false);
+                result = run_custom_2d(ip, nullptr, m.inv_a.get(), m.inv_b.get(), true, StopPoint{}, m.twiddles, s,
+                                       &m.timer).data;
+            } else {
+                m.fast.c2c(m.inv_a.get(), m.inv_b.get(), w, h, true, s, &m.timer);
+            }
+            real_part(result, n, scale, m.inverse.get(), s);
+            m.timer.mark("real part / (width height)", double(n) * 12.0);
         }
     }
     const std::size_t last = m.timer.marks();  // total_ms covers the marks in [first, last)
@@ -323,12 +378,9 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     }
 
     if (req.want_spectrum) {
-        if (req.path == Path::CustomFast) {  // the picture never held the complex spectrum: compute it
-            m.full.resize(n);
-            m.fast.real_spectrum(m.plane.get(), w, h, m.full.get(), s, &m.timer);
-            m.spectrum_valid = false;  // that pass left another half spectrum in custom-fast's buffer
-            full = m.full.get();
-        }
+        if (req.path == Path::CustomFast) full = fast_full();  // the picture never held the complex spectrum
+    }
+    if (req.want_spectrum) {
         out.spectrum.resize(n);
         CUDA_CHECK(cudaMemcpyAsync(out.spectrum.data(), full, n * sizeof(float2), cudaMemcpyDeviceToHost, s));
         m.timer.mark("download spectrum (device -> host)", double(n) * 8.0);
@@ -337,6 +389,12 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         out.rgba.resize(n);
         CUDA_CHECK(cudaMemcpyAsync(out.rgba.data(), rgba, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
         m.timer.mark("download picture (device -> host)", double(n) * 4.0);
+    }
+    if (req.want_inverse && !m.warming) {
+        out.inverse.resize(n);
+        CUDA_CHECK(cudaMemcpyAsync(out.inverse.data(), m.inverse.get(), std::size_t(n) * sizeof(float),
+                                   cudaMemcpyDeviceToHost, s));
+        m.timer.mark("download filtered image (device -> host)", double(n) * 4.0);
     }
     if (target.levels && !m.warming) {
         out.levels.resize(std::size_t(n) * lb);

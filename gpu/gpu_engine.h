@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/mask_math.h"
 #include "gpu/spectrum_math.h"
 #include "gpu/config.h"
 #include "gpu/errors.h"
@@ -34,6 +35,10 @@ struct GpuRequest {
     bool want_spectrum = false;  // download the complex data (unshifted)
     bool want_rgba = true;       // download the picture (in `picture`'s format)
     PictureFormat picture = PictureFormat::Rgba8;  // Level8/Level16: levels instead of colours (not with slots)
+    // The frequency lab: the mask's filters (the picture shows the masked spectrum; built on the device, kept
+    // while they stay the same), and the inverse of the masked spectrum (GpuResult::inverse).
+    std::vector<FilterSpec> filters;
+    bool want_inverse = false;
     std::uint64_t surface = 0;   // cudaSurfaceObject_t to write the picture into (0: none)
     // >= 0: the picture stays on the device in this picture slot (see GpuEngine::slot_data); the stream first
     // waits until the slot's previous picture has been copied out (slot_consumed_event).
@@ -45,6 +50,7 @@ struct GpuResult {
     std::vector<std::complex<float>> spectrum;
     std::vector<std::uint32_t> rgba;
     std::vector<unsigned char> levels;  // with PictureFormat::Level8/Level16: 1 or 2 bytes a pixel
+    std::vector<float> inverse;         // want_inverse: the filtered plane, width x height, normalised
     PictureFormat picture = PictureFormat::Rgba8;  // what the picture came back as
     float range_lo = 0, range_hi = 0;
     std::vector<KernelTiming> timings;  // device stages; upload and download are listed but not in total_ms

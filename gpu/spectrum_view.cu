@@ -34,7 +34,12 @@ __global__ void spectrum_view_kernel(SpectrumSource s, View view, bool shift, fl
     if (x >= s.width || y >= s.height) return;
     const int sx = shift ? shift_source(x, s.width) : x;
     const int sy = shift ? shift_source(y, s.height) : y;
-    const float2 f = spectrum_at<kHalf>(s, sx, sy);
+    float2 f = spectrum_at<kHalf>(s, sx, sy);
+    if (s.mask) {
+        const float m = __ldg(&s.mask[std::size_t(sy) * s.width + sx]);
+        f.x *= m;
+        f.y *= m;
+    }
     values[std::size_t(y) * s.width + x] = view_value(view, f.x, f.y);
 }
 

@@ -20,6 +20,8 @@ struct SpectrumSource {
     const float2* data = nullptr;
     int width = 0, height = 0, ld = 0;
     bool half = false;
+    // The frequency lab's mask (width x height, unshifted bins; null: none): the view shows the masked spectrum.
+    const float* mask = nullptr;
 };
 
 // Where a picture goes: RGBA8 (packed, R in the low byte) into `rgba` and/or a CUDA surface (the viewer's

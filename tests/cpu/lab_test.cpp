@@ -20,33 +20,8 @@
 namespace specview::test {
 namespace {
 
-struct Case {
-    std::string spec;
-    RefFilter ref;
-};
-
-// Every kind with every edge.
-std::vector<Case> cases() {
-    std::vector<Case> out;
-    const std::vector<std::pair<std::string, RefFilter>> edges = {
-        {"", {"", "ideal", 1}}, {",gauss", {"", "gauss", 1}}, {",butterworth:3", {"", "butterworth", 3}}};
-    for (const auto& [suffix, e] : edges) {
-        auto add = [&](const std::string& spec, const std::string& kind, double a, double b, double c) {
-            RefFilter r = e;
-            r.kind = kind;
-            r.a = a;
-            r.b = b;
-            r.c = c;
-            out.push_back({spec + suffix, r});
-        };
-        add("lowpass:0.1", "lowpass", 0.1, 0, 0);
-        add("highpass:0.15", "highpass", 0.15, 0, 0);
-        add("bandpass:0.05:0.2", "bandpass", 0.05, 0.2, 0);
-        add("bandstop:0.05:0.2", "bandstop", 0.05, 0.2, 0);
-        add("notch:0.2:-0.125:0.04", "notch", 0.2, -0.125, 0.04);
-    }
-    return out;
-}
+using Case = LabCase;
+std::vector<Case> cases() { return lab_cases(); }
 
 TEST(Filter, SpecsParseAndPrintBackTheSame) {
     for (const Case& c : cases()) {

@@ -250,9 +250,12 @@ TEST_F(Live, PlanTimeIsItsOwnLineOnTheFirstRunOnly) {
 TEST_F(Live, DeviceMemoryNeedModelCoversWhatARunAllocates) {
     Rng rng;
     const Image img = random_image(rng, 2048, 2048, 3, 8);
+    FilterSpec lowpass;
+    lowpass.r = 0.1;
     for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast})
-        for (bool raw : {false, true})
+        for (int extra : {0, 1, 2})  // nothing, --raw, the lab (a filter and --inverse)
             for (RangeMode range : {RangeMode::Auto, RangeMode::Percentile}) {
+                const bool raw = extra == 1, lab = extra == 2;
                 ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
                 std::size_t free0 = 0, free1 = 0, total = 0;
                 ASSERT_EQ(cudaMemGetInfo(&free0, &total), cudaSuccess);
@@ -263,8 +266,10 @@ TEST_F(Live, DeviceMemoryNeedModelCoversWhatARunAllocates) {
                     Settings s;
                     s.backend = b;
                     s.view.range = range;
+                    if (lab) s.filters = {lowpass};
                     RunOptions o;
                     o.want_spectrum = raw;
+                    o.want_inverse = lab;
                     engine.run(s, o);
                     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
                     ASSERT_EQ(cudaMemGetInfo(&free1, &total), cudaSuccess);
@@ -273,8 +278,9 @@ TEST_F(Live, DeviceMemoryNeedModelCoversWhatARunAllocates) {
                 Settings s;
                 s.backend = b;
                 s.view.range = range;
-                const double model = memory_need(ImageHeader{2048, 2048, 3, 8, "random"}, s, raw, false).device;
-                const std::string what = name_of(b) + (raw ? " raw " : " ") + name_of(range) + ": model " +
+                if (lab) s.filters = {lowpass};
+                const double model = memory_need(ImageHeader{2048, 2048, 3, 8, "random"}, s, raw, false, lab).device;
+                const std::string what = name_of(b) + (raw ? " raw " : lab ? " lab " : " ") + name_of(range) + ": model " +
                                          human_bytes(model) + ", allocated " + human_bytes(used);
                 std::cout << "  " << what << "\n";
                 EXPECT_GE(model, used) << what;

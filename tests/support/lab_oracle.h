@@ -61,4 +61,33 @@ inline std::vector<cd> ref_filtered(const std::vector<float>& plane, int w, int 
     return out;
 }
 
+// Every filter kind with every edge, as --filter spells it and as the reference has it.
+struct LabCase {
+    std::string spec;
+    RefFilter ref;
+};
+inline std::vector<LabCase> lab_cases() {
+    std::vector<LabCase> out;
+    const std::vector<std::pair<std::string, RefFilter>> edges = {
+        {"", {"", "ideal", 1}}, {",gauss", {"", "gauss", 1}}, {",butterworth:3", {"", "butterworth", 3}}};
+    for (const auto& edge : edges) {
+        const std::string& suffix = edge.first;
+        const RefFilter& e = edge.second;
+        auto add = [&](const std::string& spec, const std::string& kind, double a, double b, double c) {
+            RefFilter r = e;
+            r.kind = kind;
+            r.a = a;
+            r.b = b;
+            r.c = c;
+            out.push_back({spec + suffix, r});
+        };
+        add("lowpass:0.1", "lowpass", 0.1, 0, 0);
+        add("highpass:0.15", "highpass", 0.15, 0, 0);
+        add("bandpass:0.05:0.2", "bandpass", 0.05, 0.2, 0);
+        add("bandstop:0.05:0.2", "bandstop", 0.05, 0.2, 0);
+        add("notch:0.2:-0.125:0.04", "notch", 0.2, -0.125, 0.04);
+    }
+    return out;
+}
+
 }  // namespace specview::test
