@@ -5,6 +5,7 @@
 // texture is a GL texture mapped for the same copy; here a cudaArray stands in for it (no GL on the machine).
 //
 //   specview-latency [--sizes 2048,4096,8192] [--reps 50] [--image-reps 10] [--csv FILE]
+//   specview-latency --lab [--sizes ...] [--reps N]   (the frequency lab's mask-change loop on the engine)
 //   specview-latency --write-photo PATH W [H [SEED]]   (only writes a synthetic photo, PNG or .jpg, for scripts)
 #include <cuda_runtime.h>
 #include <stb_image_write.h>
@@ -24,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/engine.h"
 #include "app/worker.h"
 #include "gpu/device_info.h"
 
@@ -126,11 +128,52 @@ struct Row {
     double decode_ms = 0;   // new image: the decode's share (median)
 };
 
+// The frequency lab's loop on the engine: a mask change (two low-pass radii in turn) with the inverse, the
+// forward spectrum kept. Median over `reps` changes of the device stages (mask build, view, inverse: the
+// run's total_ms) and of the engine's wall time, which includes downloading the picture and the filtered plane.
+int lab(const std::vector<int>& sizes, int reps) {
+    std::printf("frequency lab: mask change -> masked picture + inverse (forward spectrum kept)\n");
+    for (int n : sizes) {
+        const std::vector<unsigned char> px = specview::bench::synthetic_photo(n, n, 1);
+        Image img = Image::allocate(n, n, 3, 8, "photo");
+        std::copy(px.begin(), px.end(), img.writable());
+        for (Backend b : {Backend::CustomFast, Backend::Cufft, Backend::Custom}) {
+            Engine engine;
+            engine.set_image(img, "photo");
+            Settings s;
+            s.backend = b;
+            FilterSpec f;
+            f.kind = FilterKind::LowPass;
+            f.edge = FilterEdge::Gauss;
+            RunOptions o;
+            o.want_inverse = true;
+            o.picture = PictureFormat::Level8;
+            std::vector<double> device, wall;
+            for (int i = -3; i < reps; ++i) {
+                f.r = i % 2 ? 0.1 : 0.11;
+                s.filters = {f};
+                const auto t0 = Clock::now();
+                const Frame fr = engine.run(s, o);
+                const double ms = ms_since(t0);
+                if (i >= 0) {
+                    device.push_back(fr.total_ms);
+                    wall.push_back(ms);
+                }
+            }
+            std::printf("  %5d^2 %-12s device stages median %7.3f ms (p90 %7.3f); engine wall with downloads %7.2f ms\n", n,
+                        name_of(b).c_str(), pct(device, 0.5), pct(device, 0.9), pct(wall, 0.5));
+            std::fflush(stdout);
+        }
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::vector<int> sizes{2048, 4096, 8192};
     int reps = 50, image_reps = 10;
+    bool lab_mode = false;
     std::string csv_path;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -141,7 +184,8 @@ int main(int argc, char** argv) {
             write_photo(argv[i + 1], w, h, seed);
             return 0;
         }
-        if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
+        if (a == "--lab") lab_mode = true;
+        else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
         else if (a == "--image-reps" && i + 1 < argc) image_reps = std::max(3, std::atoi(argv[++i]));
         else if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
         else if (a == "--sizes" && i + 1 < argc) {
@@ -163,6 +207,7 @@ int main(int argc, char** argv) {
         return 4;
     }
     std::printf("device: %s\n", dev.name.c_str());
+    if (lab_mode) return lab(sizes, reps);
     const auto dir = std::filesystem::temp_directory_path() / "specview-latency";
     std::filesystem::create_directories(dir);
 
