@@ -1,5 +1,7 @@
 #include "app/settings.h"
 
+#include "app/filter.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -42,6 +44,10 @@ const std::vector<std::string>& cufft_mode_names() {
     static const std::vector<std::string> n{"r2c", "c2c"};
     return n;
 }
+const std::vector<std::string>& lab_view_names() {
+    static const std::vector<std::string> n{"filtered", "removed", "difference"};
+    return n;
+}
 
 namespace {
 template <class E>
@@ -64,6 +70,8 @@ template <>
 const std::vector<std::string>& names_for<Colormap>() { return colormap_names(); }
 template <>
 const std::vector<std::string>& names_for<gpu::CufftMode>() { return cufft_mode_names(); }
+template <>
+const std::vector<std::string>& names_for<LabView>() { return lab_view_names(); }
 }  // namespace
 
 template <class E>
@@ -158,6 +166,16 @@ std::string set_option(Settings& out, const std::string& o, const std::vector<st
     else if (o == "range") err = set_enum(&s.view.range, o, v);
     else if (o == "colormap") err = set_enum(&s.view.colormap, o, v);
     else if (o == "cufft-mode") err = set_enum(&s.cufft_mode, o, v);
+    else if (o == "lab-view") err = set_enum(&s.lab_view, o, v);
+    else if (o == "filter") {
+        FilterSpec f;
+        if (v.size() != 1) err = "filter takes one SPEC (lowpass:R, highpass:R, bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R)";
+        else if (s.filters.size() >= std::size_t(kMaxFilters)) err = "at most " + std::to_string(kMaxFilters) + " filters";
+        else if ((err = parse_filter(v[0], &f)).empty()) s.filters.push_back(f);
+    } else if (o == "filters") {
+        if (v.size() != 1 || v[0] != "none") err = "filters takes 'none' (removes them all)";
+        else s.filters.clear();
+    }
     else if (o == "tukey-alpha") err = set_float(&s.tukey_alpha, o, v, 0.0f, 1.0f);
     else if (o == "top-span") err = set_float(&s.view.top_span, o, v, 1e-6f, 1e6f);
     else if (o == "threads-per-block") err = set_int(&s.custom.rows.threads_per_block, o, v, kThreads);
@@ -191,6 +209,7 @@ std::vector<std::string> option_steps(const std::string& o) {
     if (o == "range") return range_names();
     if (o == "colormap") return colormap_names();
     if (o == "cufft-mode") return cufft_mode_names();
+    if (o == "lab-view") return lab_view_names();
     if (o == "threads-per-block") return words(kThreads);
     if (o == "block-height") return words(kHeights);
     if (o == "local-length") return words(kLocal);
@@ -211,6 +230,7 @@ SPECVIEW_INSTANTIATE_NAMES(View)
 SPECVIEW_INSTANTIATE_NAMES(RangeMode)
 SPECVIEW_INSTANTIATE_NAMES(Colormap)
 SPECVIEW_INSTANTIATE_NAMES(gpu::CufftMode)
+SPECVIEW_INSTANTIATE_NAMES(LabView)
 #undef SPECVIEW_INSTANTIATE_NAMES
 
 }  // namespace specview

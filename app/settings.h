@@ -16,6 +16,9 @@ enum class PadMode : int { Pow2 = 0, Crop, None };
 enum class PadFill : int { Zero = 0, Mean };
 enum class Window : int { None = 0, Hann, Hamming, Tukey };
 enum class Channel : int { Luma = 0, R, G, B, A };
+// The viewer's third view when filters are on: the filtered image, what the filters removed (plane - filtered),
+// or the size of that difference as a heat map.
+enum class LabView : int { Filtered = 0, Removed, Difference };
 
 struct Settings {
     Backend backend = Backend::Cpu;
@@ -31,6 +34,7 @@ struct Settings {
     // The frequency lab: masks that multiply the spectrum the picture shows and the inverse transform takes
     // (app/filter.h); empty: none. Not applied at classroom stops.
     std::vector<FilterSpec> filters;
+    LabView lab_view = LabView::Filtered;
 };
 
 // Names as the CLI and the UI spell them; parse_* return nullopt for an unknown name.
@@ -43,9 +47,11 @@ const std::vector<std::string>& view_names();
 const std::vector<std::string>& range_names();
 const std::vector<std::string>& colormap_names();
 const std::vector<std::string>& cufft_mode_names();
+const std::vector<std::string>& lab_view_names();
 
 // Sets an option named as on the command line without the dashes ("threads-per-block", "window",
-// "percentiles", "no-shift", ...) from its value words. Returns "" when done, else what is wrong (the
+// "percentiles", "no-shift", ...) from its value words; also "filter SPEC" (adds a filter, app/filter.h),
+// "filters none" (removes them all) and "lab-view filtered|removed|difference". Returns "" when done, else what is wrong (the
 // settings are then unchanged).
 std::string set_option(Settings& s, const std::string& option, const std::vector<std::string>& values);
 // The values a slider or list walks for an option with a fixed set of values (threads-per-block, block-height,

@@ -385,7 +385,14 @@ void Worker::do_run() {
         RunOptions o;
         o.want_rgba = slot < 0;
         o.picture_slot = slot;
+        const bool lab = !req.settings.filters.empty() && req.settings.stop.kind == gpu::StopPoint::Kind::Done;
+        o.want_inverse = lab;
         r.frame = engine_.run(req.settings, o);
+        if (lab) {
+            const float* plane = req.settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(req.settings).plane.v.data();
+            lab_picture(r.frame, plane, req.settings.lab_view, r.lab_rgba, &r.lab_width, &r.lab_height, &r.lab_lo, &r.lab_hi);
+            std::vector<float>().swap(r.frame.inverse);
+        }
         r.ok = true;
     } catch (const std::exception& e) {
         r.ok = false;
@@ -396,6 +403,36 @@ void Worker::do_run() {
     // An unpolled earlier picture is superseded: its slot is free again.
     if (out_.run && out_.run->ok && out_.run->frame.picture_slot >= 0) slot_state_[out_.run->frame.picture_slot] = 0;
     out_.run = std::move(r);
+}
+
+void lab_picture(const Frame& f, const float* plane, LabView view, std::vector<std::uint32_t>& rgba, int* width, int* height,
+                 float* lo, float* hi) {
+    const int x0 = f.content_x, y0 = f.content_y, w = std::max(1, f.content_w), h = std::max(1, f.content_h);
+    if (f.inverse.size() != std::size_t(f.width) * f.height || x0 + w > f.width || y0 + h > f.height)
+        throw std::runtime_error("internal: no filtered image of the frame's size");
+    if (view != LabView::Filtered && !plane) throw std::runtime_error("internal: the lab view needs the plane");
+    std::vector<float> v(std::size_t(w) * h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const std::size_t i = std::size_t(y0 + y) * f.width + (x0 + x);
+            const float filtered = f.inverse[i];
+            v[std::size_t(y) * w + x] = view == LabView::Filtered ? filtered
+                                        : view == LabView::Removed ? plane[i] - filtered
+                                                                   : std::abs(plane[i] - filtered);
+        }
+    float mn = 0, mx = 0;
+    if (!v.empty()) {
+        const auto [a, b] = std::minmax_element(v.begin(), v.end());
+        mn = view == LabView::Difference ? 0.0f : *a;
+        mx = *b;
+    }
+    const ColormapLut lut = make_colormap_lut(view == LabView::Difference ? Colormap::Inferno : Colormap::Gray);
+    rgba.resize(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) rgba[i] = lut.rgba[level_of(normalize_to_range(v[i], mn, mx))];
+    *width = w;
+    *height = h;
+    *lo = mn;
+    *hi = mx;
 }
 
 }  // namespace specview

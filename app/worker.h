@@ -41,7 +41,17 @@ struct RunResult {
     bool ok = false;
     std::string error;           // when !ok
     Frame frame;                 // when ok
+    // The frequency lab's third view (filters on): Settings::lab_view of the filtered image over the image's own
+    // region, as RGBA8 (gray, stretched min..max; the difference as a heat map from 0), made here off the UI
+    // thread. Empty without filters.
+    std::vector<std::uint32_t> lab_rgba;
+    int lab_width = 0, lab_height = 0;
+    float lab_lo = 0, lab_hi = 0;  // the values shown at the picture's darkest and brightest
 };
+
+// The lab view's picture from a frame with Frame::inverse (and, for Removed/Difference, the plane it came from).
+void lab_picture(const Frame& f, const float* plane, LabView view, std::vector<std::uint32_t>& rgba, int* width,
+                 int* height, float* lo, float* hi);
 
 struct ValueResult {
     std::uint64_t frame_change = 0;  // the run whose data was read

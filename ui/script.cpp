@@ -95,6 +95,11 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             Settings probe;
             const std::string err = set_option(probe, a.args[0], {a.args.begin() + 1, a.args.end()});
             if (!err.empty()) throw ScriptError(line, err);
+        } else if (v == "filter") {
+            if (n != 1) throw ScriptError(line, "filter takes one SPEC (as --filter: lowpass:R, notch:U:V:R, ...)");
+            Settings probe;
+            const std::string err = set_option(probe, "filter", {a.args[0]});
+            if (!err.empty()) throw ScriptError(line, err);
         } else if (v == "drag") {
             int frames = 0;
             if (n != 4) throw ScriptError(line, "drag takes OPTION FROM TO FRAMES");
@@ -109,14 +114,14 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             int u = 0;
             if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) || !parse_count(a.args[1], &u, -1048576, 1048576))
                 throw ScriptError(line, "hover takes two whole numbers U V (signed bin indices, DC = 0 0)");
-        } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit") {
+        } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit" || v == "clear-filters") {
             if (n != 0) throw ScriptError(line, v + " takes no arguments");
         } else if (v == "wait") {
             int f = 0;
             if (n != 1 || !parse_count(a.args[0], &f, 0, 10000000)) throw ScriptError(line, "wait takes a number of frames");
         } else {
             throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
-                                    "screenshot, save-texture, quit)");
+                                    "filter, clear-filters, screenshot, save-texture, quit)");
         }
         out.push_back(std::move(a));
     }
@@ -172,6 +177,13 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         }
         if (a.verb == "set") {
             set_option(st.settings, a.args[0], {a.args.begin() + 1, a.args.end()});
+            st.dirty = true;
+            return true;
+        }
+        if (a.verb == "filter" || a.verb == "clear-filters") {
+            const std::string err = a.verb == "filter" ? set_option(st.settings, "filter", {a.args[0]})
+                                                       : set_option(st.settings, "filters", {"none"});
+            if (!err.empty()) st.messages.error("script line " + std::to_string(a.line) + ": " + err);
             st.dirty = true;
             return true;
         }

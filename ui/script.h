@@ -14,7 +14,7 @@ struct ViewerState;
 
 struct ScriptAction {
     int line = 0;
-    std::string verb;  // open set drag hover next prev wait wait-ready screenshot save-texture quit
+    std::string verb;  // open set drag hover next prev wait wait-ready filter clear-filters screenshot save-texture quit
     std::vector<std::string> args;
     std::string text;                 // the line as written (trimmed)
     std::vector<std::string> steps;   // drag: the value of each frame's step

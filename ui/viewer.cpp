@@ -96,7 +96,7 @@ bool picture_current(const ViewerState& st) {
     if (!(st.shown.image != nullptr)) return true;
     // The last run posted has ended (its picture in the texture, or failed with a message).
     const bool arrived = st.done_change >= st.change;
-    return arrived && !st.copy_pending && !st.spectrum_tex.pending() && !st.image_tex.pending();
+    return arrived && !st.copy_pending && !st.spectrum_tex.pending() && !st.image_tex.pending() && !st.lab_tex.pending();
 }
 
 void run_pipeline(ViewerState& st) {
@@ -160,6 +160,11 @@ void take_frame(ViewerState& st, RunResult& r) {
             mark_ready(st, r.change);
             return;
         }
+        if (!r.lab_rgba.empty()) {  // the lab's third view: staged like a host picture
+            st.lab.shown_lo = r.lab_lo;
+            st.lab.shown_hi = r.lab_hi;
+            st.lab_tex.begin(std::move(r.lab_rgba), r.lab_width, r.lab_height);
+        }
 #ifdef SPECVIEW_HAS_GL_INTEROP
         if (f.device_rgba) {
             // Device to device into the texture; the worker may write the slot again once the copy is done.
@@ -210,6 +215,7 @@ constexpr std::size_t kUploadBytesPerFrame = 16u << 20;
 
 void step_uploads(ViewerState& st) {
     st.image_tex.step(kUploadBytesPerFrame);
+    st.lab_tex.step(kUploadBytesPerFrame);
     if (st.spectrum_tex.step(kUploadBytesPerFrame) && st.staged_frame) {
         const std::uint64_t change = st.staged_frame->change;
         show_frame(st, *st.staged_frame);
@@ -331,13 +337,62 @@ void draw_readout(ViewerState& st) {
     }
 }
 
+// The filters' cut-offs drawn over the spectrum: rings at their radii (ellipses when the picture is not square:
+// R cycles/pixel is R width texels across and R height texels down), notch discs at (U, V) and (-U, -V).
+void draw_filter_outlines(ViewerState& st, const DrawnImage& d) {
+    const GlTexture& tex = st.spectrum_tex.front();
+    const int w = tex.width(), h = tex.height();
+    const float sx = (d.p1.x - d.p0.x) / float(w), sy = (d.p1.y - d.p0.y) / float(h);
+    const bool shift = st.shown.settings.view.shift;
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->PushClipRect(d.clip0, d.clip1, true);
+    auto ellipse = [&](double u, double v, double r, ImU32 colour) {
+        // Centred on frequency (u, v): shifted, DC sits at texel (w/2, h/2); unshifted, at the corners (drawn at
+        // all four so the ring wraps as the spectrum does).
+        std::vector<std::pair<double, double>> centres;
+        if (shift) centres.push_back({w / 2 + u * w, h / 2 + v * h});
+        else
+            for (int cy : {0, h})
+                for (int cx : {0, w}) centres.push_back({cx + u * w, cy + v * h});
+        for (const auto& [cx, cy] : centres) {
+            ImVec2 pts[72];
+            for (int i = 0; i < 72; ++i) {
+                const double a = 2 * M_PI * i / 72;
+                pts[i] = ImVec2(d.p0.x + float((cx + 0.5 + r * w * std::cos(a)) * sx), d.p0.y + float((cy + 0.5 + r * h * std::sin(a)) * sy));
+            }
+            dl->AddPolyline(pts, 72, colour, ImDrawFlags_Closed, 1.5f);
+        }
+    };
+    int i = 0;
+    for (const FilterSpec& f : st.settings.filters) {
+        const ImU32 colour = i++ == st.lab.selected ? IM_COL32(255, 220, 0, 230) : IM_COL32(0, 200, 255, 200);
+        switch (f.kind) {
+            case FilterKind::LowPass:
+            case FilterKind::HighPass: ellipse(0, 0, f.r, colour); break;
+            case FilterKind::BandPass:
+            case FilterKind::BandStop:
+                ellipse(0, 0, f.r1, colour);
+                ellipse(0, 0, f.r2, colour);
+                break;
+            case FilterKind::Notch:
+                ellipse(f.u, f.v, f.r, colour);
+                ellipse(-f.u, -f.v, f.r, colour);
+                break;
+        }
+    }
+    dl->PopClipRect();
+    st.layout.push_back("filter-outlines " + std::to_string(st.settings.filters.size()));
+}
+
 void draw_views(ViewerState& st, ImVec2 avail) {
     const float readout_h = ImGui::GetTextLineHeightWithSpacing() * 3.2f;
     const float overlay_h = st.classroom.enabled ? std::max(avail.y * 0.42f, 260.0f * ImGui::GetIO().FontGlobalScale) : 0.0f;
     const float views_h = std::max(avail.y - readout_h - overlay_h, 50.0f);
-    const bool stacked = views_h > avail.x * 0.9f;
+    const bool lab = !st.settings.filters.empty() && !st.classroom.enabled;
+    const int views = lab ? 3 : 2;
+    const bool stacked = views_h > avail.x * (lab ? 1.4f : 0.9f);
     const float header_h = ImGui::GetFrameHeightWithSpacing();
-    ImVec2 each = stacked ? ImVec2(avail.x, views_h / 2 - header_h) : ImVec2(avail.x / 2 - 4, views_h - header_h);
+    ImVec2 each = stacked ? ImVec2(avail.x, views_h / views - header_h) : ImVec2(avail.x / views - 4, views_h - header_h);
     each.y = std::max(each.y, 20.0f);
 
     auto view_header = [&](const char* title, ViewTransform& vt, const GlTexture& tex, const char* id) {
@@ -371,11 +426,29 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     view_header(spectrum_title, st.spectrum_view, st.spectrum_tex.front(), "specv");
     const DrawnImage b = draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover);
     record(st, "spectrum_image", b.p0, b.p1);
+    if (lab && st.spectrum_tex.front().valid()) draw_filter_outlines(st, b);
     ImGui::EndGroup();
+    if (lab) {
+        if (!stacked) ImGui::SameLine();
+        ImGui::BeginGroup();
+        const char* title = st.settings.lab_view == LabView::Filtered ? "Filtered image"
+                            : st.settings.lab_view == LabView::Removed ? "Removed by the filters"
+                                                                       : "|original - filtered|";
+        view_header(title, st.lab_view, st.lab_tex.front(), "labv");
+        const DrawnImage c = draw_image_view("##lab", st.lab_tex.front(), st.lab_view, each, st.lab_hover);
+        record(st, "lab_image", c.p0, c.p1);
+        if (c.changed && st.sync_views)
+            sync_transform(st.lab_view, st.lab_tex.front().width(), st.lab_tex.front().height(), st.image_view,
+                           st.image_tex.front().width(), st.image_tex.front().height());
+        ImGui::EndGroup();
+    }
     if (st.sync_views) {
         const GlTexture &it = st.image_tex.front(), &sp = st.spectrum_tex.front();
         if (a.changed) sync_transform(st.image_view, it.width(), it.height(), st.spectrum_view, sp.width(), sp.height());
         else if (b.changed) sync_transform(st.spectrum_view, sp.width(), sp.height(), st.image_view, it.width(), it.height());
+        // The filtered image covers the image's own pixels: it moves with the image view.
+        const GlTexture& lt = st.lab_tex.front();
+        if (lab && lt.valid()) sync_transform(st.image_view, it.width(), it.height(), st.lab_view, lt.width(), lt.height());
     }
     draw_readout(st);
     if (st.classroom.enabled) {
@@ -512,6 +585,7 @@ int run_viewer(const ViewerLaunch& launch) {
         draw_pipeline_panel(ctx);
         draw_display_panel(ctx, st.presentation, st.classroom);
         draw_classroom_panel(ctx, st.classroom);
+        draw_lab_panel(ctx, st.lab);
         draw_timings_panel(ctx, st.timings);
         draw_device_panel(ctx, st.device_ui);
         ImGui::EndChild();
@@ -622,6 +696,7 @@ int run_viewer(const ViewerLaunch& launch) {
 #endif
     st.image_tex.release();
     st.spectrum_tex.release();
+    st.lab_tex.release();
     return rc;
 }
 

@@ -80,6 +80,7 @@ struct ViewerState {
     int script_hover_x = 0, script_hover_y = 0;  // texel
 
     StagedTexture image_tex;     // uploaded a band a frame, shown when complete
+    StagedTexture lab_tex;       // the frequency lab's third view (filters on), made by the worker
     StagedTexture spectrum_tex;  // interop copies go into its front; host pictures are staged
     // A host picture on its way into the texture, with the run it belongs to (shown when complete).
     std::optional<RunResult> staged_frame;
@@ -88,9 +89,10 @@ struct ViewerState {
 #endif
 
     // Views.
-    ViewTransform image_view, spectrum_view;
+    ViewTransform image_view, spectrum_view, lab_view;
     bool sync_views = true;
-    Hover image_hover, spectrum_hover;
+    Hover image_hover, spectrum_hover, lab_hover;
+    LabUi lab;
 
     // For tests: what was drawn where (framebuffer pixels), written next to a screenshot.
     std::vector<std::string> layout;

@@ -212,6 +212,61 @@ TEST_F(Script, DrivesTheViewerAndReportsEveryChange) {
     EXPECT_NEAR(std::hypot(re, im), 128.0 * 128.0 / 4.0 / 4.0, 128.0 * 128.0 / 4.0 * 0.05) << ro;
 }
 
+// The frequency lab in the viewer: a low-pass filter by script draws its ring on the spectrum and a third view
+// with the filtered image, which has far less fine detail than the image; clearing the filters removes it.
+TEST_F(Script, ALowPassFilterShowsTheBlurredImageInAThirdView) {
+    const int n = 128;
+    fixtures::Pixels p{n, n, 1, {}};
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)  // fine checks on a slow ramp
+            p.v.push_back(0.25 + 0.25 * double(x) / n + (((x / 2) + (y / 2)) % 2 ? 0.4 : 0.0));
+    const std::string img = dir.file("checks.png");
+    fixtures::write_file(img, fixtures::png(p, 8));
+    std::vector<std::string> backends{"cpu"};
+    if (gpu::probe_device(0).available) backends.insert(backends.end(), {"cufft", "custom-fast", "custom"});
+    for (const std::string& backend : backends) {
+        SCOPED_TRACE(backend);
+        const std::string shot = dir.file("lab-" + backend + ".png"), shot2 = dir.file("nolab-" + backend + ".png");
+        ASSERT_EQ(run_script("filter lowpass:0.06,gauss\n"
+                             "wait-ready\n"
+                             "wait 2\n"
+                             "screenshot " + shot + "\n"
+                             "clear-filters\n"
+                             "wait-ready\n"
+                             "screenshot " + shot2 + "\n"
+                             "quit\n",
+                             {img, "--colormap", "gray", "--backend", backend}),
+                  0)
+            << read("out.txt");
+        const Layout l = layout(shot);
+        EXPECT_NE(l.line("backend").find(backend == "cpu" ? "CPU" : backend == "cufft" ? "cuFFT" : backend), std::string::npos)
+            << l.line("backend");
+        ASSERT_EQ(l.rects.count("lab_image"), 1u) << "no third view";
+        ASSERT_EQ(l.rects.count("image_image"), 1u);
+        EXPECT_EQ(l.line("filter-outlines"), "filter-outlines 1");
+        const Image s = load_image(shot);
+        // Fine detail: the mean step between horizontal neighbours over the middle of a view, in screen pixels.
+        auto detail = [&](const std::vector<float>& r) {
+            double sum = 0;
+            int count = 0;
+            const int x0 = int(r[0] + (r[2] - r[0]) * 0.25f), x1 = int(r[0] + (r[2] - r[0]) * 0.75f);
+            const int y0 = int(r[1] + (r[3] - r[1]) * 0.25f), y1 = int(r[1] + (r[3] - r[1]) * 0.75f);
+            for (int y = y0; y < y1; ++y)
+                for (int x = x0; x < x1; ++x) {
+                    sum += std::abs(s.at(x + 1, y, 0) - s.at(x, y, 0));
+                    ++count;
+                }
+            return count ? sum / count : 0.0;
+        };
+        const double image_detail = detail(l.rects.at("image_image")), lab_detail = detail(l.rects.at("lab_image"));
+        EXPECT_GT(image_detail, 0.05) << "the checks are not visible in the image view";
+        EXPECT_LT(lab_detail, 0.25 * image_detail) << "the low-pass did not remove the fine checks";
+        const Layout l2 = layout(shot2);
+        EXPECT_EQ(l2.rects.count("lab_image"), 0u) << "the third view stayed after clear-filters";
+        EXPECT_FALSE(l2.has("filter-outlines"));
+    }
+}
+
 TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
     ASSERT_EQ(run_script("drag threads-per-block 32 1024 10\nwait-ready\ndrag window none hann 3\nwait-ready\n",
                          {grating(64, 3, 2)}),

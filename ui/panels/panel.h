@@ -86,6 +86,14 @@ struct Classroom {
     std::uint64_t plane_row_key = 0;
 };
 
+// The frequency lab's panel: the filter being drafted (added with a button, or edited live when `selected` picks
+// one of the settings' filters), and what the third view showed last (its range).
+struct LabUi {
+    FilterSpec draft{FilterKind::LowPass, FilterEdge::Gauss, 2, 0.1, 0.05, 0.2, 0.125, 0.0};
+    int selected = -1;  // index into Settings::filters being edited live, -1: none
+    float shown_lo = 0, shown_hi = 0;
+};
+
 struct PanelContext {
     Settings& settings;
     bool& dirty;  // set when the settings changed: the viewer posts a run
@@ -109,6 +117,7 @@ void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& 
 void draw_timings_panel(PanelContext& ctx, TimingsUi& timings);
 void draw_device_panel(PanelContext& ctx, DeviceUi& device);
 void draw_classroom_panel(PanelContext& ctx, Classroom& c);
+void draw_lab_panel(PanelContext& ctx, LabUi& lab);
 // The classroom caption and butterfly diagram, drawn under the views when classroom mode is on.
 void draw_classroom_overlay(PanelContext& ctx, Classroom& c, ImVec2 size);
 // Arrow keys step, space plays/pauses (classroom mode).
