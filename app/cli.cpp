@@ -180,7 +180,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     bool headless = false, timings = false, force = false, no_shift = false, classroom = false, presentation = false;
     std::string output, raw;
     std::string backend = "cpu", view = "logmag", range = "auto", colormap = "gray", window = "none", pad = "pow2",
-                pad_fill = "zero", channel = "luma", cufft_mode = "r2c";
+                pad_fill = "zero", channel = "luma", cufft_mode = "r2c", window_shape = "separable", level = "none";
     Settings s;
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     int max_side = LoadLimits{}.max_side;
@@ -211,8 +211,19 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         ->check(one_of(backend_names()))->group(g_spec)->capture_default_str();
     app.add_option("--channel", channel, "luma (Rec. 709 Y' of the stored values), r, g, b or a")
         ->check(one_of(channel_names()))->group(g_spec)->capture_default_str();
-    app.add_option("--window", window, "none, hann, hamming or tukey, applied before the FFT")
+    app.add_option("--window", window,
+                   "none, hann, hamming, tukey, blackman, blackman-harris, kaiser, flattop or welch, applied before the FFT")
         ->check(one_of(window_names()))->group(g_spec)->capture_default_str();
+    app.add_option("--window-shape", window_shape,
+                   "separable (w(x) w(y)) or radial (w of the distance from the centre; the content's inscribed ellipse "
+                   "is the window's edge)")
+        ->check(one_of(window_shape_names()))->group(g_spec)->capture_default_str();
+    app.add_option("--kaiser-beta", s.kaiser_beta, "Kaiser window's beta")
+        ->check(CLI::Range(0.0f, 50.0f))->group(g_spec)->capture_default_str();
+    app.add_option("--level", level,
+                   "subtract before the window: none, mean (the content's mean) or plane (its least-squares plane: "
+                   "removes a tilt, as Gwyddion's levelling does)")
+        ->check(one_of(level_names()))->group(g_spec)->capture_default_str();
     app.add_option("--tukey-alpha", s.tukey_alpha, "Tukey taper fraction (0 = none, 1 = Hann)")
         ->check(CLI::Range(0.0f, 1.0f))->group(g_spec)->capture_default_str();
     app.add_option("--pad", pad, "pow2: pad to the next power of two; crop: centred power-of-two crop; none: exact size")
@@ -326,6 +337,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     s.view.range = *parse_name<RangeMode>(range);
     s.view.colormap = *parse_name<Colormap>(colormap);
     s.window = *parse_name<Window>(window);
+    s.window_shape = *parse_name<WindowShape>(window_shape);
+    s.level = *parse_name<Level>(level);
     s.pad = *parse_name<PadMode>(pad);
     s.pad_fill = *parse_name<PadFill>(pad_fill);
     s.channel = *parse_name<Channel>(channel);

@@ -18,11 +18,15 @@ struct PlaneKey {
     Channel channel{};
     Window window{};
     float tukey_alpha = 0;
+    float kaiser_beta = 0;
+    WindowShape shape{};
+    Level level{};
     PadMode pad{};
     PadFill fill{};
     bool operator==(const PlaneKey& o) const {
         return image_version == o.image_version && channel == o.channel && window == o.window &&
-               tukey_alpha == o.tukey_alpha && pad == o.pad && fill == o.fill;
+               tukey_alpha == o.tukey_alpha && kaiser_beta == o.kaiser_beta && shape == o.shape && level == o.level &&
+               pad == o.pad && fill == o.fill;
     }
 };
 }  // namespace
@@ -60,7 +64,8 @@ struct Engine::Impl {
         if (!has_image) throw InputError("(none)", "no image loaded");
         if (s.channel == Channel::A && !(image_ptr->channels == 2 || image_ptr->channels == 4))
             throw InputError(name, "has no alpha channel (--channel a)");
-        const PlaneKey key{image_version, s.channel, s.window, s.tukey_alpha, s.pad, s.pad_fill};
+        const PlaneKey key{image_version, s.channel, s.window, s.tukey_alpha, s.kaiser_beta, s.window_shape, s.level, s.pad,
+                           s.pad_fill};
         if (!(key == plane_key && plane_version != 0)) {
             plane_key = key;
             ++plane_version;

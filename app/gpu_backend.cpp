@@ -129,11 +129,12 @@ gpu::PlaneRecipe plane_recipe(const Image& img, const Settings& s, std::uint64_t
     r.content_width = g.content_w;
     r.content_height = g.content_h;
     r.fill_mean = s.pad_fill == PadFill::Mean;
-    if (with_window) {
-        r.window_x.resize(g.content_w);
-        r.window_y.resize(g.content_h);
-        for (int x = 0; x < g.content_w; ++x) r.window_x[x] = window_value(s.window, x, g.content_w, s.tukey_alpha);
-        for (int y = 0; y < g.content_h; ++y) r.window_y[y] = window_value(s.window, y, g.content_h, s.tukey_alpha);
+    if (with_window) {  // the window and the levelling plane (fitted on the host: the same numbers as the CPU's)
+        PlaneShaping sh = plane_shaping(img, s, g);
+        r.shape = sh.shape;
+        r.window_x = std::move(sh.wx);
+        r.window_y = std::move(sh.wy);
+        r.radial_table = std::move(sh.table);
     }
     return r;
 }

@@ -66,11 +66,46 @@ Plane extract_channel(const Image& img, Channel ch, const std::string& name) {
     return p;
 }
 
-double window_value(Window w, int i, int n, double alpha) {
+namespace {
+// The modified Bessel function of the first kind, order 0, by its power series (to double precision).
+double bessel_i0(double x) {
+    double sum = 1.0, term = 1.0;
+    const double q = x * x / 4.0;
+    for (int k = 1; k < 500; ++k) {
+        term *= q / (double(k) * double(k));
+        sum += term;
+        if (term < 1e-17 * sum) break;
+    }
+    return sum;
+}
+}  // namespace
+
+double window_value(Window w, int i, int n, double alpha, double beta) {
     if (n <= 1 || w == Window::None) return 1.0;
-    const double x = double(i) / double(n - 1);  // 0..1
+    return window_at(w, double(i) / double(n - 1), alpha, beta);
+}
+
+double window_at(Window w, double x, double alpha, double beta) {
     constexpr double kTwoPi = 6.283185307179586476925286766559;
+    auto cosines = [&](std::initializer_list<double> a) {  // a0 - a1 cos(2 pi x) + a2 cos(4 pi x) - ...
+        double sum = 0, sign = 1;
+        int k = 0;
+        for (double c : a) {
+            sum += sign * c * std::cos(kTwoPi * k * x);
+            sign = -sign;
+            ++k;
+        }
+        return sum;
+    };
     switch (w) {
+        case Window::Blackman: return cosines({0.42, 0.5, 0.08});
+        case Window::BlackmanHarris: return cosines({0.35875, 0.48829, 0.14128, 0.01168});
+        case Window::FlatTop: return cosines({0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368});
+        case Window::Welch: return 1.0 - (2.0 * x - 1.0) * (2.0 * x - 1.0);
+        case Window::Kaiser: {
+            const double r = 2.0 * x - 1.0;
+            return bessel_i0(beta * std::sqrt(std::max(0.0, 1.0 - r * r))) / bessel_i0(beta);
+        }
         case Window::None: return 1.0;
         case Window::Hann: return 0.5 - 0.5 * std::cos(kTwoPi * x);
         case Window::Hamming: return 0.54 - 0.46 * std::cos(kTwoPi * x);
@@ -107,6 +142,73 @@ PlaneGeometry plane_geometry(const Settings& s, int image_w, int image_h) {
     return g;
 }
 
+PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std::function<void(int, float*)>& row_of,
+                           int threads) {
+    PlaneShaping out;
+    const int cw = g.content_w, ch = g.content_h;
+    if (s.window_shape == WindowShape::Radial && s.window != Window::None) {
+        out.shape.radial = true;
+        out.shape.cx = out.shape.hx = (cw - 1) / 2.0;
+        out.shape.cy = out.shape.hy = (ch - 1) / 2.0;
+        out.table.resize(kRadialWindowTable);
+        for (int k = 0; k < kRadialWindowTable; ++k)
+            out.table[std::size_t(k)] = window_at(s.window, 0.5 * k / double(kRadialWindowTable - 1), s.tukey_alpha, s.kaiser_beta);
+    } else {
+        out.wx.resize(std::size_t(cw));
+        out.wy.resize(std::size_t(ch));
+        for (int x = 0; x < cw; ++x) out.wx[std::size_t(x)] = window_value(s.window, x, cw, s.tukey_alpha, s.kaiser_beta);
+        for (int y = 0; y < ch; ++y) out.wy[std::size_t(y)] = window_value(s.window, y, ch, s.tukey_alpha, s.kaiser_beta);
+    }
+    if (s.level != Level::None && cw > 0 && ch > 0) {
+        // Sums per row (on several threads), added in row order: the same numbers however many threads.
+        const double xc = (cw - 1) / 2.0, yc = (ch - 1) / 2.0;
+        std::vector<double> sv(std::size_t(ch), 0.0), sx(std::size_t(ch), 0.0);
+        auto band = [&](int y0, int y1) {
+            std::vector<float> row(static_cast<std::size_t>(cw));
+            for (int y = y0; y < y1; ++y) {
+                row_of(y, row.data());
+                double a = 0, b = 0;
+                for (int x = 0; x < cw; ++x) {
+                    a += row[std::size_t(x)];
+                    b += (x - xc) * row[std::size_t(x)];
+                }
+                sv[std::size_t(y)] = a;
+                sx[std::size_t(y)] = b;
+            }
+        };
+        if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+        const int parts = std::max(1, std::min(threads, ch / 64));
+        std::vector<std::thread> ts;
+        for (int p = 1; p < parts; ++p)
+            ts.emplace_back(band, int(std::int64_t(ch) * p / parts), int(std::int64_t(ch) * (p + 1) / parts));
+        band(0, int(std::int64_t(ch) / parts));
+        for (auto& t : ts) t.join();
+        double S = 0, Sx = 0, Sy = 0, Dxx = 0, Dyy = 0;
+        for (int y = 0; y < ch; ++y) {
+            S += sv[std::size_t(y)];
+            Sx += sx[std::size_t(y)];
+            Sy += (y - yc) * sv[std::size_t(y)];
+        }
+        for (int x = 0; x < cw; ++x) Dxx += (x - xc) * (x - xc);
+        for (int y = 0; y < ch; ++y) Dyy += (y - yc) * (y - yc);
+        const double mean = S / (double(cw) * double(ch));
+        out.shape.level = true;
+        out.shape.level_a = mean;
+        if (s.level == Level::Plane) {  // centred coordinates are orthogonal over the grid: each slope on its own
+            const double bx = Dxx > 0 ? Sx / (Dxx * ch) : 0.0, by = Dyy > 0 ? Sy / (Dyy * cw) : 0.0;
+            out.shape.level_bx = bx;
+            out.shape.level_by = by;
+            out.shape.level_a = mean - bx * xc - by * yc;
+        }
+    }
+    return out;
+}
+
+PlaneShaping plane_shaping(const Image& img, const Settings& s, const PlaneGeometry& g, int threads) {
+    return plane_shaping(
+        s, g, [&](int y, float* row) { channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, g.content_w, row); }, threads);
+}
+
 PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
     PreparedPlane out;
     const PlaneGeometry g = plane_geometry(s, src.width, src.height);
@@ -116,16 +218,17 @@ PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
     out.content_w = cw;
     out.content_h = chh;
 
-    std::vector<double> wx(cw), wy(chh);
-    for (int x = 0; x < cw; ++x) wx[x] = window_value(s.window, x, cw, s.tukey_alpha);
-    for (int y = 0; y < chh; ++y) wy[y] = window_value(s.window, y, chh, s.tukey_alpha);
+    const PlaneShaping sh = plane_shaping(s, g, [&](int y, float* row) {
+        for (int x = 0; x < cw; ++x) row[x] = src.at(x + out.crop_x, y + out.crop_y);
+    });
 
     out.plane = Plane(tw, th, 0.0f);
     double sum = 0.0;  // per row, then the rows in order (as prepare_plane_into sums on several threads)
     for (int y = 0; y < chh; ++y) {
         double row = 0.0;
         for (int x = 0; x < cw; ++x) {
-            float v = float(src.at(x + out.crop_x, y + out.crop_y) * wx[x] * wy[y]);
+            float v = float(plane_value(sh.shape, src.at(x + out.crop_x, y + out.crop_y), x, y, sh.wx.data(), sh.wy.data(),
+                                        sh.table.data()));
             out.plane.at(x, y) = v;
             row += v;
         }
@@ -145,9 +248,7 @@ PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst
     check_channel(img, s.channel, name);
     const PlaneGeometry g = plane_geometry(s, img.width, img.height);
     const int tw = g.width, th = g.height, cw = g.content_w, chh = g.content_h;
-    std::vector<double> wx(cw), wy(chh);
-    for (int x = 0; x < cw; ++x) wx[x] = window_value(s.window, x, cw, s.tukey_alpha);
-    for (int y = 0; y < chh; ++y) wy[y] = window_value(s.window, y, chh, s.tukey_alpha);
+    const PlaneShaping sh = plane_shaping(img, s, g, threads);
     // Bands of rows on several threads; each row's sum kept, the rows summed in order afterwards.
     std::vector<double> row_sum(static_cast<std::size_t>(chh), 0.0);
     auto band = [&](int y0, int y1) {
@@ -156,8 +257,8 @@ PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst
             channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, cw, row.data());
             float* out = dst + std::size_t(y) * stride;
             double sum = 0.0;
-            for (int x = 0; x < cw; ++x) {  // as prepare_plane: the product in double, one rounding, summed in order
-                const float v = float(row[x] * wx[x] * wy[y]);
+            for (int x = 0; x < cw; ++x) {  // as prepare_plane: in double, one rounding, summed in order
+                const float v = float(plane_value(sh.shape, row[x], x, y, sh.wx.data(), sh.wy.data(), sh.table.data()));
                 out[x] = v;
                 sum += v;
             }

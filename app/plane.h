@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "app/image.h"
 #include "app/settings.h"
+#include "gpu/plane_shape.h"
 
 namespace specview {
 
@@ -26,8 +28,12 @@ struct Plane {
 // value. A of an image without alpha is an InputError.
 Plane extract_channel(const Image& img, Channel ch, const std::string& name = "image");
 
-// 1D window of length n at index i (symmetric: w(0) = w(n-1)); n == 1 gives 1.
-double window_value(Window w, int i, int n, double tukey_alpha);
+// The 1D window at t in [0, 1] (symmetric about t = 0.5, its peak): Hann, Hamming, Tukey (alpha), Blackman,
+// 4-term Blackman-Harris, Kaiser (beta: I0(beta sqrt(1 - (2t-1)^2)) / I0(beta)), flat top (scipy's
+// coefficients), Welch (1 - (2t-1)^2).
+double window_at(Window w, double t, double tukey_alpha, double kaiser_beta);
+// 1D window of length n at index i (t = i / (n-1): symmetric, w(0) = w(n-1)); n == 1 gives 1.
+double window_value(Window w, int i, int n, double tukey_alpha, double kaiser_beta = 8.6);
 
 // Size the FFT will run at for an image of w x h under the policy.
 void transform_size(PadMode pad, int w, int h, int* out_w, int* out_h);
@@ -47,6 +53,19 @@ struct PlaneGeometry {
     int crop_x = 0, crop_y = 0, content_w = 0, content_h = 0;
 };
 PlaneGeometry plane_geometry(const Settings& s, int image_w, int image_h);
+
+// Everything that turns content values into plane values for these settings (gpu/plane_shape.h's arithmetic):
+// the levelling plane, fitted to the content (`row_of(y, out)` gives content row y's values, content_w of
+// them; only called when the settings level), and the window's factors or radial table.
+struct PlaneShaping {
+    PlaneShape shape;
+    std::vector<double> wx, wy;  // separable: content_w and content_h factors
+    std::vector<double> table;   // radial: kRadialWindowTable samples of w from the edge (t = 0) to the centre
+};
+PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std::function<void(int, float*)>& row_of,
+                           int threads = 0);
+// The same for an image's content (the channel of s, cropped as g says).
+PlaneShaping plane_shaping(const Image& img, const Settings& s, const PlaneGeometry& g, int threads = 0);
 
 // Crop (centred, for PadMode::Crop), then window the content, then pad: zeros, or the content's mean
 // (after windowing) for PadFill::Mean. Padding goes to the right and bottom, so pixel (0, 0) stays the

@@ -21,7 +21,8 @@ const std::vector<std::string>& pad_fill_names() {
     return n;
 }
 const std::vector<std::string>& window_names() {
-    static const std::vector<std::string> n{"none", "hann", "hamming", "tukey"};
+    static const std::vector<std::string> n{"none", "hann", "hamming", "tukey", "blackman", "blackman-harris",
+                                            "kaiser", "flattop", "welch"};
     return n;
 }
 const std::vector<std::string>& channel_names() {
@@ -42,6 +43,14 @@ const std::vector<std::string>& colormap_names() {
 }
 const std::vector<std::string>& cufft_mode_names() {
     static const std::vector<std::string> n{"r2c", "c2c"};
+    return n;
+}
+const std::vector<std::string>& window_shape_names() {
+    static const std::vector<std::string> n{"separable", "radial"};
+    return n;
+}
+const std::vector<std::string>& level_names() {
+    static const std::vector<std::string> n{"none", "mean", "plane"};
     return n;
 }
 const std::vector<std::string>& lab_view_names() {
@@ -72,6 +81,10 @@ template <>
 const std::vector<std::string>& names_for<gpu::CufftMode>() { return cufft_mode_names(); }
 template <>
 const std::vector<std::string>& names_for<LabView>() { return lab_view_names(); }
+template <>
+const std::vector<std::string>& names_for<WindowShape>() { return window_shape_names(); }
+template <>
+const std::vector<std::string>& names_for<Level>() { return level_names(); }
 }  // namespace
 
 template <class E>
@@ -167,6 +180,9 @@ std::string set_option(Settings& out, const std::string& o, const std::vector<st
     else if (o == "colormap") err = set_enum(&s.view.colormap, o, v);
     else if (o == "cufft-mode") err = set_enum(&s.cufft_mode, o, v);
     else if (o == "lab-view") err = set_enum(&s.lab_view, o, v);
+    else if (o == "window-shape") err = set_enum(&s.window_shape, o, v);
+    else if (o == "level") err = set_enum(&s.level, o, v);
+    else if (o == "kaiser-beta") err = set_float(&s.kaiser_beta, o, v, 0.0f, 50.0f);
     else if (o == "filter") {
         FilterSpec f;
         if (v.size() != 1) err = "filter takes one SPEC (lowpass:R, highpass:R, bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R)";
@@ -210,6 +226,8 @@ std::vector<std::string> option_steps(const std::string& o) {
     if (o == "colormap") return colormap_names();
     if (o == "cufft-mode") return cufft_mode_names();
     if (o == "lab-view") return lab_view_names();
+    if (o == "window-shape") return window_shape_names();
+    if (o == "level") return level_names();
     if (o == "threads-per-block") return words(kThreads);
     if (o == "block-height") return words(kHeights);
     if (o == "local-length") return words(kLocal);
@@ -231,6 +249,8 @@ SPECVIEW_INSTANTIATE_NAMES(RangeMode)
 SPECVIEW_INSTANTIATE_NAMES(Colormap)
 SPECVIEW_INSTANTIATE_NAMES(gpu::CufftMode)
 SPECVIEW_INSTANTIATE_NAMES(LabView)
+SPECVIEW_INSTANTIATE_NAMES(WindowShape)
+SPECVIEW_INSTANTIATE_NAMES(Level)
 #undef SPECVIEW_INSTANTIATE_NAMES
 
 }  // namespace specview

@@ -14,7 +14,11 @@ namespace specview {
 enum class Backend : int { Cpu = 0, Custom, Cufft, CustomFast };
 enum class PadMode : int { Pow2 = 0, Crop, None };
 enum class PadFill : int { Zero = 0, Mean };
-enum class Window : int { None = 0, Hann, Hamming, Tukey };
+enum class Window : int { None = 0, Hann, Hamming, Tukey, Blackman, BlackmanHarris, Kaiser, FlatTop, Welch };
+// Separable: w(x) w(y). Radial: w of the distance from the centre, the content's inscribed ellipse at the edge.
+enum class WindowShape : int { Separable = 0, Radial };
+// What is subtracted before the window: nothing, the content's mean, or its least-squares plane a + bx x + by y.
+enum class Level : int { None = 0, Mean, Plane };
 enum class Channel : int { Luma = 0, R, G, B, A };
 // The viewer's third view when filters are on: the filtered image, what the filters removed (plane - filtered),
 // or the size of that difference as a heat map.
@@ -25,6 +29,9 @@ struct Settings {
     Channel channel = Channel::Luma;
     Window window = Window::None;
     float tukey_alpha = 0.5f;
+    float kaiser_beta = 8.6f;
+    WindowShape window_shape = WindowShape::Separable;
+    Level level = Level::None;
     PadMode pad = PadMode::Pow2;
     PadFill pad_fill = PadFill::Zero;
     ViewParams view;
@@ -48,6 +55,8 @@ const std::vector<std::string>& range_names();
 const std::vector<std::string>& colormap_names();
 const std::vector<std::string>& cufft_mode_names();
 const std::vector<std::string>& lab_view_names();
+const std::vector<std::string>& window_shape_names();
+const std::vector<std::string>& level_names();
 
 // Sets an option named as on the command line without the dashes ("threads-per-block", "window",
 // "percentiles", "no-shift", ...) from its value words; also "filter SPEC" (adds a filter, app/filter.h),

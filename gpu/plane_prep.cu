@@ -53,8 +53,9 @@ __device__ __forceinline__ float channel_value(const T* px, int channels, int ch
 
 template <class T>
 __global__ void plane_kernel(const T* __restrict__ image, int image_w, int channels, int channel, int crop_x,
-                             int crop_y, int cw, int ch, const double* __restrict__ wx, const double* __restrict__ wy,
-                             int pw, int ph, float* __restrict__ plane, double* __restrict__ sum) {
+                             int crop_y, int cw, int ch, PlaneShape shape, const double* __restrict__ wx,
+                             const double* __restrict__ wy, const double* __restrict__ table, int pw, int ph,
+                             float* __restrict__ plane, double* __restrict__ sum) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y;
     double local = 0;
@@ -62,7 +63,8 @@ __global__ void plane_kernel(const T* __restrict__ image, int image_w, int chann
         float v = 0.0f;
         if (x < cw && y < ch) {
             const T* px = image + ((long long)(y + crop_y) * image_w + (x + crop_x)) * channels;
-            v = float(double(channel_value(px, channels, channel)) * wx[x] * wy[y]);
+            // gpu/plane_shape.h's arithmetic, as the host does it (this file is compiled without fused multiply-adds).
+            v = float(plane_value(shape, double(channel_value(px, channels, channel)), x, y, wx, wy, table));
             local = v;
         }
         plane[(long long)y * pw + x] = v;
@@ -103,18 +105,20 @@ void PlanePrep::prepare(const PlaneRecipe& r, float* plane, cudaStream_t s, Stag
     if (r.image_width < 1 || r.image_height < 1 || r.channels < 1 || !r.samples ||
         (r.bit_depth != 8 && r.bit_depth != 16 && r.bit_depth != 32) || r.content_width < 1 ||
         r.content_height < 1 || r.plane_width < r.content_width || r.plane_height < r.content_height ||
-        int(r.window_x.size()) != r.content_width || int(r.window_y.size()) != r.content_height ||
+        (!r.shape.radial && (int(r.window_x.size()) != r.content_width || int(r.window_y.size()) != r.content_height)) ||
+        (r.shape.radial && int(r.radial_table.size()) != kRadialWindowTable) ||
         r.crop_x + r.content_width > r.image_width || r.crop_y + r.content_height > r.image_height)
         throw ConfigError("inconsistent plane recipe");
     if (r.image_version == 0 || r.image_version != version_) upload(r, s, timer);
 
-    const std::size_t nw = r.window_x.size() + r.window_y.size();
-    window_host_.resize(nw);
+    const std::size_t nw = r.window_x.size() + r.window_y.size() + r.radial_table.size();
+    window_host_.resize(std::max<std::size_t>(nw, 1));
     // The previous plane's window values may still be on their way up: wait for that copy before overwriting.
     CUDA_CHECK(cudaStreamSynchronize(s));
     std::copy(r.window_x.begin(), r.window_x.end(), window_host_.get());
     std::copy(r.window_y.begin(), r.window_y.end(), window_host_.get() + r.window_x.size());
-    window_.resize(nw);
+    std::copy(r.radial_table.begin(), r.radial_table.end(), window_host_.get() + r.window_x.size() + r.window_y.size());
+    window_.resize(std::max<std::size_t>(nw, 1));
     CUDA_CHECK(cudaMemcpyAsync(window_.get(), window_host_.get(), nw * sizeof(double), cudaMemcpyHostToDevice, s));
     const bool fill = r.fill_mean && (r.plane_width > r.content_width || r.plane_height > r.content_height);
     if (fill) {
@@ -123,9 +127,11 @@ void PlanePrep::prepare(const PlaneRecipe& r, float* plane, cudaStream_t s, Stag
     }
     const dim3 block(256), grid((r.plane_width + 255) / 256, r.plane_height);
     auto launch = [&](const auto* image) {
+        const double* wx = window_.get();
         plane_kernel<<<grid, block, 0, s>>>(image, r.image_width, r.channels, r.channel, r.crop_x, r.crop_y,
-                                            r.content_width, r.content_height, window_.get(), window_.get() + r.window_x.size(),
-                                            r.plane_width, r.plane_height, plane, fill ? sum_.get() : nullptr);
+                                            r.content_width, r.content_height, r.shape, wx, wx + r.window_x.size(),
+                                            wx + r.window_x.size() + r.window_y.size(), r.plane_width, r.plane_height,
+                                            plane, fill ? sum_.get() : nullptr);
     };
     switch (r.bit_depth) {
         case 8: launch(reinterpret_cast<const std::uint8_t*>(image_.get())); break;

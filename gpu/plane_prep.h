@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpu/plane_shape.h"
 #include "gpu/resources.h"
 #include "gpu/timing.h"
 
@@ -23,7 +24,9 @@ struct PlaneRecipe {
     int channel = 0;                  // 0 luma (Rec. 709 on channels 0..2, or the gray value), else index + 1
     int plane_width = 0, plane_height = 0;
     int crop_x = 0, crop_y = 0, content_width = 0, content_height = 0;
-    std::vector<double> window_x, window_y;  // content_width and content_height values
+    std::vector<double> window_x, window_y;  // separable window: content_width and content_height values
+    std::vector<double> radial_table;        // radial window: kRadialWindowTable values (gpu/plane_shape.h)
+    PlaneShape shape;                        // levelling plane and window kind
     bool fill_mean = false;                  // pad with the windowed content's mean (else zeros)
 };
 

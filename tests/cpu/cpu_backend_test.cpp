@@ -164,12 +164,17 @@ TEST(Plane, MadeStraightFromTheSamplesEqualsExtractThenPrepareBitForBit) {
         const Image img = random_image(rng, w, h, c, depth);
         for (Channel ch : {Channel::Luma, Channel::R, Channel::G, Channel::B, Channel::A}) {
             if (ch == Channel::A && !(c == 2 || c == 4)) continue;
-            for (Window win : {Window::None, Window::Hann, Window::Tukey})
+            for (Window win : {Window::None, Window::Hann, Window::Tukey, Window::Kaiser})
+                for (auto [shape, level] : {std::pair{WindowShape::Separable, Level::None},
+                                            std::pair{WindowShape::Radial, Level::Plane},
+                                            std::pair{WindowShape::Separable, Level::Mean}})
                 for (PadMode pad : {PadMode::Pow2, PadMode::Crop, PadMode::None})
                     for (PadFill fill : {PadFill::Zero, PadFill::Mean}) {
                         Settings s;
                         s.channel = ch;
                         s.window = win;
+                        s.window_shape = shape;
+                        s.level = level;
                         s.pad = pad;
                         s.pad_fill = fill;
                         const PreparedPlane want = prepare_plane(extract_channel(img, ch), s);
@@ -194,18 +199,85 @@ TEST(Plane, MadeStraightFromTheSamplesEqualsExtractThenPrepareBitForBit) {
                     }
         }
     }
-    EXPECT_GT(cases, 200);
-    // Tall enough for bands of rows on several threads: still bit for bit, the mean fill included.
+    EXPECT_GT(cases, 200 * 4);
+    // Tall enough for bands of rows on several threads: still bit for bit, the mean fill and levelling included.
     const Image big = random_image(rng, 257, 700, 3, 8);
     for (int threads : {1, 3, 8}) {
         Settings s;
         s.window = Window::Hann;
         s.pad_fill = PadFill::Mean;
+        s.level = Level::Plane;
         const PreparedPlane want = prepare_plane(extract_channel(big, s.channel), s);
         std::vector<float> buf(want.plane.v.size());
         prepare_plane_into(big, s, buf.data(), std::size_t(want.plane.width), "big", threads);
         EXPECT_EQ(std::memcmp(buf.data(), want.plane.v.data(), buf.size() * 4), 0) << threads << " threads";
     }
+}
+
+// The windows against numpy (np.kaiser, np.blackman: reference values) and their definitions.
+TEST(Window, MatchesNumpyAndTheDefinitions) {
+    const double kaiser7[] = {0.00133251399790242, 0.13040194654166437, 0.6304119273359405, 1.0,
+                              0.6304119273359405, 0.13040194654166437, 0.00133251399790242};
+    const double blackman7[] = {-1.3877787807814457e-17, 0.13000000000000009, 0.63000000000000012, 0.99999999999999989,
+                                0.63000000000000012, 0.13000000000000009, -1.3877787807814457e-17};
+    for (int i = 0; i < 7; ++i) {
+        EXPECT_NEAR(window_value(Window::Kaiser, i, 7, 0.5, 8.6), kaiser7[i], 1e-12) << i;
+        EXPECT_NEAR(window_value(Window::Blackman, i, 7, 0.5, 8.6), blackman7[i], 1e-15) << i;
+    }
+    const double welch5[] = {0, 0.75, 1, 0.75, 0};
+    for (int i = 0; i < 5; ++i) EXPECT_NEAR(window_value(Window::Welch, i, 5, 0.5, 8.6), welch5[i], 1e-15);
+    // Blackman-Harris (4 terms) and flat top (scipy's coefficients): symmetric, their sums of coefficients at the
+    // centre, their alternating sums at the ends.
+    EXPECT_NEAR(window_at(Window::BlackmanHarris, 0.5, 0.5, 8.6), 1.0, 1e-12);
+    EXPECT_NEAR(window_at(Window::BlackmanHarris, 0.0, 0.5, 8.6), 0.35875 - 0.48829 + 0.14128 - 0.01168, 1e-12);
+    EXPECT_NEAR(window_at(Window::FlatTop, 0.5, 0.5, 8.6), 1.000000003, 1e-9);
+    EXPECT_NEAR(window_at(Window::FlatTop, 0.0, 0.5, 8.6), 0.21557895 - 0.41663158 + 0.277263158 - 0.083578947 + 0.006947368, 1e-12);
+    for (Window w : {Window::Hann, Window::Hamming, Window::Tukey, Window::Blackman, Window::BlackmanHarris, Window::Kaiser,
+                     Window::FlatTop, Window::Welch})
+        for (int i = 0; i < 16; ++i)
+            EXPECT_NEAR(window_value(w, i, 16, 0.4, 5.0), window_value(w, 15 - i, 16, 0.4, 5.0), 1e-12) << name_of(w);
+}
+
+// Levelling: an image that is a tilted plane levels to zero with --level plane, to its tilt about the mean with
+// --level mean.
+TEST(Plane, LevellingRemovesTheMeanOrTheFittedPlane) {
+    const int w = 64, h = 40;
+    std::vector<float> v(std::size_t(w) * h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) v[std::size_t(y) * w + x] = 0.3f + 0.004f * x - 0.003f * y;
+    const Image img = Image::from_floats(w, h, 1, v);
+    Settings s;
+    s.pad = PadMode::None;
+    s.level = Level::Plane;
+    PreparedPlane p = prepare_plane(img, s);
+    double worst = 0, sum = 0;
+    for (float x : p.plane.v) worst = std::max(worst, double(std::abs(x)));
+    EXPECT_LE(worst, 1e-6);
+    s.level = Level::Mean;
+    p = prepare_plane(img, s);
+    for (float x : p.plane.v) sum += x;
+    EXPECT_NEAR(sum / double(w * h), 0.0, 1e-7);
+    EXPECT_NEAR(p.plane.at(w - 1, 0) - p.plane.at(0, 0), 0.004 * (w - 1), 1e-5);  // the tilt stays
+}
+
+// The radial window: 1 at the centre, the window's edge value on the inscribed ellipse and beyond, the same at
+// mirrored pixels.
+TEST(Plane, RadialWindowPeaksAtTheCentreAndReachesItsEdgeOnTheInscribedEllipse) {
+    const int w = 65, h = 33;
+    const Image img = Image::from_floats(w, h, 1, std::vector<float>(std::size_t(w) * h, 1.0f));
+    Settings s;
+    s.pad = PadMode::None;
+    s.window = Window::Hann;
+    s.window_shape = WindowShape::Radial;
+    const PreparedPlane p = prepare_plane(img, s);
+    EXPECT_FLOAT_EQ(p.plane.at(32, 16), 1.0f);
+    EXPECT_NEAR(p.plane.at(0, 16), 0.0f, 1e-7);   // on the ellipse
+    EXPECT_NEAR(p.plane.at(0, 0), 0.0f, 1e-7);    // a corner: outside
+    EXPECT_NEAR(p.plane.at(32, 0), 0.0f, 1e-7);
+    EXPECT_GT(p.plane.at(16, 16), 0.4f);          // half-way out along x: hann(0.25) = 0.5
+    EXPECT_NEAR(p.plane.at(16, 16), 0.5f, 1e-3);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) EXPECT_EQ(p.plane.at(x, y), p.plane.at(w - 1 - x, h - 1 - y)) << x << "," << y;
 }
 
 TEST(CpuPicture, KthSmallestEqualsNthElement) {

@@ -178,7 +178,9 @@ TEST(Names, RoundTrip) {
     for (const auto& n : view_names()) EXPECT_EQ(name_of(*parse_name<View>(n)), n);
     for (const auto& n : colormap_names()) EXPECT_EQ(name_of(*parse_name<Colormap>(n)), n);
     for (const auto& n : backend_names()) EXPECT_EQ(name_of(*parse_name<Backend>(n)), n);
-    EXPECT_FALSE(parse_name<Window>("blackman").has_value());
+    for (const auto& n : window_names()) EXPECT_EQ(name_of(*parse_name<Window>(n)), n);
+    for (const auto& n : level_names()) EXPECT_EQ(name_of(*parse_name<Level>(n)), n);
+    EXPECT_FALSE(parse_name<Window>("bartlett").has_value());
 }
 
 }  // namespace

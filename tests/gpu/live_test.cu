@@ -27,7 +27,7 @@ namespace {
 
 class Live : public GpuTest {};
 
-TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowAndSizePolicy) {
+TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowLevelAndSizePolicy) {
     Rng rng;
     gpu::PlanePrep prep;
     gpu::Stream stream;
@@ -39,13 +39,20 @@ TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowAndSizePolicy) {
         ++version;
         for (Channel ch : {Channel::Luma, Channel::R, Channel::G, Channel::B, Channel::A}) {
             if (ch == Channel::A && !(c == 2 || c == 4)) continue;
-            for (Window win : {Window::None, Window::Hann, Window::Hamming, Window::Tukey})
+            for (Window win : {Window::None, Window::Hann, Window::Hamming, Window::Tukey, Window::Blackman,
+                               Window::BlackmanHarris, Window::Kaiser, Window::FlatTop, Window::Welch})
+                for (auto [shape, level] : {std::pair{WindowShape::Separable, Level::None},
+                                            std::pair{WindowShape::Radial, Level::Plane},
+                                            std::pair{WindowShape::Separable, Level::Mean}})
                 for (PadMode pad : {PadMode::Pow2, PadMode::Crop, PadMode::None})
                     for (PadFill fill : {PadFill::Zero, PadFill::Mean}) {
                         Settings s;
                         s.channel = ch;
                         s.window = win;
                         s.tukey_alpha = 0.3f;
+                        s.kaiser_beta = 6.0f;
+                        s.window_shape = shape;
+                        s.level = level;
                         s.pad = pad;
                         s.pad_fill = fill;
                         const PreparedPlane host = prepare_plane(extract_channel(img, ch), s);
@@ -61,12 +68,13 @@ TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowAndSizePolicy) {
                         }
                         // Identical arithmetic; only the mean's summation order differs.
                         EXPECT_LE(worst, 1e-7) << w << "x" << h << "x" << c << " depth " << depth << " channel " << name_of(ch) << " window "
-                                               << name_of(win) << " pad " << name_of(pad) << " fill " << name_of(fill);
+                                               << name_of(win) << " " << name_of(shape) << " level " << name_of(level)
+                                               << " pad " << name_of(pad) << " fill " << name_of(fill);
                         ++cases;
                     }
         }
     }
-    EXPECT_GT(cases, 450);
+    EXPECT_GT(cases, 450 * 6);
 }
 
 TEST_F(Live, OneBinDftEqualsFftwDoubleAtRandomBins) {

@@ -80,6 +80,10 @@ void draw_pipeline_panel(PanelContext& ctx) {
     if (s.pad == PadMode::Pow2) changed |= enum_combo("Pad with", s.pad_fill, pad_fill_names());
     changed |= enum_combo("Window", s.window, window_names());
     if (s.window == Window::Tukey) changed |= ImGui::SliderFloat("Tukey alpha", &s.tukey_alpha, 0.0f, 1.0f);
+    if (s.window == Window::Kaiser) changed |= ImGui::SliderFloat("Kaiser beta", &s.kaiser_beta, 0.0f, 20.0f);
+    if (s.window != Window::None) changed |= enum_combo("Window shape", s.window_shape, window_shape_names());
+    changed |= enum_combo("Level", s.level, level_names());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("subtract the mean or the least-squares plane before the window");
     changed |= enum_combo("Channel", s.channel, channel_names());
     if (ctx.shown.have_frame)
         for (const auto& note : ctx.shown.frame.notes) ImGui::TextWrapped("note: %s", note.c_str());
