@@ -96,6 +96,20 @@ Gray text(int w, int h, const char* lines[], int nlines, int scale) {
     return g;
 }
 
+// A scene (a disc, text, a slow shading) under a periodic screen, cos at (64, 32) cycles per image: the
+// frequency lab's notch example (notch:0.125:0.0625:R removes the screen and its twin, the scene stays).
+Gray screened(int n, const char* lines[], int nlines) {
+    Gray g = text(n, n, lines, nlines, 3);
+    const Gray d = disc(n, n * 0.22);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            const double scene = 0.25 + 0.45 * g.at(x, y) * (0.6 + 0.4 * double(x + y) / (2.0 * n)) + 0.25 * d.v[std::size_t(y) * n + x];
+            const double screen = 0.12 * std::cos(2.0 * M_PI * (64.0 * x + 32.0 * y) / n);
+            g.at(x, y) = float(scene + screen);
+        }
+    return g;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,5 +121,6 @@ int main(int argc, char** argv) {
     ok &= save(dir, "disc.png", disc(256, 20.0));
     ok &= save(dir, "checkerboard.png", checkerboard(256, 16));
     ok &= save(dir, "text.png", text(512, 256, lines, 2, 4));
+    ok &= save(dir, "screened.png", screened(512, lines, 2));
     return ok ? 0 : 1;
 }
