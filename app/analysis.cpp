@@ -41,9 +41,10 @@ Profile finish(const std::vector<double>& sum, const std::vector<long long>& cou
 }
 }  // namespace
 
-Profile radial_profile(const std::complex<float>* F, int w, int h) {
-    const int m = std::max(w, h);
-    const int bins = int(std::ceil(std::sqrt(0.5) * m)) + 2;
+namespace {
+// Mean power |F|^2 / (w h) of the spectrum's bins (DC left out) in `bins` bins; bin_of(u, v) says which.
+template <class BinOf>
+Profile binned_power(const std::complex<float>* F, int w, int h, int bins, double step, int first, BinOf bin_of) {
     std::vector<double> sum(std::size_t(bins), 0.0);
     std::vector<long long> count(std::size_t(bins), 0);
     const double norm = 1.0 / (double(w) * double(h));
@@ -51,35 +52,30 @@ Profile radial_profile(const std::complex<float>* F, int w, int h) {
         const double v = bin_frequency(y, h);
         for (int x = 0; x < w; ++x) {
             if (x == 0 && y == 0) continue;
-            const double u = bin_frequency(x, w);
-            const std::size_t i = std::size_t(std::lround(std::sqrt(u * u + v * v) * m));
+            const std::size_t i = bin_of(bin_frequency(x, w), v);
             const std::complex<float> c = F[std::size_t(y) * w + x];
             sum[i] += (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;
             ++count[i];
         }
     }
-    return finish(sum, count, 1.0 / m, 1);
+    return finish(sum, count, step, first);
+}
+}  // namespace
+
+Profile radial_profile(const std::complex<float>* F, int w, int h) {
+    const int m = std::max(w, h);
+    return binned_power(F, w, h, int(std::ceil(std::sqrt(0.5) * m)) + 2, 1.0 / m, 1, [m](double u, double v) {
+        return std::size_t(std::lround(std::sqrt(u * u + v * v) * m));
+    });
 }
 
 Profile angular_profile(const std::complex<float>* F, int w, int h) {
-    std::vector<double> sum(180, 0.0);
-    std::vector<long long> count(180, 0);
-    const double norm = 1.0 / (double(w) * double(h));
-    for (int y = 0; y < h; ++y) {
-        const double v = bin_frequency(y, h);
-        for (int x = 0; x < w; ++x) {
-            if (x == 0 && y == 0) continue;
-            const double u = bin_frequency(x, w);
-            double a = std::atan2(-v, u) * 180.0 / kPi;
-            if (a < 0) a += 180.0;
-            if (a >= 180.0) a -= 180.0;
-            const std::size_t i = std::size_t(std::min(179, int(std::floor(a))));
-            const std::complex<float> c = F[std::size_t(y) * w + x];
-            sum[i] += (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;
-            ++count[i];
-        }
-    }
-    return finish(sum, count, 1.0, 0);
+    return binned_power(F, w, h, 180, 1.0, 0, [](double u, double v) {
+        double a = std::atan2(-v, u) * 180.0 / kPi;
+        if (a < 0) a += 180.0;
+        if (a >= 180.0) a -= 180.0;
+        return std::size_t(std::min(179, int(std::floor(a))));
+    });
 }
 
 PowerLawFit fit_power_law(const Profile& p, double f_lo, double f_hi) {

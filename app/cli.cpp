@@ -702,8 +702,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     wrote += ", " + j.radial;
                     try {
                         const PowerLawFit fit = fit_power_law(p, fit_lo, fit_hi);
-                        lab << "radial PSD slope: " << fmt(fit.slope) << " (f from " << fit_lo << " to " << fit_hi << ", "
-                            << fit.points << " bins)\n";
+                        lab << "radial PSD slope: " << fmt(fit.slope) << " (f from " << fit_lo << " to " << fit_hi << ")\n"
+                            << "  fitted over " << fit.points << " radial bins\n";
                     } catch (const std::invalid_argument& ex) {
                         lab << "radial PSD slope: none (" << ex.what() << ")\n";
                     }
@@ -729,7 +729,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                                                                100, batch ? 1 : total_jobs);
                     char line[96];
                     std::snprintf(line, sizeof line, "shift: %.2f %.2f", sh.dx, sh.dy);
-                    lab << line << " (correlation peak " << fmt(sh.peak) << ")\n";
+                    lab << line << "\n  correlation peak: " << fmt(sh.peak) << " (1 for a pure shift)\n";
                 }
                 std::ostringstream out;
                 out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height

@@ -53,6 +53,19 @@ void channel_row_any(const Image& img, Channel ch, int y, int x0, int count, flo
     }
 }
 
+// band(y0, y1) over rows [0, rows) in contiguous bands on up to `threads` threads (0: all cores), at least 64
+// rows a band; the calling thread takes the first.
+template <class Band>
+void in_row_bands(int rows, int threads, Band band) {
+    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int parts = std::max(1, std::min(threads, rows / 64));
+    std::vector<std::thread> ts;
+    for (int p = 1; p < parts; ++p)
+        ts.emplace_back(band, int(std::int64_t(rows) * p / parts), int(std::int64_t(rows) * (p + 1) / parts));
+    band(0, int(std::int64_t(rows) / parts));
+    for (auto& t : ts) t.join();
+}
+
 void check_channel(const Image& img, Channel ch, const std::string& name) {
     const bool has_alpha = img.channels == 2 || img.channels == 4;
     if (ch == Channel::A && !has_alpha) throw InputError(name, "has no alpha channel (--channel a)");
@@ -176,13 +189,7 @@ PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std:
                 sx[std::size_t(y)] = b;
             }
         };
-        if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-        const int parts = std::max(1, std::min(threads, ch / 64));
-        std::vector<std::thread> ts;
-        for (int p = 1; p < parts; ++p)
-            ts.emplace_back(band, int(std::int64_t(ch) * p / parts), int(std::int64_t(ch) * (p + 1) / parts));
-        band(0, int(std::int64_t(ch) / parts));
-        for (auto& t : ts) t.join();
+        in_row_bands(ch, threads, band);
         double S = 0, Sx = 0, Sy = 0, Dxx = 0, Dyy = 0;
         for (int y = 0; y < ch; ++y) {
             S += sv[std::size_t(y)];
@@ -265,13 +272,7 @@ PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst
             row_sum[std::size_t(y)] = sum;
         }
     };
-    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    const int parts = std::max(1, std::min(threads, chh / 64));
-    std::vector<std::thread> ts;
-    for (int p = 1; p < parts; ++p)
-        ts.emplace_back(band, int(std::int64_t(chh) * p / parts), int(std::int64_t(chh) * (p + 1) / parts));
-    band(0, int(std::int64_t(chh) / parts));
-    for (auto& t : ts) t.join();
+    in_row_bands(chh, threads, band);
     double sum = 0.0;
     for (double r : row_sum) sum += r;
     const float fill = s.pad_fill == PadFill::Mean && (tw > cw || th > chh) ? float(sum / (double(cw) * chh)) : 0.0f;

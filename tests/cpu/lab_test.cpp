@@ -102,24 +102,14 @@ TEST(Filter, SymmetricMasksKeepTheFilteredImageReal) {
 TEST(CpuLab, InverseOfTheMaskedSpectrumMatchesTheOracle) {
     Rng rng;
     const Image img = random_image(rng, 90, 60, 3, 8);
-    std::vector<std::vector<Case>> sets;
-    for (const Case& c : cases()) sets.push_back({c});
-    sets.push_back({cases()[0], cases()[4]});  // low-pass times notch
-    sets.push_back({});
     for (PadMode pad : {PadMode::Pow2, PadMode::None})
-        for (const auto& set : sets) {
+        for (const auto& set : lab_sets()) {
             Settings s;
             s.pad = pad;
             s.window = Window::Hann;
             std::vector<RefFilter> refs;
             std::string what = pad == PadMode::None ? "exact:" : "pow2:";
-            for (const Case& c : set) {
-                FilterSpec f;
-                ASSERT_EQ(parse_filter(c.spec, &f), "");
-                s.filters.push_back(f);
-                refs.push_back(c.ref);
-                what += " " + c.spec;
-            }
+            ASSERT_TRUE(add_filters(set, s, refs, what)) << what;
             Engine engine;
             engine.set_image(img, "random");
             RunOptions o;

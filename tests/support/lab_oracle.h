@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "app/filter.h"
+#include "app/settings.h"
 #include "tests/support/oracle.h"
 
 namespace specview::test {
@@ -88,6 +90,29 @@ inline std::vector<LabCase> lab_cases() {
         add("notch:0.2:-0.125:0.04", "notch", 0.2, -0.125, 0.04);
     }
     return out;
+}
+
+// The filter sets the inverse tests run: each case alone, a low-pass times a notch, and none at all.
+inline std::vector<std::vector<LabCase>> lab_sets() {
+    const std::vector<LabCase> all = lab_cases();
+    std::vector<std::vector<LabCase>> sets;
+    for (const LabCase& c : all) sets.push_back({c});
+    sets.push_back({all[0], all[4]});
+    sets.push_back({});
+    return sets;
+}
+
+// Adds a set's filters to the settings (parsed as --filter parses them) and their references to `refs`, its
+// specs to `what`; false when a spec does not parse.
+inline bool add_filters(const std::vector<LabCase>& set, Settings& s, std::vector<RefFilter>& refs, std::string& what) {
+    for (const LabCase& c : set) {
+        FilterSpec f;
+        if (!parse_filter(c.spec, &f).empty()) return false;
+        s.filters.push_back(f);
+        refs.push_back(c.ref);
+        what += " " + c.spec;
+    }
+    return true;
 }
 
 }  // namespace specview::test
