@@ -28,6 +28,7 @@
 #include "app/analysis.h"
 #include "app/cpu_backend.h"
 #include "app/filter.h"
+#include "app/mask_io.h"
 #include "app/engine.h"
 #include "app/npy.h"
 #include "gpu/errors.h"
@@ -195,7 +196,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     std::string screenshot, script, report;
     bool offscreen = false;
     std::vector<std::string> filter_specs, profile_args;
-    std::string inverse_out, inverse_format = "png", psd_fit = "0.02:0.25", correlate;
+    std::string inverse_out, inverse_format = "png", psd_fit = "0.02:0.25", correlate, mask_in, save_mask_out;
+    bool invert_mask = false;
 
     app.add_option("images", inputs, "image files or directories (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM)");
     app.add_flag("--headless", headless, "no window: write the spectrum picture (-o) and/or raw spectrum (--raw)");
@@ -290,8 +292,19 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     auto* g_lab = "Frequency lab";
     app.add_option("--filter", filter_specs,
                    "mask the spectrum (repeatable; masks multiply), in cycles/pixel: lowpass:R, highpass:R, "
-                   "bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R (and its twin at -U,-V); edge suffix ,gauss or "
-                   ",butterworth:N (ideal without). The picture shows the masked spectrum; --raw stays unmasked")
+                   "bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R (and its twin at -U,-V), wedge:ANGLE:HALF[:RMIN] "
+                   "(directions within HALF degrees), stripe:ANGLE:WIDTH[:RMIN] (a band through DC; stripe:90:W "
+                   "removes horizontal scan lines); edge suffix ,gauss or ,butterworth:N (ideal without). The "
+                   "picture shows the masked spectrum; --raw stays unmasked")
+        ->group(g_lab);
+    app.add_option("--mask", mask_in,
+                   "a mask description (lines 'filter SPEC', 'paint U V R', 'erase U V R' in spectrum bins, "
+                   "'invert-mask on'), as the viewer's Save mask writes it; a .png names the .txt saved next to it")
+        ->group(g_lab);
+    app.add_flag("--invert-mask", invert_mask, "keep what the mask removes (1 - mask)")->group(g_lab);
+    app.add_option("--save-mask", save_mask_out,
+                   "write the mask as a gray PNG (DC at the centre, 255 = kept) and its description (.txt next to it); "
+                   "one input")
         ->group(g_lab);
     app.add_option("--inverse", inverse_out,
                    "write the filtered image: .npy (float32, transform size, exact scale) or .png (the image's region, "
@@ -365,8 +378,22 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         }
         s.filters.push_back(f);
     }
+    if (!mask_in.empty()) {
+        std::vector<FilterSpec> mf;
+        std::vector<BrushStroke> ms;
+        bool inv = false;
+        const std::string err = load_mask(mask_in, &mf, &ms, &inv);
+        if (!err.empty()) {
+            std::cerr << "specview: --mask " << err << "\n";
+            return kExitUsage;
+        }
+        s.filters.insert(s.filters.end(), mf.begin(), mf.end());
+        s.strokes = std::move(ms);
+        s.mask_invert = inv;
+    }
+    if (invert_mask) s.mask_invert = !s.mask_invert;
     if (s.filters.size() > std::size_t(kMaxFilters)) {
-        std::cerr << "specview: at most " << kMaxFilters << " --filter specs\n";
+        std::cerr << "specview: at most " << kMaxFilters << " filters (--filter and --mask together)\n";
         return kExitUsage;
     }
     std::string radial_out, angular_out;
@@ -454,6 +481,14 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     const std::string raw_dir = batch ? raw : "";
     const std::string inverse_dir = batch ? inverse_out : "", radial_dir = batch ? radial_out : "",
                       angular_dir = batch ? angular_out : "";
+    if (!save_mask_out.empty() && batch) {
+        std::cerr << "specview: --save-mask takes one input (the mask is made for its transform size)\n";
+        return kExitUsage;
+    }
+    if (!save_mask_out.empty() && fs::path(save_mask_out).extension() != ".png") {
+        std::cerr << "specview: --save-mask " << save_mask_out << ": name a .png file (its .txt goes next to it)\n";
+        return kExitUsage;
+    }
     if (!batch && !inverse_out.empty()) {
         const std::string ext = fs::path(inverse_out).extension().string();
         if (ext != ".npy" && ext != ".png") {
@@ -578,6 +613,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             Engine engine;
             Settings so = s;
             so.filters.clear();
+            so.strokes.clear();
+            so.mask_invert = false;
             engine.set_image(DecoderPool::shared().load(correlate, limits, memory_check(so, true, false, budget, false)), correlate);
             RunOptions ro;
             ro.want_spectrum = true;
@@ -693,6 +730,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     else write_inverse_png(j.inverse, f, png_level);
                     wrote += ", " + j.inverse;
                 }
+                if (!save_mask_out.empty()) {
+                    save_mask(save_mask_out, s.filters, s.strokes, s.mask_invert, f.width, f.height, total_jobs);
+                    wrote += ", " + save_mask_out + ", " + mask_description_path(save_mask_out);
+                }
                 const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
                 // The frequency lab's measurements, from the unmasked spectrum.
                 std::ostringstream lab;
@@ -734,7 +775,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 std::ostringstream out;
                 out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height
                     << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range [" << fmt(f.range_lo)
-                    << ", " << fmt(f.range_hi) << "]" << (s.filters.empty() ? "" : " of the masked spectrum")
+                    << ", " << fmt(f.range_hi) << "]" << (!has_mask(s) ? "" : " of the masked spectrum")
                     << "; wrote " << wrote << "\n"
                     << lab.str();
                 for (const auto& note : f.notes) out << "  note: " << note << "\n";

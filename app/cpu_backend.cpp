@@ -629,11 +629,19 @@ public:
         }
         const int threads = fft_threads();
         half_ok_ = true;
-        if (!s.filters.empty()) {  // the mask (made once per filters and size) times the half spectrum, in place
+        if (has_mask(s)) {  // the mask (made once per description and size) times the half spectrum, in place
             t0 = BackendClock::now();
-            if (mask_filters_ != s.filters || mask_w_ != w || mask_h_ != h) {
-                mask_ = half_mask(s.filters, w, h, threads);
+            if (mask_filters_ != s.filters || mask_strokes_ != s.strokes || mask_invert_ != s.mask_invert ||
+                mask_w_ != w || mask_h_ != h) {
+                // The filters' part is kept: a brush dab re-makes only the brush layer and the product.
+                if (filter_half_key_ != s.filters || mask_w_ != w || mask_h_ != h) {
+                    filter_half_ = half_mask(s.filters, w, h, threads);
+                    filter_half_key_ = s.filters;
+                }
+                mask_ = combine_half_mask(filter_half_, s.strokes, s.mask_invert, w, h, threads);
                 mask_filters_ = s.filters;
+                mask_strokes_ = s.strokes;
+                mask_invert_ = s.mask_invert;
                 mask_w_ = w;
                 mask_h_ = h;
             }
@@ -642,8 +650,7 @@ public:
             const float* m = mask_.data();
             for (std::size_t i = 0; i < count; ++i) half[i] *= m[i];
             half_ok_ = false;  // readouts come from data_, the unmasked spectrum
-            f.timings.push_back({"mask (" + std::to_string(s.filters.size()) + " filter" + (s.filters.size() > 1 ? "s" : "") + ")",
-                                 ms_since(t0), double(count) * 20.0});
+            f.timings.push_back({"mask (" + mask_summary(s.filters, s.strokes, s.mask_invert) + ")", ms_since(t0), double(count) * 20.0});
         }
         t0 = BackendClock::now();
         picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.picture, &f.levels);
@@ -716,7 +723,10 @@ private:
     std::vector<float> values_;
     bool half_ok_ = false;  // fft_ holds the last run's half spectrum
     std::vector<float> mask_;  // over the half spectrum, for mask_filters_ at mask_w_ x mask_h_
-    std::vector<FilterSpec> mask_filters_;
+    std::vector<FilterSpec> mask_filters_, filter_half_key_;
+    std::vector<BrushStroke> mask_strokes_;
+    bool mask_invert_ = false;
+    std::vector<float> filter_half_;  // the filters' part of mask_
     int mask_w_ = 0, mask_h_ = 0;
     int width_ = 0, height_ = 0;
 };

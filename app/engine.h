@@ -31,6 +31,9 @@ struct RunOptions {
     PictureFormat picture = PictureFormat::Rgba8;
     // The inverse transform of the (masked) spectrum in Frame::inverse: the filtered plane.
     bool want_inverse = false;
+    // GPU backends, with want_inverse and a picture slot: the lab's third view (Settings::lab_view over the
+    // content) is made on the device into the slot (Frame::device_lab_rgba) instead of downloading the inverse.
+    bool lab_on_device = false;
 };
 
 using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;
@@ -48,6 +51,12 @@ struct Frame {
     // (the transform size), scaled so that no filter gives the plane back.
     std::vector<float> inverse;
     const std::uint32_t* device_rgba = nullptr;  // GPU, with RunOptions::picture_slot: the picture on the device
+    // GPU, with RunOptions::lab_on_device: the third view in the slot (lab_width x lab_height RGBA8), the values
+    // at its ends, and the event the consumer records after copying it.
+    const std::uint32_t* device_lab_rgba = nullptr;
+    int lab_width = 0, lab_height = 0;
+    float lab_lo = 0, lab_hi = 0;
+    std::uint64_t slot_lab_consumed_event = 0;
     int picture_slot = -1;
     std::uint64_t slot_consumed_event = 0;       // cudaEvent_t the consumer records after copying the slot
     // CPU backend: the data the picture shows (the spectrum, or the classroom stop's data), unshifted,

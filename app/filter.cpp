@@ -92,8 +92,24 @@ std::string parse_filter(const std::string& spec, FilterSpec* out) {
         f.u = v[0];
         f.v = v[1];
         f.r = v[2];
+    } else if (kind == "wedge" || kind == "stripe") {
+        const bool wedge = kind == "wedge";
+        if (v.size() != 2 && v.size() != 3)
+            return what + kind + (wedge ? " takes a direction, a half-width in degrees and optionally the radius kept "
+                                          "(wedge:ANGLE:HALF[:RMIN])"
+                                        : " takes a direction, a width in cycles/pixel and optionally the radius kept "
+                                          "(stripe:ANGLE:WIDTH[:RMIN])");
+        if (std::abs(v[0]) > 3600) return what + "ANGLE = " + p[1] + " is not a direction in degrees (|ANGLE| <= 3600)";
+        if (wedge && !(v[1] > 0 && v[1] <= 90)) return what + "HALF = " + p[2] + " must be in (0, 90] degrees";
+        if (!wedge && !(v[1] > 0 && v[1] <= 1)) return what + "WIDTH = " + p[2] + " must be in (0, 1] cycles/pixel";
+        if (v.size() == 3 && !(v[2] >= 0 && v[2] <= rmax)) return what + "RMIN = " + p[3] + " must be in [0, 0.7071] cycles/pixel";
+        f.kind = wedge ? FilterKind::Wedge : FilterKind::Stripe;
+        f.angle = v[0];
+        f.r = v[1];
+        f.r1 = v.size() == 3 ? v[2] : 0.0;
     } else {
-        return what + "unknown filter '" + kind + "' (lowpass:R, highpass:R, bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R)";
+        return what + "unknown filter '" + kind +
+               "' (lowpass:R, highpass:R, bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R, wedge:ANGLE:HALF, stripe:ANGLE:WIDTH)";
     }
     *out = f;
     return "";
@@ -107,27 +123,178 @@ std::string filter_text(const FilterSpec& f) {
         case FilterKind::BandPass: s = "bandpass:" + num(f.r1) + ":" + num(f.r2); break;
         case FilterKind::BandStop: s = "bandstop:" + num(f.r1) + ":" + num(f.r2); break;
         case FilterKind::Notch: s = "notch:" + num(f.u) + ":" + num(f.v) + ":" + num(f.r); break;
+        case FilterKind::Wedge:
+        case FilterKind::Stripe:
+            s = std::string(f.kind == FilterKind::Wedge ? "wedge:" : "stripe:") + num(f.angle) + ":" + num(f.r) +
+                (f.r1 > 0 ? ":" + num(f.r1) : "");
+            break;
     }
     if (f.edge == FilterEdge::Gauss) s += ",gauss";
     if (f.edge == FilterEdge::Butterworth) s += ",butterworth:" + std::to_string(f.order);
     return s;
 }
 
-std::vector<float> half_mask(const std::vector<FilterSpec>& filters, int width, int height, int threads) {
-    if (filters.empty()) return {};
-    const int hw = width / 2 + 1;
-    std::vector<float> m(std::size_t(hw) * height);
+namespace {
+template <class F>
+void rows_in_threads(int height, int threads, F&& body) {
     if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
     threads = std::max(1, std::min(threads, height));
     std::vector<std::thread> ts;
     for (int t = 0; t < threads; ++t)
         ts.emplace_back([&, t] {
-            for (int y = t * height / threads, y1 = (t + 1) * height / threads; y < y1; ++y)
-                for (int x = 0; x < hw; ++x)
-                    m[std::size_t(y) * hw + x] = mask_value(filters.data(), int(filters.size()), x, y, width, height);
+            for (int y = t * height / threads, y1 = (t + 1) * height / threads; y < y1; ++y) body(y);
         });
     for (auto& t : ts) t.join();
+}
+}  // namespace
+
+std::vector<float> half_mask(const std::vector<FilterSpec>& filters, int width, int height, int threads) {
+    if (filters.empty()) return {};
+    const int hw = width / 2 + 1;
+    std::vector<float> m(std::size_t(hw) * height);
+    rows_in_threads(height, threads, [&](int y) {
+        for (int x = 0; x < hw; ++x)
+            m[std::size_t(y) * hw + x] = mask_value(filters.data(), int(filters.size()), x, y, width, height);
+    });
     return m;
+}
+
+std::string parse_stroke(const std::vector<std::string>& words, bool erase, BrushStroke* out) {
+    const std::string what = std::string(erase ? "erase" : "paint") + ": ";
+    if (words.size() != 3) return what + "takes U V R (the brush's centre and radius in spectrum bins from DC)";
+    double v[3];
+    for (int i = 0; i < 3; ++i)
+        if (!number(words[std::size_t(i)], &v[i])) return what + "'" + words[std::size_t(i)] + "' is not a number";
+    if (std::abs(v[0]) > 1e6 || std::abs(v[1]) > 1e6) return what + "the centre is beyond any spectrum (|U|, |V| <= 1e6 bins)";
+    if (!(v[2] > 0 && v[2] <= 1e5)) return what + "R = " + words[2] + " must be in (0, 100000] bins";
+    *out = BrushStroke{v[0], v[1], v[2], erase ? 1 : 0};
+    return "";
+}
+
+std::string stroke_text(const BrushStroke& b) {
+    return std::string(b.erase ? "erase " : "paint ") + num(b.u) + " " + num(b.v) + " " + num(b.r);
+}
+
+void stamp_strokes(const BrushStroke* strokes, std::size_t count, int width, int height, float* layer) {
+    for (std::size_t i = 0; i < count; ++i) {
+        const BrushStroke& b = strokes[i];
+        int x0, y0, bw, bh;
+        stroke_box(b, width, height, &x0, &y0, &bw, &bh);
+        const float value = b.erase ? 1.0f : 0.0f;
+        for (int mirror = 0; mirror < 2; ++mirror) {
+            // The mirror's box is the negated box: [-(x0 + bw - 1), -x0].
+            const int sx0 = mirror ? -(x0 + bw - 1) : x0, sy0 = mirror ? -(y0 + bh - 1) : y0;
+            for (int j = 0; j < bh; ++j) {
+                const int ky = ((sy0 + j) % height + height) % height;
+                for (int i2 = 0; i2 < bw; ++i2) {
+                    const int kx = ((sx0 + i2) % width + width) % width;
+                    int sx, sy;
+                    signed_bin(kx, ky, width, height, &sx, &sy);
+                    if (stroke_covers(b, sx, sy)) layer[std::size_t(ky) * width + kx] = value;
+                }
+            }
+        }
+    }
+}
+
+std::vector<float> half_mask(const std::vector<FilterSpec>& filters, const std::vector<BrushStroke>& strokes,
+                             bool invert, int width, int height, int threads) {
+    if (filters.empty() && strokes.empty() && !invert) return {};
+    return combine_half_mask(half_mask(filters, width, height, threads), strokes, invert, width, height, threads);
+}
+
+std::vector<float> combine_half_mask(std::vector<float> m, const std::vector<BrushStroke>& strokes, bool invert,
+                                     int width, int height, int threads) {
+    const int hw = width / 2 + 1;
+    if (m.empty() && strokes.empty() && !invert) return {};
+    if (m.empty()) m.assign(std::size_t(hw) * height, 1.0f);
+    if (!strokes.empty()) {
+        std::vector<float> layer(std::size_t(width) * height, 1.0f);
+        stamp_strokes(strokes.data(), strokes.size(), width, height, layer.data());
+        rows_in_threads(height, threads, [&](int y) {
+            for (int x = 0; x < hw; ++x) m[std::size_t(y) * hw + x] *= layer[std::size_t(y) * width + x];
+        });
+    }
+    if (invert)
+        for (float& v : m) v = 1.0f - v;
+    return m;
+}
+
+std::vector<std::uint8_t> mask_picture(const std::vector<FilterSpec>& filters, const std::vector<BrushStroke>& strokes,
+                                       bool invert, int width, int height, int threads) {
+    // The full mask from the half one through its symmetry (mask(-k) = mask(k)), shifted like the spectrum.
+    const std::vector<float> half = half_mask(filters, strokes, invert, width, height, threads);
+    const int hw = width / 2 + 1;
+    std::vector<std::uint8_t> out(std::size_t(width) * height, 255);
+    if (half.empty()) return out;
+    rows_in_threads(height, threads, [&](int py) {
+        const int ky = shift_source(py, height);
+        for (int px = 0; px < width; ++px) {
+            const int kx = shift_source(px, width);
+            const float v = kx < hw ? half[std::size_t(ky) * hw + kx]
+                                    : half[std::size_t(ky == 0 ? 0 : height - ky) * hw + (width - kx)];
+            out[std::size_t(py) * width + px] = std::uint8_t(level_of(v < 0 ? 0.0f : v > 1 ? 1.0f : v));
+        }
+    });
+    return out;
+}
+
+std::string mask_summary(const std::vector<FilterSpec>& filters, const std::vector<BrushStroke>& strokes, bool invert) {
+    std::string t;
+    auto add = [&](std::size_t n, const char* one, const char* many) {
+        if (!n) return;
+        t += (t.empty() ? "" : ", ") + std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    add(filters.size(), "filter", "filters");
+    add(strokes.size(), "brush dab", "brush dabs");
+    if (invert) t += t.empty() ? "inverted all-pass" : ", inverted";
+    return t;
+}
+
+std::string mask_text(const std::vector<FilterSpec>& filters, const std::vector<BrushStroke>& strokes, bool invert) {
+    std::string t = "# specview mask: the filters and brush dabs multiply (the last dab over a bin decides)\n";
+    for (const FilterSpec& f : filters) t += "filter " + filter_text(f) + "\n";
+    for (const BrushStroke& b : strokes) t += stroke_text(b) + "\n";
+    if (invert) t += "invert-mask on\n";
+    return t;
+}
+
+std::string parse_mask_text(const std::string& text, std::vector<FilterSpec>* filters, std::vector<BrushStroke>* strokes,
+                            bool* invert) {
+    std::vector<FilterSpec> fs;
+    std::vector<BrushStroke> bs;
+    bool inv = false;
+    std::istringstream in(text);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+        ++n;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        std::istringstream ws(line);
+        std::vector<std::string> w;
+        for (std::string x; ws >> x;) w.push_back(x);
+        if (w.empty() || w[0][0] == '#') continue;
+        const std::string at = "line " + std::to_string(n) + ": ";
+        std::string err;
+        if (w[0] == "filter" && w.size() == 2) {
+            FilterSpec f;
+            if ((err = parse_filter(w[1], &f)).empty()) fs.push_back(f);
+        } else if (w[0] == "paint" || w[0] == "erase") {
+            BrushStroke b;
+            if ((err = parse_stroke({w.begin() + 1, w.end()}, w[0] == "erase", &b)).empty()) bs.push_back(b);
+        } else if (w[0] == "invert-mask" && w.size() == 2 && (w[1] == "on" || w[1] == "off")) {
+            inv = w[1] == "on";
+        } else {
+            err = "expected 'filter SPEC', 'paint U V R', 'erase U V R' or 'invert-mask on|off', not '" + line + "'";
+        }
+        if (!err.empty()) return at + err;
+        if (fs.size() > std::size_t(kMaxFilters)) return at + "more than " + std::to_string(kMaxFilters) + " filters";
+        if (bs.size() > kMaxStrokes) return at + "more than " + std::to_string(kMaxStrokes) + " brush dabs";
+    }
+    *filters = std::move(fs);
+    *strokes = std::move(bs);
+    *invert = inv;
+    return "";
 }
 
 }  // namespace specview

@@ -33,8 +33,12 @@ public:
 
     Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
         gpu::PlaneRecipe recipe;
-        const gpu::GpuRequest req = request(ctx, s, o, &recipe);
+        gpu::GpuRequest req = request(ctx, s, o, &recipe);
         const PlaneGeometry g = plane_geometry(s, ctx.image->width, ctx.image->height);
+        req.lab_x = 0;  // the content sits at the plane's top left on the device
+        req.lab_y = 0;
+        req.lab_w = g.content_w;
+        req.lab_h = g.content_h;
         Frame f;
         f.content_w = g.content_w;
         f.content_h = g.content_h;
@@ -54,6 +58,14 @@ public:
         f.device_rgba = r.device_rgba;
         f.picture_slot = o.picture_slot;
         if (o.picture_slot >= 0) f.slot_consumed_event = engine_.slot_consumed_event(o.picture_slot);
+        if (r.device_lab_rgba) {
+            f.device_lab_rgba = r.device_lab_rgba;
+            f.lab_width = r.lab_width;
+            f.lab_height = r.lab_height;
+            f.lab_lo = r.lab_lo;
+            f.lab_hi = r.lab_hi;
+            f.slot_lab_consumed_event = engine_.slot_lab_consumed_event(o.picture_slot);
+        }
         f.range_lo = r.range_lo;
         f.range_hi = r.range_hi;
         f.timings = std::move(r.timings);
@@ -100,7 +112,11 @@ private:
         req.want_rgba = o.want_rgba;
         req.picture = o.picture;
         req.filters = s.filters;
+        req.strokes = s.strokes;
+        req.mask_invert = s.mask_invert;
         req.want_inverse = o.want_inverse;
+        req.lab_on_device = o.want_inverse && o.lab_on_device && o.picture_slot >= 0;
+        req.lab_kind = int(s.lab_view);
         req.surface = o.surface;
         req.picture_slot = o.picture_slot;
     }

@@ -20,7 +20,8 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     MemoryNeed need;
     // The frequency lab: the mask (over the half spectrum on the CPU, 2N; the full one on the device, 4N) and
     // the filtered plane (4N, in the frame).
-    const double lab_host = (s.filters.empty() ? 0.0 : 2.0 * N) + (inverse ? 4.0 * N : 0.0);
+    // Brush dabs are stamped into a full layer (4N) first.
+    const double lab_host = (has_mask(s) ? 2.0 * N : 0.0) + (s.strokes.empty() ? 0.0 : 4.0 * N) + (inverse ? 4.0 * N : 0.0);
     if (s.backend == Backend::Cpu) {
         if (!viewer) {
             // The CLI (a one-shot run): the samples, FFTW's in-place buffer (the plane made straight into it,
@@ -52,9 +53,12 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     }
     need.device = S + 4.0 * N + path + 4.0 * N + (percentile ? 8.0 * N : 0.0) + (viewer ? 12.0 * N : 4.0 * N) +
                   (raw ? 8.0 * N : 0.0) + 64 * MiB;
-    // The lab on the device: the mask (4N); the inverse's buffers: the kept full spectrum (custom-fast), the
-    // masked spectrum and a scratch copy (8N each), the filtered plane (4N).
-    need.device += (s.filters.empty() ? 0.0 : 4.0 * N) + (inverse ? 28.0 * N : 0.0);
+    // The lab on the device: the filters' mask (4N), the brush layer and the combined mask (4N each; the
+    // combined one alone for an inverted mask); the inverse's buffers: the kept full spectrum (custom-fast), the
+    // masked spectrum and a scratch copy (8N each), the filtered plane (4N); the viewer's third view in its
+    // three picture slots (12N at most).
+    need.device += (s.filters.empty() ? 0.0 : 4.0 * N) + (!s.strokes.empty() ? 8.0 * N : s.mask_invert ? 4.0 * N : 0.0) +
+                   (inverse ? 28.0 * N : 0.0) + (inverse && viewer ? 12.0 * N : 0.0);
     return need;
 }
 

@@ -191,6 +191,16 @@ std::string set_option(Settings& out, const std::string& o, const std::vector<st
     } else if (o == "filters") {
         if (v.size() != 1 || v[0] != "none") err = "filters takes 'none' (removes them all)";
         else s.filters.clear();
+    } else if (o == "paint" || o == "erase") {
+        BrushStroke b;
+        if (s.strokes.size() >= kMaxStrokes) err = "at most " + std::to_string(kMaxStrokes) + " brush dabs";
+        else if ((err = parse_stroke(v, o == "erase", &b)).empty()) s.strokes.push_back(b);
+    } else if (o == "strokes") {
+        if (v.size() != 1 || v[0] != "none") err = "strokes takes 'none' (removes every brush dab)";
+        else s.strokes.clear();
+    } else if (o == "invert-mask") {
+        if (v.size() != 1 || (v[0] != "on" && v[0] != "off")) err = "invert-mask takes on or off";
+        else s.mask_invert = v[0] == "on";
     }
     else if (o == "tukey-alpha") err = set_float(&s.tukey_alpha, o, v, 0.0f, 1.0f);
     else if (o == "top-span") err = set_float(&s.view.top_span, o, v, 1e-6f, 1e6f);

@@ -41,8 +41,14 @@ struct Settings {
     // The frequency lab: masks that multiply the spectrum the picture shows and the inverse transform takes
     // (app/filter.h); empty: none. Not applied at classroom stops.
     std::vector<FilterSpec> filters;
+    // On top of the filters: freehand brush dabs in spectrum bins (mirrored; app/filter.h), and 1 - mask.
+    std::vector<BrushStroke> strokes;
+    bool mask_invert = false;
     LabView lab_view = LabView::Filtered;
 };
+
+// Whether a mask multiplies the spectrum (filters, brush dabs or an inverted all-pass).
+inline bool has_mask(const Settings& s) { return !s.filters.empty() || !s.strokes.empty() || s.mask_invert; }
 
 // Names as the CLI and the UI spell them; parse_* return nullopt for an unknown name.
 const std::vector<std::string>& backend_names();
@@ -60,7 +66,8 @@ const std::vector<std::string>& level_names();
 
 // Sets an option named as on the command line without the dashes ("threads-per-block", "window",
 // "percentiles", "no-shift", ...) from its value words; also "filter SPEC" (adds a filter, app/filter.h),
-// "filters none" (removes them all) and "lab-view filtered|removed|difference". Returns "" when done, else what is wrong (the
+// "filters none" (removes them all), "paint U V R" / "erase U V R" (a brush dab), "strokes none",
+// "invert-mask on|off" and "lab-view filtered|removed|difference". Returns "" when done, else what is wrong (the
 // settings are then unchanged).
 std::string set_option(Settings& s, const std::string& option, const std::vector<std::string>& values);
 // The values a slider or list walks for an option with a fixed set of values (threads-per-block, block-height,

@@ -1,15 +1,15 @@
 #include "app/worker.h"
 
-#include "app/decoder_pool.h"
-#include "app/png_write.h"
-
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 #include "app/cpu_backend.h"
+#include "app/decoder_pool.h"
+#include "app/filter.h"
+#include "app/mask_io.h"
 #include "app/npy.h"
+#include "app/png_write.h"
 #include "gpu/errors.h"
 
 namespace specview {
@@ -190,6 +190,20 @@ void Worker::save_png(const Settings& s, const std::string& path) {
             out_.messages.emplace_back(false, "saved the spectrum picture to " + path);
         } catch (const std::exception& e) {
             publish_error("cannot save " + path + ": " + describe(e));
+        }
+    });
+    cv_.notify_one();
+}
+
+void Worker::save_mask(const Settings& s, int width, int height, const std::string& path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([this, s, width, height, path] {
+        try {
+            specview::save_mask(path, s.filters, s.strokes, s.mask_invert, width, height);
+            std::lock_guard<std::mutex> lock(mu_);
+            out_.messages.emplace_back(false, "saved the mask to " + path + " and " + mask_description_path(path));
+        } catch (const std::exception& e) {
+            publish_error("cannot save the mask: " + describe(e));
         }
     });
     cv_.notify_one();
@@ -385,10 +399,11 @@ void Worker::do_run() {
         RunOptions o;
         o.want_rgba = slot < 0;
         o.picture_slot = slot;
-        const bool lab = !req.settings.filters.empty() && req.settings.stop.kind == gpu::StopPoint::Kind::Done;
+        const bool lab = has_mask(req.settings) && req.settings.stop.kind == gpu::StopPoint::Kind::Done;
         o.want_inverse = lab;
+        o.lab_on_device = slot >= 0;  // the GPU makes the third view next to the picture, in the same slot
         r.frame = engine_.run(req.settings, o);
-        if (lab) {
+        if (lab && !r.frame.device_lab_rgba) {
             const float* plane = req.settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(req.settings).plane.v.data();
             lab_picture(r.frame, plane, req.settings.lab_view, r.lab_rgba, &r.lab_width, &r.lab_height, &r.lab_lo, &r.lab_hi);
             std::vector<float>().swap(r.frame.inverse);

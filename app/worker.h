@@ -119,6 +119,8 @@ public:
     void compare(const Settings& s);
     void save_npy(const Settings& s, const std::string& path);
     void save_png(const Settings& s, const std::string& path);
+    // The mask of these settings for a width x height transform as PATH (gray PNG) and its description (.txt).
+    void save_mask(const Settings& s, int width, int height, const std::string& path);
     void plane_row(const Settings& s, std::uint64_t key, int row, int offset, int n);
     void resources(const Settings& s);
 

@@ -41,8 +41,9 @@ struct GpuEngine::Impl {
     int fast_full_w = 0, fast_full_h = 0;
     std::uint64_t plane_version = 0;
     int plane_w = 0, plane_h = 0;
-    DeviceBuffer<std::uint32_t> slots[kPictureSlots];
-    Event consumed[kPictureSlots];
+    DeviceBuffer<std::uint32_t> slots[kPictureSlots], lab_slots[kPictureSlots];
+    Event consumed[kPictureSlots], lab_consumed[kPictureSlots];
+    LabPicture lab_picture;
     DeviceBuffer<double> dft;  // plane_dft_bin's accumulator (re, im)
     PinnedBuffer<double> dft_host;
     bool warming = false;             // inside the plan's untimed first run
@@ -119,6 +120,11 @@ GpuEngine::GpuEngine(int device) : impl_(nullptr) {
 std::uint64_t GpuEngine::slot_consumed_event(int slot) const {
     if (slot < 0 || slot >= kPictureSlots) throw ConfigError("no picture slot " + std::to_string(slot));
     return reinterpret_cast<std::uint64_t>(impl_->consumed[slot].get());
+}
+
+std::uint64_t GpuEngine::slot_lab_consumed_event(int slot) const {
+    if (slot < 0 || slot >= kPictureSlots) throw ConfigError("no picture slot " + std::to_string(slot));
+    return reinterpret_cast<std::uint64_t>(impl_->lab_consumed[slot].get());
 }
 
 std::complex<double> GpuEngine::plane_dft_bin(int kx, int ky) {
@@ -285,7 +291,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     const bool reuse = !m.warming && done_stop && req.plane_version != 0 && m.spectrum_valid && m.spectrum_key == spectrum_key;
     if (!reuse && !m.warming) m.spectrum_valid = false;  // the buffers are about to change
     if (reuse) out.notes.push_back("spectrum reused: only the view stages ran (same plane and transform)");
-    const float* mask = done_stop && !req.filters.empty() ? m.mask.get(req.filters, w, h, s, &m.timer) : nullptr;
+    const float* mask = done_stop ? m.mask.get(req.filters, req.strokes, req.mask_invert, w, h, s, &m.timer) : nullptr;
     if (req.want_inverse && !done_stop) throw ConfigError("the inverse transform needs the whole forward one (no classroom stop)");
     // custom-fast's full spectrum of this plane (for --raw and the inverse), computed once per plane.
     auto fast_full = [&]() -> const float2* {
@@ -371,6 +377,20 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
             m.timer.mark("real part / (width height)", double(n) * 12.0);
         }
     }
+    // The third view on the device, into the slot's lab picture (after the viewer has copied its last one out).
+    const bool lab_here = req.want_inverse && req.lab_on_device && req.picture_slot >= 0 && !m.warming;
+    if (lab_here) {
+        const int lw = std::max(1, std::min(req.lab_w, w - req.lab_x)), lh = std::max(1, std::min(req.lab_h, h - req.lab_y));
+        if (req.lab_x < 0 || req.lab_y < 0 || req.lab_x >= w || req.lab_y >= h) throw ConfigError("lab region outside the plane");
+        m.lab_slots[req.picture_slot].resize(std::size_t(lw) * lh);
+        CUDA_CHECK(cudaStreamWaitEvent(s, m.lab_consumed[req.picture_slot].get(), 0));
+        const LabPictureKind kind = LabPictureKind(std::clamp(req.lab_kind, 0, 2));
+        m.lab_picture.run(m.inverse.get(), kind == LabPictureKind::Filtered ? nullptr : m.plane.get(), w, req.lab_x,
+                          req.lab_y, lw, lh, kind, m.lab_slots[req.picture_slot].get(), s, &m.timer);
+        out.device_lab_rgba = m.lab_slots[req.picture_slot].get();
+        out.lab_width = lw;
+        out.lab_height = lh;
+    }
     const std::size_t last = m.timer.marks();  // total_ms covers the marks in [first, last)
     if (!m.warming && done_stop && req.plane_version != 0) {
         m.spectrum_key = spectrum_key;
@@ -390,7 +410,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         CUDA_CHECK(cudaMemcpyAsync(out.rgba.data(), rgba, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
         m.timer.mark("download picture (device -> host)", double(n) * 4.0);
     }
-    if (req.want_inverse && !m.warming) {
+    if (req.want_inverse && !m.warming && !lab_here) {
         out.inverse.resize(n);
         CUDA_CHECK(cudaMemcpyAsync(out.inverse.data(), m.inverse.get(), std::size_t(n) * sizeof(float),
                                    cudaMemcpyDeviceToHost, s));
@@ -406,6 +426,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     if (req.path == Path::CustomFast) m.fast.range(&out.range_lo, &out.range_hi, s);
     else m.viewer.range(&out.range_lo, &out.range_hi, s);
     CUDA_CHECK(cudaStreamSynchronize(s));
+    if (lab_here) m.lab_picture.range(&out.lab_lo, &out.lab_hi, s);
     out.timings = m.timer.collect();
     for (std::size_t i = first; i < last; ++i) out.total_ms += out.timings[i].ms;
     if (plan_ms > 0) out.timings.insert(out.timings.begin(), {"plan (first run at this size and configuration) [host]", plan_ms, 0.0});

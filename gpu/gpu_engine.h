@@ -38,7 +38,15 @@ struct GpuRequest {
     // The frequency lab: the mask's filters (the picture shows the masked spectrum; built on the device, kept
     // while they stay the same), and the inverse of the masked spectrum (GpuResult::inverse).
     std::vector<FilterSpec> filters;
+    std::vector<BrushStroke> strokes;  // on top of the filters (mask_math.h), and the whole mask inverted
+    bool mask_invert = false;
     bool want_inverse = false;
+    // With want_inverse and a picture slot: the third view is made on the device into the slot's lab picture
+    // (GpuResult::device_lab_rgba, lab_w x lab_h from (lab_x, lab_y) of the plane) and the filtered plane is not
+    // downloaded. lab_kind: LabPictureKind (0 filtered, 1 removed part, 2 difference).
+    bool lab_on_device = false;
+    int lab_kind = 0;
+    int lab_x = 0, lab_y = 0, lab_w = 0, lab_h = 0;
     std::uint64_t surface = 0;   // cudaSurfaceObject_t to write the picture into (0: none)
     // >= 0: the picture stays on the device in this picture slot (see GpuEngine::slot_data); the stream first
     // waits until the slot's previous picture has been copied out (slot_consumed_event).
@@ -60,6 +68,9 @@ struct GpuResult {
     std::vector<RowFftPlan> row_plans;       // custom path: the two row passes' launch shapes
     bool range_reused = false;               // custom-fast: the range of an identical earlier run was reused
     const std::uint32_t* device_rgba = nullptr;  // the picture in its slot, when the request named one
+    const std::uint32_t* device_lab_rgba = nullptr;  // lab_on_device: the third view in the slot
+    int lab_width = 0, lab_height = 0;
+    float lab_lo = 0, lab_hi = 0;  // the values at its darkest and brightest
 };
 
 class GpuEngine {
@@ -83,6 +94,8 @@ public:
     // the next run into slot i waits for that event on the device, never on the host.
     static constexpr int kPictureSlots = 3;
     std::uint64_t slot_consumed_event(int slot) const;
+    // The same for the slot's third-view picture (its own consumer: the viewer's lab texture).
+    std::uint64_t slot_lab_consumed_event(int slot) const;
 
     // The 2D DFT of the plane of the last run at unshifted bin (kx, ky), 0 <= kx < width, 0 <= ky < height,
     // summed directly on the device in double precision (one pass over the plane: no spectrum is kept).

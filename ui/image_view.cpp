@@ -5,12 +5,13 @@
 
 namespace specview::ui {
 
-DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& vt, ImVec2 size, Hover& hover) {
+DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& vt, ImVec2 size, Hover& hover,
+                           bool left_pans) {
     DrawnImage out;
     hover.active = false;
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     ImGui::InvisibleButton(id, ImVec2(std::max(size.x, 1.0f), std::max(size.y, 1.0f)),
-                           ImGuiButtonFlags_MouseButtonLeft);
+                           ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 end(origin.x + size.x, origin.y + size.y);
     dl->AddRectFilled(origin, end, IM_COL32(20, 20, 24, 255));
@@ -38,7 +39,7 @@ DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& 
             out.changed = true;
         }
     }
-    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
+    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(left_pans ? ImGuiMouseButton_Left : ImGuiMouseButton_Right, 0.0f)) {
         vt.cx -= io.MouseDelta.x / vt.zoom;
         vt.cy -= io.MouseDelta.y / vt.zoom;
         vt.fit = false;
@@ -56,6 +57,8 @@ DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& 
             hover.active = true;
             hover.x = int(fx);
             hover.y = int(fy);
+            hover.fx = fx;
+            hover.fy = fy;
             if (vt.zoom >= 8.0f) {  // outline the texel when it is big enough to see
                 const ImVec2 a(out.p0.x + hover.x * vt.zoom, out.p0.y + hover.y * vt.zoom);
                 dl->AddRect(a, ImVec2(a.x + vt.zoom, a.y + vt.zoom), IM_COL32(255, 255, 0, 200));

@@ -13,8 +13,10 @@ struct DrawnImage {
     bool changed = false;  // the user zoomed or panned this frame
 };
 
-// Draws the view in a region of `size`; fills hover with the texel under the cursor.
-DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& vt, ImVec2 size, Hover& hover);
+// Draws the view in a region of `size`; fills hover with the texel under the cursor (hover.fx, fy: where in
+// it). `left_pans` false: the left button is the caller's (the lab's brush) and the right one pans.
+DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& vt, ImVec2 size, Hover& hover,
+                           bool left_pans = true);
 
 // Copies one view's transform to another of a different size (normalised position, same relative zoom).
 void sync_transform(const ViewTransform& from, int from_w, int from_h, ViewTransform& to, int to_w, int to_h);

@@ -100,6 +100,12 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             Settings probe;
             const std::string err = set_option(probe, "filter", {a.args[0]});
             if (!err.empty()) throw ScriptError(line, err);
+        } else if (v == "paint" || v == "erase") {
+            Settings probe;
+            const std::string err = set_option(probe, v, a.args);
+            if (!err.empty()) throw ScriptError(line, err);
+        } else if (v == "save-mask" || v == "load-mask") {
+            if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
         } else if (v == "drag") {
             int frames = 0;
             if (n != 4) throw ScriptError(line, "drag takes OPTION FROM TO FRAMES");
@@ -114,14 +120,16 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             int u = 0;
             if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) || !parse_count(a.args[1], &u, -1048576, 1048576))
                 throw ScriptError(line, "hover takes two whole numbers U V (signed bin indices, DC = 0 0)");
-        } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit" || v == "clear-filters") {
+        } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit" || v == "clear-filters" ||
+                   v == "clear-brush") {
             if (n != 0) throw ScriptError(line, v + " takes no arguments");
         } else if (v == "wait") {
             int f = 0;
             if (n != 1 || !parse_count(a.args[0], &f, 0, 10000000)) throw ScriptError(line, "wait takes a number of frames");
         } else {
             throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
-                                    "filter, clear-filters, screenshot, save-texture, quit)");
+                                    "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, screenshot, "
+                                    "save-texture, quit)");
         }
         out.push_back(std::move(a));
     }
@@ -180,12 +188,21 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             st.dirty = true;
             return true;
         }
-        if (a.verb == "filter" || a.verb == "clear-filters") {
-            const std::string err = a.verb == "filter" ? set_option(st.settings, "filter", {a.args[0]})
-                                                       : set_option(st.settings, "filters", {"none"});
+        if (a.verb == "filter" || a.verb == "clear-filters" || a.verb == "paint" || a.verb == "erase" ||
+            a.verb == "clear-brush") {
+            const std::string err = a.verb == "filter"          ? set_option(st.settings, "filter", {a.args[0]})
+                                    : a.verb == "clear-filters" ? set_option(st.settings, "filters", {"none"})
+                                    : a.verb == "clear-brush"   ? set_option(st.settings, "strokes", {"none"})
+                                                                : set_option(st.settings, a.verb, a.args);
             if (!err.empty()) st.messages.error("script line " + std::to_string(a.line) + ": " + err);
             st.dirty = true;
             return true;
+        }
+        if (a.verb == "save-mask" || a.verb == "load-mask") {
+            PanelContext ctx = st.context();
+            const std::string err = a.verb == "save-mask" ? save_mask_from(ctx, a.args[0]) : load_mask_into(ctx, a.args[0]);
+            if (!err.empty()) throw ScriptError(a.line, err);
+            continue;
         }
         if (a.verb == "hover") {
             const int u = std::stoi(a.args[0]), v = std::stoi(a.args[1]);

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <thread>
 
+#include "app/filter.h"
 #include "app/image.h"
 #include "gpu/device_info.h"
 #include "gpu/errors.h"
@@ -174,6 +175,15 @@ void take_frame(ViewerState& st, RunResult& r) {
             const bool resized = tex.ensure(f.width, f.height);
             if (resized || !st.interop.registered()) st.interop.register_texture(tex.id(), f.width, f.height);
             st.interop.copy_from(f.device_rgba, f.width, f.height, f.slot_consumed_event);
+            if (f.device_lab_rgba) {  // the lab's third view, made next to it in the same slot
+                st.lab.shown_lo = f.lab_lo;
+                st.lab.shown_hi = f.lab_hi;
+                st.lab_tex.begin({}, 0, 0);  // a host picture still on its way is superseded
+                GlTexture& lt = st.lab_tex.front();
+                lt.ensure(f.lab_width, f.lab_height);
+                st.lab_interop.register_texture(lt.id(), f.lab_width, f.lab_height);  // a no-op when it is already
+                st.lab_interop.copy_from(f.device_lab_rgba, f.lab_width, f.lab_height, f.slot_lab_consumed_event);
+            }
             st.worker->release_slot(slot);
             st.copy_pending = true;
             st.copy_change = r.change;
@@ -228,7 +238,7 @@ void step_uploads(ViewerState& st) {
 
 void poll_copy(ViewerState& st) {
 #ifdef SPECVIEW_HAS_GL_INTEROP
-    if (st.copy_pending && st.interop.copy_done()) {
+    if (st.copy_pending && st.interop.copy_done() && st.lab_interop.copy_done()) {
         st.copy_pending = false;
         mark_ready(st, st.copy_change);
     }
@@ -378,17 +388,87 @@ void draw_filter_outlines(ViewerState& st, const DrawnImage& d) {
                 ellipse(f.u, f.v, f.r, colour);
                 ellipse(-f.u, -f.v, f.r, colour);
                 break;
+            case FilterKind::Wedge:
+            case FilterKind::Stripe: {
+                if (!shift) break;  // lines through DC: drawn on the shifted spectrum only
+                // A direction a (degrees, up positive) is (cos a, -sin a) in (u, v); the lines run across the
+                // spectrum through DC (a wedge's edges at a +- half-width), or at +- width/2 beside it (a stripe).
+                auto line = [&](double a_deg, double off) {
+                    const double a = a_deg * M_PI / 180.0, du = std::cos(a), dv = -std::sin(a);
+                    const double nu = -dv, nv = du;  // the normal
+                    const double u0 = off * nu, v0 = off * nv;
+                    auto at = [&](double t) {
+                        return ImVec2(d.p0.x + float((w / 2 + 0.5 + (u0 + t * du) * w) * sx),
+                                      d.p0.y + float((h / 2 + 0.5 + (v0 + t * dv) * h) * sy));
+                    };
+                    dl->AddLine(at(-1.0), at(1.0), colour, 1.5f);
+                };
+                if (f.kind == FilterKind::Wedge) {
+                    line(f.angle - f.r, 0.0);
+                    line(f.angle + f.r, 0.0);
+                } else {
+                    line(f.angle, -0.5 * f.r);
+                    line(f.angle, 0.5 * f.r);
+                }
+                if (f.r1 > 0) ellipse(0, 0, f.r1, colour);
+                break;
+            }
         }
     }
     dl->PopClipRect();
     st.layout.push_back("filter-outlines " + std::to_string(st.settings.filters.size()));
 }
 
+// The lab's brush on the spectrum view: a circle (and its mirror) under the cursor; dragging with the left
+// button adds a dab (paint or erase, in whole bins) every half radius. Called right after the view's button.
+void brush_on_spectrum(ViewerState& st, const DrawnImage& d) {
+    LabUi& lab = st.lab;
+    const bool down = ImGui::IsItemActive() && ImGui::IsMouseDown(ImGuiMouseButton_Left);
+    if (!down) lab.painting = false;
+    const GlTexture& tex = st.spectrum_tex.front();
+    if (!lab.brush || st.classroom.enabled || !tex.valid() || !st.spectrum_hover.active) return;
+    const int w = tex.width(), h = tex.height();
+    const bool shift = st.shown.settings.view.shift;
+    const int tx = st.spectrum_hover.x, ty = st.spectrum_hover.y;
+    // The texel's signed bin: shifted, texel i shows bin i - n/2; unshifted, bin i (negative above n/2).
+    const int u = shift ? tx - w / 2 : (tx < (w + 1) / 2 ? tx : tx - w);
+    const int v = shift ? ty - h / 2 : (ty < (h + 1) / 2 ? ty : ty - h);
+    const float sx = (d.p1.x - d.p0.x) / float(w), sy = (d.p1.y - d.p0.y) / float(h);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->PushClipRect(d.clip0, d.clip1, true);
+    const ImU32 colour = lab.brush == 1 ? IM_COL32(255, 80, 80, 230) : IM_COL32(80, 255, 120, 230);
+    for (int m = 0; m < 2; ++m) {
+        const int bu = m ? -u : u, bv = m ? -v : v;
+        if (!shift && m) break;  // unshifted, the mirror is far away at the other corner
+        const float cx = d.p0.x + (float(shift ? bu + w / 2 : tx) + 0.5f) * sx;
+        const float cy = d.p0.y + (float(shift ? bv + h / 2 : ty) + 0.5f) * sy;
+        ImVec2 pts[48];
+        for (int i = 0; i < 48; ++i) {
+            const float a = 2.0f * float(M_PI) * float(i) / 48.0f;
+            pts[i] = ImVec2(cx + lab.brush_radius * sx * std::cos(a), cy + lab.brush_radius * sy * std::sin(a));
+        }
+        dl->AddPolyline(pts, 48, colour, ImDrawFlags_Closed, 1.5f);
+    }
+    dl->PopClipRect();
+    if (!down) return;
+    const float step = std::max(1.0f, lab.brush_radius * 0.5f);
+    if (lab.painting && std::hypot(float(u) - lab.last_u, float(v) - lab.last_v) < step) return;
+    if (st.settings.strokes.size() >= kMaxStrokes) {
+        st.messages.error("at most " + std::to_string(kMaxStrokes) + " brush dabs: undo or clear some");
+        return;
+    }
+    st.settings.strokes.push_back(BrushStroke{double(u), double(v), double(lab.brush_radius), lab.brush == 2 ? 1 : 0});
+    lab.painting = true;
+    lab.last_u = float(u);
+    lab.last_v = float(v);
+    st.dirty = true;
+}
+
 void draw_views(ViewerState& st, ImVec2 avail) {
     const float readout_h = ImGui::GetTextLineHeightWithSpacing() * 3.2f;
     const float overlay_h = st.classroom.enabled ? std::max(avail.y * 0.42f, 260.0f * ImGui::GetIO().FontGlobalScale) : 0.0f;
     const float views_h = std::max(avail.y - readout_h - overlay_h, 50.0f);
-    const bool lab = !st.settings.filters.empty() && !st.classroom.enabled;
+    const bool lab = has_mask(st.settings) && !st.classroom.enabled;
     const int views = lab ? 3 : 2;
     const bool stacked = views_h > avail.x * (lab ? 1.4f : 0.9f);
     const float header_h = ImGui::GetFrameHeightWithSpacing();
@@ -424,9 +504,13 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     if (!stacked) ImGui::SameLine();
     ImGui::BeginGroup();
     view_header(spectrum_title, st.spectrum_view, st.spectrum_tex.front(), "specv");
-    const DrawnImage b = draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover);
+    const bool brush = st.lab.brush != 0 && !st.classroom.enabled;
+    const DrawnImage b = draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover,
+                                         !brush);
+    brush_on_spectrum(st, b);
     record(st, "spectrum_image", b.p0, b.p1);
     if (lab && st.spectrum_tex.front().valid()) draw_filter_outlines(st, b);
+    if (lab) st.layout.push_back("mask " + mask_summary(st.settings.filters, st.settings.strokes, st.settings.mask_invert));
     ImGui::EndGroup();
     if (lab) {
         if (!stacked) ImGui::SameLine();
@@ -693,6 +777,7 @@ int run_viewer(const ViewerLaunch& launch) {
     st.worker.reset();  // joins its threads before the textures and the GL context go
 #ifdef SPECVIEW_HAS_GL_INTEROP
     st.interop.reset();
+    st.lab_interop.reset();
 #endif
     st.image_tex.release();
     st.spectrum_tex.release();

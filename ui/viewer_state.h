@@ -33,7 +33,8 @@ struct ViewTransform {
 // What the cursor is over, filled while the views are drawn.
 struct Hover {
     bool active = false;
-    int x = 0, y = 0;  // texel
+    int x = 0, y = 0;        // texel
+    float fx = 0, fy = 0;    // where in it, in texels
 };
 
 // The scripted viewer's record: one entry per change of settings, the frame times (ui/script.h).
@@ -86,6 +87,7 @@ struct ViewerState {
     std::optional<RunResult> staged_frame;
 #ifdef SPECVIEW_HAS_GL_INTEROP
     gpu::GlInteropTexture interop;
+    gpu::GlInteropTexture lab_interop;  // the lab's third view, copied from the same slot
 #endif
 
     // Views.

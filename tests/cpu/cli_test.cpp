@@ -16,6 +16,7 @@
 #include "app/engine.h"
 #include "app/filter.h"
 #include "app/image.h"
+#include "app/mask_io.h"
 #include "app/memory_need.h"
 #include "app/npy.h"
 #include "app/plane.h"
@@ -571,6 +572,51 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
     const CliRun d = specview({"--headless", in, "-o", dir.file("d.png"), "--correlate", dir.file("small.png")}, dir);
     EXPECT_EQ(d.code, kExitUsage) << d.err;
     EXPECT_NE(d.err.find("same size"), std::string::npos) << d.err;
+}
+
+// Masks in files: --mask reads a description (brush dabs and filters), --save-mask writes the mask's picture
+// (DC at the centre, 0 where removed) and its description, which reads back as the same mask; a bad
+// description is a usage error naming its line.
+TEST(Cli, MasksLoadAndSaveWithTheirDescription) {
+    TempDir dir;
+    const std::string in = dir.file("p.png");
+    fixtures::write_file(in, fixtures::png(fixtures::pattern(64, 64, 1), 8));
+    std::ofstream(dir.file("m.txt")) << "# a dab and a stripe\npaint 10 -6 3\nfilter stripe:0:0.05:0.1\n";
+    const CliRun r = specview({"--headless", in, "-o", dir.file("s.png"), "--mask", dir.file("m.txt"), "--save-mask",
+                               dir.file("saved.png"), "--inverse", dir.file("inv.npy")},
+                              dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const Image m = load_image(dir.file("saved.png"));
+    ASSERT_EQ(m.width, 64);
+    ASSERT_EQ(m.height, 64);
+    EXPECT_EQ(m.channels, 1);
+    EXPECT_EQ(m.at(32 + 10, 32 - 6, 0), 0.0f) << "the dab";
+    EXPECT_EQ(m.at(32 - 10, 32 + 6, 0), 0.0f) << "its mirror";
+    EXPECT_EQ(m.at(32, 32, 0), 1.0f) << "DC is kept";
+    EXPECT_EQ(m.at(32 + 20, 32, 0), 0.0f) << "the stripe along +u";
+    EXPECT_EQ(m.at(32, 32 + 20, 0), 1.0f) << "off the stripe";
+    std::vector<FilterSpec> f;
+    std::vector<BrushStroke> b;
+    bool inv = true;
+    ASSERT_EQ(load_mask(dir.file("saved.png"), &f, &b, &inv), "");
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_EQ(b[0], (BrushStroke{10, -6, 3, 0}));
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_FALSE(inv);
+    // --invert-mask: the saved picture is the complement.
+    ASSERT_EQ(specview({"--headless", in, "-o", dir.file("s2.png"), "--mask", dir.file("saved.png"), "--invert-mask",
+                        "--save-mask", dir.file("inv.png")}, dir).code, 0);
+    const Image mi = load_image(dir.file("inv.png"));
+    EXPECT_EQ(mi.at(32 + 10, 32 - 6, 0), 1.0f);
+    EXPECT_EQ(mi.at(32, 32 + 20, 0), 0.0f);
+    std::ofstream(dir.file("bad.txt")) << "paint 1 2 3\npaint 1 2\n";
+    const CliRun bad = specview({"--headless", in, "-o", dir.file("x.png"), "--mask", dir.file("bad.txt")}, dir);
+    EXPECT_EQ(bad.code, kExitUsage);
+    EXPECT_NE(bad.err.find("line 2: paint: takes U V R"), std::string::npos) << bad.err;
+    const CliRun missing = specview({"--headless", in, "-o", dir.file("x.png"), "--mask", dir.file("none.txt")}, dir);
+    EXPECT_EQ(missing.code, kExitUsage);
+    EXPECT_NE(missing.err.find("cannot read the mask description"), std::string::npos) << missing.err;
+    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--save-mask", dir.file("m.jpg")}, dir).code, kExitUsage);
 }
 
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {

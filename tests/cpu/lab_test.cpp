@@ -52,7 +52,13 @@ TEST(Filter, BadSpecsSayWhatIsWrong) {
         {"lowpass:0.1,butterworth:65", "above 64"},
         {"lowpass:0.1,box", "unknown edge"},
         {"lowpass:0.1,gauss,gauss", "one edge suffix"},
-        {"wedge:1", "unknown filter"},
+        {"wedge:1", "takes a direction"},
+        {"wedge:30:0", "(0, 90]"},
+        {"wedge:30:91", "(0, 90]"},
+        {"stripe:90:0", "(0, 1]"},
+        {"stripe:90:0.1:0.8", "RMIN"},
+        {"stripe:9999:0.1", "not a direction"},
+        {"ring:0.1", "unknown filter"},
         {"", "unknown filter"},
     };
     for (const auto& [spec, why] : bad) {
@@ -79,6 +85,100 @@ TEST(Filter, MasksFollowTheFormulasAndAreExactlySymmetric) {
             EXPECT_LE(worst, 1e-6) << c.spec << " at " << w << "x" << h;
             EXPECT_EQ(asym, 0) << c.spec << " at " << w << "x" << h << ": mask(-k) != mask(k)";
         }
+}
+
+// The brush: the last dab over a bin decides, dabs are mirrored, the mask stays exactly symmetric (Nyquist rows
+// and columns too), filters multiply on top and inversion is 1 - mask; against the reference's per-bin rule.
+TEST(Filter, BrushDabsFollowTheLastDabRuleAndInvertingIsOneMinus) {
+    Rng rng;
+    FilterSpec lp;
+    ASSERT_EQ(parse_filter("lowpass:0.3,gauss", &lp), "");
+    const RefFilter lp_ref{"lowpass", "gauss", 1, 0.3, 0, 0};
+    for (auto [w, h] : {std::pair{64, 48}, std::pair{45, 27}, std::pair{32, 33}})
+        for (bool invert : {false, true}) {
+            const std::vector<RefDab> dabs = random_dabs(rng, w, h, 25);
+            const std::vector<BrushStroke> strokes = to_strokes(dabs);
+            const std::vector<float> half = half_mask({lp}, strokes, invert, w, h, 2);
+            const int hw = w / 2 + 1;
+            ASSERT_EQ(half.size(), std::size_t(hw) * h);
+            double worst = 0;
+            int painted = 0;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < hw; ++x) {
+                    const double p = ref_paint(dabs, x, y, w, h);
+                    painted += p == 0.0;
+                    const double m = ref_mask({lp_ref}, x, y, w, h) * p;
+                    worst = std::max(worst, std::abs(half[std::size_t(y) * hw + x] - (invert ? 1.0 - m : m)));
+                }
+            EXPECT_LE(worst, 1e-6) << w << "x" << h << (invert ? " inverted" : "") << " (seed " << rng.seed() << ")";
+            EXPECT_GT(painted, 0) << "no dab landed";
+            std::vector<float> layer(std::size_t(w) * h, 1.0f);
+            stamp_strokes(strokes.data(), strokes.size(), w, h, layer.data());
+            int asym = 0;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x)
+                    asym += layer[std::size_t(y) * w + x] != layer[std::size_t((h - y) % h) * w + (w - x) % w];
+            EXPECT_EQ(asym, 0) << w << "x" << h << ": the brush layer is not symmetric";
+        }
+    // Nothing at all is no mask; an inverted nothing removes everything.
+    EXPECT_TRUE(half_mask({}, {}, false, 8, 8, 1).empty());
+    for (float v : half_mask({}, {}, true, 8, 8, 1)) EXPECT_EQ(v, 0.0f);
+}
+
+// The mask's description: every part round-trips; a bad line is named with what is wrong.
+TEST(Filter, MaskDescriptionsRoundTripAndBadLinesAreNamed) {
+    std::vector<FilterSpec> fs(2);
+    ASSERT_EQ(parse_filter("stripe:90:0.02:0.01,butterworth:3", &fs[0]), "");
+    ASSERT_EQ(parse_filter("notch:0.1:-0.2:0.03", &fs[1]), "");
+    const std::vector<BrushStroke> bs = {{3, -4, 2.5, 0}, {-10, 7, 1, 1}};
+    const std::string text = mask_text(fs, bs, true);
+    std::vector<FilterSpec> f2;
+    std::vector<BrushStroke> b2;
+    bool inv = false;
+    ASSERT_EQ(parse_mask_text(text, &f2, &b2, &inv), "") << text;
+    EXPECT_EQ(f2, fs);
+    EXPECT_EQ(b2, bs);
+    EXPECT_TRUE(inv);
+    for (const auto& [bad, why] : std::vector<std::pair<std::string, std::string>>{
+             {"filter lowpass:0.1\nfilter lowpass:2\n", "line 2: --filter lowpass:2"},
+             {"# c\n\npaint 1 2\n", "line 3: paint: takes U V R"},
+             {"erase 1 2 -1\n", "line 1: erase: R = -1"},
+             {"invert-mask maybe\n", "line 1: expected"},
+             {"blur 3\n", "line 1: expected"}}) {
+        const std::string err = parse_mask_text(bad, &f2, &b2, &inv);
+        EXPECT_NE(err.find(why), std::string::npos) << bad << " -> " << err;
+    }
+}
+
+// The CPU filtered image with brush dabs, filters and inversion against ifft2(fft2(x) * mask) in double.
+TEST(CpuLab, BrushedAndInvertedMasksMatchTheOracle) {
+    Rng rng;
+    const Image img = random_image(rng, 90, 60, 1, 8);
+    for (bool invert : {false, true}) {
+        Settings s;
+        s.pad = PadMode::None;
+        FilterSpec w;
+        ASSERT_EQ(parse_filter("wedge:45:10,gauss", &w), "");
+        s.filters = {w};
+        const RefFilter w_ref{"wedge", "gauss", 1, 45, 10, 0};
+        const std::vector<RefDab> dabs = random_dabs(rng, 90, 60, 12);
+        s.strokes = to_strokes(dabs);
+        s.mask_invert = invert;
+        Engine engine;
+        engine.set_image(img, "random");
+        RunOptions o;
+        o.want_inverse = true;
+        const Frame f = engine.run(s, o);
+        const Plane& plane = engine.prepared(s).plane;
+        const std::vector<cd> ref = ref_filtered_by(plane.v, 90, 60, [&](int x, int y) {
+            const double m = ref_mask({w_ref}, x, y, 90, 60) * ref_paint(dabs, x, y, 90, 60);
+            return invert ? 1.0 - m : m;
+        });
+        std::vector<cd> ref_re(ref.size());
+        for (std::size_t i = 0; i < ref.size(); ++i) ref_re[i] = ref[i].real();
+        std::vector<cf> got(f.inverse.begin(), f.inverse.end());
+        EXPECT_LE(rel_l2(got, ref_re), 1e-5) << (invert ? "inverted" : "") << " (seed " << rng.seed() << ")";
+    }
 }
 
 // The symmetric masks keep the filtered image real: the imaginary part of the complex inverse is rounding.

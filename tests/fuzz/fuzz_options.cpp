@@ -1,5 +1,6 @@
 // libFuzzer target: the option parsing the scripted viewer uses (set OPTION VALUE...), one line an input; filter
-// specs included (their masks must stay in [0, 1]).
+// specs and brush dabs included (their masks must stay in [0, 1]); and the whole input as a mask description
+// (--mask), which must read back the same after printing.
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
@@ -27,6 +28,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         specview::FilterSpec g;
         if (!specview::parse_filter(specview::filter_text(f), &g).empty() || !(g == f)) __builtin_trap();
+    }
+    if (!s.strokes.empty()) {  // a dab that was accepted stamps within the layer and prints back the same
+        std::vector<float> layer(15 * 8, 1.0f);
+        specview::stamp_strokes(s.strokes.data(), s.strokes.size(), 15, 8, layer.data());
+        for (float v : layer)
+            if (v != 0.0f && v != 1.0f) __builtin_trap();
+        for (const specview::BrushStroke& d : s.strokes) {
+            std::istringstream t(specview::stroke_text(d));
+            std::vector<std::string> tw;
+            for (std::string x; t >> x;) tw.push_back(x);
+            specview::BrushStroke e;
+            if (tw.size() != 4 || !specview::parse_stroke({tw.begin() + 1, tw.end()}, tw[0] == "erase", &e).empty() || !(e == d))
+                __builtin_trap();
+        }
+    }
+    std::vector<specview::FilterSpec> fs, fs2;
+    std::vector<specview::BrushStroke> bs, bs2;
+    bool inv = false, inv2 = false;
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    if (specview::parse_mask_text(text, &fs, &bs, &inv).empty()) {
+        if (!specview::parse_mask_text(specview::mask_text(fs, bs, inv), &fs2, &bs2, &inv2).empty() || fs != fs2 ||
+            bs != bs2 || inv != inv2)
+            __builtin_trap();
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 
 #include "app/engine.h"
 #include "app/filter.h"
+#include "app/worker.h"
 #include "app/plane.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/lab_oracle.h"
@@ -112,6 +113,107 @@ TEST_F(Lab, AMaskChangeKeepsTheForwardSpectrum) {
         EXPECT_EQ(f.rgba, ref.rgba) << name_of(b);
         EXPECT_EQ(f.inverse, ref.inverse) << name_of(b);
     }
+}
+
+// Brush dabs, a wedge and inversion on every backend: the inverse equals the oracle's; dabs added since the last
+// run are stamped on the device incrementally, and a changed history is re-stamped whole: either way the
+// result equals a fresh engine's (and the CPU's picture within a level).
+TEST_F(Lab, BrushDabsStampIncrementallyAndMatchTheOracle) {
+    Rng rng;
+    const Image img = random_image(rng, 96, 64, 1, 8);
+    FilterSpec wedge;
+    ASSERT_EQ(parse_filter("wedge:120:15,butterworth:2", &wedge), "");
+    const RefFilter w_ref{"wedge", "butterworth", 2, 120, 15, 0};
+    const std::vector<RefDab> all = random_dabs(rng, 128, 64, 9);
+    for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast}) {
+        Engine engine;
+        engine.set_image(img, "random");
+        // Histories: a prefix, extended by more dabs (incremental), then one with a dab taken out (re-made).
+        std::vector<std::vector<RefDab>> steps = {{all.begin(), all.begin() + 4}, all, {all.begin() + 1, all.end()}};
+        for (std::size_t k = 0; k < steps.size(); ++k)
+            for (bool invert : {false, true}) {
+                const std::string what = name_of(b) + " step " + std::to_string(k) + (invert ? " inverted" : "");
+                Settings s;
+                s.backend = b;
+                s.filters = {wedge};
+                s.strokes = to_strokes(steps[k]);
+                s.mask_invert = invert;
+                s.view.colormap = Colormap::Viridis;
+                RunOptions o;
+                o.want_inverse = true;
+                const Frame f = engine.run(s, o);
+                Settings cs = s;
+                cs.backend = Backend::Cpu;
+                Engine cpu;
+                cpu.set_image(img, "random");
+                const Frame c = cpu.run(cs, o);
+                EXPECT_LE(max_level_difference(f.rgba.data(), c.rgba.data(), (long long)c.rgba.size(), s.view.colormap), 1)
+                    << what;
+                const Plane& plane = cpu.prepared(cs).plane;
+                const std::vector<cd> ref = ref_filtered_by(plane.v, plane.width, plane.height, [&](int x, int y) {
+                    const double m = ref_mask({w_ref}, x, y, plane.width, plane.height) *
+                                     ref_paint(steps[k], x, y, plane.width, plane.height);
+                    return invert ? 1.0 - m : m;
+                });
+                std::vector<cd> ref_re(ref.size());
+                for (std::size_t i = 0; i < ref.size(); ++i) ref_re[i] = ref[i].real();
+                std::vector<cf> got(f.inverse.begin(), f.inverse.end());
+                EXPECT_LE(rel_l2(got, ref_re), 1e-5) << what << " (seed " << rng.seed() << ")";
+                Engine fresh;
+                fresh.set_image(img, "random");
+                EXPECT_EQ(fresh.run(s, o).inverse, f.inverse) << what << ": incremental stamping differs from a fresh mask";
+            }
+    }
+}
+
+// The third view made on the device into the picture slot equals the host's lab_picture of the downloaded
+// filtered plane (within a level), for the filtered image, the removed part and the difference, with its range.
+TEST_F(Lab, TheThirdViewOnTheDeviceEqualsTheHostsPicture) {
+    Rng rng;
+    const Image img = random_image(rng, 100, 70, 1, 8);
+    FilterSpec lp;
+    ASSERT_EQ(parse_filter("lowpass:0.08,gauss", &lp), "");
+    for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast})
+        for (LabView view : {LabView::Filtered, LabView::Removed, LabView::Difference}) {
+            const std::string what = name_of(b) + " " + name_of(view);
+            Settings s;
+            s.backend = b;
+            s.filters = {lp};
+            s.strokes = {BrushStroke{5, 3, 2, 0}};
+            s.lab_view = view;
+            Engine engine;
+            engine.set_image(img, "random");
+            RunOptions host;
+            host.want_inverse = true;
+            const Frame h = engine.run(s, host);
+            std::vector<std::uint32_t> want;
+            int ww = 0, wh = 0;
+            float lo = 0, hi = 0;
+            Engine cpu;
+            cpu.set_image(img, "random");
+            Settings cs = s;
+            cs.backend = Backend::Cpu;
+            lab_picture(h, cpu.prepared(cs).plane.v.data(), view, want, &ww, &wh, &lo, &hi);
+            RunOptions dev;
+            dev.want_inverse = true;
+            dev.want_rgba = false;
+            dev.picture_slot = 1;
+            dev.lab_on_device = true;
+            const Frame d = engine.run(s, dev);
+            ASSERT_NE(d.device_lab_rgba, nullptr) << what;
+            EXPECT_TRUE(d.inverse.empty()) << what << ": the filtered plane was downloaded all the same";
+            ASSERT_EQ(d.lab_width, ww) << what;
+            ASSERT_EQ(d.lab_height, wh) << what;
+            EXPECT_EQ(ww, 100);
+            EXPECT_EQ(wh, 70);
+            std::vector<std::uint32_t> got(want.size());
+            ASSERT_EQ(cudaMemcpy(got.data(), d.device_lab_rgba, got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+            const Colormap cm = view == LabView::Difference ? Colormap::Inferno : Colormap::Gray;
+            EXPECT_LE(max_level_difference(got.data(), want.data(), (long long)want.size(), cm), 1) << what;
+            EXPECT_NEAR(d.lab_lo, lo, 1e-5 * (1 + std::abs(lo))) << what;
+            EXPECT_NEAR(d.lab_hi, hi, 1e-5 * (1 + std::abs(hi))) << what;
+            EXPECT_NE(d.slot_lab_consumed_event, 0u) << what;
+        }
 }
 
 }  // namespace

@@ -267,6 +267,67 @@ TEST_F(Script, ALowPassFilterShowsTheBlurredImageInAThirdView) {
     }
 }
 
+// The brush by script: painting the bins of a grating removes it from the filtered view (the image's slow
+// ramp stays), erasing them brings it back, and save-mask writes the mask with the dab where it was painted.
+TEST_F(Script, PaintingAGratingsBinsRemovesItFromTheFilteredView) {
+    const int n = 128;
+    fixtures::Pixels p{n, n, 1, {}};
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x)  // a grating of 16 cycles across (bin u = 16) on a slow vertical ramp
+            p.v.push_back(0.3 + 0.3 * double(y) / n + 0.3 * std::cos(2 * M_PI * 16 * x / n));
+    const std::string img = dir.file("grating.png");
+    fixtures::write_file(img, fixtures::png(p, 8));
+    std::vector<std::string> backends{"cpu"};
+    if (gpu::probe_device(0).available) backends.insert(backends.end(), {"cufft", "custom-fast", "custom"});
+    for (const std::string& backend : backends) {
+        SCOPED_TRACE(backend);
+        const std::string painted = dir.file("painted-" + backend + ".png"), erased = dir.file("erased-" + backend + ".png"),
+                          mask = dir.file("mask-" + backend + ".png");
+        ASSERT_EQ(run_script("paint 16 0 2.5\n"
+                             "wait-ready\n"
+                             "wait 2\n"
+                             "screenshot " + painted + "\n"
+                             "save-mask " + mask + "\n"
+                             "erase 16 0 3\n"
+                             "wait-ready\n"
+                             "wait 2\n"
+                             "screenshot " + erased + "\n"
+                             "quit\n",
+                             {img, "--colormap", "gray", "--backend", backend}),
+                  0)
+            << read("out.txt");
+        auto detail = [](const Image& s, const std::vector<float>& r) {  // mean horizontal step over the middle
+            double sum = 0;
+            int count = 0;
+            const int x0 = int(r[0] + (r[2] - r[0]) * 0.25f), x1 = int(r[0] + (r[2] - r[0]) * 0.75f);
+            const int y0 = int(r[1] + (r[3] - r[1]) * 0.25f), y1 = int(r[1] + (r[3] - r[1]) * 0.75f);
+            for (int y = y0; y < y1; ++y)
+                for (int x = x0; x < x1; ++x) {
+                    sum += std::abs(s.at(x + 1, y, 0) - s.at(x, y, 0));
+                    ++count;
+                }
+            return count ? sum / count : 0.0;
+        };
+        const Layout l = layout(painted);
+        ASSERT_EQ(l.rects.count("lab_image"), 1u) << "no third view for a brushed mask";
+        EXPECT_EQ(l.line("mask"), "mask 1 brush dab");
+        const Image a = load_image(painted);
+        const double image_detail = detail(a, l.rects.at("image_image")), lab_detail = detail(a, l.rects.at("lab_image"));
+        EXPECT_GT(image_detail, 0.05) << "the grating is not visible in the image view";
+        EXPECT_LT(lab_detail, 0.2 * image_detail) << "painting its bins did not remove the grating";
+        const Layout l2 = layout(erased);
+        EXPECT_EQ(l2.line("mask"), "mask 2 brush dabs");
+        const Image b = load_image(erased);
+        EXPECT_GT(detail(b, l2.rects.at("lab_image")), 0.7 * detail(b, l2.rects.at("image_image")))
+            << "erasing did not bring the grating back";
+        const Image m = load_image(mask);
+        ASSERT_EQ(m.width, n);
+        EXPECT_EQ(m.at(n / 2 + 16, n / 2, 0), 0.0f) << "the dab";
+        EXPECT_EQ(m.at(n / 2 - 16, n / 2, 0), 0.0f) << "its mirror";
+        EXPECT_EQ(m.at(n / 2, n / 2, 0), 1.0f) << "DC";
+    }
+}
+
 TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
     ASSERT_EQ(run_script("drag threads-per-block 32 1024 10\nwait-ready\ndrag window none hann 3\nwait-ready\n",
                          {grating(64, 3, 2)}),

@@ -89,9 +89,16 @@ struct Classroom {
 // The frequency lab's panel: the filter being drafted (added with a button, or edited live when `selected` picks
 // one of the settings' filters), and what the third view showed last (its range).
 struct LabUi {
-    FilterSpec draft{FilterKind::LowPass, FilterEdge::Gauss, 2, 0.1, 0.05, 0.2, 0.125, 0.0};
+    FilterSpec draft{FilterKind::LowPass, FilterEdge::Gauss, 2, 0.1, 0.05, 0.2, 0.125, 0.0, 90.0};
     int selected = -1;  // index into Settings::filters being edited live, -1: none
     float shown_lo = 0, shown_hi = 0;
+    // The freehand brush on the spectrum view: 0 off (dragging pans), 1 paint (removes), 2 erase (restores);
+    // its radius in spectrum bins. While a drag paints, the last dab's bin (a new dab every half radius).
+    int brush = 0;
+    float brush_radius = 4.0f;
+    bool painting = false;
+    float last_u = 0, last_v = 0;
+    std::string mask_path = "mask.png";
 };
 
 struct PanelContext {
@@ -117,6 +124,10 @@ void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& 
 void draw_timings_panel(PanelContext& ctx, TimingsUi& timings);
 void draw_device_panel(PanelContext& ctx, DeviceUi& device);
 void draw_classroom_panel(PanelContext& ctx, Classroom& c);
+// Saves the mask of the settings shown (PNG + .txt description) through the worker; loads a description into
+// the settings (filters, brush dabs, inversion replaced). Return "" or what is wrong.
+std::string save_mask_from(PanelContext& ctx, const std::string& path);
+std::string load_mask_into(PanelContext& ctx, const std::string& path);
 void draw_lab_panel(PanelContext& ctx, LabUi& lab);
 // The classroom caption and butterfly diagram, drawn under the views when classroom mode is on.
 void draw_classroom_overlay(PanelContext& ctx, Classroom& c, ImVec2 size);
