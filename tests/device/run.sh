@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [ncu]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [ncu]
 #   (default: all but ncu)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -65,7 +65,7 @@ fi
 for tool in memcheck racecheck; do
   if has $tool; then
     start=$(date +%s)
-    filter='*'
+    filter=${MEMCHECK_FILTER:-'*'}
     [ $tool = racecheck ] && filter='FftRows.*:Transpose.*:Custom2D.EveryStop*:PostKernels.*:FastFft.*:Live.*'
     SPECVIEW_TEST_SMALL=1 compute-sanitizer --tool $tool --error-exitcode 99 $B/tests/specview_gpu_tests \
       --gtest_filter="$filter" > "$OUT/$tool.log" 2>&1; r=$?; rc=$((rc | r))
@@ -160,6 +160,34 @@ for a, v in by.items():
 EOP
   done
   echo "viewer rc=$rc ($(( $(date +%s) - start )) s)"
+fi
+if has labviewer && [ -x $B/specview ]; then
+  # The frequency lab live, scripted, offscreen: on 4096^2 and 8192^2 photos, per GPU backend, a filter then 20
+  # brush dabs, each waited for: the report's ready_ms is the wall time from the change to the filtered image
+  # (and the masked spectrum) in their textures.
+  start=$(date +%s)
+  for n in 4096 8192; do
+    [ -f /tmp/photo$n.png ] || $B/tests/specview-latency --write-photo /tmp/photo$n.png $n
+    for b in cufft custom-fast custom; do
+      { echo "set backend $b"; echo "filter lowpass:0.2,gauss"; echo "wait-ready"; echo "wait 5"
+        for i in $(seq 1 20); do echo "paint $((i * 7)) $((i * 3 - 30)) 4"; echo "wait-ready"; done
+        echo "set lab-view difference"; echo "wait-ready"
+        for i in $(seq 1 10); do echo "erase $((i * 7)) $((i * 3 - 30)) 4"; echo "wait-ready"; done
+        [ $n = 4096 ] && [ $b = cufft ] && echo "screenshot $OUT/lab-4096.png"
+        echo "quit"; } > /tmp/lab-$b.txt
+      $B/specview --offscreen --script /tmp/lab-$b.txt --report "$OUT/lab-$n-$b.json" /tmp/photo$n.png > "$OUT/lab-$n-$b.log" 2>&1
+      r=$?; rc=$((rc | r)); echo "lab viewer $n $b rc=$r"; tail -2 "$OUT/lab-$n-$b.log"
+      python3 - "$OUT/lab-$n-$b.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1])); f = sorted(r["frame_ms"]); n = len(f)
+print(f'{r["device"]} | {r["backend"]} | image {r["image"]} | {n} frames: median {f[n//2]:.2f} ms, p95 {f[int(0.95*(n-1))]:.2f}')
+for verb in ("paint", "erase"):
+    v = sorted(c["ready_ms"] for c in r["changes"] if c["action"].startswith(verb) and c["ready_ms"] is not None)
+    if v: print(f'  {verb}: {len(v)} mask changes, ready (change -> textures) median {v[len(v)//2]:.2f} ms, min {v[0]:.2f}, max {v[-1]:.2f}')
+EOP
+    done
+  done
+  echo "lab viewer rc=$rc ($(( $(date +%s) - start )) s)"
 fi
 if has ncu; then
   start=$(date +%s)
