@@ -43,39 +43,105 @@ Profile finish(const std::vector<double>& sum, const std::vector<long long>& cou
 
 namespace {
 // Mean power |F|^2 / (w h) of the spectrum's bins (DC left out) in `bins` bins; bin_of(u, v) says which.
+// Rows are split over `threads` threads, each with its own sums, added in a fixed order.
 template <class BinOf>
-Profile binned_power(const std::complex<float>* F, int w, int h, int bins, double step, int first, BinOf bin_of) {
-    std::vector<double> sum(std::size_t(bins), 0.0);
-    std::vector<long long> count(std::size_t(bins), 0);
+Profile binned_power(const std::complex<float>* F, int w, int h, int bins, double step, int first, int threads,
+                     BinOf bin_of) {
+    const int nt = thread_count(threads, h);
+    std::vector<std::vector<double>> sums(std::size_t(nt), std::vector<double>(std::size_t(bins), 0.0));
+    std::vector<std::vector<long long>> counts(std::size_t(nt), std::vector<long long>(std::size_t(bins), 0));
     const double norm = 1.0 / (double(w) * double(h));
-    for (int y = 0; y < h; ++y) {
-        const double v = bin_frequency(y, h);
-        for (int x = 0; x < w; ++x) {
-            if (x == 0 && y == 0) continue;
-            const std::size_t i = bin_of(bin_frequency(x, w), v);
-            const std::complex<float> c = F[std::size_t(y) * w + x];
-            sum[i] += (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;
-            ++count[i];
+    std::vector<std::thread> ts;
+    for (int t = 0; t < nt; ++t)
+        ts.emplace_back([&, t] {
+            std::vector<double>& sum = sums[std::size_t(t)];
+            std::vector<long long>& count = counts[std::size_t(t)];
+            for (int y = t * h / nt, y1 = (t + 1) * h / nt; y < y1; ++y) {
+                const double v = bin_frequency(y, h);
+                for (int x = 0; x < w; ++x) {
+                    if (x == 0 && y == 0) continue;
+                    const std::size_t i = bin_of(bin_frequency(x, w), v);
+                    const std::complex<float> c = F[std::size_t(y) * w + x];
+                    sum[i] += (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;
+                    ++count[i];
+                }
+            }
+        });
+    for (auto& t : ts) t.join();
+    for (int t = 1; t < nt; ++t)
+        for (int i = 0; i < bins; ++i) {
+            sums[0][std::size_t(i)] += sums[std::size_t(t)][std::size_t(i)];
+            counts[0][std::size_t(i)] += counts[std::size_t(t)][std::size_t(i)];
         }
-    }
-    return finish(sum, count, step, first);
+    return finish(sums[0], counts[0], step, first);
 }
 }  // namespace
 
-Profile radial_profile(const std::complex<float>* F, int w, int h) {
+int radial_bin_count(int w, int h) { return int(std::ceil(std::sqrt(0.5) * std::max(w, h))) + 2; }
+
+Profile radial_profile(const std::complex<float>* F, int w, int h, int threads) {
     const int m = std::max(w, h);
-    return binned_power(F, w, h, int(std::ceil(std::sqrt(0.5) * m)) + 2, 1.0 / m, 1, [m](double u, double v) {
+    return binned_power(F, w, h, radial_bin_count(w, h), 1.0 / m, 1, threads, [m](double u, double v) {
         return std::size_t(std::lround(std::sqrt(u * u + v * v) * m));
     });
 }
 
-Profile angular_profile(const std::complex<float>* F, int w, int h) {
-    return binned_power(F, w, h, 180, 1.0, 0, [](double u, double v) {
+Profile angular_profile(const std::complex<float>* F, int w, int h, int threads) {
+    return binned_power(F, w, h, 180, 1.0, 0, threads, [](double u, double v) {
         double a = std::atan2(-v, u) * 180.0 / kPi;
         if (a < 0) a += 180.0;
         if (a >= 180.0) a -= 180.0;
         return std::size_t(std::min(179, int(std::floor(a))));
     });
+}
+
+Profile profile_from_sums(const std::vector<double>& sum, const std::vector<long long>& count, bool radial, int w, int h) {
+    if (sum.size() != count.size()) throw std::invalid_argument("profile sums and counts differ in length");
+    return radial ? finish(sum, count, 1.0 / std::max(w, h), 1) : finish(sum, count, 1.0, 0);
+}
+
+double dominant_angle(const Profile& p) {
+    std::size_t top = 0;
+    for (std::size_t k = 0; k < p.at.size(); ++k)
+        if (p.mean_power[k] > p.mean_power[top]) top = k;
+    return p.at.empty() ? -1.0 : p.at[top];
+}
+
+LogPolarGrid log_polar_grid(int w, int h, int n_phi, int n_r) {
+    LogPolarGrid g;
+    g.n_phi = std::max(1, n_phi);
+    g.n_r = std::max(2, n_r);
+    const int m = std::max(w, h);
+    g.r0 = 1.0;
+    g.r1 = std::max(2.0, m / 2.0);
+    g.kx.resize(std::size_t(g.n_phi) * g.n_r);
+    g.ky.resize(g.kx.size());
+    for (int i = 0; i < g.n_r; ++i) {
+        const double r = g.r0 * std::pow(g.r1 / g.r0, double(i) / (g.n_r - 1)) / m;  // cycles/pixel
+        for (int j = 0; j < g.n_phi; ++j) {
+            const double a = 2.0 * kPi * j / g.n_phi;
+            // (u, v) = r (cos a, -sin a): up is positive; to the nearest bin, wrapped into the transform.
+            const long long sx = std::llround(r * std::cos(a) * w), sy = std::llround(-r * std::sin(a) * h);
+            g.kx[std::size_t(i) * g.n_phi + j] = int(((sx % w) + w) % w);
+            g.ky[std::size_t(i) * g.n_phi + j] = int(((sy % h) + h) % h);
+        }
+    }
+    return g;
+}
+
+LineBins line_bins(int w, int h, double u0, double v0, double u1, double v1) {
+    LineBins l;
+    const int steps = int(std::ceil(std::max(std::abs(u1 - u0), std::abs(v1 - v0))));
+    for (int i = 0; i <= steps; ++i) {
+        const double t = steps ? double(i) / steps : 0.0;
+        const double u = u0 + (u1 - u0) * t, v = v0 + (v1 - v0) * t;
+        const long long sx = std::llround(u), sy = std::llround(v);
+        l.kx.push_back(int(((sx % w) + w) % w));
+        l.ky.push_back(int(((sy % h) + h) % h));
+        // Distance in cycles/pixel: each axis's bins in its own units.
+        l.at.push_back(std::hypot((u - u0) / w, (v - v0) / h));
+    }
+    return l;
 }
 
 PowerLawFit fit_power_law(const Profile& p, double f_lo, double f_hi) {
@@ -120,7 +186,7 @@ void write_profile_csv(const std::string& path, const std::string& header, const
 }
 
 ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex<float>* b, int w, int h, int upsample,
-                                int threads) {
+                                int threads, std::vector<float>* surface) {
     if (w < 1 || h < 1) throw std::invalid_argument("phase correlation of an empty image");
     const std::size_t n = std::size_t(w) * h;
     // The normalised cross-power spectrum (unit magnitude; 0 where either spectrum is 0).
@@ -154,6 +220,15 @@ ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex
             best_v = v;
             best = i;
         }
+    }
+    if (surface) {  // |r| / n, shifted: no shift at the centre
+        surface->assign(n, 0.0f);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const fftwf_complex& v = r[std::size_t(y) * w + x];
+                (*surface)[std::size_t(shift_dest(y, h)) * w + shift_dest(x, w)] =
+                    float(std::sqrt(double(v[0]) * v[0] + double(v[1]) * v[1]) / double(n));
+            }
     }
     fftwf_free(r);
     int px = int(best % std::size_t(w)), py = int(best / std::size_t(w));

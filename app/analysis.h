@@ -18,10 +18,36 @@ struct Profile {
 
 // Radial bins of width d = 1/max(width, height): bin i holds the bins whose radius r = sqrt(u^2 + v^2) rounds
 // to i d (at = i d), i >= 1; u, v as numpy.fft.fftfreq gives them.
-Profile radial_profile(const std::complex<float>* spectrum, int width, int height);
+Profile radial_profile(const std::complex<float>* spectrum, int width, int height, int threads = 1);
 // 180 bins of 1 degree: the angle of (u, -v) counter-clockwise from +u folded into [0, 180); at = the bin's
 // lower edge.
-Profile angular_profile(const std::complex<float>* spectrum, int width, int height);
+Profile angular_profile(const std::complex<float>* spectrum, int width, int height, int threads = 1);
+// How many radial bins radial_profile uses for a width x height spectrum (bin i at i / max(width, height)).
+int radial_bin_count(int width, int height);
+// A profile from per-bin sums of |F|^2 / (w h) and counts (what the GPU reduces), as the functions above make it.
+Profile profile_from_sums(const std::vector<double>& sum, const std::vector<long long>& count, bool radial,
+                          int width, int height);
+// The most powerful angular bin's lower edge (degrees); -1 for an empty profile.
+double dominant_angle(const Profile& angular);
+
+// The spectrum resampled on a log-polar grid (the log-phi view): angles phi_j = 360 j / n_phi degrees
+// (counter-clockwise from +u, up positive) and radii r_i = r0 (r1 / r0)^(i / (n_r - 1)) bins from r0 = 1 to
+// r1 = max(width, height) / 2, each at its nearest bin. Returns the unshifted bins (kx, ky), row i (radius) by
+// column j (angle).
+struct LogPolarGrid {
+    int n_phi = 0, n_r = 0;
+    double r0 = 1, r1 = 1;  // in bins along the longer axis; a radius of r bins is r / max(w, h) cycles/pixel
+    std::vector<int> kx, ky;
+};
+LogPolarGrid log_polar_grid(int width, int height, int n_phi, int n_r);
+// The bins along a line from signed bin (u0, v0) to (u1, v1) (offsets from DC, v down), one per step of the
+// longer axis, each rounded to the nearest bin; unshifted (kx, ky) and each point's distance from the start in
+// cycles/pixel.
+struct LineBins {
+    std::vector<int> kx, ky;
+    std::vector<double> at;
+};
+LineBins line_bins(int width, int height, double u0, double v0, double u1, double v1);
 
 // log10(mean_power) = slope log10(f) + intercept, least squares over the radial bins with f_lo <= f <= f_hi and
 // some power; points = how many. Throws std::invalid_argument when fewer than 2 bins qualify.
@@ -41,7 +67,9 @@ void write_profile_csv(const std::string& path, const std::string& header, const
 struct ShiftEstimate {
     double dx = 0, dy = 0, peak = 0;
 };
+// `surface`: when given, the correlation's magnitude over all integer shifts, width x height, shifted so that no
+// shift is at (width/2, height/2) (x right, y down: a shift (dx, dy) is at (width/2 + dx, height/2 + dy)).
 ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex<float>* b, int width, int height,
-                                int upsample = 100, int threads = 0);
+                                int upsample = 100, int threads = 0, std::vector<float>* surface = nullptr);
 
 }  // namespace specview

@@ -41,6 +41,12 @@ public:
     virtual Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) = 0;
     // The value behind data element (x, y) of the last run (unshifted data coordinates).
     virtual std::complex<double> read_value(const Settings& s, int x, int y) = 0;
+    // The radial and angular power profiles of the last run's unmasked spectrum (a run to the end, no classroom
+    // stop; throws gpu::ConfigError otherwise), with the time they took.
+    virtual PowerProfiles power_profiles(const Settings& s) = 0;
+    // Unmasked spectrum values of the last run at unshifted bins (kx[i], ky[i]).
+    virtual std::vector<std::complex<float>> spectrum_bins(const Settings& s, const std::vector<int>& kx,
+                                                           const std::vector<int>& ky) = 0;
 };
 
 // How the device makes the plane for these settings from the image (gpu/plane_prep.h), with the window's values

@@ -619,6 +619,7 @@ public:
         // The full spectrum only where it is asked for: --raw, and the viewer's readout (Frame::host_data); the
         // transform's, before any mask.
         data_.reset();
+        spectrum_kept_ = false;
         if (o.want_spectrum) fft_.full(f.spectrum);
         if (!o.one_shot) {
             auto full = std::make_shared<std::vector<std::complex<float>>>();
@@ -626,6 +627,7 @@ public:
             else fft_.full(*full);
             data_ = full;
             f.host_data = data_;
+            spectrum_kept_ = true;
         }
         const int threads = fft_threads();
         half_ok_ = true;
@@ -680,6 +682,7 @@ public:
         const std::size_t first = f.timings.size();
         auto t0 = BackendClock::now();
         // The previous run's data may still be shown (Frame::host_data): write into a fresh buffer then.
+        spectrum_kept_ = false;  // a classroom stop's data
         if (data_.use_count() > 1 || !data_) data_ = std::make_shared<std::vector<std::complex<float>>>();
         StagedResult r = run_staged_2d(pp.plane, s.stop);
         *data_ = std::move(r.data);
@@ -709,6 +712,30 @@ public:
         return f;
     }
 
+    PowerProfiles power_profiles(const Settings&) override {
+        if (!spectrum_kept_ || !data_ || data_->size() != std::size_t(width_) * height_)
+            throw gpu::ConfigError("no spectrum kept from the last run for the power profiles");
+        const auto t0 = BackendClock::now();
+        const int threads = fft_threads();
+        PowerProfiles p;
+        p.radial = radial_profile(data_->data(), width_, height_, threads);
+        p.angular = angular_profile(data_->data(), width_, height_, threads);
+        p.ms = ms_since(t0);
+        p.where = "CPU (" + std::to_string(threads) + " thread" + (threads > 1 ? "s)" : ")");
+        return p;
+    }
+
+    std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx, const std::vector<int>& ky) override {
+        if (!spectrum_kept_ || !data_ || data_->size() != std::size_t(width_) * height_)
+            throw gpu::ConfigError("no spectrum kept from the last run");
+        std::vector<std::complex<float>> out(kx.size());
+        for (std::size_t i = 0; i < kx.size(); ++i) {
+            if (kx[i] < 0 || ky[i] < 0 || kx[i] >= width_ || ky[i] >= height_) throw gpu::ConfigError("bin outside the spectrum");
+            out[i] = (*data_)[std::size_t(ky[i]) * width_ + kx[i]];
+        }
+        return out;
+    }
+
     std::complex<double> read_value(const Settings&, int x, int y) override {
         if (x < 0 || y < 0 || x >= width_ || y >= height_)
             throw gpu::ConfigError("no value at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
@@ -722,6 +749,7 @@ private:
     std::shared_ptr<std::vector<std::complex<float>>> data_;
     std::vector<float> values_;
     bool half_ok_ = false;  // fft_ holds the last run's half spectrum
+    bool spectrum_kept_ = false;  // data_ is the last run's whole unmasked spectrum
     std::vector<float> mask_;  // over the half spectrum, for mask_filters_ at mask_w_ x mask_h_
     std::vector<FilterSpec> mask_filters_, filter_half_key_;
     std::vector<BrushStroke> mask_strokes_;

@@ -128,6 +128,17 @@ std::complex<double> Engine::read_value(const Settings& s, int x, int y) {
     return impl_->backend_for(s).read_value(s, x, y);
 }
 
+PowerProfiles Engine::power_profiles(const Settings& s) {
+    if (s.stop.kind != gpu::StopPoint::Kind::Done) throw gpu::ConfigError("no power profiles at a classroom stop");
+    return impl_->backend_for(s).power_profiles(s);
+}
+
+std::vector<std::complex<float>> Engine::spectrum_bins(const Settings& s, const std::vector<int>& kx, const std::vector<int>& ky) {
+    if (kx.size() != ky.size()) throw gpu::ConfigError("spectrum_bins: as many kx as ky");
+    if (s.stop.kind != gpu::StopPoint::Kind::Done) throw gpu::ConfigError("no spectrum at a classroom stop");
+    return impl_->backend_for(s).spectrum_bins(s, kx, ky);
+}
+
 const PreparedPlane& Engine::prepared(const Settings& s) {
     impl_->prepare(s);
     return impl_->prepared;

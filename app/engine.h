@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/analysis.h"
 #include "app/image.h"
 #include "app/plane.h"
 #include "app/settings.h"
@@ -76,6 +77,13 @@ struct Frame {
 // between the transposes).
 void picture_size(const Settings& s, int image_w, int image_h, int* width, int* height);
 
+// The measurements of a spectrum the analysis plots show (app/analysis.h), and where and how fast they were made.
+struct PowerProfiles {
+    Profile radial, angular;
+    double ms = 0;
+    std::string where;  // "GPU (...)" or "CPU (n threads)"
+};
+
 class Engine {
 public:
     Engine();
@@ -100,6 +108,12 @@ public:
     // coordinates: the spectrum bin (a direct DFT of the plane on the device for the GPU backends, so nothing
     // is downloaded but 16 bytes), or the classroom stop's data element.
     std::complex<double> read_value(const Settings& s, int x, int y);
+    // The radial and angular power profiles of the last run's unmasked spectrum (the run must have been with
+    // these settings, to the end); on the GPU they are reduced on the device and only the bins come back.
+    PowerProfiles power_profiles(const Settings& s);
+    // Unmasked spectrum values of the last run at unshifted bins (kx[i], ky[i]), for the line profile and the
+    // log-phi view; every bin must lie in the transform.
+    std::vector<std::complex<float>> spectrum_bins(const Settings& s, const std::vector<int>& kx, const std::vector<int>& ky);
 
     // The plane fed to the FFT for these settings (prepared now if needed).
     const PreparedPlane& prepared(const Settings& s);

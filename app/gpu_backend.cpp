@@ -84,6 +84,20 @@ public:
         return engine_.plane_dft_bin(x, y);
     }
 
+    PowerProfiles power_profiles(const Settings&) override {
+        const gpu::GpuEngine::Profiles g = engine_.power_sums();
+        PowerProfiles p;
+        p.radial = profile_from_sums(g.radial_sum, g.radial_count, true, g.width, g.height);
+        p.angular = profile_from_sums(g.angular_sum, g.angular_count, false, g.width, g.height);
+        p.ms = g.ms;
+        p.where = "GPU (" + dev_.name + ", device time)";
+        return p;
+    }
+
+    std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx, const std::vector<int>& ky) override {
+        return engine_.spectrum_bins(kx, ky);
+    }
+
     gpu::GpuEngine& engine() { return engine_; }
 
 private:

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <sstream>
 
 #include "app/cpu_backend.h"
 #include "app/decoder_pool.h"
@@ -83,6 +85,151 @@ void Worker::run(const Settings& s, std::uint64_t change, bool picture_on_device
 void Worker::read_value(const Settings& s, std::uint64_t change, int x, int y) {
     std::lock_guard<std::mutex> lock(mu_);
     value_req_ = ValueRequest{s, change, x, y};
+    cv_.notify_one();
+}
+
+void Worker::analyse(const Settings& s, std::uint64_t change, const AnalysisRequest& what) {
+    std::lock_guard<std::mutex> lock(mu_);
+    analyse_req_ = AnalyseRequest{s, change, what};
+    cv_.notify_one();
+}
+
+namespace {
+// What the spectrum depends on (not the view, the mask or the lab view): profiles are kept while it stays.
+std::string spectrum_key(const Settings& s, std::uint64_t image_id) {
+    std::ostringstream k;
+    k << image_id << " " << int(s.backend) << " " << int(s.channel) << " " << int(s.window) << " " << s.tukey_alpha << " "
+      << s.kaiser_beta << " " << int(s.window_shape) << " " << int(s.level) << " " << int(s.pad) << " " << int(s.pad_fill)
+      << " " << int(s.cufft_mode) << " " << s.custom.rows.threads_per_block << " " << s.custom.rows.block_height << " "
+      << s.custom.rows.max_local_length << " " << s.custom.transpose.tile;
+    return k.str();
+}
+
+// Values -> RGBA8 through a colormap over [lo, hi] (lo, hi: their min and max when not given).
+void colour_values(const std::vector<float>& v, Colormap cm, std::vector<std::uint32_t>& rgba, float* lo, float* hi) {
+    float mn = 0, mx = 0;
+    bool any = false;
+    for (float x : v)
+        if (std::isfinite(x)) {
+            mn = any ? std::min(mn, x) : x;
+            mx = any ? std::max(mx, x) : x;
+            any = true;
+        }
+    const ColormapLut lut = make_colormap_lut(cm);
+    rgba.resize(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) rgba[i] = lut.rgba[level_of(normalize_to_range(v[i], mn, mx))];
+    *lo = mn;
+    *hi = mx;
+}
+}  // namespace
+
+void Worker::do_analyse(const AnalyseRequest& a) {
+    AnalysisResult r;
+    r.change = a.change;
+    const Settings& s = a.settings;
+    try {
+        if (a.change != last_run_change_) return;  // a later run replaced the spectrum: its frame asks again
+        if (a.what.profiles) {
+            const std::string key = spectrum_key(s, engine_image_id_);
+            if (profiles_ && key == profiles_key_) {
+                r.profiles = profiles_;
+                r.profiles_reused = true;
+            } else {
+                profiles_ = engine_.power_profiles(s);
+                profiles_key_ = key;
+                r.profiles = profiles_;
+            }
+        }
+        int w = 0, h = 0;
+        if (engine_.has_image() && (a.what.log_polar || a.what.line)) {
+            const PreparedPlane& pp = engine_.prepared(s);
+            w = pp.plane.width;
+            h = pp.plane.height;
+        }
+        if (a.what.log_polar && w > 0) {
+            const auto t0 = Clock::now();
+            const LogPolarGrid g = log_polar_grid(w, h, a.what.n_phi, a.what.n_r);
+            const std::vector<std::complex<float>> F = engine_.spectrum_bins(s, g.kx, g.ky);
+            // Rows from the top: the largest radius first, so that the picture's bottom is the smallest.
+            std::vector<float> v(F.size());
+            for (int i = 0; i < g.n_r; ++i)
+                for (int j = 0; j < g.n_phi; ++j) {
+                    const std::complex<float> c = F[std::size_t(i) * g.n_phi + j];
+                    v[std::size_t(g.n_r - 1 - i) * g.n_phi + j] = view_value(s.view.view, c.real(), c.imag());
+                }
+            colour_values(v, s.view.colormap, r.log_polar_rgba, &r.lp_lo, &r.lp_hi);
+            r.n_phi = g.n_phi;
+            r.n_r = g.n_r;
+            r.r0 = g.r0 / std::max(w, h);
+            r.r1 = g.r1 / std::max(w, h);
+            r.log_polar_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        }
+        if (a.what.line && w > 0) {
+            const auto t0 = Clock::now();
+            const LineBins l = line_bins(w, h, a.what.u0, a.what.v0, a.what.u1, a.what.v1);
+            const std::vector<std::complex<float>> F = engine_.spectrum_bins(s, l.kx, l.ky);
+            r.line_at = l.at;
+            r.line_values.resize(F.size());
+            for (std::size_t i = 0; i < F.size(); ++i) r.line_values[i] = view_value(s.view.view, F[i].real(), F[i].imag());
+            r.line_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        }
+        r.ok = true;
+    } catch (const std::exception& e) {
+        r.ok = false;
+        r.error = "analysis: " + describe(e);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    out_.analysis = std::move(r);
+}
+
+void Worker::correlate(const Settings& s, const std::string& other_path) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([this, s, other_path] {
+        CorrelationResult r;
+        r.other = other_path;
+        try {
+            const auto t0 = Clock::now();
+            if (!image_) throw InputError("(none)", "no image loaded to correlate");
+            Settings so = s;
+            so.backend = Backend::Cpu;  // two spectra and one inverse: FFTW here, whatever the viewer runs
+            so.filters.clear();
+            so.strokes.clear();
+            so.mask_invert = false;
+            so.stop = {};
+            Engine a, b;
+            a.set_image(image_, "shown");
+            b.set_image(DecoderPool::shared().load(other_path, LoadLimits{}), other_path);
+            RunOptions o;
+            o.want_spectrum = true;
+            o.want_rgba = false;
+            o.picture = PictureFormat::Level8;
+            o.one_shot = true;
+            const Frame fa = a.run(so, o), fb = b.run(so, o);
+            if (fa.width != fb.width || fa.height != fb.height)
+                throw InputError(other_path, "its transform is " + std::to_string(fb.width) + "x" + std::to_string(fb.height) +
+                                                 ", the image's " + std::to_string(fa.width) + "x" + std::to_string(fa.height) +
+                                                 ": correlation needs the same size");
+            std::vector<float> surface;
+            r.shift = phase_correlation(fa.spectrum.data(), fb.spectrum.data(), fa.width, fa.height, 100, 0, &surface);
+            float mx = 0;
+            for (float v : surface) mx = std::max(mx, v);
+            const ColormapLut lut = make_colormap_lut(Colormap::Inferno);
+            r.rgba.resize(surface.size());
+            for (std::size_t i = 0; i < surface.size(); ++i) {
+                const double t = mx > 0 && surface[i] > 0 ? 1.0 + std::log10(surface[i] / mx) / 4.0 : 0.0;
+                r.rgba[i] = lut.rgba[level_of(normalize_to_range(float(t), 0.0f, 1.0f))];
+            }
+            r.width = fa.width;
+            r.height = fa.height;
+            r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            r.ok = true;
+        } catch (const std::exception& e) {
+            r.ok = false;
+            r.error = "correlate: " + describe(e);
+        }
+        std::lock_guard<std::mutex> lock(mu_);
+        out_.correlation = std::move(r);
+    });
     cv_.notify_one();
 }
 
@@ -261,19 +408,21 @@ WorkerStatus Worker::status() const {
 
 bool Worker::idle() const {
     std::lock_guard<std::mutex> lock(mu_);
-    return !decoding_ && !open_req_ && !image_req_ && !run_req_ && !value_req_ && jobs_.empty() && !running_;
+    return !decoding_ && !open_req_ && !image_req_ && !run_req_ && !value_req_ && !analyse_req_ && jobs_.empty() && !running_;
 }
 
 bool Worker::has_updates() const {
     std::lock_guard<std::mutex> lock(mu_);
     const WorkerUpdates& u = out_;
-    return u.decoded || u.run || u.value || u.sweep || u.comparison || u.plane_row || u.resources || !u.messages.empty();
+    return u.decoded || u.run || u.value || u.sweep || u.comparison || u.plane_row || u.resources || u.analysis ||
+           u.correlation || !u.messages.empty();
 }
 
 void Worker::wait_idle() const {
     std::unique_lock<std::mutex> lock(mu_);
     idle_cv_.wait(lock, [this] {
-        return !decoding_ && !open_req_ && !image_req_ && !run_req_ && !value_req_ && jobs_.empty() && !running_;
+        return !decoding_ && !open_req_ && !image_req_ && !run_req_ && !value_req_ && !analyse_req_ && jobs_.empty() &&
+               !running_;
     });
 }
 
@@ -336,7 +485,7 @@ void Worker::decoder_loop() {
 void Worker::runner_loop() {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-        cv_.wait(lock, [this] { return stop_ || image_req_ || run_req_ || value_req_ || !jobs_.empty(); });
+        cv_.wait(lock, [this] { return stop_ || image_req_ || run_req_ || value_req_ || analyse_req_ || !jobs_.empty(); });
         if (stop_) return;
         running_ = true;
         if (image_req_) {
@@ -345,6 +494,9 @@ void Worker::runner_loop() {
             lock.unlock();
             engine_.set_image(p.image, p.path);
             engine_image_id_ = p.id;
+            image_ = p.image;
+            last_run_change_ = 0;
+            profiles_.reset();
             sweep_.reset();
             lock.lock();
         } else if (run_req_) {
@@ -364,9 +516,16 @@ void Worker::runner_loop() {
             }
             lock.lock();
             out_.value = r;
+        } else if (analyse_req_) {
+            AnalyseRequest a = std::move(*analyse_req_);
+            analyse_req_.reset();
+            lock.unlock();
+            do_analyse(a);
+            lock.lock();
         } else {
             std::function<void()> job = std::move(jobs_.front());
             jobs_.pop_front();
+            last_run_change_ = 0;  // jobs run the engine with settings of their own
             lock.unlock();
             try {
                 job();
@@ -402,7 +561,9 @@ void Worker::do_run() {
         const bool lab = has_mask(req.settings) && req.settings.stop.kind == gpu::StopPoint::Kind::Done;
         o.want_inverse = lab;
         o.lab_on_device = slot >= 0;  // the GPU makes the third view next to the picture, in the same slot
+        last_run_change_ = 0;
         r.frame = engine_.run(req.settings, o);
+        last_run_change_ = req.settings.stop.kind == gpu::StopPoint::Kind::Done ? req.change : 0;
         if (lab && !r.frame.device_lab_rgba) {
             const float* plane = req.settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(req.settings).plane.v.data();
             lab_picture(r.frame, plane, req.settings.lab_view, r.lab_rgba, &r.lab_width, &r.lab_height, &r.lab_lo, &r.lab_hi);

@@ -79,6 +79,43 @@ struct PlaneRow {  // a window of one row of the plane fed to the FFT (classroom
     std::vector<float> values;
 };
 
+// What the analysis plots ask of the spectrum of one run (Worker::analyse).
+struct AnalysisRequest {
+    bool profiles = false;        // the radial and angular power profiles (kept while the spectrum is the same)
+    bool log_polar = false;       // the log-phi view: n_r radii (rows) by n_phi angles (columns)
+    int n_phi = 360, n_r = 256;
+    bool line = false;            // the line profile from signed bin (u0, v0) to (u1, v1)
+    double u0 = 0, v0 = 0, u1 = 0, v1 = 0;
+};
+
+struct AnalysisResult {
+    std::uint64_t change = 0;  // the run measured
+    bool ok = false;
+    std::string error;
+    std::optional<PowerProfiles> profiles;
+    bool profiles_reused = false;  // the spectrum was the same as for the last profiles
+    // The log-phi view: the settings' view values, n_r rows (radius r0..r1 bins, log-spaced, bottom row r0) by
+    // n_phi columns (0..360 degrees), as RGBA8 through the colormap over their min..max.
+    std::vector<std::uint32_t> log_polar_rgba;
+    int n_phi = 0, n_r = 0;
+    double r0 = 0, r1 = 0;  // cycles/pixel
+    float lp_lo = 0, lp_hi = 0;
+    // The line profile: distance from the start (cycles/pixel) and the settings' view value at each point.
+    std::vector<double> line_at;
+    std::vector<float> line_values;
+    double line_ms = 0, log_polar_ms = 0;
+};
+
+// The phase correlation of the image shown with another one of the same size (Worker::correlate).
+struct CorrelationResult {
+    bool ok = false;
+    std::string error, other;
+    ShiftEstimate shift;
+    std::vector<std::uint32_t> rgba;  // |r| as a heat map (inferno, log scale over 4 decades), no shift at the centre
+    int width = 0, height = 0;
+    double ms = 0;
+};
+
 // Everything that arrived since the last poll. Of each kind only the newest is kept.
 struct WorkerUpdates {
     std::optional<DecodedImage> decoded;
@@ -87,6 +124,8 @@ struct WorkerUpdates {
     std::optional<SweepResult> sweep;
     std::optional<CompareResult> comparison;
     std::optional<PlaneRow> plane_row;
+    std::optional<AnalysisResult> analysis;
+    std::optional<CorrelationResult> correlation;
     std::optional<std::vector<gpu::KernelResources>> resources;
     std::vector<std::pair<bool, std::string>> messages;  // (is_error, text), in order
 };
@@ -115,6 +154,12 @@ public:
     void run(const Settings& s, std::uint64_t change, bool picture_on_device);
     // The complex value behind data element (x, y) of the run posted as `change` (GPU backends).
     void read_value(const Settings& s, std::uint64_t change, int x, int y);
+    // Measures the spectrum of the run posted as `change` (skipped when a later run has replaced it: its frame
+    // asks again). A newer request replaces one not yet started.
+    void analyse(const Settings& s, std::uint64_t change, const AnalysisRequest& what);
+    // Phase correlation of the image loaded with `other_path` (same size after the settings' padding), on the
+    // CPU with these settings' plane (no mask).
+    void correlate(const Settings& s, const std::string& other_path);
     void sweep(const Settings& s);
     void compare(const Settings& s);
     void save_npy(const Settings& s, const std::string& path);
@@ -181,6 +226,17 @@ private:
         int x, y;
     };
     std::optional<ValueRequest> value_req_;
+    struct AnalyseRequest {
+        Settings settings;
+        std::uint64_t change;
+        AnalysisRequest what;
+    };
+    std::optional<AnalyseRequest> analyse_req_;
+    void do_analyse(const AnalyseRequest& a);
+    std::uint64_t last_run_change_ = 0;  // the run the engine's spectrum is from (0: none)
+    std::string profiles_key_;           // what the kept profiles were measured on
+    std::optional<PowerProfiles> profiles_;
+    std::shared_ptr<const Image> image_;  // the image loaded (correlation)
     std::deque<std::function<void()>> jobs_;
     bool running_ = false;  // the runner is inside a request
     Settings running_settings_;

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "gpu/analysis.h"
 #include "gpu/cufft_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device_info.h"
@@ -39,6 +40,25 @@ struct GpuEngine::Impl {
     DeviceBuffer<float> inverse;
     std::uint64_t fast_full_version = 0;
     int fast_full_w = 0, fast_full_h = 0;
+    // custom-fast's full spectrum of the plane on the device (computed once per plane version).
+    const float2* fast_full(int w, int h, std::uint64_t version, StageTimer* t) {
+        if (fast_full_version == 0 || fast_full_version != version || fast_full_w != w || fast_full_h != h) {
+            const long long n = (long long)w * h;
+            full.resize(std::size_t(n));
+            inv_b.resize(std::size_t(n));  // the half spectrum on the way (the picture's first pass stays in place)
+            fast.real_spectrum(plane.get(), w, h, full.get(), stream.get(), t, inv_b.get());
+            fast_full_version = version;
+            fast_full_w = w;
+            fast_full_h = h;
+        }
+        return full.get();
+    }
+    // The analysis plots' reductions, and which spectrum the last full run left (path, cuFFT mode, size).
+    PowerProfiler profiler;
+    int last_path = -1;
+    CufftMode last_mode = CufftMode::R2C;
+    int last_w = 0, last_h = 0;
+    std::uint64_t last_version = 0;
     std::uint64_t plane_version = 0;
     int plane_w = 0, plane_h = 0;
     DeviceBuffer<std::uint32_t> slots[kPictureSlots], lab_slots[kPictureSlots];
@@ -141,6 +161,44 @@ std::complex<double> GpuEngine::plane_dft_bin(int kx, int ky) {
     CUDA_CHECK(cudaMemcpyAsync(m.dft_host.get(), m.dft.get(), 2 * sizeof(double), cudaMemcpyDeviceToHost, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
     return {m.dft_host.get()[0], m.dft_host.get()[1]};
+}
+
+// The unmasked spectrum the last full run left on the device, as a source (custom-fast's full one is made
+// from the plane when the picture path did not keep it).
+namespace {
+SpectrumSource last_spectrum(GpuEngine::Impl& m) {
+    if (!m.spectrum_valid || m.last_path < 0) throw ConfigError("no spectrum on the device from a full run");
+    const int w = m.last_w, h = m.last_h;
+    switch (Path(m.last_path)) {
+        case Path::Custom: return m.custom_spectrum;
+        case Path::Cufft: return m.cufft.last(w, h, m.last_mode);
+        case Path::CustomFast: return SpectrumSource{m.fast_full(w, h, m.last_version, nullptr), w, h, w, false, nullptr};
+    }
+    throw ConfigError("no spectrum on the device");
+}
+}  // namespace
+
+GpuEngine::Profiles GpuEngine::power_sums() {
+    Impl& m = *impl_;
+    const SpectrumSource src = last_spectrum(m);
+    const PowerSums p = m.profiler.run(src, m.stream.get());
+    Profiles out;
+    out.radial_sum = p.radial_sum;
+    out.angular_sum = p.angular_sum;
+    out.radial_count = p.radial_count;
+    out.angular_count = p.angular_count;
+    out.ms = p.ms;
+    out.width = src.width;
+    out.height = src.height;
+    return out;
+}
+
+std::vector<std::complex<float>> GpuEngine::spectrum_bins(const std::vector<int>& kx, const std::vector<int>& ky) {
+    Impl& m = *impl_;
+    const std::vector<float2> v = gather_bins(last_spectrum(m), kx, ky, m.stream.get());
+    std::vector<std::complex<float>> out(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) out[i] = {v[i].x, v[i].y};
+    return out;
 }
 
 std::complex<float> GpuEngine::stopped_element(int x, int y) {
@@ -294,17 +352,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     const float* mask = done_stop ? m.mask.get(req.filters, req.strokes, req.mask_invert, w, h, s, &m.timer) : nullptr;
     if (req.want_inverse && !done_stop) throw ConfigError("the inverse transform needs the whole forward one (no classroom stop)");
     // custom-fast's full spectrum of this plane (for --raw and the inverse), computed once per plane.
-    auto fast_full = [&]() -> const float2* {
-        if (m.fast_full_version == 0 || m.fast_full_version != req.plane_version || m.fast_full_w != w || m.fast_full_h != h) {
-            m.full.resize(n);
-            m.inv_b.resize(n);  // the half spectrum on the way (the picture's first pass stays in place)
-            m.fast.real_spectrum(m.plane.get(), w, h, m.full.get(), s, &m.timer, m.inv_b.get());
-            m.fast_full_version = req.plane_version;
-            m.fast_full_w = w;
-            m.fast_full_h = h;
-        }
-        return m.full.get();
-    };
+    auto fast_full = [&]() -> const float2* { return m.fast_full(w, h, req.plane_version, &m.timer); };
     if (req.path == Path::CustomFast) {
         // Two passes; the picture straight from the second one's epilogue.
         out.width = w;
@@ -395,6 +443,11 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     if (!m.warming && done_stop && req.plane_version != 0) {
         m.spectrum_key = spectrum_key;
         m.spectrum_valid = true;
+        m.last_path = int(req.path);
+        m.last_mode = req.cufft_mode;
+        m.last_w = w;
+        m.last_h = h;
+        m.last_version = req.plane_version;
     }
 
     if (req.want_spectrum) {

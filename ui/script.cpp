@@ -104,8 +104,15 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             Settings probe;
             const std::string err = set_option(probe, v, a.args);
             if (!err.empty()) throw ScriptError(line, err);
-        } else if (v == "save-mask" || v == "load-mask") {
+        } else if (v == "save-mask" || v == "load-mask" || v == "correlate" || v == "export-analysis") {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
+        } else if (v == "analysis") {
+            if (n != 1 || (a.args[0] != "on" && a.args[0] != "off")) throw ScriptError(line, "analysis takes on or off");
+        } else if (v == "line") {
+            double x = 0;
+            if (n != 4) throw ScriptError(line, "line takes U0 V0 U1 V1 (signed bins from DC, v down)");
+            for (const auto& w : a.args)
+                if (!parse_number(w, &x) || std::abs(x) > 1e6) throw ScriptError(line, "line: '" + w + "' is not a bin offset");
         } else if (v == "drag") {
             int frames = 0;
             if (n != 4) throw ScriptError(line, "drag takes OPTION FROM TO FRAMES");
@@ -128,8 +135,8 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             if (n != 1 || !parse_count(a.args[0], &f, 0, 10000000)) throw ScriptError(line, "wait takes a number of frames");
         } else {
             throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
-                                    "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, screenshot, "
-                                    "save-texture, quit)");
+                                    "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
+                                    "line, correlate, export-analysis, screenshot, save-texture, quit)");
         }
         out.push_back(std::move(a));
     }
@@ -197,6 +204,31 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             if (!err.empty()) st.messages.error("script line " + std::to_string(a.line) + ": " + err);
             st.dirty = true;
             return true;
+        }
+        if (a.verb == "analysis") {
+            st.analysis.open = a.args[0] == "on";
+            st.analysis.ask = true;
+            continue;
+        }
+        if (a.verb == "line") {
+            AnalysisUi& an = st.analysis;
+            an.u0 = std::stod(a.args[0]), an.v0 = std::stod(a.args[1]), an.u1 = std::stod(a.args[2]), an.v1 = std::stod(a.args[3]);
+            an.have_line = true;
+            an.open = true;
+            an.ask = true;
+            continue;
+        }
+        if (a.verb == "correlate") {
+            if (!st.shown.image) throw ScriptError(a.line, "correlate: no image");
+            st.worker->correlate(st.settings, a.args[0]);
+            continue;
+        }
+        if (a.verb == "export-analysis") {
+            std::string wrote;
+            const std::string err = export_analysis_csv(st.analysis, a.args[0], &wrote);
+            if (!err.empty()) throw ScriptError(a.line, err);
+            st.messages.info("wrote " + wrote);
+            continue;
         }
         if (a.verb == "save-mask" || a.verb == "load-mask") {
             PanelContext ctx = st.context();

@@ -18,6 +18,7 @@
 #include "app/image.h"
 #include "gpu/device_info.h"
 #include "gpu/errors.h"
+#include "ui/analysis_view.h"
 #include "ui/colorbar.h"
 #include "ui/image_view.h"
 #include "ui/screenshot.h"
@@ -97,7 +98,8 @@ bool picture_current(const ViewerState& st) {
     if (!(st.shown.image != nullptr)) return true;
     // The last run posted has ended (its picture in the texture, or failed with a message).
     const bool arrived = st.done_change >= st.change;
-    return arrived && !st.copy_pending && !st.spectrum_tex.pending() && !st.image_tex.pending() && !st.lab_tex.pending();
+    return arrived && !st.copy_pending && !st.spectrum_tex.pending() && !st.image_tex.pending() && !st.lab_tex.pending() &&
+           !st.corr_tex.pending() && !(st.analysis.open && !st.classroom.enabled && st.analysis.asked_change != st.frame_change);
 }
 
 void run_pipeline(ViewerState& st) {
@@ -136,6 +138,10 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     st.timings.history.clear();
     st.device_ui.resources_key.clear();
     st.classroom.plane_row_key = 0;
+    st.analysis.result.reset();
+    st.analysis.correlation.reset();
+    st.analysis.have_line = false;
+    st.analysis.radial.fit = st.analysis.angular.fit = st.analysis.line.fit = true;
     st.dirty = true;
     std::error_code ec;
     const std::string abs = fs::absolute(d.path, ec).string();
@@ -226,6 +232,7 @@ constexpr std::size_t kUploadBytesPerFrame = 16u << 20;
 void step_uploads(ViewerState& st) {
     st.image_tex.step(kUploadBytesPerFrame);
     st.lab_tex.step(kUploadBytesPerFrame);
+    st.corr_tex.step(kUploadBytesPerFrame);
     if (st.spectrum_tex.step(kUploadBytesPerFrame) && st.staged_frame) {
         const std::uint64_t change = st.staged_frame->change;
         show_frame(st, *st.staged_frame);
@@ -262,7 +269,10 @@ void apply_worker_updates(ViewerState& st) {
     if (u.comparison) st.timings.comparison = *u.comparison;
     if (u.plane_row) st.classroom.plane_row = *u.plane_row;
     if (u.resources) st.device_ui.resources_cache = *u.resources;
+    if (u.analysis) take_analysis(st, *u.analysis);
+    if (u.correlation) take_correlation(st, *u.correlation);
     step_uploads(st);
+    request_analysis(st);
 }
 
 namespace {
@@ -437,7 +447,7 @@ void brush_on_spectrum(ViewerState& st, const DrawnImage& d) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     dl->PushClipRect(d.clip0, d.clip1, true);
     const ImU32 colour = lab.brush == 1 ? IM_COL32(255, 80, 80, 230) : IM_COL32(80, 255, 120, 230);
-    for (int m = 0; m < 2; ++m) {
+    for (int m = 0; m < 2 && lab.brush != 3; ++m) {
         const int bu = m ? -u : u, bv = m ? -v : v;
         if (!shift && m) break;  // unshifted, the mirror is far away at the other corner
         const float cx = d.p0.x + (float(shift ? bu + w / 2 : tx) + 0.5f) * sx;
@@ -450,6 +460,20 @@ void brush_on_spectrum(ViewerState& st, const DrawnImage& d) {
         dl->AddPolyline(pts, 48, colour, ImDrawFlags_Closed, 1.5f);
     }
     dl->PopClipRect();
+    if (lab.brush == 3) {  // the line profile's line: from where the drag started to the cursor
+        AnalysisUi& an = st.analysis;
+        if (down && !lab.painting) {
+            an.u0 = u, an.v0 = v;
+            lab.painting = true;
+        }
+        if (down && (an.u1 != u || an.v1 != v || !an.have_line)) {
+            an.u1 = u, an.v1 = v;
+            an.have_line = true;
+            an.open = true;
+            an.ask = true;
+        }
+        return;
+    }
     if (!down) return;
     const float step = std::max(1.0f, lab.brush_radius * 0.5f);
     if (lab.painting && std::hypot(float(u) - lab.last_u, float(v) - lab.last_v) < step) return;
@@ -464,9 +488,29 @@ void brush_on_spectrum(ViewerState& st, const DrawnImage& d) {
     st.dirty = true;
 }
 
+// The line profile's line over the spectrum (shifted pictures: signed bin (u, v) sits at texel (w/2 + u, h/2 + v)).
+void draw_profile_line(ViewerState& st, const DrawnImage& d) {
+    const AnalysisUi& a = st.analysis;
+    const GlTexture& tex = st.spectrum_tex.front();
+    if (!a.have_line || !tex.valid() || !st.shown.settings.view.shift || st.classroom.enabled) return;
+    const int w = tex.width(), h = tex.height();
+    const float sx = (d.p1.x - d.p0.x) / float(w), sy = (d.p1.y - d.p0.y) / float(h);
+    auto at = [&](double u, double v) {
+        return ImVec2(d.p0.x + float(w / 2 + u + 0.5) * sx, d.p0.y + float(h / 2 + v + 0.5) * sy);
+    };
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->PushClipRect(d.clip0, d.clip1, true);
+    dl->AddLine(at(a.u0, a.v0), at(a.u1, a.v1), IM_COL32(230, 180, 255, 255), 2.0f);
+    dl->AddCircleFilled(at(a.u0, a.v0), 3.5f, IM_COL32(230, 180, 255, 255));
+    dl->PopClipRect();
+}
+
 void draw_views(ViewerState& st, ImVec2 avail) {
     const float readout_h = ImGui::GetTextLineHeightWithSpacing() * 3.2f;
-    const float overlay_h = st.classroom.enabled ? std::max(avail.y * 0.42f, 260.0f * ImGui::GetIO().FontGlobalScale) : 0.0f;
+    const bool analysis = st.analysis.open && !st.classroom.enabled;
+    const float overlay_h = st.classroom.enabled ? std::max(avail.y * 0.42f, 260.0f * ImGui::GetIO().FontGlobalScale)
+                            : analysis         ? std::max(avail.y * 0.36f, 230.0f * ImGui::GetIO().FontGlobalScale)
+                                               : 0.0f;
     const float views_h = std::max(avail.y - readout_h - overlay_h, 50.0f);
     const bool lab = has_mask(st.settings) && !st.classroom.enabled;
     const int views = lab ? 3 : 2;
@@ -508,6 +552,7 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     const DrawnImage b = draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover,
                                          !brush);
     brush_on_spectrum(st, b);
+    draw_profile_line(st, b);
     record(st, "spectrum_image", b.p0, b.p1);
     if (lab && st.spectrum_tex.front().valid()) draw_filter_outlines(st, b);
     if (lab) st.layout.push_back("mask " + mask_summary(st.settings.filters, st.settings.strokes, st.settings.mask_invert));
@@ -538,6 +583,8 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     if (st.classroom.enabled) {
         PanelContext ctx = st.context();
         draw_classroom_overlay(ctx, st.classroom, ImVec2(avail.x, overlay_h));
+    } else if (analysis) {
+        draw_analysis_strip(st, ImVec2(avail.x, overlay_h));
     }
 }
 
@@ -670,6 +717,7 @@ int run_viewer(const ViewerLaunch& launch) {
         draw_display_panel(ctx, st.presentation, st.classroom);
         draw_classroom_panel(ctx, st.classroom);
         draw_lab_panel(ctx, st.lab);
+        draw_analysis_panel(ctx, st.analysis);
         draw_timings_panel(ctx, st.timings);
         draw_device_panel(ctx, st.device_ui);
         ImGui::EndChild();
@@ -782,6 +830,8 @@ int run_viewer(const ViewerLaunch& launch) {
     st.image_tex.release();
     st.spectrum_tex.release();
     st.lab_tex.release();
+    st.logphi_tex.release();
+    st.corr_tex.release();
     return rc;
 }
 

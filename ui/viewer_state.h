@@ -95,6 +95,9 @@ struct ViewerState {
     bool sync_views = true;
     Hover image_hover, spectrum_hover, lab_hover;
     LabUi lab;
+    AnalysisUi analysis;
+    GlTexture logphi_tex;    // the analysis strip's log-phi view (small: uploaded at once)
+    StagedTexture corr_tex;  // the phase correlation's heat map (image-sized: staged)
 
     // For tests: what was drawn where (framebuffer pixels), written next to a screenshot.
     std::vector<std::string> layout;

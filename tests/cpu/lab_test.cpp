@@ -181,6 +181,54 @@ TEST(CpuLab, BrushedAndInvertedMasksMatchTheOracle) {
     }
 }
 
+// The analysis plots' data from the engine (CPU): the profiles of the last run's unmasked spectrum equal the
+// functions' on the spectrum itself (on any number of threads), and spectrum_bins gives its values; the
+// log-phi grid and the line's bins land where the geometry says.
+TEST(Analysis, EngineProfilesAndBinsAreThoseOfTheUnmaskedSpectrum) {
+    Rng rng;
+    const Image img = random_image(rng, 70, 50, 1, 8);
+    Settings s;
+    s.pad = PadMode::None;
+    FilterSpec lp;
+    ASSERT_EQ(parse_filter("lowpass:0.1", &lp), "");
+    s.filters = {lp};  // masked picture; the measurements stay the transform's
+    Engine engine;
+    engine.set_image(img, "random");
+    RunOptions o;
+    o.want_spectrum = true;
+    const Frame f = engine.run(s, o);
+    const PowerProfiles p = engine.power_profiles(s);
+    for (int threads : {1, 3}) {
+        const Profile r = radial_profile(f.spectrum.data(), 70, 50, threads), a = angular_profile(f.spectrum.data(), 70, 50, threads);
+        ASSERT_EQ(p.radial.at, r.at);
+        ASSERT_EQ(p.radial.count, r.count);
+        ASSERT_EQ(p.angular.count, a.count);
+        for (std::size_t i = 0; i < r.at.size(); ++i) EXPECT_NEAR(p.radial.mean_power[i], r.mean_power[i], 1e-9 * r.mean_power[i]);
+        for (std::size_t i = 0; i < a.at.size(); ++i) EXPECT_NEAR(p.angular.mean_power[i], a.mean_power[i], 1e-9 * a.mean_power[i]);
+    }
+    long long total = 0;
+    for (long long c : p.radial.count) total += c;
+    EXPECT_EQ(total, 70 * 50 - 1) << "every bin but DC, once";
+    const std::vector<int> kx = {0, 69, 35, 3}, ky = {0, 49, 25, 40};
+    const std::vector<std::complex<float>> v = engine.spectrum_bins(s, kx, ky);
+    for (std::size_t i = 0; i < kx.size(); ++i) EXPECT_EQ(v[i], f.spectrum[std::size_t(ky[i]) * 70 + kx[i]]);
+    EXPECT_THROW(engine.spectrum_bins(s, {70}, {0}), std::exception);
+    // Geometry: the log-phi grid's first column points along +u, its quarter column up (-v); radii grow.
+    const LogPolarGrid g = log_polar_grid(64, 64, 8, 16);
+    EXPECT_EQ(g.kx[std::size_t(15) * 8 + 0], 32);  // r1 = 32 bins along +u: bin 32 (Nyquist)
+    EXPECT_EQ(g.ky[std::size_t(15) * 8 + 0], 0);
+    EXPECT_EQ(g.kx[std::size_t(15) * 8 + 2], 0);
+    EXPECT_EQ(g.ky[std::size_t(15) * 8 + 2], 64 - 32);  // up: v = -32
+    EXPECT_EQ(g.kx[0], 1);                               // r0 = 1 bin
+    const LineBins l = line_bins(64, 48, -3, 2, 5, -2);
+    ASSERT_EQ(l.kx.size(), 9u);
+    EXPECT_EQ(l.kx.front(), 61);
+    EXPECT_EQ(l.ky.front(), 2);
+    EXPECT_EQ(l.kx.back(), 5);
+    EXPECT_EQ(l.ky.back(), 46);
+    EXPECT_DOUBLE_EQ(l.at.back(), std::hypot(8.0 / 64, 4.0 / 48));
+}
+
 // The symmetric masks keep the filtered image real: the imaginary part of the complex inverse is rounding.
 TEST(Filter, SymmetricMasksKeepTheFilteredImageReal) {
     Rng rng;

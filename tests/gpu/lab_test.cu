@@ -3,6 +3,7 @@
 // inverse (the forward spectrum is kept), and without a mask the inverse gives the plane back.
 #include <gtest/gtest.h>
 
+#include "app/analysis.h"
 #include "app/engine.h"
 #include "app/filter.h"
 #include "app/worker.h"
@@ -214,6 +215,53 @@ TEST_F(Lab, TheThirdViewOnTheDeviceEqualsTheHostsPicture) {
             EXPECT_NEAR(d.lab_hi, hi, 1e-5 * (1 + std::abs(hi))) << what;
             EXPECT_NE(d.slot_lab_consumed_event, 0u) << what;
         }
+}
+
+// The analysis plots' reductions on the device: the GPU's radial and angular profiles equal the host's of the
+// same spectrum (downloaded), from half (R2C) and full sources, at even and odd sizes; the gathered bins equal
+// the spectrum's.
+TEST_F(Lab, PowerProfilesAndBinsOnTheDeviceEqualTheHosts) {
+    Rng rng;
+    for (const Path& path : {Path{Backend::Custom, gpu::CufftMode::R2C, PadMode::Pow2},
+                             Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::Pow2},
+                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::Pow2},
+                             Path{Backend::Cufft, gpu::CufftMode::C2C, PadMode::Pow2},
+                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None}}) {
+        const std::string what = path_name(path);
+        const Image img = random_image(rng, 91, 61, 1, 8);  // odd width: no Nyquist column
+        Settings s;
+        s.backend = path.backend;
+        s.cufft_mode = path.mode;
+        s.pad = path.pad;
+        Engine engine;
+        engine.set_image(img, "random");
+        RunOptions o;
+        o.want_spectrum = true;
+        const Frame f = engine.run(s, o);
+        const PowerProfiles p = engine.power_profiles(s);
+        const Profile r = radial_profile(f.spectrum.data(), f.width, f.height), a = angular_profile(f.spectrum.data(), f.width, f.height);
+        ASSERT_EQ(p.radial.at, r.at) << what;
+        EXPECT_EQ(p.radial.count, r.count) << what;
+        for (std::size_t i = 0; i < r.at.size(); ++i)
+            EXPECT_NEAR(p.radial.mean_power[i], r.mean_power[i], 1e-5 * r.mean_power[i]) << what << " radial bin " << i;
+        // Angles: the device's atan2 may round a bin on an exact degree boundary the other way.
+        ASSERT_EQ(p.angular.at.size(), a.at.size()) << what;
+        long long moved = 0;
+        for (std::size_t i = 0; i < a.at.size(); ++i) moved += std::abs(p.angular.count[i] - a.count[i]);
+        EXPECT_LE(moved, 4) << what;
+        if (moved == 0)
+            for (std::size_t i = 0; i < a.at.size(); ++i)
+                EXPECT_NEAR(p.angular.mean_power[i], a.mean_power[i], 1e-5 * a.mean_power[i]) << what << " angle " << i;
+        EXPECT_GT(p.ms, 0.0);
+        std::vector<int> kx, ky;
+        for (int k = 0; k < 50; ++k) {
+            kx.push_back(int(rng.engine()() % std::uint64_t(f.width)));
+            ky.push_back(int(rng.engine()() % std::uint64_t(f.height)));
+        }
+        const std::vector<std::complex<float>> v = engine.spectrum_bins(s, kx, ky);
+        for (std::size_t i = 0; i < kx.size(); ++i)
+            EXPECT_EQ(v[i], f.spectrum[std::size_t(ky[i]) * f.width + kx[i]]) << what << " bin " << kx[i] << ", " << ky[i];
+    }
 }
 
 }  // namespace

@@ -328,6 +328,65 @@ TEST_F(Script, PaintingAGratingsBinsRemovesItFromTheFilteredView) {
     }
 }
 
+// The analysis strip by script: the radial PSD with a fitted slope, the angular profile's dominant direction
+// (a grating's), a line profile through DC, the log-phi view, and the phase correlation with a moved copy of the
+// image (its shift found, the heat map shown); the profiles export as CSV.
+TEST_F(Script, TheAnalysisStripMeasuresTheSpectrumAndCorrelates) {
+    const int n = 128;
+    fixtures::Pixels p{n, n, 1, {}}, moved{n, n, 1, {}};
+    std::uint32_t h = 12345;
+    std::vector<double> noise(std::size_t(n) * n);
+    for (double& v : noise) {
+        h = h * 1664525u + 1013904223u;
+        v = double(h >> 8) / double(1u << 24);
+    }
+    auto value = [&](int x, int y) {  // a grating of wave vector (16, 8) bins over noise
+        return 0.35 + 0.25 * std::cos(2 * M_PI * (16.0 * x + 8.0 * y) / n) + 0.3 * noise[std::size_t(y) * n + x];
+    };
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            p.v.push_back(value(x, y));
+            moved.v.push_back(value((x - 5 + n) % n, (y + 3) % n));  // the content moved 5 right and 3 up
+        }
+    const std::string img = dir.file("g.png"), other = dir.file("moved.png"), shot = dir.file("analysis.png");
+    fixtures::write_file(img, fixtures::png(p, 16));
+    fixtures::write_file(other, fixtures::png(moved, 16));
+    std::vector<std::string> backends{"cpu"};
+    if (gpu::probe_device(0).available) backends.insert(backends.end(), {"cufft", "custom-fast", "custom"});
+    for (const std::string& backend : backends) {
+        SCOPED_TRACE(backend);
+        ASSERT_EQ(run_script("analysis on\n"
+                             "line -20 0 20 0\n"
+                             "wait-ready\n"
+                             "correlate " + other + "\n"
+                             "wait-ready\n"
+                             "wait 2\n"
+                             "screenshot " + shot + "\n"
+                             "export-analysis " + dir.file("a-" + backend) + "\n"
+                             "quit\n",
+                             {img, "--backend", backend}),
+                  0)
+            << read("out.txt");
+        const Layout l = layout(shot);
+        EXPECT_EQ(l.line("angular dominant"), "angular dominant 153") << "the grating's direction: atan2(-8, 16) + 180";
+        EXPECT_TRUE(l.has("radial-psd bins 91 slope ")) << l.line("radial-psd");
+        EXPECT_EQ(l.line("line points"), "line points 41");
+        EXPECT_EQ(l.line("log-phi"), "log-phi 360x256");
+        EXPECT_EQ(l.line("correlation shift"), "correlation shift 5.00 -3.00");
+        for (const char* r : {"radial_plot", "angular_plot", "line_plot", "log_phi", "correlation_map"})
+            EXPECT_EQ(l.rects.count(r), 1u) << r;
+        std::ifstream radial(dir.file("a-" + backend + "_radial.csv")), line(dir.file("a-" + backend + "_line.csv"));
+        std::string first;
+        std::getline(radial, first);
+        EXPECT_EQ(first, "f_cycles_per_pixel,mean_power,count");
+        std::getline(line, first);
+        EXPECT_EQ(first, "distance_cycles_per_pixel,value");
+        int rows = 0;
+        while (std::getline(line, first)) ++rows;
+        EXPECT_EQ(rows, 41);
+    }
+}
+
 TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
     ASSERT_EQ(run_script("drag threads-per-block 32 1024 10\nwait-ready\ndrag window none hann 3\nwait-ready\n",
                          {grating(64, 3, 2)}),

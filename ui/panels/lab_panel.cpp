@@ -113,8 +113,13 @@ void brush_section(PanelContext& ctx, LabUi& lab) {
     ImGui::RadioButton("paint: remove", &lab.brush, 1);
     ImGui::SameLine();
     ImGui::RadioButton("erase: restore", &lab.brush, 2);
+    ImGui::SameLine();
+    ImGui::RadioButton("line", &lab.brush, 3);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Drag on the spectrum to draw the line of the Analysis line profile.");
     ImGui::SliderFloat("Brush radius", &lab.brush_radius, 0.5f, 512.0f, "%.1f bins", ImGuiSliderFlags_Logarithmic);
-    if (lab.brush) ImGui::TextDisabled("Drag on the spectrum to %s; the right button pans.", lab.brush == 1 ? "paint" : "erase");
+    if (lab.brush)
+        ImGui::TextDisabled("Drag on the spectrum to %s; the right button pans.",
+                            lab.brush == 1 ? "paint" : lab.brush == 2 ? "erase" : "draw the profile's line");
     ImGui::Text("%zu brush dab%s", s.strokes.size(), s.strokes.size() == 1 ? "" : "s");
     if (!s.strokes.empty()) {
         ImGui::SameLine();

@@ -16,6 +16,7 @@
 #include "app/engine.h"
 #include "app/settings.h"
 #include "app/worker.h"
+#include "ui/plot.h"
 
 namespace specview::ui {
 
@@ -101,6 +102,22 @@ struct LabUi {
     std::string mask_path = "mask.png";
 };
 
+// The analysis plots under the views (ui/analysis_view.cpp): the radial PSD with its fitted slope, the angular
+// profile, a line profile drawn on the spectrum, the log-phi view, and a phase correlation's heat map.
+struct AnalysisUi {
+    bool open = false;
+    float fit_lo = 0.02f, fit_hi = 0.25f;  // the power-law fit's range, cycles/pixel
+    bool log_polar = true;
+    bool have_line = false;                // a line drawn on the spectrum (the Lab's line tool), signed bins
+    double u0 = 0, v0 = 0, u1 = 0, v1 = 0;
+    bool ask = false;                      // ask the worker again (line moved, toggles changed)
+    std::uint64_t asked_change = 0;
+    std::optional<AnalysisResult> result;
+    std::optional<CorrelationResult> correlation;
+    std::string correlate_path, csv_prefix = "spectrum";
+    PlotAxes radial{true, true}, angular{false, true}, line{false, false};
+};
+
 struct PanelContext {
     Settings& settings;
     bool& dirty;  // set when the settings changed: the viewer posts a run
@@ -129,6 +146,10 @@ void draw_classroom_panel(PanelContext& ctx, Classroom& c);
 std::string save_mask_from(PanelContext& ctx, const std::string& path);
 std::string load_mask_into(PanelContext& ctx, const std::string& path);
 void draw_lab_panel(PanelContext& ctx, LabUi& lab);
+void draw_analysis_panel(PanelContext& ctx, AnalysisUi& a);
+// CSV files of the shown analysis: PREFIX_radial.csv, PREFIX_angular.csv, PREFIX_line.csv (those there are).
+// Returns "" and names them in `wrote`, or what is wrong.
+std::string export_analysis_csv(const AnalysisUi& a, const std::string& prefix, std::string* wrote);
 // The classroom caption and butterfly diagram, drawn under the views when classroom mode is on.
 void draw_classroom_overlay(PanelContext& ctx, Classroom& c, ImVec2 size);
 // Arrow keys step, space plays/pauses (classroom mode).

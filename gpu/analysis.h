@@ -1,0 +1,38 @@
+// The analysis plots' reductions on the device: the radial and angular power profiles of a spectrum (the sums
+// of |F|^2 / (w h) and counts per bin, binned exactly as app/analysis.cpp bins them on the host, DC left out),
+// and a gather of spectrum values at a list of bins (the line profile, the log-phi view). Only the bins come back.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <vector>
+
+#include "gpu/resources.h"
+#include "gpu/spectrum_view.h"
+
+namespace specview::gpu {
+
+struct PowerSums {
+    std::vector<double> radial_sum, angular_sum;           // radial: ceil(sqrt(0.5) max(w, h)) + 2 bins; 180
+    std::vector<long long> radial_count, angular_count;
+    double ms = 0;                                          // the device's time for the reduction (events)
+};
+
+class PowerProfiler {
+public:
+    // `src`: the whole spectrum (full, or a half one through its symmetry), unmasked. Synchronises.
+    PowerSums run(const SpectrumSource& src, cudaStream_t stream);
+
+private:
+    DeviceBuffer<double> sums_;
+    DeviceBuffer<unsigned long long> counts_;
+    PinnedBuffer<double> sums_host_;
+    PinnedBuffer<unsigned long long> counts_host_;
+    Event start_, stop_;
+};
+
+// out[i] = the spectrum at unshifted bin (kx[i], ky[i]) (half sources through the symmetry). Synchronises.
+std::vector<float2> gather_bins(const SpectrumSource& src, const std::vector<int>& kx, const std::vector<int>& ky,
+                                cudaStream_t stream);
+
+}  // namespace specview::gpu
