@@ -186,7 +186,7 @@ void write_profile_csv(const std::string& path, const std::string& header, const
 }
 
 ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex<float>* b, int w, int h, int upsample,
-                                int threads, std::vector<float>* surface) {
+                                int threads, std::vector<float>* surface, bool phase) {
     if (w < 1 || h < 1) throw std::invalid_argument("phase correlation of an empty image");
     const std::size_t n = std::size_t(w) * h;
     // The normalised cross-power spectrum (unit magnitude; 0 where either spectrum is 0).
@@ -197,10 +197,18 @@ ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex
         fftwf_free(r);
         throw std::bad_alloc();
     }
+    // Cross-correlation: scaled so that the inverse's peak over n is the normalised correlation (as phase
+    // correlation's is), n / sqrt(sum |A|^2 sum |B|^2).
+    double cross_scale = 0;
+    if (!phase) {
+        double ea = 0, eb = 0;
+        for (std::size_t i = 0; i < n; ++i) ea += std::norm(std::complex<double>(a[i])), eb += std::norm(std::complex<double>(b[i]));
+        cross_scale = ea > 0 && eb > 0 ? double(n) / std::sqrt(ea * eb) : 0.0;
+    }
     for (std::size_t i = 0; i < n; ++i) {
         const std::complex<double> c = std::complex<double>(b[i]) * std::conj(std::complex<double>(a[i]));
         const double mag = std::abs(c);
-        const std::complex<double> q = mag > 0 ? c / mag : std::complex<double>(0.0);
+        const std::complex<double> q = !phase ? c * cross_scale : mag > 0 ? c / mag : std::complex<double>(0.0);
         R[i][0] = float(q.real());
         R[i][1] = float(q.imag());
     }
@@ -287,6 +295,17 @@ ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex
     out.dx = xs[std::size_t(bi)];
     out.dy = ys[std::size_t(bj)];
     out.peak = peak / double(n);
+    return out;
+}
+
+std::vector<unsigned char> correlation_levels(const std::vector<float>& surface) {
+    float mx = 0;
+    for (float v : surface) mx = std::max(mx, v);
+    std::vector<unsigned char> out(surface.size(), 0);
+    for (std::size_t i = 0; i < surface.size(); ++i) {
+        const double t = mx > 0 && surface[i] > 0 ? 1.0 + std::log10(double(surface[i]) / mx) / 4.0 : 0.0;
+        out[i] = static_cast<unsigned char>(level_of(normalize_to_range(float(t), 0.0f, 1.0f)));
+    }
     return out;
 }
 

@@ -69,7 +69,15 @@ struct ShiftEstimate {
 };
 // `surface`: when given, the correlation's magnitude over all integer shifts, width x height, shifted so that no
 // shift is at (width/2, height/2) (x right, y down: a shift (dx, dy) is at (width/2 + dx, height/2 + dy)).
+// `phase` false: plain cross-correlation, B conj(A) / sqrt(sum |A|^2 sum |B|^2) (the peak then is the images'
+// normalised correlation, 1 for a pure shift), refined the same way; phase correlation's peak is sharper,
+// cross-correlation's weighs the strong frequencies.
 ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex<float>* b, int width, int height,
-                                int upsample = 100, int threads = 0, std::vector<float>* surface = nullptr);
+                                int upsample = 100, int threads = 0, std::vector<float>* surface = nullptr,
+                                bool phase = true);
+
+// A correlation surface as 8-bit levels for a heat map: log scale over 4 decades below its maximum (0 for
+// what is lower or zero), so that the peak and the structure around it both show.
+std::vector<unsigned char> correlation_levels(const std::vector<float>& surface);
 
 }  // namespace specview

@@ -197,6 +197,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     bool offscreen = false;
     std::vector<std::string> filter_specs, profile_args;
     std::string inverse_out, inverse_format = "png", psd_fit = "0.02:0.25", correlate, mask_in, save_mask_out;
+    std::string correlation_kind = "phase", correlation_map;
     bool invert_mask = false;
 
     app.add_option("images", inputs, "image files or directories (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM)");
@@ -321,6 +322,14 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_option("--correlate", correlate,
                    "print 'shift: DX DY', where the input's content moved to in this image of the same size (phase "
                    "correlation, refined to 0.01 pixel)")
+        ->group(g_lab);
+    app.add_option("--correlation", correlation_kind,
+                   "phase (normalised cross-power: a sharp peak) or cross (plain cross-correlation; its peak is the "
+                   "images' normalised correlation)")
+        ->check(CLI::IsMember({"phase", "cross"}))->group(g_lab)->capture_default_str();
+    app.add_option("--correlation-map", correlation_map,
+                   "with --correlate: write the correlation over all integer shifts as a heat map PNG (no shift at the "
+                   "centre, log scale over 4 decades, inferno)")
         ->group(g_lab);
     auto* g_ui = "Viewer";
     app.add_flag("--classroom", classroom, "open the viewer in classroom mode (step through the FFT)")->group(g_ui);
@@ -481,6 +490,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     const std::string raw_dir = batch ? raw : "";
     const std::string inverse_dir = batch ? inverse_out : "", radial_dir = batch ? radial_out : "",
                       angular_dir = batch ? angular_out : "";
+    if (!correlation_map.empty() && (correlate.empty() || batch)) {
+        std::cerr << "specview: --correlation-map needs --correlate and one input\n";
+        return kExitUsage;
+    }
     if (!save_mask_out.empty() && batch) {
         std::cerr << "specview: --save-mask takes one input (the mask is made for its transform size)\n";
         return kExitUsage;
@@ -766,11 +779,24 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                                                     std::to_string(f.image_height) + ", " + correlate + " is " +
                                                     std::to_string(other->image_w) + "x" + std::to_string(other->image_h) +
                                                     ": the images must have the same size");
+                    std::vector<float> surface;
                     const ShiftEstimate sh = phase_correlation(f.spectrum.data(), other->spectrum.data(), f.width, f.height,
-                                                               100, batch ? 1 : total_jobs);
+                                                               100, batch ? 1 : total_jobs,
+                                                               correlation_map.empty() ? nullptr : &surface,
+                                                               correlation_kind == "phase");
+                    if (!correlation_map.empty()) {
+                        const std::vector<unsigned char> levels = correlation_levels(surface);
+                        const ColormapLut lut = make_colormap_lut(Colormap::Inferno);
+                        PicturePixels px;
+                        px.levels = levels.data();
+                        px.level_bytes = 1;
+                        px.lut = lut.rgba;
+                        write_picture_png(correlation_map, px, f.width, f.height, PngColor::Rgb, png_level);
+                        wrote += ", " + correlation_map;
+                    }
                     char line[96];
                     std::snprintf(line, sizeof line, "shift: %.2f %.2f", sh.dx, sh.dy);
-                    lab << line << "\n  correlation peak: " << fmt(sh.peak) << " (1 for a pure shift)\n";
+                    lab << line << "\n  " << correlation_kind << " correlation peak: " << fmt(sh.peak) << " (1 for a pure shift)\n";
                 }
                 std::ostringstream out;
                 out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height

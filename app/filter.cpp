@@ -1,5 +1,6 @@
 #include "app/filter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -152,9 +153,17 @@ std::vector<float> half_mask(const std::vector<FilterSpec>& filters, int width, 
     if (filters.empty()) return {};
     const int hw = width / 2 + 1;
     std::vector<float> m(std::size_t(hw) * height);
-    rows_in_threads(height, threads, [&](int y) {
-        for (int x = 0; x < hw; ++x)
-            m[std::size_t(y) * hw + x] = mask_value(filters.data(), int(filters.size()), x, y, width, height);
+    // Rings depend on r alone, the same in rows y and height - y (v and -v): those rows are made once.
+    bool radial = true;
+    for (const FilterSpec& f : filters)
+        radial &= f.kind == FilterKind::LowPass || f.kind == FilterKind::HighPass || f.kind == FilterKind::BandPass ||
+                  f.kind == FilterKind::BandStop;
+    const int rows = radial ? height / 2 + 1 : height;
+    rows_in_threads(rows, threads, [&](int y) {
+        float* row = &m[std::size_t(y) * hw];
+        for (int x = 0; x < hw; ++x) row[x] = mask_value(filters.data(), int(filters.size()), x, y, width, height);
+        if (radial && y > 0 && height - y != y && height - y < height)
+            std::copy(row, row + hw, &m[std::size_t(height - y) * hw]);
     });
     return m;
 }

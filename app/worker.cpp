@@ -182,9 +182,9 @@ void Worker::do_analyse(const AnalyseRequest& a) {
     out_.analysis = std::move(r);
 }
 
-void Worker::correlate(const Settings& s, const std::string& other_path) {
+void Worker::correlate(const Settings& s, const std::string& other_path, bool phase) {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.push_back([this, s, other_path] {
+    jobs_.push_back([this, s, other_path, phase] {
         CorrelationResult r;
         r.other = other_path;
         try {
@@ -210,15 +210,12 @@ void Worker::correlate(const Settings& s, const std::string& other_path) {
                                                  ", the image's " + std::to_string(fa.width) + "x" + std::to_string(fa.height) +
                                                  ": correlation needs the same size");
             std::vector<float> surface;
-            r.shift = phase_correlation(fa.spectrum.data(), fb.spectrum.data(), fa.width, fa.height, 100, 0, &surface);
-            float mx = 0;
-            for (float v : surface) mx = std::max(mx, v);
+            r.shift = phase_correlation(fa.spectrum.data(), fb.spectrum.data(), fa.width, fa.height, 100, 0, &surface, phase);
+            const std::vector<unsigned char> levels = correlation_levels(surface);
             const ColormapLut lut = make_colormap_lut(Colormap::Inferno);
-            r.rgba.resize(surface.size());
-            for (std::size_t i = 0; i < surface.size(); ++i) {
-                const double t = mx > 0 && surface[i] > 0 ? 1.0 + std::log10(surface[i] / mx) / 4.0 : 0.0;
-                r.rgba[i] = lut.rgba[level_of(normalize_to_range(float(t), 0.0f, 1.0f))];
-            }
+            r.rgba.resize(levels.size());
+            for (std::size_t i = 0; i < levels.size(); ++i) r.rgba[i] = lut.rgba[levels[i]];
+            r.phase = phase;
             r.width = fa.width;
             r.height = fa.height;
             r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

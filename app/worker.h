@@ -106,9 +106,10 @@ struct AnalysisResult {
     double line_ms = 0, log_polar_ms = 0;
 };
 
-// The phase correlation of the image shown with another one of the same size (Worker::correlate).
+// The phase (or plain cross-) correlation of the image shown with another one of the same size.
 struct CorrelationResult {
     bool ok = false;
+    bool phase = true;
     std::string error, other;
     ShiftEstimate shift;
     std::vector<std::uint32_t> rgba;  // |r| as a heat map (inferno, log scale over 4 decades), no shift at the centre
@@ -157,9 +158,9 @@ public:
     // Measures the spectrum of the run posted as `change` (skipped when a later run has replaced it: its frame
     // asks again). A newer request replaces one not yet started.
     void analyse(const Settings& s, std::uint64_t change, const AnalysisRequest& what);
-    // Phase correlation of the image loaded with `other_path` (same size after the settings' padding), on the
-    // CPU with these settings' plane (no mask).
-    void correlate(const Settings& s, const std::string& other_path);
+    // Phase correlation (`phase` false: cross-correlation) of the image loaded with `other_path` (same size after
+    // the settings' padding), on the CPU with these settings' plane (no mask).
+    void correlate(const Settings& s, const std::string& other_path, bool phase = true);
     void sweep(const Settings& s);
     void compare(const Settings& s);
     void save_npy(const Settings& s, const std::string& path);

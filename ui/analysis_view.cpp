@@ -41,7 +41,7 @@ void take_correlation(ViewerState& st, CorrelationResult& r) {
         return;
     }
     st.corr_tex.begin(std::move(r.rgba), r.width, r.height);
-    st.messages.info("phase correlation with " + r.other + ": shift " + std::to_string(r.shift.dx).substr(0, 6) + ", " +
+    st.messages.info(std::string(r.phase ? "phase" : "cross-") + "correlation with " + r.other + ": shift " + std::to_string(r.shift.dx).substr(0, 6) + ", " +
                      std::to_string(r.shift.dy).substr(0, 6) + " px");
     st.analysis.correlation = std::move(r);
 }
@@ -161,7 +161,7 @@ void draw_analysis_strip(ViewerState& st, ImVec2 size) {
         ImGui::SameLine();
         ImGui::BeginGroup();
         const CorrelationResult& c = *a.correlation;
-        ImGui::Text("Phase correlation: shift %.2f, %.2f px", c.shift.dx, c.shift.dy);
+        ImGui::Text("%s correlation: shift %.2f, %.2f px", c.phase ? "Phase" : "Cross", c.shift.dx, c.shift.dy);
         ImVec2 q0, q1;
         const GlTexture& t = st.corr_tex.front();
         fitted_image(t, cell, &q0, &q1);

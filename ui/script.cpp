@@ -104,7 +104,10 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             Settings probe;
             const std::string err = set_option(probe, v, a.args);
             if (!err.empty()) throw ScriptError(line, err);
-        } else if (v == "save-mask" || v == "load-mask" || v == "correlate" || v == "export-analysis") {
+        } else if (v == "correlate") {
+            if (n < 1 || n > 2 || (n == 2 && a.args[1] != "cross" && a.args[1] != "phase"))
+                throw ScriptError(line, "correlate takes a path (no spaces) and optionally phase or cross");
+        } else if (v == "save-mask" || v == "load-mask" || v == "export-analysis") {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
         } else if (v == "analysis") {
             if (n != 1 || (a.args[0] != "on" && a.args[0] != "off")) throw ScriptError(line, "analysis takes on or off");
@@ -220,7 +223,7 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         }
         if (a.verb == "correlate") {
             if (!st.shown.image) throw ScriptError(a.line, "correlate: no image");
-            st.worker->correlate(st.settings, a.args[0]);
+            st.worker->correlate(st.settings, a.args[0], a.args.size() < 2 || a.args[1] == "phase");
             continue;
         }
         if (a.verb == "export-analysis") {

@@ -568,6 +568,26 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
     const CliRun c = specview({"--headless", in, "-o", dir.file("c.png"), "--pad", "none", "--correlate", dir.file("moved.png")}, dir);
     ASSERT_EQ(c.code, 0) << c.err;
     EXPECT_NE(c.out.find("shift: 7.00 -4.00"), std::string::npos) << c.out;
+    // Plain cross-correlation finds it too; the heat map is brightest at the shift from the centre.
+    const CliRun x = specview({"--headless", in, "-o", dir.file("c2.png"), "--pad", "none", "--correlate", dir.file("moved.png"),
+                               "--correlation", "cross", "--correlation-map", dir.file("map.png")},
+                              dir);
+    ASSERT_EQ(x.code, 0) << x.err;
+    EXPECT_NE(x.out.find("shift: 7.00 -4.00"), std::string::npos) << x.out;
+    EXPECT_NE(x.out.find("cross correlation peak: "), std::string::npos) << x.out;
+    const Image map = load_image(dir.file("map.png"));
+    ASSERT_EQ(map.width, pat.width);
+    ASSERT_EQ(map.height, pat.height);
+    const ColormapLut lut = make_colormap_lut(Colormap::Inferno);
+    auto level = [&](int x, int y) {  // the heat map's level at (x, y), through the colormap's table
+        const std::uint32_t px = std::uint32_t(std::lround(map.at(x, y, 0) * 255)) |
+                                 (std::uint32_t(std::lround(map.at(x, y, 1) * 255)) << 8) |
+                                 (std::uint32_t(std::lround(map.at(x, y, 2) * 255)) << 16) | 0xFF000000u;
+        return level_of_pixel(lut, px);
+    };
+    EXPECT_EQ(level(pat.width / 2 + 7, pat.height / 2 - 4), 255) << "the peak at the shift, from the centre";
+    EXPECT_LT(level(pat.width / 2, pat.height / 2), 255) << "no peak at no shift";
+    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("c3.png"), "--correlation-map", dir.file("m.png")}, dir).code, kExitUsage);
     fixtures::write_file(dir.file("small.png"), fixtures::png(fixtures::pattern(50, 60, 1), 8));
     const CliRun d = specview({"--headless", in, "-o", dir.file("d.png"), "--correlate", dir.file("small.png")}, dir);
     EXPECT_EQ(d.code, kExitUsage) << d.err;

@@ -395,6 +395,19 @@ TEST(Analysis, PhaseCorrelationFindsIntegerAndSubpixelShifts) {
         EXPECT_NEAR(e.dx, dx, 0.05) << dx << ", " << dy;
         EXPECT_NEAR(e.dy, dy, 0.05) << dx << ", " << dy;
         EXPECT_GT(e.peak, 0.5);
+        // Plain cross-correlation finds it too, its peak the normalised correlation (1 for an integer shift).
+        std::vector<float> surface;
+        const ShiftEstimate c = phase_correlation(A.data(), B.data(), w, h, 100, 0, &surface, false);
+        EXPECT_NEAR(c.dx, dx, 0.05) << "cross " << dx << ", " << dy;
+        EXPECT_NEAR(c.dy, dy, 0.05) << "cross " << dx << ", " << dy;
+        if (dx == std::round(dx)) {
+            EXPECT_NEAR(c.peak, 1.0, 1e-3) << "cross " << dx << ", " << dy;
+        }
+        // The surface's maximum sits at the integer shift, counted from the centre.
+        ASSERT_EQ(surface.size(), std::size_t(w) * h);
+        const std::size_t top = std::size_t(std::max_element(surface.begin(), surface.end()) - surface.begin());
+        EXPECT_EQ(int(top % w) - w / 2, int(std::lround(dx))) << dx;
+        EXPECT_EQ(int(top / w) - h / 2, int(std::lround(dy))) << dy;
     }
 }
 

@@ -70,13 +70,20 @@ void draw_analysis_panel(PanelContext& ctx, AnalysisUi& a) {
     char other[512];
     std::snprintf(other, sizeof other, "%s", a.correlate_path.c_str());
     if (ImGui::InputText("Correlate with", other, sizeof other)) a.correlate_path = other;
-    if (ImGui::Button("Phase correlation")) {
+    int kind = a.phase_correlation ? 0 : 1;
+    ImGui::RadioButton("phase", &kind, 0);
+    ImGui::SameLine();
+    ImGui::RadioButton("cross-correlation", &kind, 1);
+    a.phase_correlation = kind == 0;
+    ImGui::SameLine();
+    if (ImGui::Button("Correlate")) {
         if (!ctx.has_image()) ctx.messages.error("correlate: no image");
         else if (a.correlate_path.empty()) ctx.messages.error("correlate: name the other image (same size)");
-        else ctx.worker.correlate(ctx.settings, a.correlate_path);
+        else ctx.worker.correlate(ctx.settings, a.correlate_path, a.phase_correlation);
     }
     if (a.correlation && a.correlation->ok)
-        ImGui::Text("shift %.2f, %.2f px (peak %.3f)", a.correlation->shift.dx, a.correlation->shift.dy, a.correlation->shift.peak);
+        ImGui::Text("%s: shift %.2f, %.2f px (peak %.3f)", a.correlation->phase ? "phase" : "cross", a.correlation->shift.dx,
+                    a.correlation->shift.dy, a.correlation->shift.peak);
 }
 
 }  // namespace specview::ui

@@ -115,6 +115,7 @@ struct AnalysisUi {
     std::optional<AnalysisResult> result;
     std::optional<CorrelationResult> correlation;
     std::string correlate_path, csv_prefix = "spectrum";
+    bool phase_correlation = true;  // else plain cross-correlation
     PlotAxes radial{true, true}, angular{false, true}, line{false, false};
 };
 
