@@ -633,14 +633,37 @@ public:
         half_ok_ = true;
         if (has_mask(s)) {  // the mask (made once per description and size) times the half spectrum, in place
             t0 = BackendClock::now();
-            if (mask_filters_ != s.filters || mask_strokes_ != s.strokes || mask_invert_ != s.mask_invert ||
-                mask_w_ != w || mask_h_ != h) {
-                // The filters' part is kept: a brush dab re-makes only the brush layer and the product.
+            const bool same_base = !mask_.empty() && mask_filters_ == s.filters && mask_invert_ == s.mask_invert &&
+                                   mask_w_ == w && mask_h_ == h;
+            const bool extends = same_base && mask_strokes_.size() <= s.strokes.size() &&
+                                 std::equal(mask_strokes_.begin(), mask_strokes_.end(), s.strokes.begin());
+            if (extends && mask_strokes_.size() < s.strokes.size()) {
+                // New brush dabs only: stamped into the kept layer, the mask re-made where they landed.
+                const float* fh = filter_half_.empty() ? nullptr : filter_half_.data();
+                const bool inv = s.mask_invert;
+                stamp_strokes_half(s.strokes.data() + mask_strokes_.size(), s.strokes.size() - mask_strokes_.size(), w, h,
+                                   brush_half_.data(), [&](std::size_t i) {
+                                       const float m = (fh ? fh[i] : 1.0f) * brush_half_[i];
+                                       mask_[i] = inv ? 1.0f - m : m;
+                                   });
+                mask_strokes_ = s.strokes;
+            } else if (!extends) {
+                // The filters' part is kept: a change of the dabs re-makes only the brush layer and the product.
                 if (filter_half_key_ != s.filters || mask_w_ != w || mask_h_ != h) {
                     filter_half_ = half_mask(s.filters, w, h, threads);
                     filter_half_key_ = s.filters;
                 }
-                mask_ = combine_half_mask(filter_half_, s.strokes, s.mask_invert, w, h, threads);
+                mask_ = combine_half_mask(filter_half_, {}, s.mask_invert, w, h, threads);
+                if (mask_.empty()) mask_.assign(std::size_t(w / 2 + 1) * h, 1.0f);  // dabs alone
+                brush_half_.assign(std::size_t(w / 2 + 1) * h, 1.0f);
+                if (!s.strokes.empty()) {
+                    const float* fh = filter_half_.empty() ? nullptr : filter_half_.data();
+                    const bool inv = s.mask_invert;
+                    stamp_strokes_half(s.strokes.data(), s.strokes.size(), w, h, brush_half_.data(), [&](std::size_t i) {
+                        const float m = (fh ? fh[i] : 1.0f) * brush_half_[i];
+                        mask_[i] = inv ? 1.0f - m : m;
+                    });
+                }
                 mask_filters_ = s.filters;
                 mask_strokes_ = s.strokes;
                 mask_invert_ = s.mask_invert;
@@ -755,6 +778,7 @@ private:
     std::vector<BrushStroke> mask_strokes_;
     bool mask_invert_ = false;
     std::vector<float> filter_half_;  // the filters' part of mask_
+    std::vector<float> brush_half_;   // the brush dabs' layer over the half spectrum (1 keeps, 0 removes)
     int mask_w_ = 0, mask_h_ = 0;
     int width_ = 0, height_ = 0;
 };

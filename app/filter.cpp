@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <cstdlib>
 #include <sstream>
 #include <thread>
@@ -212,16 +213,45 @@ std::vector<float> half_mask(const std::vector<FilterSpec>& filters, const std::
     return combine_half_mask(half_mask(filters, width, height, threads), strokes, invert, width, height, threads);
 }
 
+void stamp_strokes_half(const BrushStroke* strokes, std::size_t count, int width, int height, float* half_layer,
+                        const std::function<void(std::size_t)>& touched) {
+    const int hw = width / 2 + 1;
+    for (std::size_t i = 0; i < count; ++i) {
+        const BrushStroke& b = strokes[i];
+        int x0, y0, bw, bh;
+        stroke_box(b, width, height, &x0, &y0, &bw, &bh);
+        const float value = b.erase ? 1.0f : 0.0f;
+        // Both boxes, the half's columns only: a covered bin's mirror is covered too (the layer is symmetric),
+        // so the half holds all there is.
+        for (int mirror = 0; mirror < 2; ++mirror) {
+            const int sx0 = mirror ? -(x0 + bw - 1) : x0, sy0 = mirror ? -(y0 + bh - 1) : y0;
+            for (int j = 0; j < bh; ++j) {
+                const int ky = ((sy0 + j) % height + height) % height;
+                for (int i2 = 0; i2 < bw; ++i2) {
+                    const int kx = ((sx0 + i2) % width + width) % width;
+                    if (kx >= hw) continue;
+                    int sx, sy;
+                    signed_bin(kx, ky, width, height, &sx, &sy);
+                    if (!stroke_covers(b, sx, sy)) continue;
+                    const std::size_t k = std::size_t(ky) * hw + kx;
+                    half_layer[k] = value;
+                    if (touched) touched(k);
+                }
+            }
+        }
+    }
+}
+
 std::vector<float> combine_half_mask(std::vector<float> m, const std::vector<BrushStroke>& strokes, bool invert,
                                      int width, int height, int threads) {
     const int hw = width / 2 + 1;
     if (m.empty() && strokes.empty() && !invert) return {};
     if (m.empty()) m.assign(std::size_t(hw) * height, 1.0f);
     if (!strokes.empty()) {
-        std::vector<float> layer(std::size_t(width) * height, 1.0f);
-        stamp_strokes(strokes.data(), strokes.size(), width, height, layer.data());
+        std::vector<float> layer(std::size_t(hw) * height, 1.0f);
+        stamp_strokes_half(strokes.data(), strokes.size(), width, height, layer.data());
         rows_in_threads(height, threads, [&](int y) {
-            for (int x = 0; x < hw; ++x) m[std::size_t(y) * hw + x] *= layer[std::size_t(y) * width + x];
+            for (int x = 0; x < hw; ++x) m[std::size_t(y) * hw + x] *= layer[std::size_t(y) * hw + x];
         });
     }
     if (invert)

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ std::string stroke_text(const BrushStroke& b);
 // Applies dabs in order to a width x height layer (unshifted bins; 1 keeps, 0 removes): each sets the bins it
 // or its mirror covers, over its bounding boxes only.
 void stamp_strokes(const BrushStroke* strokes, std::size_t count, int width, int height, float* layer);
+// The same into a layer over the half spectrum's bins (height rows of width/2 + 1: the layer is symmetric, so
+// that is all of it), calling touched(i) for each element written (the CPU backend updates its mask there).
+void stamp_strokes_half(const BrushStroke* strokes, std::size_t count, int width, int height, float* half_layer,
+                        const std::function<void(std::size_t)>& touched = {});
 // The whole mask over the half spectrum's bins: the filters' product times the brush layer, inverted (1 - m) on
 // request; empty when there is nothing (all-pass).
 std::vector<float> half_mask(const std::vector<FilterSpec>& filters, const std::vector<BrushStroke>& strokes,

@@ -4,7 +4,10 @@
 #include <stb_easy_font.h>
 #include <stb_image_write.h>
 
+#include <algorithm>
 #include <cmath>
+#include <complex>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -110,6 +113,51 @@ Gray screened(int n, const char* lines[], int nlines) {
     return g;
 }
 
+// A scanned surface as an atomic force microscope gives it: a fractal (Gaussian random) surface whose power
+// spectrum falls as f^-beta (amplitudes r^(-beta/2) at random phases, one inverse DFT), with the scanner's
+// artefacts: each line offset by its own small amount, and a few lines jumping. The lab's stripe filter
+// (stripe:90:W) takes the lines out; the radial PSD's slope is about -beta. Deterministic (its own generator).
+Gray surface(int n, double beta) {
+    std::uint64_t state = 0x5eed5eedULL;
+    auto uniform = [&state]() {  // splitmix64 -> [0, 1)
+        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return double((z ^ (z >> 31)) >> 11) / double(1ULL << 53);
+    };
+    using C = std::complex<double>;
+    std::vector<C> F(std::size_t(n) * n), T(F.size()), tw(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) tw[std::size_t(k)] = std::polar(1.0, 2.0 * M_PI * k / n);
+    for (int ky = 0; ky < n; ++ky)
+        for (int kx = 0; kx < n; ++kx) {
+            const int sx = kx < n / 2 ? kx : kx - n, sy = ky < n / 2 ? ky : ky - n;
+            const double r = std::sqrt(double(sx) * sx + double(sy) * sy), phase = 2.0 * M_PI * uniform();
+            F[std::size_t(ky) * n + kx] = r > 0 ? std::polar(std::pow(r, -beta / 2), phase) : C(0.0);
+        }
+    // The inverse DFT, rows then columns (O(n^3): a second at 512).
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) {
+            C acc = 0;
+            for (int k = 0; k < n; ++k) acc += F[std::size_t(y) * n + k] * tw[std::size_t((std::int64_t(k) * x) % n)];
+            T[std::size_t(y) * n + x] = acc;
+        }
+    Gray g(n, n);
+    double lo = 1e300, hi = -1e300;
+    for (int x = 0; x < n; ++x)
+        for (int y = 0; y < n; ++y) {
+            C acc = 0;
+            for (int k = 0; k < n; ++k) acc += T[std::size_t(k) * n + x] * tw[std::size_t((std::int64_t(k) * y) % n)];
+            g.at(x, y) = float(acc.real());
+            lo = std::min(lo, acc.real());
+            hi = std::max(hi, acc.real());
+        }
+    for (int y = 0; y < n; ++y) {
+        const double offset = 0.05 * (uniform() - 0.5) + (uniform() < 0.03 ? 0.12 * (uniform() - 0.5) : 0.0);
+        for (int x = 0; x < n; ++x) g.at(x, y) = float(0.12 + 0.76 * (g.at(x, y) - lo) / (hi - lo) + offset);
+    }
+    return g;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -122,5 +170,6 @@ int main(int argc, char** argv) {
     ok &= save(dir, "checkerboard.png", checkerboard(256, 16));
     ok &= save(dir, "text.png", text(512, 256, lines, 2, 4));
     ok &= save(dir, "screened.png", screened(512, lines, 2));
+    ok &= save(dir, "surface.png", surface(512, 3.0));
     return ok ? 0 : 1;
 }

@@ -229,6 +229,37 @@ TEST(Analysis, EngineProfilesAndBinsAreThoseOfTheUnmaskedSpectrum) {
     EXPECT_DOUBLE_EQ(l.at.back(), std::hypot(8.0 / 64, 4.0 / 48));
 }
 
+// The CPU keeps its brush layer: dabs added since the last run are stamped where they land, any other change
+// re-makes it; either way the result equals a fresh engine's.
+TEST(CpuLab, BrushDabsStampIncrementallyAndEqualAFreshMask) {
+    Rng rng;
+    const Image img = random_image(rng, 64, 48, 1, 8);
+    const std::vector<RefDab> all = random_dabs(rng, 64, 64, 10);
+    FilterSpec hp;
+    ASSERT_EQ(parse_filter("highpass:0.02,gauss", &hp), "");
+    for (bool with_filter : {false, true})
+        for (bool invert : {false, true}) {
+            Engine engine;
+            engine.set_image(img, "random");
+            const std::vector<std::vector<RefDab>> steps = {{all.begin(), all.begin() + 3}, {all.begin(), all.begin() + 7}, all,
+                                                            {all.begin() + 2, all.end()}, {}};
+            for (std::size_t k = 0; k < steps.size(); ++k) {
+                Settings s;
+                if (with_filter) s.filters = {hp};
+                s.strokes = to_strokes(steps[k]);
+                s.mask_invert = invert;
+                RunOptions o;
+                o.want_inverse = true;
+                const Frame f = engine.run(s, o);
+                Engine fresh;
+                fresh.set_image(img, "random");
+                const Frame g = fresh.run(s, o);
+                EXPECT_EQ(f.inverse, g.inverse) << "step " << k << (with_filter ? " with a filter" : "") << (invert ? " inverted" : "");
+                EXPECT_EQ(f.rgba, g.rgba) << "step " << k;
+            }
+        }
+}
+
 // The symmetric masks keep the filtered image real: the imaginary part of the complex inverse is rounding.
 TEST(Filter, SymmetricMasksKeepTheFilteredImageReal) {
     Rng rng;
