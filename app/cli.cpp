@@ -185,6 +185,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     Settings s;
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     int max_side = LoadLimits{}.max_side;
+    int frame = 1;
     std::string max_memory;
     int png_level = kDefaultPngLevel;
     int jobs_opt = 0;
@@ -262,6 +263,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         ->check(one_of(cufft_mode_names()))->group(g_gpu)->capture_default_str();
     app.add_flag("--timings", timings, "print per-stage times (and GB/s, kernel resources on the GPU)");
     app.add_flag("-f,--force", force, "overwrite existing output files");
+    app.add_option("--frame", frame,
+                   "which frame of a stack: a page of a multi-page TIFF, a frame of a 3D .npy (1 = the first, as ImageJ "
+                   "counts slices)")
+        ->check(CLI::Range(1, 1000000));
     app.add_option("--max-side", max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))->capture_default_str();
     app.add_option("--depth", depth,
@@ -447,7 +452,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             return kExitUsage;
         }
         ViewerLaunch launch{inputs, s, classroom, presentation, classroom_step, classroom_walk, frames, screenshot,
-                            script, report, offscreen, max_memory.empty() ? 0.0 : parse_size(max_memory)};
+                            script, report, offscreen, max_memory.empty() ? 0.0 : parse_size(max_memory), frame - 1};
         return viewer(launch);
     }
 
@@ -546,6 +551,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     limits.max_side = max_side;
     limits.max_pixels = std::uint64_t(max_side) * std::uint64_t(max_side);
     limits.check_available_memory = false;  // the chosen path's need instead (memory_check below)
+    limits.frame = frame - 1;
     MemoryBudget budget;
     if (!max_memory.empty()) budget.host = parse_size(max_memory);
     int first_failure = kExitOk;
@@ -713,6 +719,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         std::size_t index;
         Frame frame;
         double read_ms;
+        std::vector<std::string> image_notes;  // the decoded file's: the frame of a stack, replaced NaN/Inf
     };
     std::deque<Encode> encode_queue;
     bool encoding_closed = false;
@@ -804,6 +811,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     << ", " << fmt(f.range_hi) << "]" << (!has_mask(s) ? "" : " of the masked spectrum")
                     << "; wrote " << wrote << "\n"
                     << lab.str();
+                for (const auto& note : e.image_notes) out << "  note: " << note << "\n";
                 for (const auto& note : f.notes) out << "  note: " << note << "\n";
                 if (timings) {
                     print_timings(f, out);
@@ -921,6 +929,11 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                             }
                         }
                     }
+                    std::vector<std::string> image_notes;
+                    if (d.image->frames > 1)
+                        image_notes.push_back("frame " + std::to_string(d.image->frame + 1) + " of " +
+                                              std::to_string(d.image->frames) + " (--frame)");
+                    if (d.image->nonfinite) image_notes.push_back(nonfinite_note(*d.image));
                     engine.set_image(d.image, jobs[i].input);
                     d.image.reset();
                     RunOptions ro;
@@ -934,7 +947,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     std::unique_lock<std::mutex> lock(mu);
                     busy_transform += run_ms;
                     cv.wait(lock, [&] { return encode_queue.size() < std::size_t(encoders) + 1 || stop; });
-                    encode_queue.push_back(Encode{i, std::move(f), d.read_ms});
+                    encode_queue.push_back(Encode{i, std::move(f), d.read_ms, std::move(image_notes)});
                     ++transformed;
                     cv.notify_all();
                     continue;

@@ -33,6 +33,7 @@ struct ViewerLaunch {
     std::string report;               // the script's JSON report
     bool offscreen = false;           // draw into an offscreen EGL context on the GPU (no window, no X)
     double max_memory = 0;            // --max-memory in bytes (0: what the machine has available)
+    int frame = 0;                    // --frame, 0-based: which frame of a stack to open first
 };
 
 using ViewerEntry = std::function<int(const ViewerLaunch&)>;

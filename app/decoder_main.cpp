@@ -106,6 +106,7 @@ std::string install_seccomp() {
         SCMP_SYS(memfd_create), SCMP_SYS(ftruncate), SCMP_SYS(fcntl),
         SCMP_SYS(futex), SCMP_SYS(getrandom), SCMP_SYS(clock_gettime), SCMP_SYS(gettid), SCMP_SYS(getpid),
         SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(tgkill),  // abort()
+        SCMP_SYS(sysinfo),  // glibc's qsort asks for the memory size (libtiff sorts a directory's tags)
         SCMP_SYS(exit), SCMP_SYS(exit_group),
     };
     int rc = 0;
@@ -235,6 +236,7 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
         lim.max_pixels = req.max_pixels;
         lim.max_file_bytes = req.file_bytes;
         lim.check_available_memory = false;  // the parent checks memory: it knows the path the image takes
+        lim.frame = req.frame;
         const specview::HeaderCheck check = [](const specview::ImageHeader& h) {
             w::Header m;
             m.width = h.width;
@@ -272,6 +274,10 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
         res.channels = out.channels;
         res.bit_depth = out.bit_depth;
         res.bytes = n;
+        res.frames = out.frames;
+        res.frame = out.frame;
+        res.nonfinite = out.nonfinite;
+        res.nonfinite_fill = out.nonfinite_fill;
         put(res.format, out.format);
         send_msg(&res, sizeof res, mfd);
         close(mfd);

@@ -390,6 +390,7 @@ Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const He
     req.max_side = lim.max_side;
     req.max_pixels = lim.max_pixels;
     req.file_bytes = size;
+    req.frame = lim.frame;
     // Until the header: room for the file (and stb's copy of it) only.
     req.memory_limit = c->baseline + 2 * size + (std::uint64_t(256) << 20);
     Fd spare;
@@ -471,6 +472,10 @@ Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const He
     img.channels = r.channels;
     img.bit_depth = r.bit_depth;
     img.format = text(r.format);
+    img.frames = std::max(1, r.frames);
+    img.frame = r.frame;
+    img.nonfinite = r.nonfinite;
+    img.nonfinite_fill = r.nonfinite_fill;
     struct stat ost {};
     const int seals = out.get() >= 0 ? fcntl(out.get(), F_GET_SEALS) : -1;
     const bool sealed = seals >= 0 && (seals & F_SEAL_SHRINK);

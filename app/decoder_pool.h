@@ -98,6 +98,7 @@ struct Request {  // parent -> child, with the file's descriptor
     std::uint64_t file_bytes = 0;
     std::uint64_t memory_limit = 0;  // address space until the header (the child sets it on itself)
     std::uint64_t recycled_bytes = 0;  // the size of the spare sample buffer sent along (second descriptor)
+    std::int32_t frame = 0;            // which frame of a stack (LoadLimits::frame)
 };
 struct Header {  // child -> parent, before any pixel is decoded
     std::uint32_t kind = kHeader;
@@ -115,6 +116,9 @@ struct Result {  // child -> parent, with a memfd (sealed against shrinking) hol
     std::int32_t out_of_memory = 0;
     std::int32_t width = 0, height = 0, channels = 0, bit_depth = 0;
     std::uint64_t bytes = 0;
+    std::int32_t frames = 1, frame = 0;  // a stack's frame count and the one decoded
+    std::uint64_t nonfinite = 0;         // NaN/Inf samples replaced (Image::nonfinite) ...
+    float nonfinite_fill = 0;            // ... by this
     char format[16] = {};
     char reason[400] = {};
 };

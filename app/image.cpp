@@ -2,7 +2,9 @@
 
 #include "app/jpeg_decode.h"
 #include "app/png_decode.h"
+#include "app/npy_decode.h"
 #include "app/psd_decode.h"
+#include "app/tiff_decode.h"
 
 #include <stb_image.h>
 
@@ -70,6 +72,8 @@ std::string sniff_format(const std::vector<unsigned char>& b) {
     if (starts_with(b, "BM")) return "bmp";
     if (starts_with(b, "GIF8")) return "gif";
     if (starts_with(b, "8BPS")) return "psd";
+    if (is_tiff(b)) return "tiff";
+    if (is_npy(b)) return "npy";
     if (starts_with(b, "#?RADIANCE") || starts_with(b, "#?RGBE")) return "hdr";
     if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6')) return "pnm";
     return "tga";  // the only format stb accepts without a magic number
@@ -316,8 +320,8 @@ bool stb_swaps_pnm16() {
 bool has_image_extension(const std::string& path) {
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    static const char* known[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".gif", ".psd",
-                                  ".hdr", ".pnm", ".pgm", ".ppm", ".pic"};
+    static const char* known[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".gif", ".psd", ".hdr",
+                                  ".pnm", ".pgm", ".ppm", ".pic", ".tif", ".tiff", ".npy"};
     for (const char* k : known)
         if (ext == k) return true;
     return false;
@@ -408,12 +412,40 @@ Image adopt_stb(T* p, int w, int h, int ch, int depth, const std::string& format
 }
 }  // namespace
 
+void replace_nonfinite(Image& img) {
+    if (img.bit_depth != 32 || !img.storage) return;
+    float* v = reinterpret_cast<float*>(img.writable());
+    const std::size_t n = img.sample_count();
+    std::uint64_t bad = 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (std::isfinite(v[i])) sum += v[i];
+        else ++bad;
+    }
+    img.nonfinite = bad;
+    if (!bad) return;
+    const float fill = bad < n ? float(sum / double(n - bad)) : 0.0f;
+    img.nonfinite_fill = fill;
+    for (std::size_t i = 0; i < n; ++i)
+        if (!std::isfinite(v[i])) v[i] = fill;
+}
+
+std::string nonfinite_note(const Image& img) {
+    if (!img.nonfinite) return "";
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%llu NaN/Inf sample%s replaced by the mean of the finite ones (%.6g)",
+                  static_cast<unsigned long long>(img.nonfinite), img.nonfinite == 1 ? "" : "s", double(img.nonfinite_fill));
+    return buf;
+}
+
 Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim,
                    const HeaderCheck& header_check) {
     if (bytes.empty()) throw InputError(name, "empty file");
     if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
         throw InputError(name, "file too large for the decoder (" + human_bytes(double(bytes.size())) + ")");
     const std::string format = sniff_format(bytes);
+    if (lim.frame != 0 && format != "tiff" && format != "npy")
+        throw InputError(name, "no frame " + std::to_string(lim.frame + 1) + ": a " + format + " file holds one image");
 
     // The size limits, the memory estimate and the caller's check, before any pixel is decoded.
     auto check_size = [&](const ImageHeader& hd) {
@@ -451,11 +483,21 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
     // Nor do PNG (app/png_decode.h) and PSD (app/psd_decode.h).
     if (format == "png") return decode_png(bytes, name, check_size);
     if (format == "psd") return decode_psd(bytes, name, check_size);
+    // TIFF (libtiff) and .npy: stacks, one frame a call; float data's non-finite samples replaced.
+    if (format == "tiff" || format == "npy") {
+        int frames = 1;
+        Image img = format == "tiff" ? decode_tiff(bytes, name, lim.frame, check_size, &frames)
+                                     : decode_npy(bytes, name, lim.frame, check_size, &frames);
+        img.frames = frames;
+        img.frame = lim.frame;
+        replace_nonfinite(img);
+        return img;
+    }
 
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, len, &w, &h, &comp)) {
         throw InputError(name, std::string("not a readable image (") + stb_reason() +
-                                   "); supported: PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM");
+                                   "); supported: PNG, JPEG, TIFF, BMP, TGA, GIF, PSD, HDR, PNM, .npy");
     }
     const bool hdr = stbi_is_hdr_from_memory(data, len);
     const bool wide = !hdr && stbi_is_16_bit_from_memory(data, len);
@@ -468,8 +510,7 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
         float* p = stbi_loadf_from_memory(data, len, &w, &h, &ch, 0);
         if (!p) throw InputError(name, std::string("cannot decode HDR: ") + stb_reason());
         img = adopt_stb(p, w, h, ch, 32, format);
-        for (std::size_t i = 0, n = std::size_t(w) * h * ch; i < n; ++i)
-            if (!std::isfinite(p[i])) p[i] = 0.0f;
+        replace_nonfinite(img);
     } else if (wide) {
         stbi_us* p = stbi_load_16_from_memory(data, len, &w, &h, &ch, 0);
         if (!p) throw InputError(name, "cannot decode " + format + ": " + stb_reason());

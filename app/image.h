@@ -30,10 +30,13 @@ struct LoadLimits {
     // Refuse an image whose decode + spectrum buffers (about 48 bytes a padded pixel) would not fit in the
     // machine's available memory. Tests switch this off to make the check deterministic.
     bool check_available_memory = true;
+    // Which frame of a stack to decode (0-based): a page of a multi-page TIFF, a frame of a 3D .npy array.
+    int frame = 0;
 };
 
-// The decoded samples, interleaved, in the file's own depth: uint8 (bit_depth 8), uint16 (16) or float (32, HDR,
-// linear, non-finite values made 0). Nothing is widened to float until a plane is made from one channel. The
+// The decoded samples, interleaved, in the file's own depth: uint8 (bit_depth 8), uint16 (16) or float (32: HDR,
+// TIFF and .npy data that is not 8/16-bit unsigned, kept as values; non-finite samples replaced by the mean of
+// the finite ones, counted in `nonfinite`). Nothing is widened to float until a plane is made from one channel. The
 // storage is shared between copies of an Image (copies are cheap) and may be a mapping handed over by the
 // decoder process.
 struct Image {
@@ -43,6 +46,9 @@ struct Image {
     int bit_depth = 8;  // 8, 16, or 32 for float HDR
     std::string format; // "png", "jpeg", ...
     std::shared_ptr<const unsigned char> storage;  // sample_bytes() bytes
+    int frames = 1, frame = 0;      // a stack's frame count and which one this is (0-based)
+    std::uint64_t nonfinite = 0;    // NaN/Inf samples found and replaced ...
+    float nonfinite_fill = 0;       // ... by this, the mean of the finite samples (0 when there were none)
 
     std::size_t sample_count() const { return std::size_t(width) * std::size_t(height) * std::size_t(channels); }
     int bytes_per_sample() const { return bit_depth / 8; }
@@ -80,6 +86,12 @@ struct ImageHeader {
 };
 // Throws InputError (or anything) to refuse an image before its pixels are decoded.
 using HeaderCheck = std::function<void(const ImageHeader&)>;
+
+// Replaces NaN/Inf samples of a float image by the mean of its finite samples; records how many in
+// img.nonfinite (and the value). A no-op for 8- and 16-bit images.
+void replace_nonfinite(Image& img);
+// "N NaN/Inf samples replaced by the mean of the finite ones (V)", or "" when there were none.
+std::string nonfinite_note(const Image& img);
 
 // Throws InputError for anything that is not a complete, decodable image within the limits.
 // In this process: for trusted inputs (tests, generated assets) and inside the decoder process itself. Untrusted

@@ -27,12 +27,43 @@ std::string describe(const std::exception& e) {
 }
 }  // namespace
 
-std::vector<std::uint32_t> display_rgba(const Image& img) {
+DisplayRange display_range(const Image& img) {
+    DisplayRange r;
+    if (img.bit_depth != 32) return r;
+    if (img.format == "hdr") {
+        r.mode = DisplayRange::Mode::ToneMapped;
+        return r;
+    }
+    // Percentiles of the colour samples (alpha left out), from at most about a million of them.
+    const int colour = img.channels == 2 || img.channels == 4 ? img.channels - 1 : img.channels;
+    const std::size_t pixels = std::size_t(img.width) * img.height, step = std::max<std::size_t>(1, pixels / 1000000);
+    std::vector<float> v;
+    v.reserve(pixels / step * std::size_t(colour) + 4);
+    for (std::size_t i = 0; i < pixels; i += step)
+        for (int c = 0; c < colour; ++c) v.push_back(img.sample(i * std::size_t(img.channels) + std::size_t(c)));
+    r.mode = DisplayRange::Mode::Values;
+    if (v.empty()) return r;
+    const std::size_t a = std::size_t(0.005 * double(v.size() - 1)), b = std::size_t(0.995 * double(v.size() - 1) + 0.5);
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(a), v.end());
+    r.lo = v[a];
+    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(b), v.end());
+    r.hi = v[b];
+    if (!(r.hi > r.lo)) {  // flat: centre it
+        r.lo -= 0.5f;
+        r.hi += 0.5f;
+    }
+    return r;
+}
+
+std::vector<std::uint32_t> display_rgba(const Image& img, const DisplayRange& range) {
     std::vector<std::uint32_t> out(std::size_t(img.width) * img.height);
+    const float span = range.hi - range.lo;
     auto q = [&](float v) {
-        if (img.bit_depth == 32) v = v / (1.0f + v);
+        if (range.mode == DisplayRange::Mode::ToneMapped) v = v / (1.0f + v);
+        else if (range.mode == DisplayRange::Mode::Values) v = (v - range.lo) / span;
         return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
     };
+    auto qa = [&](float v) { return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };  // alpha
     const std::size_t c = std::size_t(img.channels);
     for (std::size_t i = 0; i < out.size(); ++i) {
         const std::size_t k = i * c;
@@ -41,10 +72,10 @@ std::vector<std::uint32_t> display_rgba(const Image& img) {
             r = q(img.sample(k));
             g = q(img.sample(k + 1));
             b = q(img.sample(k + 2));
-            if (img.channels == 4) a = q(img.sample(k + 3));
+            if (img.channels == 4) a = qa(img.sample(k + 3));
         } else {
             r = g = b = q(img.sample(k));
-            if (img.channels == 2) a = q(img.sample(k + 1));
+            if (img.channels == 2) a = qa(img.sample(k + 1));
         }
         out[i] = r | (g << 8) | (b << 16) | (a << 24);
     }
@@ -457,7 +488,11 @@ void Worker::decoder_loop() {
         std::string error;
         try {
             auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits, req.check));
-            d = DecodedImage{req.id, req.path, img, display_rgba(*img), 0.0};
+            const DisplayRange range = display_range(*img);
+            d = DecodedImage{req.id, req.path, img, display_rgba(*img, range), range, 0.0, {}};
+            if (img->frames > 1)
+                d->notes.push_back("frame " + std::to_string(img->frame + 1) + " of " + std::to_string(img->frames));
+            if (img->nonfinite) d->notes.push_back(nonfinite_note(*img));
             d->decode_ms = ms_since(t0);
         } catch (const std::exception& e) {
             error = std::string("cannot open ") + e.what();
@@ -467,7 +502,9 @@ void Worker::decoder_loop() {
         if (d) {
             char ms[64];
             std::snprintf(ms, sizeof ms, " (read and decoded in %.0f ms)", d->decode_ms);
-            out_.messages.emplace_back(false, "opened " + d->path + ms);
+            std::string notes;
+            for (const std::string& n : d->notes) notes += "; " + n;
+            out_.messages.emplace_back(false, "opened " + d->path + ms + notes);
             image_req_ = PendingImage{d->image_id, d->image, d->path};
             // A newer open already waiting supersedes this one for the viewer too.
             if (!open_req_) out_.decoded = std::move(d);

@@ -26,12 +26,23 @@
 
 namespace specview {
 
+// How the image view maps an image's values to black..white: 8/16-bit samples as they are ([0, 1]); HDR
+// tone-mapped (v / (1 + v)); other float data (TIFF, .npy: heights, counts, negative values) over an automatic
+// range, the 0.5th to 99.5th percentile of its colour samples.
+struct DisplayRange {
+    enum class Mode { Unit, ToneMapped, Values } mode = Mode::Unit;
+    float lo = 0, hi = 1;
+};
+DisplayRange display_range(const Image& img);
+
 struct DecodedImage {
     std::uint64_t image_id = 0;  // the open request's id; frames carry the image id they were computed for
     std::string path;
     std::shared_ptr<const Image> image;
-    std::vector<std::uint32_t> display_rgba;  // the image view's picture (gray replicated, HDR tone-mapped)
+    std::vector<std::uint32_t> display_rgba;  // the image view's picture (gray replicated; see DisplayRange)
+    DisplayRange range;
     double decode_ms = 0;                     // file read + decode + display picture
+    std::vector<std::string> notes;           // the frame of a stack; NaN/Inf replaced
 };
 
 struct RunResult {
@@ -256,7 +267,7 @@ private:
     std::thread decoder_, runner_;
 };
 
-// The image as the viewer shows it: gray replicated, HDR tone-mapped (v / (1 + v)), alpha kept; RGBA8.
-std::vector<std::uint32_t> display_rgba(const Image& img);
+// The image as the viewer shows it: gray replicated, values mapped by `range`, alpha kept; RGBA8.
+std::vector<std::uint32_t> display_rgba(const Image& img, const DisplayRange& range);
 
 }  // namespace specview

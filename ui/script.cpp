@@ -109,6 +109,9 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 throw ScriptError(line, "correlate takes a path (no spaces) and optionally phase or cross");
         } else if (v == "save-mask" || v == "load-mask" || v == "export-analysis") {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
+        } else if (v == "frame") {
+            int f = 0;
+            if (n != 1 || !parse_count(a.args[0], &f, 1, 1000000)) throw ScriptError(line, "frame takes a frame number (1 = the first)");
         } else if (v == "analysis") {
             if (n != 1 || (a.args[0] != "on" && a.args[0] != "off")) throw ScriptError(line, "analysis takes on or off");
         } else if (v == "line") {
@@ -139,7 +142,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
         } else {
             throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
                                     "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
-                                    "line, correlate, export-analysis, screenshot, save-texture, quit)");
+                                    "line, correlate, export-analysis, frame, screenshot, save-texture, quit)");
         }
         out.push_back(std::move(a));
     }
@@ -207,6 +210,14 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             if (!err.empty()) st.messages.error("script line " + std::to_string(a.line) + ": " + err);
             st.dirty = true;
             return true;
+        }
+        if (a.verb == "frame") {
+            if (!st.shown.image) throw ScriptError(a.line, "frame: no image");
+            const int f = std::stoi(a.args[0]);
+            if (f > st.shown.image->frames)
+                throw ScriptError(a.line, "frame " + a.args[0] + ": the image has " + std::to_string(st.shown.image->frames));
+            st.context().open(st.shown.image_path, f - 1);
+            continue;
         }
         if (a.verb == "analysis") {
             st.analysis.open = a.args[0] == "on";

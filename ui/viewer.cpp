@@ -47,9 +47,10 @@ void PanelContext::picture_dims(const Settings& s, int* w, int* h) const {
     if (shown.image) picture_size(s, shown.image->width, shown.image->height, w, h);
 }
 
-void PanelContext::open(const std::string& path) {
+void PanelContext::open(const std::string& path, int frame) {
     LoadLimits limits;
     limits.check_available_memory = false;  // the need of the chosen path instead of the rough estimate
+    limits.frame = frame;
     MemoryBudget budget;
     budget.host = max_memory;
     worker.open(path, limits, memory_check(settings, false, true, budget));
@@ -126,10 +127,17 @@ void mark_ready(ViewerState& st, std::uint64_t change) {
 }
 
 void take_decoded(ViewerState& st, DecodedImage& d) {
+    // Another frame of the stack shown: the views, the analysis and its line stay where they are.
+    const bool same_stack = st.shown.image && d.path == st.shown.image_path && d.image->frames > 1 &&
+                            st.shown.image->frames == d.image->frames && st.shown.image->width == d.image->width &&
+                            st.shown.image->height == d.image->height;
     st.shown.image = d.image;
+    st.shown.image_range = d.range;
     st.shown.image_id = d.image_id;
     st.image_tex.begin(std::move(d.display_rgba), d.image->width, d.image->height);
     st.shown.image_path = d.path;
+    st.dirty = true;
+    if (same_stack) return;
     st.image_view = ViewTransform{};
     st.spectrum_view = ViewTransform{};
     st.timings.comparison.reset();
@@ -519,7 +527,8 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     ImVec2 each = stacked ? ImVec2(avail.x, views_h / views - header_h) : ImVec2(avail.x / views - 4, views_h - header_h);
     each.y = std::max(each.y, 20.0f);
 
-    auto view_header = [&](const char* title, ViewTransform& vt, const GlTexture& tex, const char* id) {
+    auto view_header = [&](const char* title, ViewTransform& vt, const GlTexture& tex, const char* id,
+                           const std::string& range = std::string()) {
         ImGui::PushID(id);
         ImGui::TextUnformatted(title);
         ImGui::SameLine();
@@ -535,13 +544,31 @@ void draw_views(ViewerState& st, ImVec2 avail) {
             ImGui::SameLine();
             ImGui::TextDisabled("%dx%d", tex.width(), tex.height());
         }
+        if (!range.empty()) {  // data shown over an automatic range: a small gray bar and its ends
+            ImGui::SameLine();
+            const ImVec2 p = ImGui::GetCursorScreenPos();
+            const float bw = 4.0f * ImGui::GetFontSize(), bh = ImGui::GetTextLineHeight();
+            ImGui::GetWindowDrawList()->AddRectFilledMultiColor(p, ImVec2(p.x + bw, p.y + bh), IM_COL32(0, 0, 0, 255),
+                                                                IM_COL32(255, 255, 255, 255), IM_COL32(255, 255, 255, 255),
+                                                                IM_COL32(0, 0, 0, 255));
+            ImGui::Dummy(ImVec2(bw, bh));
+            ImGui::SameLine();
+            ImGui::TextDisabled("%s", range.c_str());
+        }
         ImGui::PopID();
     };
 
     ImGui::BeginGroup();
     const char* spectrum_title = st.classroom.enabled ? "Data at this step" : "Spectrum";
+    std::string image_range;
+    if (st.shown.image && st.shown.image_range.mode == DisplayRange::Mode::Values) {
+        char r[96];
+        std::snprintf(r, sizeof r, "%.4g .. %.4g", double(st.shown.image_range.lo), double(st.shown.image_range.hi));
+        image_range = r;
+        st.layout.push_back(std::string("image-range ") + r);
+    }
     view_header((st.shown.image != nullptr) ? fs::path(st.shown.image_path).filename().string().c_str() : "Image", st.image_view,
-                st.image_tex.front(), "imgv");
+                st.image_tex.front(), "imgv", image_range);
     const DrawnImage a = draw_image_view("##image", st.image_tex.front(), st.image_view, each, st.image_hover);
     record(st, "image_image", a.p0, a.p1);
     ImGui::EndGroup();
@@ -672,7 +699,7 @@ int run_viewer(const ViewerLaunch& launch) {
     std::string startup_errors = st.messages.is_error ? st.messages.text : "";
     bool started = false;
     if (!launch.images.empty()) {
-        st.context().open(launch.images.front());
+        st.context().open(launch.images.front(), launch.frame);
     } else {
         const std::string preferred = st.file.assets_dir + "/grating_16_8.png";
         if (std::find(st.file.samples.begin(), st.file.samples.end(), preferred) != st.file.samples.end()) st.context().open(preferred);

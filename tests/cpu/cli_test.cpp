@@ -639,6 +639,39 @@ TEST(Cli, MasksLoadAndSaveWithTheirDescription) {
     EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--save-mask", dir.file("m.jpg")}, dir).code, kExitUsage);
 }
 
+// Scientific data from the command line: --frame picks a page of a float TIFF stack (noted in the output), its
+// values are kept (the raw spectrum's DC is the page's sum, negative), a NaN is replaced with a note; a 3D
+// .npy is a stack too; a frame past the end is exit 3 naming the count; a spectrum .npy is refused.
+TEST(Cli, FrameOfAFloatStackKeepsItsValues) {
+    TempDir dir;
+    const int w = 16, h = 8;
+    std::vector<std::vector<double>> pages;
+    for (int p = 0; p < 3; ++p) pages.push_back(std::vector<double>(std::size_t(w) * h, -2.5 * (p + 1)));
+    pages[1][3] = std::nan("");
+    fixtures::TiffOptions o;
+    o.sample = fixtures::TiffSample::F64;
+    fixtures::write_file(dir.file("s.tif"), fixtures::tiff(w, h, 1, pages, o));
+    const CliRun r = specview({"--headless", dir.file("s.tif"), "--frame", "2", "--pad", "none", "-o", dir.file("s.png"),
+                               "--raw", dir.file("s.npy")},
+                              dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("note: frame 2 of 3 (--frame)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("note: 1 NaN/Inf sample replaced by the mean of the finite ones (-5)"), std::string::npos) << r.out;
+    const NpyComplex raw = read_npy_complex64(dir.file("s.npy"));
+    ASSERT_EQ(raw.width, w);
+    EXPECT_NEAR(raw.data[0].real(), -5.0 * w * h, 1e-3) << "DC: the page's values, kept";
+    fixtures::write_file(dir.file("c.npy"), fixtures::npy("<f4", {4, h, w}, false, std::vector<double>(std::size_t(4) * w * h, 1.5)));
+    const CliRun n = specview({"--headless", dir.file("c.npy"), "--frame", "4", "-o", dir.file("c.png")}, dir);
+    EXPECT_EQ(n.code, 0) << n.err;
+    EXPECT_NE(n.out.find("note: frame 4 of 4 (--frame)"), std::string::npos) << n.out;
+    const CliRun past = specview({"--headless", dir.file("s.tif"), "--frame", "4", "-o", dir.file("p.png")}, dir);
+    EXPECT_EQ(past.code, kExitInput) << past.err;
+    EXPECT_NE(past.err.find("no page 4: the file has 3 pages"), std::string::npos) << past.err;
+    const CliRun spec = specview({"--headless", dir.file("s.npy"), "-o", dir.file("q.png")}, dir);
+    EXPECT_EQ(spec.code, kExitInput) << spec.err;
+    EXPECT_NE(spec.err.find("is a spectrum, not an image"), std::string::npos) << spec.err;
+}
+
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
     TempDir dir;
     fixtures::write_file(dir.file("big.png"), fixtures::png(fixtures::pattern(2048, 2048, 1), 8));

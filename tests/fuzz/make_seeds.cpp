@@ -1,5 +1,6 @@
 // Writes the seed corpus (tests/fuzz/seeds/image): a small file of every format and depth the loader reads.
 //   specview-make-fuzz-seeds DIR
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -35,5 +36,33 @@ int main(int argc, char** argv) {
     write_file(d + "gray-progressive.jpg", jpeg_progressive(pattern(16, 16, 1), 80));
     write_file(d + "cmyk.jpg", jpeg_cmyk(pattern(8, 8, 3), 80));
     write_file(d + "rgb.hdr", hdr(rgb));
+    // TIFF (libtiff) and .npy: a few sample formats, layouts and orders; stacks.
+    auto raw = [](const Pixels& p, double scale, double offset) {
+        std::vector<double> v(p.v.size());
+        for (std::size_t i = 0; i < v.size(); ++i) v[i] = std::floor(p.v[i] * scale) + offset;
+        return v;
+    };
+    TiffOptions t16;
+    t16.sample = TiffSample::U16;
+    t16.compression = 5;
+    write_file(d + "gray16-lzw.tif", tiff(g.width, g.height, 1, {raw(g, 65535, 0)}, t16));
+    TiffOptions tf;
+    tf.sample = TiffSample::F32;
+    tf.tiled = true;
+    tf.compression = 8;
+    tf.big_endian = true;
+    write_file(d + "rgb-f32-tiled-be.tif", tiff(rgb.width, rgb.height, 3, {raw(rgb, 1000, -300)}, tf));
+    TiffOptions ts;
+    ts.sample = TiffSample::I16;
+    ts.separate = true;
+    ts.alpha = true;
+    write_file(d + "rgba-i16-planes-2pages.tif", tiff(rgba.width, rgba.height, 4, {raw(rgba, 30000, -9000), raw(rgba, 100, 0)}, ts));
+    write_file(d + "palette.tif", tiff_palette(6, 4, idx, pal));
+    write_file(d + "f8-fortran.npy", npy("<f8", {5, 7}, true, raw(g, 1, 0.25)));
+    write_file(d + "u2-be-stack.npy", npy(">u2", {2, 5, 7}, false, [&] {
+                   std::vector<double> v = raw(g, 65535, 0), w = raw(g, 300, 0);
+                   v.insert(v.end(), w.begin(), w.end());
+                   return v;
+               }()));
     return 0;
 }

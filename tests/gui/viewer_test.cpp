@@ -387,6 +387,44 @@ TEST_F(Script, TheAnalysisStripMeasuresTheSpectrumAndCorrelates) {
     }
 }
 
+// A float TIFF stack: the image view shows its values over an automatic range (negative ones too), the File
+// panel's frame slider says which frame, a script steps to another, and a page's NaN is replaced with a note.
+TEST_F(Script, AFloatTiffStackStepsFramesAndShowsItsValueRange) {
+    const int n = 64;
+    std::vector<std::vector<double>> pages;
+    for (int p = 0; p < 3; ++p) {
+        std::vector<double> v;
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < n; ++x) v.push_back(-40.0 + 25.0 * std::cos(2 * M_PI * (4.0 * (p + 1) * x) / n));
+        pages.push_back(v);
+    }
+    pages[1][5] = std::nan("");
+    fixtures::TiffOptions o;
+    o.sample = fixtures::TiffSample::F32;
+    const std::string img = dir.file("stack.tif"), one = dir.file("one.png"), two = dir.file("two.png");
+    fixtures::write_file(img, fixtures::tiff(n, n, 1, pages, o));
+    ASSERT_EQ(run_script("wait-ready\nscreenshot " + one + "\nframe 2\nwait-ready\nwait 2\nscreenshot " + two + "\nquit\n",
+                         {img, "--colormap", "gray"}),
+              0)
+        << read("out.txt");
+    const Layout a = layout(one), b = layout(two);
+    EXPECT_EQ(a.line("frame "), "frame 1 of 3");
+    EXPECT_EQ(b.line("frame "), "frame 2 of 3");
+    EXPECT_EQ(a.line("image-range"), "image-range -65 .. -15") << "the values' own range, not [0, 1]";
+    EXPECT_NE(b.line("info").find("1 NaN/Inf sample replaced by the mean"), std::string::npos) << b.line("info");
+    // The image view is not black: the values are mapped over their range.
+    const Image s = load_image(one);
+    const std::vector<float>& r = a.rects.at("image_image");
+    double sum = 0;
+    int count = 0;
+    for (int y = int(r[1] + 10); y < int(r[3] - 10); y += 3)
+        for (int x = int(r[0] + 10); x < int(r[2] - 10); x += 3) {
+            sum += s.at(x, y, 0);
+            ++count;
+        }
+    EXPECT_GT(sum / count, 0.2) << "the negative data shows, not clamped to black";
+}
+
 TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
     ASSERT_EQ(run_script("drag threads-per-block 32 1024 10\nwait-ready\ndrag window none hann 3\nwait-ready\n",
                          {grating(64, 3, 2)}),

@@ -46,6 +46,16 @@ void draw_file_panel(PanelContext& ctx, FileUi& file) {
             if (ImGui::Selectable(std::filesystem::path(s).filename().string().c_str())) ctx.open(s);
         ImGui::EndCombo();
     }
+    // A stack (multi-page TIFF, 3D .npy): which frame; the next one decodes off the UI thread.
+    if (ctx.has_image() && ctx.shown.image->frames > 1) {
+        const int frames = ctx.shown.image->frames;
+        int f = ctx.shown.image->frame + 1;
+        if (ImGui::SliderInt("Frame", &f, 1, frames, "%d", ImGuiSliderFlags_AlwaysClamp) && f - 1 != ctx.shown.image->frame)
+            ctx.open(ctx.shown.image_path, f - 1);
+        ImGui::SameLine();
+        ImGui::TextDisabled("of %d", frames);
+        ctx.layout.push_back("frame " + std::to_string(ctx.shown.image->frame + 1) + " of " + std::to_string(frames));
+    }
     ImGui::Separator();
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
     ImGui::InputText("##png", &file.save_png_path);

@@ -41,6 +41,7 @@ struct Machine {
 // for it, with the settings that picture was computed for.
 struct Shown {
     std::shared_ptr<const Image> image;
+    DisplayRange image_range;  // how the image view maps its values
     std::uint64_t image_id = 0;
     std::string image_path;
     Frame frame;
@@ -133,7 +134,8 @@ struct PanelContext {
     // The picture size a run of these settings gives for the image shown.
     void picture_dims(const Settings& s, int* w, int* h) const;
     // Asks the worker to decode the file; the previous image stays until it arrives (or, on failure, with a message).
-    void open(const std::string& path);
+    // `frame`: which frame of a stack (0-based).
+    void open(const std::string& path, int frame = 0);
 };
 
 void draw_file_panel(PanelContext& ctx, FileUi& file);

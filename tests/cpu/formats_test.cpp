@@ -1,0 +1,329 @@
+// Scientific formats: TIFF through libtiff (every sample format, strips and tiles, contiguous and separate planes,
+// compressions, byte orders, multi-page, min-is-white, palette) and .npy arrays (every dtype, both byte orders,
+// C and Fortran order, 2D and 3D stacks), against the values the fixtures wrote and, where Debian's tifffile is
+// there, against what numpy reads; NaN/Inf replaced by the mean with a count; bad files refused by name; the
+// isolated decoder passes the frame through; --frame on the command line.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include "app/decoder_pool.h"
+#include "app/image.h"
+#include "app/npy_decode.h"
+#include "tests/fixtures/image_writers.h"
+#include "tests/support/temp_dir.h"
+
+namespace specview::test {
+namespace {
+
+using fixtures::TiffOptions;
+using fixtures::TiffSample;
+
+LoadLimits no_memory_check(int frame = 0) {
+    LoadLimits l;
+    l.check_available_memory = false;
+    l.frame = frame;
+    return l;
+}
+
+// Raw values in the type's range (integers as integers), and what the image keeps for them.
+std::vector<double> raw_values(std::mt19937& rng, TiffSample s, std::size_t n) {
+    std::vector<double> v(n);
+    for (double& x : v) {
+        const double u = std::uniform_real_distribution<double>(0, 1)(rng);
+        switch (s) {
+            case TiffSample::U8: x = std::floor(u * 255.999); break;
+            case TiffSample::U16: x = std::floor(u * 65535.999); break;
+            case TiffSample::U32: x = std::floor(u * 4294967295.0); break;
+            case TiffSample::I8: x = std::floor(u * 255.999) - 128; break;
+            case TiffSample::I16: x = std::floor(u * 65535.999) - 32768; break;
+            case TiffSample::I32: x = std::floor(u * 2000000.0) - 1000000; break;  // exact in float
+            case TiffSample::F32: x = double(float((u - 0.3) * 1e3)); break;
+            case TiffSample::F64: x = (u - 0.3) * 1e-3; break;
+        }
+    }
+    return v;
+}
+double kept(TiffSample s, double raw) {
+    switch (s) {
+        case TiffSample::U8: return raw / 255.0;
+        case TiffSample::U16: return raw / 65535.0;
+        case TiffSample::U32: return double(float(raw / 4294967295.0));
+        case TiffSample::F64: return double(float(raw));
+        default: return raw;
+    }
+}
+const char* sample_name(TiffSample s) {
+    static const char* n[] = {"u8", "u16", "u32", "i8", "i16", "i32", "f32", "f64"};
+    return n[int(s)];
+}
+
+TEST(Tiff, EverySampleFormatLayoutAndCompressionDecodesToItsValues) {
+    std::mt19937 rng(std::random_device{}());
+    const int w = 37, h = 21;  // not a multiple of the tile or the strip
+    int cases = 0;
+    for (TiffSample s : {TiffSample::U8, TiffSample::U16, TiffSample::U32, TiffSample::I8, TiffSample::I16, TiffSample::I32,
+                         TiffSample::F32, TiffSample::F64})
+        for (int channels : {1, 3, 4})
+            for (bool tiled : {false, true})
+                for (bool separate : {false, true})
+                    for (int compression : {1, 5, 8}) {
+                        if (separate && channels == 1) continue;
+                        TiffOptions o;
+                        o.sample = s;
+                        o.tiled = tiled;
+                        o.separate = separate;
+                        o.compression = compression;
+                        o.alpha = channels == 4;
+                        o.big_endian = (cases % 2) == 1;
+                        const std::vector<double> v = raw_values(rng, s, std::size_t(w) * h * channels);
+                        const std::string what = std::string(sample_name(s)) + " x" + std::to_string(channels) +
+                                                 (tiled ? " tiled" : " striped") + (separate ? " separate" : " contig") +
+                                                 " compression " + std::to_string(compression) + (o.big_endian ? " BE" : " LE");
+                        const Image img = decode_image(fixtures::tiff(w, h, channels, {v}, o), what, no_memory_check());
+                        ASSERT_EQ(img.width, w) << what;
+                        ASSERT_EQ(img.height, h) << what;
+                        ASSERT_EQ(img.channels, channels) << what;
+                        EXPECT_EQ(img.bit_depth, s == TiffSample::U8 ? 8 : s == TiffSample::U16 ? 16 : 32) << what;
+                        double worst = 0;
+                        for (std::size_t i = 0; i < v.size(); ++i)
+                            worst = std::max(worst, std::abs(double(img.sample(i)) - kept(s, v[i])) / (1 + std::abs(kept(s, v[i]))));
+                        EXPECT_LE(worst, 1e-7) << what;
+                        ++cases;
+                    }
+    EXPECT_GT(cases, 200);
+}
+
+TEST(Tiff, PagesAreFramesAndAMissingPageIsNamed) {
+    std::mt19937 rng(7);
+    std::vector<std::vector<double>> pages;
+    for (int p = 0; p < 3; ++p) pages.push_back(raw_values(rng, TiffSample::F32, 20 * 10));
+    TiffOptions o;
+    o.sample = TiffSample::F32;
+    const std::vector<unsigned char> file = fixtures::tiff(20, 10, 1, pages, o);
+    for (int p = 0; p < 3; ++p) {
+        const Image img = decode_image(file, "stack.tif", no_memory_check(p));
+        EXPECT_EQ(img.frames, 3);
+        EXPECT_EQ(img.frame, p);
+        EXPECT_EQ(img.at(4, 5, 0), float(pages[std::size_t(p)][5 * 20 + 4])) << "page " << p;
+    }
+    try {
+        decode_image(file, "stack.tif", no_memory_check(3));
+        FAIL() << "page 4 of 3 decoded";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("no page 4: the file has 3 pages"), std::string::npos) << e.what();
+    }
+    // A single-image format has no frame 2.
+    try {
+        decode_image(fixtures::png(fixtures::pattern(4, 4, 1), 8), "one.png", no_memory_check(1));
+        FAIL() << "frame 2 of a PNG";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("a png file holds one image"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Tiff, NonFiniteSamplesAreReplacedByTheMeanAndCounted) {
+    std::vector<double> v(8 * 4, 2.0);
+    v[3] = std::numeric_limits<double>::quiet_NaN();
+    v[9] = std::numeric_limits<double>::infinity();
+    v[10] = -std::numeric_limits<double>::infinity();
+    v[11] = 6.0;  // finite mean: (28 * 2 + 6) / 29
+    TiffOptions o;
+    o.sample = TiffSample::F32;
+    const Image img = decode_image(fixtures::tiff(8, 4, 1, {v}, o), "nan.tif", no_memory_check());
+    EXPECT_EQ(img.nonfinite, 3u);
+    const float mean = float((28 * 2.0 + 6.0) / 29.0);
+    EXPECT_FLOAT_EQ(img.nonfinite_fill, mean);
+    EXPECT_FLOAT_EQ(img.sample(3), mean);
+    EXPECT_FLOAT_EQ(img.sample(9), mean);
+    EXPECT_FLOAT_EQ(img.sample(11), 6.0f);
+    EXPECT_NE(nonfinite_note(img).find("3 NaN/Inf samples replaced by the mean of the finite ones"), std::string::npos);
+    // All non-finite: 0.
+    const Image all = decode_image(fixtures::tiff(2, 2, 1, {std::vector<double>(4, std::nan(""))}, o), "all.tif", no_memory_check());
+    EXPECT_EQ(all.nonfinite, 4u);
+    EXPECT_EQ(all.sample(0), 0.0f);
+}
+
+TEST(Tiff, MinIsWhitePaletteAndCorruptFiles) {
+    TiffOptions o;
+    o.min_is_white = true;
+    const Image inv = decode_image(fixtures::tiff(3, 1, 1, {{0, 100, 255}}, o), "miw.tif", no_memory_check());
+    EXPECT_EQ(inv.at(0, 0, 0), 1.0f);
+    EXPECT_EQ(inv.at(2, 0, 0), 0.0f);
+    std::vector<std::uint8_t> pal = {255, 0, 0, 0, 255, 0, 0, 0, 255}, idx = {0, 1, 2, 1, 0, 2};
+    const Image p = decode_image(fixtures::tiff_palette(3, 2, idx, pal), "pal.tif", no_memory_check());
+    ASSERT_EQ(p.channels, 3);
+    EXPECT_EQ(p.at(1, 0, 1), 1.0f);  // index 1: green
+    EXPECT_EQ(p.at(2, 0, 2), 1.0f);  // index 2: blue
+    // Truncated anywhere, and bytes flipped in the IFD: an error naming the file, never a crash.
+    std::mt19937 rng(3);
+    TiffOptions z;
+    z.compression = 8;
+    z.sample = TiffSample::U16;
+    const std::vector<unsigned char> good = fixtures::tiff(40, 30, 3, {raw_values(rng, TiffSample::U16, 40 * 30 * 3)}, z);
+    int refused = 0;
+    for (std::size_t cut : {std::size_t(8), std::size_t(50), good.size() / 2, good.size() - 20}) {
+        std::vector<unsigned char> bad(good.begin(), good.begin() + std::ptrdiff_t(cut));
+        try {
+            decode_image(bad, "cut.tif", no_memory_check());
+        } catch (const InputError& e) {
+            ++refused;
+            EXPECT_EQ(std::string(e.what()).rfind("cut.tif: ", 0), 0u) << e.what();
+        }
+    }
+    EXPECT_GE(refused, 3);
+    for (int k = 0; k < 200; ++k) {
+        std::vector<unsigned char> bad = good;
+        for (int j = 0; j < 4; ++j) bad[8 + rng() % (bad.size() - 8)] = std::uint8_t(rng());
+        try {
+            const Image img = decode_image(bad, "flipped.tif", no_memory_check());
+            EXPECT_EQ(img.sample_count(), std::size_t(img.width) * img.height * img.channels);
+        } catch (const InputError&) {
+        }
+    }
+}
+
+// numpy (through Debian's tifffile) reads the same values from the same files.
+TEST(Tiff, NumpyReadsWhatWeRead) {
+    if (std::system("/usr/bin/python3 -c 'import numpy, tifffile' >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "/usr/bin/python3 with numpy and tifffile (Debian python3-numpy, python3-tifffile) is not installed";
+    TempDir dir;
+    std::mt19937 rng(11);
+    int checked = 0;
+    for (TiffSample s : {TiffSample::U8, TiffSample::U16, TiffSample::U32, TiffSample::I16, TiffSample::I32, TiffSample::F32,
+                         TiffSample::F64})
+        for (bool tiled : {false, true}) {
+            TiffOptions o;
+            o.sample = s;
+            o.tiled = tiled;
+            o.compression = tiled ? 8 : 1;  // tifffile reads LZW only with imagecodecs, which Debian does not have
+            o.big_endian = tiled;
+            const int w = 33, h = 19, c = 3;
+            std::vector<std::vector<double>> pages = {raw_values(rng, s, std::size_t(w) * h * c), raw_values(rng, s, std::size_t(w) * h * c)};
+            const std::string path = dir.file(std::string(sample_name(s)) + (tiled ? "-t" : "-s") + ".tif"), out = path + ".f64";
+            fixtures::write_file(path, fixtures::tiff(w, h, c, pages, o));
+            const std::string cmd = "/usr/bin/python3 -c \"import numpy, tifffile; "
+                                    "tifffile.imread('" + path + "', key=1).astype('<f8').tofile('" + out + "')\"";
+            ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+            std::ifstream in(out, std::ios::binary);
+            std::vector<double> np(std::size_t(w) * h * c);
+            in.read(reinterpret_cast<char*>(np.data()), std::streamsize(np.size() * 8));
+            ASSERT_TRUE(in) << "numpy wrote less than " << np.size() << " values";
+            const Image img = decode_image(fixtures::tiff(w, h, c, pages, o), path, no_memory_check(1));
+            double worst = 0;
+            for (std::size_t i = 0; i < np.size(); ++i)
+                worst = std::max(worst, std::abs(double(img.sample(i)) - kept(s, np[i])) / (1 + std::abs(kept(s, np[i]))));
+            EXPECT_LE(worst, 1e-7) << sample_name(s) << (tiled ? " tiled" : " striped");
+            ++checked;
+        }
+    EXPECT_EQ(checked, 14);
+}
+
+TEST(Npy, EveryDtypeOrderAndByteOrderDecodesAndStacksAreFrames) {
+    std::mt19937 rng(std::random_device{}());
+    struct T {
+        std::string code;
+        double lo, hi, scale;  // values drawn in [lo, hi]; the image keeps value * scale
+        int depth;
+    };
+    const std::vector<T> types = {{"u1", 0, 255, 1.0 / 255, 8},         {"u2", 0, 65535, 1.0 / 65535, 16},
+                                  {"u4", 0, 4294967295.0, 1.0 / 4294967295.0, 32}, {"i1", -128, 127, 1, 32},
+                                  {"i2", -32768, 32767, 1, 32},        {"i4", -1000000, 1000000, 1, 32},
+                                  {"i8", -1000000, 1000000, 1, 32},    {"f4", -1e3, 1e3, 1, 32},
+                                  {"f8", -1e-3, 1e-3, 1, 32}};
+    int cases = 0;
+    for (const T& t : types)
+        for (const char* order : {"<", ">"})
+            for (bool fortran : {false, true})
+                for (int frames : {1, 3}) {
+                    const int w = 11, h = 7;
+                    std::vector<double> v(std::size_t(frames) * w * h);
+                    for (double& x : v) {
+                        x = std::uniform_real_distribution<double>(t.lo, t.hi)(rng);
+                        if (t.code[0] != 'f') x = std::floor(x);
+                        if (t.code == "f4") x = double(float(x));
+                    }
+                    const std::string descr = (t.code == "u1" || t.code == "i1" ? std::string("|") : std::string(order)) + t.code;
+                    std::vector<std::uint64_t> shape = {std::uint64_t(h), std::uint64_t(w)};
+                    if (frames > 1) shape.insert(shape.begin(), std::uint64_t(frames));
+                    const std::vector<unsigned char> file = fixtures::npy(descr, shape, fortran, v);
+                    const std::string what = descr + (fortran ? " F" : " C") + " frames " + std::to_string(frames);
+                    for (int f = 0; f < frames; ++f) {
+                        const Image img = decode_image(file, what, no_memory_check(f));
+                        ASSERT_EQ(img.width, w) << what;
+                        ASSERT_EQ(img.height, h) << what;
+                        ASSERT_EQ(img.channels, 1) << what;
+                        EXPECT_EQ(img.bit_depth, t.depth) << what;
+                        EXPECT_EQ(img.frames, frames) << what;
+                        double worst = 0;
+                        for (int y = 0; y < h; ++y)
+                            for (int x = 0; x < w; ++x) {
+                                const double want = double(float(v[(std::size_t(f) * h + y) * w + x] * t.scale));
+                                worst = std::max(worst, std::abs(img.at(x, y, 0) - want) / (1 + std::abs(want)));
+                            }
+                        EXPECT_LE(worst, 1e-7) << what << " frame " << f;
+                    }
+                    ++cases;
+                }
+    EXPECT_EQ(cases, 9 * 2 * 2 * 2);
+}
+
+TEST(Npy, SpectraBadHeadersAndShapesAreRefusedByName) {
+    auto refused = [](const std::vector<unsigned char>& bytes, const std::string& why) {
+        try {
+            decode_image(bytes, "a.npy", no_memory_check());
+            ADD_FAILURE() << "decoded; expected: " << why;
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+            EXPECT_EQ(std::string(e.what()).rfind("a.npy: ", 0), 0u) << e.what();
+        }
+    };
+    refused(fixtures::npy("<c8", {2, 2}, false, {1, 2, 3, 4}), "is a spectrum, not an image");
+    refused(fixtures::npy("<f4", {4}, false, {1, 2, 3, 4}), "of 1 dimensions");
+    refused(fixtures::npy("<f4", {0, 4}, false, {}), "zero width or height");
+    std::vector<unsigned char> cut = fixtures::npy("<f4", {3, 3}, false, std::vector<double>(9, 1.0));
+    cut.resize(cut.size() - 5);
+    refused(cut, "(truncated)");
+    std::vector<unsigned char> bad = fixtures::npy("<f4", {2, 2}, false, {1, 2, 3, 4});
+    const std::string text(bad.begin(), bad.end());
+    const std::size_t at = text.find("'shape'");
+    bad[at + 1] = 'x';  // 'xhape'
+    refused(bad, "unknown key");
+    std::vector<unsigned char> v9 = fixtures::npy("<f4", {2, 2}, false, {1, 2, 3, 4});
+    v9[6] = 9;
+    refused(v9, "version 9");
+}
+
+// Through the sandboxed decoder process: the frame goes there and the count and replaced samples come back.
+TEST(DecoderPoolFormats, TiffAndNpyStacksDecodeInTheIsolatedDecoder) {
+    TempDir dir;
+    std::vector<double> a(6 * 5, 1.0), b(6 * 5, 3.0);
+    b[7] = std::nan("");
+    TiffOptions o;
+    o.sample = TiffSample::F32;
+    o.compression = 8;
+    fixtures::write_file(dir.file("s.tif"), fixtures::tiff(6, 5, 1, {a, b}, o));
+    DecoderPool pool;
+    LoadLimits l;
+    l.frame = 1;
+    const Image img = pool.load(dir.file("s.tif"), l);
+    EXPECT_EQ(img.frames, 2);
+    EXPECT_EQ(img.frame, 1);
+    EXPECT_EQ(img.nonfinite, 1u);
+    EXPECT_FLOAT_EQ(img.at(1, 1, 0), 3.0f);
+    fixtures::write_file(dir.file("s.npy"), fixtures::npy(">i2", {3, 5, 6}, true, std::vector<double>(90, -7.0)));
+    l.frame = 2;
+    const Image n = pool.load(dir.file("s.npy"), l);
+    EXPECT_EQ(n.frames, 3);
+    EXPECT_EQ(n.at(5, 4, 0), -7.0f);
+    l.frame = 5;
+    EXPECT_THROW(pool.load(dir.file("s.npy"), l), InputError);
+}
+
+}  // namespace
+}  // namespace specview::test
