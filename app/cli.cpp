@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cfloat>
+#include <cstring>
 #include <chrono>
 #include <memory>
 #include <condition_variable>
@@ -164,6 +165,219 @@ std::string find_assets_dir() {
     return {};
 }
 
+// --frame-range / --average: the frames of one stack streamed from the decoder (a few in memory at once: the
+// decoder works on the next while this thread transforms), each written, or their power averaged.
+struct StackRun {
+    std::string input;
+    Settings s;
+    int first = 0, last = -1;  // 0-based, inclusive; last < 0: to the end
+    bool average = false;
+    std::string output, raw;
+    bool force = false;
+    int png_level = kDefaultPngLevel, depth = 8, max_side = 16384;
+    double budget_host = 0;
+    bool timings = false;
+};
+
+int run_stack(const StackRun& r) {
+    namespace fs = std::filesystem;
+    const std::string stem = fs::path(r.input).stem().string();
+    LoadLimits limits;
+    limits.max_side = r.max_side;
+    limits.max_pixels = std::uint64_t(r.max_side) * std::uint64_t(r.max_side);
+    limits.check_available_memory = false;
+    MemoryBudget budget;
+    budget.host = r.budget_host;
+    const HeaderCheck check = memory_check(r.s, !r.raw.empty() || r.average, false, budget, false);
+    const std::string out_dir = r.average ? "" : (r.output.empty() ? "." : r.output);
+    const std::string raw_dir = r.average ? "" : r.raw;
+    for (const std::string& d : {out_dir, raw_dir}) {
+        if (d.empty()) continue;
+        std::error_code ec;
+        if (fs::exists(d, ec) && !fs::is_directory(d, ec)) {
+            std::cerr << "specview: " << d << ": with --frame-range, -o and --raw name directories\n";
+            return kExitUsage;
+        }
+        fs::create_directories(d, ec);
+        if (ec) {
+            std::cerr << "specview: cannot create " << d << ": " << ec.message() << "\n";
+            return kExitOutput;
+        }
+    }
+    const std::string avg_png = r.output.empty() ? stem + "_average_spectrum.png" : r.output;
+    if (r.average && !r.force) {
+        std::error_code ec;
+        for (const std::string& o : {avg_png, r.raw})
+            if (!o.empty() && fs::exists(o, ec)) {
+                std::cerr << "specview: " << o << ": exists; use --force to overwrite\n";
+                return kExitOutput;
+            }
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    // A bounded queue between the decoder's stream and the transforms.
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<Image> queue;
+    bool done = false, failed = false;
+    int total_frames = 0;
+    std::exception_ptr error;
+    std::thread decoder([&] {
+        try {
+            // The first frame says how many there are; the rest follow in one stream.
+            int count = r.last >= 0 ? r.last - r.first + 1 : 1;
+            auto push = [&](Image img) {
+                std::unique_lock<std::mutex> lock(mu);
+                cv.wait(lock, [&] { return queue.size() < 3 || failed; });
+                if (failed) return false;
+                total_frames = img.frames;
+                queue.push_back(std::move(img));
+                cv.notify_all();
+                return true;
+            };
+            const int got = DecoderPool::shared().load_frames(r.input, limits, r.first, count, check, push);
+            if (r.last < 0 && got == 1 && total_frames > r.first + 1)
+                DecoderPool::shared().load_frames(r.input, limits, r.first + 1, total_frames - r.first - 1, check, push);
+        } catch (...) {
+            error = std::current_exception();
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        done = true;
+        cv.notify_all();
+    });
+    Engine engine;
+    std::vector<double> power;  // --average: sum of |F|^2
+    int width = 0, height = 0, frames_done = 0, first_frame = -1, last_frame = -1;
+    std::string backend, wrote;
+    double transform_ms = 0;
+    int code = kExitOk;
+    std::string message;
+    for (;;) {
+        Image img;
+        {
+            std::unique_lock<std::mutex> lock(mu);
+            cv.wait(lock, [&] { return !queue.empty() || done; });
+            if (queue.empty()) break;
+            img = std::move(queue.front());
+            queue.pop_front();
+            cv.notify_all();
+        }
+        try {
+            const int f = img.frame;
+            if (first_frame < 0) first_frame = f;
+            last_frame = f;
+            engine.set_image(std::move(img), r.input);
+            RunOptions o;
+            o.one_shot = true;
+            o.want_spectrum = r.average || !raw_dir.empty();
+            o.want_rgba = !r.average;
+            o.picture = r.depth == 16 ? PictureFormat::Level16 : PictureFormat::Level8;
+            const auto t1 = std::chrono::steady_clock::now();
+            const Frame fr = engine.run(r.s, o);
+            transform_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
+            backend = fr.backend;
+            if (frames_done > 0 && (fr.width != width || fr.height != height))
+                throw InputError(r.input, "frame " + std::to_string(f + 1) + " is " + std::to_string(fr.width) + "x" +
+                                              std::to_string(fr.height) + ", the first " + std::to_string(width) + "x" +
+                                              std::to_string(height) + ": a stack's frames must have one size");
+            width = fr.width;
+            height = fr.height;
+            char tag[16];
+            std::snprintf(tag, sizeof tag, "_f%04d", f + 1);
+            if (r.average) {
+                if (power.empty()) power.assign(std::size_t(width) * height, 0.0);
+                for (std::size_t i = 0; i < power.size(); ++i) power[i] += double(std::norm(fr.spectrum[i]));
+            } else {
+                const std::string png = (fs::path(out_dir) / (stem + tag + "_spectrum.png")).string();
+                std::error_code ec;
+                if (!r.force && fs::exists(png, ec)) throw std::runtime_error(png + ": exists; use --force to overwrite");
+                write_png(png, fr, r.s.view.colormap, r.png_level, 0);
+                if (!raw_dir.empty()) write_npy_complex64((fs::path(raw_dir) / (stem + tag + ".npy")).string(), fr.spectrum.data(), height, width);
+            }
+            ++frames_done;
+        } catch (const InputError& e) {
+            code = kExitInput, message = e.what();
+        } catch (const gpu::GpuUnavailable& e) {
+            code = kExitGpu, message = e.what();
+        } catch (const gpu::ConfigError& e) {
+            code = kExitUsage, message = r.input + ": " + e.what();
+        } catch (const std::exception& e) {
+            code = kExitOutput, message = e.what();
+        }
+        if (code != kExitOk) {
+            std::lock_guard<std::mutex> lock(mu);
+            failed = true;
+            cv.notify_all();
+            break;
+        }
+    }
+    decoder.join();
+    if (code == kExitOk && error) {
+        try {
+            std::rethrow_exception(error);
+        } catch (const InputError& e) {
+            code = kExitInput, message = e.what();
+        } catch (const std::exception& e) {
+            code = kExitInternal, message = r.input + ": internal error: " + e.what();
+        }
+    }
+    if (code != kExitOk) {
+        std::cerr << "specview: " << message << "\n";
+        return code;
+    }
+    if (frames_done == 0) {
+        std::cerr << "specview: " << r.input << ": no frames\n";
+        return kExitInput;
+    }
+    if (r.average) {
+        // |F| = sqrt(mean power) through the chosen view, range and colormap; --raw: the mean power itself.
+        std::vector<std::complex<float>> F(power.size());
+        std::vector<float> mean(power.size());
+        for (std::size_t i = 0; i < power.size(); ++i) {
+            mean[i] = float(power[i] / frames_done);
+            F[i] = std::complex<float>(std::sqrt(mean[i]), 0.0f);
+        }
+        std::vector<float> values;
+        compute_view_values(F.data(), width, height, r.s.view, values);
+        Frame pic;
+        pic.width = width;
+        pic.height = height;
+        compute_range(values, r.s.view, &pic.range_lo, &pic.range_hi);
+        if (r.depth == 16) {
+            pic.picture = PictureFormat::Level16;
+            pic.levels.resize(values.size() * 2);
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                const std::uint16_t v = std::uint16_t(level16_of(normalize_to_range(values[i], pic.range_lo, pic.range_hi)));
+                std::memcpy(&pic.levels[2 * i], &v, 2);
+            }
+        } else {
+            colorize(values, pic.range_lo, pic.range_hi, r.s.view.colormap, pic.rgba);
+        }
+        try {
+            write_png(avg_png, pic, r.s.view.colormap, r.png_level, 0);
+            wrote = avg_png;
+            if (!r.raw.empty()) {
+                write_npy_float32(r.raw, mean.data(), height, width);
+                wrote += ", " + r.raw;
+            }
+        } catch (const std::exception& e) {
+            std::cerr << "specview: " << e.what() << "\n";
+            return kExitOutput;
+        }
+    } else {
+        wrote = out_dir + "/" + stem + "_f*_spectrum.png" + (raw_dir.empty() ? "" : ", " + raw_dir + "/" + stem + "_f*.npy");
+    }
+    const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << r.input << ": frames " << first_frame + 1 << "-" << last_frame + 1 << " of " << total_frames << " -> "
+              << width << "x" << height << (r.average ? " mean power spectrum of " + std::to_string(frames_done) + " frames"
+                                                      : " spectra")
+              << " (" << backend << "); wrote " << wrote << "\n";
+    if (r.timings) {
+        std::cout << "  " << std::left << std::setw(44) << "transforms (all frames)" << std::right << std::setw(10) << fmt(transform_ms) << "\n"
+                  << "  " << std::left << std::setw(44) << "wall, decode included" << std::right << std::setw(10) << fmt(wall) << "\n";
+    }
+    return kExitOk;
+}
+
 int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     CLI::App app{
         "specview: the 2D Fourier spectrum of an image, live in a window (GPU or CPU) or written by --headless.\n"
@@ -186,6 +400,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     int max_side = LoadLimits{}.max_side;
     int frame = 1;
+    std::string frame_range;
+    bool average = false;
     std::string max_memory;
     int png_level = kDefaultPngLevel;
     int jobs_opt = 0;
@@ -267,6 +483,12 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                    "which frame of a stack: a page of a multi-page TIFF, a frame of a 3D .npy (1 = the first, as ImageJ "
                    "counts slices)")
         ->check(CLI::Range(1, 1000000));
+    app.add_option("--frame-range", frame_range,
+                   "A:B, frames A to B (inclusive, 1-based) of a stack: -o and --raw name directories of "
+                   "<name>_f0001_spectrum.png / <name>_f0001.npy (streamed: a few frames in memory at once)");
+    app.add_flag("--average", average,
+                 "the mean power spectrum over the stack's frames (or --frame-range): the picture shows it with |F| = "
+                 "sqrt(mean power); --raw writes the mean power as float32 (height, width)");
     app.add_option("--max-side", max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))->capture_default_str();
     app.add_option("--depth", depth,
@@ -488,6 +710,43 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         return kExitInput;
     }
     const bool batch = files.size() > 1 || any_dir;
+    if (!frame_range.empty() || average) {
+        if (batch) {
+            std::cerr << "specview: --frame-range and --average take one input (a stack)\n";
+            return kExitUsage;
+        }
+        if (frame != 1) {
+            std::cerr << "specview: --frame picks one frame; --frame-range A:B picks several\n";
+            return kExitUsage;
+        }
+        if (has_mask(s) || !inverse_out.empty() || !correlate.empty() || !radial_out.empty() || !angular_out.empty()) {
+            std::cerr << "specview: --frame-range and --average go without the frequency lab's options (for now)\n";
+            return kExitUsage;
+        }
+        int a = 1, b = 0;  // b = 0: to the last frame
+        if (!frame_range.empty()) {
+            char tail = 0;
+            if (std::sscanf(frame_range.c_str(), "%d:%d%c", &a, &b, &tail) != 2 || a < 1 || b < a) {
+                std::cerr << "specview: --frame-range " << frame_range << ": A:B with 1 <= A <= B\n";
+                return kExitUsage;
+            }
+        }
+        StackRun run;
+        run.input = files.front();
+        run.s = s;
+        run.first = a - 1;
+        run.last = b - 1;
+        run.average = average;
+        run.output = output;
+        run.raw = raw;
+        run.force = force;
+        run.png_level = png_level;
+        run.depth = depth;
+        run.max_side = max_side;
+        run.budget_host = max_memory.empty() ? 0.0 : parse_size(max_memory);
+        run.timings = timings;
+        return run_stack(run);
+    }
 
     // Where each output goes.
     std::vector<Job> jobs;

@@ -23,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <new>
 #include <string>
 #include <utility>
@@ -211,13 +212,69 @@ void limit_memory(std::uint64_t bytes) {
     setrlimit(RLIMIT_AS, &want);
 }
 
+// Sends one frame's samples back: the memfd they were decoded into, or a copy in a fresh one.
+void send_image(specview::Image img) {
+    w::Result res;
+    const std::size_t n = img.sample_bytes();
+    int mfd = -1;
+    if (img.data() == g_shared.data && g_shared.fd >= 0) {  // decoded into shared memory already
+        mfd = std::exchange(g_shared.fd, -1);
+        g_shared.data = nullptr;
+    } else {
+        mfd = take_buffer(n);
+        unsigned char* p = map_buffer(mfd, n);
+        std::memcpy(p, img.data(), n);
+        munmap(p, n);
+    }
+    specview::Image out = img;
+    out.storage.reset();
+    img = specview::Image();  // this process's mapping goes; the parent maps the memfd read-only
+    res.ok = 1;
+    res.width = out.width;
+    res.height = out.height;
+    res.channels = out.channels;
+    res.bit_depth = out.bit_depth;
+    res.bytes = n;
+    res.frames = out.frames;
+    res.frame = out.frame;
+    res.nonfinite = out.nonfinite;
+    res.nonfinite_fill = out.nonfinite_fill;
+    put(res.format, out.format);
+    send_msg(&res, sizeof res, mfd);
+    close(mfd);
+}
+
+// A failure as the parent expects it: the reason, and whether memory ran out. True when one was sent.
+template <class F>
+bool guarded(F&& body) {
+    w::Result res;
+    try {
+        body();
+        return false;
+    } catch (const Stopped&) {
+        put(res.reason, "refused after the header");
+    } catch (const std::bad_alloc&) {
+        res.out_of_memory = 1;
+        put(res.reason, "out of memory");
+    } catch (const specview::InputError& e) {
+        res.out_of_memory = e.reason().find("outofmem") != std::string::npos;
+        put(res.reason, e.reason());
+    } catch (const std::exception& e) {
+        put(res.reason, e.what());
+    }
+    send_msg(&res, sizeof res);
+    return true;
+}
+
+// One request: the file read once, then req.frame_count frames from req.frame on, each with its own header,
+// go and result; a failure or a stop ends the request.
 void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
     limit_memory(req.memory_limit);
     g_shared.recycled = recycled_fd;
     g_shared.recycled_bytes = req.recycled_bytes;
-    w::Result res;
     std::vector<unsigned char> bytes;
-    try {
+    std::uint64_t result_bytes = 0;
+    const bool failed = guarded([&] {
         // The whole file (the parent checked its size against the limit before sending it).
         bytes.resize(req.file_bytes);
         std::size_t got = 0;
@@ -230,7 +287,8 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
         close(file_fd);
         file_fd = -1;
         if (got != bytes.size()) throw specview::InputError("", "read error (file changed while reading?)");
-
+    });
+    if (!failed) {
         specview::LoadLimits lim;
         lim.max_side = req.max_side;
         lim.max_pixels = req.max_pixels;
@@ -249,59 +307,33 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
             if (!go.go) throw Stopped{};
             limit_memory(go.memory_limit);
         };
-        selftest(bytes, check);
-        specview::Image img = specview::decode_image(bytes, "", lim, check);
-        std::vector<unsigned char>().swap(bytes);
-
-        const std::size_t n = img.sample_bytes();
-        int mfd = -1;
-        if (img.data() == g_shared.data && g_shared.fd >= 0) {  // decoded into shared memory already
-            mfd = std::exchange(g_shared.fd, -1);
-            g_shared.data = nullptr;
-        } else {
-            mfd = take_buffer(n);
-            unsigned char* p = map_buffer(mfd, n);
-            std::memcpy(p, img.data(), n);
-            munmap(p, n);
+        std::unique_ptr<specview::FrameReader> reader;
+        const int count = std::max(1, req.frame_count);
+        for (int k = 0; k < count; ++k) {
+            const bool stop = guarded([&] {
+                if (k == 0) selftest(bytes, check);
+                if (!reader) reader = std::make_unique<specview::FrameReader>(bytes, "", lim);
+                specview::Image img = reader->decode(req.frame + k, check);
+                if (count == 1) {  // a single image: the file's memory goes before the samples are sent
+                    reader.reset();
+                    std::vector<unsigned char>().swap(bytes);
+                }
+                result_bytes = std::max<std::uint64_t>(result_bytes, img.sample_bytes());
+                send_image(std::move(img));
+            });
+            if (stop) break;
+            if (g_shared.recycled >= 0) {  // only the first frame may reuse the parent's spare buffer
+                close(g_shared.recycled);
+                g_shared.recycled = -1;
+            }
         }
-        specview::Image header_only = img;
-        header_only.storage.reset();
-        img = specview::Image();  // this process's mapping goes; the parent maps the memfd read-only
-        const specview::Image& out = header_only;
-        res.ok = 1;
-        res.width = out.width;
-        res.height = out.height;
-        res.channels = out.channels;
-        res.bit_depth = out.bit_depth;
-        res.bytes = n;
-        res.frames = out.frames;
-        res.frame = out.frame;
-        res.nonfinite = out.nonfinite;
-        res.nonfinite_fill = out.nonfinite_fill;
-        put(res.format, out.format);
-        send_msg(&res, sizeof res, mfd);
-        close(mfd);
-    } catch (const Stopped&) {
-        put(res.reason, "refused after the header");
-        send_msg(&res, sizeof res);
-    } catch (const std::bad_alloc&) {
-        res.out_of_memory = 1;
-        put(res.reason, "out of memory");
-        send_msg(&res, sizeof res);
-    } catch (const specview::InputError& e) {
-        res.out_of_memory = e.reason().find("outofmem") != std::string::npos;
-        put(res.reason, e.reason());
-        send_msg(&res, sizeof res);
-    } catch (const std::exception& e) {
-        put(res.reason, e.what());
-        send_msg(&res, sizeof res);
     }
     if (file_fd >= 0) close(file_fd);
     for (int fd : {g_shared.fd, g_shared.recycled})  // a failed decode's buffers (the parent makes new ones)
         if (fd >= 0) close(fd);
     g_shared = {};
     // A large image's memory goes back before the next one's limit is set; small ones stay for reuse.
-    if (req.file_bytes > (std::uint64_t(64) << 20) || res.bytes > (std::uint64_t(64) << 20)) malloc_trim(0);
+    if (req.file_bytes > (std::uint64_t(64) << 20) || result_bytes > (std::uint64_t(64) << 20)) malloc_trim(0);
 }
 
 }  // namespace

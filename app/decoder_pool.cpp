@@ -346,6 +346,17 @@ int DecoderPool::started() const {
 }
 
 Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const HeaderCheck& check) {
+    Image out;
+    load_frames(path, lim, lim.frame, 1, check, [&](Image img) {
+        out = std::move(img);
+        return true;
+    });
+    return out;
+}
+
+int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int first, int count, const HeaderCheck& check,
+                             const std::function<bool(Image)>& each) {
+    if (count < 1) return 0;
     // What can be said without reading a byte, as load_image says it.
     std::error_code ec;
     const auto st = fs::status(path, ec);
@@ -358,9 +369,15 @@ Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const He
     if (fstat(file.get(), &fst) != 0 || !S_ISREG(fst.st_mode)) throw InputError(path, "not a regular file");
     const std::uint64_t size = std::uint64_t(fst.st_size);
     if (size == 0) throw InputError(path, "empty file");
-    if (size > lim.max_file_bytes)
-        throw InputError(path, "file is " + human_bytes(double(size)) + ", over the limit of " +
-                                   human_bytes(double(lim.max_file_bytes)));
+    // A stack (TIFF, .npy) may be larger than one image's file cap when its frames are within the limits.
+    unsigned char magic[8] = {};
+    const bool stack_format = pread(file.get(), magic, sizeof magic, 0) == ssize_t(sizeof magic) &&
+                              (std::memcmp(magic, "\x93NUMPY", 6) == 0 || std::memcmp(magic, "II*\0", 4) == 0 ||
+                               std::memcmp(magic, "MM\0*", 4) == 0 || std::memcmp(magic, "II+\0", 4) == 0 ||
+                               std::memcmp(magic, "MM\0+", 4) == 0);
+    const std::uint64_t cap = stack_format ? std::max(lim.max_file_bytes, lim.max_stack_file_bytes) : lim.max_file_bytes;
+    if (size > cap)
+        throw InputError(path, "file is " + human_bytes(double(size)) + ", over the limit of " + human_bytes(double(cap)));
 
     std::unique_ptr<Child> c;
     try {
@@ -390,7 +407,8 @@ Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const He
     req.max_side = lim.max_side;
     req.max_pixels = lim.max_pixels;
     req.file_bytes = size;
-    req.frame = lim.frame;
+    req.frame = first;
+    req.frame_count = count;
     // Until the header: room for the file (and stb's copy of it) only.
     req.memory_limit = c->baseline + 2 * size + (std::uint64_t(256) << 20);
     Fd spare;
@@ -403,101 +421,129 @@ Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const He
     file.reset();
     spare.reset();  // the child has it now
 
-    // The header (or an early failure), then go or stop.
-    // A message is read into raw bytes, then copied into the struct its kind names.
-    alignas(8) unsigned char buf[std::max(sizeof(w::Header), sizeof(w::Result))] = {};
-    auto kind_of = [&] {
-        std::uint32_t k;
-        std::memcpy(&k, buf, sizeof k);
-        return k;
-    };
-    Fd out;
-    const auto header_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                    std::chrono::duration<double>(opt_.header_seconds));
-    ssize_t got = c->receive(buf, sizeof buf, header_deadline, &out);
-    if (got <= 0) throw fail(got < 0, opt_.header_seconds);
-    double decode_seconds = opt_.base_seconds;
-    if (kind_of() == w::kHeader && got == ssize_t(sizeof(w::Header))) {
-        w::Header hm;
-        std::memcpy(&hm, buf, sizeof hm);
-        ImageHeader h{hm.width, hm.height, hm.channels, hm.bit_depth, text(hm.format)};
-        const double samples = double(h.width) * double(h.height) * double(h.channels);
-        const double sample_bytes = samples * std::max(1, h.bit_depth / 8);
-        bool go = true;
-        std::exception_ptr refusal;
-        try {
-            if (h.width <= 0 || h.height <= 0 || h.channels < 1 || h.channels > 4 ||
-                (h.bit_depth != 8 && h.bit_depth != 16 && h.bit_depth != 32))
-                throw DecodeError(path, "the decoder reported an impossible header", DecodeFailure::Crashed);
-            if (lim.check_available_memory) check_memory_estimate(h, path);
-            if (check) check(h);
-        } catch (const InputError& e) {  // a check that does not know the file's name gets it here
-            go = false;
-            refusal = std::make_exception_ptr(e.path().empty() ? InputError(path, e.reason()) : e);
-        } catch (...) {
-            go = false;
-            refusal = std::current_exception();
+    // Each frame: its header (or an early failure), go or stop, its samples. A stop (the consumer has had
+    // enough) is said to the child at the next frame's header; its "refused" result is read and dropped.
+    bool stopping = false;
+    int delivered = 0;
+    for (int frame_k = 0; frame_k < count; ++frame_k) {
+        // The header (or an early failure), then go or stop.
+        // A message is read into raw bytes, then copied into the struct its kind names.
+        alignas(8) unsigned char buf[std::max(sizeof(w::Header), sizeof(w::Result))] = {};
+        auto kind_of = [&] {
+            std::uint32_t k;
+            std::memcpy(&k, buf, sizeof k);
+            return k;
+        };
+        Fd out;
+        const auto header_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                        std::chrono::duration<double>(opt_.header_seconds));
+        ssize_t got = c->receive(buf, sizeof buf, header_deadline, &out);
+        if (got <= 0) throw fail(got < 0, opt_.header_seconds);
+        double decode_seconds = opt_.base_seconds;
+        if (kind_of() == w::kHeader && got == ssize_t(sizeof(w::Header))) {
+            w::Header hm;
+            std::memcpy(&hm, buf, sizeof hm);
+            ImageHeader h{hm.width, hm.height, hm.channels, hm.bit_depth, text(hm.format)};
+            const double samples = double(h.width) * double(h.height) * double(h.channels);
+            const double sample_bytes = samples * std::max(1, h.bit_depth / 8);
+            bool go = true;
+            std::exception_ptr refusal;
+            try {
+                if (h.width <= 0 || h.height <= 0 || h.channels < 1 || h.channels > 4 ||
+                    (h.bit_depth != 8 && h.bit_depth != 16 && h.bit_depth != 32))
+                    throw DecodeError(path, "the decoder reported an impossible header", DecodeFailure::Crashed);
+                if (lim.check_available_memory) check_memory_estimate(h, path);
+                if (check) check(h);
+            } catch (const InputError& e) {  // a check that does not know the file's name gets it here
+                go = false;
+                refusal = std::make_exception_ptr(e.path().empty() ? InputError(path, e.reason()) : e);
+            } catch (...) {
+                go = false;
+                refusal = std::current_exception();
+            }
+            w::Go g;
+            g.go = go ? 1 : 0;
+            // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
+            // data, the output and a conversion at once), with room for the allocator.
+            g.memory_limit = std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
+            if (!c->send(&g, sizeof g)) throw fail(false, 0);
+            decode_seconds = opt_.base_seconds + opt_.ns_per_sample * 1e-9 * samples;
+            const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(decode_seconds));
+            std::memset(buf, 0, sizeof buf);
+            got = c->receive(buf, sizeof buf, deadline, &out);
+            if (got <= 0) throw fail(got < 0, decode_seconds);
+            if (!go) std::rethrow_exception(refusal);
         }
-        w::Go g;
-        g.go = go ? 1 : 0;
-        // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
-        // data, the output and a conversion at once), with room for the allocator.
-        g.memory_limit = std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
-        if (!c->send(&g, sizeof g)) throw fail(false, 0);
-        decode_seconds = opt_.base_seconds + opt_.ns_per_sample * 1e-9 * samples;
-        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                 std::chrono::duration<double>(decode_seconds));
-        std::memset(buf, 0, sizeof buf);
-        got = c->receive(buf, sizeof buf, deadline, &out);
-        if (got <= 0) throw fail(got < 0, decode_seconds);
-        if (!go) std::rethrow_exception(refusal);
-    }
-    if (kind_of() != w::kResult || got != ssize_t(sizeof(w::Result))) {
-        c->stop();
-        throw DecodeError(path, "the decoder broke its protocol", DecodeFailure::Crashed);
-    }
-    w::Result r;
-    std::memcpy(&r, buf, sizeof r);
-    if (!r.ok) {
-        const std::string reason = text(r.reason);
-        if (r.out_of_memory)
-            throw DecodeError(path, "the decoder ran out of memory (" + reason + ")", DecodeFailure::OutOfMemory);
-        throw DecodeError(path, reason.empty() ? "cannot decode" : reason, DecodeFailure::BadInput);
-    }
+        if (kind_of() != w::kResult || got != ssize_t(sizeof(w::Result))) {
+            c->stop();
+            throw DecodeError(path, "the decoder broke its protocol", DecodeFailure::Crashed);
+        }
+        w::Result r;
+        std::memcpy(&r, buf, sizeof r);
+        if (!r.ok) {
+            const std::string reason = text(r.reason);
+            if (r.out_of_memory)
+                throw DecodeError(path, "the decoder ran out of memory (" + reason + ")", DecodeFailure::OutOfMemory);
+            throw DecodeError(path, reason.empty() ? "cannot decode" : reason, DecodeFailure::BadInput);
+        }
 
-    // The samples: a memfd sealed against shrinking, at least the promised size, mapped read-only.
-    Image img;
-    img.width = r.width;
-    img.height = r.height;
-    img.channels = r.channels;
-    img.bit_depth = r.bit_depth;
-    img.format = text(r.format);
-    img.frames = std::max(1, r.frames);
-    img.frame = r.frame;
-    img.nonfinite = r.nonfinite;
-    img.nonfinite_fill = r.nonfinite_fill;
-    struct stat ost {};
-    const int seals = out.get() >= 0 ? fcntl(out.get(), F_GET_SEALS) : -1;
-    const bool sealed = seals >= 0 && (seals & F_SEAL_SHRINK);
-    if (img.width <= 0 || img.height <= 0 || img.channels < 1 || img.channels > 4 ||
-        (img.bit_depth != 8 && img.bit_depth != 16 && img.bit_depth != 32) || r.bytes != img.sample_bytes() ||
-        !sealed || fstat(out.get(), &ost) != 0 || std::uint64_t(ost.st_size) < r.bytes) {
-        c->stop();
-        throw DecodeError(path, "the decoder handed back inconsistent pixels", DecodeFailure::Crashed);
+        // The samples: a memfd sealed against shrinking, at least the promised size, mapped read-only.
+        Image img;
+        img.width = r.width;
+        img.height = r.height;
+        img.channels = r.channels;
+        img.bit_depth = r.bit_depth;
+        img.format = text(r.format);
+        img.frames = std::max(1, r.frames);
+        img.frame = r.frame;
+        img.nonfinite = r.nonfinite;
+        img.nonfinite_fill = r.nonfinite_fill;
+        struct stat ost {};
+        const int seals = out.get() >= 0 ? fcntl(out.get(), F_GET_SEALS) : -1;
+        const bool sealed = seals >= 0 && (seals & F_SEAL_SHRINK);
+        if (img.width <= 0 || img.height <= 0 || img.channels < 1 || img.channels > 4 ||
+            (img.bit_depth != 8 && img.bit_depth != 16 && img.bit_depth != 32) || r.bytes != img.sample_bytes() ||
+            !sealed || fstat(out.get(), &ost) != 0 || std::uint64_t(ost.st_size) < r.bytes) {
+            c->stop();
+            throw DecodeError(path, "the decoder handed back inconsistent pixels", DecodeFailure::Crashed);
+        }
+        const std::size_t n = r.bytes;
+        void* p = mmap(nullptr, n, PROT_READ, MAP_SHARED | MAP_POPULATE, out.get(), 0);
+        if (p == MAP_FAILED) throw InputError(path, "cannot map the decoded pixels: " + std::string(std::strerror(errno)));
+        // When the last copy of the Image goes, the buffer goes back to the bank for a later decode.
+        const int fd = std::exchange(out, Fd()).release();
+        const std::uint64_t cap = std::uint64_t(ost.st_size);
+        std::shared_ptr<Bank> bank = bank_;
+        img.storage = std::shared_ptr<const unsigned char>(static_cast<const unsigned char*>(p),
+                                                           [n, fd, cap, bank](const unsigned char* q) {
+                                                               munmap(const_cast<unsigned char*>(q), n);
+                                                               bank->put(fd, cap);
+                                                           });
+        ++delivered;
+        if (!each(std::move(img))) {
+            if (frame_k + 1 == count) break;
+            stopping = true;
+            // The next frame's header (or its failure): answer stop, read the refusal.
+            alignas(8) unsigned char tail[std::max(sizeof(w::Header), sizeof(w::Result))] = {};
+            Fd ignored;
+            const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(opt_.header_seconds));
+            ssize_t n = c->receive(tail, sizeof tail, deadline, &ignored);
+            std::uint32_t kind = 0;
+            if (n > 0) std::memcpy(&kind, tail, sizeof kind);
+            if (n > 0 && kind == w::kHeader) {
+                w::Go g;
+                g.go = 0;
+                if (!c->send(&g, sizeof g)) throw fail(false, 0);
+                n = c->receive(tail, sizeof tail, deadline, &ignored);
+            }
+            if (n <= 0) throw fail(n < 0, opt_.header_seconds);
+            break;
+        }
     }
-    const std::size_t n = r.bytes;
-    void* p = mmap(nullptr, n, PROT_READ, MAP_SHARED | MAP_POPULATE, out.get(), 0);
-    if (p == MAP_FAILED) throw InputError(path, "cannot map the decoded pixels: " + std::string(std::strerror(errno)));
-    // When the last copy of the Image goes, the buffer goes back to the bank for a later decode.
-    const int fd = std::exchange(out, Fd()).release();
-    const std::uint64_t cap = std::uint64_t(ost.st_size);
-    std::shared_ptr<Bank> bank = bank_;
-    img.storage = std::shared_ptr<const unsigned char>(static_cast<const unsigned char*>(p),
-                                                       [n, fd, cap, bank](const unsigned char* q) {
-                                                           munmap(const_cast<unsigned char*>(q), n);
-                                                           bank->put(fd, cap);
-                                                       });
-    return img;
+    (void)stopping;
+    return delivered;
 }
 
 }  // namespace specview

@@ -10,6 +10,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,6 +51,12 @@ public:
     // Thread-safe: each call borrows a child (starting one when none is idle). Throws InputError (a
     // DecodeError for failures of the child itself) naming `path`.
     Image load(const std::string& path, const LoadLimits& limits = {}, const HeaderCheck& check = {});
+    // Frames first .. first + count - 1 of a stack (a multi-page TIFF, a 3D .npy), streamed: the child reads the
+    // file once and decodes one frame at a time, each checked by `check` and handed to `each` as it arrives (so
+    // only the frames the consumer holds are in memory); `each` returning false stops the stream. Returns how
+    // many were handed over. Throws like load() (a frame past the end names the count).
+    int load_frames(const std::string& path, const LoadLimits& limits, int first, int count, const HeaderCheck& check,
+                    const std::function<bool(Image)>& each);
 
     // Whether the children run under the seccomp filter (false where the kernel refused it; see the log line).
     bool sandboxed();
@@ -98,7 +105,8 @@ struct Request {  // parent -> child, with the file's descriptor
     std::uint64_t file_bytes = 0;
     std::uint64_t memory_limit = 0;  // address space until the header (the child sets it on itself)
     std::uint64_t recycled_bytes = 0;  // the size of the spare sample buffer sent along (second descriptor)
-    std::int32_t frame = 0;            // which frame of a stack (LoadLimits::frame)
+    std::int32_t frame = 0;            // which frame of a stack (LoadLimits::frame) ...
+    std::int32_t frame_count = 1;      // ... and how many from there: each its own header, go and result
 };
 struct Header {  // child -> parent, before any pixel is decoded
     std::uint32_t kind = kHeader;

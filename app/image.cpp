@@ -438,17 +438,10 @@ std::string nonfinite_note(const Image& img) {
     return buf;
 }
 
-Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim,
-                   const HeaderCheck& header_check) {
-    if (bytes.empty()) throw InputError(name, "empty file");
-    if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
-        throw InputError(name, "file too large for the decoder (" + human_bytes(double(bytes.size())) + ")");
-    const std::string format = sniff_format(bytes);
-    if (lim.frame != 0 && format != "tiff" && format != "npy")
-        throw InputError(name, "no frame " + std::to_string(lim.frame + 1) + ": a " + format + " file holds one image");
-
-    // The size limits, the memory estimate and the caller's check, before any pixel is decoded.
-    auto check_size = [&](const ImageHeader& hd) {
+namespace {
+// The size limits, the memory estimate and the caller's check, before any pixel is decoded.
+void check_header(const ImageHeader& hd, const std::string& name, const LoadLimits& lim, const HeaderCheck& header_check) {
+    {
         const int w = hd.width, h = hd.height;
         if (w <= 0 || h <= 0) throw InputError(name, "image has zero width or height");
         if (w > lim.max_side || h > lim.max_side || std::uint64_t(w) * std::uint64_t(h) > lim.max_pixels)
@@ -465,7 +458,15 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
                 throw InputError(name, e.reason());
             }
         }
-    };
+    }
+}
+
+// Every format but the stacks (TIFF, .npy): one image a file.
+Image decode_single(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim,
+                    const HeaderCheck& header_check, const std::string& format) {
+    if (lim.frame != 0)
+        throw InputError(name, "no frame " + std::to_string(lim.frame + 1) + ": a " + format + " file holds one image");
+    auto check_size = [&](const ImageHeader& hd) { check_header(hd, name, lim, header_check); };
     // JPEG never reaches stb (see app/jpeg_decode.h): libjpeg-turbo reads the header and the pixels.
     if (format == "jpeg") {
         if (std::string e = check_container("jpeg", bytes); !e.empty()) throw InputError(name, e);
@@ -483,16 +484,8 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
     // Nor do PNG (app/png_decode.h) and PSD (app/psd_decode.h).
     if (format == "png") return decode_png(bytes, name, check_size);
     if (format == "psd") return decode_psd(bytes, name, check_size);
-    // TIFF (libtiff) and .npy: stacks, one frame a call; float data's non-finite samples replaced.
-    if (format == "tiff" || format == "npy") {
-        int frames = 1;
-        Image img = format == "tiff" ? decode_tiff(bytes, name, lim.frame, check_size, &frames)
-                                     : decode_npy(bytes, name, lim.frame, check_size, &frames);
-        img.frames = frames;
-        img.frame = lim.frame;
-        replace_nonfinite(img);
-        return img;
-    }
+    if (bytes.size() > static_cast<std::size_t>(INT32_MAX))  // stb takes an int length
+        throw InputError(name, "file too large for the decoder (" + human_bytes(double(bytes.size())) + ")");
 
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, len, &w, &h, &comp)) {
@@ -525,6 +518,53 @@ Image decode_image(const std::vector<unsigned char>& bytes, const std::string& n
     if (ch < 1 || ch > 4) throw InputError(name, "unsupported channel count " + std::to_string(ch));
     if (w != want_w || h != want_h) throw InputError(name, "decoded size differs from the header's");
     return img;
+}
+}  // namespace
+
+struct FrameReader::Impl {
+    const std::vector<unsigned char>& bytes;
+    std::string name;
+    LoadLimits lim;
+    std::string format;
+    std::unique_ptr<TiffStack> tiff;
+};
+
+FrameReader::FrameReader(const std::vector<unsigned char>& bytes, std::string name, const LoadLimits& lim)
+    : impl_(new Impl{bytes, std::move(name), lim, {}, nullptr}) {
+    if (bytes.empty()) throw InputError(impl_->name, "empty file");
+    impl_->format = sniff_format(bytes);
+}
+
+FrameReader::~FrameReader() = default;
+
+const std::string& FrameReader::format() const { return impl_->format; }
+
+Image FrameReader::decode(int frame, const HeaderCheck& header_check) {
+    Impl& m = *impl_;
+    LoadLimits lim = m.lim;
+    lim.frame = frame;
+    if (m.format != "tiff" && m.format != "npy") return decode_single(m.bytes, m.name, lim, header_check, m.format);
+    // TIFF (libtiff, one open file for every page) and .npy: stacks; float data's non-finite samples replaced.
+    auto check_size = [&](const ImageHeader& hd) { check_header(hd, m.name, lim, header_check); };
+    int frames = 1;
+    Image img;
+    if (m.format == "tiff") {
+        if (!m.tiff) m.tiff = std::make_unique<TiffStack>(m.bytes, m.name);
+        img = m.tiff->decode(frame, check_size);
+        frames = m.tiff->pages();
+    } else {
+        img = decode_npy(m.bytes, m.name, frame, check_size, &frames);
+    }
+    img.frames = frames;
+    img.frame = frame;
+    replace_nonfinite(img);
+    return img;
+}
+
+Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim,
+                   const HeaderCheck& header_check) {
+    FrameReader reader(bytes, name, lim);
+    return reader.decode(lim.frame, header_check);
 }
 
 Image load_image(const std::string& path, const LoadLimits& lim, const HeaderCheck& check) {

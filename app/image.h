@@ -27,6 +27,7 @@ struct LoadLimits {
     int max_side = 16384;                              // pixels, each dimension
     std::uint64_t max_pixels = 16384ull * 16384ull;    // width * height
     std::uint64_t max_file_bytes = 2ull << 30;         // 2 GiB
+    std::uint64_t max_stack_file_bytes = 16ull << 30;  // a stack's file (TIFF, .npy); the decoder holds it whole
     // Refuse an image whose decode + spectrum buffers (about 48 bytes a padded pixel) would not fit in the
     // machine's available memory. Tests switch this off to make the check deterministic.
     bool check_available_memory = true;
@@ -99,6 +100,23 @@ std::string nonfinite_note(const Image& img);
 Image load_image(const std::string& path, const LoadLimits& limits = {}, const HeaderCheck& check = {});
 Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name,
                    const LoadLimits& limits = {}, const HeaderCheck& check = {});
+
+// Frames of one file in memory, decoded one by one (a multi-page TIFF is opened and its pages counted once; a
+// stream of frames costs no re-parse). `bytes` must outlive the reader. Single-image formats have frame 0 only.
+class FrameReader {
+public:
+    FrameReader(const std::vector<unsigned char>& bytes, std::string name, const LoadLimits& limits);
+    ~FrameReader();
+    FrameReader(const FrameReader&) = delete;
+    FrameReader& operator=(const FrameReader&) = delete;
+    const std::string& format() const;
+    // Throws InputError like decode_image; the image says how many frames the file has (Image::frames).
+    Image decode(int frame, const HeaderCheck& check = {});
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 // The rough host-memory estimate (decode buffers + a padded spectrum) against MemAvailable; throws InputError.
 void check_memory_estimate(const ImageHeader& header, const std::string& name);

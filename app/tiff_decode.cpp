@@ -135,31 +135,67 @@ bool is_tiff(const std::vector<unsigned char>& b) {
     return le || be || big_le || big_be;
 }
 
+struct TiffStack::Impl {
+    std::string name, err;
+    Source src;
+    std::unique_ptr<TIFFOpenOptions, OptionsFree> opts;
+    std::unique_ptr<TIFF, TiffClose> tif;
+    int current = -1;  // the directory libtiff has read
+    InputError fail(const std::string& what) const {
+        return InputError(name, "cannot decode tiff: " + what + (err.empty() ? "" : " (" + err + ")"));
+    }
+};
+
+TiffStack::TiffStack(const std::vector<unsigned char>& bytes, std::string name) : impl_(new Impl) {
+    Impl& m = *impl_;
+    m.name = std::move(name);
+    m.opts.reset(TIFFOpenOptionsAlloc());
+    if (!m.opts) throw InputError(m.name, "cannot decode tiff: out of memory");
+    TIFFOpenOptionsSetErrorHandlerExtR(m.opts.get(), on_error, &m.err);
+    TIFFOpenOptionsSetWarningHandlerExtR(m.opts.get(), on_warning, nullptr);
+    TIFFOpenOptionsSetMaxSingleMemAlloc(m.opts.get(), tmsize_t(1) << 31);  // no single buffer over 2 GiB
+    m.src = Source{bytes.data(), toff_t(bytes.size()), 0};
+    m.tif.reset(TIFFClientOpenExt(m.name.empty() ? "tiff" : m.name.c_str(), "r", &m.src, read_proc, write_proc, seek_proc,
+                                  close_proc, size_proc, map_proc, unmap_proc, m.opts.get()));
+    if (!m.tif) throw m.fail("not a readable TIFF");
+    m.current = 0;
+    // Pages: the directory chain (libtiff stops at loops); far more than any stack is refused.
+    const tdir_t count = TIFFNumberOfDirectories(m.tif.get());
+    if (count < 1) throw m.fail("no image in the file");
+    if (count > 1000000) throw m.fail("over a million pages");
+    pages_ = int(count);
+}
+
+TiffStack::~TiffStack() = default;
+
 Image decode_tiff(const std::vector<unsigned char>& bytes, const std::string& name, int page,
                   const std::function<void(const ImageHeader&)>& check, int* pages) {
-    std::string err;
-    std::unique_ptr<TIFFOpenOptions, OptionsFree> opts(TIFFOpenOptionsAlloc());
-    if (!opts) throw InputError(name, "cannot decode tiff: out of memory");
-    TIFFOpenOptionsSetErrorHandlerExtR(opts.get(), on_error, &err);
-    TIFFOpenOptionsSetWarningHandlerExtR(opts.get(), on_warning, nullptr);
-    TIFFOpenOptionsSetMaxSingleMemAlloc(opts.get(), tmsize_t(1) << 31);  // no single buffer over 2 GiB
-    Source src{bytes.data(), toff_t(bytes.size()), 0};
-    std::unique_ptr<TIFF, TiffClose> tif(TIFFClientOpenExt(name.empty() ? "tiff" : name.c_str(), "r", &src, read_proc,
-                                                           write_proc, seek_proc, close_proc, size_proc, map_proc,
-                                                           unmap_proc, opts.get()));
-    auto fail = [&](const std::string& what) {
-        return InputError(name, "cannot decode tiff: " + what + (err.empty() ? "" : " (" + err + ")"));
-    };
-    if (!tif) throw fail("not a readable TIFF");
-    // Pages: the directory chain (libtiff stops at loops); far more than any stack is refused.
-    const tdir_t count = TIFFNumberOfDirectories(tif.get());
-    if (count < 1) throw fail("no image in the file");
-    if (count > 1000000) throw fail("over a million pages");
-    if (pages) *pages = int(count);
-    if (page < 0 || page >= int(count))
+    TiffStack stack(bytes, name);
+    if (pages) *pages = stack.pages();
+    return stack.decode(page, check);
+}
+
+Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>& check) {
+    Impl& m = *impl_;
+    const std::string& name = m.name;
+    std::string& err = m.err;
+    err.clear();
+    auto fail = [&](const std::string& what) { return m.fail(what); };
+    const int count = pages_;
+    if (page < 0 || page >= count)
         throw InputError(name, "no page " + std::to_string(page + 1) + ": the file has " + std::to_string(count) +
                                    (count == 1 ? " page" : " pages"));
-    if (!TIFFSetDirectory(tif.get(), tdir_t(page))) throw fail("cannot read page " + std::to_string(page + 1));
+    // The next page: one step along the chain; any other: from the start.
+    const bool ok = page == m.current ? true
+                    : page == m.current + 1 ? TIFFReadDirectory(m.tif.get()) == 1
+                                              : TIFFSetDirectory(m.tif.get(), tdir_t(page)) == 1;
+    m.current = ok ? page : -1;
+    if (!ok) throw fail("cannot read page " + std::to_string(page + 1));
+    TIFF* const tif_raw = m.tif.get();
+    struct View {
+        TIFF* p;
+        TIFF* get() const { return p; }
+    } tif{tif_raw};
 
     std::uint32_t w = 0, h = 0;
     std::uint16_t spp = 1, bits = 1, format = SAMPLEFORMAT_UINT, photometric = PHOTOMETRIC_MINISBLACK,

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,8 +16,26 @@
 namespace specview {
 
 bool is_tiff(const std::vector<unsigned char>& bytes);
-// Page `page` (0-based) of the file; *pages: how many it has. Throws InputError naming `name`. `check` sees the
-// header before anything is decoded.
+
+// One TIFF file in memory (`bytes` must outlive it), opened and its pages counted once; pages decoded one a
+// call, the next page in the file reached without walking the directory chain again.
+class TiffStack {
+public:
+    TiffStack(const std::vector<unsigned char>& bytes, std::string name);  // throws InputError naming `name`
+    ~TiffStack();
+    TiffStack(const TiffStack&) = delete;
+    TiffStack& operator=(const TiffStack&) = delete;
+    int pages() const { return pages_; }
+    // Page `page` (0-based). Throws InputError naming the file. `check` sees the header before anything is decoded.
+    Image decode(int page, const std::function<void(const ImageHeader&)>& check);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    int pages_ = 0;
+};
+
+// Page `page` (0-based) of the file; *pages: how many it has.
 Image decode_tiff(const std::vector<unsigned char>& bytes, const std::string& name, int page,
                   const std::function<void(const ImageHeader&)>& check, int* pages);
 

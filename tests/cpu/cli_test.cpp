@@ -672,6 +672,83 @@ TEST(Cli, FrameOfAFloatStackKeepsItsValues) {
     EXPECT_NE(spec.err.find("is a spectrum, not an image"), std::string::npos) << spec.err;
 }
 
+// Stacks from the command line: --frame-range writes one spectrum a frame into directories, --average the mean
+// power spectrum (its --raw the mean power, against numpy-style |fft2|^2 averaged in double); the frames
+// stream from the decoder. A range past the end names the count; a bad range is a usage error.
+TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
+    TempDir dir;
+    const int w = 32, h = 16, n = 5;
+    std::vector<std::vector<double>> pages;
+    for (int p = 0; p < n; ++p) {
+        std::vector<double> v;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) v.push_back(std::cos(2 * M_PI * (p + 1) * x / w) + 0.1 * ((x * 7 + y * 3 + p) % 5));
+        pages.push_back(v);
+    }
+    fixtures::TiffOptions o;
+    o.sample = fixtures::TiffSample::F32;
+    fixtures::write_file(dir.file("g.tif"), fixtures::tiff(w, h, 1, pages, o));
+    const CliRun r = specview({"--headless", dir.file("g.tif"), "--frame-range", "2:4", "--pad", "none", "-o", dir.file("out"),
+                               "--raw", dir.file("raw")},
+                              dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("frames 2-4 of 5"), std::string::npos) << r.out;
+    for (int f = 1; f <= n; ++f) {
+        char name[32];
+        std::snprintf(name, sizeof name, "g_f%04d", f);
+        const bool in = f >= 2 && f <= 4;
+        EXPECT_EQ(std::filesystem::exists(dir.file(std::string("out/") + name + "_spectrum.png")), in) << name;
+        EXPECT_EQ(std::filesystem::exists(dir.file(std::string("raw/") + name + ".npy")), in) << name;
+    }
+    // Frame 3's spectrum has its grating's peak at u = 3.
+    const NpyComplex f3 = read_npy_complex64(dir.file("raw/g_f0003.npy"));
+    ASSERT_EQ(f3.width, w);
+    int peak = 1;
+    for (int k = 1; k < w / 2; ++k)
+        if (std::abs(f3.data[std::size_t(k)]) > std::abs(f3.data[std::size_t(peak)])) peak = k;
+    EXPECT_EQ(peak, 3);
+    // The mean power over every frame, against |DFT|^2 in double averaged.
+    const CliRun a = specview({"--headless", dir.file("g.tif"), "--average", "--pad", "none", "-o", dir.file("avg.png"), "--raw",
+                               dir.file("avg.npy")},
+                              dir);
+    ASSERT_EQ(a.code, 0) << a.err;
+    EXPECT_NE(a.out.find("frames 1-5 of 5"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("mean power spectrum of 5 frames"), std::string::npos) << a.out;
+    int hh = 0, ww = 0;
+    const std::vector<float> mean = read_npy_float32(dir.file("avg.npy"), &hh, &ww);
+    ASSERT_EQ(hh, h);
+    ASSERT_EQ(ww, w);
+    std::vector<double> want(std::size_t(w) * h, 0.0);
+    for (const auto& p : pages) {
+        std::vector<cd> in(p.size());
+        for (std::size_t i = 0; i < p.size(); ++i) in[i] = double(float(p[i]));
+        const std::vector<cd> F = dft2d(in, h, w);
+        for (std::size_t i = 0; i < F.size(); ++i) want[i] += std::norm(F[i]) / n;
+    }
+    double err = 0, norm = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        err += (mean[i] - want[i]) * (mean[i] - want[i]);
+        norm += want[i] * want[i];
+    }
+    EXPECT_LE(std::sqrt(err / norm), 1e-5);
+    const Image pic = load_image(dir.file("avg.png"));
+    EXPECT_EQ(pic.width, w);
+    // A range: the mean of frames 2 and 3 only.
+    ASSERT_EQ(specview({"--headless", dir.file("g.tif"), "--average", "--frame-range", "2:3", "--pad", "none", "-o",
+                        dir.file("avg2.png"), "--raw", dir.file("avg2.npy")},
+                       dir).code,
+              0);
+    const std::vector<float> two = read_npy_float32(dir.file("avg2.npy"), &hh, &ww);
+    EXPECT_GT(two[2], 10 * two[5]) << "frame 2's grating (u = 2) is in the mean";
+    EXPECT_GT(two[3], 10 * two[5]) << "frame 3's (u = 3) too";
+    EXPECT_LT(two[4], 0.01 * two[2]) << "frame 4's (u = 4) is not";
+    const CliRun past = specview({"--headless", dir.file("g.tif"), "--frame-range", "4:9", "-o", dir.file("past"), "--force"}, dir);
+    EXPECT_EQ(past.code, kExitInput) << past.err;
+    EXPECT_NE(past.err.find("no page 6: the file has 5 pages"), std::string::npos) << past.err;
+    EXPECT_EQ(specview({"--headless", dir.file("g.tif"), "--frame-range", "3:2"}, dir).code, kExitUsage);
+    EXPECT_EQ(specview({"--headless", dir.file("g.tif"), dir.file("g.tif"), "--average"}, dir).code, kExitUsage);
+}
+
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
     TempDir dir;
     fixtures::write_file(dir.file("big.png"), fixtures::png(fixtures::pattern(2048, 2048, 1), 8));

@@ -325,5 +325,53 @@ TEST(DecoderPoolFormats, TiffAndNpyStacksDecodeInTheIsolatedDecoder) {
     EXPECT_THROW(pool.load(dir.file("s.npy"), l), InputError);
 }
 
+// A stack streams through one decoder request: the file read once, each page checked and handed over as it
+// comes; the consumer can stop early, and the decoder serves the next request as usual.
+TEST(DecoderPoolFormats, StacksStreamFrameByFrameAndStopEarly) {
+    TempDir dir;
+    std::vector<std::vector<double>> pages;
+    for (int p = 0; p < 6; ++p) pages.push_back(std::vector<double>(8 * 6, 100.0 * p));
+    TiffOptions o;
+    o.sample = TiffSample::U16;
+    fixtures::write_file(dir.file("s.tif"), fixtures::tiff(8, 6, 1, pages, o));
+    DecoderPool pool(DecoderOptions{1});
+    std::vector<int> seen;
+    int headers = 0;
+    const int n = pool.load_frames(dir.file("s.tif"), LoadLimits{}, 1, 4, [&](const ImageHeader&) { ++headers; },
+                                   [&](Image img) {
+                                       EXPECT_EQ(img.frames, 6);
+                                       EXPECT_NEAR(img.at(3, 3, 0) * 65535.0, 100.0 * img.frame, 1e-3);
+                                       seen.push_back(img.frame);
+                                       return true;
+                                   });
+    EXPECT_EQ(n, 4);
+    EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4}));
+    EXPECT_EQ(headers, 4);
+    seen.clear();
+    const int m = pool.load_frames(dir.file("s.tif"), LoadLimits{}, 0, 6, {}, [&](Image img) {
+        seen.push_back(img.frame);
+        return seen.size() < 2;  // enough after two
+    });
+    EXPECT_EQ(m, 2);
+    EXPECT_EQ(seen, (std::vector<int>{0, 1}));
+    // The same child goes on serving.
+    LoadLimits l;
+    l.frame = 5;
+    EXPECT_EQ(pool.load(dir.file("s.tif"), l).frame, 5);
+    EXPECT_EQ(pool.started(), 1) << "a stopped stream cost the child";
+    // Past the end: the frames there were, then the error naming the count.
+    seen.clear();
+    try {
+        pool.load_frames(dir.file("s.tif"), LoadLimits{}, 4, 5, {}, [&](Image img) {
+            seen.push_back(img.frame);
+            return true;
+        });
+        FAIL() << "frames 5..9 of 6";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("no page 7: the file has 6 pages"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(seen, (std::vector<int>{4, 5}));
+}
+
 }  // namespace
 }  // namespace specview::test
