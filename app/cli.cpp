@@ -16,6 +16,7 @@
 #include <optional>
 #include <thread>
 #include <fstream>
+#include <glob.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -95,6 +96,48 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args, boo
     return out;
 }
 
+// Natural order: runs of digits compare as numbers (frame2 before frame10), the rest byte by byte.
+bool natural_less(const std::string& a, const std::string& b) {
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+            std::size_t i2 = i, j2 = j;
+            while (i2 < a.size() && std::isdigit(static_cast<unsigned char>(a[i2]))) ++i2;
+            while (j2 < b.size() && std::isdigit(static_cast<unsigned char>(b[j2]))) ++j2;
+            std::string x = a.substr(i, i2 - i), y = b.substr(j, j2 - j);
+            x.erase(0, std::min(x.find_first_not_of('0'), x.size() - 1));
+            y.erase(0, std::min(y.find_first_not_of('0'), y.size() - 1));
+            if (x.size() != y.size()) return x.size() < y.size();
+            if (x != y) return x < y;
+            i = i2, j = j2;
+        } else {
+            if (a[i] != b[j]) return a[i] < b[j];
+            ++i, ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+
+// --stack DIR|GLOB: the image files of a directory, or what a glob pattern matches, in natural order.
+std::vector<std::string> stack_files(const std::string& where, std::string* error) {
+    std::vector<std::string> files;
+    std::error_code ec;
+    if (fs::is_directory(where, ec)) {
+        for (const auto& e : fs::directory_iterator(where, ec))
+            if (e.is_regular_file(ec) && has_image_extension(e.path().string())) files.push_back(e.path().string());
+    } else {
+        glob_t g{};
+        const int rc = glob(where.c_str(), GLOB_NOSORT, nullptr, &g);
+        if (rc == 0)
+            for (std::size_t i = 0; i < g.gl_pathc; ++i)
+                if (fs::is_regular_file(g.gl_pathv[i], ec)) files.push_back(g.gl_pathv[i]);
+        globfree(&g);
+    }
+    std::sort(files.begin(), files.end(), natural_less);
+    if (files.empty()) *error = where + ": no image files (a directory, or a glob pattern such as 'frames/*.png')";
+    return files;
+}
+
 bool same_file(const std::string& a, const std::string& b) {
     std::error_code ec;
     return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
@@ -169,6 +212,7 @@ std::string find_assets_dir() {
 // decoder works on the next while this thread transforms), each written, or their power averaged.
 struct StackRun {
     std::string input;
+    std::vector<std::string> files;  // --stack: one file a frame (else the frames of `input`)
     Settings s;
     int first = 0, last = -1;  // 0-based, inclusive; last < 0: to the end
     bool average = false;
@@ -181,7 +225,8 @@ struct StackRun {
 
 int run_stack(const StackRun& r) {
     namespace fs = std::filesystem;
-    const std::string stem = fs::path(r.input).stem().string();
+    const std::string stem = r.files.empty() ? fs::path(r.input).stem().string()
+                                             : fs::path(r.files.front()).parent_path().filename().string() + "_stack";
     LoadLimits limits;
     limits.max_side = r.max_side;
     limits.max_pixels = std::uint64_t(r.max_side) * std::uint64_t(r.max_side);
@@ -234,9 +279,29 @@ int run_stack(const StackRun& r) {
                 cv.notify_all();
                 return true;
             };
-            const int got = DecoderPool::shared().load_frames(r.input, limits, r.first, count, check, push);
-            if (r.last < 0 && got == 1 && total_frames > r.first + 1)
-                DecoderPool::shared().load_frames(r.input, limits, r.first + 1, total_frames - r.first - 1, check, push);
+            if (!r.files.empty()) {  // a sequence of files: one frame each, all one size
+                const int n = int(r.files.size());
+                const int last = r.last >= 0 ? r.last : n - 1;
+                if (r.first >= n) throw InputError(r.input, "no frame " + std::to_string(r.first + 1) + ": the stack has " + std::to_string(n) + " files");
+                int w0 = 0, h0 = 0;
+                for (int k = r.first; k <= last; ++k) {
+                    if (k >= n) throw InputError(r.input, "no frame " + std::to_string(k + 1) + ": the stack has " + std::to_string(n) + " files");
+                    Image img = DecoderPool::shared().load(r.files[std::size_t(k)], limits, check);
+                    if (k == r.first) w0 = img.width, h0 = img.height;
+                    else if (img.width != w0 || img.height != h0)
+                        throw InputError(r.files[std::size_t(k)], "is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
+                                                                      ", the stack's first frame " + r.files[std::size_t(r.first)] + " is " +
+                                                                      std::to_string(w0) + "x" + std::to_string(h0) +
+                                                                      ": a stack's frames must have one size");
+                    img.frame = k;
+                    img.frames = n;
+                    if (!push(std::move(img))) break;
+                }
+            } else {
+                const int got = DecoderPool::shared().load_frames(r.input, limits, r.first, count, check, push);
+                if (r.last < 0 && got == 1 && total_frames > r.first + 1)
+                    DecoderPool::shared().load_frames(r.input, limits, r.first + 1, total_frames - r.first - 1, check, push);
+            }
         } catch (...) {
             error = std::current_exception();
         }
@@ -400,7 +465,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     int max_side = LoadLimits{}.max_side;
     int frame = 1;
-    std::string frame_range;
+    std::string frame_range, stack;
+    std::vector<std::string> stack_sequence;  // --stack's files, in natural order
     bool average = false;
     std::string max_memory;
     int png_level = kDefaultPngLevel;
@@ -486,6 +552,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_option("--frame-range", frame_range,
                    "A:B, frames A to B (inclusive, 1-based) of a stack: -o and --raw name directories of "
                    "<name>_f0001_spectrum.png / <name>_f0001.npy (streamed: a few frames in memory at once)");
+    app.add_option("--stack", stack,
+                   "a sequence of image files as one stack: a directory's images or a glob ('frames/*.png'), in "
+                   "natural order (frame2 before frame10); all the same size");
     app.add_flag("--average", average,
                  "the mean power spectrum over the stack's frames (or --frame-range): the picture shows it with |F| = "
                  "sqrt(mean power); --raw writes the mean power as float32 (height, width)");
@@ -660,6 +729,11 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     }
 
     if (!headless) {
+        if (!stack.empty() || !frame_range.empty() || average) {
+            std::cerr << "specview: --stack, --frame-range and --average are for --headless (the viewer steps a stack's "
+                         "frames with the File panel's Frame slider)\n";
+            return kExitUsage;
+        }
         if (!viewer) {
             std::cerr << "specview: this build has no viewer (GLFW, Dear ImGui or glad were not found when it was "
                          "configured); use --headless\n";
@@ -697,6 +771,22 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         std::cerr << "specview: --depth 16 writes gray levels: it goes with --colormap gray only\n";
         return kExitUsage;
     }
+    if (!stack.empty()) {
+        if (!inputs.empty()) {
+            std::cerr << "specview: --stack is the input: no other images with it\n";
+            return kExitUsage;
+        }
+        std::string err;
+        const std::vector<std::string> seq = stack_files(stack, &err);
+        if (seq.empty()) {
+            std::cerr << "specview: --stack " << err << "\n";
+            return kExitInput;
+        }
+        inputs = {stack};
+        stack_sequence = seq;
+        if (frame_range.empty() && !average) frame_range = frame > 1 ? std::to_string(frame) + ":" + std::to_string(frame) : "1:" + std::to_string(seq.size());
+        if (frame > 1) frame = 1;
+    }
     if (inputs.empty()) {
         std::cerr << "specview: --headless needs at least one image (see --help)\n";
         return kExitUsage;
@@ -709,7 +799,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         for (const auto& d : empty_dirs) std::cerr << "specview: no images in " << d << "\n";
         return kExitInput;
     }
-    const bool batch = files.size() > 1 || any_dir;
+    const bool batch = stack_sequence.empty() && (files.size() > 1 || any_dir);
     if (!frame_range.empty() || average) {
         if (batch) {
             std::cerr << "specview: --frame-range and --average take one input (a stack)\n";
@@ -732,7 +822,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             }
         }
         StackRun run;
-        run.input = files.front();
+        run.input = stack_sequence.empty() ? files.front() : stack;
+        run.files = stack_sequence;
         run.s = s;
         run.first = a - 1;
         run.last = b - 1;

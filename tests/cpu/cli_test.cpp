@@ -749,6 +749,40 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     EXPECT_EQ(specview({"--headless", dir.file("g.tif"), dir.file("g.tif"), "--average"}, dir).code, kExitUsage);
 }
 
+// --stack: a directory's images (or a glob's) in natural order are one stack; a frame of another size is exit 3
+// naming that file.
+TEST(Cli, AStackOfFilesInNaturalOrder) {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("seq"));
+    for (int k : {1, 2, 10}) {  // natural order: 1, 2, 10 (not 1, 10, 2)
+        fixtures::Pixels p{16, 16, 1, {}};
+        for (int y = 0; y < 16; ++y)
+            for (int x = 0; x < 16; ++x) p.v.push_back(0.5 + 0.4 * std::cos(2 * M_PI * k * x / 16.0));
+        fixtures::write_file(dir.file("seq/frame" + std::to_string(k) + ".png"), fixtures::png(p, 16));
+    }
+    const CliRun r = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "2:3", "-o", dir.file("out"), "--raw",
+                               dir.file("raw")},
+                              dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("frames 2-3 of 3"), std::string::npos) << r.out;
+    // Frame 3 is frame10.png: its peak at u = 10 mod 16 -> bin 10 (|u| = 6 from the other side).
+    const NpyComplex f3 = read_npy_complex64(dir.file("raw/seq_stack_f0003.npy"));
+    int peak = 1;
+    for (int k = 1; k < 16; ++k)
+        if (std::abs(f3.data[std::size_t(k)]) > std::abs(f3.data[std::size_t(peak)])) peak = k;
+    EXPECT_TRUE(peak == 10 || peak == 6) << peak;
+    const NpyComplex f2 = read_npy_complex64(dir.file("raw/seq_stack_f0002.npy"));
+    EXPECT_GT(std::abs(f2.data[2]), 10 * std::abs(f2.data[5])) << "frame 2 is frame2.png";
+    const CliRun g = specview({"--headless", "--stack", dir.file("seq") + "/frame*.png", "--average", "-o", dir.file("avg.png")}, dir);
+    ASSERT_EQ(g.code, 0) << g.err;
+    EXPECT_NE(g.out.find("mean power spectrum of 3 frames"), std::string::npos) << g.out;
+    fixtures::write_file(dir.file("seq/frame3.png"), fixtures::png(fixtures::pattern(8, 16, 1), 8));
+    const CliRun bad = specview({"--headless", "--stack", dir.file("seq"), "--average", "-o", dir.file("avg2.png")}, dir);
+    EXPECT_EQ(bad.code, kExitInput) << bad.err;
+    EXPECT_NE(bad.err.find("frame3.png: is 8x16, the stack's first frame"), std::string::npos) << bad.err;
+    EXPECT_EQ(specview({"--headless", "--stack", dir.file("none*.png")}, dir).code, kExitInput);
+}
+
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
     TempDir dir;
     fixtures::write_file(dir.file("big.png"), fixtures::png(fixtures::pattern(2048, 2048, 1), 8));
