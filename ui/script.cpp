@@ -109,6 +109,11 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 throw ScriptError(line, "correlate takes a path (no spaces) and optionally phase or cross");
         } else if (v == "save-mask" || v == "load-mask" || v == "export-analysis") {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
+        } else if (v == "play") {
+            double fps = 0;
+            if (n != 1 || !parse_number(a.args[0], &fps) || fps < 1 || fps > 60) throw ScriptError(line, "play takes frames/s (1 to 60)");
+        } else if (v == "pause") {
+            if (n != 0) throw ScriptError(line, "pause takes no arguments");
         } else if (v == "frame") {
             int f = 0;
             if (n != 1 || !parse_count(a.args[0], &f, 1, 1000000)) throw ScriptError(line, "frame takes a frame number (1 = the first)");
@@ -142,7 +147,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
         } else {
             throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
                                     "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
-                                    "line, correlate, export-analysis, frame, screenshot, save-texture, quit)");
+                                    "line, correlate, export-analysis, frame, play, pause, screenshot, save-texture, quit)");
         }
         out.push_back(std::move(a));
     }
@@ -210,6 +215,14 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             if (!err.empty()) st.messages.error("script line " + std::to_string(a.line) + ": " + err);
             st.dirty = true;
             return true;
+        }
+        if (a.verb == "play" || a.verb == "pause") {
+            st.file.playing = a.verb == "play";
+            if (st.file.playing) {
+                st.file.fps = float(std::stod(a.args[0]));
+                st.file.last_step = -1e9;  // the first step at once
+            }
+            continue;
         }
         if (a.verb == "frame") {
             if (!st.shown.image) throw ScriptError(a.line, "frame: no image");

@@ -54,7 +54,7 @@ void PanelContext::open(const std::string& path, int frame) {
     MemoryBudget budget;
     budget.host = max_memory;
     worker.open(path, limits, memory_check(settings, false, true, budget));
-    messages.info("opening " + path + " ...");
+    if (!(shown.image && path == shown.image_path)) messages.info("opening " + path + " ...");  // not for a stack's next frame
 }
 
 bool gpu_backend(const Settings& s) { return s.backend != Backend::Cpu; }

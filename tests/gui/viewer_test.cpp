@@ -403,7 +403,9 @@ TEST_F(Script, AFloatTiffStackStepsFramesAndShowsItsValueRange) {
     o.sample = fixtures::TiffSample::F32;
     const std::string img = dir.file("stack.tif"), one = dir.file("one.png"), two = dir.file("two.png");
     fixtures::write_file(img, fixtures::tiff(n, n, 1, pages, o));
-    ASSERT_EQ(run_script("wait-ready\nscreenshot " + one + "\nframe 2\nwait-ready\nwait 2\nscreenshot " + two + "\nquit\n",
+    const std::string three = dir.file("three.png");
+    ASSERT_EQ(run_script("wait-ready\nscreenshot " + one + "\nframe 2\nwait-ready\nwait 2\nscreenshot " + two +
+                             "\nplay 1\nwait 20\npause\nwait-ready\nscreenshot " + three + "\nquit\n",
                          {img, "--colormap", "gray"}),
               0)
         << read("out.txt");
@@ -411,6 +413,8 @@ TEST_F(Script, AFloatTiffStackStepsFramesAndShowsItsValueRange) {
     EXPECT_EQ(a.line("frame "), "frame 1 of 3");
     EXPECT_EQ(b.line("frame "), "frame 2 of 3");
     EXPECT_EQ(a.line("image-range"), "image-range -65 .. -15") << "the values' own range, not [0, 1]";
+    // Playing at 1 frame/s: one step at once (2 -> 3), the next not before a second has passed.
+    EXPECT_EQ(layout(three).line("frame "), "frame 3 of 3") << "playing steps to the next frame";
     EXPECT_NE(b.line("info").find("1 NaN/Inf sample replaced by the mean"), std::string::npos) << b.line("info");
     // The image view is not black: the values are mapped over their range.
     const Image s = load_image(one);

@@ -54,7 +54,22 @@ void draw_file_panel(PanelContext& ctx, FileUi& file) {
             ctx.open(ctx.shown.image_path, f - 1);
         ImGui::SameLine();
         ImGui::TextDisabled("of %d", frames);
+        if (ImGui::Button(file.playing ? "Pause" : "Play")) {
+            file.playing = !file.playing;
+            file.last_step = ImGui::GetTime();
+        }
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.5f);
+        ImGui::SliderFloat("frames/s", &file.fps, 1.0f, 60.0f, "%.0f", ImGuiSliderFlags_AlwaysClamp);
+        // Playing: the next frame (wrapping) once this one is decoded and the frame time has passed.
+        const WorkerStatus ws = ctx.worker.status();
+        if (file.playing && !ws.decoding && ImGui::GetTime() - file.last_step >= 1.0 / file.fps) {
+            file.last_step = ImGui::GetTime();
+            ctx.open(ctx.shown.image_path, (ctx.shown.image->frame + 1) % frames);
+        }
         ctx.layout.push_back("frame " + std::to_string(ctx.shown.image->frame + 1) + " of " + std::to_string(frames));
+    } else {
+        file.playing = false;
     }
     ImGui::Separator();
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);

@@ -50,6 +50,10 @@ struct Shown {
 };
 
 struct FileUi {
+    // A stack playing: the next frame is asked for once the last one is in and 1/fps has passed.
+    bool playing = false;
+    float fps = 10.0f;
+    double last_step = 0;
     std::deque<std::string> recent;
     std::string path_input;
     std::vector<std::string> samples;
