@@ -237,6 +237,7 @@ void send_image(specview::Image img) {
     res.bytes = n;
     res.frames = out.frames;
     res.frame = out.frame;
+    res.frame_rate = out.frame_rate;
     res.nonfinite = out.nonfinite;
     res.nonfinite_fill = out.nonfinite_fill;
     put(res.format, out.format);

@@ -373,6 +373,8 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
     unsigned char magic[8] = {};
     const bool stack_format = pread(file.get(), magic, sizeof magic, 0) == ssize_t(sizeof magic) &&
                               (std::memcmp(magic, "\x93NUMPY", 6) == 0 || std::memcmp(magic, "II*\0", 4) == 0 ||
+                               std::memcmp(magic + 4, "ftyp", 4) == 0 || std::memcmp(magic, "\x1A\x45\xDF\xA3", 4) == 0 ||
+                               std::memcmp(magic, "RIFF", 4) == 0 ||
                                std::memcmp(magic, "MM\0*", 4) == 0 || std::memcmp(magic, "II+\0", 4) == 0 ||
                                std::memcmp(magic, "MM\0+", 4) == 0);
     const std::uint64_t cap = stack_format ? std::max(lim.max_file_bytes, lim.max_stack_file_bytes) : lim.max_file_bytes;
@@ -497,6 +499,7 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
         img.format = text(r.format);
         img.frames = std::max(1, r.frames);
         img.frame = r.frame;
+        img.frame_rate = r.frame_rate > 0 && r.frame_rate < 10000 ? r.frame_rate : 0.0;
         img.nonfinite = r.nonfinite;
         img.nonfinite_fill = r.nonfinite_fill;
         struct stat ost {};

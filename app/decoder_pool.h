@@ -125,6 +125,7 @@ struct Result {  // child -> parent, with a memfd (sealed against shrinking) hol
     std::int32_t width = 0, height = 0, channels = 0, bit_depth = 0;
     std::uint64_t bytes = 0;
     std::int32_t frames = 1, frame = 0;  // a stack's frame count and the one decoded
+    double frame_rate = 0;               // a video's
     std::uint64_t nonfinite = 0;         // NaN/Inf samples replaced (Image::nonfinite) ...
     float nonfinite_fill = 0;            // ... by this
     char format[16] = {};

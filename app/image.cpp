@@ -5,6 +5,7 @@
 #include "app/npy_decode.h"
 #include "app/psd_decode.h"
 #include "app/tiff_decode.h"
+#include "app/video_decode.h"
 
 #include <stb_image.h>
 
@@ -74,6 +75,7 @@ std::string sniff_format(const std::vector<unsigned char>& b) {
     if (starts_with(b, "8BPS")) return "psd";
     if (is_tiff(b)) return "tiff";
     if (is_npy(b)) return "npy";
+    if (is_video(b)) return "video";
     if (starts_with(b, "#?RADIANCE") || starts_with(b, "#?RGBE")) return "hdr";
     if (b.size() >= 2 && b[0] == 'P' && (b[1] == '5' || b[1] == '6')) return "pnm";
     return "tga";  // the only format stb accepts without a magic number
@@ -321,7 +323,8 @@ bool has_image_extension(const std::string& path) {
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
     static const char* known[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".gif", ".psd", ".hdr",
-                                  ".pnm", ".pgm", ".ppm", ".pic", ".tif", ".tiff", ".npy"};
+                                  ".pnm", ".pgm", ".ppm", ".pic", ".tif", ".tiff", ".npy",
+                                  ".mp4", ".mov", ".m4v", ".mkv", ".webm", ".avi"};
     for (const char* k : known)
         if (ext == k) return true;
     return false;
@@ -490,7 +493,7 @@ Image decode_single(const std::vector<unsigned char>& bytes, const std::string& 
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, len, &w, &h, &comp)) {
         throw InputError(name, std::string("not a readable image (") + stb_reason() +
-                                   "); supported: PNG, JPEG, TIFF, BMP, TGA, GIF, PSD, HDR, PNM, .npy");
+                                   "); supported: PNG, JPEG, TIFF, BMP, TGA, GIF, PSD, HDR, PNM, .npy, video (MP4, MKV, AVI)");
     }
     const bool hdr = stbi_is_hdr_from_memory(data, len);
     const bool wide = !hdr && stbi_is_16_bit_from_memory(data, len);
@@ -527,10 +530,11 @@ struct FrameReader::Impl {
     LoadLimits lim;
     std::string format;
     std::unique_ptr<TiffStack> tiff;
+    std::unique_ptr<VideoStack> video;
 };
 
 FrameReader::FrameReader(const std::vector<unsigned char>& bytes, std::string name, const LoadLimits& lim)
-    : impl_(new Impl{bytes, std::move(name), lim, {}, nullptr}) {
+    : impl_(new Impl{bytes, std::move(name), lim, {}, nullptr, nullptr}) {
     if (bytes.empty()) throw InputError(impl_->name, "empty file");
     impl_->format = sniff_format(bytes);
 }
@@ -543,20 +547,28 @@ Image FrameReader::decode(int frame, const HeaderCheck& header_check) {
     Impl& m = *impl_;
     LoadLimits lim = m.lim;
     lim.frame = frame;
-    if (m.format != "tiff" && m.format != "npy") return decode_single(m.bytes, m.name, lim, header_check, m.format);
+    if (m.format != "tiff" && m.format != "npy" && m.format != "video")
+        return decode_single(m.bytes, m.name, lim, header_check, m.format);
     // TIFF (libtiff, one open file for every page) and .npy: stacks; float data's non-finite samples replaced.
     auto check_size = [&](const ImageHeader& hd) { check_header(hd, m.name, lim, header_check); };
     int frames = 1;
     Image img;
+    double rate = 0;
     if (m.format == "tiff") {
         if (!m.tiff) m.tiff = std::make_unique<TiffStack>(m.bytes, m.name);
         img = m.tiff->decode(frame, check_size);
         frames = m.tiff->pages();
+    } else if (m.format == "video") {
+        if (!m.video) m.video = std::make_unique<VideoStack>(m.bytes, m.name);
+        img = m.video->decode(frame, check_size);
+        frames = m.video->frames();
+        rate = m.video->frame_rate();
     } else {
         img = decode_npy(m.bytes, m.name, frame, check_size, &frames);
     }
     img.frames = frames;
     img.frame = frame;
+    img.frame_rate = rate;
     replace_nonfinite(img);
     return img;
 }

@@ -48,6 +48,7 @@ struct Image {
     std::string format; // "png", "jpeg", ...
     std::shared_ptr<const unsigned char> storage;  // sample_bytes() bytes
     int frames = 1, frame = 0;      // a stack's frame count and which one this is (0-based)
+    double frame_rate = 0;          // a video's frames a second (0: not a video, or unknown)
     std::uint64_t nonfinite = 0;    // NaN/Inf samples found and replaced ...
     float nonfinite_fill = 0;       // ... by this, the mean of the finite samples (0 when there were none)
 

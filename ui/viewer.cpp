@@ -138,6 +138,7 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     st.shown.image_path = d.path;
     st.dirty = true;
     if (same_stack) return;
+    if (d.image->frame_rate > 0) st.file.fps = float(std::clamp(d.image->frame_rate, 1.0, 60.0));  // a video plays at its rate
     st.image_view = ViewTransform{};
     st.spectrum_view = ViewTransform{};
     st.timings.comparison.reset();

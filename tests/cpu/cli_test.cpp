@@ -20,6 +20,7 @@
 #include "app/memory_need.h"
 #include "app/npy.h"
 #include "app/plane.h"
+#include "app/video_decode.h"
 #include "gpu/device_info.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/oracle.h"
@@ -781,6 +782,32 @@ TEST(Cli, AStackOfFilesInNaturalOrder) {
     EXPECT_EQ(bad.code, kExitInput) << bad.err;
     EXPECT_NE(bad.err.find("frame3.png: is 8x16, the stack's first frame"), std::string::npos) << bad.err;
     EXPECT_EQ(specview({"--headless", "--stack", dir.file("none*.png")}, dir).code, kExitInput);
+}
+
+// A video from the command line: --frame picks a frame (presentation order), --average averages its frames.
+TEST(Cli, VideoFramesAndTheirAverage) {
+    if (!video_supported()) GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
+    TempDir dir;
+    const int w = 32, h = 32, n = 6;
+    std::vector<std::vector<std::uint8_t>> frames;
+    for (int k = 0; k < n; ++k) {
+        std::vector<std::uint8_t> f;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) f.push_back(std::uint8_t(std::lround(128 + 100 * std::cos(2 * M_PI * (k + 1) * y / h))));
+        frames.push_back(f);
+    }
+    fixtures::write_file(dir.file("v.mkv"), fixtures::video(w, h, frames, "ffv1", "matroska", 24));
+    const CliRun one = specview({"--headless", dir.file("v.mkv"), "--frame", "4", "-o", dir.file("f4.png"), "--raw", dir.file("f4.npy")}, dir);
+    ASSERT_EQ(one.code, 0) << one.err;
+    EXPECT_NE(one.out.find("note: frame 4 of 6 (--frame)"), std::string::npos) << one.out;
+    const NpyComplex f4 = read_npy_complex64(dir.file("f4.npy"));
+    int peak = 1;
+    for (int k = 1; k <= h / 2; ++k)
+        if (std::abs(f4.data[std::size_t(k) * w]) > std::abs(f4.data[std::size_t(peak) * w])) peak = k;
+    EXPECT_EQ(peak, 4) << "frame 4's grating: 4 cycles down";
+    const CliRun avg = specview({"--headless", dir.file("v.mkv"), "--average", "-o", dir.file("avg.png")}, dir);
+    ASSERT_EQ(avg.code, 0) << avg.err;
+    EXPECT_NE(avg.out.find("frames 1-6 of 6"), std::string::npos) << avg.out;
 }
 
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {

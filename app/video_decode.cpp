@@ -1,0 +1,261 @@
+#include "app/video_decode.h"
+
+#include <algorithm>
+#include <cstring>
+
+#ifdef SPECVIEW_HAS_VIDEO
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+}
+#endif
+
+namespace specview {
+
+bool is_video(const std::vector<unsigned char>& b) {
+    if (b.size() < 12) return false;
+    if (std::memcmp(b.data() + 4, "ftyp", 4) == 0) return true;                          // MP4, MOV, 3GP
+    if (b[0] == 0x1A && b[1] == 0x45 && b[2] == 0xDF && b[3] == 0xA3) return true;      // Matroska, WebM
+    if (std::memcmp(b.data(), "RIFF", 4) == 0 && std::memcmp(b.data() + 8, "AVI ", 4) == 0) return true;
+    return false;
+}
+
+#ifndef SPECVIEW_HAS_VIDEO
+
+bool video_supported() { return false; }
+struct VideoStack::Impl {};
+VideoStack::VideoStack(const std::vector<unsigned char>&, std::string name) {
+    throw InputError(name, "a video file: this build of specview has no video support (FFmpeg's development "
+                           "packages were not found when it was configured)");
+}
+VideoStack::~VideoStack() = default;
+int VideoStack::frames() const { return 0; }
+double VideoStack::frame_rate() const { return 0; }
+Image VideoStack::decode(int, const std::function<void(const ImageHeader&)>&) { return {}; }
+
+#else
+
+bool video_supported() { return true; }
+
+namespace {
+struct Memory {
+    const unsigned char* data;
+    std::int64_t size, pos;
+};
+int read_packet(void* opaque, std::uint8_t* buf, int n) {
+    Memory* m = static_cast<Memory*>(opaque);
+    const std::int64_t left = m->size - m->pos;
+    if (left <= 0) return AVERROR_EOF;
+    const int k = int(std::min<std::int64_t>(n, left));
+    std::memcpy(buf, m->data + m->pos, std::size_t(k));
+    m->pos += k;
+    return k;
+}
+std::int64_t seek(void* opaque, std::int64_t off, int whence) {
+    Memory* m = static_cast<Memory*>(opaque);
+    if (whence & AVSEEK_SIZE) return m->size;
+    whence &= ~AVSEEK_FORCE;
+    const std::int64_t base = whence == SEEK_CUR ? m->pos : whence == SEEK_END ? m->size : 0;
+    if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) return -1;
+    const std::int64_t to = base + off;
+    if (to < 0 || to > m->size) return -1;
+    m->pos = to;
+    return to;
+}
+std::string av_error(int e) {
+    char buf[AV_ERROR_MAX_STRING_SIZE] = {};
+    av_strerror(e, buf, sizeof buf);
+    return buf;
+}
+}  // namespace
+
+struct VideoStack::Impl {
+    std::string name;
+    Memory mem{};
+    AVIOContext* io = nullptr;
+    AVFormatContext* fmt = nullptr;
+    AVCodecContext* dec = nullptr;
+    AVPacket* pkt = nullptr;
+    AVFrame* frame = nullptr;
+    SwsContext* sws = nullptr;
+    int stream = -1;
+    int frames = 0;
+    double rate = 0;
+    int next = 0;  // the index of the next frame the decoder gives
+    bool draining = false;
+
+    [[noreturn]] void fail(const std::string& what, int e = 0) const {
+        throw InputError(name, "cannot decode video: " + what + (e ? " (" + av_error(e) + ")" : ""));
+    }
+    void close() {
+        if (sws) sws_freeContext(sws);
+        sws = nullptr;
+        av_frame_free(&frame);
+        av_packet_free(&pkt);
+        avcodec_free_context(&dec);
+        if (fmt) avformat_close_input(&fmt);
+        if (io) {
+            av_freep(&io->buffer);
+            avio_context_free(&io);
+        }
+        next = 0;
+        draining = false;
+    }
+    // The container from the start, its video stream, a one-thread decoder.
+    void open() {
+        close();
+        mem.pos = 0;
+        unsigned char* buf = static_cast<unsigned char*>(av_malloc(1 << 16));
+        if (!buf) throw std::bad_alloc();
+        io = avio_alloc_context(buf, 1 << 16, 0, &mem, read_packet, nullptr, seek);
+        if (!io) {
+            av_free(buf);
+            throw std::bad_alloc();
+        }
+        fmt = avformat_alloc_context();
+        if (!fmt) throw std::bad_alloc();
+        fmt->pb = io;
+        fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+        // Only the containers this reader is for: a crafted file cannot reach the other demuxers.
+        fmt->format_whitelist = av_strdup("mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi");
+        if (int e = avformat_open_input(&fmt, nullptr, nullptr, nullptr); e < 0) {
+            fmt = nullptr;  // freed by the failed open
+            fail("not a readable video container", e);
+        }
+        if (int e = avformat_find_stream_info(fmt, nullptr); e < 0) fail("no stream information", e);
+        const AVCodec* codec = nullptr;
+        stream = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+        if (stream < 0 || !codec) fail("no video stream this build can decode", stream < 0 ? stream : 0);
+        dec = avcodec_alloc_context3(codec);
+        if (!dec) throw std::bad_alloc();
+        if (int e = avcodec_parameters_to_context(dec, fmt->streams[stream]->codecpar); e < 0) fail("bad codec parameters", e);
+        dec->thread_count = 1;  // the sandbox allows no new threads
+        if (int e = avcodec_open2(dec, codec, nullptr); e < 0) fail("cannot open the " + std::string(codec->name) + " decoder", e);
+        pkt = av_packet_alloc();
+        frame = av_frame_alloc();
+        if (!pkt || !frame) throw std::bad_alloc();
+        const AVRational r = fmt->streams[stream]->avg_frame_rate.num ? fmt->streams[stream]->avg_frame_rate
+                                                                     : fmt->streams[stream]->r_frame_rate;
+        rate = r.den ? av_q2d(r) : 0.0;
+    }
+    // The next decoded frame into `frame`; false at the end of the stream.
+    bool next_frame() {
+        for (;;) {
+            const int e = avcodec_receive_frame(dec, frame);
+            if (e == 0) {
+                ++next;
+                return true;
+            }
+            if (e == AVERROR_EOF) return false;
+            if (e != AVERROR(EAGAIN)) fail("frame " + std::to_string(next + 1), e);
+            if (draining) return false;
+            // Feed the next packet of the stream (or the end).
+            for (;;) {
+                const int r = av_read_frame(fmt, pkt);
+                if (r < 0) {
+                    draining = true;
+                    if (int s = avcodec_send_packet(dec, nullptr); s < 0 && s != AVERROR_EOF) fail("flushing", s);
+                    break;
+                }
+                if (pkt->stream_index != stream) {
+                    av_packet_unref(pkt);
+                    continue;
+                }
+                const int s = avcodec_send_packet(dec, pkt);
+                av_packet_unref(pkt);
+                if (s < 0 && s != AVERROR(EAGAIN)) fail("packet of frame " + std::to_string(next + 1), s);
+                break;
+            }
+        }
+    }
+};
+
+VideoStack::VideoStack(const std::vector<unsigned char>& bytes, std::string name) : impl_(new Impl) {
+    Impl& m = *impl_;
+    m.name = std::move(name);
+    m.mem = Memory{bytes.data(), std::int64_t(bytes.size()), 0};
+    av_log_set_level(AV_LOG_QUIET);
+    try {
+        m.open();
+        // How many frames: the container's count when it has one, else one pass over the packets (no decoding).
+        const std::int64_t declared = m.fmt->streams[m.stream]->nb_frames;
+        if (declared > 0) {
+            m.frames = int(std::min<std::int64_t>(declared, 10000000));
+        } else {
+            int count = 0;
+            while (av_read_frame(m.fmt, m.pkt) >= 0) {
+                count += m.pkt->stream_index == m.stream;
+                av_packet_unref(m.pkt);
+                if (count > 10000000) m.fail("over ten million frames");
+            }
+            m.frames = count;
+            m.open();
+        }
+        if (m.frames < 1) m.fail("no frames");
+    } catch (...) {
+        m.close();
+        throw;
+    }
+}
+
+VideoStack::~VideoStack() { impl_->close(); }
+
+int VideoStack::frames() const { return impl_->frames; }
+double VideoStack::frame_rate() const { return impl_->rate; }
+
+Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)>& check) {
+    Impl& m = *impl_;
+    if (index < 0 || index >= m.frames)
+        throw InputError(m.name, "no frame " + std::to_string(index + 1) + ": the video has " + std::to_string(m.frames) + " frames");
+    if (index < m.next) m.open();  // backwards: from the start
+    const AVCodecParameters* par = m.fmt->streams[m.stream]->codecpar;
+    const AVPixFmtDescriptor* pd = av_pix_fmt_desc_get(AVPixelFormat(par->format));
+    const bool deep = pd && pd->comp[0].depth > 8 && !(pd->flags & AV_PIX_FMT_FLAG_RGB);
+    check(ImageHeader{par->width, par->height, 1, deep ? 16 : 8, "video"});
+    while (m.next <= index)
+        if (!m.next_frame()) m.fail("the stream ends at frame " + std::to_string(m.next) + " of " + std::to_string(m.frames));
+    const AVFrame* f = m.frame;
+    if (f->width != par->width || f->height != par->height)
+        m.fail("frame " + std::to_string(index + 1) + " is " + std::to_string(f->width) + "x" + std::to_string(f->height) +
+               ", the stream " + std::to_string(par->width) + "x" + std::to_string(par->height));
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(AVPixelFormat(f->format));
+    if (!d) m.fail("unknown pixel format");
+    const int w = f->width, h = f->height;
+    const int depth = d->comp[0].depth;
+    // Luma straight from plane 0 (planar YUV, NV12, gray): one sample a pixel, 8 bits or little-endian 9..16.
+    const bool luma = !(d->flags & AV_PIX_FMT_FLAG_RGB) && !(d->flags & AV_PIX_FMT_FLAG_BE) && d->comp[0].plane == 0 &&
+                      d->comp[0].offset == 0 && d->comp[0].shift == 0 && d->comp[0].step == (depth > 8 ? 2 : 1);
+    if (luma && depth == 8) {
+        Image img = Image::allocate(w, h, 1, 8, "video");
+        for (int y = 0; y < h; ++y) std::memcpy(img.writable() + std::size_t(y) * w, f->data[0] + std::ptrdiff_t(y) * f->linesize[0], std::size_t(w));
+        return img;
+    }
+    if (luma && depth > 8 && depth <= 16) {
+        Image img = Image::allocate(w, h, 1, 16, "video");
+        std::uint16_t* out = reinterpret_cast<std::uint16_t*>(img.writable());
+        const int up = 16 - depth;  // to the full 16-bit range, as a PNG of that depth would be
+        for (int y = 0; y < h; ++y) {
+            const std::uint16_t* row = reinterpret_cast<const std::uint16_t*>(f->data[0] + std::ptrdiff_t(y) * f->linesize[0]);
+            for (int x = 0; x < w; ++x) {
+                const std::uint32_t v = row[x];
+                out[std::size_t(y) * w + x] = std::uint16_t(std::min<std::uint32_t>(65535, (v << up) | (up ? v >> (depth - up) : 0)));
+            }
+        }
+        return img;
+    }
+    // Anything else (RGB, packed YUV): through swscale to 8-bit gray.
+    m.sws = sws_getCachedContext(m.sws, w, h, AVPixelFormat(f->format), w, h, AV_PIX_FMT_GRAY8, SWS_POINT, nullptr, nullptr, nullptr);
+    if (!m.sws) m.fail(std::string("cannot convert ") + d->name + " to gray");
+    Image img = Image::allocate(w, h, 1, 8, "video");
+    std::uint8_t* dst[4] = {img.writable(), nullptr, nullptr, nullptr};
+    int stride[4] = {w, 0, 0, 0};
+    sws_scale(m.sws, f->data, f->linesize, 0, h, dst, stride);
+    return img;
+}
+
+#endif
+
+}  // namespace specview

@@ -1,0 +1,39 @@
+// Video files (MP4/MOV, Matroska/WebM, AVI) through FFmpeg's libraries (Debian's libavformat/libavcodec,
+// fuzzed continuously upstream), read from memory: every frame a stack frame, in presentation order, its luma
+// plane the image (no RGB round trip; 8-bit luma as 8-bit samples, deeper luma as 16-bit; RGB video through
+// swscale to gray). Decoded on one thread (the decoder process's sandbox allows no new threads). Built when the
+// FFmpeg development packages were there at configure time (SPECVIEW_HAS_VIDEO).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/image.h"
+
+namespace specview {
+
+bool is_video(const std::vector<unsigned char>& bytes);
+bool video_supported();  // this build reads video
+
+class VideoStack {
+public:
+    // Opens the container, finds the video stream and counts its frames (a pass over the packets, no decoding).
+    // Throws InputError naming `name`.
+    VideoStack(const std::vector<unsigned char>& bytes, std::string name);
+    ~VideoStack();
+    VideoStack(const VideoStack&) = delete;
+    VideoStack& operator=(const VideoStack&) = delete;
+    int frames() const;
+    double frame_rate() const;  // frames a second (0: unknown)
+    // Frame `frame` (0-based, presentation order): the next one costs one decode; an earlier one starts again
+    // from the beginning. `check` sees the header before the frame is decoded.
+    Image decode(int frame, const std::function<void(const ImageHeader&)>& check);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace specview
