@@ -17,6 +17,9 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     const double S = A * hd.channels * (hd.bit_depth / 8);  // decoded samples
     const bool percentile = s.view.range == RangeMode::Percentile;
     constexpr double MiB = 1024.0 * 1024.0;
+    // The program itself: its code and libraries (FFmpeg's alone are about 10 MiB resident), FFTW's plans, the
+    // runtime's heap.
+    constexpr double kProgram = 48 * MiB;
     MemoryNeed need;
     // The frequency lab: the mask (over the half spectrum on the CPU, 2N; the full one on the device, 4N) and
     // the filtered plane (4N, in the frame).
@@ -27,18 +30,18 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
             // The CLI (a one-shot run): the samples, FFTW's in-place buffer (the plane made straight into it,
             // then the half spectrum: 4N), the picture (view values, then colours, in place: 4N); libpng writes
             // row by row. --raw: the full spectrum (8N), written from where it is.
-            need.host = 32 * MiB + S + 8.0 * N + (raw ? 8.0 * N : 0.0) + lab_host;
+            need.host = kProgram + S + 8.0 * N + (raw ? 8.0 * N : 0.0) + lab_host;
         } else {
             // The viewer also keeps the prepared plane (4N) for re-runs, the full spectrum for the cursor
             // readout (8N), the image as RGBA for display (4A) and the picture's back buffer (4N).
-            need.host = 32 * MiB + S + 24.0 * N + 4.0 * A + lab_host;
+            need.host = kProgram + S + 24.0 * N + 4.0 * A + lab_host;
         }
         return need;
     }
     // GPU backends. Host: the samples, two 16 MiB pinned staging buffers, the CUDA runtime, and for the CLI the
     // downloaded RGBA picture (4N, moved into the frame) and --raw's spectrum (8N); the viewer copies device
     // slots into its texture and keeps the image as RGBA for display (4A).
-    need.host = 300 * MiB + S + 32 * MiB + (viewer ? 4.0 * A : 4.0 * N) + (raw ? 8.0 * N : 0.0) + (inverse ? 4.0 * N : 0.0);
+    need.host = 300 * MiB + S + kProgram + (viewer ? 4.0 * A : 4.0 * N) + (raw ? 8.0 * N : 0.0) + (inverse ? 4.0 * N : 0.0);
     // Device: the samples, the plane (4N), the path's buffers, the view values (4N; a percentile range sorts a
     // copy with CUB's temporary space, 8N), the picture (4N; the viewer's three slots, 12N), --raw's full
     // spectrum (8N), and room for cuFFT plans and the runtime's own allocations.
