@@ -475,6 +475,30 @@ void Worker::publish_error(const std::string& text) {
 
 void Worker::decoder_loop() {
     std::unique_lock<std::mutex> lock(mu_);
+    // The stack shown last (path, frame, frame count): asking for its next frame streams the rest of it from one
+    // decoder request (a video is not decoded again from its start for every frame).
+    struct Stack {
+        std::string path;
+        int frame = 0, frames = 0;
+    };
+    std::optional<Stack> stack;
+    // Turns a decoded image into what the viewer takes (under the lock: call with it held).
+    auto publish = [&](std::uint64_t id, const std::string& path, std::shared_ptr<const Image> img, double ms) {
+        const DisplayRange range = display_range(*img);
+        DecodedImage d{id, path, img, display_rgba(*img, range), range, ms, {}};
+        if (img->frames > 1)
+            d.notes.push_back("frame " + std::to_string(img->frame + 1) + " of " + std::to_string(img->frames));
+        if (img->nonfinite) d.notes.push_back(nonfinite_note(*img));
+        char t[64];
+        std::snprintf(t, sizeof t, " (read and decoded in %.0f ms)", d.decode_ms);
+        std::string notes;
+        for (const std::string& n : d.notes) notes += "; " + n;
+        out_.messages.emplace_back(false, "opened " + d.path + t + notes);
+        image_req_ = PendingImage{d.image_id, d.image, d.path};
+        // A newer open already waiting supersedes this one for the viewer too.
+        if (!open_req_) out_.decoded = std::move(d);
+        cv_.notify_one();
+    };
     for (;;) {
         decode_cv_.wait(lock, [this] { return stop_ || open_req_; });
         if (stop_) return;
@@ -482,36 +506,47 @@ void Worker::decoder_loop() {
         open_req_.reset();
         decoding_ = true;
         decoding_path_ = req.path;
+        const bool next_of_stack = stack && req.path == stack->path && req.limits.frame == stack->frame + 1 &&
+                                   req.limits.frame < stack->frames;
         lock.unlock();
-        const auto t0 = Clock::now();
-        std::optional<DecodedImage> d;
         std::string error;
+        auto t0 = Clock::now();
         try {
-            auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits, req.check));
-            const DisplayRange range = display_range(*img);
-            d = DecodedImage{req.id, req.path, img, display_rgba(*img, range), range, 0.0, {}};
-            if (img->frames > 1)
-                d->notes.push_back("frame " + std::to_string(img->frame + 1) + " of " + std::to_string(img->frames));
-            if (img->nonfinite) d->notes.push_back(nonfinite_note(*img));
-            d->decode_ms = ms_since(t0);
+            if (next_of_stack) {
+                std::uint64_t id = req.id;
+                const int first = req.limits.frame;
+                DecoderPool::shared().load_frames(req.path, req.limits, first, stack->frames - first, req.check, [&](Image img) {
+                    auto shared = std::make_shared<const Image>(std::move(img));
+                    std::unique_lock<std::mutex> lk(mu_);
+                    publish(id, req.path, shared, ms_since(t0));
+                    stack->frame = shared->frame;
+                    if (shared->frame + 1 >= stack->frames) return false;  // the last: the stream is done
+                    decoding_ = false;
+                    idle_cv_.notify_all();
+                    // Wait for the viewer's next ask: the following frame keeps the stream, anything else ends it.
+                    decode_cv_.wait(lk, [this] { return stop_ || open_req_; });
+                    if (stop_ || open_req_->path != req.path || open_req_->limits.frame != shared->frame + 1) return false;
+                    id = open_req_->id;
+                    open_req_.reset();
+                    decoding_ = true;
+                    t0 = Clock::now();
+                    return true;
+                });
+            } else {
+                auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits, req.check));
+                if (img->frames > 1) stack = Stack{req.path, img->frame, img->frames};
+                else stack.reset();
+                lock.lock();
+                publish(req.id, req.path, img, ms_since(t0));
+                lock.unlock();
+            }
         } catch (const std::exception& e) {
             error = std::string("cannot open ") + e.what();
+            stack.reset();
         }
         lock.lock();
         decoding_ = false;
-        if (d) {
-            char ms[64];
-            std::snprintf(ms, sizeof ms, " (read and decoded in %.0f ms)", d->decode_ms);
-            std::string notes;
-            for (const std::string& n : d->notes) notes += "; " + n;
-            out_.messages.emplace_back(false, "opened " + d->path + ms + notes);
-            image_req_ = PendingImage{d->image_id, d->image, d->path};
-            // A newer open already waiting supersedes this one for the viewer too.
-            if (!open_req_) out_.decoded = std::move(d);
-            cv_.notify_one();
-        } else {
-            out_.messages.emplace_back(true, error);
-        }
+        if (!error.empty()) out_.messages.emplace_back(true, error);
         idle_cv_.notify_all();
     }
 }

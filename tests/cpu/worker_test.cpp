@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <vector>
 
 #include "app/engine.h"
 #include "app/npy.h"
@@ -27,6 +28,29 @@ std::string grating_file(const TempDir& dir, int n, int kx, int ky, const std::s
 WorkerUpdates settle(Worker& w) {
     w.wait_idle();
     return w.poll();
+}
+
+// A stack stepped frame by frame (as playing does) arrives frame by frame, streamed from one decoder request;
+// a jump elsewhere ends the stream and opens that frame; the last frame ends it too.
+TEST(Worker, AStackSteppedFrameByFrameArrivesInOrderAndJumpsWork) {
+    TempDir dir;
+    std::vector<std::vector<double>> pages;
+    for (int p = 0; p < 6; ++p) pages.push_back(std::vector<double>(8 * 8, double(p * 1000)));
+    fixtures::TiffOptions o;
+    o.sample = fixtures::TiffSample::U16;
+    fixtures::write_file(dir.file("s.tif"), fixtures::tiff(8, 8, 1, pages, o));
+    Worker worker(1);
+    auto open_frame = [&](int f) {
+        LoadLimits l;
+        l.frame = f;
+        worker.open(dir.file("s.tif"), l);
+        WorkerUpdates u = settle(worker);
+        EXPECT_TRUE(u.decoded.has_value()) << "frame " << f;
+        if (!u.decoded) return -1;
+        EXPECT_NEAR(u.decoded->image->at(2, 2, 0) * 65535.0, 1000.0 * f, 1e-3) << "frame " << f;
+        return u.decoded->image->frame;
+    };
+    for (int f : {0, 1, 2, 3, 1, 2, 5, 0, 1, 2, 3, 4, 5, 0}) EXPECT_EQ(open_frame(f), f);
 }
 
 TEST(Worker, DecodesRunsAndGivesTheEnginesPicture) {
