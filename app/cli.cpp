@@ -33,6 +33,7 @@
 #include "app/mask_io.h"
 #include "app/engine.h"
 #include "app/npy.h"
+#include "app/video_encode.h"
 #include "gpu/errors.h"
 
 namespace specview {
@@ -221,6 +222,7 @@ struct StackRun {
     int png_level = kDefaultPngLevel, depth = 8, max_side = 16384;
     double budget_host = 0;
     bool timings = false;
+    std::string export_video;  // the frames' spectra as a video (then -o's PNGs only when -o is given)
 };
 
 int run_stack(const StackRun& r) {
@@ -234,7 +236,8 @@ int run_stack(const StackRun& r) {
     MemoryBudget budget;
     budget.host = r.budget_host;
     const HeaderCheck check = memory_check(r.s, !r.raw.empty() || r.average, false, budget, false);
-    const std::string out_dir = r.average ? "" : (r.output.empty() ? "." : r.output);
+    const bool pngs = !r.average && (r.export_video.empty() || !r.output.empty());
+    const std::string out_dir = !pngs ? "" : (r.output.empty() ? "." : r.output);
     const std::string raw_dir = r.average ? "" : r.raw;
     for (const std::string& d : {out_dir, raw_dir}) {
         if (d.empty()) continue;
@@ -310,6 +313,9 @@ int run_stack(const StackRun& r) {
         cv.notify_all();
     });
     Engine engine;
+    std::unique_ptr<VideoWriter> video;  // --export-video, opened with the first frame (its size and rate)
+    std::vector<std::uint32_t> rgba;
+    const ColormapLut lut = make_colormap_lut(r.s.view.colormap);
     std::vector<double> power;  // --average: sum of |F|^2
     int width = 0, height = 0, frames_done = 0, first_frame = -1, last_frame = -1;
     std::string backend, wrote;
@@ -328,6 +334,7 @@ int run_stack(const StackRun& r) {
         }
         try {
             const int f = img.frame;
+            const double rate = img.frame_rate;
             if (first_frame < 0) first_frame = f;
             last_frame = f;
             engine.set_image(std::move(img), r.input);
@@ -352,11 +359,32 @@ int run_stack(const StackRun& r) {
                 if (power.empty()) power.assign(std::size_t(width) * height, 0.0);
                 for (std::size_t i = 0; i < power.size(); ++i) power[i] += double(std::norm(fr.spectrum[i]));
             } else {
-                const std::string png = (fs::path(out_dir) / (stem + tag + "_spectrum.png")).string();
-                std::error_code ec;
-                if (!r.force && fs::exists(png, ec)) throw std::runtime_error(png + ": exists; use --force to overwrite");
-                write_png(png, fr, r.s.view.colormap, r.png_level, 0);
+                if (!out_dir.empty()) {
+                    const std::string png = (fs::path(out_dir) / (stem + tag + "_spectrum.png")).string();
+                    std::error_code ec;
+                    if (!r.force && fs::exists(png, ec)) throw std::runtime_error(png + ": exists; use --force to overwrite");
+                    write_png(png, fr, r.s.view.colormap, r.png_level, 0);
+                }
                 if (!raw_dir.empty()) write_npy_complex64((fs::path(raw_dir) / (stem + tag + ".npy")).string(), fr.spectrum.data(), height, width);
+                if (!r.export_video.empty()) {
+                    if (!video) {
+                        std::error_code ec;
+                        if (!r.force && fs::exists(r.export_video, ec))
+                            throw std::runtime_error(r.export_video + ": exists; use --force to overwrite");
+                        video = std::make_unique<VideoWriter>(r.export_video, width, height, rate > 0 ? rate : 25.0);
+                    }
+                    rgba.resize(std::size_t(width) * height);
+                    if (fr.picture == PictureFormat::Level8)
+                        for (std::size_t i = 0; i < rgba.size(); ++i) rgba[i] = lut.rgba[fr.levels[i]];
+                    else
+                        for (std::size_t i = 0; i < rgba.size(); ++i) {
+                            std::uint16_t v;
+                            std::memcpy(&v, &fr.levels[2 * i], 2);
+                            const std::uint32_t g = v >> 8;
+                            rgba[i] = g | (g << 8) | (g << 16) | 0xFF000000u;
+                        }
+                    video->add(rgba.data());
+                }
             }
             ++frames_done;
         } catch (const InputError& e) {
@@ -429,7 +457,17 @@ int run_stack(const StackRun& r) {
             return kExitOutput;
         }
     } else {
-        wrote = out_dir + "/" + stem + "_f*_spectrum.png" + (raw_dir.empty() ? "" : ", " + raw_dir + "/" + stem + "_f*.npy");
+        if (!out_dir.empty()) wrote = out_dir + "/" + stem + "_f*_spectrum.png";
+        if (!raw_dir.empty()) wrote += (wrote.empty() ? "" : ", ") + raw_dir + "/" + stem + "_f*.npy";
+        if (video) {
+            try {
+                video->finish();
+            } catch (const std::exception& e) {
+                std::cerr << "specview: " << e.what() << "\n";
+                return kExitOutput;
+            }
+            wrote += (wrote.empty() ? "" : ", ") + r.export_video + " (" + video->codec() + ")";
+        }
     }
     const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::cout << r.input << ": frames " << first_frame + 1 << "-" << last_frame + 1 << " of " << total_frames << " -> "
@@ -465,7 +503,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     int max_side = LoadLimits{}.max_side;
     int frame = 1;
-    std::string frame_range, stack;
+    std::string frame_range, stack, export_video;
     std::vector<std::string> stack_sequence;  // --stack's files, in natural order
     bool average = false;
     std::string max_memory;
@@ -555,6 +593,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_option("--stack", stack,
                    "a sequence of image files as one stack: a directory's images or a glob ('frames/*.png'), in "
                    "natural order (frame2 before frame10); all the same size");
+    app.add_option("--export-video", export_video,
+                   "write the spectrum of every frame of a stack or video (or --frame-range) as a video: .mp4, .mkv or "
+                   ".avi (H.264 through libx264 when FFmpeg has it, else MPEG-4), at the source's frame rate");
     app.add_flag("--average", average,
                  "the mean power spectrum over the stack's frames (or --frame-range): the picture shows it with |F| = "
                  "sqrt(mean power); --raw writes the mean power as float32 (height, width)");
@@ -729,7 +770,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     }
 
     if (!headless) {
-        if (!stack.empty() || !frame_range.empty() || average) {
+        if (!stack.empty() || !frame_range.empty() || average || !export_video.empty()) {
             std::cerr << "specview: --stack, --frame-range and --average are for --headless (the viewer steps a stack's "
                          "frames with the File panel's Frame slider)\n";
             return kExitUsage;
@@ -800,9 +841,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         return kExitInput;
     }
     const bool batch = stack_sequence.empty() && (files.size() > 1 || any_dir);
-    if (!frame_range.empty() || average) {
+    if (!frame_range.empty() || average || !export_video.empty()) {
         if (batch) {
-            std::cerr << "specview: --frame-range and --average take one input (a stack)\n";
+            std::cerr << "specview: --frame-range, --average and --export-video take one input (a stack or a video)\n";
             return kExitUsage;
         }
         if (frame != 1) {
@@ -836,6 +877,11 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         run.max_side = max_side;
         run.budget_host = max_memory.empty() ? 0.0 : parse_size(max_memory);
         run.timings = timings;
+        run.export_video = export_video;
+        if (!export_video.empty() && average) {
+            std::cerr << "specview: --export-video writes every frame's spectrum; --average writes one\n";
+            return kExitUsage;
+        }
         return run_stack(run);
     }
 

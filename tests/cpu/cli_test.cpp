@@ -808,6 +808,21 @@ TEST(Cli, VideoFramesAndTheirAverage) {
     const CliRun avg = specview({"--headless", dir.file("v.mkv"), "--average", "-o", dir.file("avg.png")}, dir);
     ASSERT_EQ(avg.code, 0) << avg.err;
     EXPECT_NE(avg.out.find("frames 1-6 of 6"), std::string::npos) << avg.out;
+    // --export-video: every frame's spectrum as a video; read back, frame k's peak sits k + 1 rows below DC.
+    const CliRun ex = specview({"--headless", dir.file("v.mkv"), "--export-video", dir.file("spectra.mp4"), "--colormap", "gray"}, dir);
+    ASSERT_EQ(ex.code, 0) << ex.err;
+    std::ifstream in(dir.file("spectra.mp4"), std::ios::binary);
+    const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), {});
+    FrameReader reader(bytes, "spectra.mp4", LoadLimits{});
+    for (int k = 0; k < n; ++k) {
+        const Image f = reader.decode(k);
+        ASSERT_EQ(f.frames, n);
+        ASSERT_EQ(f.width, w);
+        const float peak_px = f.at(w / 2, h / 2 + k + 1, 0), off = f.at(w / 2 + 7, h / 2 + k + 4, 0);
+        EXPECT_GT(peak_px, 0.6f) << "frame " << k;
+        EXPECT_LT(off, 0.35f) << "frame " << k;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir.file("v_f0001_spectrum.png"))) << "no PNGs without -o";
 }
 
 TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
