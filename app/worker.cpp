@@ -159,7 +159,11 @@ void Worker::do_analyse(const AnalyseRequest& a) {
     r.change = a.change;
     const Settings& s = a.settings;
     try {
-        if (a.change != last_run_change_) return;  // a later run replaced the spectrum: its frame asks again
+        if (a.change != last_run_change_) {  // the engine's spectrum is another's now: said with an empty error
+            std::lock_guard<std::mutex> lock(mu_);
+            out_.analysis = std::move(r);
+            return;
+        }
         if (a.what.profiles) {
             const std::string key = spectrum_key(s, engine_image_id_);
             if (profiles_ && key == profiles_key_) {
@@ -261,6 +265,66 @@ void Worker::correlate(const Settings& s, const std::string& other_path, bool ph
     cv_.notify_one();
 }
 
+void Worker::stack_analysis(const Settings& s, const std::string& path, int u, int v) {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back([this, s, path, u, v] {
+        StackResult r;
+        r.path = path;
+        r.u = u;
+        r.v = v;
+        try {
+            const auto t0 = Clock::now();
+            Settings so = s;
+            so.backend = Backend::Cpu;  // a job beside the viewer's runs: FFTW here, whatever the viewer runs
+            so.filters.clear();
+            so.strokes.clear();
+            so.mask_invert = false;
+            so.stop = {};
+            Engine engine;
+            std::vector<double> power;
+            int frames = 0;
+            DecoderPool::shared().load_frames(path, LoadLimits{}, 0, 1 << 30, {}, [&](Image img) {
+                frames = img.frames;
+                engine.set_image(std::move(img), path);
+                RunOptions o;
+                o.want_spectrum = true;
+                o.want_rgba = false;
+                o.picture = PictureFormat::Level8;
+                o.one_shot = true;
+                const Frame f = engine.run(so, o);
+                if (power.empty()) {
+                    power.assign(f.spectrum.size(), 0.0);
+                    r.width = f.width;
+                    r.height = f.height;
+                }
+                if (f.width != r.width || f.height != r.height) throw InputError(path, "a frame of another size");
+                for (std::size_t i = 0; i < power.size(); ++i) power[i] += double(std::norm(f.spectrum[i]));
+                const int kx = ((u % f.width) + f.width) % f.width, ky = ((v % f.height) + f.height) % f.height;
+                const std::complex<float> c = f.spectrum[std::size_t(ky) * f.width + kx];
+                r.series.push_back(double(view_value(so.view.view, c.real(), c.imag())));
+                return int(r.series.size()) < frames;  // the last frame: done (the request asked for more)
+            });
+            r.frames = int(r.series.size());
+            if (r.frames == 0) throw InputError(path, "no frames");
+            std::vector<std::complex<float>> F(power.size());
+            for (std::size_t i = 0; i < power.size(); ++i) F[i] = std::complex<float>(float(std::sqrt(power[i] / r.frames)), 0.0f);
+            std::vector<float> values;
+            compute_view_values(F.data(), r.width, r.height, so.view, values);
+            float lo = 0, hi = 0;
+            compute_range(values, so.view, &lo, &hi);
+            colorize(values, lo, hi, so.view.colormap, r.rgba);
+            r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+            r.ok = true;
+        } catch (const std::exception& e) {
+            r.ok = false;
+            r.error = "stack analysis: " + describe(e);
+        }
+        std::lock_guard<std::mutex> lock(mu_);
+        out_.stack = std::move(r);
+    });
+    cv_.notify_one();
+}
+
 void Worker::sweep(const Settings& s) {
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back([this, s] {
@@ -288,6 +352,7 @@ void Worker::sweep_step() {
     try {
         std::vector<double> t;
         for (int r = 0; r < 5; ++r) {
+            last_run_change_ = 0;  // the engine's spectrum is this job's now, not the viewer's run's
             const Frame f = engine_.run(c, o);
             if (!f.notes.empty()) throw gpu::ConfigError("clamped");  // not the configuration asked for
             t.push_back(f.total_ms);
@@ -313,8 +378,10 @@ void Worker::compare(const Settings& s) {
             RunOptions o;
             o.want_spectrum = true;
             c.backend = Backend::Custom;
+            last_run_change_ = 0;  // the engine's spectrum is this job's now, not the viewer's run's
             const Frame a = engine_.run(c, o);
             c.backend = Backend::Cufft;
+            last_run_change_ = 0;  // the engine's spectrum is this job's now, not the viewer's run's
             const Frame b = engine_.run(c, o);
             double peak = 0, diff = 0;
             for (std::size_t i = 0; i < b.spectrum.size() && i < a.spectrum.size(); ++i) {
@@ -340,6 +407,7 @@ void Worker::save_npy(const Settings& s, const std::string& path) {
             RunOptions o;
             o.want_spectrum = true;
             o.want_rgba = false;
+            last_run_change_ = 0;  // the engine's spectrum is this job's now, not the viewer's run's
             const Frame f = engine_.run(s, o);
             write_npy_complex64(path, f.spectrum.data(), f.height, f.width);
             std::lock_guard<std::mutex> lock(mu_);
@@ -358,6 +426,7 @@ void Worker::save_png(const Settings& s, const std::string& path) {
         try {
             RunOptions o;
             o.want_rgba = true;
+            last_run_change_ = 0;  // the engine's spectrum is this job's now, not the viewer's run's
             const Frame f = engine_.run(s, o);
             write_picture_png(path, f.rgba.data(), f.width, f.height,
                               s.view.colormap == Colormap::Gray ? PngColor::Gray : PngColor::Rgb);
@@ -443,7 +512,7 @@ bool Worker::has_updates() const {
     std::lock_guard<std::mutex> lock(mu_);
     const WorkerUpdates& u = out_;
     return u.decoded || u.run || u.value || u.sweep || u.comparison || u.plane_row || u.resources || u.analysis ||
-           u.correlation || !u.messages.empty();
+           u.correlation || u.stack || !u.messages.empty();
 }
 
 void Worker::wait_idle() const {
@@ -594,7 +663,6 @@ void Worker::runner_loop() {
         } else {
             std::function<void()> job = std::move(jobs_.front());
             jobs_.pop_front();
-            last_run_change_ = 0;  // jobs run the engine with settings of their own
             lock.unlock();
             try {
                 job();

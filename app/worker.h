@@ -102,7 +102,7 @@ struct AnalysisRequest {
 struct AnalysisResult {
     std::uint64_t change = 0;  // the run measured
     bool ok = false;
-    std::string error;
+    std::string error;         // !ok with no error: that run's spectrum was gone (run it again to measure)
     std::optional<PowerProfiles> profiles;
     bool profiles_reused = false;  // the spectrum was the same as for the last profiles
     // The log-phi view: the settings' view values, n_r rows (radius r0..r1 bins, log-spaced, bottom row r0) by
@@ -128,6 +128,19 @@ struct CorrelationResult {
     double ms = 0;
 };
 
+// Over a whole stack (Worker::stack_analysis): the mean power spectrum shown through the settings' view (|F| =
+// sqrt(mean power)), and the time series of one bin's view value, frame by frame.
+struct StackResult {
+    bool ok = false;
+    std::string error, path;
+    int frames = 0;
+    std::vector<std::uint32_t> rgba;  // the mean power spectrum, width x height, shifted as the settings say
+    int width = 0, height = 0;
+    int u = 0, v = 0;                 // the bin of the series (signed, from DC)
+    std::vector<double> series;       // its view value in each frame
+    double ms = 0;
+};
+
 // Everything that arrived since the last poll. Of each kind only the newest is kept.
 struct WorkerUpdates {
     std::optional<DecodedImage> decoded;
@@ -138,6 +151,7 @@ struct WorkerUpdates {
     std::optional<PlaneRow> plane_row;
     std::optional<AnalysisResult> analysis;
     std::optional<CorrelationResult> correlation;
+    std::optional<StackResult> stack;
     std::optional<std::vector<gpu::KernelResources>> resources;
     std::vector<std::pair<bool, std::string>> messages;  // (is_error, text), in order
 };
@@ -172,6 +186,9 @@ public:
     // Phase correlation (`phase` false: cross-correlation) of the image loaded with `other_path` (same size after
     // the settings' padding), on the CPU with these settings' plane (no mask).
     void correlate(const Settings& s, const std::string& other_path, bool phase = true);
+    // The stack's mean power spectrum and the time series at signed bin (u, v), over all its frames (streamed
+    // from the decoder, transformed on the CPU), as a job.
+    void stack_analysis(const Settings& s, const std::string& path, int u, int v);
     void sweep(const Settings& s);
     void compare(const Settings& s);
     void save_npy(const Settings& s, const std::string& path);

@@ -23,6 +23,10 @@ void request_analysis(ViewerState& st) {
 }
 
 void take_analysis(ViewerState& st, AnalysisResult& r) {
+    if (!r.ok && r.error.empty()) {  // the worker's engine had moved on (a job ran): run the shown settings again
+        if (r.change == st.frame_change) st.dirty = true;
+        return;
+    }
     if (!r.ok) {
         st.messages.error(r.error);
         return;
@@ -44,6 +48,19 @@ void take_correlation(ViewerState& st, CorrelationResult& r) {
     st.messages.info(std::string(r.phase ? "phase" : "cross-") + "correlation with " + r.other + ": shift " + std::to_string(r.shift.dx).substr(0, 6) + ", " +
                      std::to_string(r.shift.dy).substr(0, 6) + " px");
     st.analysis.correlation = std::move(r);
+}
+
+void take_stack(ViewerState& st, StackResult& r) {
+    if (!r.ok) {
+        st.messages.error(r.error);
+        return;
+    }
+    st.stack_tex.begin(std::move(r.rgba), r.width, r.height);
+    char t[160];
+    std::snprintf(t, sizeof t, "the stack's %d frames measured in %.0f ms", r.frames, r.ms);
+    st.messages.info(t);
+    st.analysis.series.fit = true;
+    st.analysis.stack = std::move(r);
 }
 
 namespace {
@@ -73,7 +90,8 @@ void draw_analysis_strip(ViewerState& st, ImVec2 size) {
     const bool stale = have && r->change != st.frame_change;
     const bool line = r && !r->line_at.empty(), logphi = r && r->n_phi > 0 && a.log_polar && st.logphi_tex.valid();
     const bool corr = a.correlation && a.correlation->ok && st.corr_tex.front().valid();
-    const int columns = 2 + (line ? 1 : 0) + (logphi ? 1 : 0) + (corr ? 1 : 0);
+    const bool stack = a.stack && a.stack->ok && st.stack_tex.front().valid() && a.stack->path == st.shown.image_path;
+    const int columns = 2 + (line ? 1 : 0) + (logphi ? 1 : 0) + (corr ? 1 : 0) + (stack ? 2 : 0);
     const float text_h = ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 cell(size.x / columns - 6, std::max(size.y - 2 * text_h, 60.0f));
     if (!r) {
@@ -175,6 +193,30 @@ void draw_analysis_strip(ViewerState& st, ImVec2 size) {
         record(st, "correlation_map", q0, q1);
         char l[96];
         std::snprintf(l, sizeof l, "correlation shift %.2f %.2f", c.shift.dx, c.shift.dy);
+        st.layout.push_back(l);
+        ImGui::EndGroup();
+    }
+    if (stack) {
+        const StackResult& sr = *a.stack;
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::Text("Stack mean (%d frames)", sr.frames);
+        ImVec2 q0, q1;
+        fitted_image(st.stack_tex.front(), cell, &q0, &q1);
+        record(st, "stack_mean", q0, q1);
+        ImGui::EndGroup();
+        ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::Text("Bin (%+d, %+d) over the frames", sr.u, sr.v);
+        std::vector<double> fx(sr.series.size());
+        for (std::size_t i = 0; i < fx.size(); ++i) fx[i] = double(i + 1);
+        const ImVec2 s0 = ImGui::GetCursorScreenPos();
+        draw_plot("series", cell, a.series, {{&fx, &sr.series, IM_COL32(255, 170, 90, 255)}}, {}, {}, "frame",
+                  name_of(st.shown.settings.view.view).c_str());
+        record(st, "stack_series", s0, ImVec2(s0.x + cell.x, s0.y + cell.y));
+        char l[96];
+        const std::size_t top = std::size_t(std::max_element(sr.series.begin(), sr.series.end()) - sr.series.begin());
+        std::snprintf(l, sizeof l, "stack frames %d series %zu top %zu", sr.frames, sr.series.size(), top + 1);
         st.layout.push_back(l);
         ImGui::EndGroup();
     }

@@ -14,6 +14,7 @@ void request_analysis(ViewerState& st);
 // Takes the worker's results (the log-phi picture and the heat map go into textures).
 void take_analysis(ViewerState& st, AnalysisResult& r);
 void take_correlation(ViewerState& st, CorrelationResult& r);
+void take_stack(ViewerState& st, StackResult& r);
 // Draws the strip in `size` (records what it drew in st.layout for the GUI tests).
 void draw_analysis_strip(ViewerState& st, ImVec2 size);
 

@@ -109,6 +109,10 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 throw ScriptError(line, "correlate takes a path (no spaces) and optionally phase or cross");
         } else if (v == "save-mask" || v == "load-mask" || v == "export-analysis") {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
+        } else if (v == "stack-analysis") {
+            int u = 0;
+            if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) || !parse_count(a.args[1], &u, -1048576, 1048576))
+                throw ScriptError(line, "stack-analysis takes a bin U V (signed, from DC)");
         } else if (v == "play") {
             double fps = 0;
             if (n != 1 || !parse_number(a.args[0], &fps) || fps < 1 || fps > 60) throw ScriptError(line, "play takes frames/s (1 to 60)");
@@ -147,7 +151,8 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
         } else {
             throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
                                     "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
-                                    "line, correlate, export-analysis, frame, play, pause, screenshot, save-texture, quit)");
+                                    "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
+                                    "save-texture, quit)");
         }
         out.push_back(std::move(a));
     }
@@ -215,6 +220,14 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             if (!err.empty()) st.messages.error("script line " + std::to_string(a.line) + ": " + err);
             st.dirty = true;
             return true;
+        }
+        if (a.verb == "stack-analysis") {
+            if (!st.shown.image || st.shown.image->frames < 2) throw ScriptError(a.line, "stack-analysis: the image is not a stack");
+            st.analysis.open = true;
+            st.analysis.stack_u = std::stoi(a.args[0]);
+            st.analysis.stack_v = std::stoi(a.args[1]);
+            st.worker->stack_analysis(st.settings, st.shown.image_path, st.analysis.stack_u, st.analysis.stack_v);
+            continue;
         }
         if (a.verb == "play" || a.verb == "pause") {
             st.file.playing = a.verb == "play";

@@ -100,7 +100,7 @@ bool picture_current(const ViewerState& st) {
     // The last run posted has ended (its picture in the texture, or failed with a message).
     const bool arrived = st.done_change >= st.change;
     return arrived && !st.copy_pending && !st.spectrum_tex.pending() && !st.image_tex.pending() && !st.lab_tex.pending() &&
-           !st.corr_tex.pending() && !(st.analysis.open && !st.classroom.enabled && st.analysis.asked_change != st.frame_change);
+           !st.corr_tex.pending() && !st.stack_tex.pending() && !(st.analysis.open && !st.classroom.enabled && st.analysis.asked_change != st.frame_change);
 }
 
 void run_pipeline(ViewerState& st) {
@@ -242,6 +242,7 @@ void step_uploads(ViewerState& st) {
     st.image_tex.step(kUploadBytesPerFrame);
     st.lab_tex.step(kUploadBytesPerFrame);
     st.corr_tex.step(kUploadBytesPerFrame);
+    st.stack_tex.step(kUploadBytesPerFrame);
     if (st.spectrum_tex.step(kUploadBytesPerFrame) && st.staged_frame) {
         const std::uint64_t change = st.staged_frame->change;
         show_frame(st, *st.staged_frame);
@@ -280,6 +281,7 @@ void apply_worker_updates(ViewerState& st) {
     if (u.resources) st.device_ui.resources_cache = *u.resources;
     if (u.analysis) take_analysis(st, *u.analysis);
     if (u.correlation) take_correlation(st, *u.correlation);
+    if (u.stack) take_stack(st, *u.stack);
     step_uploads(st);
     request_analysis(st);
 }
@@ -860,6 +862,7 @@ int run_viewer(const ViewerLaunch& launch) {
     st.lab_tex.release();
     st.logphi_tex.release();
     st.corr_tex.release();
+    st.stack_tex.release();
     return rc;
 }
 

@@ -98,6 +98,7 @@ struct ViewerState {
     AnalysisUi analysis;
     GlTexture logphi_tex;    // the analysis strip's log-phi view (small: uploaded at once)
     StagedTexture corr_tex;  // the phase correlation's heat map (image-sized: staged)
+    StagedTexture stack_tex; // a stack's mean power spectrum
 
     // For tests: what was drawn where (framebuffer pixels), written next to a screenshot.
     std::vector<std::string> layout;

@@ -404,11 +404,18 @@ TEST_F(Script, AFloatTiffStackStepsFramesAndShowsItsValueRange) {
     const std::string img = dir.file("stack.tif"), one = dir.file("one.png"), two = dir.file("two.png");
     fixtures::write_file(img, fixtures::tiff(n, n, 1, pages, o));
     const std::string three = dir.file("three.png");
+    const std::string four = dir.file("four.png");
     ASSERT_EQ(run_script("wait-ready\nscreenshot " + one + "\nframe 2\nwait-ready\nwait 2\nscreenshot " + two +
-                             "\nplay 1\nwait 20\npause\nwait-ready\nscreenshot " + three + "\nquit\n",
+                             "\nplay 1\nwait 20\npause\nwait-ready\nscreenshot " + three +
+                             "\nstack-analysis 8 0\nwait-ready\nwait 2\nscreenshot " + four + "\nquit\n",
                          {img, "--colormap", "gray"}),
               0)
         << read("out.txt");
+    // Over the stack: the mean spectrum, and bin (8, 0) over the frames: frame 2's grating (8 cycles) is there.
+    const Layout d = layout(four);
+    EXPECT_EQ(d.line("stack frames"), "stack frames 3 series 3 top 2");
+    EXPECT_EQ(d.rects.count("stack_mean"), 1u);
+    EXPECT_EQ(d.rects.count("stack_series"), 1u);
     const Layout a = layout(one), b = layout(two);
     EXPECT_EQ(a.line("frame "), "frame 1 of 3");
     EXPECT_EQ(b.line("frame "), "frame 2 of 3");

@@ -66,6 +66,17 @@ void draw_analysis_panel(PanelContext& ctx, AnalysisUi& a) {
         if (err.empty()) ctx.messages.info("wrote " + wrote);
         else ctx.messages.error(err);
     }
+    if (ctx.has_image() && ctx.shown.image->frames > 1) {
+        ImGui::Separator();
+        ImGui::Text("Stack of %d frames:", ctx.shown.image->frames);
+        int uv[2] = {a.stack_u, a.stack_v};
+        if (ImGui::InputInt2("bin u, v", uv)) a.stack_u = uv[0], a.stack_v = uv[1];
+        if (ImGui::Button("Mean spectrum + the bin over time")) {
+            a.open = true;
+            ctx.worker.stack_analysis(ctx.shown.settings, ctx.shown.image_path, a.stack_u, a.stack_v);
+            ctx.messages.info("measuring the stack's " + std::to_string(ctx.shown.image->frames) + " frames ...");
+        }
+    }
     ImGui::Separator();
     char other[512];
     std::snprintf(other, sizeof other, "%s", a.correlate_path.c_str());

@@ -121,6 +121,9 @@ struct AnalysisUi {
     std::optional<CorrelationResult> correlation;
     std::string correlate_path, csv_prefix = "spectrum";
     bool phase_correlation = true;  // else plain cross-correlation
+    std::optional<StackResult> stack;  // a stack's mean spectrum and one bin's time series
+    int stack_u = 1, stack_v = 0;
+    PlotAxes series{false, false};
     PlotAxes radial{true, true}, angular{false, true}, line{false, false};
 };
 
