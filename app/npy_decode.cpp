@@ -160,6 +160,32 @@ Image decode_npy(const std::vector<unsigned char>& bytes, const std::string& nam
     unsigned char* out = img.writable();
     const unsigned char* data = bytes.data() + h.data_offset;
     const bool swap = (order == '>');  // this machine is little-endian (x86-64)
+    // The common case: native byte order, C order, stored as the image keeps it: one copy of the frame.
+    if (!swap && !h.fortran_order && (t == Type::U8 || t == Type::U16 || t == Type::F32)) {
+        std::memcpy(out, data + std::uint64_t(frame) * ny * nx * item, std::size_t(ny * nx * item));
+        return img;
+    }
+    if (!swap && !h.fortran_order && (t == Type::F64 || t == Type::I16 || t == Type::I32)) {  // a typed loop
+        const unsigned char* src = data + std::uint64_t(frame) * ny * nx * item;
+        float* dst = reinterpret_cast<float*>(out);
+        const std::size_t n = std::size_t(ny * nx);
+        for (std::size_t i = 0; i < n; ++i) {
+            if (t == Type::F64) {
+                double v;
+                std::memcpy(&v, src + 8 * i, 8);
+                dst[i] = float(v);
+            } else if (t == Type::I16) {
+                std::int16_t v;
+                std::memcpy(&v, src + 2 * i, 2);
+                dst[i] = float(v);
+            } else {
+                std::int32_t v;
+                std::memcpy(&v, src + 4 * i, 4);
+                dst[i] = float(v);
+            }
+        }
+        return img;
+    }
     auto load = [&](std::uint64_t index, unsigned char* v) {
         const unsigned char* p = data + index * item;
         for (std::size_t k = 0; k < item; ++k) v[k] = swap ? p[item - 1 - k] : p[k];

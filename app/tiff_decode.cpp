@@ -279,6 +279,10 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
     };
     const bool separate = planar == PLANARCONFIG_SEPARATE && spp > 1;
     const int planes = separate ? spp : 1, per_pixel = separate ? 1 : spp;
+    // The common case copies rows as they are: interleaved samples, all kept, stored as the image keeps them.
+    const bool copy_rows = !separate && per_pixel == channels && !invert &&
+                           (kind == Kind::U8 || kind == Kind::U16 || kind == Kind::F32);
+    const std::size_t out_sample = std::size_t(depth / 8);
     if (TIFFIsTiled(tif.get())) {
         std::uint32_t tw = 0, th = 0;
         TIFFGetField(tif.get(), TIFFTAG_TILEWIDTH, &tw);
@@ -294,6 +298,12 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
                     if (TIFFReadEncodedTile(tif.get(), t, buf.data(), size) < 0)
                         throw fail("cannot decode tile " + std::to_string(t));
                     const std::uint32_t x1 = std::min(w, tx + tw), y1 = std::min(h, ty + th);
+                    if (copy_rows) {
+                        for (std::uint32_t y = ty; y < y1; ++y)
+                            std::memcpy(out + (std::size_t(y) * w + tx) * channels * out_sample,
+                                        buf.data() + std::size_t(y - ty) * tw * per_pixel * sb, std::size_t(x1 - tx) * channels * out_sample);
+                        continue;
+                    }
                     for (std::uint32_t y = ty; y < y1; ++y)
                         for (std::uint32_t x = tx; x < x1; ++x) {
                             const unsigned char* p = buf.data() + (std::size_t(y - ty) * tw + (x - tx)) * per_pixel * sb;
@@ -320,6 +330,10 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
                 const tmsize_t got = TIFFReadEncodedStrip(tif.get(), s, buf.data(), size);
                 const std::uint32_t n = std::min(rows, h - y0);
                 if (got < 0 || std::uint64_t(got) < row_bytes * n) throw fail("cannot decode strip " + std::to_string(s));
+                if (copy_rows) {
+                    std::memcpy(out + std::size_t(y0) * w * channels * out_sample, buf.data(), std::size_t(n) * row_bytes);
+                    continue;
+                }
                 for (std::uint32_t r = 0; r < n; ++r)
                     for (std::uint32_t x = 0; x < w; ++x) {
                         const unsigned char* p = buf.data() + r * row_bytes + std::size_t(x) * per_pixel * sb;
