@@ -325,6 +325,19 @@ TEST(DecoderPoolFormats, TiffAndNpyStacksDecodeInTheIsolatedDecoder) {
     EXPECT_THROW(pool.load(dir.file("s.npy"), l), InputError);
 }
 
+// An animated GIF shows its first frame only: stb's decoder of the later frames (stbi__gif_load_next in Debian
+// 12's stb_image.h) reads freed memory on a crafted file (our fuzzer found it), so it is not used.
+TEST(Gif, AnAnimatedGifIsItsFirstFrame) {
+    std::vector<std::uint8_t> pal(256 * 3);
+    for (int i = 0; i < 256; ++i) pal[std::size_t(i) * 3] = pal[std::size_t(i) * 3 + 1] = pal[std::size_t(i) * 3 + 2] = std::uint8_t(i);
+    std::vector<std::vector<std::uint8_t>> frames;
+    for (int k = 0; k < 4; ++k) frames.push_back(std::vector<std::uint8_t>(10 * 6, std::uint8_t(40 * (k + 1))));
+    const Image img = decode_image(fixtures::gif_animated(10, 6, frames, pal, 5), "a.gif", no_memory_check());
+    EXPECT_EQ(img.frames, 1);
+    EXPECT_NEAR(img.at(3, 2, 0) * 255.0, 40.0, 1e-3);
+    EXPECT_THROW(decode_image(fixtures::gif_animated(10, 6, frames, pal, 5), "a.gif", no_memory_check(1)), InputError);
+}
+
 // A stack streams through one decoder request: the file read once, each page checked and handed over as it
 // comes; the consumer can stop early, and the decoder serves the next request as usual.
 TEST(DecoderPoolFormats, StacksStreamFrameByFrameAndStopEarly) {

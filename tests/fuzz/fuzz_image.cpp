@@ -4,6 +4,7 @@
 // a crash, a sanitizer report, a leak or a hang is a finding.
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <vector>
 
 #include "app/image.h"
@@ -14,8 +15,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     lim.max_pixels = 2048ull * 2048ull;
     lim.check_available_memory = false;
     try {
-        const specview::Image img = specview::decode_image(std::vector<unsigned char>(data, data + size), "fuzz", lim);
+        const std::vector<unsigned char> bytes(data, data + size);
+        specview::FrameReader reader(bytes, "fuzz", lim);
+        const specview::Image img = reader.decode(0);
         if (img.sample_count() != std::size_t(img.width) * img.height * img.channels) __builtin_trap();
+        if (img.frames > 1) {  // a stack's later frames too (animated GIF, TIFF pages, .npy frames)
+            const specview::Image last = reader.decode(std::min(img.frames, 8) - 1);
+            if (last.sample_count() != std::size_t(last.width) * last.height * last.channels) __builtin_trap();
+        }
     } catch (const specview::InputError&) {
     }
     return 0;

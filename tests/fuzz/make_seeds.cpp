@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
     write_file(d + "rgba16.psd", psd(rgba, 16));
     write_file(d + "rgba8-rle.psd", psd(rgba, 8, true));
     write_file(d + "a.gif", gif(6, 4, idx, pal));
+    write_file(d + "animated.gif", gif_animated(6, 4, {idx, std::vector<std::uint8_t>(idx.rbegin(), idx.rend()), idx}, pal, 10));
     write_file(d + "rgb.bmp", bmp(rgb));
     write_file(d + "rgba.tga", tga(rgba, false));
     write_file(d + "rgb-rle.tga", tga(rgb, true));
