@@ -1,4 +1,5 @@
 #include "app/decoder_pool.h"
+#include "app/video_decode.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -76,6 +77,7 @@ std::string signal_name(int sig) {
 
 struct DecoderPool::Child {
     pid_t pid = -1;
+    bool video = false;  // specview-video-decoder (FFmpeg linked in) rather than specview-decoder
     Fd sock;
     std::uint64_t baseline = 0;
     bool sandboxed = false;
@@ -226,23 +228,25 @@ DecoderPool& DecoderPool::shared() {
 
 void DecoderPool::configure_shared(int processes) { g_shared_processes.store(processes); }
 
-std::string DecoderPool::helper_path() {
-    if (const char* env = std::getenv("SPECVIEW_DECODER"); env && *env) return env;
+std::string DecoderPool::helper_path(bool video) {
+    if (const char* env = std::getenv(video ? "SPECVIEW_VIDEO_DECODER" : "SPECVIEW_DECODER"); env && *env) return env;
+    const char* name = video ? "specview-video-decoder" : "specview-decoder";
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        const fs::path next = self.parent_path() / "specview-decoder";
+        const fs::path next = self.parent_path() / name;
         if (fs::exists(next, ec)) return next.string();
     }
 #ifdef SPECVIEW_DECODER_BUILD_PATH
-    return SPECVIEW_DECODER_BUILD_PATH;
-#else
-    return "specview-decoder";
+    const fs::path built = fs::path(SPECVIEW_DECODER_BUILD_PATH).parent_path() / name;
+    if (fs::exists(built, ec)) return built.string();
 #endif
+    // No video helper in this build: the image decoder refuses video files with a message saying so.
+    return video ? helper_path(false) : std::string(name);
 }
 
-std::unique_ptr<DecoderPool::Child> DecoderPool::spawn() {
-    const std::string helper = helper_path();
+std::unique_ptr<DecoderPool::Child> DecoderPool::spawn(bool video) {
+    const std::string helper = helper_path(video);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
         throw DecodeError("", errno_text("decoder socket"), DecodeFailure::Unavailable);
@@ -279,6 +283,7 @@ std::unique_ptr<DecoderPool::Child> DecoderPool::spawn() {
         throw DecodeError("", "the decoder helper " + helper + " " + why, DecodeFailure::Unavailable);
     }
     c->baseline = hello.baseline_bytes;
+    c->video = video;
     c->sandboxed = hello.sandboxed != 0;
     c->note = text(hello.note);
     if (!c->sandboxed) {
@@ -291,21 +296,34 @@ std::unique_ptr<DecoderPool::Child> DecoderPool::spawn() {
     return c;
 }
 
-std::unique_ptr<DecoderPool::Child> DecoderPool::take() {
+std::unique_ptr<DecoderPool::Child> DecoderPool::take(bool video) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !idle_.empty() || alive_ < limit_; });
-    if (!idle_.empty()) {
-        auto c = std::move(idle_.back());
-        idle_.pop_back();
+    auto idle_of_kind = [&] {
+        for (std::size_t i = 0; i < idle_.size(); ++i)
+            if (idle_[i]->video == video) return int(i);
+        return -1;
+    };
+    // A child of this kind, a free place for a new one, or an idle one of the other kind to give its place up.
+    cv_.wait(lock, [&] { return idle_of_kind() >= 0 || alive_ < limit_ || !idle_.empty(); });
+    if (const int i = idle_of_kind(); i >= 0) {
+        auto c = std::move(idle_[std::size_t(i)]);
+        idle_.erase(idle_.begin() + i);
         ++busy_;
         return c;
+    }
+    std::unique_ptr<Child> evicted;
+    if (alive_ >= limit_) {  // the other kind's idle child goes (stopped outside the lock)
+        evicted = std::move(idle_.back());
+        idle_.pop_back();
+        --alive_;
     }
     ++alive_;
     ++busy_;
     ++started_;
     lock.unlock();
+    evicted.reset();
     try {
-        auto c = spawn();
+        auto c = spawn(video);
         std::lock_guard<std::mutex> relock(mu_);
         sandboxed_ = c->sandboxed;
         return c;
@@ -331,7 +349,7 @@ bool DecoderPool::sandboxed() {
         std::lock_guard<std::mutex> lock(mu_);
         if (sandboxed_ >= 0) return sandboxed_ == 1;
     }
-    give_back(take());
+    give_back(take(false));
     std::lock_guard<std::mutex> lock(mu_);
     return sandboxed_ == 1;
 }
@@ -370,8 +388,11 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
     const std::uint64_t size = std::uint64_t(fst.st_size);
     if (size == 0) throw InputError(path, "empty file");
     // A stack (TIFF, .npy) may be larger than one image's file cap when its frames are within the limits.
-    unsigned char magic[8] = {};
-    const bool stack_format = pread(file.get(), magic, sizeof magic, 0) == ssize_t(sizeof magic) &&
+    unsigned char magic[12] = {};
+    const bool have_magic = pread(file.get(), magic, sizeof magic, 0) == ssize_t(sizeof magic);
+    // Video goes to the video decoder helper (FFmpeg linked in); everything else to the lean image one.
+    const bool video = have_magic && is_video(std::vector<unsigned char>(magic, magic + sizeof magic));
+    const bool stack_format = have_magic &&
                               (std::memcmp(magic, "\x93NUMPY", 6) == 0 || std::memcmp(magic, "II*\0", 4) == 0 ||
                                std::memcmp(magic + 4, "ftyp", 4) == 0 || std::memcmp(magic, "\x1A\x45\xDF\xA3", 4) == 0 ||
                                std::memcmp(magic, "RIFF", 4) == 0 ||
@@ -383,7 +404,7 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
 
     std::unique_ptr<Child> c;
     try {
-        c = take();
+        c = take(video);
     } catch (const DecodeError& e) {
         throw DecodeError(path, e.reason(), e.kind());
     }

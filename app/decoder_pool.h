@@ -69,13 +69,15 @@ public:
     static DecoderPool& shared();
     static void configure_shared(int processes);
     // The helper executable: $SPECVIEW_DECODER, else next to this program, else where the build put it.
-    static std::string helper_path();
+    // `video`: the video decoder helper (specview-video-decoder, $SPECVIEW_VIDEO_DECODER), which links FFmpeg;
+    // without one, video files go to the image helper, which says it does not decode video.
+    static std::string helper_path(bool video = false);
 
 private:
     struct Child;
-    std::unique_ptr<Child> take();
+    std::unique_ptr<Child> take(bool video);
     void give_back(std::unique_ptr<Child> c);
-    std::unique_ptr<Child> spawn();
+    std::unique_ptr<Child> spawn(bool video);
 
     DecoderOptions opt_;
     struct Bank;                  // sample buffers freed by Images, sent back to children for reuse

@@ -185,25 +185,34 @@ std::string stroke_text(const BrushStroke& b) {
     return std::string(b.erase ? "erase " : "paint ") + num(b.u) + " " + num(b.v) + " " + num(b.r);
 }
 
-void stamp_strokes(const BrushStroke* strokes, std::size_t count, int width, int height, float* layer) {
-    for (std::size_t i = 0; i < count; ++i) {
-        const BrushStroke& b = strokes[i];
-        int x0, y0, bw, bh;
-        stroke_box(b, width, height, &x0, &y0, &bw, &bh);
-        const float value = b.erase ? 1.0f : 0.0f;
-        for (int mirror = 0; mirror < 2; ++mirror) {
-            // The mirror's box is the negated box: [-(x0 + bw - 1), -x0].
-            const int sx0 = mirror ? -(x0 + bw - 1) : x0, sy0 = mirror ? -(y0 + bh - 1) : y0;
-            for (int j = 0; j < bh; ++j) {
-                const int ky = ((sy0 + j) % height + height) % height;
-                for (int i2 = 0; i2 < bw; ++i2) {
-                    const int kx = ((sx0 + i2) % width + width) % width;
-                    int sx, sy;
-                    signed_bin(kx, ky, width, height, &sx, &sy);
-                    if (stroke_covers(b, sx, sy)) layer[std::size_t(ky) * width + kx] = value;
-                }
+namespace {
+// Calls at(kx, ky) for every bin dab b or its mirror covers (its two bounding boxes, wrapped into the transform;
+// the canonical signed bin decides, so the covered set is exactly symmetric), columns below `columns` only.
+template <class At>
+void for_each_covered(const BrushStroke& b, int width, int height, int columns, At at) {
+    int x0, y0, bw, bh;
+    stroke_box(b, width, height, &x0, &y0, &bw, &bh);
+    for (int mirror = 0; mirror < 2; ++mirror) {
+        // The mirror's box is the negated box: [-(x0 + bw - 1), -x0].
+        const int sx0 = mirror ? -(x0 + bw - 1) : x0, sy0 = mirror ? -(y0 + bh - 1) : y0;
+        for (int j = 0; j < bh; ++j) {
+            const int ky = ((sy0 + j) % height + height) % height;
+            for (int i = 0; i < bw; ++i) {
+                const int kx = ((sx0 + i) % width + width) % width;
+                if (kx >= columns) continue;
+                int sx, sy;
+                signed_bin(kx, ky, width, height, &sx, &sy);
+                if (stroke_covers(b, sx, sy)) at(kx, ky);
             }
         }
+    }
+}
+}  // namespace
+
+void stamp_strokes(const BrushStroke* strokes, std::size_t count, int width, int height, float* layer) {
+    for (std::size_t i = 0; i < count; ++i) {
+        const float value = strokes[i].erase ? 1.0f : 0.0f;
+        for_each_covered(strokes[i], width, height, width, [&](int kx, int ky) { layer[std::size_t(ky) * width + kx] = value; });
     }
 }
 
@@ -215,30 +224,16 @@ std::vector<float> half_mask(const std::vector<FilterSpec>& filters, const std::
 
 void stamp_strokes_half(const BrushStroke* strokes, std::size_t count, int width, int height, float* half_layer,
                         const std::function<void(std::size_t)>& touched) {
+    // The half's columns only: a covered bin's mirror is covered too (the layer is symmetric), so the half holds
+    // all there is.
     const int hw = width / 2 + 1;
     for (std::size_t i = 0; i < count; ++i) {
-        const BrushStroke& b = strokes[i];
-        int x0, y0, bw, bh;
-        stroke_box(b, width, height, &x0, &y0, &bw, &bh);
-        const float value = b.erase ? 1.0f : 0.0f;
-        // Both boxes, the half's columns only: a covered bin's mirror is covered too (the layer is symmetric),
-        // so the half holds all there is.
-        for (int mirror = 0; mirror < 2; ++mirror) {
-            const int sx0 = mirror ? -(x0 + bw - 1) : x0, sy0 = mirror ? -(y0 + bh - 1) : y0;
-            for (int j = 0; j < bh; ++j) {
-                const int ky = ((sy0 + j) % height + height) % height;
-                for (int i2 = 0; i2 < bw; ++i2) {
-                    const int kx = ((sx0 + i2) % width + width) % width;
-                    if (kx >= hw) continue;
-                    int sx, sy;
-                    signed_bin(kx, ky, width, height, &sx, &sy);
-                    if (!stroke_covers(b, sx, sy)) continue;
-                    const std::size_t k = std::size_t(ky) * hw + kx;
-                    half_layer[k] = value;
-                    if (touched) touched(k);
-                }
-            }
-        }
+        const float value = strokes[i].erase ? 1.0f : 0.0f;
+        for_each_covered(strokes[i], width, height, hw, [&](int kx, int ky) {
+            const std::size_t k = std::size_t(ky) * hw + kx;
+            half_layer[k] = value;
+            if (touched) touched(k);
+        });
     }
 }
 

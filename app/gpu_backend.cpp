@@ -85,7 +85,7 @@ public:
     }
 
     PowerProfiles power_profiles(const Settings&) override {
-        const gpu::GpuEngine::Profiles g = engine_.power_sums();
+        const gpu::PowerSums g = engine_.power_sums();
         PowerProfiles p;
         p.radial = profile_from_sums(g.radial_sum, g.radial_count, true, g.width, g.height);
         p.angular = profile_from_sums(g.angular_sum, g.angular_count, false, g.width, g.height);

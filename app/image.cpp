@@ -56,6 +56,18 @@ struct Reader {
     std::uint32_t be32(std::size_t o) const { return (std::uint32_t(be16(o)) << 16) | be16(o + 2); }
 };
 
+}  // namespace
+
+bool is_video(const std::vector<unsigned char>& b) {
+    if (b.size() < 12) return false;
+    if (std::memcmp(b.data() + 4, "ftyp", 4) == 0) return true;                      // MP4, MOV, 3GP
+    if (b[0] == 0x1A && b[1] == 0x45 && b[2] == 0xDF && b[3] == 0xA3) return true;  // Matroska, WebM
+    if (std::memcmp(b.data(), "RIFF", 4) == 0 && std::memcmp(b.data() + 8, "AVI ", 4) == 0) return true;
+    return false;
+}
+
+namespace {
+
 bool starts_with(const std::vector<unsigned char>& b, const char* magic) {
     std::size_t n = std::strlen(magic);
     return b.size() >= n && std::memcmp(b.data(), magic, n) == 0;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstring>
 
-#ifdef SPECVIEW_HAS_VIDEO
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -11,32 +10,8 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 }
-#endif
 
 namespace specview {
-
-bool is_video(const std::vector<unsigned char>& b) {
-    if (b.size() < 12) return false;
-    if (std::memcmp(b.data() + 4, "ftyp", 4) == 0) return true;                          // MP4, MOV, 3GP
-    if (b[0] == 0x1A && b[1] == 0x45 && b[2] == 0xDF && b[3] == 0xA3) return true;      // Matroska, WebM
-    if (std::memcmp(b.data(), "RIFF", 4) == 0 && std::memcmp(b.data() + 8, "AVI ", 4) == 0) return true;
-    return false;
-}
-
-#ifndef SPECVIEW_HAS_VIDEO
-
-bool video_supported() { return false; }
-struct VideoStack::Impl {};
-VideoStack::VideoStack(const std::vector<unsigned char>&, std::string name) {
-    throw InputError(name, "a video file: this build of specview has no video support (FFmpeg's development "
-                           "packages were not found when it was configured)");
-}
-VideoStack::~VideoStack() = default;
-int VideoStack::frames() const { return 0; }
-double VideoStack::frame_rate() const { return 0; }
-Image VideoStack::decode(int, const std::function<void(const ImageHeader&)>&) { return {}; }
-
-#else
 
 bool video_supported() { return true; }
 
@@ -255,7 +230,5 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
     sws_scale(m.sws, f->data, f->linesize, 0, h, dst, stride);
     return img;
 }
-
-#endif
 
 }  // namespace specview

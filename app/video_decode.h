@@ -14,8 +14,10 @@
 
 namespace specview {
 
-bool is_video(const std::vector<unsigned char>& bytes);
-bool video_supported();  // this build reads video
+bool is_video(const std::vector<unsigned char>& bytes);  // MP4/MOV, Matroska/WebM, AVI by their magic
+// Whether this process decodes video: the video decoder helper and the tests do (app/video_decode.cpp); the
+// others link app/video_none.cpp and hand video files to the helper (app/decoder_pool.h).
+bool video_supported();
 
 class VideoStack {
 public:

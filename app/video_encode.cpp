@@ -6,6 +6,8 @@
 #include <vector>
 
 #ifdef SPECVIEW_HAS_VIDEO
+#include <dlfcn.h>
+
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -30,7 +32,127 @@ void VideoWriter::finish() {}
 const std::string& VideoWriter::codec() const { return impl_->codec; }
 #else
 
+namespace {
+// FFmpeg's libraries are opened when the first video is written, not at start: linked, their hundred-odd
+// dependencies cost every run of the program about 30 ms of dynamic loading.
+struct Av {
+    decltype(&::avformat_alloc_output_context2) avformat_alloc_output_context2 = nullptr;
+    decltype(&::avcodec_find_encoder_by_name) avcodec_find_encoder_by_name = nullptr;
+    decltype(&::avcodec_find_encoder) avcodec_find_encoder = nullptr;
+    decltype(&::avformat_new_stream) avformat_new_stream = nullptr;
+    decltype(&::avcodec_alloc_context3) avcodec_alloc_context3 = nullptr;
+    decltype(&::av_opt_set) av_opt_set = nullptr;
+    decltype(&::avcodec_open2) avcodec_open2 = nullptr;
+    decltype(&::avcodec_parameters_from_context) avcodec_parameters_from_context = nullptr;
+    decltype(&::avio_open) avio_open = nullptr;
+    decltype(&::avio_closep) avio_closep = nullptr;
+    decltype(&::avformat_write_header) avformat_write_header = nullptr;
+    decltype(&::avformat_free_context) avformat_free_context = nullptr;
+    decltype(&::av_frame_alloc) av_frame_alloc = nullptr;
+    decltype(&::av_packet_alloc) av_packet_alloc = nullptr;
+    decltype(&::av_frame_get_buffer) av_frame_get_buffer = nullptr;
+    decltype(&::av_frame_make_writable) av_frame_make_writable = nullptr;
+    decltype(&::av_frame_free) av_frame_free = nullptr;
+    decltype(&::av_packet_free) av_packet_free = nullptr;
+    decltype(&::avcodec_free_context) avcodec_free_context = nullptr;
+    decltype(&::sws_getContext) sws_getContext = nullptr;
+    decltype(&::sws_scale) sws_scale = nullptr;
+    decltype(&::sws_freeContext) sws_freeContext = nullptr;
+    decltype(&::avcodec_send_frame) avcodec_send_frame = nullptr;
+    decltype(&::avcodec_receive_packet) avcodec_receive_packet = nullptr;
+    decltype(&::av_packet_rescale_ts) av_packet_rescale_ts = nullptr;
+    decltype(&::av_interleaved_write_frame) av_interleaved_write_frame = nullptr;
+    decltype(&::av_write_trailer) av_write_trailer = nullptr;
+    decltype(&::av_strerror) av_strerror = nullptr;
+    decltype(&::av_log_set_level) av_log_set_level = nullptr;
+    decltype(&::av_guess_format) av_guess_format = nullptr;
+    std::string error;
+};
+
+const Av& av() {
+    static const Av a = [] {
+        Av t;
+        auto open = [&](const char* soname) -> void* {
+            void* h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+            if (!h && t.error.empty()) t.error = std::string("cannot load ") + soname + " (" + dlerror() + ")";
+            return h;
+        };
+        if (void* h = open(SPECVIEW_AVFORMAT_SONAME)) {
+            t.avformat_alloc_output_context2 = reinterpret_cast<decltype(t.avformat_alloc_output_context2)>(dlsym(h, "avformat_alloc_output_context2"));
+            if (!t.avformat_alloc_output_context2 && t.error.empty()) t.error = "no avformat_alloc_output_context2 in " SPECVIEW_AVFORMAT_SONAME;
+            t.avformat_new_stream = reinterpret_cast<decltype(t.avformat_new_stream)>(dlsym(h, "avformat_new_stream"));
+            if (!t.avformat_new_stream && t.error.empty()) t.error = "no avformat_new_stream in " SPECVIEW_AVFORMAT_SONAME;
+            t.avio_open = reinterpret_cast<decltype(t.avio_open)>(dlsym(h, "avio_open"));
+            if (!t.avio_open && t.error.empty()) t.error = "no avio_open in " SPECVIEW_AVFORMAT_SONAME;
+            t.avio_closep = reinterpret_cast<decltype(t.avio_closep)>(dlsym(h, "avio_closep"));
+            if (!t.avio_closep && t.error.empty()) t.error = "no avio_closep in " SPECVIEW_AVFORMAT_SONAME;
+            t.avformat_write_header = reinterpret_cast<decltype(t.avformat_write_header)>(dlsym(h, "avformat_write_header"));
+            if (!t.avformat_write_header && t.error.empty()) t.error = "no avformat_write_header in " SPECVIEW_AVFORMAT_SONAME;
+            t.avformat_free_context = reinterpret_cast<decltype(t.avformat_free_context)>(dlsym(h, "avformat_free_context"));
+            if (!t.avformat_free_context && t.error.empty()) t.error = "no avformat_free_context in " SPECVIEW_AVFORMAT_SONAME;
+            t.av_interleaved_write_frame = reinterpret_cast<decltype(t.av_interleaved_write_frame)>(dlsym(h, "av_interleaved_write_frame"));
+            if (!t.av_interleaved_write_frame && t.error.empty()) t.error = "no av_interleaved_write_frame in " SPECVIEW_AVFORMAT_SONAME;
+            t.av_write_trailer = reinterpret_cast<decltype(t.av_write_trailer)>(dlsym(h, "av_write_trailer"));
+            if (!t.av_write_trailer && t.error.empty()) t.error = "no av_write_trailer in " SPECVIEW_AVFORMAT_SONAME;
+            t.av_guess_format = reinterpret_cast<decltype(t.av_guess_format)>(dlsym(h, "av_guess_format"));
+            if (!t.av_guess_format && t.error.empty()) t.error = "no av_guess_format in " SPECVIEW_AVFORMAT_SONAME;
+        }
+        if (void* h = open(SPECVIEW_AVCODEC_SONAME)) {
+            t.avcodec_find_encoder_by_name = reinterpret_cast<decltype(t.avcodec_find_encoder_by_name)>(dlsym(h, "avcodec_find_encoder_by_name"));
+            if (!t.avcodec_find_encoder_by_name && t.error.empty()) t.error = "no avcodec_find_encoder_by_name in " SPECVIEW_AVCODEC_SONAME;
+            t.avcodec_find_encoder = reinterpret_cast<decltype(t.avcodec_find_encoder)>(dlsym(h, "avcodec_find_encoder"));
+            if (!t.avcodec_find_encoder && t.error.empty()) t.error = "no avcodec_find_encoder in " SPECVIEW_AVCODEC_SONAME;
+            t.avcodec_alloc_context3 = reinterpret_cast<decltype(t.avcodec_alloc_context3)>(dlsym(h, "avcodec_alloc_context3"));
+            if (!t.avcodec_alloc_context3 && t.error.empty()) t.error = "no avcodec_alloc_context3 in " SPECVIEW_AVCODEC_SONAME;
+            t.avcodec_open2 = reinterpret_cast<decltype(t.avcodec_open2)>(dlsym(h, "avcodec_open2"));
+            if (!t.avcodec_open2 && t.error.empty()) t.error = "no avcodec_open2 in " SPECVIEW_AVCODEC_SONAME;
+            t.avcodec_parameters_from_context = reinterpret_cast<decltype(t.avcodec_parameters_from_context)>(dlsym(h, "avcodec_parameters_from_context"));
+            if (!t.avcodec_parameters_from_context && t.error.empty()) t.error = "no avcodec_parameters_from_context in " SPECVIEW_AVCODEC_SONAME;
+            t.av_packet_alloc = reinterpret_cast<decltype(t.av_packet_alloc)>(dlsym(h, "av_packet_alloc"));
+            if (!t.av_packet_alloc && t.error.empty()) t.error = "no av_packet_alloc in " SPECVIEW_AVCODEC_SONAME;
+            t.av_packet_free = reinterpret_cast<decltype(t.av_packet_free)>(dlsym(h, "av_packet_free"));
+            if (!t.av_packet_free && t.error.empty()) t.error = "no av_packet_free in " SPECVIEW_AVCODEC_SONAME;
+            t.avcodec_free_context = reinterpret_cast<decltype(t.avcodec_free_context)>(dlsym(h, "avcodec_free_context"));
+            if (!t.avcodec_free_context && t.error.empty()) t.error = "no avcodec_free_context in " SPECVIEW_AVCODEC_SONAME;
+            t.avcodec_send_frame = reinterpret_cast<decltype(t.avcodec_send_frame)>(dlsym(h, "avcodec_send_frame"));
+            if (!t.avcodec_send_frame && t.error.empty()) t.error = "no avcodec_send_frame in " SPECVIEW_AVCODEC_SONAME;
+            t.avcodec_receive_packet = reinterpret_cast<decltype(t.avcodec_receive_packet)>(dlsym(h, "avcodec_receive_packet"));
+            if (!t.avcodec_receive_packet && t.error.empty()) t.error = "no avcodec_receive_packet in " SPECVIEW_AVCODEC_SONAME;
+            t.av_packet_rescale_ts = reinterpret_cast<decltype(t.av_packet_rescale_ts)>(dlsym(h, "av_packet_rescale_ts"));
+            if (!t.av_packet_rescale_ts && t.error.empty()) t.error = "no av_packet_rescale_ts in " SPECVIEW_AVCODEC_SONAME;
+        }
+        if (void* h = open(SPECVIEW_AVUTIL_SONAME)) {
+            t.av_opt_set = reinterpret_cast<decltype(t.av_opt_set)>(dlsym(h, "av_opt_set"));
+            if (!t.av_opt_set && t.error.empty()) t.error = "no av_opt_set in " SPECVIEW_AVUTIL_SONAME;
+            t.av_frame_alloc = reinterpret_cast<decltype(t.av_frame_alloc)>(dlsym(h, "av_frame_alloc"));
+            if (!t.av_frame_alloc && t.error.empty()) t.error = "no av_frame_alloc in " SPECVIEW_AVUTIL_SONAME;
+            t.av_frame_get_buffer = reinterpret_cast<decltype(t.av_frame_get_buffer)>(dlsym(h, "av_frame_get_buffer"));
+            if (!t.av_frame_get_buffer && t.error.empty()) t.error = "no av_frame_get_buffer in " SPECVIEW_AVUTIL_SONAME;
+            t.av_frame_make_writable = reinterpret_cast<decltype(t.av_frame_make_writable)>(dlsym(h, "av_frame_make_writable"));
+            if (!t.av_frame_make_writable && t.error.empty()) t.error = "no av_frame_make_writable in " SPECVIEW_AVUTIL_SONAME;
+            t.av_frame_free = reinterpret_cast<decltype(t.av_frame_free)>(dlsym(h, "av_frame_free"));
+            if (!t.av_frame_free && t.error.empty()) t.error = "no av_frame_free in " SPECVIEW_AVUTIL_SONAME;
+            t.av_strerror = reinterpret_cast<decltype(t.av_strerror)>(dlsym(h, "av_strerror"));
+            if (!t.av_strerror && t.error.empty()) t.error = "no av_strerror in " SPECVIEW_AVUTIL_SONAME;
+            t.av_log_set_level = reinterpret_cast<decltype(t.av_log_set_level)>(dlsym(h, "av_log_set_level"));
+            if (!t.av_log_set_level && t.error.empty()) t.error = "no av_log_set_level in " SPECVIEW_AVUTIL_SONAME;
+        }
+        if (void* h = open(SPECVIEW_SWSCALE_SONAME)) {
+            t.sws_getContext = reinterpret_cast<decltype(t.sws_getContext)>(dlsym(h, "sws_getContext"));
+            if (!t.sws_getContext && t.error.empty()) t.error = "no sws_getContext in " SPECVIEW_SWSCALE_SONAME;
+            t.sws_scale = reinterpret_cast<decltype(t.sws_scale)>(dlsym(h, "sws_scale"));
+            if (!t.sws_scale && t.error.empty()) t.error = "no sws_scale in " SPECVIEW_SWSCALE_SONAME;
+            t.sws_freeContext = reinterpret_cast<decltype(t.sws_freeContext)>(dlsym(h, "sws_freeContext"));
+            if (!t.sws_freeContext && t.error.empty()) t.error = "no sws_freeContext in " SPECVIEW_SWSCALE_SONAME;
+        }
+        return t;
+    }();
+    return a;
+}
+}  // namespace
+
 struct VideoWriter::Impl {
+    const Av& A = av();
     std::string path, part, codec;
     int w = 0, h = 0, ew = 0, eh = 0;  // the pictures' size and the encoded (even) size
     AVFormatContext* oc = nullptr;
@@ -45,54 +167,57 @@ struct VideoWriter::Impl {
 
     [[noreturn]] void fail(const std::string& what, int e = 0) {
         char buf[AV_ERROR_MAX_STRING_SIZE] = {};
-        if (e) av_strerror(e, buf, sizeof buf);
+        if (e) A.av_strerror(e, buf, sizeof buf);
         throw std::runtime_error(path + ": " + what + (e ? std::string(" (") + buf + ")" : ""));
     }
     void drain() {
         for (;;) {
-            const int e = avcodec_receive_packet(c, pkt);
+            const int e = A.avcodec_receive_packet(c, pkt);
             if (e == AVERROR(EAGAIN) || e == AVERROR_EOF) return;
             if (e < 0) fail("encoding", e);
             if (pkt->duration == 0) pkt->duration = 1;
-            av_packet_rescale_ts(pkt, c->time_base, st->time_base);
+            A.av_packet_rescale_ts(pkt, c->time_base, st->time_base);
             pkt->stream_index = st->index;
-            if (int w2 = av_interleaved_write_frame(oc, pkt); w2 < 0) fail("writing", w2);
+            if (int w2 = A.av_interleaved_write_frame(oc, pkt); w2 < 0) fail("writing", w2);
         }
     }
     void release() {
-        if (sws) sws_freeContext(sws);
+        if (sws) A.sws_freeContext(sws);
         sws = nullptr;
-        av_frame_free(&frame);
-        av_packet_free(&pkt);
-        avcodec_free_context(&c);
+        A.av_frame_free(&frame);
+        A.av_packet_free(&pkt);
+        A.avcodec_free_context(&c);
         if (oc) {
-            if (oc->pb) avio_closep(&oc->pb);
-            avformat_free_context(oc);
+            if (oc->pb) A.avio_closep(&oc->pb);
+            A.avformat_free_context(oc);
             oc = nullptr;
         }
     }
 };
 
-VideoWriter::VideoWriter(const std::string& path, int width, int height, double fps) : impl_(new Impl) {
+VideoWriter::VideoWriter(const std::string& path, int width, int height, double fps) {
+    if (!av().error.empty()) throw std::runtime_error(path + ": " + av().error);
+    impl_.reset(new Impl);
     Impl& m = *impl_;
+    const Av& A = m.A;
     m.path = path;
     m.part = path + ".part";
     m.w = width;
     m.h = height;
     m.ew = width + (width & 1);
     m.eh = height + (height & 1);
-    av_log_set_level(AV_LOG_QUIET);
+    A.av_log_set_level(AV_LOG_QUIET);
     try {
         // The container from the final name's extension; written under a temporary name.
-        const AVOutputFormat* of = av_guess_format(nullptr, path.c_str(), nullptr);
+        const AVOutputFormat* of = A.av_guess_format(nullptr, path.c_str(), nullptr);
         if (!of) m.fail("no video container for this file name (use .mp4, .mkv or .avi)");
-        if (avformat_alloc_output_context2(&m.oc, of, nullptr, m.part.c_str()) < 0 || !m.oc) m.fail("cannot set up the container");
-        const AVCodec* codec = avcodec_find_encoder_by_name("libx264");
-        if (!codec) codec = avcodec_find_encoder(AV_CODEC_ID_MPEG4);
+        if (A.avformat_alloc_output_context2(&m.oc, of, nullptr, m.part.c_str()) < 0 || !m.oc) m.fail("cannot set up the container");
+        const AVCodec* codec = A.avcodec_find_encoder_by_name("libx264");
+        if (!codec) codec = A.avcodec_find_encoder(AV_CODEC_ID_MPEG4);
         if (!codec) m.fail("no video encoder (libx264 or MPEG-4) in this FFmpeg");
         m.codec = codec->name;
-        m.st = avformat_new_stream(m.oc, nullptr);
-        m.c = avcodec_alloc_context3(codec);
+        m.st = A.avformat_new_stream(m.oc, nullptr);
+        m.c = A.avcodec_alloc_context3(codec);
         if (!m.st || !m.c) throw std::bad_alloc();
         const int rate = fps > 0 ? int(fps * 1000 + 0.5) : 25000;
         m.c->width = m.ew;
@@ -103,26 +228,26 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
         m.c->gop_size = 12;
         m.c->thread_count = 0;  // this process, not the sandboxed decoder: all cores
         if (std::string(codec->name) == "libx264") {
-            av_opt_set(m.c->priv_data, "crf", "18", 0);  // spectra are noise: keep detail
-            av_opt_set(m.c->priv_data, "preset", "fast", 0);
+            A.av_opt_set(m.c->priv_data, "crf", "18", 0);  // spectra are noise: keep detail
+            A.av_opt_set(m.c->priv_data, "preset", "fast", 0);
         } else {
             m.c->bit_rate = std::int64_t(m.ew) * m.eh * 4;  // about 4 bits a pixel a frame's worth
             m.c->qmax = 8;
         }
         if (m.oc->oformat->flags & AVFMT_GLOBALHEADER) m.c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-        if (int e = avcodec_open2(m.c, codec, nullptr); e < 0) m.fail(std::string("cannot open the ") + codec->name + " encoder", e);
-        if (int e = avcodec_parameters_from_context(m.st->codecpar, m.c); e < 0) m.fail("codec parameters", e);
+        if (int e = A.avcodec_open2(m.c, codec, nullptr); e < 0) m.fail(std::string("cannot open the ") + codec->name + " encoder", e);
+        if (int e = A.avcodec_parameters_from_context(m.st->codecpar, m.c); e < 0) m.fail("codec parameters", e);
         m.st->time_base = m.c->time_base;
-        if (int e = avio_open(&m.oc->pb, m.part.c_str(), AVIO_FLAG_WRITE); e < 0) m.fail("cannot write", e);
-        if (int e = avformat_write_header(m.oc, nullptr); e < 0) m.fail("cannot write the header", e);
-        m.frame = av_frame_alloc();
-        m.pkt = av_packet_alloc();
+        if (int e = A.avio_open(&m.oc->pb, m.part.c_str(), AVIO_FLAG_WRITE); e < 0) m.fail("cannot write", e);
+        if (int e = A.avformat_write_header(m.oc, nullptr); e < 0) m.fail("cannot write the header", e);
+        m.frame = A.av_frame_alloc();
+        m.pkt = A.av_packet_alloc();
         if (!m.frame || !m.pkt) throw std::bad_alloc();
         m.frame->format = m.c->pix_fmt;
         m.frame->width = m.ew;
         m.frame->height = m.eh;
-        if (int e = av_frame_get_buffer(m.frame, 0); e < 0) m.fail("frame buffer", e);
-        m.sws = sws_getContext(m.ew, m.eh, AV_PIX_FMT_RGBA, m.ew, m.eh, AV_PIX_FMT_YUV420P, SWS_BILINEAR, nullptr, nullptr, nullptr);
+        if (int e = A.av_frame_get_buffer(m.frame, 0); e < 0) m.fail("frame buffer", e);
+        m.sws = A.sws_getContext(m.ew, m.eh, AV_PIX_FMT_RGBA, m.ew, m.eh, AV_PIX_FMT_YUV420P, SWS_BILINEAR, nullptr, nullptr, nullptr);
         if (!m.sws) m.fail("cannot convert RGBA to yuv420p");
         m.padded.resize(std::size_t(m.ew) * m.eh);
     } catch (...) {
@@ -143,25 +268,27 @@ const std::string& VideoWriter::codec() const { return impl_->codec; }
 
 void VideoWriter::add(const std::uint32_t* rgba) {
     Impl& m = *impl_;
+    const Av& A = m.A;
     for (int y = 0; y < m.eh; ++y) {
         const int sy = y < m.h ? y : m.h - 1;
         std::memcpy(&m.padded[std::size_t(y) * m.ew], rgba + std::size_t(sy) * m.w, std::size_t(m.w) * 4);
         if (m.ew > m.w) m.padded[std::size_t(y) * m.ew + m.w] = rgba[std::size_t(sy) * m.w + m.w - 1];
     }
-    if (int e = av_frame_make_writable(m.frame); e < 0) m.fail("frame", e);
+    if (int e = A.av_frame_make_writable(m.frame); e < 0) m.fail("frame", e);
     const std::uint8_t* src[4] = {reinterpret_cast<const std::uint8_t*>(m.padded.data()), nullptr, nullptr, nullptr};
     const int stride[4] = {m.ew * 4, 0, 0, 0};
-    sws_scale(m.sws, src, stride, 0, m.eh, m.frame->data, m.frame->linesize);
+    A.sws_scale(m.sws, src, stride, 0, m.eh, m.frame->data, m.frame->linesize);
     m.frame->pts = m.next_pts++;
-    if (int e = avcodec_send_frame(m.c, m.frame); e < 0) m.fail("encoding", e);
+    if (int e = A.avcodec_send_frame(m.c, m.frame); e < 0) m.fail("encoding", e);
     m.drain();
 }
 
 void VideoWriter::finish() {
     Impl& m = *impl_;
-    if (int e = avcodec_send_frame(m.c, nullptr); e < 0 && e != AVERROR_EOF) m.fail("flushing", e);
+    const Av& A = m.A;
+    if (int e = A.avcodec_send_frame(m.c, nullptr); e < 0 && e != AVERROR_EOF) m.fail("flushing", e);
     m.drain();
-    if (int e = av_write_trailer(m.oc); e < 0) m.fail("writing the trailer", e);
+    if (int e = A.av_write_trailer(m.oc); e < 0) m.fail("writing the trailer", e);
     m.release();
     if (std::rename(m.part.c_str(), m.path.c_str()) != 0) {
         std::remove(m.part.c_str());

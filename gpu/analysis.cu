@@ -137,6 +137,8 @@ PowerSums PowerProfiler::run(const SpectrumSource& src, cudaStream_t s) {
     out.angular_sum.assign(sh + rbins, sh + total);
     out.radial_count.assign(ch, ch + rbins);
     out.angular_count.assign(ch + rbins, ch + total);
+    out.width = src.width;
+    out.height = src.height;
     return out;
 }
 

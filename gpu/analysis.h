@@ -7,16 +7,11 @@
 
 #include <vector>
 
+#include "gpu/config.h"
 #include "gpu/resources.h"
 #include "gpu/spectrum_view.h"
 
 namespace specview::gpu {
-
-struct PowerSums {
-    std::vector<double> radial_sum, angular_sum;           // radial: ceil(sqrt(0.5) max(w, h)) + 2 bins; 180
-    std::vector<long long> radial_count, angular_count;
-    double ms = 0;                                          // the device's time for the reduction (events)
-};
 
 class PowerProfiler {
 public:

@@ -65,6 +65,15 @@ struct StopPoint {
     bool bit_reversed = false;
 };
 
+// The radial and angular power profiles reduced on the device (gpu/analysis.h): per-bin sums of |F|^2 / (w h)
+// and counts, binned as app/analysis.cpp bins them (radial: ceil(sqrt(0.5) max(w, h)) + 2 bins; 180 angles).
+struct PowerSums {
+    std::vector<double> radial_sum, angular_sum;
+    std::vector<long long> radial_count, angular_count;
+    double ms = 0;  // the device's time for the reduction (events)
+    int width = 0, height = 0;
+};
+
 struct KernelTiming {
     std::string name;
     double ms = 0.0;

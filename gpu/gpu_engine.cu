@@ -178,19 +178,9 @@ SpectrumSource last_spectrum(GpuEngine::Impl& m) {
 }
 }  // namespace
 
-GpuEngine::Profiles GpuEngine::power_sums() {
+PowerSums GpuEngine::power_sums() {
     Impl& m = *impl_;
-    const SpectrumSource src = last_spectrum(m);
-    const PowerSums p = m.profiler.run(src, m.stream.get());
-    Profiles out;
-    out.radial_sum = p.radial_sum;
-    out.angular_sum = p.angular_sum;
-    out.radial_count = p.radial_count;
-    out.angular_count = p.angular_count;
-    out.ms = p.ms;
-    out.width = src.width;
-    out.height = src.height;
-    return out;
+    return m.profiler.run(last_spectrum(m), m.stream.get());
 }
 
 std::vector<std::complex<float>> GpuEngine::spectrum_bins(const std::vector<int>& kx, const std::vector<int>& ky) {

@@ -100,15 +100,8 @@ public:
     // The 2D DFT of the plane of the last run at unshifted bin (kx, ky), 0 <= kx < width, 0 <= ky < height,
     // summed directly on the device in double precision (one pass over the plane: no spectrum is kept).
     std::complex<double> plane_dft_bin(int kx, int ky);
-    // The radial and angular power profiles of the last full run's unmasked spectrum, reduced on the device:
-    // per-bin sums of |F|^2 / (w h) and counts, binned as app/analysis.cpp bins them; ms: the device's time.
-    struct Profiles {
-        std::vector<double> radial_sum, angular_sum;
-        std::vector<long long> radial_count, angular_count;
-        double ms = 0;
-        int width = 0, height = 0;
-    };
-    Profiles power_sums();
+    // The radial and angular power profiles of the last full run's unmasked spectrum, reduced on the device.
+    PowerSums power_sums();
     // The last full run's unmasked spectrum at unshifted bins (kx[i], ky[i]), gathered on the device.
     std::vector<std::complex<float>> spectrum_bins(const std::vector<int>& kx, const std::vector<int>& ky);
     // Element (x, y) of the data the last custom-path run stopped at (classroom stops), x < its width.
