@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [ncu]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [video] [ncu]
 #   (default: all but ncu)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -18,6 +18,7 @@ if [ -d .debs ]; then
   for f in .debs/*.deb; do dpkg -x "$f" /opt/extra; done
   # The multiarch include dir too: libjpeg's jconfig.h lives there, and the machine's own (another libjpeg
   # version) must not be found first.
+  export PKG_CONFIG_PATH=/opt/extra/usr/lib/x86_64-linux-gnu/pkgconfig:/opt/extra/usr/share/pkgconfig
   export CMAKE_PREFIX_PATH=/opt/extra/usr \
          CPATH=/opt/extra/usr/include/x86_64-linux-gnu:/opt/extra/usr/include:/opt/extra/usr/include/stb \
          LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu LD_LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu
@@ -188,6 +189,11 @@ EOP
     done
   done
   echo "lab viewer rc=$rc ($(( $(date +%s) - start )) s)"
+fi
+if has video; then  # NVDEC: the driver's library, FFmpeg's cuvid decoders, a CUDA hw device (needs FFmpeg carried)
+  ls -la /usr/lib/x86_64-linux-gnu/libnvcuvid* /usr/local/nvidia/lib64/libnvcuvid* 2>&1 | head -5
+  if [ -x $B/tests/specview-video-probe ]; then $B/tests/specview-video-probe | tee "$OUT/video-probe.txt"
+  else echo "no specview-video-probe: this build found no FFmpeg (carry its Debian packages in .debs)"; fi
 fi
 if has ncu; then
   start=$(date +%s)
