@@ -214,6 +214,20 @@ TEST_F(Script, DrivesTheViewerAndReportsEveryChange) {
 
 // The frequency lab in the viewer: a low-pass filter by script draws its ring on the spectrum and a third view
 // with the filtered image, which has far less fine detail than the image; clearing the filters removes it.
+// Fine detail: the mean step between horizontal neighbours over the middle half of a view, in screen pixels.
+double mean_step(const Image& s, const std::vector<float>& r) {
+    double sum = 0;
+    int count = 0;
+    const int x0 = int(r[0] + (r[2] - r[0]) * 0.25f), x1 = int(r[0] + (r[2] - r[0]) * 0.75f);
+    const int y0 = int(r[1] + (r[3] - r[1]) * 0.25f), y1 = int(r[1] + (r[3] - r[1]) * 0.75f);
+    for (int y = y0; y < y1; ++y)
+        for (int x = x0; x < x1; ++x) {
+            sum += std::abs(s.at(x + 1, y, 0) - s.at(x, y, 0));
+            ++count;
+        }
+    return count ? sum / count : 0.0;
+}
+
 TEST_F(Script, ALowPassFilterShowsTheBlurredImageInAThirdView) {
     const int n = 128;
     fixtures::Pixels p{n, n, 1, {}};
@@ -245,19 +259,7 @@ TEST_F(Script, ALowPassFilterShowsTheBlurredImageInAThirdView) {
         ASSERT_EQ(l.rects.count("image_image"), 1u);
         EXPECT_EQ(l.line("filter-outlines"), "filter-outlines 1");
         const Image s = load_image(shot);
-        // Fine detail: the mean step between horizontal neighbours over the middle of a view, in screen pixels.
-        auto detail = [&](const std::vector<float>& r) {
-            double sum = 0;
-            int count = 0;
-            const int x0 = int(r[0] + (r[2] - r[0]) * 0.25f), x1 = int(r[0] + (r[2] - r[0]) * 0.75f);
-            const int y0 = int(r[1] + (r[3] - r[1]) * 0.25f), y1 = int(r[1] + (r[3] - r[1]) * 0.75f);
-            for (int y = y0; y < y1; ++y)
-                for (int x = x0; x < x1; ++x) {
-                    sum += std::abs(s.at(x + 1, y, 0) - s.at(x, y, 0));
-                    ++count;
-                }
-            return count ? sum / count : 0.0;
-        };
+        auto detail = [&](const std::vector<float>& r) { return mean_step(s, r); };
         const double image_detail = detail(l.rects.at("image_image")), lab_detail = detail(l.rects.at("lab_image"));
         EXPECT_GT(image_detail, 0.05) << "the checks are not visible in the image view";
         EXPECT_LT(lab_detail, 0.25 * image_detail) << "the low-pass did not remove the fine checks";
@@ -296,18 +298,7 @@ TEST_F(Script, PaintingAGratingsBinsRemovesItFromTheFilteredView) {
                              {img, "--colormap", "gray", "--backend", backend}),
                   0)
             << read("out.txt");
-        auto detail = [](const Image& s, const std::vector<float>& r) {  // mean horizontal step over the middle
-            double sum = 0;
-            int count = 0;
-            const int x0 = int(r[0] + (r[2] - r[0]) * 0.25f), x1 = int(r[0] + (r[2] - r[0]) * 0.75f);
-            const int y0 = int(r[1] + (r[3] - r[1]) * 0.25f), y1 = int(r[1] + (r[3] - r[1]) * 0.75f);
-            for (int y = y0; y < y1; ++y)
-                for (int x = x0; x < x1; ++x) {
-                    sum += std::abs(s.at(x + 1, y, 0) - s.at(x, y, 0));
-                    ++count;
-                }
-            return count ? sum / count : 0.0;
-        };
+        auto detail = [](const Image& s, const std::vector<float>& r) { return mean_step(s, r); };
         const Layout l = layout(painted);
         ASSERT_EQ(l.rects.count("lab_image"), 1u) << "no third view for a brushed mask";
         EXPECT_EQ(l.line("mask"), "mask 1 brush dab");
