@@ -61,6 +61,9 @@ struct VideoStack::Impl {
     double rate = 0;
     int next = 0;  // the index of the next frame the decoder gives
     bool draining = false;
+    // The stream's packet timestamps, sorted: frame k (presentation order) has pts[k]. Lets a far frame be reached
+    // by a seek to the keyframe before it instead of decoding from the start. Empty: no timestamps (no seeking).
+    std::vector<std::int64_t> pts;
 
     [[noreturn]] void fail(const std::string& what, int e = 0) const {
         throw InputError(name, "cannot decode video: " + what + (e ? " (" + av_error(e) + ")" : ""));
@@ -155,20 +158,24 @@ VideoStack::VideoStack(const std::vector<unsigned char>& bytes, std::string name
     av_log_set_level(AV_LOG_QUIET);
     try {
         m.open();
-        // How many frames: the container's count when it has one, else one pass over the packets (no decoding).
-        const std::int64_t declared = m.fmt->streams[m.stream]->nb_frames;
-        if (declared > 0) {
-            m.frames = int(std::min<std::int64_t>(declared, 10000000));
-        } else {
-            int count = 0;
-            while (av_read_frame(m.fmt, m.pkt) >= 0) {
-                count += m.pkt->stream_index == m.stream;
-                av_packet_unref(m.pkt);
-                if (count > 10000000) m.fail("over ten million frames");
+        // How many frames, and their timestamps: one pass over the packets (no decoding), then from the start.
+        int count = 0;
+        bool all_pts = true;
+        while (av_read_frame(m.fmt, m.pkt) >= 0) {
+            if (m.pkt->stream_index == m.stream) {
+                ++count;
+                if (m.pkt->pts == AV_NOPTS_VALUE) all_pts = false;
+                else m.pts.push_back(m.pkt->pts);
             }
-            m.frames = count;
-            m.open();
+            av_packet_unref(m.pkt);
+            if (count > 10000000) m.fail("over ten million frames");
         }
+        const std::int64_t declared = m.fmt->streams[m.stream]->nb_frames;
+        m.frames = count > 0 ? count : int(std::min<std::int64_t>(std::max<std::int64_t>(declared, 0), 10000000));
+        std::sort(m.pts.begin(), m.pts.end());
+        if (!all_pts || int(m.pts.size()) != m.frames || std::adjacent_find(m.pts.begin(), m.pts.end()) != m.pts.end())
+            m.pts.clear();  // no clean one-timestamp-a-frame index: frames are reached by decoding from the start
+        m.open();
         if (m.frames < 1) m.fail("no frames");
     } catch (...) {
         m.close();
@@ -185,13 +192,40 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
     Impl& m = *impl_;
     if (index < 0 || index >= m.frames)
         throw InputError(m.name, "no frame " + std::to_string(index + 1) + ": the video has " + std::to_string(m.frames) + " frames");
-    if (index < m.next) m.open();  // backwards: from the start
+    // Far ahead or backwards: a seek to the keyframe at or before the frame's timestamp, then decoding forward
+    // (each frame's place found from its timestamp); without timestamps, from the start.
+    if ((index < m.next || index > m.next + 30) && !m.pts.empty()) {
+        if (av_seek_frame(m.fmt, m.stream, m.pts[std::size_t(index)], AVSEEK_FLAG_BACKWARD) >= 0) {
+            avcodec_flush_buffers(m.dec);
+            m.draining = false;
+            m.next = -1;  // unknown until a frame's timestamp says
+        } else {
+            m.open();
+        }
+    } else if (index < m.next) {
+        m.open();
+    }
     const AVCodecParameters* par = m.fmt->streams[m.stream]->codecpar;
     const AVPixFmtDescriptor* pd = av_pix_fmt_desc_get(AVPixelFormat(par->format));
     const bool deep = pd && pd->comp[0].depth > 8 && !(pd->flags & AV_PIX_FMT_FLAG_RGB);
     check(ImageHeader{par->width, par->height, 1, deep ? 16 : 8, "video"});
-    while (m.next <= index)
-        if (!m.next_frame()) m.fail("the stream ends at frame " + std::to_string(m.next) + " of " + std::to_string(m.frames));
+    for (;;) {
+        if (m.next > index) break;
+        if (!m.next_frame()) m.fail("the stream ends before frame " + std::to_string(index + 1) + " of " + std::to_string(m.frames));
+        if (m.next <= 0) {  // after a seek: where are we? (next_frame counted from -1)
+            const std::int64_t ts = m.frame->best_effort_timestamp != AV_NOPTS_VALUE ? m.frame->best_effort_timestamp : m.frame->pts;
+            const auto it = std::lower_bound(m.pts.begin(), m.pts.end(), ts);
+            if (ts == AV_NOPTS_VALUE || it == m.pts.end() || *it != ts) {  // lost: from the start instead
+                m.open();
+                continue;
+            }
+            m.next = int(it - m.pts.begin()) + 1;
+        }
+        if (m.next > index + 1) {  // the seek landed past it: from the start
+            m.open();
+            continue;
+        }
+    }
     const AVFrame* f = m.frame;
     if (f->width != par->width || f->height != par->height)
         m.fail("frame " + std::to_string(index + 1) + " is " + std::to_string(f->width) + "x" + std::to_string(f->height) +

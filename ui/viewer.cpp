@@ -324,6 +324,18 @@ void draw_readout(ViewerState& st) {
     const Settings& fs_ = st.shown.settings;  // what the picture shown was computed with
     const bool shifted = fs_.view.shift;
     const int ux = shifted ? shift_source(x, W) : x, uy = shifted ? shift_source(y, H) : y;
+    // A stack: T over the spectrum measures this bin's time series over the frames (with the mean spectrum).
+    bool t_pressed = false;  // ImGui 1.86 names no letter keys but A, C, V, X, Y, Z: the typed characters
+    for (const ImWchar ch : ImGui::GetIO().InputQueueCharacters) t_pressed |= ch == 't' || ch == 'T';
+    if (st.shown.image && st.shown.image->frames > 1 && !st.classroom.enabled && st.spectrum_hover.active && t_pressed &&
+        !ImGui::GetIO().WantTextInput) {
+        st.analysis.open = true;
+        st.analysis.stack_u = signed_bin(ux, W);
+        st.analysis.stack_v = signed_bin(uy, H);
+        st.worker->stack_analysis(st.shown.settings, st.shown.image_path, st.analysis.stack_u, st.analysis.stack_v);
+        st.messages.info("measuring bin (" + std::to_string(st.analysis.stack_u) + ", " + std::to_string(st.analysis.stack_v) +
+                         ") over the stack's " + std::to_string(st.shown.image->frames) + " frames ...");
+    }
     std::complex<double> F;
     bool known = false;
     if (f.host_data) {

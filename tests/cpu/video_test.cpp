@@ -114,6 +114,38 @@ TEST_F(Video, LossyMp4FramesHaveTheirPeaksAndStreamThroughTheSandboxedDecoder) {
     EXPECT_GE(codecs, 1);
 }
 
+// A far frame is reached by a seek to the keyframe before it (then decoding forward), and is the same frame the
+// decoder gives when it goes there from the start.
+TEST_F(Video, FarFramesBySeekingEqualTheSequentialOnes) {
+    const int w = 48, h = 32, n = 90;
+    std::vector<std::vector<std::uint8_t>> frames;
+    for (int k = 0; k < n; ++k) {
+        std::vector<std::uint8_t> f(std::size_t(w) * h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) f[std::size_t(y) * w + x] = std::uint8_t((x * 5 + y * 3 + k * 7) % 256);
+        frames.push_back(f);
+    }
+    for (const char* container : {"mp4", "matroska"}) {
+        SCOPED_TRACE(container);
+        const std::vector<unsigned char> file = fixtures::video(w, h, frames, "mpeg4", container, 25);
+        FrameReader seq(file, "v", limits(0));
+        std::vector<std::vector<float>> all;
+        for (int k = 0; k < n; ++k) {
+            const Image img = seq.decode(k);
+            all.emplace_back();
+            for (std::size_t i = 0; i < img.sample_count(); ++i) all.back().push_back(img.sample(i));
+        }
+        FrameReader jump(file, "v", limits(0));
+        for (int k : {80, 3, 89, 45, 46, 10, 70}) {
+            const Image img = jump.decode(k);
+            ASSERT_EQ(img.sample_count(), all[std::size_t(k)].size());
+            int diff = 0;
+            for (std::size_t i = 0; i < img.sample_count(); ++i) diff += img.sample(i) != all[std::size_t(k)][i];
+            EXPECT_EQ(diff, 0) << "frame " << k << " after a jump";
+        }
+    }
+}
+
 TEST_F(Video, DamagedFilesAreRefusedByName) {
     const std::vector<unsigned char> good = fixtures::video(32, 32, moving_grating(32, 32, 6), "mpeg4", "mp4", 25);
     int refused = 0;

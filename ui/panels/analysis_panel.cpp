@@ -71,6 +71,7 @@ void draw_analysis_panel(PanelContext& ctx, AnalysisUi& a) {
         ImGui::Text("Stack of %d frames:", ctx.shown.image->frames);
         int uv[2] = {a.stack_u, a.stack_v};
         if (ImGui::InputInt2("bin u, v", uv)) a.stack_u = uv[0], a.stack_v = uv[1];
+        ImGui::TextDisabled("(or press T over the spectrum: the bin under the cursor)");
         if (ImGui::Button("Mean spectrum + the bin over time")) {
             a.open = true;
             ctx.worker.stack_analysis(ctx.shown.settings, ctx.shown.image_path, a.stack_u, a.stack_v);
