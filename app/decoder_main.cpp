@@ -180,7 +180,7 @@ std::shared_ptr<unsigned char> shared_samples(std::size_t n) {
     return std::shared_ptr<unsigned char>(p, [n](unsigned char* q) { munmap(q, n); });
 }
 
-void selftest(const std::vector<unsigned char>& bytes, const specview::HeaderCheck& check) {
+void selftest(specview::ByteView bytes, const specview::HeaderCheck& check) {
     static const char tag[] = "SPECVIEW-SELFTEST:";
     if (!g_selftest || bytes.size() < sizeof tag - 1 || std::memcmp(bytes.data(), tag, sizeof tag - 1) != 0) return;
     const std::string what(bytes.begin() + long(sizeof tag - 1), bytes.end());
@@ -273,21 +273,21 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
     limit_memory(req.memory_limit);
     g_shared.recycled = recycled_fd;
     g_shared.recycled_bytes = req.recycled_bytes;
-    std::vector<unsigned char> bytes;
+    // The file mapped, not read: a stack or a video is decoded frame by frame from its pages as they are needed
+    // (a 2 GiB video does not wait for 2 GiB to be read before its first frame). Private and read-only.
+    const unsigned char* mapped = nullptr;
+    std::size_t mapped_bytes = 0;
+    specview::ByteView bytes;
     std::uint64_t result_bytes = 0;
     const bool failed = guarded([&] {
-        // The whole file (the parent checked its size against the limit before sending it).
-        bytes.resize(req.file_bytes);
-        std::size_t got = 0;
-        while (got < bytes.size()) {
-            const ssize_t n = read(file_fd, bytes.data() + got, bytes.size() - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) break;
-            got += std::size_t(n);
-        }
+        if (req.file_bytes == 0) throw specview::InputError("", "empty file");
+        void* p = mmap(nullptr, std::size_t(req.file_bytes), PROT_READ, MAP_PRIVATE, file_fd, 0);
+        if (p == MAP_FAILED) throw specview::InputError("", "cannot map the file");
+        mapped = static_cast<const unsigned char*>(p);
+        mapped_bytes = std::size_t(req.file_bytes);
         close(file_fd);
         file_fd = -1;
-        if (got != bytes.size()) throw specview::InputError("", "read error (file changed while reading?)");
+        bytes = specview::ByteView(mapped, mapped_bytes);
     });
     if (!failed) {
         specview::LoadLimits lim;
@@ -315,9 +315,10 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
                 if (k == 0) selftest(bytes, check);
                 if (!reader) reader = std::make_unique<specview::FrameReader>(bytes, "", lim);
                 specview::Image img = reader->decode(req.frame + k, check);
-                if (count == 1) {  // a single image: the file's memory goes before the samples are sent
+                if (count == 1) {  // a single image: the file's mapping goes before the samples are sent
                     reader.reset();
-                    std::vector<unsigned char>().swap(bytes);
+                    munmap(const_cast<unsigned char*>(mapped), mapped_bytes);
+                    mapped = nullptr;
                 }
                 result_bytes = std::max<std::uint64_t>(result_bytes, img.sample_bytes());
                 send_image(std::move(img));
@@ -330,6 +331,7 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
         }
     }
     if (file_fd >= 0) close(file_fd);
+    if (mapped) munmap(const_cast<unsigned char*>(mapped), mapped_bytes);
     for (int fd : {g_shared.fd, g_shared.recycled})  // a failed decode's buffers (the parent makes new ones)
         if (fd >= 0) close(fd);
     g_shared = {};

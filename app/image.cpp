@@ -47,7 +47,7 @@ std::uint64_t next_pow2(std::uint64_t v) {
 // zeros and returns an image, which would be silent garbage. Each check walks just enough of the format to
 // know how many bytes a complete file holds.
 struct Reader {
-    const std::vector<unsigned char>& b;
+    ByteView b;
     std::size_t size() const { return b.size(); }
     unsigned u8(std::size_t o) const { return o < b.size() ? b[o] : 0u; }
     unsigned le16(std::size_t o) const { return u8(o) | (u8(o + 1) << 8); }
@@ -58,7 +58,7 @@ struct Reader {
 
 }  // namespace
 
-bool is_video(const std::vector<unsigned char>& b) {
+bool is_video(ByteView b) {
     if (b.size() < 12) return false;
     if (std::memcmp(b.data() + 4, "ftyp", 4) == 0) return true;                      // MP4, MOV, 3GP
     if (b[0] == 0x1A && b[1] == 0x45 && b[2] == 0xDF && b[3] == 0xA3) return true;  // Matroska, WebM
@@ -68,12 +68,12 @@ bool is_video(const std::vector<unsigned char>& b) {
 
 namespace {
 
-bool starts_with(const std::vector<unsigned char>& b, const char* magic) {
+bool starts_with(ByteView b, const char* magic) {
     std::size_t n = std::strlen(magic);
     return b.size() >= n && std::memcmp(b.data(), magic, n) == 0;
 }
 
-std::string sniff_format(const std::vector<unsigned char>& b) {
+std::string sniff_format(ByteView b) {
     if (b.size() >= 8 && b[0] == 0x89 && b[1] == 'P' && b[2] == 'N' && b[3] == 'G') return "png";
     // JPEG: stb takes any run of 0xFF fill bytes before the SOI marker as one, so everything that starts that way
     // is JPEG here (and goes to libjpeg-turbo, which refuses the fill), never to stb's JPEG decoder.
@@ -299,7 +299,7 @@ std::string check_png(const Reader& r) {
     return "truncated PNG: no end chunk";
 }
 
-std::string check_container(const std::string& fmt, const std::vector<unsigned char>& bytes) {
+std::string check_container(const std::string& fmt, ByteView bytes) {
     Reader r{bytes};
     if (fmt == "bmp") return check_bmp(r);
     if (fmt == "tga") return check_tga(r);
@@ -477,7 +477,7 @@ void check_header(const ImageHeader& hd, const std::string& name, const LoadLimi
 }
 
 // Every format but the stacks (TIFF, .npy): one image a file.
-Image decode_single(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim,
+Image decode_single(ByteView bytes, const std::string& name, const LoadLimits& lim,
                     const HeaderCheck& header_check, const std::string& format) {
     if (lim.frame != 0)
         throw InputError(name, "no frame " + std::to_string(lim.frame + 1) + ": a " + format + " file holds one image");
@@ -537,7 +537,7 @@ Image decode_single(const std::vector<unsigned char>& bytes, const std::string& 
 }  // namespace
 
 struct FrameReader::Impl {
-    const std::vector<unsigned char>& bytes;
+    ByteView bytes;
     std::string name;
     LoadLimits lim;
     std::string format;
@@ -545,7 +545,7 @@ struct FrameReader::Impl {
     std::unique_ptr<VideoStack> video;
 };
 
-FrameReader::FrameReader(const std::vector<unsigned char>& bytes, std::string name, const LoadLimits& lim)
+FrameReader::FrameReader(ByteView bytes, std::string name, const LoadLimits& lim)
     : impl_(new Impl{bytes, std::move(name), lim, {}, nullptr, nullptr}) {
     if (bytes.empty()) throw InputError(impl_->name, "empty file");
     impl_->format = sniff_format(bytes);
@@ -585,7 +585,7 @@ Image FrameReader::decode(int frame, const HeaderCheck& header_check) {
     return img;
 }
 
-Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name, const LoadLimits& lim,
+Image decode_image(ByteView bytes, const std::string& name, const LoadLimits& lim,
                    const HeaderCheck& header_check) {
     FrameReader reader(bytes, name, lim);
     return reader.decode(lim.frame, header_check);

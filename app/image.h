@@ -12,6 +12,25 @@
 
 namespace specview {
 
+// A read-only run of bytes: a file's contents, from a vector or (in the decoder process) a mapping of the file.
+// What the decoders take; it owns nothing, so the bytes must outlive it.
+class ByteView {
+public:
+    ByteView() = default;
+    ByteView(const unsigned char* p, std::size_t n) : p_(p), n_(n) {}
+    ByteView(const std::vector<unsigned char>& v) : p_(v.data()), n_(v.size()) {}  // NOLINT: implicit on purpose
+    const unsigned char* data() const { return p_; }
+    std::size_t size() const { return n_; }
+    bool empty() const { return n_ == 0; }
+    const unsigned char& operator[](std::size_t i) const { return p_[i]; }
+    const unsigned char* begin() const { return p_; }
+    const unsigned char* end() const { return p_ + n_; }
+
+private:
+    const unsigned char* p_ = nullptr;
+    std::size_t n_ = 0;
+};
+
 class InputError : public std::runtime_error {
 public:
     InputError(const std::string& path, const std::string& reason)
@@ -99,14 +118,14 @@ std::string nonfinite_note(const Image& img);
 // In this process: for trusted inputs (tests, generated assets) and inside the decoder process itself. Untrusted
 // files go through app/decoder_pool.h.
 Image load_image(const std::string& path, const LoadLimits& limits = {}, const HeaderCheck& check = {});
-Image decode_image(const std::vector<unsigned char>& bytes, const std::string& name,
+Image decode_image(ByteView bytes, const std::string& name,
                    const LoadLimits& limits = {}, const HeaderCheck& check = {});
 
 // Frames of one file in memory, decoded one by one (a multi-page TIFF is opened and its pages counted once; a
 // stream of frames costs no re-parse). `bytes` must outlive the reader. Single-image formats have frame 0 only.
 class FrameReader {
 public:
-    FrameReader(const std::vector<unsigned char>& bytes, std::string name, const LoadLimits& limits);
+    FrameReader(ByteView bytes, std::string name, const LoadLimits& limits);
     ~FrameReader();
     FrameReader(const FrameReader&) = delete;
     FrameReader& operator=(const FrameReader&) = delete;

@@ -96,7 +96,7 @@ struct Decompressor {  // owns the libjpeg state whatever happens (destroying an
 
 }  // namespace
 
-Image decode_jpeg(const std::vector<unsigned char>& bytes, const std::string& name,
+Image decode_jpeg(ByteView bytes, const std::string& name,
                   const std::function<void(const JpegInfo&)>& check) {
     Decompressor d;
     if (!read_header(&d.cinfo, &d.err, bytes.data(), static_cast<unsigned long>(bytes.size())))

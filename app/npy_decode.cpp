@@ -59,7 +59,7 @@ enum class Type { U8, U16, U32, I8, I16, I32, I64, U64, F32, F64 };
 
 }  // namespace
 
-bool is_npy(const std::vector<unsigned char>& b) { return b.size() >= 6 && std::memcmp(b.data(), "\x93NUMPY", 6) == 0; }
+bool is_npy(ByteView b) { return b.size() >= 6 && std::memcmp(b.data(), "\x93NUMPY", 6) == 0; }
 
 NpyHeader parse_npy_header(const unsigned char* b, std::size_t n, const std::string& name) {
     if (n < 10 || std::memcmp(b, "\x93NUMPY", 6) != 0) throw InputError(name, "not a .npy file");
@@ -115,7 +115,7 @@ NpyHeader parse_npy_header(const unsigned char* b, std::size_t n, const std::str
     return h;
 }
 
-Image decode_npy(const std::vector<unsigned char>& bytes, const std::string& name, int frame,
+Image decode_npy(ByteView bytes, const std::string& name, int frame,
                  const std::function<void(const ImageHeader&)>& check, int* frames) {
     const NpyHeader h = parse_npy_header(bytes.data(), bytes.size(), name);
     const std::string& d = h.descr;

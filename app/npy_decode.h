@@ -20,11 +20,11 @@ struct NpyHeader {
     std::size_t data_offset = 0;       // where the array's bytes begin
 };
 
-bool is_npy(const std::vector<unsigned char>& bytes);
+bool is_npy(ByteView bytes);
 // Throws InputError naming `name` for anything that is not a well-formed header.
 NpyHeader parse_npy_header(const unsigned char* bytes, std::size_t size, const std::string& name);
 // Frame `frame` (0-based) of the array; *frames: how many (1 for a 2D array).
-Image decode_npy(const std::vector<unsigned char>& bytes, const std::string& name, int frame,
+Image decode_npy(ByteView bytes, const std::string& name, int frame,
                  const std::function<void(const ImageHeader&)>& check, int* frames);
 
 }  // namespace specview

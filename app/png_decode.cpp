@@ -6,7 +6,7 @@
 
 namespace specview {
 
-Image decode_png(const std::vector<unsigned char>& bytes, const std::string& name,
+Image decode_png(ByteView bytes, const std::string& name,
                  const std::function<void(const ImageHeader&)>& check) {
     std::unique_ptr<spng_ctx, void (*)(spng_ctx*)> ctx(spng_ctx_new(0), spng_ctx_free);
     if (!ctx) throw InputError(name, "cannot decode png: out of memory");

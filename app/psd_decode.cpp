@@ -8,7 +8,7 @@ namespace specview {
 namespace {
 
 struct Bytes {
-    const std::vector<unsigned char>& b;
+    ByteView b;
     std::size_t pos = 0;
     bool has(std::size_t n) const { return pos <= b.size() && n <= b.size() - pos; }
     std::uint32_t be16() {
@@ -58,7 +58,7 @@ T unmatte(T v, float a, float max) {
 
 }  // namespace
 
-Image decode_psd(const std::vector<unsigned char>& bytes, const std::string& name,
+Image decode_psd(ByteView bytes, const std::string& name,
                  const std::function<void(const ImageHeader&)>& check) {
     auto fail = [&](const std::string& why) { return InputError(name, "cannot decode PSD: " + why); };
     Bytes in{bytes};

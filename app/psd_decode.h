@@ -13,7 +13,7 @@
 namespace specview {
 
 // Throws InputError naming `name`. `check` sees the header before anything is decoded.
-Image decode_psd(const std::vector<unsigned char>& bytes, const std::string& name,
+Image decode_psd(ByteView bytes, const std::string& name,
                  const std::function<void(const ImageHeader&)>& check);
 
 }  // namespace specview

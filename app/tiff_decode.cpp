@@ -128,7 +128,7 @@ float as_float(Kind k, const unsigned char* p) {
 
 }  // namespace
 
-bool is_tiff(const std::vector<unsigned char>& b) {
+bool is_tiff(ByteView b) {
     if (b.size() < 4) return false;
     const bool le = b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0, be = b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42;
     const bool big_le = b[0] == 'I' && b[1] == 'I' && b[2] == 43 && b[3] == 0, big_be = b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 43;
@@ -146,7 +146,7 @@ struct TiffStack::Impl {
     }
 };
 
-TiffStack::TiffStack(const std::vector<unsigned char>& bytes, std::string name) : impl_(new Impl) {
+TiffStack::TiffStack(ByteView bytes, std::string name) : impl_(new Impl) {
     Impl& m = *impl_;
     m.name = std::move(name);
     m.opts.reset(TIFFOpenOptionsAlloc());
@@ -168,7 +168,7 @@ TiffStack::TiffStack(const std::vector<unsigned char>& bytes, std::string name) 
 
 TiffStack::~TiffStack() = default;
 
-Image decode_tiff(const std::vector<unsigned char>& bytes, const std::string& name, int page,
+Image decode_tiff(ByteView bytes, const std::string& name, int page,
                   const std::function<void(const ImageHeader&)>& check, int* pages) {
     TiffStack stack(bytes, name);
     if (pages) *pages = stack.pages();

@@ -15,13 +15,13 @@
 
 namespace specview {
 
-bool is_tiff(const std::vector<unsigned char>& bytes);
+bool is_tiff(ByteView bytes);
 
 // One TIFF file in memory (`bytes` must outlive it), opened and its pages counted once; pages decoded one a
 // call, the next page in the file reached without walking the directory chain again.
 class TiffStack {
 public:
-    TiffStack(const std::vector<unsigned char>& bytes, std::string name);  // throws InputError naming `name`
+    TiffStack(ByteView bytes, std::string name);  // throws InputError naming `name`
     ~TiffStack();
     TiffStack(const TiffStack&) = delete;
     TiffStack& operator=(const TiffStack&) = delete;
@@ -36,7 +36,7 @@ private:
 };
 
 // Page `page` (0-based) of the file; *pages: how many it has.
-Image decode_tiff(const std::vector<unsigned char>& bytes, const std::string& name, int page,
+Image decode_tiff(ByteView bytes, const std::string& name, int page,
                   const std::function<void(const ImageHeader&)>& check, int* pages);
 
 }  // namespace specview

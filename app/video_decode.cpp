@@ -151,7 +151,7 @@ struct VideoStack::Impl {
     }
 };
 
-VideoStack::VideoStack(const std::vector<unsigned char>& bytes, std::string name) : impl_(new Impl) {
+VideoStack::VideoStack(ByteView bytes, std::string name) : impl_(new Impl) {
     Impl& m = *impl_;
     m.name = std::move(name);
     m.mem = Memory{bytes.data(), std::int64_t(bytes.size()), 0};

@@ -14,7 +14,7 @@
 
 namespace specview {
 
-bool is_video(const std::vector<unsigned char>& bytes);  // MP4/MOV, Matroska/WebM, AVI by their magic
+bool is_video(ByteView bytes);  // MP4/MOV, Matroska/WebM, AVI by their magic
 // Whether this process decodes video: the video decoder helper and the tests do (app/video_decode.cpp); the
 // others link app/video_none.cpp and hand video files to the helper (app/decoder_pool.h).
 bool video_supported();
@@ -23,7 +23,7 @@ class VideoStack {
 public:
     // Opens the container, finds the video stream and counts its frames (a pass over the packets, no decoding).
     // Throws InputError naming `name`.
-    VideoStack(const std::vector<unsigned char>& bytes, std::string name);
+    VideoStack(ByteView bytes, std::string name);
     ~VideoStack();
     VideoStack(const VideoStack&) = delete;
     VideoStack& operator=(const VideoStack&) = delete;

@@ -7,7 +7,7 @@ namespace specview {
 
 bool video_supported() { return false; }
 struct VideoStack::Impl {};
-VideoStack::VideoStack(const std::vector<unsigned char>&, std::string name) {
+VideoStack::VideoStack(ByteView, std::string name) {
     throw InputError(name, "a video file: this process does not decode video (the video decoder helper does; "
                            "this build has none when FFmpeg's development packages were missing at configure time)");
 }
