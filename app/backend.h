@@ -44,6 +44,8 @@ public:
     // The radial and angular power profiles of the last run's unmasked spectrum (a run to the end, no classroom
     // stop; throws gpu::ConfigError otherwise), with the time they took.
     virtual PowerProfiles power_profiles(const Settings& s) = 0;
+    // The power sum of runs with RunOptions::accumulate_power (see Engine::take_power_sum).
+    virtual int take_power_sum(std::vector<double>& sum, int* width, int* height) = 0;
     // Unmasked spectrum values of the last run at unshifted bins (kx[i], ky[i]).
     virtual std::vector<std::complex<float>> spectrum_bins(const Settings& s, const std::vector<int>& kx,
                                                            const std::vector<int>& ky) = 0;

@@ -316,7 +316,7 @@ int run_stack(const StackRun& r) {
     std::unique_ptr<VideoWriter> video;  // --export-video, opened with the first frame (its size and rate)
     std::vector<std::uint32_t> rgba;
     const ColormapLut lut = make_colormap_lut(r.s.view.colormap);
-    std::vector<double> power;  // --average: sum of |F|^2
+    std::vector<double> power;  // --average: the engine's sum of |F|^2
     int width = 0, height = 0, frames_done = 0, first_frame = -1, last_frame = -1;
     std::string backend, wrote;
     double transform_ms = 0;
@@ -340,8 +340,9 @@ int run_stack(const StackRun& r) {
             engine.set_image(std::move(img), r.input);
             RunOptions o;
             o.one_shot = true;
-            o.want_spectrum = r.average || !raw_dir.empty();
+            o.want_spectrum = !raw_dir.empty();
             o.want_rgba = !r.average;
+            o.accumulate_power = r.average;  // summed where the spectrum is (the device for GPU backends)
             o.picture = r.depth == 16 ? PictureFormat::Level16 : PictureFormat::Level8;
             const auto t1 = std::chrono::steady_clock::now();
             const Frame fr = engine.run(r.s, o);
@@ -355,10 +356,7 @@ int run_stack(const StackRun& r) {
             height = fr.height;
             char tag[16];
             std::snprintf(tag, sizeof tag, "_f%04d", f + 1);
-            if (r.average) {
-                if (power.empty()) power.assign(std::size_t(width) * height, 0.0);
-                for (std::size_t i = 0; i < power.size(); ++i) power[i] += double(std::norm(fr.spectrum[i]));
-            } else {
+            if (!r.average) {
                 if (!out_dir.empty()) {
                     const std::string png = (fs::path(out_dir) / (stem + tag + "_spectrum.png")).string();
                     std::error_code ec;
@@ -422,6 +420,12 @@ int run_stack(const StackRun& r) {
         return kExitInput;
     }
     if (r.average) {
+        int pw = 0, ph = 0;
+        const int summed = engine.take_power_sum(power, &pw, &ph);
+        if (summed != frames_done || pw != width || ph != height) {
+            std::cerr << "specview: internal error: a power sum of " << summed << " frames for " << frames_done << "\n";
+            return kExitInternal;
+        }
         // |F| = sqrt(mean power) through the chosen view, range and colormap; --raw: the mean power itself.
         std::vector<std::complex<float>> F(power.size());
         std::vector<float> mean(power.size());

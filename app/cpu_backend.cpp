@@ -631,6 +631,7 @@ public:
         }
         const int threads = fft_threads();
         half_ok_ = true;
+        if (o.accumulate_power) add_power(w, h);
         if (has_mask(s)) {  // the mask (made once per description and size) times the half spectrum, in place
             t0 = BackendClock::now();
             const bool same_base = !mask_.empty() && mask_filters_ == s.filters && mask_invert_ == s.mask_invert &&
@@ -735,6 +736,36 @@ public:
         return f;
     }
 
+    int take_power_sum(std::vector<double>& sum, int* width, int* height) override {
+        const int n = power_count_;
+        sum = std::move(power_);
+        *width = power_w_;
+        *height = power_h_;
+        power_.clear();
+        power_count_ = 0;
+        return n;
+    }
+
+    // |F|^2 of the half spectrum in the buffer (unmasked: before the mask), into the full-size sum: a half bin
+    // stands for its mirror too, except in columns 0 and w/2.
+    void add_power(int w, int h) {
+        if (power_count_ > 0 && (w != power_w_ || h != power_h_))
+            throw gpu::ConfigError("a power sum of " + std::to_string(power_w_) + "x" + std::to_string(power_h_) +
+                                   " spectra cannot take a " + std::to_string(w) + "x" + std::to_string(h) + " one");
+        if (power_count_ == 0) power_.assign(std::size_t(w) * h, 0.0);
+        power_w_ = w;
+        power_h_ = h;
+        const int hw = w / 2 + 1;
+        const std::complex<float>* half = fft_.half();
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < hw; ++x) {
+                const double p = double(std::norm(half[std::size_t(y) * hw + x]));
+                power_[std::size_t(y) * w + x] += p;
+                if (x > 0 && !(w % 2 == 0 && x == w / 2)) power_[std::size_t(y == 0 ? 0 : h - y) * w + (w - x)] += p;
+            }
+        ++power_count_;
+    }
+
     PowerProfiles power_profiles(const Settings&) override {
         if (!spectrum_kept_ || !data_ || data_->size() != std::size_t(width_) * height_)
             throw gpu::ConfigError("no spectrum kept from the last run for the power profiles");
@@ -779,6 +810,8 @@ private:
     bool mask_invert_ = false;
     std::vector<float> filter_half_;  // the filters' part of mask_
     std::vector<float> brush_half_;   // the brush dabs' layer over the half spectrum (1 keeps, 0 removes)
+    std::vector<double> power_;       // RunOptions::accumulate_power's sum, power_w_ x power_h_, unshifted
+    int power_count_ = 0, power_w_ = 0, power_h_ = 0;
     int mask_w_ = 0, mask_h_ = 0;
     int width_ = 0, height_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "app/engine.h"
 
 #include <algorithm>
+#include <utility>
 #include <chrono>
 
 #include "app/backend.h"
@@ -33,6 +34,7 @@ struct PlaneKey {
 
 struct Engine::Impl {
     std::shared_ptr<const Image> image_ptr = std::make_shared<Image>();
+    SpectrumBackend* power_backend = nullptr;  // where runs with accumulate_power added their power
     std::string name;
     std::uint64_t image_version = 0;
     bool has_image = false;
@@ -128,6 +130,13 @@ std::complex<double> Engine::read_value(const Settings& s, int x, int y) {
     return impl_->backend_for(s).read_value(s, x, y);
 }
 
+int Engine::take_power_sum(std::vector<double>& sum, int* width, int* height) {
+    Impl& m = *impl_;
+    if (!m.power_backend) return 0;
+    SpectrumBackend* b = std::exchange(m.power_backend, nullptr);
+    return b->take_power_sum(sum, width, height);
+}
+
 PowerProfiles Engine::power_profiles(const Settings& s) {
     if (s.stop.kind != gpu::StopPoint::Kind::Done) throw gpu::ConfigError("no power profiles at a classroom stop");
     return impl_->backend_for(s).power_profiles(s);
@@ -174,6 +183,7 @@ Frame Engine::run(const Settings& s, const RunOptions& o) {
     // The plan apart from the run: its time is its own line, never inside a kernel's or the total.
     const double plan_ms = b.plan(ctx, s);
     Frame f = b.run(ctx, s, o);
+    if (o.accumulate_power) m.power_backend = &b;
     f.image_width = m.image_ptr->width;
     f.image_height = m.image_ptr->height;
     if (plan_ms > 0)

@@ -35,6 +35,9 @@ struct RunOptions {
     // GPU backends, with want_inverse and a picture slot: the lab's third view (Settings::lab_view over the
     // content) is made on the device into the slot (Frame::device_lab_rgba) instead of downloading the inverse.
     bool lab_on_device = false;
+    // Adds |F|^2 of this run's unmasked spectrum to a running sum the backend keeps (on the device for the GPU
+    // backends: nothing is downloaded per frame), for a stack's mean power spectrum; Engine::take_power_sum.
+    bool accumulate_power = false;
 };
 
 using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;
@@ -108,6 +111,10 @@ public:
     // coordinates: the spectrum bin (a direct DFT of the plane on the device for the GPU backends, so nothing
     // is downloaded but 16 bytes), or the classroom stop's data element.
     std::complex<double> read_value(const Settings& s, int x, int y);
+    // The running sum of |F|^2 (width x height, unshifted) that runs with RunOptions::accumulate_power added to,
+    // and how many runs did; the sum starts again at zero. 0 when nothing was added. Throws gpu::ConfigError
+    // when runs of different sizes were added.
+    int take_power_sum(std::vector<double>& sum, int* width, int* height);
     // The radial and angular power profiles of the last run's unmasked spectrum (the run must have been with
     // these settings, to the end); on the GPU they are reduced on the device and only the bins come back.
     PowerProfiles power_profiles(const Settings& s);

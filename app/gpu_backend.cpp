@@ -94,6 +94,10 @@ public:
         return p;
     }
 
+    int take_power_sum(std::vector<double>& sum, int* width, int* height) override {
+        return engine_.take_power_sum(sum, width, height);
+    }
+
     std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx, const std::vector<int>& ky) override {
         return engine_.spectrum_bins(kx, ky);
     }
@@ -131,6 +135,7 @@ private:
         req.want_inverse = o.want_inverse;
         req.lab_on_device = o.want_inverse && o.lab_on_device && o.picture_slot >= 0;
         req.lab_kind = int(s.lab_view);
+        req.accumulate_power = o.accumulate_power;
         req.surface = o.surface;
         req.picture_slot = o.picture_slot;
     }

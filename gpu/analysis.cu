@@ -98,7 +98,25 @@ __global__ void gather_kernel(SpectrumSource s, const int* __restrict__ kx, cons
     }
 }
 
+__global__ void accumulate_kernel(SpectrumSource s, double* __restrict__ acc) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= s.width || y >= s.height) return;
+    float2 v;
+    if (!s.half || x <= s.width / 2) {
+        v = s.data[std::size_t(y) * s.ld + x];
+    } else {
+        v = s.data[std::size_t(y == 0 ? 0 : s.height - y) * s.ld + (s.width - x)];
+    }
+    acc[std::size_t(y) * s.width + x] += double(v.x) * v.x + double(v.y) * v.y;
+}
+
 }  // namespace
+
+void accumulate_power(const SpectrumSource& src, double* acc, cudaStream_t s) {
+    const dim3 block(32, 8), grid((src.width + 31) / 32, (src.height + 7) / 8);
+    accumulate_kernel<<<grid, block, 0, s>>>(src, acc);
+    CUDA_CHECK_LAUNCH("accumulate_kernel");
+}
 
 PowerSums PowerProfiler::run(const SpectrumSource& src, cudaStream_t s) {
     if (!src.data || src.width < 1 || src.height < 1) throw ConfigError("no spectrum for the power profiles");

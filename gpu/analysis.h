@@ -26,6 +26,9 @@ private:
     Event start_, stop_;
 };
 
+// acc[y w + x] += |F(x, y)|^2 over the whole width x height spectrum (half sources through the symmetry).
+void accumulate_power(const SpectrumSource& src, double* acc, cudaStream_t stream);
+
 // out[i] = the spectrum at unshifted bin (kx[i], ky[i]) (half sources through the symmetry). Synchronises.
 std::vector<float2> gather_bins(const SpectrumSource& src, const std::vector<int>& kx, const std::vector<int>& ky,
                                 cudaStream_t stream);

@@ -55,6 +55,8 @@ struct GpuEngine::Impl {
     }
     // The analysis plots' reductions, and which spectrum the last full run left (path, cuFFT mode, size).
     PowerProfiler profiler;
+    DeviceBuffer<double> power;  // accumulate_power's sum
+    int power_count = 0, power_w = 0, power_h = 0;
     int last_path = -1;
     CufftMode last_mode = CufftMode::R2C;
     int last_w = 0, last_h = 0;
@@ -181,6 +183,20 @@ SpectrumSource last_spectrum(GpuEngine::Impl& m) {
 PowerSums GpuEngine::power_sums() {
     Impl& m = *impl_;
     return m.profiler.run(last_spectrum(m), m.stream.get());
+}
+
+int GpuEngine::take_power_sum(std::vector<double>& sum, int* width, int* height) {
+    Impl& m = *impl_;
+    const int n = m.power_count;
+    *width = m.power_w;
+    *height = m.power_h;
+    sum.assign(std::size_t(m.power_w) * m.power_h, 0.0);
+    if (n > 0) {
+        CUDA_CHECK(cudaMemcpyAsync(sum.data(), m.power.get(), sum.size() * sizeof(double), cudaMemcpyDeviceToHost, m.stream.get()));
+        CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
+    }
+    m.power_count = 0;
+    return n;
 }
 
 std::vector<std::complex<float>> GpuEngine::spectrum_bins(const std::vector<int>& kx, const std::vector<int>& ky) {
@@ -414,6 +430,25 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
             real_part(result, n, scale, m.inverse.get(), s);
             m.timer.mark("real part / (width height)", double(n) * 12.0);
         }
+    }
+    // A stack's power sum: |F|^2 of the unmasked spectrum added on the device (custom-fast's full one made for it).
+    if (req.accumulate_power && !m.warming) {
+        if (!done_stop) throw ConfigError("a power sum needs the whole transform (no classroom stop)");
+        if (m.power_count > 0 && (m.power_w != w || m.power_h != h))
+            throw ConfigError("a power sum of " + std::to_string(m.power_w) + "x" + std::to_string(m.power_h) +
+                              " spectra cannot take a " + std::to_string(w) + "x" + std::to_string(h) + " one");
+        if (m.power_count == 0) {
+            m.power.resize(std::size_t(n));
+            CUDA_CHECK(cudaMemsetAsync(m.power.get(), 0, std::size_t(n) * sizeof(double), s));
+        }
+        const SpectrumSource src = req.path == Path::Custom     ? m.custom_spectrum
+                                   : req.path == Path::Cufft    ? m.cufft.last(w, h, req.cufft_mode)
+                                                                : SpectrumSource{fast_full(), w, h, w, false, nullptr};
+        accumulate_power(src, m.power.get(), s);
+        m.timer.mark("power sum += |F|^2", double(n) * 24.0);
+        ++m.power_count;
+        m.power_w = w;
+        m.power_h = h;
     }
     // The third view on the device, into the slot's lab picture (after the viewer has copied its last one out).
     const bool lab_here = req.want_inverse && req.lab_on_device && req.picture_slot >= 0 && !m.warming;

@@ -45,6 +45,8 @@ struct GpuRequest {
     // (GpuResult::device_lab_rgba, lab_w x lab_h from (lab_x, lab_y) of the plane) and the filtered plane is not
     // downloaded. lab_kind: LabPictureKind (0 filtered, 1 removed part, 2 difference).
     bool lab_on_device = false;
+    // Adds |F|^2 of this run's unmasked spectrum to the engine's power sum on the device (take_power_sum).
+    bool accumulate_power = false;
     int lab_kind = 0;
     int lab_x = 0, lab_y = 0, lab_w = 0, lab_h = 0;
     std::uint64_t surface = 0;   // cudaSurfaceObject_t to write the picture into (0: none)
@@ -102,6 +104,9 @@ public:
     std::complex<double> plane_dft_bin(int kx, int ky);
     // The radial and angular power profiles of the last full run's unmasked spectrum, reduced on the device.
     PowerSums power_sums();
+    // The sum runs with accumulate_power added (width x height doubles, unshifted), downloaded once; how many
+    // runs; the sum starts again. Throws ConfigError when runs of different sizes were added.
+    int take_power_sum(std::vector<double>& sum, int* width, int* height);
     // The last full run's unmasked spectrum at unshifted bins (kx[i], ky[i]), gathered on the device.
     std::vector<std::complex<float>> spectrum_bins(const std::vector<int>& kx, const std::vector<int>& ky);
     // Element (x, y) of the data the last custom-path run stopped at (classroom stops), x < its width.

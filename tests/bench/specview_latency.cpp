@@ -7,8 +7,10 @@
 //   specview-latency [--sizes 2048,4096,8192] [--reps 50] [--image-reps 10] [--csv FILE]
 //   specview-latency --lab [--sizes ...] [--reps N]   (the frequency lab's mask-change loop on the engine)
 //   specview-latency --write-photo PATH W [H [SEED]]   (only writes a synthetic photo, PNG or .jpg, for scripts)
+//   specview-latency --write-stack PATH PAGES SIZE     (only writes a float32 TIFF stack of noise, for scripts)
 #include <cuda_runtime.h>
 #include <stb_image_write.h>
+#include <tiffio.h>
 
 #include "tests/bench/photo.h"
 
@@ -210,6 +212,31 @@ int main(int argc, char** argv) {
             const int h = i + 3 < argc ? std::atoi(argv[i + 3]) : w;
             const unsigned seed = i + 4 < argc ? unsigned(std::atoi(argv[i + 4])) : 1u;
             write_photo(argv[i + 1], w, h, seed);
+            return 0;
+        }
+        if (a == "--write-stack" && i + 3 < argc) {  // PATH PAGES SIZE: float32 pages of noise, striped, uncompressed
+            const int pages = std::atoi(argv[i + 2]), n = std::atoi(argv[i + 3]);
+            TIFF* t = TIFFOpen(argv[i + 1], pages * std::int64_t(n) * n * 4 > (std::int64_t(1) << 31) ? "w8" : "w");
+            if (!t || pages < 1 || n < 1) return 2;
+            std::mt19937 rng(1);
+            std::normal_distribution<float> noise(0.0f, 1.0f);
+            std::vector<float> row(static_cast<std::size_t>(n));
+            for (int p = 0; p < pages; ++p) {
+                TIFFSetField(t, TIFFTAG_IMAGEWIDTH, std::uint32_t(n));
+                TIFFSetField(t, TIFFTAG_IMAGELENGTH, std::uint32_t(n));
+                TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(1));
+                TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, std::uint16_t(32));
+                TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, std::uint16_t(SAMPLEFORMAT_IEEEFP));
+                TIFFSetField(t, TIFFTAG_PHOTOMETRIC, std::uint16_t(PHOTOMETRIC_MINISBLACK));
+                TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, std::uint32_t(64));
+                TIFFSetField(t, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
+                for (int y = 0; y < n; ++y) {
+                    for (float& v : row) v = noise(rng);
+                    TIFFWriteScanline(t, row.data(), std::uint32_t(y), 0);
+                }
+                TIFFWriteDirectory(t);
+            }
+            TIFFClose(t);
             return 0;
         }
         if (a == "--lab") lab_mode = true;

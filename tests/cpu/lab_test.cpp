@@ -13,6 +13,7 @@
 #include "app/engine.h"
 #include "app/filter.h"
 #include "app/plane.h"
+#include "gpu/errors.h"
 #include "tests/support/lab_oracle.h"
 #include "tests/support/oracle.h"
 #include "tests/support/random_image.h"
@@ -258,6 +259,47 @@ TEST(CpuLab, BrushDabsStampIncrementallyAndEqualAFreshMask) {
                 EXPECT_EQ(f.rgba, g.rgba) << "step " << k;
             }
         }
+}
+
+// A stack's power sum (RunOptions::accumulate_power): the sum of |F|^2 over the runs, at even and odd sizes,
+// masks or not (the sum is of the unmasked spectrum); taking it starts it again; other sizes are refused.
+TEST(Analysis, ThePowerSumIsTheSumOfTheSpectraSquared) {
+    Rng rng;
+    for (auto [w, h] : {std::pair{45, 27}, std::pair{64, 48}, std::pair{32, 33}}) {
+        Engine engine;
+        Settings s;
+        s.pad = PadMode::None;
+        FilterSpec lp;
+        ASSERT_EQ(parse_filter("lowpass:0.1", &lp), "");
+        std::vector<double> want(std::size_t(w) * h, 0.0);
+        for (int k = 0; k < 3; ++k) {
+            engine.set_image(random_image(rng, w, h, 1, 8), "random");
+            s.filters = k == 1 ? std::vector<FilterSpec>{lp} : std::vector<FilterSpec>{};
+            RunOptions o;
+            o.want_spectrum = true;
+            o.accumulate_power = true;
+            const Frame f = engine.run(s, o);
+            for (std::size_t i = 0; i < want.size(); ++i) want[i] += std::norm(std::complex<double>(f.spectrum[i]));
+        }
+        std::vector<double> got;
+        int gw = 0, gh = 0;
+        ASSERT_EQ(engine.take_power_sum(got, &gw, &gh), 3);
+        ASSERT_EQ(gw, w);
+        ASSERT_EQ(gh, h);
+        double err = 0, norm = 0;
+        for (std::size_t i = 0; i < want.size(); ++i) err += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
+        EXPECT_LE(std::sqrt(err / norm), 1e-6) << w << "x" << h;
+        EXPECT_EQ(engine.take_power_sum(got, &gw, &gh), 0) << "taking it starts it again";
+    }
+    Engine engine;
+    Settings s;
+    s.pad = PadMode::None;
+    RunOptions o;
+    o.accumulate_power = true;
+    engine.set_image(random_image(rng, 16, 16, 1, 8), "a");
+    engine.run(s, o);
+    engine.set_image(random_image(rng, 16, 8, 1, 8), "b");
+    EXPECT_THROW(engine.run(s, o), gpu::ConfigError);
 }
 
 // The symmetric masks keep the filtered image real: the imaginary part of the complex inverse is rounding.

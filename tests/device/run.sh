@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [video] [ncu]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [stack] [video] [ncu]
 #   (default: all but ncu)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -189,6 +189,17 @@ EOP
     done
   done
   echo "lab viewer rc=$rc ($(( $(date +%s) - start )) s)"
+fi
+if has stack; then  # the 512-page 1024^2 float32 TIFF stack (2 GiB): --average wall, decode included, per backend
+  [ -f /tmp/stack512.tif ] || $B/tests/specview-latency --write-stack /tmp/stack512.tif 512 1024
+  cat /tmp/stack512.tif > /dev/null  # the page cache warm, as the target says
+  for b in cufft custom-fast custom cpu; do
+    t0=$(date +%s.%N)
+    $B/specview --headless /tmp/stack512.tif --average --backend $b -o /tmp/avg-$b.png --force --timings > "$OUT/stack-$b.txt" 2>&1
+    r=$?; rc=$((rc | r))
+    echo "stack average $b: rc=$r, $(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" $t0 $(date +%s.%N)) s wall"
+    grep -E "transforms|wall|frames|error" "$OUT/stack-$b.txt"
+  done
 fi
 if has video; then  # NVDEC: the driver's library, FFmpeg's cuvid decoders, a CUDA hw device (needs FFmpeg carried)
   ls -la /usr/lib/x86_64-linux-gnu/libnvcuvid* /usr/local/nvidia/lib64/libnvcuvid* 2>&1 | head -5

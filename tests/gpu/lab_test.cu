@@ -264,5 +264,45 @@ TEST_F(Lab, PowerProfilesAndBinsOnTheDeviceEqualTheHosts) {
     }
 }
 
+// The power sum on the device (RunOptions::accumulate_power) equals the CPU's, on every GPU path, at an even
+// and an odd size.
+TEST_F(Lab, ThePowerSumOnTheDeviceEqualsTheCpus) {
+    Rng rng;
+    for (const Path& path : {Path{Backend::Custom, gpu::CufftMode::R2C, PadMode::Pow2},
+                             Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::Pow2},
+                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::Pow2},
+                             Path{Backend::Cufft, gpu::CufftMode::C2C, PadMode::Pow2},
+                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None}}) {
+        const std::string what = path_name(path);
+        Engine gpu, cpu;
+        Settings s;
+        s.backend = path.backend;
+        s.cufft_mode = path.mode;
+        s.pad = path.pad;
+        Settings cs = s;
+        cs.backend = Backend::Cpu;
+        RunOptions o;
+        o.accumulate_power = true;
+        o.want_rgba = false;
+        o.picture = PictureFormat::Level8;
+        for (int k = 0; k < 4; ++k) {
+            const Image img = random_image(rng, 91, 61, 1, 8);
+            gpu.set_image(img, "random");
+            cpu.set_image(img, "random");
+            gpu.run(s, o);
+            cpu.run(cs, o);
+        }
+        std::vector<double> g, c;
+        int gw = 0, gh = 0, cw = 0, ch = 0;
+        ASSERT_EQ(gpu.take_power_sum(g, &gw, &gh), 4) << what;
+        ASSERT_EQ(cpu.take_power_sum(c, &cw, &ch), 4) << what;
+        ASSERT_EQ(gw, cw) << what;
+        ASSERT_EQ(gh, ch) << what;
+        double err = 0, norm = 0;
+        for (std::size_t i = 0; i < c.size(); ++i) err += (g[i] - c[i]) * (g[i] - c[i]), norm += c[i] * c[i];
+        EXPECT_LE(std::sqrt(err / norm), 1e-5) << what;
+    }
+}
+
 }  // namespace
 }  // namespace specview::test
