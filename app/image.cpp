@@ -1,5 +1,6 @@
 #include "app/image.h"
 
+#include "app/gif_decode.h"
 #include "app/jpeg_decode.h"
 #include "app/png_decode.h"
 #include "app/npy_decode.h"
@@ -213,6 +214,35 @@ std::string check_gif(const Reader& r) {
             return "corrupt GIF: unexpected block";
         }
     }
+}
+
+// How many images a GIF holds: its image descriptors up to the trailer or the end (the walk stops at what it
+// cannot skip; check_gif has refused the broken ones before).
+int gif_frame_count(const Reader& r) {
+    if (r.size() < 13) return 0;
+    std::size_t pos = 13;
+    const unsigned flags = r.u8(10);
+    if (flags & 0x80) pos += 3u * (1u << ((flags & 7) + 1));
+    int count = 0;
+    while (pos < r.size()) {
+        const unsigned tag = r.u8(pos++);
+        if (tag == 0x3B) break;  // trailer
+        if (tag == 0x21) {
+            ++pos;
+            if (!skip_gif_subblocks(r, pos).empty()) break;
+        } else if (tag == 0x2C) {
+            if (pos + 9 > r.size()) break;
+            const unsigned lflags = r.u8(pos + 8);
+            pos += 9;
+            if (lflags & 0x80) pos += 3u * (1u << ((lflags & 7) + 1));
+            ++pos;
+            if (!skip_gif_subblocks(r, pos).empty()) break;
+            if (++count >= 100000) break;
+        } else {
+            break;
+        }
+    }
+    return count;
 }
 
 std::string check_jpeg(const Reader& r) {
@@ -543,10 +573,12 @@ struct FrameReader::Impl {
     std::string format;
     std::unique_ptr<TiffStack> tiff;
     std::unique_ptr<VideoStack> video;
+    std::unique_ptr<GifStack> gif;  // an animated GIF (one of several images); single ones go to stb
+    int gif_images = -1;
 };
 
 FrameReader::FrameReader(ByteView bytes, std::string name, const LoadLimits& lim)
-    : impl_(new Impl{bytes, std::move(name), lim, {}, nullptr, nullptr}) {
+    : impl_(new Impl{bytes, std::move(name), lim, {}, nullptr, nullptr, nullptr, -1}) {
     if (bytes.empty()) throw InputError(impl_->name, "empty file");
     impl_->format = sniff_format(bytes);
 }
@@ -559,7 +591,12 @@ Image FrameReader::decode(int frame, const HeaderCheck& header_check) {
     Impl& m = *impl_;
     LoadLimits lim = m.lim;
     lim.frame = frame;
-    if (m.format != "tiff" && m.format != "npy" && m.format != "video")
+    if (m.format == "gif" && m.gif_images < 0) {
+        if (std::string e = check_container("gif", m.bytes); !e.empty()) throw InputError(m.name, e);
+        m.gif_images = gif_frame_count(Reader{m.bytes});
+    }
+    const bool animated = m.format == "gif" && m.gif_images > 1;
+    if (m.format != "tiff" && m.format != "npy" && m.format != "video" && !animated)
         return decode_single(m.bytes, m.name, lim, header_check, m.format);
     // TIFF (libtiff, one open file for every page) and .npy: stacks; float data's non-finite samples replaced.
     auto check_size = [&](const ImageHeader& hd) { check_header(hd, m.name, lim, header_check); };
@@ -570,6 +607,11 @@ Image FrameReader::decode(int frame, const HeaderCheck& header_check) {
         if (!m.tiff) m.tiff = std::make_unique<TiffStack>(m.bytes, m.name);
         img = m.tiff->decode(frame, check_size);
         frames = m.tiff->pages();
+    } else if (animated) {
+        if (!m.gif) m.gif = std::make_unique<GifStack>(m.bytes, m.name, m.lim.max_pixels);
+        img = m.gif->decode(frame, check_size);
+        frames = m.gif->frames();
+        rate = m.gif->frame_rate();
     } else if (m.format == "video") {
         if (!m.video) m.video = std::make_unique<VideoStack>(m.bytes, m.name);
         img = m.video->decode(frame, check_size);
