@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "app/image.h"
+#include "app/video_decode.h"
 #include "gpu/device_info.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/temp_dir.h"
@@ -425,6 +426,31 @@ TEST_F(Script, AFloatTiffStackStepsFramesAndShowsItsValueRange) {
             ++count;
         }
     EXPECT_GT(sum / count, 0.2) << "the negative data shows, not clamped to black";
+}
+
+// A video in the viewer: decoded by the video helper, it plays (the frames stream from one decoder request)
+// and a jump back with the slider's script action lands on the frame asked for.
+TEST_F(Script, AVideoPlaysAndJumps) {
+    if (!video_supported()) GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
+    const int n = 64, frames = 20;
+    std::vector<std::vector<std::uint8_t>> f;
+    for (int k = 0; k < frames; ++k) {
+        std::vector<std::uint8_t> px;
+        for (int y = 0; y < n; ++y)
+            for (int x = 0; x < n; ++x) px.push_back(std::uint8_t(std::lround(128 + 90 * std::cos(2 * M_PI * (k + 1) * x / n))));
+        f.push_back(px);
+    }
+    const std::string video = dir.file("v.mkv"), a = dir.file("a.png"), b = dir.file("b.png");
+    fixtures::write_file(video, fixtures::video(n, n, f, "ffv1", "matroska", 25));
+    ASSERT_EQ(run_script("wait-ready\nplay 60\nwait 30\npause\nwait-ready\nscreenshot " + a + "\nframe 3\nwait-ready\nscreenshot " + b +
+                             "\nquit\n",
+                         {video}),
+              0)
+        << read("out.txt");
+    const Layout la = layout(a), lb = layout(b);
+    EXPECT_NE(la.line("frame "), "frame 1 of 20") << "playing moved on";
+    EXPECT_EQ(la.line("frame ").rfind("frame ", 0), 0u) << "a video is a stack: " << la.line("frame ");
+    EXPECT_EQ(lb.line("frame "), "frame 3 of 20");
 }
 
 TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
