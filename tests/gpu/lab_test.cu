@@ -29,15 +29,18 @@ std::string path_name(const Path& p) {
            (p.pad == PadMode::None ? " exact size" : "");
 }
 
+// Every GPU path the lab runs on: the three backends, cuFFT's two modes, a size that is not a power of two.
+std::vector<Path> every_path() {
+    return {Path{Backend::Custom, gpu::CufftMode::R2C, PadMode::Pow2}, Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::Pow2},
+            Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::Pow2}, Path{Backend::Cufft, gpu::CufftMode::C2C, PadMode::Pow2},
+            Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None}};
+}
+
 TEST_F(Lab, MaskedPictureAndInverseMatchTheCpuAndTheOracleOnEveryBackend) {
     Rng rng;
     const Image img = random_image(rng, 90, 60, 3, 8);
     double worst_inverse = 0;
-    for (const Path& path : {Path{Backend::Custom, gpu::CufftMode::R2C, PadMode::Pow2},
-                             Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::Pow2},
-                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::Pow2},
-                             Path{Backend::Cufft, gpu::CufftMode::C2C, PadMode::Pow2},
-                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None}})
+    for (const Path& path : every_path())
         for (const auto& set : lab_sets()) {
             Settings s;
             s.backend = path.backend;
@@ -222,11 +225,7 @@ TEST_F(Lab, TheThirdViewOnTheDeviceEqualsTheHostsPicture) {
 // the spectrum's.
 TEST_F(Lab, PowerProfilesAndBinsOnTheDeviceEqualTheHosts) {
     Rng rng;
-    for (const Path& path : {Path{Backend::Custom, gpu::CufftMode::R2C, PadMode::Pow2},
-                             Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::Pow2},
-                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::Pow2},
-                             Path{Backend::Cufft, gpu::CufftMode::C2C, PadMode::Pow2},
-                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None}}) {
+    for (const Path& path : every_path()) {
         const std::string what = path_name(path);
         const Image img = random_image(rng, 91, 61, 1, 8);  // odd width: no Nyquist column
         Settings s;
@@ -268,11 +267,7 @@ TEST_F(Lab, PowerProfilesAndBinsOnTheDeviceEqualTheHosts) {
 // and an odd size.
 TEST_F(Lab, ThePowerSumOnTheDeviceEqualsTheCpus) {
     Rng rng;
-    for (const Path& path : {Path{Backend::Custom, gpu::CufftMode::R2C, PadMode::Pow2},
-                             Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::Pow2},
-                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::Pow2},
-                             Path{Backend::Cufft, gpu::CufftMode::C2C, PadMode::Pow2},
-                             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None}}) {
+    for (const Path& path : every_path()) {
         const std::string what = path_name(path);
         Engine gpu, cpu;
         Settings s;
