@@ -326,6 +326,8 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     if (lb && (req.picture_slot >= 0 || req.surface))
         throw ConfigError("a picture of levels goes to a buffer, not to a picture slot or a texture");
     if (lb && req.stop.kind != StopPoint::Kind::Done) target.format = PictureFormat::Rgba8;  // classroom: colours
+    // No picture wanted (a stack's power sum): levels would have nowhere to go; RGBA with no target writes nothing.
+    if (lb && !req.want_rgba) target.format = PictureFormat::Rgba8;
     if (req.picture_slot >= 0) {
         if (req.picture_slot >= kPictureSlots) throw ConfigError("no picture slot " + std::to_string(req.picture_slot));
         m.slots[req.picture_slot].resize(n);

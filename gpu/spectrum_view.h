@@ -38,7 +38,7 @@ struct PictureTarget {
 // 256 colours in global memory.
 __device__ __forceinline__ void store_picture(const PictureTarget& p, const std::uint32_t* __restrict__ lut, float t,
                                               int x, int y, std::size_t i) {
-    if (p.format == PictureFormat::Level8) {
+    if (p.format == PictureFormat::Level8) {  // (a level format always comes with its buffer: the engine sees to it)
         static_cast<unsigned char*>(p.levels)[i] = static_cast<unsigned char>(level_of(t));
     } else if (p.format == PictureFormat::Level16) {
         static_cast<std::uint16_t*>(p.levels)[i] = static_cast<std::uint16_t>(level16_of(t));

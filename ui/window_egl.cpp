@@ -47,6 +47,7 @@ public:
         if (context_ == EGL_NO_CONTEXT || !eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_))
             fail("cannot make a 3.3 core context current");
         if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress))) fail("cannot load OpenGL 3.3 functions");
+        if (const char* r = reinterpret_cast<const char*>(glGetString(GL_RENDERER))) renderer_ = r;
         glGenTextures(1, &color_);
         glBindTexture(GL_TEXTURE_2D, color_);
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w_, h_, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
@@ -101,7 +102,7 @@ public:
         glBindFramebuffer(GL_READ_FRAMEBUFFER, fbo_);
         glReadBuffer(GL_COLOR_ATTACHMENT0);
     }
-    std::string platform() const override { return "EGL offscreen"; }
+    std::string platform() const override { return "EGL offscreen (" + renderer_ + ")"; }
 
 private:
     [[noreturn]] void fail(const std::string& what) {
@@ -133,6 +134,7 @@ private:
     int w_, h_;
     EGLDisplay display_ = EGL_NO_DISPLAY;
     EGLContext context_ = EGL_NO_CONTEXT;
+    std::string renderer_ = "unknown renderer";
     GLuint fbo_ = 0, color_ = 0;
     bool imgui_ = false;
     std::chrono::steady_clock::time_point last_, next_;
