@@ -711,6 +711,7 @@ void Worker::do_run() {
         r.ok = false;
         r.error = describe(e);
     }
+    r.finished = std::chrono::steady_clock::now();
     std::lock_guard<std::mutex> lock(mu_);
     if (slot >= 0) slot_state_[slot] = r.ok ? 2 : 0;
     // An unpolled earlier picture is superseded: its slot is free again.

@@ -8,6 +8,7 @@
 // picture on screen is never the buffer being written.
 #pragma once
 
+#include <chrono>
 #include <complex>
 #include <condition_variable>
 #include <cstdint>
@@ -58,6 +59,7 @@ struct RunResult {
     std::vector<std::uint32_t> lab_rgba;
     int lab_width = 0, lab_height = 0;
     float lab_lo = 0, lab_hi = 0;  // the values shown at the picture's darkest and brightest
+    std::chrono::steady_clock::time_point finished;  // when the run ended (its result waits for the next frame)
 };
 
 // The lab view's picture from a frame with Frame::inverse (and, for Removed/Difference, the plane it came from).

@@ -24,6 +24,8 @@ private:
     PinnedBuffer<double> sums_host_;
     PinnedBuffer<unsigned long long> counts_host_;
     Event start_, stop_;
+    int counts_w_ = 0, counts_h_ = 0;  // the size counts_host_ holds the counts of
+    bool counts_half_ = false;
 };
 
 // acc[y w + x] += |F(x, y)|^2 over the whole width x height spectrum (half sources through the symmetry).

@@ -21,7 +21,23 @@ bool gl_interop_available(std::string* why) {
     return true;
 }
 
+namespace {
+struct Ticket {
+    std::atomic<std::int64_t>* ns;
+    std::atomic<std::uint64_t>* seq;
+    std::uint64_t copy;
+};
+// Runs on a CUDA driver thread once the stream reaches it: the moment copy `copy` had written the texture.
+void stamp_written(void* p) {
+    const Ticket* t = static_cast<Ticket*>(p);
+    t->ns->store(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+    t->seq->store(t->copy);
+    delete t;
+}
+}  // namespace
+
 GlInteropTexture::~GlInteropTexture() {
+    if (stream_) cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));  // no stamp into a freed slot
     reset();
     if (done_) cudaEventDestroy(static_cast<cudaEvent_t>(done_));
     if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
@@ -39,6 +55,7 @@ void GlInteropTexture::copy_from(const std::uint32_t* src, int width, int height
         cudaEvent_t e = nullptr;
         CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         done_ = e;
+        written_ = std::make_unique<Written>();
     }
     auto s = static_cast<cudaStream_t>(stream_);
     auto r = static_cast<cudaGraphicsResource_t>(resource_);
@@ -53,10 +70,21 @@ void GlInteropTexture::copy_from(const std::uint32_t* src, int width, int height
     CUDA_CHECK(cudaGraphicsUnmapResources(1, &r, s));
     CUDA_CHECK(e2);
     CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(done_), s));
+    auto* ticket = new Ticket{&written_->ns, &written_->seq, ++copies_};
+    const cudaError_t e3 = cudaLaunchHostFunc(s, stamp_written, ticket);
+    if (e3 != cudaSuccess) delete ticket;
+    CUDA_CHECK(e3);
+}
+
+std::chrono::steady_clock::time_point GlInteropTexture::written_at() const {
+    const std::int64_t ns = written_ && written_->seq.load() == copies_ ? written_->ns.load() : 0;
+    return std::chrono::steady_clock::time_point(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::nanoseconds(ns)));
 }
 
 bool GlInteropTexture::copy_done() const {
     if (!done_) return true;
+    if (written_->seq.load() != copies_) return false;  // its stamp comes after the copy
     const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(done_));
     if (e == cudaErrorNotReady) return false;
     CUDA_CHECK(e);

@@ -3,7 +3,10 @@
 // scoped object. CUDA-free header: the UI includes it next to its GL code.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace specview::gpu {
@@ -50,8 +53,17 @@ public:
     // done. copy_done() says whether the last copy has completed on the device.
     void copy_from(const std::uint32_t* device_rgba, int width, int height, std::uint64_t consumed_event);
     bool copy_done() const;
+    // When the last copy finished writing the texture, on the host's steady clock (stamped by a host function
+    // queued behind it, so nobody waits for it); the epoch when no copy has finished yet.
+    std::chrono::steady_clock::time_point written_at() const;
 
 private:
+    struct Written {
+        std::atomic<std::int64_t> ns{0};    // steady_clock nanoseconds
+        std::atomic<std::uint64_t> seq{0};  // of the copy stamped last
+    };
+    std::unique_ptr<Written> written_;
+    std::uint64_t copies_ = 0;  // copies issued
     void* stream_ = nullptr;  // cudaStream_t, created on first copy
     void* done_ = nullptr;    // cudaEvent_t after the last copy
     void* resource_ = nullptr;  // cudaGraphicsResource_t

@@ -338,7 +338,9 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
     for (const ChangeRecord& c : st.changes) {
         if (c.line == 0) continue;  // the picture of the image given on the command line, before the script began
         o << (first ? "\n" : ",\n") << "    {\"line\": " << c.line << ", \"action\": " << json_string(c.action)
-          << ", \"ready_ms\": " << (c.ready_ms >= 0 ? fmt(c.ready_ms) : "null") << "}";
+          << ", \"ready_ms\": " << (c.ready_ms >= 0 ? fmt(c.ready_ms) : "null")
+          << ", \"seen_ms\": " << (c.seen_ms >= 0 ? fmt(c.seen_ms) : "null")
+          << ", \"frame_wait_ms\": " << fmt(c.frame_wait_ms) << "}";
         first = false;
     }
     o << "\n  ]\n}\n";

@@ -89,9 +89,16 @@ void save_recent(const ViewerState& st) {
 
 }  // namespace
 
-double viewer_clock() {
+namespace {
+const std::chrono::steady_clock::time_point& viewer_epoch() {
     static const auto t0 = std::chrono::steady_clock::now();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return t0;
+}
+}  // namespace
+
+double viewer_clock() { return viewer_clock_of(std::chrono::steady_clock::now()); }
+double viewer_clock_of(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(t - viewer_epoch()).count();
 }
 
 bool picture_current(const ViewerState& st) {
@@ -109,18 +116,24 @@ void run_pipeline(ViewerState& st) {
     ++st.change;
     st.worker->run(st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings));
     st.change_index[st.change] = st.changes.size();
-    st.changes.push_back({st.script_line, st.script_action, viewer_clock(), -1.0, false});
+    st.changes.push_back({st.script_line, st.script_action, viewer_clock(), -1.0, -1.0, false});
 }
 
 namespace {
 
-void mark_ready(ViewerState& st, std::uint64_t change) {
+// `written`: when the picture reached the textures (the device's copy, stamped as it ended; < 0: now, for
+// pictures the host uploaded); the viewer notices it at the frame of this call.
+void mark_ready(ViewerState& st, std::uint64_t change, double written = -1) {
     const double now = viewer_clock();
+    if (written < 0 || written > now) written = now;
     st.done_change = std::max(st.done_change, change);
     for (auto it = st.change_index.begin(); it != st.change_index.end();) {
         if (it->first > change) break;
         ChangeRecord& c = st.changes[it->second];
-        if (it->first == change) c.ready_ms = (now - c.t_posted) * 1e3;
+        if (it->first == change) {
+            c.ready_ms = (written - c.t_posted) * 1e3;
+            c.seen_ms = (now - c.t_posted) * 1e3;
+        }
         else if (c.ready_ms < 0) c.superseded = true;  // a later change's picture came first: it never will
         it = st.change_index.erase(it);
     }
@@ -166,6 +179,8 @@ void show_frame(ViewerState& st, RunResult& r);
 void take_frame(ViewerState& st, RunResult& r) {
     Frame& f = r.frame;
     const int slot = f.picture_slot;
+    if (auto it = st.change_index.find(r.change); it != st.change_index.end() && r.finished.time_since_epoch().count())
+        st.changes[it->second].frame_wait_ms = std::max(0.0, (viewer_clock() - viewer_clock_of(r.finished)) * 1e3);
     try {
         if (r.image_id != st.shown.image_id) {  // computed for an image since replaced
             if (slot >= 0) st.worker->release_slot(slot);
@@ -257,7 +272,7 @@ void poll_copy(ViewerState& st) {
 #ifdef SPECVIEW_HAS_GL_INTEROP
     if (st.copy_pending && st.interop.copy_done() && st.lab_interop.copy_done()) {
         st.copy_pending = false;
-        mark_ready(st, st.copy_change);
+        mark_ready(st, st.copy_change, viewer_clock_of(std::max(st.interop.written_at(), st.lab_interop.written_at())));
     }
 #endif
 }

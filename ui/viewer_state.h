@@ -4,6 +4,7 @@
 
 #include <imgui.h>
 
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -42,7 +43,9 @@ struct ChangeRecord {
     int line = 0;             // script line (0: a change made by hand)
     std::string action;
     double t_posted = 0;      // seconds on the viewer's clock
-    double ready_ms = -1;     // < 0: not (yet) in the texture; superseded ones stay so
+    double ready_ms = -1;     // change -> picture in the textures; < 0: not (yet); superseded ones stay so
+    double seen_ms = -1;      // change -> the frame that noticed it (quantised by the frame rate)
+    double frame_wait_ms = 0; // of ready_ms, how long the finished run waited for the next frame to take it
     bool superseded = false;
 };
 
@@ -109,6 +112,7 @@ struct ViewerState {
 
 // Seconds on the viewer's clock (steady).
 double viewer_clock();
+double viewer_clock_of(std::chrono::steady_clock::time_point t);  // the same clock's reading at t
 
 // Posts a run of the current settings to the worker (latest wins).
 void run_pipeline(ViewerState& st);

@@ -183,8 +183,13 @@ import json, sys
 r = json.load(open(sys.argv[1])); f = sorted(r["frame_ms"]); n = len(f)
 print(f'{r["device"]} | {r["backend"]} | image {r["image"]} | {n} frames: median {f[n//2]:.2f} ms, p95 {f[int(0.95*(n-1))]:.2f}')
 for verb in ("paint", "erase"):
-    v = sorted(c["ready_ms"] for c in r["changes"] if c["action"].startswith(verb) and c["ready_ms"] is not None)
-    if v: print(f'  {verb}: {len(v)} mask changes, ready (change -> textures) median {v[len(v)//2]:.2f} ms, min {v[0]:.2f}, max {v[-1]:.2f}')
+    cs = [c for c in r["changes"] if c["action"].startswith(verb) and c["ready_ms"] is not None]
+    if not cs: continue
+    med = lambda v: sorted(v)[len(v) // 2]
+    v = sorted(c["ready_ms"] for c in cs)
+    work = [c["ready_ms"] - c["frame_wait_ms"] for c in cs]
+    print(f'  {verb}: {len(v)} mask changes, change -> textures written median {med(v):.2f} ms (min {v[0]:.2f}, max {v[-1]:.2f}); '
+          f'without the wait for the next frame median {med(work):.2f} ms (max {max(work):.2f}); noticed at a frame median {med([c["seen_ms"] for c in cs]):.2f} ms')
 EOP
     done
   done
