@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cfloat>
+#include <climits>
 #include <cstring>
 #include <chrono>
 #include <memory>
@@ -40,6 +41,9 @@ namespace specview {
 namespace fs = std::filesystem;
 
 namespace {
+
+// Decoder children a stack's frames are decoded by at once (the pool may have fewer).
+constexpr int kStackDecodeStreams = 4;
 
 const char* kExitCodesHelp =
     "Exit codes:\n"
@@ -271,8 +275,7 @@ int run_stack(const StackRun& r) {
     std::exception_ptr error;
     std::thread decoder([&] {
         try {
-            // The first frame says how many there are; the rest follow in one stream.
-            int count = r.last >= 0 ? r.last - r.first + 1 : 1;
+            const int count = r.last >= 0 ? r.last - r.first + 1 : INT_MAX;  // INT_MAX: to the last frame
             auto push = [&](Image img) {
                 std::unique_lock<std::mutex> lock(mu);
                 cv.wait(lock, [&] { return queue.size() < 3 || failed; });
@@ -301,9 +304,10 @@ int run_stack(const StackRun& r) {
                     if (!push(std::move(img))) break;
                 }
             } else {
-                const int got = DecoderPool::shared().load_frames(r.input, limits, r.first, count, check, push);
-                if (r.last < 0 && got == 1 && total_frames > r.first + 1)
-                    DecoderPool::shared().load_frames(r.input, limits, r.first + 1, total_frames - r.first - 1, check, push);
+                // Several decoder children at once (in order all the same): decoding, not the transform, is
+                // what a stack of large frames waits for.
+                DecoderPool::shared().load_frames_parallel(r.input, limits, r.first, count, check,
+                                                           push, kStackDecodeStreams);
             }
         } catch (...) {
             error = std::current_exception();

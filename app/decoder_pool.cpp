@@ -15,9 +15,12 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <climits>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <thread>
 #include <utility>
 
@@ -370,6 +373,116 @@ Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const He
         return true;
     });
     return out;
+}
+
+int DecoderPool::load_frames_parallel(const std::string& path, const LoadLimits& lim, int first, int count,
+                                      const HeaderCheck& check, const std::function<bool(Image)>& each, int streams) {
+    if (count < 1) return 0;
+    int total = 0;
+    std::size_t frame_bytes = 0;
+    bool go_on = true;
+    load_frames(path, lim, first, 1, check, [&](Image img) {
+        total = img.frames;
+        frame_bytes = std::max<std::size_t>(1, img.sample_bytes());
+        go_on = each(std::move(img));
+        return go_on;
+    });
+    // INT_MAX: to the last frame; a count past the end gets the frames there are, then load_frames' error.
+    const int rest = count == INT_MAX ? total - first - 1 : count - 1;
+    if (!go_on || rest <= 0) return 1;
+    // Frames decoded ahead of the consumer: ~256 MiB (one a stream at least, so large frames get fewer streams);
+    // chunks of up to 8 frames within that.
+    const int ahead = int(std::clamp<std::size_t>((std::size_t(256) << 20) / frame_bytes, 1, 256));
+    streams = std::max(1, std::min({streams, limit_, ahead}));
+    const int chunk = std::clamp(ahead / (2 * streams), 1, 8);
+    const int chunks = (rest + chunk - 1) / chunk;
+    if (streams == 1 || chunks == 1) return 1 + load_frames(path, lim, first + 1, rest, check, each);
+
+    struct State {
+        std::mutex mu;
+        std::condition_variable cv;
+        std::map<int, Image> ready;  // decoded, by frame, waiting for their turn
+        int next = 0;                // the frame `each` gets next
+        int next_chunk = 0;          // the chunk handed out next
+        bool stop = false;
+        int error_frame = INT_MAX;   // the earliest frame whose chunk failed, and why
+        std::exception_ptr error;
+    } st;
+    st.next = first + 1;
+    const int base = first + 1, end = first + 1 + rest;
+    auto producer = [&] {
+        for (;;) {
+            int a = 0, b = 0;
+            {
+                std::unique_lock<std::mutex> lock(st.mu);
+                if (st.stop || st.next_chunk >= chunks) return;
+                a = base + st.next_chunk * chunk;
+                b = std::min(end, a + chunk);
+                ++st.next_chunk;
+                // Not too far ahead of the consumer: the chunk's first frame within the window.
+                st.cv.wait(lock, [&] { return st.stop || a < st.next + ahead; });
+                if (st.stop) return;
+            }
+            int expected = a;
+            try {
+                load_frames(path, lim, a, b - a, check, [&](Image img) {
+                    std::unique_lock<std::mutex> lock(st.mu);
+                    st.cv.wait(lock, [&] { return st.stop || img.frame < st.next + ahead; });
+                    if (st.stop) return false;
+                    expected = img.frame + 1;
+                    st.ready.emplace(img.frame, std::move(img));
+                    st.cv.notify_all();
+                    return true;
+                });
+                std::lock_guard<std::mutex> lock(st.mu);
+                if (!st.stop && expected < b && expected < st.error_frame) {  // the stream ended early
+                    st.error_frame = expected;
+                    st.error = std::make_exception_ptr(InputError(path, "frame " + std::to_string(expected + 1) + " did not arrive"));
+                    st.cv.notify_all();
+                }
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(st.mu);
+                if (expected < st.error_frame) {
+                    st.error_frame = expected;
+                    st.error = std::current_exception();
+                }
+                st.cv.notify_all();
+                return;
+            }
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int k = 0; k < streams; ++k) threads.emplace_back(producer);
+    int handed = 1;
+    std::exception_ptr error;
+    for (;;) {
+        Image img;
+        {
+            std::unique_lock<std::mutex> lock(st.mu);
+            st.cv.wait(lock, [&] { return st.ready.count(st.next) || st.next >= end || st.next >= st.error_frame; });
+            if (st.next >= end) break;
+            if (!st.ready.count(st.next)) {  // the earliest failure is the next frame: the ones before it went out
+                error = st.error;
+                st.stop = true;
+                st.cv.notify_all();
+                break;
+            }
+            auto node = st.ready.extract(st.next);
+            img = std::move(node.mapped());
+            ++st.next;
+            st.cv.notify_all();
+        }
+        ++handed;
+        if (!each(std::move(img))) {
+            std::lock_guard<std::mutex> lock(st.mu);
+            st.stop = true;
+            st.cv.notify_all();
+            break;
+        }
+    }
+    for (auto& t : threads) t.join();
+    if (error) std::rethrow_exception(error);
+    return handed;
 }
 
 int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int first, int count, const HeaderCheck& check,

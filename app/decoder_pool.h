@@ -58,6 +58,14 @@ public:
     int load_frames(const std::string& path, const LoadLimits& limits, int first, int count, const HeaderCheck& check,
                     const std::function<bool(Image)>& each);
 
+    // The same frames (count INT_MAX: to the last frame), handed to `each` in order on the calling
+    // thread, decoded by up to `streams` children at once: the first frame alone (it tells the count and the
+    // size), then chunks of a few frames dealt round-robin, each child streaming its chunk. At most about 256 MiB of
+    // frames (at least one a stream: frames that large get fewer streams) wait decoded ahead of `each`. Returns how many were
+    // handed over; throws the error of the earliest frame that failed, after the frames before it.
+    int load_frames_parallel(const std::string& path, const LoadLimits& limits, int first, int count,
+                             const HeaderCheck& check, const std::function<bool(Image)>& each, int streams);
+
     // Whether the children run under the seccomp filter (false where the kernel refused it; see the log line).
     bool sandboxed();
     // The children now alive and how many were started in all (tests: a crash costs one child, not the pool).

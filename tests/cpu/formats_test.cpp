@@ -5,6 +5,8 @@
 // isolated decoder passes the frame through; --frame on the command line.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -12,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "app/decoder_pool.h"
 #include "app/image.h"
@@ -410,6 +413,63 @@ TEST(DecoderPoolFormats, StacksStreamFrameByFrameAndStopEarly) {
         EXPECT_NE(std::string(e.what()).find("no page 7: the file has 6 pages"), std::string::npos) << e.what();
     }
     EXPECT_EQ(seen, (std::vector<int>{4, 5}));
+}
+
+// Several children decode one stack at once; the frames still arrive in order, each once, with their values;
+// a consumer slower than the decoders and one that stops early both work, and nothing waits forever.
+TEST(DecoderPoolFormats, StacksDecodeInParallelAndArriveInOrder) {
+    TempDir dir;
+    const int pages_n = 60;
+    std::vector<std::vector<double>> pages;
+    for (int p = 0; p < pages_n; ++p) pages.push_back(std::vector<double>(16 * 12, 1000.0 * p + 7.0));
+    TiffOptions o;
+    o.sample = TiffSample::U16;
+    fixtures::write_file(dir.file("s.tif"), fixtures::tiff(16, 12, 1, pages, o));
+    DecoderPool pool(DecoderOptions{3});
+    std::vector<int> seen;
+    int headers = 0;
+    const int n = pool.load_frames_parallel(dir.file("s.tif"), LoadLimits{}, 2, INT_MAX, [&](const ImageHeader&) { ++headers; },
+                                            [&](Image img) {
+                                                EXPECT_EQ(img.frames, pages_n);
+                                                EXPECT_NEAR(img.at(5, 4, 0) * 65535.0, 1000.0 * img.frame + 7.0, 1e-2);
+                                                seen.push_back(img.frame);
+                                                if (seen.size() % 7 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                                                return true;
+                                            }, 3);
+    std::vector<int> want;
+    for (int k = 2; k < pages_n; ++k) want.push_back(k);
+    EXPECT_EQ(n, pages_n - 2);
+    EXPECT_EQ(seen, want);
+    EXPECT_EQ(headers, pages_n - 2);
+    EXPECT_LE(pool.started(), 3);
+    // A count within the stack, and a consumer that stops after 11 frames.
+    seen.clear();
+    EXPECT_EQ(pool.load_frames_parallel(dir.file("s.tif"), LoadLimits{}, 10, 30, {}, [&](Image img) {
+        seen.push_back(img.frame);
+        return seen.size() < 11;
+    }, 3), 11);
+    want.clear();
+    for (int k = 10; k < 21; ++k) want.push_back(k);
+    EXPECT_EQ(seen, want);
+    // Past the end: the frames there are, in order, then load_frames' error naming the count.
+    seen.clear();
+    try {
+        pool.load_frames_parallel(dir.file("s.tif"), LoadLimits{}, 40, 40, {}, [&](Image img) {
+            seen.push_back(img.frame);
+            return true;
+        }, 3);
+        FAIL() << "frames 41..80 of 60";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("no page 61: the file has 60 pages"), std::string::npos) << e.what();
+    }
+    want.clear();
+    for (int k = 40; k < pages_n; ++k) want.push_back(k);
+    EXPECT_EQ(seen, want);
+    // The pool serves on: the last page alone.
+    LoadLimits l;
+    l.frame = pages_n - 1;
+    EXPECT_EQ(pool.load(dir.file("s.tif"), l).frame, pages_n - 1);
+    EXPECT_LE(pool.started(), 3) << "a stopped stream cost a child";
 }
 
 }  // namespace
