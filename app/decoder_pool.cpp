@@ -1,4 +1,5 @@
 #include "app/decoder_pool.h"
+#include "app/ordered_parallel.h"
 #include "app/video_decode.h"
 
 #include <fcntl.h>
@@ -16,11 +17,9 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <thread>
 #include <utility>
 
@@ -397,92 +396,18 @@ int DecoderPool::load_frames_parallel(const std::string& path, const LoadLimits&
     const int chunk = std::clamp(ahead / (2 * streams), 1, 8);
     const int chunks = (rest + chunk - 1) / chunk;
     if (streams == 1 || chunks == 1) return 1 + load_frames(path, lim, first + 1, rest, check, each);
-
-    struct State {
-        std::mutex mu;
-        std::condition_variable cv;
-        std::map<int, Image> ready;  // decoded, by frame, waiting for their turn
-        int next = 0;                // the frame `each` gets next
-        int next_chunk = 0;          // the chunk handed out next
-        bool stop = false;
-        int error_frame = INT_MAX;   // the earliest frame whose chunk failed, and why
-        std::exception_ptr error;
-    } st;
-    st.next = first + 1;
-    const int base = first + 1, end = first + 1 + rest;
-    auto producer = [&] {
-        for (;;) {
-            int a = 0, b = 0;
-            {
-                std::unique_lock<std::mutex> lock(st.mu);
-                if (st.stop || st.next_chunk >= chunks) return;
-                a = base + st.next_chunk * chunk;
-                b = std::min(end, a + chunk);
-                ++st.next_chunk;
-                // Not too far ahead of the consumer: the chunk's first frame within the window.
-                st.cv.wait(lock, [&] { return st.stop || a < st.next + ahead; });
-                if (st.stop) return;
-            }
-            int expected = a;
-            try {
-                load_frames(path, lim, a, b - a, check, [&](Image img) {
-                    std::unique_lock<std::mutex> lock(st.mu);
-                    st.cv.wait(lock, [&] { return st.stop || img.frame < st.next + ahead; });
-                    if (st.stop) return false;
-                    expected = img.frame + 1;
-                    st.ready.emplace(img.frame, std::move(img));
-                    st.cv.notify_all();
-                    return true;
-                });
-                std::lock_guard<std::mutex> lock(st.mu);
-                if (!st.stop && expected < b && expected < st.error_frame) {  // the stream ended early
-                    st.error_frame = expected;
-                    st.error = std::make_exception_ptr(InputError(path, "frame " + std::to_string(expected + 1) + " did not arrive"));
-                    st.cv.notify_all();
-                }
-            } catch (...) {
-                std::lock_guard<std::mutex> lock(st.mu);
-                if (expected < st.error_frame) {
-                    st.error_frame = expected;
-                    st.error = std::current_exception();
-                }
-                st.cv.notify_all();
-                return;
-            }
-        }
-    };
-    std::vector<std::thread> threads;
-    for (int k = 0; k < streams; ++k) threads.emplace_back(producer);
-    int handed = 1;
-    std::exception_ptr error;
-    for (;;) {
-        Image img;
-        {
-            std::unique_lock<std::mutex> lock(st.mu);
-            st.cv.wait(lock, [&] { return st.ready.count(st.next) || st.next >= end || st.next >= st.error_frame; });
-            if (st.next >= end) break;
-            if (!st.ready.count(st.next)) {  // the earliest failure is the next frame: the ones before it went out
-                error = st.error;
-                st.stop = true;
-                st.cv.notify_all();
-                break;
-            }
-            auto node = st.ready.extract(st.next);
-            img = std::move(node.mapped());
-            ++st.next;
-            st.cv.notify_all();
-        }
-        ++handed;
-        if (!each(std::move(img))) {
-            std::lock_guard<std::mutex> lock(st.mu);
-            st.stop = true;
-            st.cv.notify_all();
-            break;
-        }
-    }
-    for (auto& t : threads) t.join();
-    if (error) std::rethrow_exception(error);
-    return handed;
+    return 1 + ordered_parallel<Image>(
+                   first + 1, first + 1 + rest, streams, ahead, chunk,
+                   [&](int a, int b, const std::function<bool(int, Image)>& emit) {
+                       load_frames(path, lim, a, b - a, check, [&](Image img) {
+                           const int f = img.frame;
+                           return emit(f, std::move(img));
+                       });
+                   },
+                   each,
+                   [&](int f) {
+                       return std::make_exception_ptr(InputError(path, "frame " + std::to_string(f + 1) + " did not arrive"));
+                   });
 }
 
 int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int first, int count, const HeaderCheck& check,

@@ -784,6 +784,41 @@ TEST(Cli, AStackOfFilesInNaturalOrder) {
     EXPECT_EQ(specview({"--headless", "--stack", dir.file("none*.png")}, dir).code, kExitInput);
 }
 
+// A longer sequence is decoded by several children at once: every frame still lands under its own number (its
+// grating's peak where that file put it); a range past the end and a frame of another size in the middle are
+// exit 3 naming the frame or the file.
+TEST(Cli, ALongSequenceKeepsItsOrderWhenDecodedInParallel) {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("seq"));
+    const int n = 24;
+    for (int k = 1; k <= n; ++k) {
+        fixtures::Pixels p{32, 8, 1, {}};
+        for (int y = 0; y < 8; ++y)
+            for (int x = 0; x < 32; ++x) p.v.push_back(0.5 + 0.4 * std::cos(2 * M_PI * (k % 15 + 1) * x / 32.0));
+        fixtures::write_file(dir.file("seq/f" + std::to_string(k) + ".png"), fixtures::png(p, 16));
+    }
+    const CliRun r = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "1:24", "-o", dir.file("out"), "--raw",
+                               dir.file("raw")},
+                              dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (int k = 1; k <= n; ++k) {
+        char name[32];
+        std::snprintf(name, sizeof name, "raw/seq_stack_f%04d.npy", k);
+        const NpyComplex f = read_npy_complex64(dir.file(name));
+        int peak = 1;
+        for (int u = 1; u <= 16; ++u)
+            if (std::abs(f.data[std::size_t(u)]) > std::abs(f.data[std::size_t(peak)])) peak = u;
+        EXPECT_EQ(peak, k % 15 + 1) << "frame " << k;
+    }
+    const CliRun past = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "20:30", "--average", "-o", dir.file("a.png")}, dir);
+    EXPECT_EQ(past.code, kExitInput) << past.err;
+    EXPECT_NE(past.err.find("no frame 25: the stack has 24 files"), std::string::npos) << past.err;
+    fixtures::write_file(dir.file("seq/f13.png"), fixtures::png(fixtures::pattern(8, 16, 1), 8));
+    const CliRun bad = specview({"--headless", "--stack", dir.file("seq"), "--average", "-o", dir.file("b.png")}, dir);
+    EXPECT_EQ(bad.code, kExitInput) << bad.err;
+    EXPECT_NE(bad.err.find("f13.png: is 8x16, the stack's first frame"), std::string::npos) << bad.err;
+}
+
 // A video from the command line: --frame picks a frame (presentation order), --average averages its frames.
 TEST(Cli, VideoFramesAndTheirAverage) {
     if (!video_supported()) GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
