@@ -29,6 +29,14 @@
 namespace specview::test {
 namespace {
 
+// The strongest of bins 1..last along the first row (step 1) or the first column (step = width) of a spectrum.
+int strongest_bin(const NpyComplex& f, int last, std::size_t step = 1) {
+    int peak = 1;
+    for (int k = 1; k <= last; ++k)
+        if (std::abs(f.data[std::size_t(k) * step]) > std::abs(f.data[std::size_t(peak) * step])) peak = k;
+    return peak;
+}
+
 struct CliRun {
     int code = -1;
     std::string out, err;
@@ -704,10 +712,7 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     // Frame 3's spectrum has its grating's peak at u = 3.
     const NpyComplex f3 = read_npy_complex64(dir.file("raw/g_f0003.npy"));
     ASSERT_EQ(f3.width, w);
-    int peak = 1;
-    for (int k = 1; k < w / 2; ++k)
-        if (std::abs(f3.data[std::size_t(k)]) > std::abs(f3.data[std::size_t(peak)])) peak = k;
-    EXPECT_EQ(peak, 3);
+    EXPECT_EQ(strongest_bin(f3, w / 2 - 1), 3);
     // The mean power over every frame, against |DFT|^2 in double averaged.
     const CliRun a = specview({"--headless", dir.file("g.tif"), "--average", "--pad", "none", "-o", dir.file("avg.png"), "--raw",
                                dir.file("avg.npy")},
@@ -768,9 +773,7 @@ TEST(Cli, AStackOfFilesInNaturalOrder) {
     EXPECT_NE(r.out.find("frames 2-3 of 3"), std::string::npos) << r.out;
     // Frame 3 is frame10.png: its peak at u = 10 mod 16 -> bin 10 (|u| = 6 from the other side).
     const NpyComplex f3 = read_npy_complex64(dir.file("raw/seq_stack_f0003.npy"));
-    int peak = 1;
-    for (int k = 1; k < 16; ++k)
-        if (std::abs(f3.data[std::size_t(k)]) > std::abs(f3.data[std::size_t(peak)])) peak = k;
+    const int peak = strongest_bin(f3, 15);
     EXPECT_TRUE(peak == 10 || peak == 6) << peak;
     const NpyComplex f2 = read_npy_complex64(dir.file("raw/seq_stack_f0002.npy"));
     EXPECT_GT(std::abs(f2.data[2]), 10 * std::abs(f2.data[5])) << "frame 2 is frame2.png";
@@ -805,10 +808,7 @@ TEST(Cli, ALongSequenceKeepsItsOrderWhenDecodedInParallel) {
         char name[32];
         std::snprintf(name, sizeof name, "raw/seq_stack_f%04d.npy", k);
         const NpyComplex f = read_npy_complex64(dir.file(name));
-        int peak = 1;
-        for (int u = 1; u <= 16; ++u)
-            if (std::abs(f.data[std::size_t(u)]) > std::abs(f.data[std::size_t(peak)])) peak = u;
-        EXPECT_EQ(peak, k % 15 + 1) << "frame " << k;
+        EXPECT_EQ(strongest_bin(f, 16), k % 15 + 1) << "frame " << k;
     }
     const CliRun past = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "20:30", "--average", "-o", dir.file("a.png")}, dir);
     EXPECT_EQ(past.code, kExitInput) << past.err;
@@ -836,10 +836,7 @@ TEST(Cli, VideoFramesAndTheirAverage) {
     ASSERT_EQ(one.code, 0) << one.err;
     EXPECT_NE(one.out.find("note: frame 4 of 6 (--frame)"), std::string::npos) << one.out;
     const NpyComplex f4 = read_npy_complex64(dir.file("f4.npy"));
-    int peak = 1;
-    for (int k = 1; k <= h / 2; ++k)
-        if (std::abs(f4.data[std::size_t(k) * w]) > std::abs(f4.data[std::size_t(peak) * w])) peak = k;
-    EXPECT_EQ(peak, 4) << "frame 4's grating: 4 cycles down";
+    EXPECT_EQ(strongest_bin(f4, h / 2, std::size_t(w)), 4) << "frame 4's grating: 4 cycles down";
     const CliRun avg = specview({"--headless", dir.file("v.mkv"), "--average", "-o", dir.file("avg.png")}, dir);
     ASSERT_EQ(avg.code, 0) << avg.err;
     EXPECT_NE(avg.out.find("frames 1-6 of 6"), std::string::npos) << avg.out;
