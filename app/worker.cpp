@@ -677,6 +677,7 @@ void Worker::runner_loop() {
 }
 
 void Worker::do_run() {
+    const auto picked = std::chrono::steady_clock::now();
     RunRequest req;
     int slot = -1;
     {
@@ -690,6 +691,7 @@ void Worker::do_run() {
     r.change = req.change;
     r.image_id = engine_image_id_;
     r.settings = req.settings;
+    r.picked = picked;
     try {
         if (!engine_.has_image()) throw InputError("(none)", "no image loaded");
         RunOptions o;
@@ -699,7 +701,9 @@ void Worker::do_run() {
         o.want_inverse = lab;
         o.lab_on_device = slot >= 0;  // the GPU makes the third view next to the picture, in the same slot
         last_run_change_ = 0;
+        r.engine_started = std::chrono::steady_clock::now();
         r.frame = engine_.run(req.settings, o);
+        r.engine_ended = std::chrono::steady_clock::now();
         last_run_change_ = req.settings.stop.kind == gpu::StopPoint::Kind::Done ? req.change : 0;
         if (lab && !r.frame.device_lab_rgba) {
             const float* plane = req.settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(req.settings).plane.v.data();

@@ -59,7 +59,9 @@ struct RunResult {
     std::vector<std::uint32_t> lab_rgba;
     int lab_width = 0, lab_height = 0;
     float lab_lo = 0, lab_hi = 0;  // the values shown at the picture's darkest and brightest
-    std::chrono::steady_clock::time_point finished;  // when the run ended (its result waits for the next frame)
+    // When the worker took the request, when the engine started and ended (after a free picture slot), and when
+    // the run ended (its result then waits for the viewer's next frame): where a change's time goes.
+    std::chrono::steady_clock::time_point picked, engine_started, engine_ended, finished;
 };
 
 // The lab view's picture from a frame with Frame::inverse (and, for Removed/Difference, the plane it came from).

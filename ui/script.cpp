@@ -340,7 +340,9 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
         o << (first ? "\n" : ",\n") << "    {\"line\": " << c.line << ", \"action\": " << json_string(c.action)
           << ", \"ready_ms\": " << (c.ready_ms >= 0 ? fmt(c.ready_ms) : "null")
           << ", \"seen_ms\": " << (c.seen_ms >= 0 ? fmt(c.seen_ms) : "null")
-          << ", \"frame_wait_ms\": " << fmt(c.frame_wait_ms) << "}";
+          << ", \"frame_wait_ms\": " << fmt(c.frame_wait_ms) << ", \"pickup_ms\": " << fmt(c.pickup_ms)
+          << ", \"slot_wait_ms\": " << fmt(c.slot_wait_ms) << ", \"engine_ms\": " << fmt(c.engine_ms)
+          << ", \"after_engine_ms\": " << fmt(c.after_engine_ms) << "}";
         first = false;
     }
     o << "\n  ]\n}\n";

@@ -179,8 +179,17 @@ void show_frame(ViewerState& st, RunResult& r);
 void take_frame(ViewerState& st, RunResult& r) {
     Frame& f = r.frame;
     const int slot = f.picture_slot;
-    if (auto it = st.change_index.find(r.change); it != st.change_index.end() && r.finished.time_since_epoch().count())
-        st.changes[it->second].frame_wait_ms = std::max(0.0, (viewer_clock() - viewer_clock_of(r.finished)) * 1e3);
+    if (auto it = st.change_index.find(r.change); it != st.change_index.end() && r.finished.time_since_epoch().count()) {
+        ChangeRecord& c = st.changes[it->second];
+        c.frame_wait_ms = std::max(0.0, (viewer_clock() - viewer_clock_of(r.finished)) * 1e3);
+        auto ms = [](std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+            return a.time_since_epoch().count() && b.time_since_epoch().count() ? std::chrono::duration<double, std::milli>(b - a).count() : -1.0;
+        };
+        c.pickup_ms = r.picked.time_since_epoch().count() ? (viewer_clock_of(r.picked) - c.t_posted) * 1e3 : -1.0;
+        c.slot_wait_ms = ms(r.picked, r.engine_started);
+        c.engine_ms = ms(r.engine_started, r.engine_ended);
+        c.after_engine_ms = ms(r.engine_ended, r.finished);
+    }
     try {
         if (r.image_id != st.shown.image_id) {  // computed for an image since replaced
             if (slot >= 0) st.worker->release_slot(slot);

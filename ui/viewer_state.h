@@ -46,6 +46,9 @@ struct ChangeRecord {
     double ready_ms = -1;     // change -> picture in the textures; < 0: not (yet); superseded ones stay so
     double seen_ms = -1;      // change -> the frame that noticed it (quantised by the frame rate)
     double frame_wait_ms = 0; // of ready_ms, how long the finished run waited for the next frame to take it
+    // Of ready_ms too: posted -> the worker took it; took it -> the engine started (a free picture slot); the
+    // engine's run; the engine's end -> the run's end (host-side pictures). < 0: not known.
+    double pickup_ms = -1, slot_wait_ms = -1, engine_ms = -1, after_engine_ms = -1;
     bool superseded = false;
 };
 

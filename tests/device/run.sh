@@ -190,6 +190,7 @@ for verb in ("paint", "erase"):
     work = [c["ready_ms"] - c["frame_wait_ms"] for c in cs]
     print(f'  {verb}: {len(v)} mask changes, change -> textures written median {med(v):.2f} ms (min {v[0]:.2f}, max {v[-1]:.2f}); '
           f'without the wait for the next frame median {med(work):.2f} ms (max {max(work):.2f}); noticed at a frame median {med([c["seen_ms"] for c in cs]):.2f} ms')
+    print('    of which (medians): ' + ', '.join(f'{k} {med([c[k] for c in cs]):.2f} ms' for k in ("pickup_ms", "slot_wait_ms", "engine_ms", "after_engine_ms", "frame_wait_ms")))
 EOP
     done
   done
