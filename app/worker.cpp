@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -283,7 +284,8 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
             Engine engine;
             std::vector<double> power;
             int frames = 0;
-            DecoderPool::shared().load_frames(path, LoadLimits{}, 0, 1 << 30, {}, [&](Image img) {
+            // Two decoder children at once (the pool keeps others for the viewer's own frames).
+            DecoderPool::shared().load_frames_parallel(path, LoadLimits{}, 0, INT_MAX, {}, [&](Image img) {
                 frames = img.frames;
                 engine.set_image(std::move(img), path);
                 RunOptions o;
@@ -302,8 +304,8 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
                 const int kx = ((u % f.width) + f.width) % f.width, ky = ((v % f.height) + f.height) % f.height;
                 const std::complex<float> c = f.spectrum[std::size_t(ky) * f.width + kx];
                 r.series.push_back(double(view_value(so.view.view, c.real(), c.imag())));
-                return int(r.series.size()) < frames;  // the last frame: done (the request asked for more)
-            });
+                return int(r.series.size()) < frames;
+            }, 2);
             r.frames = int(r.series.size());
             if (r.frames == 0) throw InputError(path, "no frames");
             std::vector<std::complex<float>> F(power.size());
