@@ -458,18 +458,10 @@ int run_stack(const StackRun& r) {
             return kExitInternal;
         }
         // |F| = sqrt(mean power) through the chosen view, range and colormap; --raw: the mean power itself.
-        std::vector<std::complex<float>> F(power.size());
-        std::vector<float> mean(power.size());
-        for (std::size_t i = 0; i < power.size(); ++i) {
-            mean[i] = float(power[i] / frames_done);
-            F[i] = std::complex<float>(std::sqrt(mean[i]), 0.0f);
-        }
-        std::vector<float> values;
-        compute_view_values(F.data(), width, height, r.s.view, values);
         Frame pic;
         pic.width = width;
         pic.height = height;
-        compute_range(values, r.s.view, &pic.range_lo, &pic.range_hi);
+        const std::vector<float> values = mean_power_view_values(power, frames_done, width, height, r.s.view, &pic.range_lo, &pic.range_hi);
         if (r.depth == 16) {
             pic.picture = PictureFormat::Level16;
             pic.levels.resize(values.size() * 2);
@@ -484,6 +476,8 @@ int run_stack(const StackRun& r) {
             write_png(avg_png, pic, r.s.view.colormap, r.png_level, 0);
             wrote = avg_png;
             if (!r.raw.empty()) {
+                std::vector<float> mean(power.size());
+                for (std::size_t i = 0; i < power.size(); ++i) mean[i] = float(power[i] / frames_done);
                 write_npy_float32(r.raw, mean.data(), height, width);
                 wrote += ", " + r.raw;
             }

@@ -225,6 +225,19 @@ void compute_view_values(const std::complex<float>* F, int w, int h, const ViewP
     }
 }
 
+std::vector<float> mean_power_view_values(const std::vector<double>& power_sum, int frames, int width, int height,
+                                          const ViewParams& vp, float* lo, float* hi) {
+    if (frames < 1 || power_sum.size() != std::size_t(width) * std::size_t(height))
+        throw std::invalid_argument("mean_power_view_values: a sum of " + std::to_string(power_sum.size()) + " bins for " +
+                                    std::to_string(width) + "x" + std::to_string(height));
+    std::vector<std::complex<float>> F(power_sum.size());
+    for (std::size_t i = 0; i < F.size(); ++i) F[i] = std::complex<float>(float(std::sqrt(power_sum[i] / frames)), 0.0f);
+    std::vector<float> values;
+    compute_view_values(F.data(), width, height, vp, values);
+    compute_range(values, vp, lo, hi);
+    return values;
+}
+
 void compute_range(const std::vector<float>& values, const ViewParams& vp, float* lo, float* hi) {
     switch (vp.range) {
         case RangeMode::Auto:

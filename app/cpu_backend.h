@@ -62,6 +62,10 @@ void compute_view_values(const std::complex<float>* spectrum, int width, int hei
                          std::vector<float>& values);
 void compute_range(const std::vector<float>& values, const ViewParams& vp, float* lo, float* hi);
 void colorize(const std::vector<float>& values, float lo, float hi, Colormap cm, std::vector<std::uint32_t>& rgba);
+// A stack's mean power spectrum through the view: |F| = sqrt(sum / frames) for each of the width x height
+// (unshifted) bins of `power_sum`, the view's values and their display range.
+std::vector<float> mean_power_view_values(const std::vector<double>& power_sum, int frames, int width, int height,
+                                          const ViewParams& vp, float* lo, float* hi);
 
 // The k-th smallest of n floats (k from 0), exactly, without a copy: two radix passes over the values' ordered
 // bit patterns (what nth_element on a copy gives, in O(1) extra memory).

@@ -308,12 +308,8 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
             }, 2);
             r.frames = int(r.series.size());
             if (r.frames == 0) throw InputError(path, "no frames");
-            std::vector<std::complex<float>> F(power.size());
-            for (std::size_t i = 0; i < power.size(); ++i) F[i] = std::complex<float>(float(std::sqrt(power[i] / r.frames)), 0.0f);
-            std::vector<float> values;
-            compute_view_values(F.data(), r.width, r.height, so.view, values);
             float lo = 0, hi = 0;
-            compute_range(values, so.view, &lo, &hi);
+            const std::vector<float> values = mean_power_view_values(power, r.frames, r.width, r.height, so.view, &lo, &hi);
             colorize(values, lo, hi, so.view.colormap, r.rgba);
             r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
             r.ok = true;
