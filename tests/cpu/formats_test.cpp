@@ -367,15 +367,20 @@ TEST(Gif, AnimatedFramesAreAStackWithTheirRate) {
     }
 }
 
+// A 16-bit TIFF of `n` pages of w x h, page p holding step * p + offset everywhere.
+void write_flat_u16_stack(const std::string& path, int w, int h, int n, double step, double offset) {
+    std::vector<std::vector<double>> pages;
+    for (int p = 0; p < n; ++p) pages.push_back(std::vector<double>(std::size_t(w) * h, step * p + offset));
+    TiffOptions o;
+    o.sample = TiffSample::U16;
+    fixtures::write_file(path, fixtures::tiff(w, h, 1, pages, o));
+}
+
 // A stack streams through one decoder request: the file read once, each page checked and handed over as it
 // comes; the consumer can stop early, and the decoder serves the next request as usual.
 TEST(DecoderPoolFormats, StacksStreamFrameByFrameAndStopEarly) {
     TempDir dir;
-    std::vector<std::vector<double>> pages;
-    for (int p = 0; p < 6; ++p) pages.push_back(std::vector<double>(8 * 6, 100.0 * p));
-    TiffOptions o;
-    o.sample = TiffSample::U16;
-    fixtures::write_file(dir.file("s.tif"), fixtures::tiff(8, 6, 1, pages, o));
+    write_flat_u16_stack(dir.file("s.tif"), 8, 6, 6, 100.0, 0.0);
     DecoderPool pool(DecoderOptions{1});
     std::vector<int> seen;
     int headers = 0;
@@ -420,11 +425,7 @@ TEST(DecoderPoolFormats, StacksStreamFrameByFrameAndStopEarly) {
 TEST(DecoderPoolFormats, StacksDecodeInParallelAndArriveInOrder) {
     TempDir dir;
     const int pages_n = 60;
-    std::vector<std::vector<double>> pages;
-    for (int p = 0; p < pages_n; ++p) pages.push_back(std::vector<double>(16 * 12, 1000.0 * p + 7.0));
-    TiffOptions o;
-    o.sample = TiffSample::U16;
-    fixtures::write_file(dir.file("s.tif"), fixtures::tiff(16, 12, 1, pages, o));
+    write_flat_u16_stack(dir.file("s.tif"), 16, 12, pages_n, 1000.0, 7.0);
     DecoderPool pool(DecoderOptions{3});
     std::vector<int> seen;
     int headers = 0;
