@@ -313,7 +313,8 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
         for (int k = 0; k < count; ++k) {
             const bool stop = guarded([&] {
                 if (k == 0) selftest(bytes, check);
-                if (!reader) reader = std::make_unique<specview::FrameReader>(bytes, "", lim);
+                if (!reader) reader = std::make_unique<specview::FrameReader>(
+                    bytes, "", lim, std::string(req.named_format, strnlen(req.named_format, sizeof req.named_format)));
                 specview::Image img = reader->decode(req.frame + k, check);
                 if (count == 1) {  // a single image: the file's mapping goes before the samples are sent
                     reader.reset();

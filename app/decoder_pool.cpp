@@ -470,6 +470,8 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
     req.file_bytes = size;
     req.frame = first;
     req.frame_count = count;
+    const std::string named = format_named_by(path);
+    std::snprintf(req.named_format, sizeof req.named_format, "%s", named.c_str());
     // Until the header: room for the file (and stb's copy of it) only.
     req.memory_limit = c->baseline + 2 * size + (std::uint64_t(256) << 20);
     Fd spare;

@@ -117,6 +117,7 @@ struct Request {  // parent -> child, with the file's descriptor
     std::uint64_t recycled_bytes = 0;  // the size of the spare sample buffer sent along (second descriptor)
     std::int32_t frame = 0;            // which frame of a stack (LoadLimits::frame) ...
     std::int32_t frame_count = 1;      // ... and how many from there: each its own header, go and result
+    char named_format[16] = {};        // what the file's name claims (format_named_by), for the messages
 };
 struct Header {  // child -> parent, before any pixel is decoded
     std::uint32_t kind = kHeader;

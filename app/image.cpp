@@ -571,16 +571,31 @@ struct FrameReader::Impl {
     std::string name;
     LoadLimits lim;
     std::string format;
+    std::string named;  // the format the file's name claims
     std::unique_ptr<TiffStack> tiff;
     std::unique_ptr<VideoStack> video;
     std::unique_ptr<GifStack> gif;  // an animated GIF (one of several images); single ones go to stb
     int gif_images = -1;
 };
 
-FrameReader::FrameReader(ByteView bytes, std::string name, const LoadLimits& lim)
-    : impl_(new Impl{bytes, std::move(name), lim, {}, nullptr, nullptr, nullptr, -1}) {
+std::string format_named_by(const std::string& name) {
+    std::string ext = fs::path(name).extension().string();
+    for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+    static const std::pair<const char*, const char*> kNames[] = {
+        {".png", "PNG"},  {".jpg", "JPEG"}, {".jpeg", "JPEG"}, {".tif", "TIFF"}, {".tiff", "TIFF"}, {".npy", ".npy"},
+        {".bmp", "BMP"},  {".gif", "GIF"},  {".psd", "PSD"},   {".hdr", "HDR"},  {".pgm", "PNM"},   {".ppm", "PNM"},
+        {".pnm", "PNM"},  {".tga", "TGA"},  {".mp4", "video"}, {".mkv", "video"}, {".avi", "video"}, {".mov", "video"},
+        {".webm", "video"}};
+    for (const auto& [e, n] : kNames)
+        if (ext == e) return n;
+    return "";
+}
+
+FrameReader::FrameReader(ByteView bytes, std::string name, const LoadLimits& lim, std::string named_format)
+    : impl_(new Impl{bytes, std::move(name), lim, {}, std::move(named_format), nullptr, nullptr, nullptr, -1}) {
     if (bytes.empty()) throw InputError(impl_->name, "empty file");
     impl_->format = sniff_format(bytes);
+    if (impl_->named.empty()) impl_->named = format_named_by(impl_->name);
 }
 
 FrameReader::~FrameReader() = default;
@@ -596,6 +611,17 @@ Image FrameReader::decode(int frame, const HeaderCheck& header_check) {
         m.gif_images = gif_frame_count(Reader{m.bytes});
     }
     const bool animated = m.format == "gif" && m.gif_images > 1;
+    if (m.format == "tga") {
+        // TGA is what a file without any known signature is taken for: when its name says another format, say
+        // that first (a "TIFF" that is not one should not be told about TGA headers alone).
+        try {
+            return decode_single(m.bytes, m.name, lim, header_check, m.format);
+        } catch (const InputError& e) {
+            if (m.named.empty() || m.named == "TGA") throw;
+            throw InputError(m.name, "not a " + m.named + " file: it does not start as one does (read as TGA, the one format "
+                                     "without a signature: " + e.reason() + ")");
+        }
+    }
     if (m.format != "tiff" && m.format != "npy" && m.format != "video" && !animated)
         return decode_single(m.bytes, m.name, lim, header_check, m.format);
     // TIFF (libtiff, one open file for every page) and .npy: stacks; float data's non-finite samples replaced.

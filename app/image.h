@@ -123,9 +123,14 @@ Image decode_image(ByteView bytes, const std::string& name,
 
 // Frames of one file in memory, decoded one by one (a multi-page TIFF is opened and its pages counted once; a
 // stream of frames costs no re-parse). `bytes` must outlive the reader. Single-image formats have frame 0 only.
+// The format a file name's extension claims ("PNG", "TIFF", ".npy", "video", ...; "" when it names none we read).
+std::string format_named_by(const std::string& name);
+
 class FrameReader {
 public:
-    FrameReader(ByteView bytes, std::string name, const LoadLimits& limits);
+    // `named_format`: what the file's name claims (format_named_by), said when the bytes turn out to be no such
+    // file; empty: taken from `name`.
+    FrameReader(ByteView bytes, std::string name, const LoadLimits& limits, std::string named_format = {});
     ~FrameReader();
     FrameReader(const FrameReader&) = delete;
     FrameReader& operator=(const FrameReader&) = delete;

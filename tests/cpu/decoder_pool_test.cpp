@@ -94,6 +94,14 @@ TEST(DecoderPool, RefusedFilesAreInputErrorsNamingTheFile) {
             EXPECT_FALSE(e.reason().empty());
         }
     }
+    // A file whose name claims a format its bytes do not have is told so (the decoder falls back to TGA).
+    fixtures::write_file(dir.file("junk.tif"), {1, 2, 3, 4, 5, 6, 7, 8, 9});
+    try {
+        pool.load(dir.file("junk.tif"), test_limits());
+        ADD_FAILURE() << "junk.tif was accepted";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.reason().rfind("not a TIFF file: it does not start as one does", 0), 0u) << e.what();
+    }
     LoadLimits small = test_limits();
     small.max_side = 16;
     small.max_pixels = 256;

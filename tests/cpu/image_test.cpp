@@ -201,6 +201,19 @@ TEST(ImageLoad, BadInputsGiveClearErrors) {
     const std::string text = "this is not an image at all\n";
     fixtures::write_file(dir.file("notes.png"), std::vector<unsigned char>(text.begin(), text.end()));
     expect_input_error(dir.file("notes.png"), "not a readable image");
+    // What the name claims comes first when the bytes are no such file (only TGA has no signature to check).
+    for (const auto& [file, claim] : {std::pair{"notes.png", "not a PNG file: it does not start as one does"},
+                                      std::pair{"notes.tif", "not a TIFF file"}, std::pair{"notes.npy", "not a .npy file"}}) {
+        fixtures::write_file(dir.file(file), std::vector<unsigned char>(text.begin(), text.end()));
+        expect_input_error(dir.file(file), claim);
+    }
+    fixtures::write_file(dir.file("notes.xyz"), std::vector<unsigned char>(text.begin(), text.end()));
+    try {
+        load_image(dir.file("notes.xyz"), test_limits());
+        ADD_FAILURE() << "notes.xyz loaded";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()).find("not a "), std::string(e.what()).find("not a readable image")) << e.what();
+    }
     ASSERT_EQ(mkfifo(dir.file("fifo.png").c_str(), 0600), 0);
     expect_input_error(dir.file("fifo.png"), "not a regular file");
     // Corrupt PNG: scribble over the compressed data.
