@@ -329,6 +329,7 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
     o << "  \"device\": " << json_string(st.machine.device.available ? st.machine.device.name : "none (" + st.machine.device.why_unavailable + ")")
       << ",\n";
     o << "  \"image\": [" << (st.shown.image ? st.shown.image->width : 0) << ", " << (st.shown.image ? st.shown.image->height : 0) << "],\n";
+    o << "  \"first_picture_ms\": " << fmt(st.first_picture_ms) << ",\n  \"first_decode_ms\": " << fmt(st.first_decode_ms) << ",\n";
     o << "  \"frame_ms\": [";
     for (std::size_t i = 0; i < frame_ms.size(); ++i) o << (i ? ", " : "") << fmt(frame_ms[i]);
     o << "],\n  \"frame_line\": [";

@@ -123,10 +123,11 @@ namespace {
 
 // `written`: when the picture reached the textures (the device's copy, stamped as it ended; < 0: now, for
 // pictures the host uploaded); the viewer notices it at the frame of this call.
-void mark_ready(ViewerState& st, std::uint64_t change, double written = -1) {
+void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool failed = false) {
     const double now = viewer_clock();
     if (written < 0 || written > now) written = now;
     st.done_change = std::max(st.done_change, change);
+    if (!failed && st.first_picture_ms < 0 && st.shown.image) st.first_picture_ms = written * 1e3;  // since the viewer started
     for (auto it = st.change_index.begin(); it != st.change_index.end();) {
         if (it->first > change) break;
         ChangeRecord& c = st.changes[it->second];
@@ -147,6 +148,7 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     st.shown.image = d.image;
     st.shown.image_range = d.range;
     st.shown.image_id = d.image_id;
+    if (st.first_decode_ms < 0) st.first_decode_ms = d.decode_ms;
     st.image_tex.begin(std::move(d.display_rgba), d.image->width, d.image->height);
     st.shown.image_path = d.path;
     st.dirty = true;
@@ -197,7 +199,7 @@ void take_frame(ViewerState& st, RunResult& r) {
         }
         if (!r.ok) {
             st.messages.error(r.error + (st.shown.have_frame ? " (the previous picture stays)" : ""));
-            mark_ready(st, r.change);
+            mark_ready(st, r.change, -1, true);
             return;
         }
         if (!r.lab_rgba.empty()) {  // the lab's third view: staged like a host picture
@@ -241,7 +243,7 @@ void take_frame(ViewerState& st, RunResult& r) {
     } catch (const std::exception& e) {
         if (slot >= 0) st.worker->release_slot(slot);
         st.messages.error(e.what());
-        mark_ready(st, r.change);
+        mark_ready(st, r.change, -1, true);
     }
 }
 
@@ -680,6 +682,7 @@ void draw_status_line(ViewerState& st) {
 }  // namespace
 
 int run_viewer(const ViewerLaunch& launch) {
+    viewer_clock();  // its epoch: the first picture's time counts from here
     // A script is read and checked whole before any window opens: a bad line is exit 2, naming it.
     std::optional<ScriptRunner> script;
     if (!launch.script.empty()) {

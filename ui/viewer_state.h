@@ -69,6 +69,8 @@ struct ViewerState {
 
     std::uint64_t change = 0;        // bumps with every run posted
     std::uint64_t frame_change = 0;  // the change the shown picture was computed for
+    double first_picture_ms = -1;   // the viewer's start -> the first picture in the textures
+    double first_decode_ms = -1;    // of that, the first image's read and decode (the worker's figure)
     std::uint64_t done_change = 0;   // the newest change whose run ended: shown, or failed with a message
     bool copy_pending = false;       // the picture's copy into the texture may still run on the device
     std::uint64_t copy_change = 0;

@@ -8,6 +8,7 @@
 //   specview-latency --lab [--sizes ...] [--reps N]   (the frequency lab's mask-change loop on the engine)
 //   specview-latency --write-photo PATH W [H [SEED]]   (only writes a synthetic photo, PNG or .jpg, for scripts)
 //   specview-latency --write-stack PATH PAGES SIZE     (only writes a float32 TIFF stack of noise, for scripts)
+//   specview-latency --write-tiff16 PATH SIZE          (only writes a SIZE^2 16-bit gray TIFF, for scripts)
 #include <cuda_runtime.h>
 #include <stb_image_write.h>
 #include <tiffio.h>
@@ -212,6 +213,29 @@ int main(int argc, char** argv) {
             const int h = i + 3 < argc ? std::atoi(argv[i + 3]) : w;
             const unsigned seed = i + 4 < argc ? unsigned(std::atoi(argv[i + 4])) : 1u;
             write_photo(argv[i + 1], w, h, seed);
+            return 0;
+        }
+        if (a == "--write-tiff16" && i + 2 < argc) {  // PATH SIZE: one 16-bit gray page (a smooth field + noise), uncompressed
+            const int n = std::atoi(argv[i + 2]);
+            TIFF* t = TIFFOpen(argv[i + 1], "w");
+            if (!t || n < 1) return 2;
+            TIFFSetField(t, TIFFTAG_IMAGEWIDTH, std::uint32_t(n));
+            TIFFSetField(t, TIFFTAG_IMAGELENGTH, std::uint32_t(n));
+            TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(1));
+            TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, std::uint16_t(16));
+            TIFFSetField(t, TIFFTAG_PHOTOMETRIC, std::uint16_t(PHOTOMETRIC_MINISBLACK));
+            TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, std::uint32_t(64));
+            std::mt19937 rng(1);
+            std::normal_distribution<float> noise(0.0f, 800.0f);
+            std::vector<std::uint16_t> row(static_cast<std::size_t>(n));
+            for (int y = 0; y < n; ++y) {
+                for (int x = 0; x < n; ++x) {
+                    const float v = 32768.0f + 12000.0f * std::sin(0.013f * x) * std::cos(0.021f * y) + noise(rng);
+                    row[std::size_t(x)] = std::uint16_t(std::clamp(v, 0.0f, 65535.0f));
+                }
+                TIFFWriteScanline(t, row.data(), std::uint32_t(y), 0);
+            }
+            TIFFClose(t);
             return 0;
         }
         if (a == "--write-stack" && i + 3 < argc) {  // PATH PAGES SIZE: float32 pages of noise, striped, uncompressed

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [stack] [video] [ncu]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [ncu]
 #   (default: all but ncu)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -195,6 +195,21 @@ EOP
     done
   done
   echo "lab viewer rc=$rc ($(( $(date +%s) - start )) s)"
+fi
+if has tiff16; then  # an 8192^2 16-bit TIFF: the viewer's first picture against its decode (target: decode + 80 ms)
+  start=$(date +%s)
+  [ -f /tmp/t16.tif ] || $B/tests/specview-latency --write-tiff16 /tmp/t16.tif 8192
+  [ -f /tmp/tiny.png ] || $B/tests/specview-latency --write-photo /tmp/tiny.png 64
+  cat /tmp/t16.tif > /dev/null
+  printf 'wait-ready\nquit\n' > /tmp/first.txt
+  for b in cufft custom-fast custom; do
+    for f in /tmp/tiny.png /tmp/t16.tif; do
+      $B/specview --offscreen --backend $b --script /tmp/first.txt --report "$OUT/first-$b.json" "$f" > "$OUT/first-$b.log" 2>&1
+      r=$?; rc=$((rc | r))
+      python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(f'first picture {sys.argv[2]} {sys.argv[3]}: rc={sys.argv[4]}, viewer start -> textures {r[\"first_picture_ms\"]:.1f} ms, of which read + decode {r[\"first_decode_ms\"]:.1f} ms')" "$OUT/first-$b.json" "$b" "$f" "$r"
+    done
+  done
+  echo "tiff16 rc=$rc ($(( $(date +%s) - start )) s)"
 fi
 if has stack; then  # the 512-page 1024^2 float32 TIFF stack (2 GiB): --average wall, decode included, per backend
   [ -f /tmp/stack512.tif ] || $B/tests/specview-latency --write-stack /tmp/stack512.tif 512 1024
