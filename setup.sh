@@ -46,8 +46,10 @@ case "$mode" in
         ;;
     test)
         cd build
-        # The GPU tests skip (saying why) without a GPU; the GUI tests need X, which xvfb-run provides.
-        xvfb-run -a -s "-screen 0 1500x920x24" ctest --output-on-failure -j"$(nproc)"
+        # The GPU tests skip (saying why) without a GPU; the GUI tests need X, which xvfb-run provides. -noreset:
+        # Xvfb otherwise resets when its last client leaves, and a viewer connecting during the reset fails to
+        # open the display (seen once in CI between two GUI tests).
+        xvfb-run -a -s "-screen 0 1500x920x24 -noreset" ctest --output-on-failure -j"$(nproc)"
         ;;
     *)
         echo "usage: $0 run [IMAGE] | test | build" >&2
