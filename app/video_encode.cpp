@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #ifdef SPECVIEW_HAS_VIDEO
@@ -77,73 +79,48 @@ const Av& av() {
             if (!h && t.error.empty()) t.error = std::string("cannot load ") + soname + " (" + dlerror() + ")";
             return h;
         };
+        // Each function by its name; the first one missing is the error.
+        auto sym = [&](void* h, auto& fn, const char* name, const char* soname) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+            if (!fn && t.error.empty()) t.error = std::string("no ") + name + " in " + soname;
+        };
         if (void* h = open(SPECVIEW_AVFORMAT_SONAME)) {
-            t.avformat_alloc_output_context2 = reinterpret_cast<decltype(t.avformat_alloc_output_context2)>(dlsym(h, "avformat_alloc_output_context2"));
-            if (!t.avformat_alloc_output_context2 && t.error.empty()) t.error = "no avformat_alloc_output_context2 in " SPECVIEW_AVFORMAT_SONAME;
-            t.avformat_new_stream = reinterpret_cast<decltype(t.avformat_new_stream)>(dlsym(h, "avformat_new_stream"));
-            if (!t.avformat_new_stream && t.error.empty()) t.error = "no avformat_new_stream in " SPECVIEW_AVFORMAT_SONAME;
-            t.avio_open = reinterpret_cast<decltype(t.avio_open)>(dlsym(h, "avio_open"));
-            if (!t.avio_open && t.error.empty()) t.error = "no avio_open in " SPECVIEW_AVFORMAT_SONAME;
-            t.avio_closep = reinterpret_cast<decltype(t.avio_closep)>(dlsym(h, "avio_closep"));
-            if (!t.avio_closep && t.error.empty()) t.error = "no avio_closep in " SPECVIEW_AVFORMAT_SONAME;
-            t.avformat_write_header = reinterpret_cast<decltype(t.avformat_write_header)>(dlsym(h, "avformat_write_header"));
-            if (!t.avformat_write_header && t.error.empty()) t.error = "no avformat_write_header in " SPECVIEW_AVFORMAT_SONAME;
-            t.avformat_free_context = reinterpret_cast<decltype(t.avformat_free_context)>(dlsym(h, "avformat_free_context"));
-            if (!t.avformat_free_context && t.error.empty()) t.error = "no avformat_free_context in " SPECVIEW_AVFORMAT_SONAME;
-            t.av_interleaved_write_frame = reinterpret_cast<decltype(t.av_interleaved_write_frame)>(dlsym(h, "av_interleaved_write_frame"));
-            if (!t.av_interleaved_write_frame && t.error.empty()) t.error = "no av_interleaved_write_frame in " SPECVIEW_AVFORMAT_SONAME;
-            t.av_write_trailer = reinterpret_cast<decltype(t.av_write_trailer)>(dlsym(h, "av_write_trailer"));
-            if (!t.av_write_trailer && t.error.empty()) t.error = "no av_write_trailer in " SPECVIEW_AVFORMAT_SONAME;
-            t.av_guess_format = reinterpret_cast<decltype(t.av_guess_format)>(dlsym(h, "av_guess_format"));
-            if (!t.av_guess_format && t.error.empty()) t.error = "no av_guess_format in " SPECVIEW_AVFORMAT_SONAME;
+            sym(h, t.avformat_alloc_output_context2, "avformat_alloc_output_context2", SPECVIEW_AVFORMAT_SONAME);
+            sym(h, t.avformat_new_stream, "avformat_new_stream", SPECVIEW_AVFORMAT_SONAME);
+            sym(h, t.avio_open, "avio_open", SPECVIEW_AVFORMAT_SONAME);
+            sym(h, t.avio_closep, "avio_closep", SPECVIEW_AVFORMAT_SONAME);
+            sym(h, t.avformat_write_header, "avformat_write_header", SPECVIEW_AVFORMAT_SONAME);
+            sym(h, t.avformat_free_context, "avformat_free_context", SPECVIEW_AVFORMAT_SONAME);
+            sym(h, t.av_interleaved_write_frame, "av_interleaved_write_frame", SPECVIEW_AVFORMAT_SONAME);
+            sym(h, t.av_write_trailer, "av_write_trailer", SPECVIEW_AVFORMAT_SONAME);
+            sym(h, t.av_guess_format, "av_guess_format", SPECVIEW_AVFORMAT_SONAME);
         }
         if (void* h = open(SPECVIEW_AVCODEC_SONAME)) {
-            t.avcodec_find_encoder_by_name = reinterpret_cast<decltype(t.avcodec_find_encoder_by_name)>(dlsym(h, "avcodec_find_encoder_by_name"));
-            if (!t.avcodec_find_encoder_by_name && t.error.empty()) t.error = "no avcodec_find_encoder_by_name in " SPECVIEW_AVCODEC_SONAME;
-            t.avcodec_find_encoder = reinterpret_cast<decltype(t.avcodec_find_encoder)>(dlsym(h, "avcodec_find_encoder"));
-            if (!t.avcodec_find_encoder && t.error.empty()) t.error = "no avcodec_find_encoder in " SPECVIEW_AVCODEC_SONAME;
-            t.avcodec_alloc_context3 = reinterpret_cast<decltype(t.avcodec_alloc_context3)>(dlsym(h, "avcodec_alloc_context3"));
-            if (!t.avcodec_alloc_context3 && t.error.empty()) t.error = "no avcodec_alloc_context3 in " SPECVIEW_AVCODEC_SONAME;
-            t.avcodec_open2 = reinterpret_cast<decltype(t.avcodec_open2)>(dlsym(h, "avcodec_open2"));
-            if (!t.avcodec_open2 && t.error.empty()) t.error = "no avcodec_open2 in " SPECVIEW_AVCODEC_SONAME;
-            t.avcodec_parameters_from_context = reinterpret_cast<decltype(t.avcodec_parameters_from_context)>(dlsym(h, "avcodec_parameters_from_context"));
-            if (!t.avcodec_parameters_from_context && t.error.empty()) t.error = "no avcodec_parameters_from_context in " SPECVIEW_AVCODEC_SONAME;
-            t.av_packet_alloc = reinterpret_cast<decltype(t.av_packet_alloc)>(dlsym(h, "av_packet_alloc"));
-            if (!t.av_packet_alloc && t.error.empty()) t.error = "no av_packet_alloc in " SPECVIEW_AVCODEC_SONAME;
-            t.av_packet_free = reinterpret_cast<decltype(t.av_packet_free)>(dlsym(h, "av_packet_free"));
-            if (!t.av_packet_free && t.error.empty()) t.error = "no av_packet_free in " SPECVIEW_AVCODEC_SONAME;
-            t.avcodec_free_context = reinterpret_cast<decltype(t.avcodec_free_context)>(dlsym(h, "avcodec_free_context"));
-            if (!t.avcodec_free_context && t.error.empty()) t.error = "no avcodec_free_context in " SPECVIEW_AVCODEC_SONAME;
-            t.avcodec_send_frame = reinterpret_cast<decltype(t.avcodec_send_frame)>(dlsym(h, "avcodec_send_frame"));
-            if (!t.avcodec_send_frame && t.error.empty()) t.error = "no avcodec_send_frame in " SPECVIEW_AVCODEC_SONAME;
-            t.avcodec_receive_packet = reinterpret_cast<decltype(t.avcodec_receive_packet)>(dlsym(h, "avcodec_receive_packet"));
-            if (!t.avcodec_receive_packet && t.error.empty()) t.error = "no avcodec_receive_packet in " SPECVIEW_AVCODEC_SONAME;
-            t.av_packet_rescale_ts = reinterpret_cast<decltype(t.av_packet_rescale_ts)>(dlsym(h, "av_packet_rescale_ts"));
-            if (!t.av_packet_rescale_ts && t.error.empty()) t.error = "no av_packet_rescale_ts in " SPECVIEW_AVCODEC_SONAME;
+            sym(h, t.avcodec_find_encoder_by_name, "avcodec_find_encoder_by_name", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.avcodec_find_encoder, "avcodec_find_encoder", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.avcodec_alloc_context3, "avcodec_alloc_context3", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.avcodec_open2, "avcodec_open2", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.avcodec_parameters_from_context, "avcodec_parameters_from_context", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.av_packet_alloc, "av_packet_alloc", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.av_packet_free, "av_packet_free", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.avcodec_free_context, "avcodec_free_context", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.avcodec_send_frame, "avcodec_send_frame", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.avcodec_receive_packet, "avcodec_receive_packet", SPECVIEW_AVCODEC_SONAME);
+            sym(h, t.av_packet_rescale_ts, "av_packet_rescale_ts", SPECVIEW_AVCODEC_SONAME);
         }
         if (void* h = open(SPECVIEW_AVUTIL_SONAME)) {
-            t.av_opt_set = reinterpret_cast<decltype(t.av_opt_set)>(dlsym(h, "av_opt_set"));
-            if (!t.av_opt_set && t.error.empty()) t.error = "no av_opt_set in " SPECVIEW_AVUTIL_SONAME;
-            t.av_frame_alloc = reinterpret_cast<decltype(t.av_frame_alloc)>(dlsym(h, "av_frame_alloc"));
-            if (!t.av_frame_alloc && t.error.empty()) t.error = "no av_frame_alloc in " SPECVIEW_AVUTIL_SONAME;
-            t.av_frame_get_buffer = reinterpret_cast<decltype(t.av_frame_get_buffer)>(dlsym(h, "av_frame_get_buffer"));
-            if (!t.av_frame_get_buffer && t.error.empty()) t.error = "no av_frame_get_buffer in " SPECVIEW_AVUTIL_SONAME;
-            t.av_frame_make_writable = reinterpret_cast<decltype(t.av_frame_make_writable)>(dlsym(h, "av_frame_make_writable"));
-            if (!t.av_frame_make_writable && t.error.empty()) t.error = "no av_frame_make_writable in " SPECVIEW_AVUTIL_SONAME;
-            t.av_frame_free = reinterpret_cast<decltype(t.av_frame_free)>(dlsym(h, "av_frame_free"));
-            if (!t.av_frame_free && t.error.empty()) t.error = "no av_frame_free in " SPECVIEW_AVUTIL_SONAME;
-            t.av_strerror = reinterpret_cast<decltype(t.av_strerror)>(dlsym(h, "av_strerror"));
-            if (!t.av_strerror && t.error.empty()) t.error = "no av_strerror in " SPECVIEW_AVUTIL_SONAME;
-            t.av_log_set_level = reinterpret_cast<decltype(t.av_log_set_level)>(dlsym(h, "av_log_set_level"));
-            if (!t.av_log_set_level && t.error.empty()) t.error = "no av_log_set_level in " SPECVIEW_AVUTIL_SONAME;
+            sym(h, t.av_opt_set, "av_opt_set", SPECVIEW_AVUTIL_SONAME);
+            sym(h, t.av_frame_alloc, "av_frame_alloc", SPECVIEW_AVUTIL_SONAME);
+            sym(h, t.av_frame_get_buffer, "av_frame_get_buffer", SPECVIEW_AVUTIL_SONAME);
+            sym(h, t.av_frame_make_writable, "av_frame_make_writable", SPECVIEW_AVUTIL_SONAME);
+            sym(h, t.av_frame_free, "av_frame_free", SPECVIEW_AVUTIL_SONAME);
+            sym(h, t.av_strerror, "av_strerror", SPECVIEW_AVUTIL_SONAME);
+            sym(h, t.av_log_set_level, "av_log_set_level", SPECVIEW_AVUTIL_SONAME);
         }
         if (void* h = open(SPECVIEW_SWSCALE_SONAME)) {
-            t.sws_getContext = reinterpret_cast<decltype(t.sws_getContext)>(dlsym(h, "sws_getContext"));
-            if (!t.sws_getContext && t.error.empty()) t.error = "no sws_getContext in " SPECVIEW_SWSCALE_SONAME;
-            t.sws_scale = reinterpret_cast<decltype(t.sws_scale)>(dlsym(h, "sws_scale"));
-            if (!t.sws_scale && t.error.empty()) t.error = "no sws_scale in " SPECVIEW_SWSCALE_SONAME;
-            t.sws_freeContext = reinterpret_cast<decltype(t.sws_freeContext)>(dlsym(h, "sws_freeContext"));
-            if (!t.sws_freeContext && t.error.empty()) t.error = "no sws_freeContext in " SPECVIEW_SWSCALE_SONAME;
+            sym(h, t.sws_getContext, "sws_getContext", SPECVIEW_SWSCALE_SONAME);
+            sym(h, t.sws_scale, "sws_scale", SPECVIEW_SWSCALE_SONAME);
+            sym(h, t.sws_freeContext, "sws_freeContext", SPECVIEW_SWSCALE_SONAME);
         }
         return t;
     }();
