@@ -201,6 +201,34 @@ int lab(const std::vector<int>& sizes, int reps) {
 
 }  // namespace
 
+// Writes `pages` square gray pages of side n as libtiff streams them (striped, uncompressed, no image in memory):
+// 16-bit unsigned or 32-bit float samples; row(page, y, samples) fills one row. BigTIFF past 2 GiB.
+bool write_gray_tiff(const char* path, int pages, int n, int bits, const std::function<void(int, int, void*)>& row) {
+    if (pages < 1 || n < 1 || (bits != 16 && bits != 32)) return false;
+    const std::int64_t bytes = std::int64_t(pages) * n * n * (bits / 8);
+    TIFF* t = TIFFOpen(path, bytes > (std::int64_t(1) << 31) ? "w8" : "w");
+    if (!t) return false;
+    std::vector<unsigned char> buffer(std::size_t(n) * (bits / 8));
+    bool ok = true;
+    for (int p = 0; p < pages && ok; ++p) {
+        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, std::uint32_t(n));
+        TIFFSetField(t, TIFFTAG_IMAGELENGTH, std::uint32_t(n));
+        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(1));
+        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, std::uint16_t(bits));
+        TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, std::uint16_t(bits == 32 ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT));
+        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, std::uint16_t(PHOTOMETRIC_MINISBLACK));
+        TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, std::uint32_t(64));
+        if (pages > 1) TIFFSetField(t, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
+        for (int y = 0; y < n && ok; ++y) {
+            row(p, y, buffer.data());
+            ok = TIFFWriteScanline(t, buffer.data(), std::uint32_t(y), 0) >= 0;
+        }
+        ok = ok && TIFFWriteDirectory(t);
+    }
+    TIFFClose(t);
+    return ok;
+}
+
 int main(int argc, char** argv) {
     std::vector<int> sizes{2048, 4096, 8192};
     int reps = 50, image_reps = 10;
@@ -215,53 +243,26 @@ int main(int argc, char** argv) {
             write_photo(argv[i + 1], w, h, seed);
             return 0;
         }
-        if (a == "--write-tiff16" && i + 2 < argc) {  // PATH SIZE: one 16-bit gray page (a smooth field + noise), uncompressed
+        if (a == "--write-tiff16" && i + 2 < argc) {  // PATH SIZE: one 16-bit gray page (a smooth field + noise)
             const int n = std::atoi(argv[i + 2]);
-            TIFF* t = TIFFOpen(argv[i + 1], "w");
-            if (!t || n < 1) return 2;
-            TIFFSetField(t, TIFFTAG_IMAGEWIDTH, std::uint32_t(n));
-            TIFFSetField(t, TIFFTAG_IMAGELENGTH, std::uint32_t(n));
-            TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(1));
-            TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, std::uint16_t(16));
-            TIFFSetField(t, TIFFTAG_PHOTOMETRIC, std::uint16_t(PHOTOMETRIC_MINISBLACK));
-            TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, std::uint32_t(64));
             std::mt19937 rng(1);
             std::normal_distribution<float> noise(0.0f, 800.0f);
-            std::vector<std::uint16_t> row(static_cast<std::size_t>(n));
-            for (int y = 0; y < n; ++y) {
+            return write_gray_tiff(argv[i + 1], 1, n, 16, [&](int, int y, void* out) {
+                auto* row = static_cast<std::uint16_t*>(out);
                 for (int x = 0; x < n; ++x) {
                     const float v = 32768.0f + 12000.0f * std::sin(0.013f * x) * std::cos(0.021f * y) + noise(rng);
-                    row[std::size_t(x)] = std::uint16_t(std::clamp(v, 0.0f, 65535.0f));
+                    row[x] = std::uint16_t(std::clamp(v, 0.0f, 65535.0f));
                 }
-                TIFFWriteScanline(t, row.data(), std::uint32_t(y), 0);
-            }
-            TIFFClose(t);
-            return 0;
+            }) ? 0 : 2;
         }
-        if (a == "--write-stack" && i + 3 < argc) {  // PATH PAGES SIZE: float32 pages of noise, striped, uncompressed
+        if (a == "--write-stack" && i + 3 < argc) {  // PATH PAGES SIZE: float32 pages of noise
             const int pages = std::atoi(argv[i + 2]), n = std::atoi(argv[i + 3]);
-            TIFF* t = TIFFOpen(argv[i + 1], pages * std::int64_t(n) * n * 4 > (std::int64_t(1) << 31) ? "w8" : "w");
-            if (!t || pages < 1 || n < 1) return 2;
             std::mt19937 rng(1);
             std::normal_distribution<float> noise(0.0f, 1.0f);
-            std::vector<float> row(static_cast<std::size_t>(n));
-            for (int p = 0; p < pages; ++p) {
-                TIFFSetField(t, TIFFTAG_IMAGEWIDTH, std::uint32_t(n));
-                TIFFSetField(t, TIFFTAG_IMAGELENGTH, std::uint32_t(n));
-                TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, std::uint16_t(1));
-                TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, std::uint16_t(32));
-                TIFFSetField(t, TIFFTAG_SAMPLEFORMAT, std::uint16_t(SAMPLEFORMAT_IEEEFP));
-                TIFFSetField(t, TIFFTAG_PHOTOMETRIC, std::uint16_t(PHOTOMETRIC_MINISBLACK));
-                TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, std::uint32_t(64));
-                TIFFSetField(t, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
-                for (int y = 0; y < n; ++y) {
-                    for (float& v : row) v = noise(rng);
-                    TIFFWriteScanline(t, row.data(), std::uint32_t(y), 0);
-                }
-                TIFFWriteDirectory(t);
-            }
-            TIFFClose(t);
-            return 0;
+            return write_gray_tiff(argv[i + 1], pages, n, 32, [&](int, int, void* out) {
+                auto* row = static_cast<float*>(out);
+                for (int x = 0; x < n; ++x) row[x] = noise(rng);
+            }) ? 0 : 2;
         }
         if (a == "--lab") lab_mode = true;
         else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
