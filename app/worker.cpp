@@ -282,31 +282,24 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
             so.mask_invert = false;
             so.stop = {};
             Engine engine;
-            std::vector<double> power;
             int frames = 0;
-            // Two decoder children at once (the pool keeps others for the viewer's own frames).
+            // Two decoder children at once (the pool keeps others for the viewer's own frames). The engine keeps
+            // the sum of |F|^2 (a frame of another size is its error); only the asked bin comes out per frame.
             DecoderPool::shared().load_frames_parallel(path, LoadLimits{}, 0, INT_MAX, {}, [&](Image img) {
                 frames = img.frames;
                 engine.set_image(std::move(img), path);
                 RunOptions o;
-                o.want_spectrum = true;
                 o.want_rgba = false;
-                o.picture = PictureFormat::Level8;
+                o.accumulate_power = true;
                 o.one_shot = true;
                 const Frame f = engine.run(so, o);
-                if (power.empty()) {
-                    power.assign(f.spectrum.size(), 0.0);
-                    r.width = f.width;
-                    r.height = f.height;
-                }
-                if (f.width != r.width || f.height != r.height) throw InputError(path, "a frame of another size");
-                for (std::size_t i = 0; i < power.size(); ++i) power[i] += double(std::norm(f.spectrum[i]));
                 const int kx = ((u % f.width) + f.width) % f.width, ky = ((v % f.height) + f.height) % f.height;
-                const std::complex<float> c = f.spectrum[std::size_t(ky) * f.width + kx];
+                const std::complex<double> c = engine.read_value(so, kx, ky);  // from the half spectrum FFTW left
                 r.series.push_back(double(view_value(so.view.view, c.real(), c.imag())));
                 return int(r.series.size()) < frames;
             }, 2);
-            r.frames = int(r.series.size());
+            std::vector<double> power;
+            r.frames = engine.take_power_sum(power, &r.width, &r.height);
             if (r.frames == 0) throw InputError(path, "no frames");
             float lo = 0, hi = 0;
             const std::vector<float> values = mean_power_view_values(power, r.frames, r.width, r.height, so.view, &lo, &hi);
