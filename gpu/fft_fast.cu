@@ -580,11 +580,10 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     mark(timer, "fast pass 1: real rows (2 per FFT) -> half spectrum", double(width) * height * 4.0 + double(ld) * height * 8.0);
 }
 
-void FastFft::real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t s, StageTimer* timer,
-                            float2* work) {
-    rows_real(plane, width, height, s, timer, work);
+void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaStream_t s, StageTimer* timer) {
+    if (!half) throw ConfigError("internal: custom-fast r2c needs an output buffer");
+    rows_real(plane, width, height, s, timer, half);
     const int ld = width / 2 + 1;
-    float2* half = work ? work : half_.get();
     ColParams p{};
     p.in = half;
     p.out = half;  // in place: a block reads its whole columns before writing them back
@@ -595,8 +594,18 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
     p.log2n = ilog2(height);
     run_cols(false, p, cols_threads_, s);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
-    expand_half_spectrum(half, width, height, full, s);
-    mark(timer, "expand half spectrum", double(width) * height * 8.0 + double(ld) * height * 8.0);
+}
+
+void FastFft::real_spectrum(const float* plane, int width, int height, float2* full, cudaStream_t s, StageTimer* timer,
+                            float2* work) {
+    check_size(width, height);
+    if (!work) {
+        half_.resize(std::size_t(width / 2 + 1) * height);
+        work = half_.get();
+    }
+    r2c(plane, width, height, work, s, timer);
+    expand_half_spectrum(work, width, height, full, s);
+    mark(timer, "expand half spectrum", double(width) * height * 8.0 + double(width / 2 + 1) * height * 8.0);
 }
 
 FastFft::PictureResult FastFft::picture(const float* plane, int width, int height, std::uint64_t plane_version,

@@ -53,6 +53,13 @@ struct GpuEngine::Impl {
         }
         return full.get();
     }
+    // custom-fast's half spectrum of the plane (cuFFT's R2C layout) in inv_b: what a power sum needs when no
+    // picture or full spectrum was made.
+    SpectrumSource fast_half(int w, int h, StageTimer* t) {
+        inv_b.resize(std::size_t(w) * h);
+        fast.r2c(plane.get(), w, h, inv_b.get(), stream.get(), t);
+        return SpectrumSource{inv_b.get(), w, h, w / 2 + 1, true, nullptr};
+    }
     // The analysis plots' reductions, and which spectrum the last full run left (path, cuFFT mode, size).
     PowerProfiler profiler;
     DeviceBuffer<double> power;  // accumulate_power's sum
@@ -361,7 +368,13 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     if (req.want_inverse && !done_stop) throw ConfigError("the inverse transform needs the whole forward one (no classroom stop)");
     // custom-fast's full spectrum of this plane (for --raw and the inverse), computed once per plane.
     auto fast_full = [&]() -> const float2* { return m.fast_full(w, h, req.plane_version, &m.timer); };
-    if (req.path == Path::CustomFast) {
+    // Nothing to show anywhere (a stack's power sum, a saved spectrum, a filtered image alone): the picture stages
+    // do not run. custom-fast then has no first pass in place for a later view-only change (see the end).
+    const bool no_picture = done_stop && !m.warming && !req.want_rgba && req.picture_slot < 0 && !req.surface;
+    if (req.path == Path::CustomFast && no_picture) {
+        out.width = w;
+        out.height = h;
+    } else if (req.path == Path::CustomFast) {
         // Two passes; the picture straight from the second one's epilogue.
         out.width = w;
         out.height = h;
@@ -394,7 +407,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         out.height = src.height;
         SpectrumSource shown = src;
         shown.mask = done_stop ? mask : nullptr;
-        m.viewer.run(shown, req.view, target, s, &m.timer);
+        if (!no_picture) m.viewer.run(shown, req.view, target, s, &m.timer);
         full = src.data;
         if (req.want_spectrum && src.half) {
             m.full.resize(n);
@@ -443,9 +456,13 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
             m.power.resize(std::size_t(n));
             CUDA_CHECK(cudaMemsetAsync(m.power.get(), 0, std::size_t(n) * sizeof(double), s));
         }
-        const SpectrumSource src = req.path == Path::Custom     ? m.custom_spectrum
-                                   : req.path == Path::Cufft    ? m.cufft.last(w, h, req.cufft_mode)
-                                                                : SpectrumSource{fast_full(), w, h, w, false, nullptr};
+        // custom-fast: the full spectrum when this plane's is already there, else just the half one.
+        const bool have_full = m.fast_full_version != 0 && m.fast_full_version == req.plane_version &&
+                               m.fast_full_w == w && m.fast_full_h == h;
+        const SpectrumSource src = req.path == Path::Custom  ? m.custom_spectrum
+                                   : req.path == Path::Cufft ? m.cufft.last(w, h, req.cufft_mode)
+                                   : have_full               ? SpectrumSource{m.full.get(), w, h, w, false, nullptr}
+                                                             : m.fast_half(w, h, &m.timer);
         accumulate_power(src, m.power.get(), s);
         m.timer.mark("power sum += |F|^2", double(n) * 24.0);
         ++m.power_count;
@@ -467,7 +484,8 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         out.lab_height = lh;
     }
     const std::size_t last = m.timer.marks();  // total_ms covers the marks in [first, last)
-    if (!m.warming && done_stop && req.plane_version != 0) {
+    if (req.path == Path::CustomFast && no_picture) m.spectrum_valid = false;  // its picture's first pass never ran
+    else if (!m.warming && done_stop && req.plane_version != 0) {
         m.spectrum_key = spectrum_key;
         m.spectrum_valid = true;
         m.last_path = int(req.path);

@@ -1,11 +1,13 @@
-// specview-bench: our four-kernel pipeline against cuFFT, per kernel, with the device's copy bandwidth
-// measured in the same run. Medians of many runs timed with CUDA events after warm-up; inputs are random and
+// specview-bench: our four-kernel pipeline and custom-fast against cuFFT and VkFFT, per kernel, with the device's
+// copy bandwidth measured in the same run. Medians of many runs timed with CUDA events after warm-up; inputs are random and
 // restored before every run (the transforms work in place). Prints a table and writes CSV.
 //
 //   specview-bench [--csv FILE] [--reps N] [--sizes 256,1024,...] [--no-sweep]
 #include <cuda_runtime.h>
+#include <cufft.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,6 +27,7 @@
 #include "gpu/resources.h"
 #include "gpu/spectrum_view.h"
 #include "gpu/timing.h"
+#include "tests/bench/vkfft_peer.h"
 
 using namespace specview;
 using namespace specview::gpu;
@@ -80,6 +83,20 @@ std::string cfg_name(const CustomConfig& c, const Custom2DPlan& p) {
     return b;
 }
 
+// Relative L2 distance of two device arrays (double on the host): how far two transforms of the same input agree.
+double rel_l2_device(const float2* a, const float2* b, long long n) {
+    std::vector<float2> x(n), y(n);
+    CUDA_CHECK(cudaMemcpy(x.data(), a, n * sizeof(float2), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(y.data(), b, n * sizeof(float2), cudaMemcpyDeviceToHost));
+    double num = 0, den = 0;
+    for (long long i = 0; i < n; ++i) {
+        const double dr = double(x[i].x) - y[i].x, di = double(x[i].y) - y[i].y;
+        num += dr * dr + di * di;
+        den += double(y[i].x) * y[i].x + double(y[i].y) * y[i].y;
+    }
+    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
 struct Csv {
     std::ofstream out;
     void row(const std::string& size, const std::string& path, const std::string& config, const std::string& stage,
@@ -120,7 +137,8 @@ int main(int argc, char** argv) {
         }
     }
     if (sizes.empty())
-        sizes = {{256, 256}, {512, 512}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {8192, 8192}, {1920, 1080}, {3000, 2000}};
+        sizes = {{256, 256}, {512, 512}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {8192, 8192}, {1920, 1080}, {3000, 2000},
+                 {4032, 3024}};
 
     const DeviceInfo dev = probe_device(0);
     if (!dev.available) {
@@ -148,7 +166,9 @@ int main(int argc, char** argv) {
     }
     std::printf("GPU: %s, %d SMs, %.0f GiB; device-to-device copy bandwidth %.0f GB/s (read + write, median of 30)\n",
                 dev.name.c_str(), dev.sm_count, dev.total_memory / 1073741824.0, copy_gbps);
-    std::printf("medians of %d runs after warm-up, CUDA events; %% = share of the copy bandwidth\n\n", reps);
+    std::printf("medians of %d runs after warm-up, CUDA events; %% = share of the copy bandwidth\n", reps);
+    std::printf("peers: cuFFT %d (toolkit); %s\n\n", [] { int v = 0; cufftGetVersion(&v); return v; }(),
+                bench::vkfft_status().c_str());
 
     TwiddleTable tw;
     CufftBackend cufft;
@@ -163,6 +183,8 @@ int main(int argc, char** argv) {
         double custom_default, custom_best, c2c, r2c, e2e_custom, e2e_c2c, e2e_r2c;
         std::string best_cfg;
         double fast_c2c, e2e_fast_cold, e2e_fast_warm;
+        // Issue 13's columns: the peers at the image's own size (no padding), custom-fast R2C.
+        double c2c_exact, r2c_exact, vk_c2c, vk_r2c, fast_r2c, e2e_r2c_exact;
     };
     std::vector<Summary> summary;
 
@@ -260,6 +282,55 @@ int main(int argc, char** argv) {
             }).median_total();
         }
 
+        // VkFFT at the image's own size (it pads nothing either): kernels compiled once (timed apart), then the same
+        // timed runs as cuFFT. Its outputs are checked against cuFFT's on the same input.
+        double vk_c2c = 0, vk_r2c = 0, vk_plan_c2c = 0, vk_plan_r2c = 0, vk_err_c2c = -1, vk_err_r2c = -1;
+        std::string vk_why;
+        DeviceBuffer<float2> half_a(std::size_t(w / 2 + 1) * h), half_b(std::size_t(w / 2 + 1) * h);
+        if (bench::vkfft_built()) {
+            try {
+                const long long nh0 = (long long)(w0 / 2 + 1) * h0;
+                {
+                    bench::VkfftPlan plan(w0, h0, false, a.get(), a.get(), s);
+                    vk_plan_c2c = plan.plan_ms();
+                    vk_c2c = measure(3, r, s, restore, [&](StageTimer& t) {
+                        plan.forward();
+                        t.mark("VkFFT C2C", double(n0) * 16);
+                    }).median_total();
+                    restore();
+                    plan.forward();
+                    CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), n0 * sizeof(float2), cudaMemcpyDeviceToDevice, s));
+                    restore();
+                    cufft.c2c(a.get(), w0, h0, false, s);
+                    CUDA_CHECK(cudaStreamSynchronize(s));
+                    vk_err_c2c = rel_l2_device(b.get(), a.get(), n0);
+                }
+                {
+                    bench::VkfftPlan plan(w0, h0, true, plane.get(), half_a.get(), s);
+                    vk_plan_r2c = plan.plan_ms();
+                    vk_r2c = measure(3, r, s, nullptr, [&](StageTimer& t) {
+                        plan.forward();
+                        t.mark("VkFFT R2C", double(n0) * 12);
+                    }).median_total();
+                    const SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
+                    CUDA_CHECK(cudaStreamSynchronize(s));
+                    vk_err_r2c = rel_l2_device(half_a.get(), src.data, nh0);
+                }
+            } catch (const std::exception& e) {
+                vk_why = e.what();
+            }
+        }
+        // custom-fast R2C: real plane -> the half spectrum in cuFFT's layout (height rows of width/2 + 1), at the
+        // padded size; checked against cuFFT R2C at that size.
+        StageStats st_fast_r2c;
+        double fast_r2c_err = 0;
+        {
+            st_fast_r2c = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t); });
+            const SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, nullptr);
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            fast_r2c_err = rel_l2_device(half_b.get(), src.data, (long long)(w / 2 + 1) * h);
+        }
+
         // End to end: real plane on the device -> RGBA8 picture (log-magnitude, auto range, shift).
         StageStats e2e_custom = measure(3, r, s, nullptr, [&](StageTimer& t) {
             auto res = run_custom_2d(p_best, plane.get(), a.get(), b.get(), false, {}, tw, s, &t);
@@ -273,6 +344,13 @@ int main(int argc, char** argv) {
             SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, &t);
             viewer.run(src, vp, PictureTarget{rgba.get()}, s, &t);
         });
+        // The same at the image's own size, which cuFFT needs no padding for: what a user of cuFFT gets.
+        double e2e_r2c_exact = e2e_r2c.median_total();
+        if (n0 != n)
+            e2e_r2c_exact = measure(3, r, s, nullptr, [&](StageTimer& t) {
+                SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, &t);
+                viewer.run(src, vp, PictureTarget{rgba.get()}, s, &t);
+            }).median_total();
 
         // custom-fast: the two-pass C2C on the same complex data, and real plane -> picture, the range found
         // by its own pass each run (cold) or reused from the identical previous run (warm).
@@ -346,6 +424,23 @@ int main(int argc, char** argv) {
             csv.row(label, "cufft_c2c_unpadded", "", "total", c2c_native, double(n0) * 16, copy_gbps);
             csv.row(label, "cufft_r2c_unpadded", "", "total", r2c_native, double(n0) * 12, copy_gbps);
         }
+        const double c2c_exact = n0 != n ? c2c_native : c2c, r2c_exact = n0 != n ? r2c_native : st_r2c.median_total();
+        if (vk_c2c > 0) {
+            std::printf("  %-28s %-34s %9.4f ms  (plan + NVRTC compile %.0f ms; vs cuFFT rel L2 %.2g)\n", "VkFFT C2C",
+                        n0 != n ? "unpadded" : "", vk_c2c, vk_plan_c2c, vk_err_c2c);
+            std::printf("  %-28s %-34s %9.4f ms  (plan + NVRTC compile %.0f ms; vs cuFFT rel L2 %.2g)\n", "VkFFT R2C",
+                        n0 != n ? "unpadded" : "", vk_r2c, vk_plan_r2c, vk_err_r2c);
+            csv.row(label, "vkfft_c2c", n0 != n ? "unpadded" : "", "total", vk_c2c, double(n0) * 16, copy_gbps);
+            csv.row(label, "vkfft_r2c", n0 != n ? "unpadded" : "", "total", vk_r2c, double(n0) * 12, copy_gbps);
+        } else {
+            std::printf("  VkFFT: %s\n", vk_why.empty() ? bench::vkfft_status().c_str() : vk_why.c_str());
+        }
+        print_stages("custom-fast R2C", "half spectrum, cuFFT's layout", st_fast_r2c);
+        std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_r2c_err);
+        const double peer_c2c = vk_c2c > 0 ? std::min(c2c_exact, vk_c2c) : c2c_exact;
+        const double peer_r2c = vk_r2c > 0 ? std::min(r2c_exact, vk_r2c) : r2c_exact;
+        std::printf("  custom-fast / faster peer: C2C %.2fx, R2C %.2fx\n", st_fast.median_total() / peer_c2c,
+                    st_fast_r2c.median_total() / peer_r2c);
         std::printf("  end to end, real plane -> RGBA8 picture:\n");
         print_stages("custom (best) + post", cfg_name(best, p_best), e2e_custom);
         print_stages("cuFFT C2C + post", "", e2e_c2c);
@@ -358,7 +453,8 @@ int main(int argc, char** argv) {
         summary.push_back({label, st_def.median_total(), st_best.median_total(), c2c, st_r2c.median_total(),
                            e2e_custom.median_total(), e2e_c2c.median_total(), e2e_r2c.median_total(),
                            cfg_name(best, p_best), st_fast.median_total(), e2e_fast_cold.median_total(),
-                           e2e_fast_warm.median_total()});
+                           e2e_fast_warm.median_total(), c2c_exact, r2c_exact, vk_c2c, vk_r2c,
+                           st_fast_r2c.median_total(), e2e_r2c_exact});
     }
 
     std::printf("Summary on %s (copy %.0f GB/s), ms, medians:\n", dev.name.c_str(), copy_gbps);
@@ -375,6 +471,19 @@ int main(int argc, char** argv) {
         std::printf("| %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f | %.2fx | %.4f | %.2fx |\n", m.size.c_str(), m.fast_c2c, m.c2c,
                     m.fast_c2c / m.c2c, m.e2e_fast_cold, m.e2e_fast_warm, m.e2e_c2c, m.e2e_fast_cold / m.e2e_c2c, m.e2e_r2c,
                     m.e2e_fast_cold / m.e2e_r2c);
+    std::printf("\nIssue 13 on %s, ms, medians; peers at the image's own size, custom-fast padded to powers of two; "
+                "targets: C2C and R2C <= 0.95x the faster peer, picture <= 0.6x (cuFFT R2C + post):\n", dev.name.c_str());
+    std::printf("| size | fast C2C | cuFFT C2C | VkFFT C2C | C2C ratio | fast R2C | cuFFT R2C | VkFFT R2C | R2C ratio | "
+                "picture | cuFFT R2C + post | picture ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    auto ms_or_na = [](double v) { return v > 0 ? std::to_string(v).substr(0, 6) : std::string("n/a"); };
+    for (const auto& m : summary) {
+        const double pc = m.vk_c2c > 0 ? std::min(m.c2c_exact, m.vk_c2c) : m.c2c_exact;
+        const double pr = m.vk_r2c > 0 ? std::min(m.r2c_exact, m.vk_r2c) : m.r2c_exact;
+        std::printf("| %s | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %.2fx |\n", m.size.c_str(),
+                    m.fast_c2c, m.c2c_exact, ms_or_na(m.vk_c2c).c_str(), m.fast_c2c / pc, m.fast_r2c, m.r2c_exact,
+                    ms_or_na(m.vk_r2c).c_str(), m.fast_r2c / pr, m.e2e_fast_cold, m.e2e_r2c_exact,
+                    m.e2e_fast_cold / m.e2e_r2c_exact);
+    }
     std::printf("CSV: %s\n", csv_path.c_str());
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "app/cpu_backend.h"
+#include "gpu/cufft_backend.h"
 #include "gpu/errors.h"
 #include "gpu/fft_fast.h"
 #include "tests/support/gpu_test.h"
@@ -63,6 +64,51 @@ TEST_F(FastFft, RealSpectrumMatchesFftw) {
         worst = std::max(worst, e);
     }
     std::printf("[ fast     ] real-input worst relative L2 error vs FFTW (double): %.3g\n", worst);
+}
+
+// Issue 13's accuracy bar: custom-fast within 2x cuFFT's relative L2 error against FFTW (double), C2C and R2C,
+// measured here on the same fresh inputs. The R2C output is cuFFT's layout (height rows of width/2 + 1).
+TEST_F(FastFft, StaysWithinTwiceCufftsErrorC2cAndR2c) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    gpu::FastFft fast;
+    gpu::CufftBackend cufft;
+    for (auto [w, h] : {std::pair{256, 256}, std::pair{512, 128}, std::pair{1024, 1024}, std::pair{2048, 2048},
+                        std::pair{4096, 4096}, std::pair{64, 8192}}) {
+        const std::size_t n = std::size_t(w) * h;
+        if (small_run() && n > (1u << 20)) continue;
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        // C2C
+        const std::vector<cf> x = rng.complex(n);
+        const std::vector<cd> want = dft2d(widen(x), h, w);
+        gpu::DeviceBuffer<float2> d, scratch(n);
+        upload(d, x);
+        poison(scratch);
+        fast.c2c(d.get(), scratch.get(), w, h, false, nullptr, nullptr);
+        const double e_fast = rel_l2(download<cf>(d.get(), n), want);
+        upload(d, x);
+        cufft.c2c(d.get(), w, h, false, nullptr);
+        const double e_cufft = rel_l2(download<cf>(d.get(), n), want);
+        EXPECT_LE(e_fast, 2 * e_cufft) << what << " C2C";
+        // R2C: both write height x (width/2 + 1) bins
+        const std::vector<float> r = rng.real(n);
+        const std::vector<cd> full = dft2d(widen(r), h, w);
+        const int ld = w / 2 + 1;
+        std::vector<cd> half_want(std::size_t(ld) * h);
+        for (int y = 0; y < h; ++y)
+            for (int u = 0; u < ld; ++u) half_want[std::size_t(y) * ld + u] = full[std::size_t(y) * w + u];
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, r);
+        gpu::DeviceBuffer<float2> half(half_want.size());
+        poison(half);
+        fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
+        const double r_fast = rel_l2(download<cf>(half.get(), half_want.size()), half_want);
+        const gpu::SpectrumSource src = cufft.forward_real(plane.get(), w, h, gpu::CufftMode::R2C, nullptr, nullptr);
+        const double r_cufft = rel_l2(download<cf>(src.data, half_want.size()), half_want);
+        EXPECT_LE(r_fast, 2 * r_cufft) << what << " R2C";
+        std::printf("[ fast     ] %-10s rel L2 vs FFTW: C2C fast %.3g cuFFT %.3g (%.2fx), R2C fast %.3g cuFFT %.3g (%.2fx)\n",
+                    what.c_str(), e_fast, e_cufft, e_fast / e_cufft, r_fast, r_cufft, r_fast / r_cufft);
+    }
 }
 
 TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
