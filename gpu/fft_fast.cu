@@ -206,7 +206,7 @@ __device__ __forceinline__ void unpack_real_pair(const float2* sm, int n, int k,
 
 template <bool kInv, int kThreads>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
-                                     int lines) {
+                                     int lines, int group_log2) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -220,10 +220,22 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
         for (int j = 0; j < kE; ++j)
             if (j < e) v[j] = in[base + in_index(j, n, log2n, t, tpc)];
     stockham_line<kInv>(v, sm, n, log2n, t, tpc, active);
-    if (active)
+    if (!active) return;
+    if (group_log2 < 0) {
 #pragma unroll
         for (int j = 0; j < kE; ++j)
             if (j < e) out[base + out_index(j, n, t, tpc)] = v[j];
+    } else {
+        // Grouped for the column pass: the 2^group_log2 columns a column block takes lie together, row after row
+        // ([x / C][row][x % C]), so that block reads one contiguous run instead of a C x 8-byte piece per row.
+        const int gmask = (1 << group_log2) - 1;
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) {
+                const int x = out_index(j, n, t, tpc);
+                out[((std::size_t(x >> group_log2) * rows + row) << group_log2) + (x & gmask)] = v[j];
+            }
+    }
 }
 
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
@@ -279,6 +291,8 @@ struct ColParams {
     int height;
     int n, log2n;  // column length (height)
     int cols_per_block;
+    int col_stride;   // float2 between the columns' buffers in shared memory
+    int group_log2;   // >= 0: `in` is grouped by 2^group_log2 columns ([col / C][y][col % C]); -1: row-major with ld_in
     View view;
     bool shift;
     const float2* range;      // Picture
@@ -358,12 +372,20 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
     const int c = threadIdx.x % C, t = threadIdx.x / C;  // neighbouring threads take neighbouring columns
     const int col = blockIdx.x * C + c;
     const bool active = t < tpc && col < p.ncols;
-    float2* sm = reinterpret_cast<float2*>(smem_f4) + c * padded_len(n);
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + c * p.col_stride;
     float2 v[kE];
-    if (active)
+    if (active) {
+        if (p.group_log2 < 0) {
 #pragma unroll
-        for (int j = 0; j < kE; ++j)
-            if (j < e) v[j] = p.in[std::size_t(in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
+            for (int j = 0; j < kE; ++j)
+                if (j < e) v[j] = p.in[std::size_t(in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
+        } else {
+            const float2* g = p.in + ((std::size_t(blockIdx.x) * n) << p.group_log2) + c;  // this block's group
+#pragma unroll
+            for (int j = 0; j < kE; ++j)
+                if (j < e) v[j] = g[std::size_t(in_index(j, n, log2n, t, tpc)) << p.group_log2];
+        }
+    }
     stockham_line<kInv>(v, sm, n, log2n, t, tpc, active);
 
     if (active)
@@ -376,7 +398,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
 // load per row), unpacked into both columns' spectra along y, kept for ky = 0..H/2: G[ky][x], row stride W.
 template <int kThreads>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
-    fast_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g, int W, int H, int log2h, int C) {
+    fast_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g, int W, int H, int log2h, int C,
+                          int col_stride) {
     extern __shared__ float4 smem_f4[];
     const int n = H, tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int c = threadIdx.x % C, t = threadIdx.x / C;
@@ -384,7 +407,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     const int xa = 2 * pair, xb = 2 * pair + 1;
     const bool active = xa < W;
     const bool has_b = xb < W;
-    float2* sm = reinterpret_cast<float2*>(smem_f4) + c * padded_len(n);
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + c * col_stride;
     float2 v[kE];
     if (active)
 #pragma unroll
@@ -471,6 +494,17 @@ int lines_per_block(int n, int threads) {
 // The instantiation whose launch bound covers `threads` (256, 512 or 1024).
 int bound_for(int threads) { return threads <= 256 ? 256 : threads <= 512 ? 512 : 1024; }
 
+// The shared-memory distance between the C column buffers of a column block. 64-bit accesses are served a
+// half-warp (16 threads) at a time; a half-warp spans C columns x 16/C neighbouring elements, so a stride of
+// 16/C (mod 16) float2 puts those 16 on 16 different bank pairs. padded_len alone (1 mod 16) put column c + 1's
+// element k on column c's element k + 1.
+int column_stride(int n, int C, bool bank_aware) {
+    int stride = padded_len(n);
+    if (!bank_aware || C <= 1 || C > 16) return stride;
+    while (stride % 16 != 16 / C % 16) ++stride;
+    return stride;
+}
+
 template <class Kernel>
 void launch_setup(Kernel k, int smem) {
     if (smem > 48 * 1024)
@@ -490,13 +524,17 @@ void launch_cols(int bound, int blocks, int threads, int smem, const ColParams& 
 }
 
 // Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum).
-void run_cols(bool inverse, ColParams p, int target_threads, cudaStream_t s) {
+// Columns a column block takes (as many as `target_threads` hold, at most `ncols`).
+int cols_per_block(int n, int ncols, int target_threads) { return std::min(lines_per_block(n, target_threads), ncols); }
+
+void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cudaStream_t s) {
     const int n = p.n;
     const int tpc = n / elems_per_thread(n);
-    p.cols_per_block = std::min(lines_per_block(n, target_threads), p.ncols);
+    if (p.cols_per_block == 0) p.cols_per_block = cols_per_block(n, p.ncols, target_threads);
     const int threads = p.cols_per_block * tpc;
     const int blocks = (p.ncols + p.cols_per_block - 1) / p.cols_per_block;
-    const int smem = p.cols_per_block * padded_len(n) * int(sizeof(float2));
+    p.col_stride = column_stride(n, p.cols_per_block, bank_aware);
+    const int smem = p.cols_per_block * p.col_stride * int(sizeof(float2));
     if (inverse) launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s);
     else launch_cols<false>(bound_for(threads), blocks, threads, smem, p, s);
 }
@@ -544,10 +582,15 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
                            : bound == 512 ? fast_rows_c2c_kernel<true, 512> : fast_rows_c2c_kernel<true, 1024>)
                         : (bound == 256 ? fast_rows_c2c_kernel<false, 256>
                            : bound == 512 ? fast_rows_c2c_kernel<false, 512> : fast_rows_c2c_kernel<false, 1024>);
+    // The column pass's blocks take C columns each; the row pass writes them grouped for it (a contiguous run
+    // per block) when the variant says so.
+    const int C = cols_per_block(height, width, cols_threads_);
+    const int group_log2 = variant_.grouped && width % C == 0 ? ilog2(C) : -1;  // C = 1: a transpose
     launch_setup(rows, smem);
-    rows<<<(height + lines - 1) / lines, threads, smem, s>>>(data, scratch, n, log2n, height, lines);
+    rows<<<(height + lines - 1) / lines, threads, smem, s>>>(data, scratch, n, log2n, height, lines, group_log2);
     CUDA_CHECK_LAUNCH("fast_rows_c2c_kernel");
-    mark(timer, "fast pass 1: row FFTs", double(width) * height * 16.0);
+    mark(timer, group_log2 >= 0 ? "fast pass 1: row FFTs (grouped for the columns)" : "fast pass 1: row FFTs",
+         double(width) * height * 16.0);
 
     ColParams p{};
     p.in = scratch;
@@ -557,7 +600,9 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     p.width = width;
     p.n = height;
     p.log2n = ilog2(height);
-    run_cols(inverse, p, cols_threads_, s);
+    p.cols_per_block = C;
+    p.group_log2 = group_log2;
+    run_cols(inverse, p, cols_threads_, variant_.bank_stride, s);
     mark(timer, "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
@@ -592,7 +637,8 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     p.width = width;
     p.n = height;
     p.log2n = ilog2(height);
-    run_cols(false, p, cols_threads_, s);
+    p.group_log2 = -1;  // in place: the half spectrum stays row-major
+    run_cols(false, p, cols_threads_, variant_.bank_stride, s);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }
 
@@ -629,11 +675,12 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = std::min(lines_per_block(n, cols_threads_), pairs);
         const int threads = C * tpc, blocks = (pairs + C - 1) / C;
-        const int smem = C * padded_len(n) * int(sizeof(float2));
+        const int stride = column_stride(n, C, variant_.bank_stride);
+        const int smem = C * stride * int(sizeof(float2));
         const int bound = bound_for(threads);
         auto kernel = bound == 256 ? fast_cols_real_kernel<256> : bound == 512 ? fast_cols_real_kernel<512> : fast_cols_real_kernel<1024>;
         launch_setup(kernel, smem);
-        kernel<<<blocks, threads, smem, s>>>(plane, half_.get(), width, height, ilog2(height), C);
+        kernel<<<blocks, threads, smem, s>>>(plane, half_.get(), width, height, ilog2(height), C, stride);
         CUDA_CHECK_LAUNCH("fast_cols_real_kernel");
     }
     const double g_bytes = double(g_rows) * width * 8.0;

@@ -58,6 +58,14 @@ public:
         rows_threads_ = rows;
         cols_threads_ = cols;
     }
+    // Layout variants the benchmark compares (PERF_NOTES.md): `grouped` (C2C) has the row pass write the columns
+    // a column block takes next to each other, so its reads are contiguous; `bank_stride` spaces the column
+    // buffers in shared memory so that a half-warp's accesses fall on distinct banks.
+    struct Variant {
+        bool grouped = true;
+        bool bank_stride = true;
+    };
+    void set_variant(Variant v) { variant_ = v; }
 
 private:
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer,
@@ -70,7 +78,8 @@ private:
     DeviceBuffer<std::uint32_t> lut_;
     PinnedBuffer<float2> range_host_;
     int lut_colormap_ = -1;
-    int rows_threads_ = 256, cols_threads_ = 1024;  // the best C2C on the H200 from 2048^2 up (PERF_NOTES.md)
+    int rows_threads_ = 256, cols_threads_ = 1024;
+    Variant variant_{};  // the best C2C on the H200 from 2048^2 up (PERF_NOTES.md)
     // The range cache: the plane and the view settings that determine the range.
     struct RangeKey {
         std::uint64_t plane_version = 0;

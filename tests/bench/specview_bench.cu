@@ -358,37 +358,54 @@ int main(int argc, char** argv) {
         StageStats st_fast;
         int fast_rows = 0, fast_cols = 0;
         std::string fast_sweep;
-        for (int rt : {256, 512, 1024})
-            for (int ct : {512, 1024}) {
-                fast.set_block_threads(rt, ct);
-                StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
-                char buf[64];
-                std::snprintf(buf, sizeof buf, "  R%d/C%d: %.4f", rt, ct, st.median_total());
-                fast_sweep += buf;
-                if (fast_rows == 0 || st.median_total() < st_fast.median_total()) {
-                    st_fast = st;
-                    fast_rows = rt;
-                    fast_cols = ct;
+        // Layout variants (PERF_NOTES.md): g = the row pass writes the column blocks' columns grouped, b = bank-aware
+        // column buffers in shared memory.
+        FastFft::Variant fast_variant{};
+        for (int vi = 0; vi < 4; ++vi) {
+            const FastFft::Variant var{(vi & 2) != 0, (vi & 1) != 0};
+            fast.set_variant(var);
+            fast_sweep += std::string(vi ? "\n                        " : "") + " g" + std::to_string(var.grouped) + "b" +
+                          std::to_string(var.bank_stride) + ":";
+            for (int rt : {256, 512, 1024})
+                for (int ct : {256, 512, 1024}) {
+                    fast.set_block_threads(rt, ct);
+                    StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
+                    char buf[64];
+                    std::snprintf(buf, sizeof buf, "  R%d/C%d %.4f", rt, ct, st.median_total());
+                    fast_sweep += buf;
+                    if (fast_rows == 0 || st.median_total() < st_fast.median_total()) {
+                        st_fast = st;
+                        fast_rows = rt;
+                        fast_cols = ct;
+                        fast_variant = var;
+                    }
                 }
-            }
+        }
+        fast.set_variant(fast_variant);
         fast.set_block_threads(fast_rows, fast_cols);
         // The picture's own sweep (its passes have other shapes): keep the faster.
         double best_pic = 1e30;
         int pic_rows = fast_rows, pic_cols = fast_cols;
-        for (int rt : {256, 512, 1024})
-            for (int ct : {512, 1024}) {
-                fast.set_block_threads(rt, ct);
-                const double ms = measure(2, 9, s, nullptr, [&](StageTimer& t) {
-                    fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
-                }).median_total();
-                if (ms < best_pic) {
-                    best_pic = ms;
-                    pic_rows = rt;
-                    pic_cols = ct;
+        bool pic_bank = true;
+        for (bool bank : {false, true})
+            for (int rt : {256, 512, 1024})
+                for (int ct : {512, 1024}) {
+                    fast.set_variant({true, bank});
+                    fast.set_block_threads(rt, ct);
+                    const double ms = measure(2, 9, s, nullptr, [&](StageTimer& t) {
+                        fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
+                    }).median_total();
+                    if (ms < best_pic) {
+                        best_pic = ms;
+                        pic_rows = rt;
+                        pic_cols = ct;
+                        pic_bank = bank;
+                    }
                 }
-            }
+        fast.set_variant({true, pic_bank});
         fast.set_block_threads(pic_rows, pic_cols);
-        fast_sweep += "  | picture best R" + std::to_string(pic_rows) + "/C" + std::to_string(pic_cols);
+        fast_sweep += "\n                        picture best b" + std::to_string(pic_bank) + " R" + std::to_string(pic_rows) +
+                      "/C" + std::to_string(pic_cols);
         StageStats e2e_fast_cold = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
         });
@@ -412,7 +429,9 @@ int main(int argc, char** argv) {
         };
         print_stages("custom (default)", cfg_name(def, p_def), st_def);
         print_stages(("custom (best of " + std::to_string(tried) + ")").c_str(), cfg_name(best, p_best), st_best);
-        print_stages("custom-fast C2C", "two passes, R" + std::to_string(fast_rows) + "/C" + std::to_string(fast_cols), st_fast);
+        print_stages("custom-fast C2C", "two passes, g" + std::to_string(fast_variant.grouped) + "b" +
+                                            std::to_string(fast_variant.bank_stride) + " R" + std::to_string(fast_rows) +
+                                            "/C" + std::to_string(fast_cols), st_fast);
         std::printf("      block-size sweep:%s\n", fast_sweep.c_str());
         std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT C2C", "", c2c);
         std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT R2C", "", st_r2c.median_total());
