@@ -206,11 +206,14 @@ __device__ __forceinline__ void unpack_real_pair(const float2* sm, int n, int k,
 
 template <bool kInv, int kThreads>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
-                                     int lines, int group_log2) {
+                                     int lines, int group_log2, int half_rows) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
-    const int row = blockIdx.x * lines + line;
+    // half_rows > 0: the block's first lines/2 lines are rows y, the others rows y + half_rows (their partners).
+    const int hl = lines / 2;
+    const bool upper = half_rows > 0 && line >= hl;
+    const int row = half_rows > 0 ? blockIdx.x * hl + (upper ? line - hl + half_rows : line) : blockIdx.x * lines + line;
     const bool active = line < lines && row < rows;
     float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
     float2 v[kE];
@@ -220,6 +223,27 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
         for (int j = 0; j < kE; ++j)
             if (j < e) v[j] = in[base + in_index(j, n, log2n, t, tpc)];
     stockham_line<kInv>(v, sm, n, log2n, t, tpc, active);
+    if (half_rows > 0) {
+        // The column FFT's first radix-2 stage (decimation in frequency) across rows y and y + H/2, done here where
+        // both rows are at hand: y <- x_y + x_{y+H/2}, y + H/2 <- (x_y - x_{y+H/2}) W_H^y. The column pass is then
+        // two FFTs of H/2 points per column, whose outputs are the even and the odd bins.
+        stage_natural(sm, v, e, n, t, tpc, active);
+        if (active) {
+            const float2* psm = reinterpret_cast<const float2*>(smem_f4) + (upper ? line - hl : line + hl) * padded_len(n);
+            float2 w = make_float2(1.0f, 0.0f);
+            if (upper) {
+                float sn, cs;
+                sincospif(float(2 * (row - half_rows)) / float(rows), &sn, &cs);
+                w = make_float2(cs, kInv ? sn : -sn);
+            }
+#pragma unroll
+            for (int j = 0; j < kE; ++j)
+                if (j < e) {
+                    const float2 pv = psm[padi(out_index(j, n, t, tpc))];
+                    v[j] = upper ? cmul(csub(pv, v[j]), w) : cadd(v[j], pv);
+                }
+        }
+    }
     if (!active) return;
     if (group_log2 < 0) {
 #pragma unroll
@@ -293,6 +317,7 @@ struct ColParams {
     int cols_per_block;
     int col_stride;   // float2 between the columns' buffers in shared memory
     int group_log2;   // >= 0: `in` is grouped by 2^group_log2 columns ([col / C][y][col % C]); -1: row-major with ld_in
+    int sub;          // 1, or 2: each column is two FFTs of n points (rows s n .. s n + n - 1 -> output rows 2k + s)
     View view;
     bool shift;
     const float2* range;      // Picture
@@ -372,18 +397,19 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
     const int c = threadIdx.x % C, t = threadIdx.x / C;  // neighbouring threads take neighbouring columns
     const int col = blockIdx.x * C + c;
     const bool active = t < tpc && col < p.ncols;
+    const int sub = p.sub, s0 = blockIdx.y * n;  // s0: the first input row of this sub-column
     float2* sm = reinterpret_cast<float2*>(smem_f4) + c * p.col_stride;
     float2 v[kE];
     if (active) {
         if (p.group_log2 < 0) {
 #pragma unroll
             for (int j = 0; j < kE; ++j)
-                if (j < e) v[j] = p.in[std::size_t(in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
+                if (j < e) v[j] = p.in[std::size_t(s0 + in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
         } else {
-            const float2* g = p.in + ((std::size_t(blockIdx.x) * n) << p.group_log2) + c;  // this block's group
+            const float2* g = p.in + ((std::size_t(blockIdx.x) * n * sub) << p.group_log2) + c;  // this block's group
 #pragma unroll
             for (int j = 0; j < kE; ++j)
-                if (j < e) v[j] = g[std::size_t(in_index(j, n, log2n, t, tpc)) << p.group_log2];
+                if (j < e) v[j] = g[std::size_t(s0 + in_index(j, n, log2n, t, tpc)) << p.group_log2];
         }
     }
     stockham_line<kInv>(v, sm, n, log2n, t, tpc, active);
@@ -391,7 +417,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
     if (active)
 #pragma unroll
         for (int j = 0; j < kE; ++j)
-            if (j < e) p.out[std::size_t(out_index(j, n, t, tpc)) * p.ld_out + col] = v[j];
+            if (j < e) p.out[std::size_t(out_index(j, n, t, tpc) * sub + blockIdx.y) * p.ld_out + col] = v[j];
 }
 
 // Picture path, pass A: columns of the real image, two neighbouring columns as one complex column (one 8-byte
@@ -512,7 +538,7 @@ void launch_setup(Kernel k, int smem) {
 }
 
 template <bool kInv>
-void launch_cols(int bound, int blocks, int threads, int smem, const ColParams& p, cudaStream_t s) {
+void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams& p, cudaStream_t s) {
     auto go = [&](auto kernel) {
         launch_setup(kernel, smem);
         kernel<<<blocks, threads, smem, s>>>(p);
@@ -531,8 +557,9 @@ void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cu
     const int n = p.n;
     const int tpc = n / elems_per_thread(n);
     if (p.cols_per_block == 0) p.cols_per_block = cols_per_block(n, p.ncols, target_threads);
+    if (p.sub < 1) p.sub = 1;
     const int threads = p.cols_per_block * tpc;
-    const int blocks = (p.ncols + p.cols_per_block - 1) / p.cols_per_block;
+    const dim3 blocks((p.ncols + p.cols_per_block - 1) / p.cols_per_block, p.sub);
     p.col_stride = column_stride(n, p.cols_per_block, bank_aware);
     const int smem = p.cols_per_block * p.col_stride * int(sizeof(float2));
     if (inverse) launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s);
@@ -574,7 +601,12 @@ FastFft::FastFft() : minmax_(2), range_(1) {}
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
     const int n = width, log2n = ilog2(width);
-    const int lines = std::min(lines_per_block(n, rows_threads_), height);
+    // 8192-point columns (70 KiB of shared memory each, two a block: 16-byte pieces a row) are split: the row pass
+    // does their first radix-2 stage, the column pass two 4096-point FFTs (four columns a block).
+    const int sub = variant_.split && height == 8192 && n / elems_per_thread(n) <= 512 ? 2 : 1;
+    const int ncol = height / sub;
+    int lines = std::min(lines_per_block(n, rows_threads_), height);
+    if (sub == 2) lines = std::max(lines, 2);
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
@@ -584,12 +616,15 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
                            : bound == 512 ? fast_rows_c2c_kernel<false, 512> : fast_rows_c2c_kernel<false, 1024>);
     // The column pass's blocks take C columns each; the row pass writes them grouped for it (a contiguous run
     // per block) when the variant says so.
-    const int C = cols_per_block(height, width, cols_threads_);
-    const int group_log2 = variant_.grouped && width % C == 0 ? ilog2(C) : -1;  // C = 1: a transpose
+    const int C = cols_per_block(ncol, width, col_threads(ncol));
+    const int group_log2 = use_grouped(C) && width % C == 0 ? ilog2(C) : -1;
     launch_setup(rows, smem);
-    rows<<<(height + lines - 1) / lines, threads, smem, s>>>(data, scratch, n, log2n, height, lines, group_log2);
+    const int grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
+    rows<<<grid, threads, smem, s>>>(data, scratch, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0);
     CUDA_CHECK_LAUNCH("fast_rows_c2c_kernel");
-    mark(timer, group_log2 >= 0 ? "fast pass 1: row FFTs (grouped for the columns)" : "fast pass 1: row FFTs",
+    mark(timer,
+         std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
+             (group_log2 >= 0 ? " (grouped for the columns)" : ""),
          double(width) * height * 16.0);
 
     ColParams p{};
@@ -598,12 +633,13 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     p.ld_in = p.ld_out = width;
     p.ncols = width;
     p.width = width;
-    p.n = height;
-    p.log2n = ilog2(height);
+    p.n = ncol;
+    p.log2n = ilog2(ncol);
     p.cols_per_block = C;
     p.group_log2 = group_log2;
-    run_cols(inverse, p, cols_threads_, variant_.bank_stride, s);
-    mark(timer, "fast pass 2: column FFTs", double(width) * height * 16.0);
+    p.sub = sub;
+    run_cols(inverse, p, col_threads(ncol), variant_.bank_stride, s);
+    mark(timer, sub == 2 ? "fast pass 2: column FFTs (two halves)" : "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
 void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer, float2* out) {
@@ -627,6 +663,9 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
 
 void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaStream_t s, StageTimer* timer) {
     if (!half) throw ConfigError("internal: custom-fast r2c needs an output buffer");
+    // The columns run in place on the row-major half spectrum. (Pass 1 writing them grouped for pass 2, as C2C does,
+    // was slower here: 0.190 -> 0.218 ms at 4096^2 on the H100, PERF_NOTES.md v6: the rows of width/2 + 1 bins
+    // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
     rows_real(plane, width, height, s, timer, half);
     const int ld = width / 2 + 1;
     ColParams p{};
@@ -637,8 +676,8 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     p.width = width;
     p.n = height;
     p.log2n = ilog2(height);
-    p.group_log2 = -1;  // in place: the half spectrum stays row-major
-    run_cols(false, p, cols_threads_, variant_.bank_stride, s);
+    p.group_log2 = -1;
+    run_cols(false, p, col_threads(height), variant_.bank_stride, s);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }
 
@@ -673,7 +712,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
     if (!reuse_pass1) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
-        const int C = std::min(lines_per_block(n, cols_threads_), pairs);
+        const int C = std::min(lines_per_block(n, col_threads(n)), pairs);
         const int threads = C * tpc, blocks = (pairs + C - 1) / C;
         const int stride = column_stride(n, C, variant_.bank_stride);
         const int smem = C * stride * int(sizeof(float2));

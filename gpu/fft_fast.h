@@ -12,7 +12,9 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstddef>
 
 #include "gpu/spectrum_math.h"
 #include "gpu/spectrum_view.h"
@@ -54,6 +56,7 @@ public:
     void range(float* lo, float* hi, cudaStream_t stream);
     // Threads per block the row-wise and the column-wise kernels aim for (a line of n points takes n/16
     // threads; lines share a block up to this): 256, 512 or 1024. The benchmark sweeps them.
+    // cols = 0: chosen per column length (enough for four columns a block, 256..1024; PERF_NOTES.md v6).
     void set_block_threads(int rows, int cols) {
         rows_threads_ = rows;
         cols_threads_ = cols;
@@ -61,15 +64,21 @@ public:
     // Layout variants the benchmark compares (PERF_NOTES.md): `grouped` (C2C) has the row pass write the columns
     // a column block takes next to each other, so its reads are contiguous; `bank_stride` spaces the column
     // buffers in shared memory so that a half-warp's accesses fall on distinct banks.
+    // Grouping is used where a column block takes at least four columns (32-byte pieces): with one or two the
+    // row pass's scattered stores cost more than the column pass gains (H100, v6).
+    // `split` (C2C, 8192-point columns): the row pass does the columns' first radix-2 stage.
     struct Variant {
         bool grouped = true;
         bool bank_stride = true;
+        bool split = true;
     };
     void set_variant(Variant v) { variant_ = v; }
 
 private:
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer,
                    float2* out = nullptr);
+    int col_threads(int n) const { return cols_threads_ > 0 ? cols_threads_ : std::clamp(n / 4, 256, 1024); }
+    bool use_grouped(int C) const { return variant_.grouped && C >= 4 && (C & (C - 1)) == 0; }
     DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
     DeviceBuffer<float> values_, sorted_;
     DeviceBuffer<unsigned char> temp_;
@@ -78,7 +87,7 @@ private:
     DeviceBuffer<std::uint32_t> lut_;
     PinnedBuffer<float2> range_host_;
     int lut_colormap_ = -1;
-    int rows_threads_ = 256, cols_threads_ = 1024;
+    int rows_threads_ = 256, cols_threads_ = 0;
     Variant variant_{};  // the best C2C on the H200 from 2048^2 up (PERF_NOTES.md)
     // The range cache: the plane and the view settings that determine the range.
     struct RangeKey {

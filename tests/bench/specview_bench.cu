@@ -361,11 +361,17 @@ int main(int argc, char** argv) {
         // Layout variants (PERF_NOTES.md): g = the row pass writes the column blocks' columns grouped, b = bank-aware
         // column buffers in shared memory.
         FastFft::Variant fast_variant{};
-        for (int vi = 0; vi < 4; ++vi) {
-            const FastFft::Variant var{(vi & 2) != 0, (vi & 1) != 0};
+        // s = the row pass does 8192-point columns' first stage.
+        const FastFft::Variant variants[] = {{false, false, false}, {false, true, false}, {true, false, false},
+                                             {true, true, false}, {true, true, true}};
+        auto variant_name = [](const FastFft::Variant& v) {
+            return "g" + std::to_string(v.grouped) + "b" + std::to_string(v.bank_stride) + "s" + std::to_string(v.split);
+        };
+        for (int vi = 0; vi < 5; ++vi) {
+            const FastFft::Variant var = variants[vi];
+            if (var.split && h != 8192) continue;  // the same as the one before
             fast.set_variant(var);
-            fast_sweep += std::string(vi ? "\n                        " : "") + " g" + std::to_string(var.grouped) + "b" +
-                          std::to_string(var.bank_stride) + ":";
+            fast_sweep += std::string(vi ? "\n                        " : "") + " " + variant_name(var) + ":";
             for (int rt : {256, 512, 1024})
                 for (int ct : {256, 512, 1024}) {
                     fast.set_block_threads(rt, ct);
@@ -390,7 +396,7 @@ int main(int argc, char** argv) {
         for (bool bank : {false, true})
             for (int rt : {256, 512, 1024})
                 for (int ct : {512, 1024}) {
-                    fast.set_variant({true, bank});
+                    fast.set_variant({true, bank, true});
                     fast.set_block_threads(rt, ct);
                     const double ms = measure(2, 9, s, nullptr, [&](StageTimer& t) {
                         fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
@@ -402,7 +408,7 @@ int main(int argc, char** argv) {
                         pic_bank = bank;
                     }
                 }
-        fast.set_variant({true, pic_bank});
+        fast.set_variant({true, pic_bank, true});
         fast.set_block_threads(pic_rows, pic_cols);
         fast_sweep += "\n                        picture best b" + std::to_string(pic_bank) + " R" + std::to_string(pic_rows) +
                       "/C" + std::to_string(pic_cols);
@@ -429,8 +435,7 @@ int main(int argc, char** argv) {
         };
         print_stages("custom (default)", cfg_name(def, p_def), st_def);
         print_stages(("custom (best of " + std::to_string(tried) + ")").c_str(), cfg_name(best, p_best), st_best);
-        print_stages("custom-fast C2C", "two passes, g" + std::to_string(fast_variant.grouped) + "b" +
-                                            std::to_string(fast_variant.bank_stride) + " R" + std::to_string(fast_rows) +
+        print_stages("custom-fast C2C", "two passes, " + variant_name(fast_variant) + " R" + std::to_string(fast_rows) +
                                             "/C" + std::to_string(fast_cols), st_fast);
         std::printf("      block-size sweep:%s\n", fast_sweep.c_str());
         std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT C2C", "", c2c);
