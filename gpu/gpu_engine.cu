@@ -238,7 +238,7 @@ std::vector<KernelResources> GpuEngine::resources(int width, int height, const C
 }
 
 // The plane, when it changed: uploaded, or made on the device from the image (uploaded once per image).
-std::vector<KernelTiming> GpuEngine::make_plane(const GpuRequest& req) {
+std::vector<KernelTiming> GpuEngine::make_plane(const GpuRequest& req, bool wait) {
     Impl& m = *impl_;
     cudaStream_t s = m.stream.get();
     const int w = req.width, h = req.height;
@@ -256,7 +256,7 @@ std::vector<KernelTiming> GpuEngine::make_plane(const GpuRequest& req) {
             CUDA_CHECK(cudaMemcpyAsync(m.plane.get(), req.plane, n * sizeof(float), cudaMemcpyHostToDevice, s));
             m.prep_timer.mark("upload plane (host -> device)", double(n) * 4.0);
         }
-        prep_timings = m.prep_timer.collect();
+        if (wait) prep_timings = m.prep_timer.collect();
         m.plane_version = req.plane_version;
         m.plane_w = w;
         m.plane_h = h;
@@ -318,8 +318,12 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         for (const auto& note : cplan.rows2.notes) out.notes.push_back("second pass: " + note);
     }
 
+    // A run that only adds to the power sum (a stack's frames) returns without waiting for the device: the host
+    // stages the next frame while this one is transformed; errors surface at the next wait (take_power_sum).
+    const bool power_only = req.accumulate_power && !req.want_rgba && req.picture_slot < 0 && !req.surface &&
+                            !req.want_spectrum && !req.want_inverse && req.stop.kind == StopPoint::Kind::Done && !m.warming;
     std::vector<KernelTiming> prep_timings;
-    if (!m.warming) prep_timings = make_plane(req);  // the warm-up runs on what the plan left in place
+    if (!m.warming) prep_timings = make_plane(req, !power_only);  // the warm-up runs on what the plan left in place
     const double plan_ms = plan(req);
 
     m.timer.start(s);
@@ -521,6 +525,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
                      double(n) * lb);
     }
     out.picture = target.levels ? target.format : PictureFormat::Rgba8;
+    if (power_only) return out;  // no range, no timings: nothing waits
     if (req.path == Path::CustomFast) m.fast.range(&out.range_lo, &out.range_hi, s);
     else m.viewer.range(&out.range_lo, &out.range_hi, s);
     CUDA_CHECK(cudaStreamSynchronize(s));

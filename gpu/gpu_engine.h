@@ -118,7 +118,7 @@ public:
     struct Impl;
 
 private:
-    std::vector<KernelTiming> make_plane(const GpuRequest& req);
+    std::vector<KernelTiming> make_plane(const GpuRequest& req, bool wait = true);
     std::unique_ptr<Impl> impl_;
 };
 

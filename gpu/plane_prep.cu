@@ -89,7 +89,7 @@ void PlanePrep::upload(const PlaneRecipe& r, cudaStream_t s, StageTimer* timer) 
     // Two pinned staging buffers in turn: the host copies a chunk into one while the other is on its way.
     for (int i = 0; i < 2; ++i) staging_[i].resize(std::min(n, kStagingBytes));
     const auto* src = static_cast<const unsigned char*>(r.samples);
-    int k = 0;
+    int& k = next_staging_;  // carried over: a stack's next frame goes to the buffer its predecessor did not use
     for (std::size_t off = 0; off < n; off += kStagingBytes, k ^= 1) {
         const std::size_t len = std::min(kStagingBytes, n - off);
         CUDA_CHECK(cudaEventSynchronize(staged_[k].get()));  // its previous chunk has left (no-op at first)
@@ -112,14 +112,25 @@ void PlanePrep::prepare(const PlaneRecipe& r, float* plane, cudaStream_t s, Stag
     if (r.image_version == 0 || r.image_version != version_) upload(r, s, timer);
 
     const std::size_t nw = r.window_x.size() + r.window_y.size() + r.radial_table.size();
-    window_host_.resize(std::max<std::size_t>(nw, 1));
-    // The previous plane's window values may still be on their way up: wait for that copy before overwriting.
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    std::copy(r.window_x.begin(), r.window_x.end(), window_host_.get());
-    std::copy(r.window_y.begin(), r.window_y.end(), window_host_.get() + r.window_x.size());
-    std::copy(r.radial_table.begin(), r.radial_table.end(), window_host_.get() + r.window_x.size() + r.window_y.size());
-    window_.resize(std::max<std::size_t>(nw, 1));
-    CUDA_CHECK(cudaMemcpyAsync(window_.get(), window_host_.get(), nw * sizeof(double), cudaMemcpyHostToDevice, s));
+    // The same window values as the last plane's (every frame of a stack): nothing to send and nothing to wait for,
+    // so the host can go on to the next frame while this one is on the device.
+    const double* sent = window_host_.get();
+    const bool same = window_sent_ && nw == window_count_ &&
+                      std::equal(r.window_x.begin(), r.window_x.end(), sent) &&
+                      std::equal(r.window_y.begin(), r.window_y.end(), sent + r.window_x.size()) &&
+                      std::equal(r.radial_table.begin(), r.radial_table.end(), sent + r.window_x.size() + r.window_y.size());
+    if (!same) {
+        // The previous plane's window values may still be on their way up: wait for that copy before overwriting.
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        window_host_.resize(std::max<std::size_t>(nw, 1));
+        std::copy(r.window_x.begin(), r.window_x.end(), window_host_.get());
+        std::copy(r.window_y.begin(), r.window_y.end(), window_host_.get() + r.window_x.size());
+        std::copy(r.radial_table.begin(), r.radial_table.end(), window_host_.get() + r.window_x.size() + r.window_y.size());
+        window_.resize(std::max<std::size_t>(nw, 1));
+        CUDA_CHECK(cudaMemcpyAsync(window_.get(), window_host_.get(), nw * sizeof(double), cudaMemcpyHostToDevice, s));
+        window_count_ = nw;
+        window_sent_ = true;
+    }
     const bool fill = r.fill_mean && (r.plane_width > r.content_width || r.plane_height > r.content_height);
     if (fill) {
         sum_.resize(1);

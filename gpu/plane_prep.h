@@ -44,6 +44,9 @@ private:
     Event staged_[2];
     DeviceBuffer<double> window_, sum_;
     PinnedBuffer<double> window_host_;
+    int next_staging_ = 0;
+    std::size_t window_count_ = 0;  // values on the device (window_host_ holds what was sent)
+    bool window_sent_ = false;
 };
 
 }  // namespace specview::gpu
