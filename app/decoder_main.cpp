@@ -304,7 +304,13 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
             m.bit_depth = h.bit_depth;
             put(m.format, h.format);
             w::Go go;
-            if (!send_msg(&m, sizeof m) || !recv_msg(&go) || go.kind != w::kGo) std::_Exit(0);
+            int spare = -1;
+            if (!send_msg(&m, sizeof m) || !recv_msg(&go, &spare) || go.kind != w::kGo) std::_Exit(0);
+            if (spare >= 0) {  // this frame's recycled buffer (a stack's later frames)
+                if (g_shared.recycled >= 0) close(g_shared.recycled);
+                g_shared.recycled = spare;
+                g_shared.recycled_bytes = go.recycled_bytes;
+            }
             if (!go.go) throw Stopped{};
             limit_memory(go.memory_limit);
         };
@@ -325,7 +331,7 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
                 send_image(std::move(img));
             });
             if (stop) break;
-            if (g_shared.recycled >= 0) {  // only the first frame may reuse the parent's spare buffer
+            if (g_shared.recycled >= 0) {  // a spare this frame did not use (the next Go brings the next one)
                 close(g_shared.recycled);
                 g_shared.recycled = -1;
             }

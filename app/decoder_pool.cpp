@@ -529,7 +529,16 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
             // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
             // data, the output and a conversion at once), with room for the allocator.
             g.memory_limit = std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
-            if (!c->send(&g, sizeof g)) throw fail(false, 0);
+            // Every frame after the request's first gets a spare buffer of its own (the request carried the first's):
+            // a stack's frames reuse the pages of frames already consumed instead of zeroing fresh ones.
+            Fd frame_spare;
+            if (go && frame_k > 0) {
+                const auto [fd, bytes] = bank_->take();
+                frame_spare = Fd(fd);
+                g.recycled_bytes = fd >= 0 ? bytes : 0;
+            }
+            if (!c->send(&g, sizeof g, frame_spare.get())) throw fail(false, 0);
+            frame_spare.reset();  // the child has it now
             decode_seconds = opt_.base_seconds + opt_.ns_per_sample * 1e-9 * samples;
             const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                      std::chrono::duration<double>(decode_seconds));

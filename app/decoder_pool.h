@@ -128,6 +128,7 @@ struct Go {  // parent -> child: decode (1) or stop (0)
     std::uint32_t kind = kGo;
     std::int32_t go = 0;
     std::uint64_t memory_limit = 0;  // address space for decoding this image
+    std::uint64_t recycled_bytes = 0;  // a later frame's spare sample buffer sent along (its descriptor), or 0
 };
 struct Result {  // child -> parent, with a memfd (sealed against shrinking) holding the samples when ok
     std::uint32_t kind = kResult;

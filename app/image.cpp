@@ -459,8 +459,23 @@ Image adopt_stb(T* p, int w, int h, int ch, int depth, const std::string& format
 
 void replace_nonfinite(Image& img) {
     if (img.bit_depth != 32 || !img.storage) return;
-    float* v = reinterpret_cast<float*>(img.writable());
+    // A quick pass first (the exponent bits, which vectorises): almost every frame has none, and then the
+    // double-precision sum below is not needed (it cost ~1.4 ms a 1024^2 frame, a stack's decoders' second cost).
     const std::size_t n = img.sample_count();
+    {
+        const auto* b = static_cast<const unsigned char*>(img.data());
+        std::uint32_t any = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint32_t u;
+            std::memcpy(&u, b + 4 * i, 4);
+            any |= std::uint32_t((u & 0x7F800000u) == 0x7F800000u);
+        }
+        if (!any) {
+            img.nonfinite = 0;
+            return;
+        }
+    }
+    float* v = reinterpret_cast<float*>(img.writable());
     std::uint64_t bad = 0;
     double sum = 0;
     for (std::size_t i = 0; i < n; ++i) {
