@@ -542,13 +542,19 @@ void Worker::decoder_loop() {
         int frame = 0, frames = 0;
     };
     std::optional<Stack> stack;
-    // Turns a decoded image into what the viewer takes (under the lock: call with it held).
-    auto publish = [&](std::uint64_t id, const std::string& path, std::shared_ptr<const Image> img, double ms) {
+    // Turns a decoded image into what the viewer takes: its display range and RGBA, without the lock (an 8192^2
+    // image takes hundreds of milliseconds, and the viewer's every frame asks this worker something under it:
+    // made under the lock, they froze the window for that long, seen as one 330-450 ms frame on the H100).
+    auto prepare = [](std::uint64_t id, const std::string& path, std::shared_ptr<const Image> img, double ms) {
         const DisplayRange range = display_range(*img);
         DecodedImage d{id, path, img, display_rgba(*img, range), range, ms, {}};
         if (img->frames > 1)
             d.notes.push_back("frame " + std::to_string(img->frame + 1) + " of " + std::to_string(img->frames));
         if (img->nonfinite) d.notes.push_back(nonfinite_note(*img));
+        return d;
+    };
+    // Hands it to the viewer and the runner (under the lock: call with it held).
+    auto publish = [&](DecodedImage d) {
         char t[64];
         std::snprintf(t, sizeof t, " (read and decoded in %.0f ms)", d.decode_ms);
         std::string notes;
@@ -577,8 +583,9 @@ void Worker::decoder_loop() {
                 const int first = req.limits.frame;
                 DecoderPool::shared().load_frames(req.path, req.limits, first, stack->frames - first, req.check, [&](Image img) {
                     auto shared = std::make_shared<const Image>(std::move(img));
+                    DecodedImage d = prepare(id, req.path, shared, ms_since(t0));
                     std::unique_lock<std::mutex> lk(mu_);
-                    publish(id, req.path, shared, ms_since(t0));
+                    publish(std::move(d));
                     stack->frame = shared->frame;
                     if (shared->frame + 1 >= stack->frames) return false;  // the last: the stream is done
                     decoding_ = false;
@@ -596,8 +603,9 @@ void Worker::decoder_loop() {
                 auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits, req.check));
                 if (img->frames > 1) stack = Stack{req.path, img->frame, img->frames};
                 else stack.reset();
+                DecodedImage d = prepare(req.id, req.path, img, ms_since(t0));
                 lock.lock();
-                publish(req.id, req.path, img, ms_since(t0));
+                publish(std::move(d));
                 lock.unlock();
             }
         } catch (const std::exception& e) {

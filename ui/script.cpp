@@ -334,6 +334,13 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
     for (std::size_t i = 0; i < frame_ms.size(); ++i) o << (i ? ", " : "") << fmt(frame_ms[i]);
     o << "],\n  \"frame_line\": [";
     for (std::size_t i = 0; i < st.frame_lines.size(); ++i) o << (i ? ", " : "") << st.frame_lines[i];
+    o << "],\n  \"slow_frames\": [";
+    for (std::size_t i = 0; i < st.slow_frames.size(); ++i) {
+        const auto& f = st.slow_frames[i];
+        o << (i ? ",\n    " : "\n    ") << "{\"frame\": " << f.frame << ", \"ms\": " << fmt(f.total_ms) << ", \"begin_ms\": " << fmt(f.begin_ms)
+          << ", \"updates_ms\": " << fmt(f.updates_ms) << ", \"build_ms\": " << fmt(f.build_ms)
+          << ", \"render_ms\": " << fmt(f.render_ms) << ", \"copy_ms\": " << fmt(f.copy_ms) << "}";
+    }
     o << "],\n  \"changes\": [";
     bool first = true;
     for (const ChangeRecord& c : st.changes) {

@@ -761,7 +761,9 @@ int run_viewer(const ViewerLaunch& launch) {
         win->apply_style(st.presentation ? 1.6f : 1.0f, st.presentation);
         st.layout.clear();
         const std::string before = st.messages.text;
+        const auto t_begun = Clock::now();
         apply_worker_updates(st);
+        const auto t_updated = Clock::now();
         for (const auto& p : win->take_drops()) st.context().open(p);
         // A script starts once the image it was given is open (or failed to open).
         if (script_running && (started || launch.images.empty())) script_running = script->before_frame(st);
@@ -810,9 +812,16 @@ int run_viewer(const ViewerLaunch& launch) {
         const ImGuiIO& io = ImGui::GetIO();
         if (st.classroom.enabled && !io.WantTextInput) classroom_keys(ctx, st.classroom);
 
+        const auto t_built = Clock::now();
         win->end_frame();
+        const auto t_rendered = Clock::now();
         poll_copy(st);  // a copy posted this frame is usually done by now: its change is ready
-        frame_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t_frame).count());
+        const auto t_end = Clock::now();
+        auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+        frame_ms.push_back(ms(t_frame, t_end));
+        if (frame_ms.back() > 20.0)
+            st.slow_frames.push_back({frames, frame_ms.back(), ms(t_frame, t_begun), ms(t_begun, t_updated), ms(t_updated, t_built),
+                                      ms(t_built, t_rendered), ms(t_rendered, t_end)});
         st.frame_lines.push_back(st.script_line);
         ++frames;
         if (script) {

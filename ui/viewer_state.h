@@ -81,6 +81,12 @@ struct ViewerState {
     int value_x = -1, value_y = -1;
     std::vector<ChangeRecord> changes;
     std::vector<int> frame_lines;    // scripted runs: the script line of each frame (report's "frame_line")
+    // Frames over 20 ms, split by phase (report's "slow_frames"): where a frame that froze the window spent it.
+    struct SlowFrame {
+        int frame = 0;
+        double total_ms = 0, begin_ms = 0, updates_ms = 0, build_ms = 0, render_ms = 0, copy_ms = 0;
+    };
+    std::vector<SlowFrame> slow_frames;
     std::map<std::uint64_t, std::size_t> change_index;  // change id -> index into changes
     int script_line = 0;             // the line the next changes belong to (0: by hand)
     std::string script_action;
