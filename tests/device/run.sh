@@ -206,7 +206,7 @@ if has tiff16; then  # an 8192^2 16-bit TIFF: the viewer's first picture against
     for f in /tmp/tiny.png /tmp/t16.tif; do
       $B/specview --offscreen --backend $b --script /tmp/first.txt --report "$OUT/first-$b.json" "$f" > "$OUT/first-$b.log" 2>&1
       r=$?; rc=$((rc | r))
-      python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(f'first picture {sys.argv[2]} {sys.argv[3]}: rc={sys.argv[4]}, viewer start -> textures {r[\"first_picture_ms\"]:.1f} ms, of which read + decode {r[\"first_decode_ms\"]:.1f} ms')" "$OUT/first-$b.json" "$b" "$f" "$r"
+      python3 -c "import json,sys; r=json.load(open(sys.argv[1])); s=max(r.get('slow_frames', []), key=lambda f: f['ms'], default=None); print(f'first picture {sys.argv[2]} {sys.argv[3]}: rc={sys.argv[4]}, viewer start -> textures {r[\"first_picture_ms\"]:.1f} ms, of which read + decode {r[\"first_decode_ms\"]:.1f} ms; slowest frame: {s}')" "$OUT/first-$b.json" "$b" "$f" "$r"
     done
   done
   echo "tiff16 rc=$rc ($(( $(date +%s) - start )) s)"
