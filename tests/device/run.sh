@@ -23,6 +23,12 @@ if [ -d .debs ]; then
          CPATH=/opt/extra/usr/include/x86_64-linux-gnu:/opt/extra/usr/include:/opt/extra/usr/include/stb \
          LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu LD_LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu
 fi
+# FFmpeg (tests/device/fetch-ffmpeg.sh): its -dev packages and its libraries with their closure, into the same prefix.
+if [ -d .ffmpeg ]; then
+  mkdir -p /opt/extra/usr/lib/x86_64-linux-gnu
+  for f in .ffmpeg/*.deb; do dpkg -x "$f" /opt/extra; done
+  tar -xJf .ffmpeg/runtime.tar.xz -C /opt/extra/usr/lib/x86_64-linux-gnu --strip-components=1
+fi
 if [ -d .gl ]; then
   for f in .gl/*.deb; do dpkg -x "$f" /; done
   ldconfig
