@@ -4,12 +4,16 @@
 // images/s with several threads.
 //
 //   specview-decode-bench [IMAGES=40] [PASSES=5] [THREADS=cores]
+//   specview-decode-bench --stack FILE [STREAMS...]   a stack's frames through load_frames_parallel, each sample
+//                                                     touched, nothing else: frames/s per decoder count (the
+//                                                     decoding side of --average alone; default 1 2 4 8)
 #include <stb_image_write.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -72,7 +76,37 @@ double images_per_s(const std::vector<std::string>& files, int threads, DecoderP
 
 }  // namespace
 
+// A stack decoded as --average decodes it, with a consumer that only touches the samples.
+int stack_mode(const std::string& path, std::vector<int> streams) {
+    if (streams.empty()) streams = {1, 2, 4, 8};
+    LoadLimits lim;  // a stack's file may be larger than an image's (max_stack_file_bytes)
+    for (int k : streams) {
+        DecoderOptions o;
+        o.processes = k;
+        DecoderPool pool(o);
+        int frames = 0;
+        std::size_t bytes = 0;
+        pool.load(path, lim);  // the children started and the file in the page cache
+        const auto t0 = Clock::now();
+        pool.load_frames_parallel(path, lim, 0, INT_MAX, nullptr, [&](Image img) {
+            consume(img);
+            ++frames;
+            bytes += img.sample_bytes();
+            return true;
+        }, k);
+        const double s = ms_since(t0) / 1000.0;
+        std::printf("%s: %d frames, %d decoders: %.3f s, %.0f frames/s, %.2f GB/s of samples\n", path.c_str(), frames, k, s,
+                    frames / s, double(bytes) / s / 1e9);
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc > 2 && std::string(argv[1]) == "--stack") {
+        std::vector<int> streams;
+        for (int i = 3; i < argc; ++i) streams.push_back(std::max(1, std::atoi(argv[i])));
+        return stack_mode(argv[2], streams);
+    }
     const int n = argc > 1 ? std::atoi(argv[1]) : 40;
     const int passes = argc > 2 ? std::atoi(argv[2]) : 5;
     const int threads = argc > 3 ? std::atoi(argv[3]) : int(std::max(1u, std::thread::hardware_concurrency()));

@@ -220,6 +220,7 @@ fi
 if has stack; then  # the 512-page 1024^2 float32 TIFF stack (2 GiB): --average wall, decode included, per backend
   [ -f /tmp/stack512.tif ] || $B/tests/specview-latency --write-stack /tmp/stack512.tif 512 1024
   cat /tmp/stack512.tif > /dev/null  # the page cache warm, as the target says
+  $B/tests/specview-decode-bench --stack /tmp/stack512.tif 1 2 4 8 | tee "$OUT/stack-decode.txt"  # the decoding side alone
   for b in cufft custom-fast custom cpu; do
     t0=$(date +%s.%N)
     $B/specview --headless /tmp/stack512.tif --average --backend $b -o /tmp/avg-$b.png --force --timings > "$OUT/stack-$b.txt" 2>&1
