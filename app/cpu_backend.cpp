@@ -751,33 +751,34 @@ public:
         return f;
     }
 
+    // The full-size sum, its mirrored half made once here from the half-spectrum sum.
     int take_power_sum(std::vector<double>& sum, int* width, int* height) override {
-        const int n = power_count_;
-        sum = std::move(power_);
-        *width = power_w_;
-        *height = power_h_;
+        const int n = power_count_, w = power_w_, h = power_h_, hw = w / 2 + 1;
+        sum.assign(n > 0 ? std::size_t(w) * h : 0, 0.0);
+        for (int y = 0; n > 0 && y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                sum[std::size_t(y) * w + x] = x < hw ? power_[std::size_t(y) * hw + x]
+                                                     : power_[std::size_t(y == 0 ? 0 : h - y) * hw + (w - x)];
+        *width = w;
+        *height = h;
         power_.clear();
         power_count_ = 0;
         return n;
     }
 
-    // |F|^2 of the half spectrum in the buffer (unmasked: before the mask), into the full-size sum: a half bin
-    // stands for its mirror too, except in columns 0 and w/2.
+    // |F|^2 of the half spectrum in the buffer (unmasked: before the mask), added to a half-size sum (a half bin
+    // stands for its mirror too, which take_power_sum fills in): one contiguous pass a frame.
     void add_power(int w, int h) {
         if (power_count_ > 0 && (w != power_w_ || h != power_h_))
             throw gpu::ConfigError("a power sum of " + std::to_string(power_w_) + "x" + std::to_string(power_h_) +
                                    " spectra cannot take a " + std::to_string(w) + "x" + std::to_string(h) + " one");
-        if (power_count_ == 0) power_.assign(std::size_t(w) * h, 0.0);
+        const std::size_t count = std::size_t(w / 2 + 1) * h;
+        if (power_count_ == 0) power_.assign(count, 0.0);
         power_w_ = w;
         power_h_ = h;
-        const int hw = w / 2 + 1;
         const std::complex<float>* half = fft_.half();
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < hw; ++x) {
-                const double p = double(std::norm(half[std::size_t(y) * hw + x]));
-                power_[std::size_t(y) * w + x] += p;
-                if (x > 0 && !(w % 2 == 0 && x == w / 2)) power_[std::size_t(y == 0 ? 0 : h - y) * w + (w - x)] += p;
-            }
+        double* sum = power_.data();
+        for (std::size_t i = 0; i < count; ++i) sum[i] += double(std::norm(half[i]));
         ++power_count_;
     }
 
