@@ -755,6 +755,47 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     EXPECT_EQ(specview({"--headless", dir.file("g.tif"), dir.file("g.tif"), "--average"}, dir).code, kExitUsage);
 }
 
+// The mean power spectrum at odd and mixed sizes, where the half spectrum's mirror has no Nyquist column or row:
+// the CPU backend keeps the sum as the half spectrum and mirrors it once at the end.
+TEST(Cli, TheAveragePowerSpectrumAtOddSizesMatchesTheDft) {
+    TempDir dir;
+    for (auto [w, h] : {std::pair{15, 9}, std::pair{15, 8}, std::pair{14, 9}}) {
+        const int n = 3;
+        std::vector<std::vector<double>> pages;
+        for (int p = 0; p < n; ++p) {
+            std::vector<double> v;
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) v.push_back(std::sin(0.7 * x * (p + 1) + 0.3 * y) + 0.05 * ((x * 5 + y * 11 + p) % 7));
+            pages.push_back(v);
+        }
+        fixtures::TiffOptions o;
+        o.sample = fixtures::TiffSample::F32;
+        const std::string tif = dir.file("odd" + std::to_string(w) + "x" + std::to_string(h) + ".tif");
+        fixtures::write_file(tif, fixtures::tiff(w, h, 1, pages, o));
+        const CliRun a = specview({"--headless", tif, "--average", "--pad", "none", "--backend", "cpu", "-o", dir.file("a.png"),
+                                   "--raw", dir.file("a.npy"), "--force"},
+                                  dir);
+        ASSERT_EQ(a.code, 0) << a.err;
+        int hh = 0, ww = 0;
+        const std::vector<float> mean = read_npy_float32(dir.file("a.npy"), &hh, &ww);
+        ASSERT_EQ(hh, h);
+        ASSERT_EQ(ww, w);
+        std::vector<double> want(std::size_t(w) * h, 0.0);
+        for (const auto& pg : pages) {
+            std::vector<cd> in(pg.size());
+            for (std::size_t i = 0; i < pg.size(); ++i) in[i] = double(float(pg[i]));
+            const std::vector<cd> F = dft2d(in, h, w);
+            for (std::size_t i = 0; i < F.size(); ++i) want[i] += std::norm(F[i]) / n;
+        }
+        double err = 0, norm = 0;
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            err += (mean[i] - want[i]) * (mean[i] - want[i]);
+            norm += want[i] * want[i];
+        }
+        EXPECT_LE(std::sqrt(err / norm), 1e-5) << w << "x" << h;
+    }
+}
+
 // --stack: a directory's images (or a glob's) in natural order are one stack; a frame of another size is exit 3
 // naming that file.
 TEST(Cli, AStackOfFilesInNaturalOrder) {
