@@ -681,6 +681,23 @@ TEST(Cli, FrameOfAFloatStackKeepsItsValues) {
     EXPECT_NE(spec.err.find("is a spectrum, not an image"), std::string::npos) << spec.err;
 }
 
+// Relative L2 distance of a written mean power spectrum from |DFT|^2 of the float32 pages, averaged in double.
+double mean_power_error(const std::vector<float>& mean, const std::vector<std::vector<double>>& pages, int w, int h) {
+    std::vector<double> want(std::size_t(w) * h, 0.0);
+    for (const auto& p : pages) {
+        std::vector<cd> in(p.size());
+        for (std::size_t i = 0; i < p.size(); ++i) in[i] = double(float(p[i]));
+        const std::vector<cd> F = dft2d(in, h, w);
+        for (std::size_t i = 0; i < F.size(); ++i) want[i] += std::norm(F[i]) / double(pages.size());
+    }
+    double err = 0, norm = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        err += (mean[i] - want[i]) * (mean[i] - want[i]);
+        norm += want[i] * want[i];
+    }
+    return std::sqrt(err / norm);
+}
+
 // Stacks from the command line: --frame-range writes one spectrum a frame into directories, --average the mean
 // power spectrum (its --raw the mean power, against numpy-style |fft2|^2 averaged in double); the frames
 // stream from the decoder. A range past the end names the count; a bad range is a usage error.
@@ -724,19 +741,7 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     const std::vector<float> mean = read_npy_float32(dir.file("avg.npy"), &hh, &ww);
     ASSERT_EQ(hh, h);
     ASSERT_EQ(ww, w);
-    std::vector<double> want(std::size_t(w) * h, 0.0);
-    for (const auto& p : pages) {
-        std::vector<cd> in(p.size());
-        for (std::size_t i = 0; i < p.size(); ++i) in[i] = double(float(p[i]));
-        const std::vector<cd> F = dft2d(in, h, w);
-        for (std::size_t i = 0; i < F.size(); ++i) want[i] += std::norm(F[i]) / n;
-    }
-    double err = 0, norm = 0;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        err += (mean[i] - want[i]) * (mean[i] - want[i]);
-        norm += want[i] * want[i];
-    }
-    EXPECT_LE(std::sqrt(err / norm), 1e-5);
+    EXPECT_LE(mean_power_error(mean, pages, w, h), 1e-5);
     const Image pic = load_image(dir.file("avg.png"));
     EXPECT_EQ(pic.width, w);
     // A range: the mean of frames 2 and 3 only.
@@ -780,19 +785,7 @@ TEST(Cli, TheAveragePowerSpectrumAtOddSizesMatchesTheDft) {
         const std::vector<float> mean = read_npy_float32(dir.file("a.npy"), &hh, &ww);
         ASSERT_EQ(hh, h);
         ASSERT_EQ(ww, w);
-        std::vector<double> want(std::size_t(w) * h, 0.0);
-        for (const auto& pg : pages) {
-            std::vector<cd> in(pg.size());
-            for (std::size_t i = 0; i < pg.size(); ++i) in[i] = double(float(pg[i]));
-            const std::vector<cd> F = dft2d(in, h, w);
-            for (std::size_t i = 0; i < F.size(); ++i) want[i] += std::norm(F[i]) / n;
-        }
-        double err = 0, norm = 0;
-        for (std::size_t i = 0; i < want.size(); ++i) {
-            err += (mean[i] - want[i]) * (mean[i] - want[i]);
-            norm += want[i] * want[i];
-        }
-        EXPECT_LE(std::sqrt(err / norm), 1e-5) << w << "x" << h;
+        EXPECT_LE(mean_power_error(mean, pages, w, h), 1e-5) << w << "x" << h;
     }
 }
 
