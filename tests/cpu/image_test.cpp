@@ -1,6 +1,5 @@
 // Image loading: every format and bit depth the loader claims, generated as fixtures; every kind of bad input.
 #include <gtest/gtest.h>
-#include <libdeflate.h>
 #include <png.h>
 #include <stb_image.h>
 #include <sys/stat.h>
@@ -62,50 +61,6 @@ TEST(ImageLoad, PngEveryColourTypeAndBitDepth) {
 // PNG image data as encoders write it: every row filter (none, sub, up, average, Paeth, by row), a real deflate
 // stream split over several IDAT chunks, every colour type without a palette at 8 and 16 bits, odd widths. The
 // samples come back exactly (16-bit ones in host order); damaged image data is an error, not a picture.
-std::vector<unsigned char> png_filtered(int w, int h, int depth, int color_type, const std::vector<unsigned char>& raw,
-                                        int idat_chunks) {
-    const int channels = color_type == 2 ? 3 : color_type == 4 ? 2 : color_type == 6 ? 4 : 1;
-    const int bpp = channels * depth / 8;
-    const std::size_t row = std::size_t(w) * bpp;
-    std::vector<unsigned char> filtered;
-    for (int y = 0; y < h; ++y) {
-        const int f = y % 5;
-        filtered.push_back((unsigned char)f);
-        const unsigned char* cur = raw.data() + y * row;
-        const unsigned char* up = y ? cur - row : nullptr;
-        for (std::size_t i = 0; i < row; ++i) {
-            const int a = i >= std::size_t(bpp) ? cur[i - bpp] : 0, b = up ? up[i] : 0, c = up && i >= std::size_t(bpp) ? up[i - bpp] : 0;
-            const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
-            const int pred = f == 0 ? 0 : f == 1 ? a : f == 2 ? b : f == 3 ? (a + b) / 2 : (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
-            filtered.push_back((unsigned char)(cur[i] - pred));
-        }
-    }
-    libdeflate_compressor* c = libdeflate_alloc_compressor(6);
-    std::vector<unsigned char> z(libdeflate_zlib_compress_bound(c, filtered.size()));
-    z.resize(libdeflate_zlib_compress(c, filtered.data(), filtered.size(), z.data(), z.size()));
-    libdeflate_free_compressor(c);
-    std::vector<unsigned char> o{0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
-    auto be32 = [&](std::vector<unsigned char>& v, std::uint32_t x) {
-        for (int s = 24; s >= 0; s -= 8) v.push_back((unsigned char)(x >> s));
-    };
-    auto chunk = [&](const char* type, const unsigned char* data, std::size_t n) {
-        be32(o, std::uint32_t(n));
-        const std::size_t at = o.size();
-        o.insert(o.end(), type, type + 4);
-        o.insert(o.end(), data, data + n);
-        be32(o, libdeflate_crc32(0, o.data() + at, n + 4));
-    };
-    std::vector<unsigned char> ihdr;
-    be32(ihdr, std::uint32_t(w));
-    be32(ihdr, std::uint32_t(h));
-    ihdr.insert(ihdr.end(), {(unsigned char)depth, (unsigned char)color_type, 0, 0, 0});
-    chunk("IHDR", ihdr.data(), ihdr.size());
-    const std::size_t piece = (z.size() + idat_chunks - 1) / idat_chunks;
-    for (std::size_t at = 0; at < z.size(); at += piece) chunk("IDAT", z.data() + at, std::min(piece, z.size() - at));
-    chunk("IEND", nullptr, 0);
-    return o;
-}
-
 TEST(ImageLoad, PngRowFiltersAndSplitImageDataDecodeExactly) {
     std::mt19937 gen(7);
     for (int depth : {8, 16})
@@ -116,7 +71,7 @@ TEST(ImageLoad, PngRowFiltersAndSplitImageDataDecodeExactly) {
                 std::vector<unsigned char> raw(n);
                 for (std::size_t i = 0; i < n; ++i)  // smooth with noise, so every filter has work to do
                     raw[i] = (unsigned char)((i * 7 / 5) + (gen() % 13));
-                const std::vector<unsigned char> png = png_filtered(w, h, depth, color_type, raw, chunks);
+                const std::vector<unsigned char> png = fixtures::png_filtered(w, h, depth, color_type, raw, chunks);
                 const std::string what = std::to_string(depth) + "-bit colour type " + std::to_string(color_type) + " " +
                                          std::to_string(w) + "x" + std::to_string(h) + " in " + std::to_string(chunks) + " IDAT";
                 const Image img = decode_image(ByteView(png.data(), png.size()), "f.png");
