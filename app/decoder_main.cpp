@@ -139,7 +139,7 @@ struct Stopped {};  // the parent said no after the header
 struct SharedSamples {
     const unsigned char* data = nullptr;  // the mapping Image::allocate handed out, if any
     int fd = -1;                          // its memfd
-    int recycled = -1;                    // the parent's spare buffer for this request, if it sent one
+    int recycled = -1;                    // the spare buffer the parent sent with this frame's go, if any
     std::uint64_t recycled_bytes = 0;
 };
 SharedSamples g_shared;
@@ -269,10 +269,8 @@ bool guarded(F&& body) {
 
 // One request: the file read once, then req.frame_count frames from req.frame on, each with its own header,
 // go and result; a failure or a stop ends the request.
-void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
+void serve_one(const w::Request& req, int file_fd) {
     limit_memory(req.memory_limit);
-    g_shared.recycled = recycled_fd;
-    g_shared.recycled_bytes = req.recycled_bytes;
     // The file mapped, not read: a stack or a video is decoded frame by frame from its pages as they are needed
     // (a 2 GiB video does not wait for 2 GiB to be read before its first frame). Private and read-only.
     const unsigned char* mapped = nullptr;
@@ -306,7 +304,7 @@ void serve_one(const w::Request& req, int file_fd, int recycled_fd) {
             w::Go go;
             int spare = -1;
             if (!send_msg(&m, sizeof m) || !recv_msg(&go, &spare) || go.kind != w::kGo) std::_Exit(0);
-            if (spare >= 0) {  // this frame's recycled buffer (a stack's later frames)
+            if (spare >= 0) {  // this frame's recycled buffer
                 if (g_shared.recycled >= 0) close(g_shared.recycled);
                 g_shared.recycled = spare;
                 g_shared.recycled_bytes = go.recycled_bytes;
@@ -374,13 +372,12 @@ int main(int argc, char** argv) {
 
     for (;;) {
         w::Request req;
-        int fd = -1, spare = -1;
-        if (!recv_msg(&req, &fd, &spare)) return 0;  // the parent closed the socket: done
+        int fd = -1;
+        if (!recv_msg(&req, &fd)) return 0;  // the parent closed the socket: done
         if (req.kind != w::kRequest || fd < 0) {
             if (fd >= 0) close(fd);
-            if (spare >= 0) close(spare);
             return 3;
         }
-        serve_one(req, fd, spare);
+        serve_one(req, fd);
     }
 }

@@ -474,15 +474,8 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
     std::snprintf(req.named_format, sizeof req.named_format, "%s", named.c_str());
     // Until the header: room for the file (and stb's copy of it) only.
     req.memory_limit = c->baseline + 2 * size + (std::uint64_t(256) << 20);
-    Fd spare;
-    {
-        const auto [fd, bytes] = bank_->take();
-        spare = Fd(fd);
-        req.recycled_bytes = fd >= 0 ? bytes : 0;
-    }
-    if (!c->send(&req, sizeof req, file.get(), spare.get())) throw fail(false, 0);
+    if (!c->send(&req, sizeof req, file.get())) throw fail(false, 0);
     file.reset();
-    spare.reset();  // the child has it now
 
     // Each frame: its header (or an early failure), go or stop, its samples. A stop (the consumer has had
     // enough) is said to the child at the next frame's header; its "refused" result is read and dropped.
@@ -529,10 +522,11 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
             // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
             // data, the output and a conversion at once), with room for the allocator.
             g.memory_limit = std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
-            // Every frame after the request's first gets a spare buffer of its own (the request carried the first's):
-            // a stack's frames reuse the pages of frames already consumed instead of zeroing fresh ones.
+            // Every frame to decode gets a spare sample buffer along with its go, when the bank has one: its pages
+            // exist already (a fresh 6 MB memfd costs about 4 ms in page allocation), and a stack's frames reuse
+            // those of frames already consumed.
             Fd frame_spare;
-            if (go && frame_k > 0) {
+            if (go) {
                 const auto [fd, bytes] = bank_->take();
                 frame_spare = Fd(fd);
                 g.recycled_bytes = fd >= 0 ? bytes : 0;

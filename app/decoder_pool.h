@@ -114,7 +114,6 @@ struct Request {  // parent -> child, with the file's descriptor
     std::uint64_t max_pixels = 0;
     std::uint64_t file_bytes = 0;
     std::uint64_t memory_limit = 0;  // address space until the header (the child sets it on itself)
-    std::uint64_t recycled_bytes = 0;  // the size of the spare sample buffer sent along (second descriptor)
     std::int32_t frame = 0;            // which frame of a stack (LoadLimits::frame) ...
     std::int32_t frame_count = 1;      // ... and how many from there: each its own header, go and result
     char named_format[16] = {};        // what the file's name claims (format_named_by), for the messages
@@ -128,7 +127,7 @@ struct Go {  // parent -> child: decode (1) or stop (0)
     std::uint32_t kind = kGo;
     std::int32_t go = 0;
     std::uint64_t memory_limit = 0;  // address space for decoding this image
-    std::uint64_t recycled_bytes = 0;  // a later frame's spare sample buffer sent along (its descriptor), or 0
+    std::uint64_t recycled_bytes = 0;  // the size of the spare sample buffer sent along (its descriptor), or 0
 };
 struct Result {  // child -> parent, with a memfd (sealed against shrinking) holding the samples when ok
     std::uint32_t kind = kResult;
