@@ -40,10 +40,20 @@ struct DecodedImage {
     std::uint64_t image_id = 0;  // the open request's id; frames carry the image id they were computed for
     std::string path;
     std::shared_ptr<const Image> image;
-    std::vector<std::uint32_t> display_rgba;  // the image view's picture (gray replicated; see DisplayRange)
-    DisplayRange range;
-    double decode_ms = 0;                     // file read + decode + display picture
+    DisplayRange range;                       // how the image view shows it (its picture follows: DisplayPicture)
+    double decode_ms = 0;                     // file read + decode
     std::vector<std::string> notes;           // the frame of a stack; NaN/Inf replaced
+    // When the open was taken up, its header read, its samples decoded and this made (where a first picture's
+    // time goes: the viewer's report). A stack's later frames leave the first two unset.
+    std::chrono::steady_clock::time_point started, header_at, decoded_at, prepared_at;
+};
+
+// The image view's picture of a decoded image (gray replicated; see DisplayRange), made after the image was handed
+// to the viewer and the engine, so that the first run does not wait for it.
+struct DisplayPicture {
+    std::uint64_t image_id = 0;
+    int width = 0, height = 0;
+    std::vector<std::uint32_t> rgba;
 };
 
 struct RunResult {
@@ -148,6 +158,7 @@ struct StackResult {
 // Everything that arrived since the last poll. Of each kind only the newest is kept.
 struct WorkerUpdates {
     std::optional<DecodedImage> decoded;
+    std::optional<DisplayPicture> display;  // comes with or after its decoded image
     std::optional<RunResult> run;
     std::optional<ValueResult> value;
     std::optional<SweepResult> sweep;

@@ -36,18 +36,29 @@ void stamp_written(void* p) {
 }
 }  // namespace
 
-GlInteropTexture::~GlInteropTexture() {
+GlInteropTexture::~GlInteropTexture() { reset(); }
+
+GlInteropCopier::~GlInteropCopier() {
     if (stream_) cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));  // no stamp into a freed slot
-    reset();
     if (done_) cudaEventDestroy(static_cast<cudaEvent_t>(done_));
+    for (void* m : marks_)
+        if (m) cudaEventDestroy(static_cast<cudaEvent_t>(m));
     if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 
-void GlInteropTexture::copy_from(const std::uint32_t* src, int width, int height, std::uint64_t consumed_event) {
-    if (!resource_) throw GpuError("GlInteropTexture::copy_from: no texture registered");
-    if (width != width_ || height != height_)
-        throw GpuError("GlInteropTexture::copy_from: picture " + std::to_string(width) + "x" + std::to_string(height) +
-                       " for a texture of " + std::to_string(width_) + "x" + std::to_string(height_));
+void GlInteropCopier::copy(const Target* targets, int n) {
+    if (n < 1 || n > 4) throw GpuError("GlInteropCopier::copy: " + std::to_string(n) + " targets (1 to 4)");
+    cudaGraphicsResource_t res[4] = {};
+    for (int i = 0; i < n; ++i) {
+        const Target& t = targets[i];
+        if (!t.texture || !t.texture->registered()) throw GpuError("GlInteropCopier::copy: no texture registered");
+        if (t.width != t.texture->width() || t.height != t.texture->height())
+            throw GpuError("GlInteropCopier::copy: picture " + std::to_string(t.width) + "x" + std::to_string(t.height) +
+                           " for a texture of " + std::to_string(t.texture->width()) + "x" + std::to_string(t.texture->height()));
+        res[i] = static_cast<cudaGraphicsResource_t>(t.texture->resource());
+        for (int j = 0; j < i; ++j)
+            if (res[j] == res[i]) throw GpuError("GlInteropCopier::copy: the same texture twice");
+    }
     if (!stream_) {
         cudaStream_t s = nullptr;
         CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -55,39 +66,69 @@ void GlInteropTexture::copy_from(const std::uint32_t* src, int width, int height
         cudaEvent_t e = nullptr;
         CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
         done_ = e;
+        for (void*& m : marks_) {
+            cudaEvent_t t = nullptr;
+            CUDA_CHECK(cudaEventCreate(&t));
+            m = t;
+        }
         written_ = std::make_unique<Written>();
     }
+    const auto t_issue = std::chrono::steady_clock::now();
     auto s = static_cast<cudaStream_t>(stream_);
-    auto r = static_cast<cudaGraphicsResource_t>(resource_);
-    CUDA_CHECK(cudaGraphicsMapResources(1, &r, s));
-    cudaArray_t array = nullptr;
-    const cudaError_t e1 = cudaGraphicsSubResourceGetMappedArray(&array, r, 0, 0);
-    const cudaError_t e2 = e1 == cudaSuccess ? cudaMemcpy2DToArrayAsync(array, 0, 0, src, std::size_t(width) * 4,
-                                                                         std::size_t(width) * 4, height,
-                                                                         cudaMemcpyDeviceToDevice, s)
-                                             : e1;
-    if (e2 == cudaSuccess && consumed_event) CUDA_CHECK(cudaEventRecord(reinterpret_cast<cudaEvent_t>(consumed_event), s));
-    CUDA_CHECK(cudaGraphicsUnmapResources(1, &r, s));
-    CUDA_CHECK(e2);
+    auto mark = [&](int i) { CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(marks_[i]), s)); };
+    mark(0);
+    CUDA_CHECK(cudaGraphicsMapResources(n, res, s));
+    mark(1);
+    cudaError_t e = cudaSuccess;
+    for (int i = 0; i < n && e == cudaSuccess; ++i) {
+        const Target& t = targets[i];
+        cudaArray_t array = nullptr;
+        e = cudaGraphicsSubResourceGetMappedArray(&array, res[i], 0, 0);
+        if (e == cudaSuccess)
+            e = cudaMemcpy2DToArrayAsync(array, 0, 0, t.device_rgba, std::size_t(t.width) * 4, std::size_t(t.width) * 4, t.height,
+                                         cudaMemcpyDeviceToDevice, s);
+        if (e == cudaSuccess && t.consumed_event) e = cudaEventRecord(reinterpret_cast<cudaEvent_t>(t.consumed_event), s);
+    }
+    if (e == cudaSuccess) mark(2);
+    CUDA_CHECK(cudaGraphicsUnmapResources(n, res, s));
+    CUDA_CHECK(e);
+    mark(3);
     CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(done_), s));
+    issue_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_issue).count();
     auto* ticket = new Ticket{&written_->ns, &written_->seq, ++copies_};
     const cudaError_t e3 = cudaLaunchHostFunc(s, stamp_written, ticket);
     if (e3 != cudaSuccess) delete ticket;
     CUDA_CHECK(e3);
 }
 
-std::chrono::steady_clock::time_point GlInteropTexture::written_at() const {
+std::chrono::steady_clock::time_point GlInteropCopier::written_at() const {
     const std::int64_t ns = written_ && written_->seq.load() == copies_ ? written_->ns.load() : 0;
     return std::chrono::steady_clock::time_point(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::nanoseconds(ns)));
 }
 
-bool GlInteropTexture::copy_done() const {
+void GlInteropCopier::wait() noexcept {
+    if (stream_) cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
+}
+
+bool GlInteropCopier::done() const {
     if (!done_) return true;
     if (written_->seq.load() != copies_) return false;  // its stamp comes after the copy
     const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(done_));
     if (e == cudaErrorNotReady) return false;
     CUDA_CHECK(e);
+    return true;
+}
+
+bool GlInteropCopier::last_split(Split* out) const {
+    if (!done_ || !done()) return false;
+    float ms[3] = {};
+    for (int i = 0; i < 3; ++i)
+        if (cudaEventElapsedTime(&ms[i], static_cast<cudaEvent_t>(marks_[i]), static_cast<cudaEvent_t>(marks_[i + 1])) != cudaSuccess) {
+            cudaGetLastError();
+            return false;
+        }
+    *out = Split{issue_ms_, ms[0], ms[1], ms[2]};
     return true;
 }
 

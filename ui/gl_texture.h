@@ -42,6 +42,8 @@ public:
     bool pending() const { return !data_.empty(); }
     GlTexture& front() { return tex_[front_]; }
     const GlTexture& front() const { return tex_[front_]; }
+    int front_index() const { return front_; }  // which of the two the front is (device copies write it)
+    GlTexture& texture(int i) { return tex_[i]; }
     void release() noexcept {
         tex_[0].release();
         tex_[1].release();

@@ -330,6 +330,18 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
       << ",\n";
     o << "  \"image\": [" << (st.shown.image ? st.shown.image->width : 0) << ", " << (st.shown.image ? st.shown.image->height : 0) << "],\n";
     o << "  \"first_picture_ms\": " << fmt(st.first_picture_ms) << ",\n  \"first_decode_ms\": " << fmt(st.first_decode_ms) << ",\n";
+    {
+        const auto& u = st.startup;
+        o << "  \"startup\": {\"window\": " << fmt(u.window) << ", \"open\": " << fmt(u.open) << ", \"decode_started\": " << fmt(u.decode_started)
+          << ", \"header\": " << fmt(u.header) << ", \"decoded\": " << fmt(u.decoded) << ", \"prepared\": " << fmt(u.prepared)
+          << ", \"taken\": " << fmt(u.taken) << ", \"posted\": " << fmt(u.posted) << ", \"engine_started\": " << fmt(u.engine_started)
+          << ", \"engine_ended\": " << fmt(u.engine_ended) << ", \"run_taken\": " << fmt(u.run_taken) << ", \"written\": " << fmt(u.written)
+          << ", \"image_shown\": " << fmt(u.image_shown) << "},\n";
+        o << "  \"first_run_timings\": [";
+        for (std::size_t i = 0; i < st.first_run_timings.size(); ++i)
+            o << (i ? ", " : "") << "[" << json_string(st.first_run_timings[i].first) << ", " << fmt(st.first_run_timings[i].second) << "]";
+        o << "],\n";
+    }
     o << "  \"frame_ms\": [";
     for (std::size_t i = 0; i < frame_ms.size(); ++i) o << (i ? ", " : "") << fmt(frame_ms[i]);
     o << "],\n  \"frame_line\": [";
@@ -350,7 +362,11 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
           << ", \"seen_ms\": " << (c.seen_ms >= 0 ? fmt(c.seen_ms) : "null")
           << ", \"frame_wait_ms\": " << fmt(c.frame_wait_ms) << ", \"pickup_ms\": " << fmt(c.pickup_ms)
           << ", \"slot_wait_ms\": " << fmt(c.slot_wait_ms) << ", \"engine_ms\": " << fmt(c.engine_ms)
-          << ", \"after_engine_ms\": " << fmt(c.after_engine_ms) << "}";
+          << ", \"after_engine_ms\": " << fmt(c.after_engine_ms);
+        if (const auto& x = c.copy; x.issue_ms >= 0)
+            o << ", \"copy\": {\"issue_ms\": " << fmt(x.issue_ms) << ", \"map_ms\": " << fmt(x.map_ms)
+              << ", \"copy_ms\": " << fmt(x.copy_ms) << ", \"unmap_ms\": " << fmt(x.unmap_ms) << "}";
+        o << "}";
         first = false;
     }
     o << "\n  ]\n}\n";

@@ -47,13 +47,19 @@ void PanelContext::picture_dims(const Settings& s, int* w, int* h) const {
     if (shown.image) picture_size(s, shown.image->width, shown.image->height, w, h);
 }
 
-void PanelContext::open(const std::string& path, int frame) {
+namespace {
+void open_in(Worker& worker, const std::string& path, int frame, const Settings& settings, double max_memory) {
     LoadLimits limits;
     limits.check_available_memory = false;  // the need of the chosen path instead of the rough estimate
     limits.frame = frame;
     MemoryBudget budget;
     budget.host = max_memory;
     worker.open(path, limits, memory_check(settings, false, true, budget));
+}
+}  // namespace
+
+void PanelContext::open(const std::string& path, int frame) {
+    open_in(worker, path, frame, settings, max_memory);
     if (!(shown.image && path == shown.image_path)) messages.info("opening " + path + " ...");  // not for a stack's next frame
 }
 
@@ -114,9 +120,14 @@ void run_pipeline(ViewerState& st) {
     st.dirty = false;
     if (!(st.shown.image != nullptr)) return;
     ++st.change;
+    if (st.startup.posted < 0) st.startup.posted = viewer_clock() * 1e3;
     st.worker->run(st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings));
     st.change_index[st.change] = st.changes.size();
-    st.changes.push_back({st.script_line, st.script_action, viewer_clock(), -1.0, -1.0, false});
+    ChangeRecord c;
+    c.line = st.script_line;
+    c.action = st.script_action;
+    c.t_posted = viewer_clock();
+    st.changes.push_back(std::move(c));
 }
 
 namespace {
@@ -127,7 +138,7 @@ void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool
     const double now = viewer_clock();
     if (written < 0 || written > now) written = now;
     st.done_change = std::max(st.done_change, change);
-    if (!failed && st.first_picture_ms < 0 && st.shown.image) st.first_picture_ms = written * 1e3;  // since the viewer started
+    if (!failed && st.first_picture_ms < 0 && st.shown.image) st.first_picture_ms = st.startup.written = written * 1e3;  // since the viewer started
     for (auto it = st.change_index.begin(); it != st.change_index.end();) {
         if (it->first > change) break;
         ChangeRecord& c = st.changes[it->second];
@@ -148,8 +159,15 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     st.shown.image = d.image;
     st.shown.image_range = d.range;
     st.shown.image_id = d.image_id;
-    if (st.first_decode_ms < 0) st.first_decode_ms = d.decode_ms;
-    st.image_tex.begin(std::move(d.display_rgba), d.image->width, d.image->height);
+    if (st.first_decode_ms < 0) {
+        st.first_decode_ms = d.decode_ms;
+        auto at = [](std::chrono::steady_clock::time_point t) { return t.time_since_epoch().count() ? viewer_clock_of(t) * 1e3 : -1.0; };
+        st.startup.decode_started = at(d.started);
+        st.startup.header = at(d.header_at);
+        st.startup.decoded = at(d.decoded_at);
+        st.startup.prepared = at(d.prepared_at);
+        st.startup.taken = viewer_clock() * 1e3;
+    }
     st.shown.image_path = d.path;
     st.dirty = true;
     if (same_stack) return;
@@ -192,6 +210,12 @@ void take_frame(ViewerState& st, RunResult& r) {
         c.engine_ms = ms(r.engine_started, r.engine_ended);
         c.after_engine_ms = ms(r.engine_ended, r.finished);
     }
+    if (st.startup.run_taken < 0 && r.ok && r.image_id == st.shown.image_id) {
+        st.startup.run_taken = viewer_clock() * 1e3;
+        if (r.engine_started.time_since_epoch().count()) st.startup.engine_started = viewer_clock_of(r.engine_started) * 1e3;
+        if (r.engine_ended.time_since_epoch().count()) st.startup.engine_ended = viewer_clock_of(r.engine_ended) * 1e3;
+        for (const auto& t : r.frame.timings) st.first_run_timings.emplace_back(t.name, t.ms);
+    }
     try {
         if (r.image_id != st.shown.image_id) {  // computed for an image since replaced
             if (slot >= 0) st.worker->release_slot(slot);
@@ -210,21 +234,28 @@ void take_frame(ViewerState& st, RunResult& r) {
 #ifdef SPECVIEW_HAS_GL_INTEROP
         if (f.device_rgba) {
             // Device to device into the texture; the worker may write the slot again once the copy is done.
+            // Into the front texture (the map orders the copy after GL's use of it; copying into the back and
+            // swapping was measured no faster on the H100 machine: the map waits for all of GL's earlier work).
+            // One registration per texture of the pair: a host picture may have made the other one the front.
             st.spectrum_tex.begin({}, 0, 0);  // a host picture still on its way is superseded
             st.staged_frame.reset();
-            GlTexture& tex = st.spectrum_tex.front();
+            const int ti = st.spectrum_tex.front_index();
+            GlTexture& tex = st.spectrum_tex.texture(ti);
             const bool resized = tex.ensure(f.width, f.height);
-            if (resized || !st.interop.registered()) st.interop.register_texture(tex.id(), f.width, f.height);
-            st.interop.copy_from(f.device_rgba, f.width, f.height, f.slot_consumed_event);
+            if (resized || !st.interop[ti].registered()) st.interop[ti].register_texture(tex.id(), f.width, f.height);
+            gpu::GlInteropCopier::Target copies[2] = {{&st.interop[ti], f.device_rgba, f.width, f.height, f.slot_consumed_event}, {}};
+            int n = 1;
             if (f.device_lab_rgba) {  // the lab's third view, made next to it in the same slot
                 st.lab.shown_lo = f.lab_lo;
                 st.lab.shown_hi = f.lab_hi;
                 st.lab_tex.begin({}, 0, 0);  // a host picture still on its way is superseded
-                GlTexture& lt = st.lab_tex.front();
-                lt.ensure(f.lab_width, f.lab_height);
-                st.lab_interop.register_texture(lt.id(), f.lab_width, f.lab_height);  // a no-op when it is already
-                st.lab_interop.copy_from(f.device_lab_rgba, f.lab_width, f.lab_height, f.slot_lab_consumed_event);
+                const int li = st.lab_tex.front_index();
+                GlTexture& lt = st.lab_tex.texture(li);
+                const bool lab_resized = lt.ensure(f.lab_width, f.lab_height);
+                if (lab_resized || !st.lab_interop[li].registered()) st.lab_interop[li].register_texture(lt.id(), f.lab_width, f.lab_height);
+                copies[n++] = {&st.lab_interop[li], f.device_lab_rgba, f.lab_width, f.lab_height, f.slot_lab_consumed_event};
             }
+            st.copier.copy(copies, n);
             st.worker->release_slot(slot);
             st.copy_pending = true;
             st.copy_change = r.change;
@@ -265,7 +296,7 @@ void show_frame(ViewerState& st, RunResult& r) {
 constexpr std::size_t kUploadBytesPerFrame = 16u << 20;
 
 void step_uploads(ViewerState& st) {
-    st.image_tex.step(kUploadBytesPerFrame);
+    if (st.image_tex.step(kUploadBytesPerFrame) && st.startup.image_shown < 0) st.startup.image_shown = viewer_clock() * 1e3;
     st.lab_tex.step(kUploadBytesPerFrame);
     st.corr_tex.step(kUploadBytesPerFrame);
     st.stack_tex.step(kUploadBytesPerFrame);
@@ -281,10 +312,13 @@ void step_uploads(ViewerState& st) {
 
 void poll_copy(ViewerState& st) {
 #ifdef SPECVIEW_HAS_GL_INTEROP
-    if (st.copy_pending && st.interop.copy_done() && st.lab_interop.copy_done()) {
-        st.copy_pending = false;
-        mark_ready(st, st.copy_change, viewer_clock_of(std::max(st.interop.written_at(), st.lab_interop.written_at())));
+    if (!st.copy_pending || !st.copier.done()) return;
+    st.copy_pending = false;
+    if (auto it = st.change_index.find(st.copy_change); it != st.change_index.end()) {
+        gpu::GlInteropCopier::Split x;
+        if (st.copier.last_split(&x)) st.changes[it->second].copy = {x.issue_ms, x.map_ms, x.copy_ms, x.unmap_ms};
     }
+    mark_ready(st, st.copy_change, viewer_clock_of(st.copier.written_at()));
 #endif
 }
 
@@ -292,6 +326,8 @@ void apply_worker_updates(ViewerState& st) {
     poll_copy(st);
     WorkerUpdates u = st.worker->poll();
     if (u.decoded) take_decoded(st, *u.decoded);
+    if (u.display && u.display->image_id == st.shown.image_id)  // the image view's picture, made after the image came
+        st.image_tex.begin(std::move(u.display->rgba), u.display->width, u.display->height);
     for (const auto& [error, text] : u.messages) error ? st.messages.error(text) : st.messages.info(text);  // in order
     if (u.run) take_frame(st, *u.run);
     if (u.value) {
@@ -693,14 +729,23 @@ int run_viewer(const ViewerLaunch& launch) {
             return kExitUsage;
         }
     }
+    // The file given is read and decoded (in the decoder process) while the window opens and the GPU is probed.
+    // The CPU backend's FFTW threads leave one core to the UI thread, which draws the frames.
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    auto worker = std::make_unique<Worker>(std::max(1, cores - 1));
+    const double open_ms = viewer_clock() * 1e3;
+    if (!launch.images.empty()) open_in(*worker, launch.images.front(), launch.frame, launch.settings, launch.max_memory);
     std::unique_ptr<Window> win;
+    double st_window_ms = -1;
     try {
         win = open_window(1500, 920, "specview", launch.offscreen);
+        st_window_ms = viewer_clock() * 1e3;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "specview: %s\n", e.what());
         return kExitUsage;
     }
     ViewerState st;
+    st.startup.window = st_window_ms;
     st.settings = launch.settings;
     st.max_memory = launch.max_memory;
     st.presentation = launch.presentation;
@@ -728,9 +773,7 @@ int run_viewer(const ViewerLaunch& launch) {
 #else
     st.machine.interop_why = "built without CUDA-OpenGL interop (no GL headers at configure time)";
 #endif
-    // The CPU backend's FFTW threads leave one core to this thread, which draws the frames.
-    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-    st.worker = std::make_unique<Worker>(std::max(1, cores - 1));
+    st.worker = std::move(worker);
 
     if (!st.machine.gpu_ok && gpu_backend(st.settings)) {
         st.messages.error("the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.machine.gpu_why + "); using the CPU");
@@ -740,8 +783,9 @@ int run_viewer(const ViewerLaunch& launch) {
     // messages the screenshot's layout names.
     std::string startup_errors = st.messages.is_error ? st.messages.text : "";
     bool started = false;
+    st.startup.open = open_ms;
     if (!launch.images.empty()) {
-        st.context().open(launch.images.front(), launch.frame);
+        st.messages.info("opening " + launch.images.front() + " ...");  // posted above, before the window
     } else {
         const std::string preferred = st.file.assets_dir + "/grating_16_8.png";
         if (std::find(st.file.samples.begin(), st.file.samples.end(), preferred) != st.file.samples.end()) st.context().open(preferred);
@@ -902,8 +946,9 @@ int run_viewer(const ViewerLaunch& launch) {
     }
     st.worker.reset();  // joins its threads before the textures and the GL context go
 #ifdef SPECVIEW_HAS_GL_INTEROP
-    st.interop.reset();
-    st.lab_interop.reset();
+    st.copier.wait();
+    for (auto& i : st.interop) i.reset();
+    for (auto& i : st.lab_interop) i.reset();
 #endif
     st.image_tex.release();
     st.spectrum_tex.release();

@@ -49,6 +49,11 @@ struct ChangeRecord {
     // Of ready_ms too: posted -> the worker took it; took it -> the engine started (a free picture slot); the
     // engine's run; the engine's end -> the run's end (host-side pictures). < 0: not known.
     double pickup_ms = -1, slot_wait_ms = -1, engine_ms = -1, after_engine_ms = -1;
+    // GPU pictures: the interop copy into the spectrum texture and the lab's (< 0: none): the host's time issuing
+    // it, then on the device the map (it waits for GL's earlier work), the copies and the unmap.
+    struct Copy {
+        double issue_ms = -1, map_ms = -1, copy_ms = -1, unmap_ms = -1;
+    } copy;
     bool superseded = false;
 };
 
@@ -71,6 +76,13 @@ struct ViewerState {
     std::uint64_t frame_change = 0;  // the change the shown picture was computed for
     double first_picture_ms = -1;   // the viewer's start -> the first picture in the textures
     double first_decode_ms = -1;    // of that, the first image's read and decode (the worker's figure)
+    // Where the first picture's time went: milliseconds on the viewer's clock at each step (< 0: not reached).
+    // The report's "startup" object; the engine's split of the run is the first change's (pickup, engine, ...).
+    struct Startup {
+        double window = -1, open = -1, decode_started = -1, header = -1, decoded = -1, prepared = -1, taken = -1,
+               posted = -1, engine_started = -1, engine_ended = -1, run_taken = -1, written = -1, image_shown = -1;
+    } startup;
+    std::vector<std::pair<std::string, double>> first_run_timings;  // the first picture's run, as its frame lists them
     std::uint64_t done_change = 0;   // the newest change whose run ended: shown, or failed with a message
     bool copy_pending = false;       // the picture's copy into the texture may still run on the device
     std::uint64_t copy_change = 0;
@@ -100,8 +112,10 @@ struct ViewerState {
     // A host picture on its way into the texture, with the run it belongs to (shown when complete).
     std::optional<RunResult> staged_frame;
 #ifdef SPECVIEW_HAS_GL_INTEROP
-    gpu::GlInteropTexture interop;
-    gpu::GlInteropTexture lab_interop;  // the lab's third view, copied from the same slot
+    // One registration per texture of spectrum_tex and lab_tex (the lab's third view, copied from the same slot).
+    gpu::GlInteropTexture interop[2];
+    gpu::GlInteropTexture lab_interop[2];
+    gpu::GlInteropCopier copier;  // both views' pictures, one map a copy
 #endif
 
     // Views.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <random>
 #include <vector>
 
 #include "app/engine.h"
@@ -86,6 +87,51 @@ TEST(Worker, AskingWhileALargeImageIsPreparedDoesNotWait) {
     EXPECT_LT(slowest, 60.0) << "the slowest of " << asked << " polls while the image was opened";
 }
 
+// The image view's picture, made through per-depth tables on several threads, equals the sample-by-sample
+// mapping (value -> [0, 1] by the range -> 8 bits, alpha by itself) on every depth and channel count, on images
+// large enough to be split into bands.
+TEST(Worker, DisplayPictureEqualsTheSampleBySampleMapping) {
+    std::mt19937 rng(std::random_device{}());
+    struct Case {
+        int channels, depth;
+    };
+    for (const Case c : {Case{1, 8}, Case{2, 8}, Case{3, 8}, Case{4, 8}, Case{1, 16}, Case{2, 16}, Case{4, 16}, Case{1, 32}, Case{4, 32}}) {
+        const int w = 1031, h = 1100;  // odd sizes, over 2^20 pixels: the threaded path
+        Image img = Image::allocate(w, h, c.channels, c.depth, "test");
+        unsigned char* p = img.writable();
+        for (std::size_t i = 0; i < img.sample_count(); ++i) {
+            if (c.depth == 8) p[i] = std::uint8_t(rng());
+            else if (c.depth == 16) reinterpret_cast<std::uint16_t*>(p)[i] = std::uint16_t(rng());
+            else reinterpret_cast<float*>(p)[i] = std::uniform_real_distribution<float>(-3.0f, 5.0f)(rng);
+        }
+        const DisplayRange range = display_range(img);
+        if (c.depth == 32) {
+            EXPECT_EQ(range.mode, DisplayRange::Mode::Values);
+        }
+        const std::vector<std::uint32_t> got = display_rgba(img, range);
+        ASSERT_EQ(got.size(), std::size_t(w) * h);
+        auto q = [&](float v) {
+            if (range.mode == DisplayRange::Mode::Values) v = (v - range.lo) / (range.hi - range.lo);
+            return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
+        };
+        auto qa = [](float v) { return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };
+        std::size_t wrong = 0, first_wrong = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            const std::size_t k = i * std::size_t(c.channels);
+            std::uint32_t r, g, b, a = 255;
+            if (c.channels >= 3) {
+                r = q(img.sample(k)), g = q(img.sample(k + 1)), b = q(img.sample(k + 2));
+                if (c.channels == 4) a = qa(img.sample(k + 3));
+            } else {
+                r = g = b = q(img.sample(k));
+                if (c.channels == 2) a = qa(img.sample(k + 1));
+            }
+            if (got[i] != (r | (g << 8) | (b << 16) | (a << 24)) && wrong++ == 0) first_wrong = i;
+        }
+        EXPECT_EQ(wrong, 0u) << c.channels << " channels, " << c.depth << "-bit: first at pixel " << first_wrong;
+    }
+}
+
 TEST(Worker, DecodesRunsAndGivesTheEnginesPicture) {
     TempDir dir;
     const std::string path = grating_file(dir, 64, 5, 3);
@@ -95,7 +141,9 @@ TEST(Worker, DecodesRunsAndGivesTheEnginesPicture) {
     ASSERT_TRUE(u.decoded.has_value());
     EXPECT_EQ(u.decoded->image_id, id);
     EXPECT_EQ(u.decoded->image->width, 64);
-    EXPECT_EQ(u.decoded->display_rgba.size(), 64u * 64u);
+    ASSERT_TRUE(u.display.has_value());
+    EXPECT_EQ(u.display->image_id, id);
+    EXPECT_EQ(u.display->rgba.size(), 64u * 64u);
     EXPECT_GT(u.decoded->decode_ms, 0.0);
 
     Settings s;

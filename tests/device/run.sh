@@ -173,9 +173,9 @@ if has labviewer && [ -x $B/specview ]; then
   # brush dabs, each waited for: the report's ready_ms is the wall time from the change to the filtered image
   # (and the masked spectrum) in their textures.
   start=$(date +%s)
-  for n in 4096 8192; do
+  for n in ${LAB_SIZES:-4096 8192}; do
     [ -f /tmp/photo$n.png ] || $B/tests/specview-latency --write-photo /tmp/photo$n.png $n
-    for b in cufft custom-fast custom; do
+    for b in ${LAB_BACKENDS:-cufft custom-fast custom}; do
       { echo "set backend $b"; echo "filter lowpass:0.2,gauss"; echo "wait-ready"; echo "wait 5"
         for i in $(seq 1 20); do echo "paint $((i * 7)) $((i * 3 - 30)) 4"; echo "wait-ready"; done
         echo "set lab-view difference"; echo "wait-ready"
@@ -197,6 +197,9 @@ for verb in ("paint", "erase"):
     print(f'  {verb}: {len(v)} mask changes, change -> textures written median {med(v):.2f} ms (min {v[0]:.2f}, max {v[-1]:.2f}); '
           f'without the wait for the next frame median {med(work):.2f} ms (max {max(work):.2f}); noticed at a frame median {med([c["seen_ms"] for c in cs]):.2f} ms')
     print('    of which (medians): ' + ', '.join(f'{k} {med([c[k] for c in cs]):.2f} ms' for k in ("pickup_ms", "slot_wait_ms", "engine_ms", "after_engine_ms", "frame_wait_ms")))
+    for t in ("copy", "lab_copy"):
+        got = [c[t] for c in cs if t in c]
+        if got: print(f'    {t} into its texture (medians): ' + ', '.join(f'{k} {med([g[k] for g in got]):.3f} ms' for k in ("issue_ms", "map_ms", "copy_ms", "unmap_ms")))
 EOP
     done
   done
@@ -212,7 +215,7 @@ if has tiff16; then  # an 8192^2 16-bit TIFF: the viewer's first picture against
     for f in /tmp/tiny.png /tmp/t16.tif; do
       $B/specview --offscreen --backend $b --script /tmp/first.txt --report "$OUT/first-$b.json" "$f" > "$OUT/first-$b.log" 2>&1
       r=$?; rc=$((rc | r))
-      python3 -c "import json,sys; r=json.load(open(sys.argv[1])); s=max(r.get('slow_frames', []), key=lambda f: f['ms'], default=None); print(f'first picture {sys.argv[2]} {sys.argv[3]}: rc={sys.argv[4]}, viewer start -> textures {r[\"first_picture_ms\"]:.1f} ms, of which read + decode {r[\"first_decode_ms\"]:.1f} ms; slowest frame: {s}')" "$OUT/first-$b.json" "$b" "$f" "$r"
+      python3 -c "import json,sys; r=json.load(open(sys.argv[1])); s=max(r.get('slow_frames', []), key=lambda f: f['ms'], default=None); print(f'first picture {sys.argv[2]} {sys.argv[3]}: rc={sys.argv[4]}, viewer start -> textures {r[\"first_picture_ms\"]:.1f} ms, of which read + decode {r[\"first_decode_ms\"]:.1f} ms; slowest frame: {s}'); print('  steps (ms on the viewer clock): ' + ', '.join(f'{k} {v:.1f}' for k, v in r.get('startup', {}).items())); print('  first run: ' + ', '.join(f'{n} {v:.2f}' for n, v in r.get('first_run_timings', []) if v > 0.5))" "$OUT/first-$b.json" "$b" "$f" "$r"
     done
   done
   echo "tiff16 rc=$rc ($(( $(date +%s) - start )) s)"

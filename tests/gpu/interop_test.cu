@@ -143,16 +143,17 @@ TEST_F(Interop, PictureSlotCopiedIntoTheTextureEqualsTheEnginesRgba) {
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, host.width, host.height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
         {
             gpu::GlInteropTexture interop;
+            gpu::GlInteropCopier copier;
             interop.register_texture(tex, host.width, host.height);
             RunOptions o;
             o.want_rgba = false;
             o.picture_slot = 2;
             const Frame f = engine.run(s, o);
             ASSERT_NE(f.device_rgba, nullptr);
-            interop.copy_from(f.device_rgba, f.width, f.height, f.slot_consumed_event);
-            for (int spin = 0; !interop.copy_done() && spin < 1000000; ++spin) {
-            }
-            EXPECT_TRUE(interop.copy_done());
+            const gpu::GlInteropCopier::Target target{&interop, f.device_rgba, f.width, f.height, f.slot_consumed_event};
+            copier.copy(&target, 1);
+            copier.wait();
+            EXPECT_TRUE(copier.done());
             std::vector<std::uint32_t> px(std::size_t(host.width) * host.height, 0xDEADBEEFu);
             glBindTexture(GL_TEXTURE_2D, tex);
             glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
@@ -161,6 +162,33 @@ TEST_F(Interop, PictureSlotCopiedIntoTheTextureEqualsTheEnginesRgba) {
             // The next run into the slot waits for the copy (the consumed event) on the device: still right.
             const Frame g = engine.run(s, o);
             EXPECT_EQ(g.device_rgba, f.device_rgba);
+            // Two textures in one copy (one map): both hold the picture.
+            GLuint tex2 = 0;
+            glGenTextures(1, &tex2);
+            glBindTexture(GL_TEXTURE_2D, tex2);
+            glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, host.width, host.height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+            {
+                gpu::GlInteropTexture interop2;
+                interop2.register_texture(tex2, host.width, host.height);
+                std::vector<std::uint32_t> blank(std::size_t(host.width) * host.height, 0x01020304u);
+                glBindTexture(GL_TEXTURE_2D, tex);
+                glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, host.width, host.height, GL_RGBA, GL_UNSIGNED_BYTE, blank.data());
+                glFinish();
+                const gpu::GlInteropCopier::Target both[2] = {{&interop, g.device_rgba, g.width, g.height, 0},
+                                                              {&interop2, g.device_rgba, g.width, g.height, g.slot_consumed_event}};
+                copier.copy(both, 2);
+                copier.wait();
+                for (GLuint t : {tex, tex2}) {
+                    std::vector<std::uint32_t> got(blank.size(), 0xDEADBEEFu);
+                    glBindTexture(GL_TEXTURE_2D, t);
+                    glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, got.data());
+                    EXPECT_EQ(got, host.rgba) << name_of(b) << ", texture " << (t == tex ? 1 : 2) << " of a copy into two";
+                }
+                gpu::GlInteropCopier::Split split;
+                EXPECT_TRUE(copier.last_split(&split));
+                EXPECT_GE(split.copy_ms, 0.0);
+            }
+            glDeleteTextures(1, &tex2);
         }
         glDeleteTextures(1, &tex);
     }
