@@ -288,6 +288,7 @@ private:
     // Runner-only state.
     Engine engine_;
     std::uint64_t engine_image_id_ = 0;
+    std::uint64_t device_checked_id_ = 0;  // the image whose device memory need was checked (do_run)
     std::optional<SweepResult> sweep_;
     Settings sweep_settings_;
 

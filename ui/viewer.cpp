@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include "app/filter.h"
@@ -54,7 +55,9 @@ void open_in(Worker& worker, const std::string& path, int frame, const Settings&
     limits.frame = frame;
     MemoryBudget budget;
     budget.host = max_memory;
-    worker.open(path, limits, memory_check(settings, false, true, budget));
+    // The host's need at the header; the device's when the image first runs (the worker): checking it here would
+    // make the decoder wait for the CUDA context.
+    worker.open(path, limits, memory_check(settings, false, true, budget, false));
 }
 }  // namespace
 
@@ -735,6 +738,8 @@ int run_viewer(const ViewerLaunch& launch) {
     auto worker = std::make_unique<Worker>(std::max(1, cores - 1));
     const double open_ms = viewer_clock() * 1e3;
     if (!launch.images.empty()) open_in(*worker, launch.images.front(), launch.frame, launch.settings, launch.max_memory);
+    // The CUDA context (a few hundred ms) is made while the window opens, too.
+    auto probe = std::async(std::launch::async, [] { return gpu::probe_device(0); });
     std::unique_ptr<Window> win;
     double st_window_ms = -1;
     try {
@@ -760,7 +765,7 @@ int run_viewer(const ViewerLaunch& launch) {
         std::sort(st.file.samples.begin(), st.file.samples.end());
     }
 
-    st.machine.device = gpu::probe_device(0);
+    st.machine.device = probe.get();
     st.machine.gpu_ok = st.machine.device.available;
     st.machine.gpu_why = st.machine.device.why_unavailable;
 #ifdef SPECVIEW_HAS_GL_INTEROP
