@@ -146,9 +146,9 @@ Worker::~Worker() {
     runner_.join();
 }
 
-std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits, HeaderCheck check) {
+std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits, HeaderCheck check, std::optional<Settings> plan_with) {
     std::lock_guard<std::mutex> lock(mu_);
-    open_req_ = OpenRequest{++next_image_id_, path, limits, std::move(check)};
+    open_req_ = OpenRequest{++next_image_id_, path, limits, std::move(check), std::move(plan_with)};
     decode_cv_.notify_one();
     return next_image_id_;
 }
@@ -668,6 +668,16 @@ void Worker::decoder_loop() {
                 HeaderCheck check = [&](const ImageHeader& h) {
                     header_at = Clock::now();
                     if (req.check) req.check(h);
+                    if (!req.plan_with) return;
+                    std::lock_guard<std::mutex> lk(mu_);
+                    jobs_.push_back([this, s = *req.plan_with, w = h.width, hh = h.height] {
+                        try {
+                            engine_.plan_for(s, w, hh);
+                        } catch (const std::exception&) {
+                            // the run reports what is wrong with these settings or this device
+                        }
+                    });
+                    cv_.notify_one();
                 };
                 auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits, check));
                 if (img->frames > 1) stack = Stack{req.path, img->frame, img->frames};

@@ -57,7 +57,7 @@ void open_in(Worker& worker, const std::string& path, int frame, const Settings&
     budget.host = max_memory;
     // The host's need at the header; the device's when the image first runs (the worker): checking it here would
     // make the decoder wait for the CUDA context.
-    worker.open(path, limits, memory_check(settings, false, true, budget, false));
+    worker.open(path, limits, memory_check(settings, false, true, budget, false), settings);
 }
 }  // namespace
 

@@ -166,6 +166,27 @@ TEST(Worker, DecodesRunsAndGivesTheEnginesPicture) {
     EXPECT_NEAR(std::abs(d[3 * 64 + 5]), 64.0 * 64.0 / 4.0, 0.5);
 }
 
+// An open told the viewer's settings plans the transform at the header, while the samples decode: the first
+// run reports the plan as made then, and makes none of its own.
+TEST(Worker, AnOpenWithSettingsPlansWhileTheImageDecodes) {
+    TempDir dir;
+    const std::string path = grating_file(dir, 96, 5, 3);
+    Settings s;
+    Worker worker(1);
+    worker.open(path, {}, {}, s);
+    settle(worker);
+    worker.run(s, 1, false);
+    WorkerUpdates u = settle(worker);
+    ASSERT_TRUE(u.run && u.run->ok) << (u.run ? u.run->error : "no run");
+    bool early = false, own = false;
+    for (const auto& t : u.run->frame.timings) {
+        early |= t.name.find("while the image was decoded") != std::string::npos;
+        own |= t.name.find("first run at this size") != std::string::npos;
+    }
+    EXPECT_TRUE(early);
+    EXPECT_FALSE(own);
+}
+
 TEST(Worker, LatestSettingsWinAndStaleRunsAreDropped) {
     TempDir dir;
     Worker worker(1);
