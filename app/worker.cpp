@@ -587,9 +587,10 @@ void Worker::decoder_loop() {
         int frame = 0, frames = 0;
     };
     std::optional<Stack> stack;
-    // Turns a decoded image into what the viewer takes: its display range and RGBA, without the lock (an 8192^2
-    // image takes hundreds of milliseconds, and the viewer's every frame asks this worker something under it:
-    // made under the lock, they froze the window for that long, seen as one 330-450 ms frame on the H100).
+    // Turns a decoded image into what the viewer takes first: the image and its display range (sampled). Its
+    // picture for the image view comes after (make_display), so that the first run does not wait for it; both
+    // are made without the lock (the viewer's every frame asks this worker something under it: made under the
+    // lock, an 8192^2 image froze the window for one 330-450 ms frame on the H100).
     auto prepare = [](std::uint64_t id, const std::string& path, std::shared_ptr<const Image> img, double ms) {
         const auto decoded_at = Clock::now();
         DecodedImage d;
