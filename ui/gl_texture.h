@@ -4,6 +4,7 @@
 #include <glad/gl.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace specview::ui {
@@ -37,8 +38,11 @@ class StagedTexture {
 public:
     // Starts uploading `rgba` (width x height); a picture still on its way is dropped.
     void begin(std::vector<std::uint32_t> rgba, int width, int height);
-    // Uploads up to `max_bytes` more; returns true when the picture just became the front texture.
-    bool step(std::size_t max_bytes);
+    // Uploads up to `max_bytes` more; returns true when the picture just became the front texture. `upload`, when
+    // given, writes the band instead of glTexSubImage (e.g. through CUDA interop): it gets the texture, its index
+    // (0 or 1), the whole picture and the band's first row and row count.
+    using RowUpload = std::function<void(GlTexture& texture, int index, const std::uint32_t* rgba, int y0, int rows)>;
+    bool step(std::size_t max_bytes, const RowUpload& upload = {});
     bool pending() const { return !data_.empty(); }
     GlTexture& front() { return tex_[front_]; }
     const GlTexture& front() const { return tex_[front_]; }

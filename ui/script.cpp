@@ -88,7 +88,10 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
         for (const auto& x : w) a.text += (a.text.empty() ? "" : " ") + x;
         const std::size_t n = a.args.size();
         const std::string& v = a.verb;
-        if (v == "open" || v == "screenshot" || v == "save-texture") {
+        if (v == "save-texture") {
+            if (n < 1 || n > 2 || (n == 2 && a.args[1] != "spectrum" && a.args[1] != "image" && a.args[1] != "lab"))
+                throw ScriptError(line, "save-texture takes a path (no spaces) and optionally spectrum, image or lab");
+        } else if (v == "open" || v == "screenshot") {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
         } else if (v == "set") {
             if (n < 2) throw ScriptError(line, "set takes OPTION VALUE...");
@@ -300,6 +303,7 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         }
         if (a.verb == "save-texture") {
             texture_shot_ = a.args[0];
+            texture_which_ = a.args.size() > 1 ? a.args[1] : "spectrum";
             return true;
         }
     }

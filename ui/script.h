@@ -44,7 +44,10 @@ public:
     // After the frame is drawn: the screenshot the current action asked for, if any (path, or "").
     std::string take_screenshot();
     // After the frame: the spectrum texture's PNG the current action asked for (`save-texture PATH`), or "".
-    std::string take_texture_shot() { return std::exchange(texture_shot_, std::string()); }
+    // save-texture's path and which view's texture (spectrum, image or lab).
+    std::pair<std::string, std::string> take_texture_shot() {
+        return {std::exchange(texture_shot_, std::string()), std::exchange(texture_which_, std::string())};
+    }
     bool timed_out() const { return timed_out_; }
     const std::string& timeout_reason() const { return timeout_reason_; }
 
@@ -55,7 +58,7 @@ private:
     bool waiting_ready_ = false;
     double wait_started_ = 0;
     std::size_t drag_step_ = 0;     // drag: the next step
-    std::string screenshot_, texture_shot_;
+    std::string screenshot_, texture_shot_, texture_which_;
     bool timed_out_ = false;
     std::string timeout_reason_;
 };

@@ -116,6 +116,11 @@ struct ViewerState {
     gpu::GlInteropTexture interop[2];
     gpu::GlInteropTexture lab_interop[2];
     gpu::GlInteropCopier copier;  // both views' pictures, one map a copy
+    // The image view's picture from host memory through CUDA (the driver's staging and DMA) instead of
+    // glTexSubImage2D; back to GL uploads for good after an error.
+    gpu::GlInteropTexture image_interop[2];
+    gpu::GlInteropCopier image_copier;
+    bool image_upload_gl = false;
 #endif
 
     // Views.

@@ -592,5 +592,32 @@ TEST_F(Script, TheSpectrumTextureEqualsTheHeadlessPictureOnEveryBackend) {
     }
 }
 
+// The image view's texture holds the image's pixels exactly (alpha 255), however it was uploaded: through CUDA
+// interop on the GPU machine (in bands of 64 MiB a frame), glTexSubImage2D elsewhere (16 MiB); 16-bit samples
+// shown as their 8-bit rounding.
+TEST_F(Script, TheImageTextureHoldsTheImagesPixels) {
+    struct Case {
+        int w, h, channels, bits;
+    };
+    // The large one is over one 64 MiB band (two through CUDA, five through GL).
+    for (const Case c : {Case{300, 200, 3, 8}, Case{517, 389, 1, 16}, Case{4100, 4097, 1, 8}}) {
+        fixtures::Pixels p = fixtures::pattern(c.w, c.h, c.channels);
+        const std::string img = dir.file("p.png"), tex = dir.file("image.png");
+        fixtures::write_file(img, fixtures::png(p, c.bits));
+        ASSERT_EQ(run_script("wait-ready\nsave-texture " + tex + " image\n", {img}), 0) << read("out.txt");
+        const Image a = load_image(tex), r = load_image(img);
+        ASSERT_EQ(a.width, c.w);
+        ASSERT_EQ(a.height, c.h);
+        ASSERT_EQ(a.channels, 4);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < std::size_t(c.w) * c.h; ++i)
+            for (int k = 0; k < 4; ++k) {
+                const float want = k == 3 ? 1.0f : r.sample(i * std::size_t(c.channels) + std::size_t(c.channels == 1 ? 0 : k));
+                bad += std::lround(a.sample(i * 4 + std::size_t(k)) * 255.0f) != std::lround(want * 255.0f);
+            }
+        EXPECT_EQ(bad, 0u) << c.w << "x" << c.h << " " << c.bits << "-bit: texels differing from the image";
+    }
+}
+
 }  // namespace
 }  // namespace specview::test
