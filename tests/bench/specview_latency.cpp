@@ -9,6 +9,8 @@
 //   specview-latency --write-photo PATH W [H [SEED]]   (only writes a synthetic photo, PNG or .jpg, for scripts)
 //   specview-latency --write-stack PATH PAGES SIZE     (only writes a float32 TIFF stack of noise, for scripts)
 //   specview-latency --write-tiff16 PATH SIZE          (only writes a SIZE^2 16-bit gray TIFF, for scripts)
+//   specview-latency --write-video PATH W H FRAMES     (only writes a 60 fps video of a moving, turning grating over
+//                                                       a textured field, H.264 when FFmpeg has libx264, for scripts)
 #include <cuda_runtime.h>
 #include <stb_image_write.h>
 #include <tiffio.h>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "app/engine.h"
+#include "app/video_encode.h"
 #include "app/worker.h"
 #include "gpu/device_info.h"
 
@@ -254,6 +257,30 @@ int main(int argc, char** argv) {
                     row[x] = std::uint16_t(std::clamp(v, 0.0f, 65535.0f));
                 }
             }) ? 0 : 2;
+        }
+        if (a == "--write-video" && i + 4 < argc) {
+            const int w = std::atoi(argv[i + 2]), h = std::atoi(argv[i + 3]), frames = std::atoi(argv[i + 4]);
+            try {
+                VideoWriter out(argv[i + 1], w, h, 60.0);
+                std::vector<std::uint32_t> rgba(std::size_t(w) * h);
+                for (int f = 0; f < frames; ++f) {
+                    const double angle = 0.02 * f, k = 2.0 * M_PI * (0.02 + 0.0005 * f);
+                    const double kx = k * std::cos(angle), ky = k * std::sin(angle);
+                    for (int y = 0; y < h; ++y)
+                        for (int x = 0; x < w; ++x) {
+                            const double v = 128.0 + 70.0 * std::cos(kx * x + ky * y) + 40.0 * std::sin(0.003 * x * y / (1 + f % 7));
+                            const auto g = std::uint32_t(std::clamp(v, 0.0, 255.0));
+                            rgba[std::size_t(y) * w + x] = g | (g << 8) | (g << 16) | 0xff000000u;
+                        }
+                    out.add(rgba.data());
+                }
+                out.finish();
+                std::printf("wrote %s: %dx%d, %d frames, %s\n", argv[i + 1], w, h, frames, out.codec().c_str());
+                return 0;
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "specview-latency: %s\n", e.what());
+                return 2;
+            }
         }
         if (a == "--write-stack" && i + 3 < argc) {  // PATH PAGES SIZE: float32 pages of noise
             const int pages = std::atoi(argv[i + 2]), n = std::atoi(argv[i + 3]);

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
 # Puts FFmpeg (Debian 12's libavcodec/libavformat/libavutil/libswscale/libswresample) into .ffmpeg/ of this checkout
 # (ignored by git), for the GPU machine, which has no FFmpeg and no apt: carry it with the device call
-# (tests/device/run.sh unpacks it into /opt/extra). With .debs, .gl and .glad it comes to 63.3 MiB of the 64 MiB
-# a call may carry: leave .vkfft out of that call (all five are 64.9 MiB).
-# Not tried on the GPU machine yet. Its libraries shadow the machine's own of the same names under run.sh's
-# LD_LIBRARY_PATH (zlib, libcrypto, ...): if a tool there breaks, exclude those below and rely on the machine's.
+# (tests/device/run.sh unpacks it into /opt/extra). The libraries the GPU machine has already are left out
+# (tests/device/gpu-machine-libs.txt), so it is ~38 MB: with .debs, .gl, .glad and the tree ~57 MiB of the 64 MiB a
+# call may carry (not with .vkfft too). The full closure (54 MB) did not fit beside .debs.
 #   .ffmpeg/*.deb         the -dev packages: headers, pkg-config files, the unversioned .so links (~3 MB)
 #   .ffmpeg/runtime.tar.xz  the shared libraries those link against, with everything they load in turn (ldd on
-#                         this machine), less glibc, libstdc++ and libgcc, which the GPU machine has newer (~47 MB)
+#                         this machine), less glibc, libstdc++, libgcc and the GPU machine's own (~33 MB)
 # Debian's whole package closure is ~200 packages / 121 MiB, over the carry limit (64 MiB with the rest); the
 # libraries alone, xz-compressed, fit. Run here (Debian 12, after ./setup.sh, which installs FFmpeg's -dev packages).
 set -euo pipefail
@@ -34,6 +33,24 @@ done | sort -u | grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|l
         soname=$(objdump -p "$f" 2>/dev/null | awk '/SONAME/ {print $2}')
         if [ -n "$soname" ] && [ "$soname" != "$(basename "$f")" ]; then ln -sf "$(basename "$f")" "$stage/lib/$soname"; fi
     done
-(cd "$stage" && tar -cf - lib | xz -9 -T"$(nproc)" > "$dir/runtime.tar.xz")
+# Leave out what the GPU machine has (tests/device/gpu-machine-libs.txt) and what only those need: from the five
+# libraries, follow DT_NEEDED through the staged files, stopping at the machine's.
+python3 - "$stage/lib" "$top/tests/device/gpu-machine-libs.txt" <<'EOP'
+import os, subprocess, sys
+lib, have = sys.argv[1], {l.strip() for l in open(sys.argv[2]) if l.strip() and not l.startswith('#')}
+files = set(os.listdir(lib))
+def needed(f):
+    out = subprocess.run(['readelf', '-d', os.path.join(lib, f)], capture_output=True, text=True).stdout
+    return [l.split('[')[1].split(']')[0] for l in out.splitlines() if '(NEEDED)' in l]
+keep, todo = set(), [f for f in files if f.split('.so')[0] in ('libavcodec', 'libavformat', 'libavutil', 'libswscale', 'libswresample')]
+while todo:
+    f = todo.pop()
+    if f in keep: continue
+    keep.add(f)
+    todo += [n for n in needed(f) if n not in have and n in files]
+for f in files - keep: os.remove(os.path.join(lib, f))
+print(f'fetch-ffmpeg: {len(keep)} libraries kept, {len(files - keep)} left to the GPU machine', file=sys.stderr)
+EOP
+(cd "$stage" && tar -cf - lib | xz -9e -T"$(nproc)" > "$dir/runtime.tar.xz")
 du -sh "$dir"/*.deb "$dir/runtime.tar.xz" | sort -h | tail -3
 echo "fetch-ffmpeg: carry .ffmpeg ($(du -sh "$dir" | cut -f1))"

@@ -234,8 +234,22 @@ if has stack; then  # the 512-page 1024^2 float32 TIFF stack (2 GiB): --average 
 fi
 if has video; then  # NVDEC: the driver's library, FFmpeg's cuvid decoders, a CUDA hw device (needs FFmpeg carried)
   ls -la /usr/lib/x86_64-linux-gnu/libnvcuvid* /usr/local/nvidia/lib64/libnvcuvid* 2>&1 | head -5
-  if [ -x $B/tests/specview-video-probe ]; then $B/tests/specview-video-probe | tee "$OUT/video-probe.txt"
-  else echo "no specview-video-probe: this build found no FFmpeg (carry its Debian packages in .debs)"; fi
+  if [ -x $B/tests/specview-video-probe ]; then
+    $B/tests/specview-video-probe | tee "$OUT/video-probe.txt"
+    # A 3840x2160 60 fps H.264 video: frames a second through decode + spectrum (the CLI's --average: every frame
+    # decoded and transformed, nothing written per frame), and decoding alone.
+    n=${VIDEO_FRAMES:-240}
+    [ -f /tmp/v4k.mp4 ] || $B/tests/specview-latency --write-video /tmp/v4k.mp4 3840 2160 $n
+    $B/tests/specview-decode-bench --stack /tmp/v4k.mp4 1 2 4 | tee "$OUT/video-decode.txt"
+    for run in "cufft pow2" "cufft none" "custom-fast pow2" "custom-fast crop" "custom pow2"; do
+      set -- $run
+      t0=$(date +%s.%N)
+      $B/specview --headless /tmp/v4k.mp4 --average --backend $1 --pad $2 -o /tmp/v4k-avg.png --force --timings > "$OUT/video-$1-$2.txt" 2>&1
+      r=$?; rc=$((rc | r))
+      python3 -c "import sys; w=float(sys.argv[2])-float(sys.argv[1]); print(f'video {sys.argv[3]} --pad {sys.argv[4]}: rc={sys.argv[5]}, {w:.2f} s wall, {int(sys.argv[6])/w:.1f} frames/s (decode + spectrum of each frame)')" $t0 $(date +%s.%N) $1 $2 $r $n
+      grep -E "transforms|wall|error" "$OUT/video-$1-$2.txt"
+    done
+  else echo "no specview-video-probe: this build found no FFmpeg (carry .ffmpeg: tests/device/fetch-ffmpeg.sh)"; fi
 fi
 if has ncu; then
   start=$(date +%s)
