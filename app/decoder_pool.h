@@ -62,7 +62,8 @@ public:
     // thread, decoded by up to `streams` children at once: the first frame alone (it tells the count and the
     // size), then chunks of a few frames dealt round-robin, each child streaming its chunk. At most about 256 MiB of
     // frames (at least one a stream: frames that large get fewer streams) wait decoded ahead of `each`. Returns how many were
-    // handed over; throws the error of the earliest frame that failed, after the frames before it.
+    // handed over; throws the error of the earliest frame that failed, after the frames before it. A video's
+    // frames come from one child, streamed (its frames depend on the keyframe before them).
     int load_frames_parallel(const std::string& path, const LoadLimits& limits, int first, int count,
                              const HeaderCheck& check, const std::function<bool(Image)>& each, int streams);
 

@@ -263,12 +263,34 @@ int main(int argc, char** argv) {
             try {
                 VideoWriter out(argv[i + 1], w, h, 60.0);
                 std::vector<std::uint32_t> rgba(std::size_t(w) * h);
+                // A camera-like scene: a smooth random texture panning 3 px a frame (what motion compensation
+                // predicts), a grating over it turning and tightening, a little noise.
+                const int tw = w + 3 * frames + 64;
+                std::mt19937 rng(5);
+                std::vector<float> tex(std::size_t(tw) * h), tmp(tex.size());
+                std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+                for (float& t : tex) t = u(rng);
+                for (int pass = 0; pass < 3; ++pass) {  // box blurs: structure at ~10 px
+                    for (int y = 0; y < h; ++y)
+                        for (int x = 0; x < tw; ++x) {
+                            float s = 0;
+                            for (int d = -4; d <= 4; ++d) s += tex[std::size_t(y) * tw + std::clamp(x + d, 0, tw - 1)];
+                            tmp[std::size_t(y) * tw + x] = s / 9;
+                        }
+                    for (int y = 0; y < h; ++y)
+                        for (int x = 0; x < tw; ++x) {
+                            float s = 0;
+                            for (int d = -4; d <= 4; ++d) s += tmp[std::size_t(std::clamp(y + d, 0, h - 1)) * tw + x];
+                            tex[std::size_t(y) * tw + x] = s / 9;
+                        }
+                }
+                std::normal_distribution<float> noise(0.0f, 2.0f);
                 for (int f = 0; f < frames; ++f) {
                     const double angle = 0.02 * f, k = 2.0 * M_PI * (0.02 + 0.0005 * f);
                     const double kx = k * std::cos(angle), ky = k * std::sin(angle);
                     for (int y = 0; y < h; ++y)
                         for (int x = 0; x < w; ++x) {
-                            const double v = 128.0 + 70.0 * std::cos(kx * x + ky * y) + 40.0 * std::sin(0.003 * x * y / (1 + f % 7));
+                            const double v = 128.0 + 40.0 * std::cos(kx * x + ky * y) + 300.0 * tex[std::size_t(y) * tw + x + 3 * f] + noise(rng);
                             const auto g = std::uint32_t(std::clamp(v, 0.0, 255.0));
                             rgba[std::size_t(y) * w + x] = g | (g << 8) | (g << 16) | 0xff000000u;
                         }

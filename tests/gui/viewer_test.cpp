@@ -448,7 +448,7 @@ TEST_F(Script, AVideoPlaysAndJumps) {
               0)
         << read("out.txt");
     const Layout la = layout(a), lb = layout(b);
-    EXPECT_NE(la.line("frame "), "frame 1 of 20") << "playing moved on";
+    EXPECT_NE(la.line("frame "), "frame 1 of 20") << "playing moved on; the viewer said: " << read("out.txt") << "\nreport: " << read("r.json");
     EXPECT_EQ(la.line("frame ").rfind("frame ", 0), 0u) << "a video is a stack: " << la.line("frame ");
     EXPECT_EQ(lb.line("frame "), "frame 3 of 20");
 }
