@@ -526,6 +526,8 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
             // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
             // data, the output and a conversion at once), with room for the allocator.
             g.memory_limit = std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
+            // A video's frame threads: each holds frames in flight (4:2:0 and deeper: within 3x the luma) and a stack.
+            if (h.format == "video") g.memory_limit += std::uint64_t(kVideoDecodeThreads * (3.0 * sample_bytes + double(16 << 20)));
             // Every frame to decode gets a spare sample buffer along with its go, when the bank has one: its pages
             // exist already (a fresh 6 MB memfd costs about 4 ms in page allocation), and a stack's frames reuse
             // those of frames already consumed.

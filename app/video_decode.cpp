@@ -1,5 +1,7 @@
 #include "app/video_decode.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -110,7 +112,13 @@ struct VideoStack::Impl {
         dec = avcodec_alloc_context3(codec);
         if (!dec) throw std::bad_alloc();
         if (int e = avcodec_parameters_to_context(dec, fmt->streams[stream]->codecpar); e < 0) fail("bad codec parameters", e);
-        dec->thread_count = 1;  // the sandbox allows no new threads
+        // Frame threads (the video helper's sandbox allows threads, not processes): as many as the CPU set has,
+        // up to kVideoDecodeThreads (the parent's memory limit for a video counts that many frames in flight).
+        cpu_set_t cpus;
+        CPU_ZERO(&cpus);
+        const int online = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+        dec->thread_count = std::clamp(online, 1, kVideoDecodeThreads);
+        dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
         if (int e = avcodec_open2(dec, codec, nullptr); e < 0) fail("cannot open the " + std::string(codec->name) + " decoder", e);
         pkt = av_packet_alloc();
         frame = av_frame_alloc();

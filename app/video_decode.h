@@ -1,8 +1,8 @@
 // Video files (MP4/MOV, Matroska/WebM, AVI) through FFmpeg's libraries (Debian's libavformat/libavcodec,
 // fuzzed continuously upstream), read from memory: every frame a stack frame, in presentation order, its luma
 // plane the image (no RGB round trip; 8-bit luma as 8-bit samples, deeper luma as 16-bit; RGB video through
-// swscale to gray). Decoded on one thread (the decoder process's sandbox allows no new threads). Built when the
-// FFmpeg development packages were there at configure time (SPECVIEW_HAS_VIDEO).
+// swscale to gray). Decoded on up to kVideoDecodeThreads frame threads (the video helper's sandbox allows threads,
+// not processes). Built when the FFmpeg development packages were there at configure time (SPECVIEW_HAS_VIDEO).
 #pragma once
 
 #include <functional>
@@ -15,6 +15,10 @@
 namespace specview {
 
 bool is_video(ByteView bytes);  // MP4/MOV, Matroska/WebM, AVI by their magic
+
+// FFmpeg's decoding threads at most (the CPU set's size, up to this): the parent's memory limit for a video
+// counts this many frames in flight.
+constexpr int kVideoDecodeThreads = 8;
 // Whether this process decodes video: the video decoder helper and the tests do (app/video_decode.cpp); the
 // others link app/video_none.cpp and hand video files to the helper (app/decoder_pool.h).
 bool video_supported();
