@@ -481,73 +481,96 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
     if (!c->send(&req, sizeof req, file.get())) throw fail(false, 0);
     file.reset();
 
-    // Each frame: its header (or an early failure), go or stop, its samples. A stop (the consumer has had
-    // enough) is said to the child at the next frame's header; its "refused" result is read and dropped.
-    bool stopping = false;
-    int delivered = 0;
-    for (int frame_k = 0; frame_k < count; ++frame_k) {
-        // The header (or an early failure), then go or stop.
-        // A message is read into raw bytes, then copied into the struct its kind names.
-        alignas(8) unsigned char buf[std::max(sizeof(w::Header), sizeof(w::Result))] = {};
-        auto kind_of = [&] {
-            std::uint32_t k;
-            std::memcpy(&k, buf, sizeof k);
-            return k;
-        };
+    // Each frame: its header (or an early failure), go or stop, its samples. Pipelined: once frame k's samples
+    // are here, frame k + 1's header is answered (go) before `each` gets frame k, so the child decodes the next
+    // frame while the consumer works on this one (a video's decoding and its spectra overlap). A stop (the consumer
+    // has had enough) reads and drops the frame already under way, then says stop at the next frame's header and
+    // reads the "refused" result.
+    // A message is read into raw bytes, then copied into the struct its kind names.
+    constexpr std::size_t kMessage = std::max(sizeof(w::Header), sizeof(w::Result));
+    struct Started {
+        alignas(8) unsigned char buf[kMessage] = {};
+        ssize_t got = 0;
         Fd out;
+        bool waiting = false;      // go was said: the result is still to come
+        double decode_seconds = 0;
+    };
+    auto kind_of = [](const unsigned char* b) {
+        std::uint32_t k;
+        std::memcpy(&k, b, sizeof k);
+        return k;
+    };
+    // The header (or an early failure, which then stays in `buf`), then go or stop. A refusal is thrown once the
+    // child has answered it.
+    auto start_frame = [&](Started& st) {
         const auto header_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                         std::chrono::duration<double>(opt_.header_seconds));
-        ssize_t got = c->receive(buf, sizeof buf, header_deadline, &out);
-        if (got <= 0) throw fail(got < 0, opt_.header_seconds);
-        double decode_seconds = opt_.base_seconds;
-        if (kind_of() == w::kHeader && got == ssize_t(sizeof(w::Header))) {
-            w::Header hm;
-            std::memcpy(&hm, buf, sizeof hm);
-            ImageHeader h{hm.width, hm.height, hm.channels, hm.bit_depth, text(hm.format)};
-            const double samples = double(h.width) * double(h.height) * double(h.channels);
-            const double sample_bytes = samples * std::max(1, h.bit_depth / 8);
-            bool go = true;
-            std::exception_ptr refusal;
-            try {
-                if (h.width <= 0 || h.height <= 0 || h.channels < 1 || h.channels > 4 ||
-                    (h.bit_depth != 8 && h.bit_depth != 16 && h.bit_depth != 32))
-                    throw DecodeError(path, "the decoder reported an impossible header", DecodeFailure::Crashed);
-                if (lim.check_available_memory) check_memory_estimate(h, path);
-                if (check) check(h);
-            } catch (const InputError& e) {  // a check that does not know the file's name gets it here
-                go = false;
-                refusal = std::make_exception_ptr(e.path().empty() ? InputError(path, e.reason()) : e);
-            } catch (...) {
-                go = false;
-                refusal = std::current_exception();
-            }
-            w::Go g;
-            g.go = go ? 1 : 0;
-            // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
-            // data, the output and a conversion at once), with room for the allocator.
-            g.memory_limit = std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
-            // A video's frame threads: each holds frames in flight (4:2:0 and deeper: within 3x the luma) and a stack.
-            if (h.format == "video") g.memory_limit += std::uint64_t(kVideoDecodeThreads * (3.0 * sample_bytes + double(16 << 20)));
-            // Every frame to decode gets a spare sample buffer along with its go, when the bank has one: its pages
-            // exist already (a fresh 6 MB memfd costs about 4 ms in page allocation), and a stack's frames reuse
-            // those of frames already consumed.
-            Fd frame_spare;
-            if (go) {
-                const auto [fd, bytes] = bank_->take();
-                frame_spare = Fd(fd);
-                g.recycled_bytes = fd >= 0 ? bytes : 0;
-            }
-            if (!c->send(&g, sizeof g, frame_spare.get())) throw fail(false, 0);
-            frame_spare.reset();  // the child has it now
-            decode_seconds = opt_.base_seconds + opt_.ns_per_sample * 1e-9 * samples;
-            const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                     std::chrono::duration<double>(decode_seconds));
-            std::memset(buf, 0, sizeof buf);
-            got = c->receive(buf, sizeof buf, deadline, &out);
-            if (got <= 0) throw fail(got < 0, decode_seconds);
-            if (!go) std::rethrow_exception(refusal);
+        st.got = c->receive(st.buf, sizeof st.buf, header_deadline, &st.out);
+        if (st.got <= 0) throw fail(st.got < 0, opt_.header_seconds);
+        if (!(kind_of(st.buf) == w::kHeader && st.got == ssize_t(sizeof(w::Header)))) return;
+        w::Header hm;
+        std::memcpy(&hm, st.buf, sizeof hm);
+        ImageHeader h{hm.width, hm.height, hm.channels, hm.bit_depth, text(hm.format)};
+        const double samples = double(h.width) * double(h.height) * double(h.channels);
+        const double sample_bytes = samples * std::max(1, h.bit_depth / 8);
+        bool go = true;
+        std::exception_ptr refusal;
+        try {
+            if (h.width <= 0 || h.height <= 0 || h.channels < 1 || h.channels > 4 ||
+                (h.bit_depth != 8 && h.bit_depth != 16 && h.bit_depth != 32))
+                throw DecodeError(path, "the decoder reported an impossible header", DecodeFailure::Crashed);
+            if (lim.check_available_memory) check_memory_estimate(h, path);
+            if (check) check(h);
+        } catch (const InputError& e) {  // a check that does not know the file's name gets it here
+            go = false;
+            refusal = std::make_exception_ptr(e.path().empty() ? InputError(path, e.reason()) : e);
+        } catch (...) {
+            go = false;
+            refusal = std::current_exception();
         }
-        if (kind_of() != w::kResult || got != ssize_t(sizeof(w::Result))) {
+        w::Go g;
+        g.go = go ? 1 : 0;
+        // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
+        // data, the output and a conversion at once), with room for the allocator.
+        g.memory_limit = std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
+        // A video's frame threads: each holds frames in flight (4:2:0 and deeper: within 3x the luma) and a stack.
+        if (h.format == "video") g.memory_limit += std::uint64_t(kVideoDecodeThreads * (3.0 * sample_bytes + double(16 << 20)));
+        // Every frame to decode gets a spare sample buffer along with its go, when the bank has one: its pages
+        // exist already (a fresh 6 MB memfd costs about 4 ms in page allocation), and a stack's frames reuse
+        // those of frames already consumed.
+        Fd frame_spare;
+        if (go) {
+            const auto [fd, bytes] = bank_->take();
+            frame_spare = Fd(fd);
+            g.recycled_bytes = fd >= 0 ? bytes : 0;
+        }
+        if (!c->send(&g, sizeof g, frame_spare.get())) throw fail(false, 0);
+        frame_spare.reset();  // the child has it now
+        st.decode_seconds = opt_.base_seconds + opt_.ns_per_sample * 1e-9 * samples;
+        st.waiting = true;
+        if (go) return;
+        // Refused: its "refused" result, then the reason.
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(st.decode_seconds));
+        std::memset(st.buf, 0, sizeof st.buf);
+        st.got = c->receive(st.buf, sizeof st.buf, deadline, &st.out);
+        if (st.got <= 0) throw fail(st.got < 0, st.decode_seconds);
+        std::rethrow_exception(refusal);
+    };
+    // Its samples, as an Image. The decode's time counts from now: the child may have decoded it while the
+    // consumer had the frame before (its result then waits here already).
+    auto finish_frame = [&](Started& st) -> Image {
+        if (st.waiting) {
+            const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(st.decode_seconds));
+            std::memset(st.buf, 0, sizeof st.buf);
+            st.got = c->receive(st.buf, sizeof st.buf, deadline, &st.out);
+            if (st.got <= 0) throw fail(st.got < 0, st.decode_seconds);
+        }
+        const unsigned char* buf = st.buf;
+        const ssize_t got = st.got;
+        Fd& out = st.out;
+        if (kind_of(buf) != w::kResult || got != ssize_t(sizeof(w::Result))) {
             c->stop();
             throw DecodeError(path, "the decoder broke its protocol", DecodeFailure::Crashed);
         }
@@ -593,19 +616,46 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
                                                                munmap(const_cast<unsigned char*>(q), n);
                                                                bank->put(fd, cap);
                                                            });
+        return img;
+    };
+
+    bool stopping = false;
+    int delivered = 0;
+    auto next = std::make_unique<Started>();
+    start_frame(*next);
+    for (int frame_k = 0; frame_k < count; ++frame_k) {
+        Image img = finish_frame(*next);
+        next.reset();
+        // The next frame under way before this one is handed over (its refusal or failure after this one).
+        std::exception_ptr ahead_error;
+        if (frame_k + 1 < count) {
+            next = std::make_unique<Started>();
+            try {
+                start_frame(*next);
+            } catch (...) {
+                ahead_error = std::current_exception();
+                next.reset();
+            }
+        }
         ++delivered;
         if (!each(std::move(img))) {
-            if (frame_k + 1 == count) break;
+            if (frame_k + 1 == count || ahead_error) break;
             stopping = true;
+            // The frame under way: read and dropped (a failure of it ends the stream here: the child is gone).
+            try {
+                (void)finish_frame(*next);
+            } catch (const std::exception&) {
+                break;
+            }
+            next.reset();
+            if (frame_k + 2 == count) break;
             // The next frame's header (or its failure): answer stop, read the refusal.
-            alignas(8) unsigned char tail[std::max(sizeof(w::Header), sizeof(w::Result))] = {};
+            alignas(8) unsigned char tail[kMessage] = {};
             Fd ignored;
             const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                      std::chrono::duration<double>(opt_.header_seconds));
             ssize_t n = c->receive(tail, sizeof tail, deadline, &ignored);
-            std::uint32_t kind = 0;
-            if (n > 0) std::memcpy(&kind, tail, sizeof kind);
-            if (n > 0 && kind == w::kHeader) {
+            if (n > 0 && kind_of(tail) == w::kHeader) {
                 w::Go g;
                 g.go = 0;
                 if (!c->send(&g, sizeof g)) throw fail(false, 0);
@@ -614,6 +664,7 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
             if (n <= 0) throw fail(n < 0, opt_.header_seconds);
             break;
         }
+        if (ahead_error) std::rethrow_exception(ahead_error);
     }
     (void)stopping;
     return delivered;
