@@ -406,6 +406,31 @@ TEST(DecoderPoolFormats, StacksStreamFrameByFrameAndStopEarly) {
     l.frame = 5;
     EXPECT_EQ(pool.load(dir.file("s.tif"), l).frame, 5);
     EXPECT_EQ(pool.started(), 1) << "a stopped stream cost the child";
+    // Frames are pipelined (the child decodes the next while the consumer has this one): a stop one frame before the
+    // last drops the frame under way and says nothing more; a header refused ahead comes after the frame before it.
+    seen.clear();
+    EXPECT_EQ(pool.load_frames(dir.file("s.tif"), LoadLimits{}, 0, 3, {}, [&](Image img) {
+        seen.push_back(img.frame);
+        return seen.size() < 2;
+    }), 2);
+    EXPECT_EQ(seen, (std::vector<int>{0, 1}));
+    EXPECT_EQ(pool.load(dir.file("s.tif"), l).frame, 5);
+    seen.clear();
+    int asked = 0;
+    try {
+        pool.load_frames(dir.file("s.tif"), LoadLimits{}, 0, 6, [&](const ImageHeader&) {
+            if (++asked == 3) throw InputError("", "refused at the third header");
+        }, [&](Image img) {
+            seen.push_back(img.frame);
+            return true;
+        });
+        FAIL() << "the third header was refused";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("refused at the third header"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(seen, (std::vector<int>{0, 1}));
+    EXPECT_EQ(pool.load(dir.file("s.tif"), l).frame, 5);
+    EXPECT_EQ(pool.started(), 1) << "a stop or a refusal mid-stream cost the child";
     // Past the end: the frames there were, then the error naming the count.
     seen.clear();
     try {
