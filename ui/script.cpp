@@ -341,6 +341,10 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
           << ", \"taken\": " << fmt(u.taken) << ", \"posted\": " << fmt(u.posted) << ", \"engine_started\": " << fmt(u.engine_started)
           << ", \"engine_ended\": " << fmt(u.engine_ended) << ", \"run_taken\": " << fmt(u.run_taken) << ", \"written\": " << fmt(u.written)
           << ", \"image_shown\": " << fmt(u.image_shown) << "},\n";
+        o << "  \"stack_frames\": [";
+        for (std::size_t i = 0; i < st.stack_frames.size(); ++i)
+            o << (i ? ", " : "") << "[" << st.stack_frames[i].first << ", " << fmt(st.stack_frames[i].second) << "]";
+        o << "],\n";
         o << "  \"first_run_timings\": [";
         for (std::size_t i = 0; i < st.first_run_timings.size(); ++i)
             o << (i ? ", " : "") << "[" << json_string(st.first_run_timings[i].first) << ", " << fmt(st.first_run_timings[i].second) << "]";

@@ -142,6 +142,9 @@ void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool
     if (written < 0 || written > now) written = now;
     st.done_change = std::max(st.done_change, change);
     if (!failed && st.first_picture_ms < 0 && st.shown.image) st.first_picture_ms = st.startup.written = written * 1e3;  // since the viewer started
+    if (!failed && st.shown.image && st.shown.image->frames > 1 &&
+        (st.stack_frames.empty() || st.stack_frames.back().first != st.shown.image->frame))
+        st.stack_frames.emplace_back(st.shown.image->frame, written * 1e3);
     for (auto it = st.change_index.begin(); it != st.change_index.end();) {
         if (it->first > change) break;
         ChangeRecord& c = st.changes[it->second];

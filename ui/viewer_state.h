@@ -83,6 +83,9 @@ struct ViewerState {
                posted = -1, engine_started = -1, engine_ended = -1, run_taken = -1, written = -1, image_shown = -1;
     } startup;
     std::vector<std::pair<std::string, double>> first_run_timings;  // the first picture's run, as its frame lists them
+    // A stack or video: each frame whose spectrum reached the textures (0-based) and when (ms on the viewer's clock),
+    // in order, a frame once per run of it: the report's "stack_frames", playback's achieved rate.
+    std::vector<std::pair<int, double>> stack_frames;
     std::uint64_t done_change = 0;   // the newest change whose run ended: shown, or failed with a message
     bool copy_pending = false;       // the picture's copy into the texture may still run on the device
     std::uint64_t copy_change = 0;

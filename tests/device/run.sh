@@ -249,6 +249,19 @@ if has video; then  # NVDEC: the driver's library, FFmpeg's cuvid decoders, a CU
       python3 -c "import sys; w=float(sys.argv[2])-float(sys.argv[1]); print(f'video {sys.argv[3]} --pad {sys.argv[4]}: rc={sys.argv[5]}, {w:.2f} s wall, {int(sys.argv[6])/w:.1f} frames/s (decode + spectrum of each frame)')" $t0 $(date +%s.%N) $1 $2 $r $n
       grep -E "transforms|wall|error" "$OUT/video-$1-$2.txt"
     done
+    # The viewer playing it at 60 frames/s for ~5 s: how many frames' spectra reached the textures a second (the
+    # report's stack_frames), the image view following each frame.
+    printf 'wait-ready\nplay 60\nwait 300\npause\nwait-ready\nquit\n' > /tmp/play.txt
+    for b in cufft custom-fast; do
+      $B/specview --offscreen --backend $b --script /tmp/play.txt --report "$OUT/play-$b.json" /tmp/v4k.mp4 > "$OUT/play-$b.log" 2>&1
+      r=$?; rc=$((rc | r))
+      python3 - "$OUT/play-$b.json" $b $r <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1])); f = r.get("stack_frames", [])
+rate = (len(f) - 3) / ((f[-2][1] - f[1][1]) / 1e3) if len(f) > 4 else 0  # intervals from the second to the one before the pause
+print(f'viewer playing {sys.argv[2]}: rc={sys.argv[3]}, {len(f)} frames\' spectra shown, {rate:.1f} a second while playing; last frame {f[-1][0] + 1 if f else 0}')
+EOP
+    done
   else echo "no specview-video-probe: this build found no FFmpeg (carry .ffmpeg: tests/device/fetch-ffmpeg.sh)"; fi
 fi
 if has ncu; then

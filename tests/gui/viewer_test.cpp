@@ -451,6 +451,24 @@ TEST_F(Script, AVideoPlaysAndJumps) {
     EXPECT_NE(la.line("frame "), "frame 1 of 20") << "playing moved on; the viewer said: " << read("out.txt") << "\nreport: " << read("r.json");
     EXPECT_EQ(la.line("frame ").rfind("frame ", 0), 0u) << "a video is a stack: " << la.line("frame ");
     EXPECT_EQ(lb.line("frame "), "frame 3 of 20");
+    // The report lists the frames whose spectra reached the textures, in time order: the first, some played, and
+    // the one jumped to last.
+    const std::string r = read("r.json");
+    const std::size_t at = r.find("\"stack_frames\": [");
+    ASSERT_NE(at, std::string::npos) << r;
+    std::vector<std::pair<int, double>> shown;
+    for (std::size_t p = r.find('[', at + 16) + 1; r[p] == '['; ) {
+        int f = 0;
+        double ms = 0;
+        ASSERT_EQ(std::sscanf(r.c_str() + p, "[%d, %lf]", &f, &ms), 2) << r.substr(at, 200);
+        shown.emplace_back(f, ms);
+        p = r.find(']', p) + 1;
+        if (r.compare(p, 2, ", ") == 0) p += 2;
+    }
+    ASSERT_GE(shown.size(), 3u) << r.substr(at, 300);
+    EXPECT_EQ(shown.front().first, 0);
+    EXPECT_EQ(shown.back().first, 2) << "frame 3, 0-based";
+    for (std::size_t i = 1; i < shown.size(); ++i) EXPECT_GE(shown[i].second, shown[i - 1].second) << "in time order";
 }
 
 TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
