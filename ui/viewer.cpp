@@ -805,16 +805,21 @@ int run_viewer(const ViewerLaunch& launch) {
 #endif
     st.worker = std::move(worker);
 
+    bool reopen = false;
     if (!st.machine.gpu_ok && gpu_backend(st.settings)) {
         st.messages.error("the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.machine.gpu_why + "); using the CPU");
         st.settings.backend = Backend::Cpu;
+        // The file went to the decoder with the GPU path's memory check: again with the CPU path's larger need.
+        reopen = !launch.images.empty();
     }
     // Errors until the first picture is current (a file that cannot be opened, a missing GPU) are the startup
     // messages the screenshot's layout names.
     std::string startup_errors = st.messages.is_error ? st.messages.text : "";
     bool started = false;
     st.startup.open = open_ms;
-    if (!launch.images.empty()) {
+    if (reopen) {
+        st.context().open(launch.images.front(), launch.frame);
+    } else if (!launch.images.empty()) {
         st.messages.info("opening " + launch.images.front() + " ...");  // posted above, before the window
     } else {
         const std::string preferred = st.file.assets_dir + "/grating_16_8.png";

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "app/image.h"
+#include "app/memory_need.h"
+#include "app/settings.h"
 #include "app/video_decode.h"
 #include "gpu/device_info.h"
 #include "tests/fixtures/image_writers.h"
@@ -156,6 +158,30 @@ TEST_F(Gui, GpuBackendWithoutAGpuFallsBackToTheCpuAndSaysWhy) {
     const Layout l = layout(shot);
     EXPECT_NE(l.line("startup-error").find("needs a GPU"), std::string::npos);
     EXPECT_EQ(l.line("backend"), "backend CPU (FFTW)");
+}
+
+// The file is sent to the decoder before the GPU is probed, with the asked backend's memory check; when that
+// backend falls back to the CPU, the image is opened again under the CPU path's check: a --max-memory between
+// the two paths' needs decides by the path that runs.
+TEST_F(Gui, AFallbackToTheCpuChecksTheCpuPathsMemoryNeed) {
+    if (gpu::probe_device(0).available) GTEST_SKIP() << "this machine has a GPU";
+    fixtures::Pixels p = fixtures::pattern(1024, 1024, 1);
+    const std::string img = dir.file("p.png");
+    fixtures::write_file(img, fixtures::png(p, 8));
+    const ImageHeader h{1024, 1024, 1, 8, "png"};
+    Settings cpu, gpu_s;
+    gpu_s.backend = Backend::Custom;
+    const double need_cpu = memory_need(h, cpu, false, true).host, need_gpu = memory_need(h, gpu_s, false, true).host;
+    ASSERT_NE(need_cpu, need_gpu);
+    // Allowed: between the two, so that exactly one of the paths fits.
+    const double allowed = 0.5 * (need_cpu + need_gpu);
+    const std::string shot = dir.file("shot.png");
+    ASSERT_EQ(run({img, "--backend", "custom", "--max-memory", std::to_string(std::llround(allowed))}, 3, shot), 0);
+    const Layout l = layout(shot);
+    EXPECT_NE(l.line("startup-error").find("needs a GPU"), std::string::npos) << l.line("startup-error");
+    const bool cpu_fits = need_cpu <= allowed;
+    EXPECT_EQ(l.line("error ").find("needs about") == std::string::npos, cpu_fits)
+        << "CPU path " << need_cpu << " B, GPU path " << need_gpu << " B, allowed " << allowed << ": " << l.line("error ");
 }
 
 // The scripted viewer: the normal frame loop driven from a file, with a JSON report.
