@@ -52,16 +52,18 @@ public:
     // DecodeError for failures of the child itself) naming `path`.
     Image load(const std::string& path, const LoadLimits& limits = {}, const HeaderCheck& check = {});
     // Frames first .. first + count - 1 of a stack (a multi-page TIFF, a 3D .npy), streamed: the child reads the
-    // file once and decodes one frame at a time, each checked by `check` and handed to `each` as it arrives (so
-    // only the frames the consumer holds are in memory); `each` returning false stops the stream. Returns how
-    // many were handed over. Throws like load() (a frame past the end names the count).
+    // file once and decodes one frame at a time, each checked by `check` and handed to `each` as it arrives; the
+    // next frame is decoded while `each` has this one (so the frames the consumer holds and one more are in
+    // memory); `each` returning false stops the stream (the frame under way is dropped). Returns how many were
+    // handed over. Throws like load() (a frame past the end names the count), after the frames before it.
     int load_frames(const std::string& path, const LoadLimits& limits, int first, int count, const HeaderCheck& check,
                     const std::function<bool(Image)>& each);
 
     // The same frames (count INT_MAX: to the last frame), handed to `each` in order on the calling
     // thread, decoded by up to `streams` children at once: the first frame alone (it tells the count and the
     // size), then chunks of a few frames dealt round-robin, each child streaming its chunk. At most about 256 MiB of
-    // frames (at least one a stream: frames that large get fewer streams) wait decoded ahead of `each`. Returns how many were
+    // frames (at least one a stream: frames that large get fewer streams) wait decoded ahead of `each`, plus the frame
+    // each child decodes while its previous one is consumed. Returns how many were
     // handed over; throws the error of the earliest frame that failed, after the frames before it. A video's
     // frames come from one child, streamed (its frames depend on the keyframe before them).
     int load_frames_parallel(const std::string& path, const LoadLimits& limits, int first, int count,
