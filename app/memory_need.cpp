@@ -32,8 +32,9 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
             // row by row. --raw: the full spectrum (8N), written from where it is.
             need.host = kProgram + S + 8.0 * N + (raw ? 8.0 * N : 0.0) + lab_host;
         } else {
-            // The viewer also keeps the prepared plane (4N) for re-runs, the full spectrum for the cursor
-            // readout (8N), the image as RGBA for display (4A) and the picture's back buffer (4N).
+            // The viewer also keeps the prepared plane (4N) for re-runs, room for the whole spectrum the analysis
+            // profiles make from the half one when asked (8N; with a mask or an inverse a copy of the half one,
+            // 4N, is kept for readouts), the image as RGBA for display (4A) and the picture's back buffer (4N).
             need.host = kProgram + S + 24.0 * N + 4.0 * A + lab_host;
         }
         return need;
