@@ -12,29 +12,8 @@ steps=${*:-build test memcheck racecheck bench decode cli latency viewer}
 has() { [[ " $steps " == *" $1 "* ]]; }
 B=build-device
 
-# stb and CLI11 travel as Debian packages (.debs, see ../shared/gpu/fetch-dev-debs.sh); GL/EGL loaders in .gl.
-if [ -d .debs ]; then
-  mkdir -p /opt/extra
-  for f in .debs/*.deb; do dpkg -x "$f" /opt/extra; done
-  # The multiarch include dir too: libjpeg's jconfig.h lives there, and the machine's own (another libjpeg
-  # version) must not be found first.
-  export PKG_CONFIG_PATH=/opt/extra/usr/lib/x86_64-linux-gnu/pkgconfig:/opt/extra/usr/share/pkgconfig
-  export CMAKE_PREFIX_PATH=/opt/extra/usr \
-         CPATH=/opt/extra/usr/include/x86_64-linux-gnu:/opt/extra/usr/include:/opt/extra/usr/include/stb \
-         LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu LD_LIBRARY_PATH=/opt/extra/usr/lib/x86_64-linux-gnu
-fi
-# FFmpeg (tests/device/fetch-ffmpeg.sh): its -dev packages and its libraries with their closure, into the same prefix.
-if [ -d .ffmpeg ]; then
-  mkdir -p /opt/extra/usr/lib/x86_64-linux-gnu
-  for f in .ffmpeg/*.deb; do dpkg -x "$f" /opt/extra; done
-  tar -xJf .ffmpeg/runtime.tar.xz -C /opt/extra/usr/lib/x86_64-linux-gnu --strip-components=1
-fi
-if [ -d .gl ]; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done
-  ldconfig
-  vendor=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-  [ -f "$vendor" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
-fi
+# The carried packages unpacked and the variables exported (stb, CLI11, FFmpeg, the GL/EGL loaders).
+source "$(dirname "$0")/env.sh"
 
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/gpu.txt"
 
