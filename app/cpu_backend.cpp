@@ -1,4 +1,5 @@
 #include "app/cpu_backend.h"
+#include "app/parallel_bands.h"
 
 #include "app/backend.h"
 #include "app/filter.h"
@@ -193,16 +194,16 @@ void CpuFft::make_plan(int w, int h) {
     }
 }
 
-std::complex<float> CpuFft::at(int x, int y) const {
-    const int w = impl_->w, h = impl_->h, hw = w / 2 + 1;
-    const std::complex<float>* H = half();
+namespace {
+// Bin (x, y) of a w x h real input's whole spectrum from its half one (h rows of w/2 + 1), and the whole one.
+std::complex<float> half_spectrum_bin(const std::complex<float>* H, int w, int h, int x, int y) {
+    const int hw = w / 2 + 1;
     if (x < hw) return H[std::size_t(y) * hw + x];
     return std::conj(H[std::size_t(y == 0 ? 0 : h - y) * hw + (w - x)]);
 }
 
-void CpuFft::full(std::vector<std::complex<float>>& out) const {
-    const int w = impl_->w, h = impl_->h, hw = w / 2 + 1;
-    const std::complex<float>* H = half();
+void expand_half_spectrum(const std::complex<float>* H, int w, int h, std::vector<std::complex<float>>& out) {
+    const int hw = w / 2 + 1;
     out.resize(std::size_t(w) * h);
     for (int y = 0; y < h; ++y) {
         const std::complex<float>* row = H + std::size_t(y) * hw;
@@ -212,6 +213,11 @@ void CpuFft::full(std::vector<std::complex<float>>& out) const {
         for (int x = hw; x < w; ++x) dst[x] = std::conj(mirror[w - x]);
     }
 }
+}  // namespace
+
+std::complex<float> CpuFft::at(int x, int y) const { return half_spectrum_bin(half(), impl_->w, impl_->h, x, y); }
+
+void CpuFft::full(std::vector<std::complex<float>>& out) const { expand_half_spectrum(half(), impl_->w, impl_->h, out); }
 
 void compute_view_values(const std::complex<float>* F, int w, int h, const ViewParams& vp, std::vector<float>& values) {
     values.resize(std::size_t(w) * h);
@@ -291,20 +297,6 @@ inline float from_key(std::uint32_t k) {
     return v;
 }
 
-// Splits [0, rows) into bands run on up to `threads` threads.
-template <class F>
-void parallel_bands(int rows, int threads, F&& fn) {
-    const int parts = std::max(1, std::min(threads, rows / 64));
-    if (parts <= 1) {
-        fn(0, rows, 0);
-        return;
-    }
-    std::vector<std::thread> ts;
-    for (int p = 1; p < parts; ++p)
-        ts.emplace_back([&, p] { fn(int(std::int64_t(rows) * p / parts), int(std::int64_t(rows) * (p + 1) / parts), p); });
-    fn(0, int(std::int64_t(rows) / parts), 0);
-    for (auto& t : ts) t.join();
-}
 }  // namespace
 
 namespace {
@@ -785,24 +777,25 @@ public:
         ++power_count_;
     }
 
-    // The last run's unmasked bin (x, y) of the whole spectrum, from its half; false when none is kept.
+    // The last run's unmasked half spectrum: FFTW's buffer while nothing changed it, else the copy kept; null
+    // when there is none.
+    const std::complex<float>* kept_half() const {
+        if (half_ok_) return fft_.half();
+        return half_kept_ && kept_half_.size() == std::size_t(width_ / 2 + 1) * height_ ? kept_half_.data() : nullptr;
+    }
+    // Its bin (x, y) of the whole spectrum; false when none is kept.
     bool kept_bin(int x, int y, std::complex<float>* out) const {
-        const int w = width_, h = height_, hw = w / 2 + 1;
-        if (half_ok_) {
-            *out = fft_.at(x, y);
-            return true;
-        }
-        if (!half_kept_ || kept_half_.size() != std::size_t(hw) * h) return false;
-        *out = x < hw ? kept_half_[std::size_t(y) * hw + x] : std::conj(kept_half_[std::size_t(y == 0 ? 0 : h - y) * hw + (w - x)]);
-        return true;
+        const std::complex<float>* H = kept_half();
+        if (H) *out = half_spectrum_bin(H, width_, height_, x, y);
+        return H != nullptr;
     }
     // The whole unmasked spectrum in data_ (the profiles take it whole), made from the half once a run.
     bool keep_whole() {
         if (spectrum_kept_ && data_ && data_->size() == std::size_t(width_) * height_) return true;
-        if (!half_ok_ && !half_kept_) return false;
-        auto full = std::make_shared<std::vector<std::complex<float>>>(std::size_t(width_) * height_);
-        for (int y = 0; y < height_; ++y)
-            for (int x = 0; x < width_; ++x) kept_bin(x, y, &(*full)[std::size_t(y) * width_ + x]);
+        const std::complex<float>* H = kept_half();
+        if (!H) return false;
+        auto full = std::make_shared<std::vector<std::complex<float>>>();
+        expand_half_spectrum(H, width_, height_, *full);
         data_ = full;
         spectrum_kept_ = true;
         return true;
@@ -823,8 +816,7 @@ public:
 
     std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx, const std::vector<int>& ky) override {
         const bool whole = spectrum_kept_ && data_ && data_->size() == std::size_t(width_) * height_;
-        std::complex<float> probe;
-        if (!whole && !kept_bin(0, 0, &probe)) throw gpu::ConfigError("no spectrum kept from the last run");
+        if (!whole && !kept_half()) throw gpu::ConfigError("no spectrum kept from the last run");
         std::vector<std::complex<float>> out(kx.size());
         for (std::size_t i = 0; i < kx.size(); ++i) {
             if (kx[i] < 0 || ky[i] < 0 || kx[i] >= width_ || ky[i] >= height_) throw gpu::ConfigError("bin outside the spectrum");

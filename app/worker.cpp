@@ -14,6 +14,7 @@
 #include "app/mask_io.h"
 #include "app/memory_need.h"
 #include "app/npy.h"
+#include "app/parallel_bands.h"
 #include "app/png_write.h"
 #include "gpu/device_info.h"
 #include "gpu/errors.h"
@@ -115,16 +116,7 @@ std::vector<std::uint32_t> display_rgba(const Image& img, const DisplayRange& ra
     };
     // Large images in bands on several threads (memory-bound: a few are enough).
     const int threads = out.size() < (1u << 20) ? 1 : int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-    if (threads == 1) {
-        rows(0, img.height);
-        return out;
-    }
-    std::vector<std::thread> pool;
-    const int band = (img.height + threads - 1) / threads;
-    for (int t = 1; t < threads; ++t)
-        if (t * band < img.height) pool.emplace_back(rows, t * band, std::min(img.height, (t + 1) * band));
-    rows(0, std::min(img.height, band));
-    for (auto& t : pool) t.join();
+    parallel_bands(img.height, threads, [&](int y0, int y1, int) { rows(y0, y1); });
     return out;
 }
 
