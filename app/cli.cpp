@@ -36,6 +36,7 @@
 #include "app/npy.h"
 #include "app/ordered_parallel.h"
 #include "app/video_encode.h"
+#include "app/video_gpu.h"
 #include "gpu/errors.h"
 
 namespace specview {
@@ -232,6 +233,7 @@ struct StackRun {
     double budget_host = 0;
     bool timings = false;
     std::string export_video;  // the frames' spectra as a video (then -o's PNGs only when -o is given)
+    VideoDecode video_decode = VideoDecode::Auto;
 };
 
 int run_stack(const StackRun& r) {
@@ -271,6 +273,32 @@ int run_stack(const StackRun& r) {
             }
     }
     const auto t0 = std::chrono::steady_clock::now();
+    // A video with a GPU backend: decoded by NVDEC in this process, the frames staying on the device (auto: when
+    // it can be; else on the CPU in the isolated decoder, saying why).
+    std::unique_ptr<GpuVideo> gpu_video;
+    std::string decoded_by;  // which decoder ran, for the summary line
+    if (r.files.empty() && r.video_decode != VideoDecode::Cpu && file_is_video(r.input)) {
+        std::string why;
+        if (r.s.backend == Backend::Cpu) why = "the CPU backend takes frames on the host";
+        else if (r.s.level != Level::None) why = "--level fits its plane on the host";
+        else
+            try {
+                gpu_video = open_gpu_video(r.input, limits);
+                decoded_by = gpu_video->decoder();
+            } catch (const GpuDecodeUnavailable& e) {
+                why = e.what();
+            } catch (const InputError& e) {
+                std::cerr << "specview: " << e.what() << "\n";
+                return kExitInput;
+            }
+        if (!gpu_video) {
+            if (r.video_decode == VideoDecode::Gpu) {
+                std::cerr << "specview: " << r.input << ": cannot decode it on the GPU (--video-decode gpu): " << why << "\n";
+                return kExitInput;
+            }
+            decoded_by = r.s.backend == Backend::Cpu ? "the CPU" : "the CPU (not on the GPU: " + why + ")";
+        }
+    }
     // A bounded queue between the decoder's stream and the transforms.
     std::mutex mu;
     std::condition_variable cv;
@@ -330,6 +358,14 @@ int run_stack(const StackRun& r) {
                     go_on = handed == end - r.first - 1;
                 }
                 if (go_on && last >= n) throw no_frame(n);
+            } else if (gpu_video) {  // frame after frame from NVDEC; the engine copies each on the device
+                const int n = gpu_video->frames();
+                const int end = r.last >= 0 ? r.last + 1 : n;
+                for (int k = r.first; k < end; ++k) {
+                    if (k >= n)
+                        throw InputError(r.input, "no frame " + std::to_string(k + 1) + ": the video has " + std::to_string(n) + " frames");
+                    if (!push(gpu_video->decode(k, check))) break;
+                }
             } else {
                 // Several decoder children at once (in order all the same): decoding, not the transform, is
                 // what a stack of large frames waits for.
@@ -502,7 +538,7 @@ int run_stack(const StackRun& r) {
     std::cout << r.input << ": frames " << first_frame + 1 << "-" << last_frame + 1 << " of " << total_frames << " -> "
               << width << "x" << height << (r.average ? " mean power spectrum of " + std::to_string(frames_done) + " frames"
                                                       : " spectra")
-              << " (" << backend << "); wrote " << wrote << "\n";
+              << " (" << backend << (decoded_by.empty() ? "" : "; video decoded by " + decoded_by) << "); wrote " << wrote << "\n";
     if (r.timings) {
         std::cout << "  " << std::left << std::setw(44) << "transforms (all frames)" << std::right << std::setw(10) << fmt(transform_ms) << "\n"
                   << "  " << std::left << std::setw(44) << "wall, decode included" << std::right << std::setw(10) << fmt(wall) << "\n";
@@ -532,7 +568,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     int max_side = LoadLimits{}.max_side;
     int frame = 1;
-    std::string frame_range, stack, export_video;
+    std::string frame_range, stack, export_video, video_decode = "auto";
     std::vector<std::string> stack_sequence;  // --stack's files, in natural order
     bool average = false;
     std::string max_memory;
@@ -622,6 +658,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_option("--stack", stack,
                    "a sequence of image files as one stack: a directory's images or a glob ('frames/*.png'), in "
                    "natural order (frame2 before frame10); all the same size");
+    app.add_option("--video-decode", video_decode,
+                   "where a video's frames are decoded: auto (on the GPU by NVDEC, in this process, when the backend is a "
+                   "GPU one and the driver and FFmpeg offer it; else on the CPU in the isolated decoder), gpu or cpu")
+        ->check(one_of({"auto", "gpu", "cpu"}))->capture_default_str();
     app.add_option("--export-video", export_video,
                    "write the spectrum of every frame of a stack or video (or --frame-range) as a video: .mp4, .mkv or "
                    ".avi (H.264 through libx264 when FFmpeg has it, else MPEG-4), at the source's frame rate");
@@ -907,6 +947,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         run.budget_host = max_memory.empty() ? 0.0 : parse_size(max_memory);
         run.timings = timings;
         run.export_video = export_video;
+        run.video_decode = parse_video_decode(video_decode);
         if (!export_video.empty() && average) {
             std::cerr << "specview: --export-video writes every frame's spectrum; --average writes one\n";
             return kExitUsage;

@@ -596,6 +596,7 @@ public:
         double prepare_ms = 0;
         int w = 0, h = 0;
         if (o.one_shot) {
+            require_host_samples(*ctx.image, "(the CPU backend)");
             transform_size(s.pad, ctx.image->width, ctx.image->height, &w, &h);
             float* in = fft_.input(w, h);
             t0 = BackendClock::now();

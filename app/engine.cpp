@@ -78,6 +78,7 @@ struct Engine::Impl {
     double prepare(const Settings& s) {
         plane_for(s);
         if (host_valid && host_key == plane_key) return 0.0;
+        require_host_samples(*image_ptr, name);
         const auto t0 = Clock::now();
         prepared = prepare_plane(*image_ptr, s, name);
         host_key = plane_key;

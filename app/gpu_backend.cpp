@@ -151,6 +151,14 @@ gpu::PlaneRecipe plane_recipe(const Image& img, const Settings& s, std::uint64_t
     const PlaneGeometry g = plane_geometry(s, img.width, img.height);
     gpu::PlaneRecipe r;
     r.samples = img.data();
+    if (img.on_device()) {  // a video frame NVDEC decoded: its samples stay on the device
+        if (s.level != Level::None)
+            throw gpu::ConfigError("levelling a plane (--level) needs the frame on the host: decode the video on the "
+                                   "CPU (--video-decode cpu)");
+        r.device_samples = img.device->data;
+        r.device_pitch = img.device->pitch;
+        r.significant_bits = img.device->significant_bits;
+    }
     r.bit_depth = img.bit_depth;
     r.image_width = img.width;
     r.image_height = img.height;

@@ -412,36 +412,6 @@ std::string human_bytes(double b) {
 }
 
 namespace {
-SampleStorage& sample_storage() {
-    static SampleStorage s;
-    return s;
-}
-}  // namespace
-
-void set_sample_storage(SampleStorage storage) { sample_storage() = std::move(storage); }
-
-Image Image::allocate(int width, int height, int channels, int bit_depth, std::string format) {
-    Image img;
-    img.width = width;
-    img.height = height;
-    img.channels = channels;
-    img.bit_depth = bit_depth;
-    img.format = std::move(format);
-    if (const SampleStorage& s = sample_storage()) img.storage = s(img.sample_bytes());
-    else
-        img.storage = std::shared_ptr<const unsigned char>(new unsigned char[img.sample_bytes()],
-                                                           std::default_delete<unsigned char[]>());
-    return img;
-}
-
-Image Image::from_floats(int width, int height, int channels, const std::vector<float>& values) {
-    Image img = allocate(width, height, channels, 32, "float");
-    if (values.size() != img.sample_count()) throw std::invalid_argument("Image::from_floats: wrong number of values");
-    std::memcpy(img.writable(), values.data(), img.sample_bytes());
-    return img;
-}
-
-namespace {
 // An Image over a buffer stb allocated (freed by stb when the last copy goes).
 template <class T>
 Image adopt_stb(T* p, int w, int h, int ch, int depth, const std::string& format) {

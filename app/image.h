@@ -59,6 +59,17 @@ struct LoadLimits {
 // the finite ones, counted in `nonfinite`). Nothing is widened to float until a plane is made from one channel. The
 // storage is shared between copies of an Image (copies are cheap) and may be a mapping handed over by the
 // decoder process.
+//
+// A video frame decoded on the GPU (NVDEC) has its samples in device memory instead (`device`; `storage` is then
+// empty): one channel, rows `pitch` bytes apart. Only the GPU backends take such an image (app/video_gpu.h).
+struct DeviceSamples {
+    const void* data = nullptr;  // device pointer, valid while the DeviceSamples lives (it holds the decoder's frame)
+    std::size_t pitch = 0;       // bytes from one row to the next
+    // 16-bit samples holding fewer significant bits at the top (P010: 10): each widens to the full range as a
+    // CPU-decoded frame does, v | (v >> bits). 0: none to widen.
+    int significant_bits = 0;
+};
+
 struct Image {
     int width = 0;
     int height = 0;
@@ -70,6 +81,8 @@ struct Image {
     double frame_rate = 0;          // a video's frames a second (0: not a video, or unknown)
     std::uint64_t nonfinite = 0;    // NaN/Inf samples found and replaced ...
     float nonfinite_fill = 0;       // ... by this, the mean of the finite samples (0 when there were none)
+    std::shared_ptr<const DeviceSamples> device;  // a frame decoded on the GPU (see DeviceSamples); else null
+    bool on_device() const { return device != nullptr; }
 
     std::size_t sample_count() const { return std::size_t(width) * std::size_t(height) * std::size_t(channels); }
     int bytes_per_sample() const { return bit_depth / 8; }
@@ -107,6 +120,10 @@ struct ImageHeader {
 };
 // Throws InputError (or anything) to refuse an image before its pixels are decoded.
 using HeaderCheck = std::function<void(const ImageHeader&)>;
+
+// Throws InputError naming `name` when img's samples are on the device (a video frame NVDEC decoded), for code
+// that reads samples on the host (the CPU backend, the levelling fit, the image view's picture).
+void require_host_samples(const Image& img, const std::string& name);
 
 // Replaces NaN/Inf samples of a float image by the mean of its finite samples; records how many in
 // img.nonfinite (and the value). A no-op for 8- and 16-bit images.

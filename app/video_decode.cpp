@@ -1,5 +1,7 @@
 #include "app/video_decode.h"
 
+#include "app/video_gpu.h"
+
 #include <sched.h>
 
 #include <algorithm>
@@ -8,6 +10,7 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
@@ -47,6 +50,13 @@ std::string av_error(int e) {
     av_strerror(e, buf, sizeof buf);
     return buf;
 }
+// NVDEC's surfaces (AV_PIX_FMT_CUDA) when the decoder offers them; nothing else (a stream NVDEC cannot take fails
+// to decode rather than falling back to the CPU unseen).
+AVPixelFormat cuda_format(AVCodecContext*, const AVPixelFormat* offered) {
+    for (; *offered != AV_PIX_FMT_NONE; ++offered)
+        if (*offered == AV_PIX_FMT_CUDA) return *offered;
+    return AV_PIX_FMT_NONE;
+}
 }  // namespace
 
 struct VideoStack::Impl {
@@ -59,6 +69,9 @@ struct VideoStack::Impl {
     AVFrame* frame = nullptr;
     SwsContext* sws = nullptr;
     int stream = -1;
+    bool gpu = false;            // NVDEC into device memory
+    AVBufferRef* hw = nullptr;   // the CUDA device (the CUDA runtime's primary context), kept across re-opens
+    bool have_frame = false;     // `frame` holds frame next - 1
     int frames = 0;
     double rate = 0;
     int next = 0;  // the index of the next frame the decoder gives
@@ -83,6 +96,7 @@ struct VideoStack::Impl {
         }
         next = 0;
         draining = false;
+        have_frame = false;
     }
     // The container from the start, its video stream, a one-thread decoder.
     void open() {
@@ -119,6 +133,28 @@ struct VideoStack::Impl {
         const int online = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
         dec->thread_count = std::clamp(online, 1, kVideoDecodeThreads);
         dec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+        if (gpu) {
+            bool nvdec = false;
+            for (int i = 0;; ++i) {
+                const AVCodecHWConfig* c = avcodec_get_hw_config(codec, i);
+                if (!c) break;
+                if ((c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) && c->device_type == AV_HWDEVICE_TYPE_CUDA) nvdec = true;
+            }
+            if (!nvdec) throw GpuDecodeUnavailable(std::string("this FFmpeg has no NVDEC path for ") + codec->name + " video");
+            if (!hw) {
+                // The primary context: the one the CUDA runtime (our kernels) uses, so the frames' pointers are ours.
+                AVDictionary* opts = nullptr;
+                av_dict_set(&opts, "primary_ctx", "1", 0);
+                const int e = av_hwdevice_ctx_create(&hw, AV_HWDEVICE_TYPE_CUDA, nullptr, opts, 0);
+                av_dict_free(&opts);
+                if (e < 0) throw GpuDecodeUnavailable("FFmpeg opens no CUDA device (" + av_error(e) + ")");
+            }
+            dec->hw_device_ctx = av_buffer_ref(hw);
+            if (!dec->hw_device_ctx) throw std::bad_alloc();
+            dec->get_format = cuda_format;
+            dec->extra_hw_frames = kGpuVideoFramesHeld;
+            dec->thread_count = 1;  // NVDEC decodes; the host only parses
+        }
         if (int e = avcodec_open2(dec, codec, nullptr); e < 0) fail("cannot open the " + std::string(codec->name) + " decoder", e);
         pkt = av_packet_alloc();
         frame = av_frame_alloc();
@@ -130,9 +166,11 @@ struct VideoStack::Impl {
     // The next decoded frame into `frame`; false at the end of the stream.
     bool next_frame() {
         for (;;) {
+            have_frame = false;
             const int e = avcodec_receive_frame(dec, frame);
             if (e == 0) {
                 ++next;
+                have_frame = true;
                 return true;
             }
             if (e == AVERROR_EOF) return false;
@@ -159,9 +197,10 @@ struct VideoStack::Impl {
     }
 };
 
-VideoStack::VideoStack(ByteView bytes, std::string name) : impl_(new Impl) {
+VideoStack::VideoStack(ByteView bytes, std::string name, bool on_gpu) : impl_(new Impl) {
     Impl& m = *impl_;
     m.name = std::move(name);
+    m.gpu = on_gpu;
     m.mem = Memory{bytes.data(), std::int64_t(bytes.size()), 0};
     av_log_set_level(AV_LOG_QUIET);
     try {
@@ -185,24 +224,45 @@ VideoStack::VideoStack(ByteView bytes, std::string name) : impl_(new Impl) {
             m.pts.clear();  // no clean one-timestamp-a-frame index: frames are reached by decoding from the start
         m.open();
         if (m.frames < 1) m.fail("no frames");
+        if (m.gpu) {
+            // NVDEC must take this stream (its profile, size, depth): a frame that does not decode here sends the
+            // video to the CPU decoder, which says what is wrong with it if anything is.
+            try {
+                decode(0, [](const ImageHeader&) {});
+            } catch (const InputError& e) {
+                throw GpuDecodeUnavailable("NVDEC does not decode it (" + e.reason() + ")");
+            }
+        }
     } catch (...) {
         m.close();
+        av_buffer_unref(&m.hw);
         throw;
     }
 }
 
-VideoStack::~VideoStack() { impl_->close(); }
+VideoStack::~VideoStack() {
+    impl_->close();
+    av_buffer_unref(&impl_->hw);
+}
 
 int VideoStack::frames() const { return impl_->frames; }
 double VideoStack::frame_rate() const { return impl_->rate; }
+int VideoStack::width() const { return impl_->fmt->streams[impl_->stream]->codecpar->width; }
+int VideoStack::height() const { return impl_->fmt->streams[impl_->stream]->codecpar->height; }
+std::string VideoStack::decoder() const {
+    return std::string(impl_->dec->codec->name) + (impl_->gpu ? " (NVDEC)" : "");
+}
 
 Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)>& check) {
     Impl& m = *impl_;
     if (index < 0 || index >= m.frames)
         throw InputError(m.name, "no frame " + std::to_string(index + 1) + ": the video has " + std::to_string(m.frames) + " frames");
+    // The frame decoded last, asked again: still in `frame`.
+    const bool again = m.have_frame && index == m.next - 1;
     // Far ahead or backwards: a seek to the keyframe at or before the frame's timestamp, then decoding forward
     // (each frame's place found from its timestamp); without timestamps, from the start.
-    if ((index < m.next || index > m.next + 30) && !m.pts.empty()) {
+    if (again) {
+    } else if ((index < m.next || index > m.next + 30) && !m.pts.empty()) {
         if (av_seek_frame(m.fmt, m.stream, m.pts[std::size_t(index)], AVSEEK_FLAG_BACKWARD) >= 0) {
             avcodec_flush_buffers(m.dec);
             m.draining = false;
@@ -218,7 +278,7 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
     const bool deep = pd && pd->comp[0].depth > 8 && !(pd->flags & AV_PIX_FMT_FLAG_RGB);
     check(ImageHeader{par->width, par->height, 1, deep ? 16 : 8, "video"});
     for (;;) {
-        if (m.next > index) break;
+        if (m.next > index || again) break;
         if (!m.next_frame()) m.fail("the stream ends before frame " + std::to_string(index + 1) + " of " + std::to_string(m.frames));
         if (m.next <= 0) {  // after a seek: where are we? (next_frame counted from -1)
             const std::int64_t ts = m.frame->best_effort_timestamp != AV_NOPTS_VALUE ? m.frame->best_effort_timestamp : m.frame->pts;
@@ -238,9 +298,33 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
     if (f->width != par->width || f->height != par->height)
         m.fail("frame " + std::to_string(index + 1) + " is " + std::to_string(f->width) + "x" + std::to_string(f->height) +
                ", the stream " + std::to_string(par->width) + "x" + std::to_string(par->height));
+    const int w = f->width, h = f->height;
+    if (f->format == AV_PIX_FMT_CUDA) {  // NVDEC: the luma plane of an NV12/P010/P016/YUV444 surface, left on the device
+        const auto* frames = f->hw_frames_ctx ? reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data) : nullptr;
+        const AVPixFmtDescriptor* sd = frames ? av_pix_fmt_desc_get(frames->sw_format) : nullptr;
+        if (!sd) m.fail("an NVDEC frame without its surface format");
+        const int depth = sd->comp[0].depth;
+        // One sample a pixel in plane 0, 8 bits, or 16 with the significant bits at the top (P010's 10).
+        if ((sd->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_BE)) || sd->comp[0].plane != 0 || sd->comp[0].offset != 0 ||
+            sd->comp[0].step != (depth > 8 ? 2 : 1) || (depth > 8 && sd->comp[0].shift != 16 - depth) || depth > 16)
+            m.fail(std::string("NVDEC surfaces in ") + sd->name + " (luma not one plane of 8 or MSB-aligned 16-bit samples)");
+        AVFrame* ref = av_frame_clone(f);
+        if (!ref) throw std::bad_alloc();
+        auto* samples = new DeviceSamples{ref->data[0], std::size_t(ref->linesize[0]), depth > 8 && depth < 16 ? depth : 0};
+        Image img;
+        img.width = w;
+        img.height = h;
+        img.channels = 1;
+        img.bit_depth = depth > 8 ? 16 : 8;
+        img.format = "video";
+        img.device = std::shared_ptr<const DeviceSamples>(samples, [ref](const DeviceSamples* p) mutable {
+            av_frame_free(&ref);  // the surface back to the decoder's pool
+            delete p;
+        });
+        return img;
+    }
     const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(AVPixelFormat(f->format));
     if (!d) m.fail("unknown pixel format");
-    const int w = f->width, h = f->height;
     const int depth = d->comp[0].depth;
     // Luma straight from plane 0 (planar YUV, NV12, gray): one sample a pixel, 8 bits or little-endian 9..16.
     const bool luma = !(d->flags & AV_PIX_FMT_FLAG_RGB) && !(d->flags & AV_PIX_FMT_FLAG_BE) && d->comp[0].plane == 0 &&

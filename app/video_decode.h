@@ -26,15 +26,19 @@ bool video_supported();
 class VideoStack {
 public:
     // Opens the container, finds the video stream and counts its frames (a pass over the packets, no decoding).
-    // Throws InputError naming `name`.
-    VideoStack(ByteView bytes, std::string name);
+    // Throws InputError naming `name`. `on_gpu`: decoded by NVDEC into device memory (Image::device; see
+    // app/video_gpu.h), the first frame decoded here to make sure it can be; throws GpuDecodeUnavailable when not.
+    VideoStack(ByteView bytes, std::string name, bool on_gpu = false);
     ~VideoStack();
     VideoStack(const VideoStack&) = delete;
     VideoStack& operator=(const VideoStack&) = delete;
     int frames() const;
     double frame_rate() const;  // frames a second (0: unknown)
+    int width() const;
+    int height() const;
+    std::string decoder() const;  // the codec's name, with " (NVDEC)" on the GPU
     // Frame `frame` (0-based, presentation order): the next one costs one decode; an earlier one starts again
-    // from the beginning. `check` sees the header before the frame is decoded.
+    // from the beginning; the one decoded last costs nothing. `check` sees the header before the frame is decoded.
     Image decode(int frame, const std::function<void(const ImageHeader&)>& check);
 
 private:

@@ -81,7 +81,44 @@ __global__ void fill_kernel(float* __restrict__ plane, int pw, int ph, int cw, i
     plane[(long long)y * pw + x] = float(*sum / (double(cw) * ch));
 }
 
+// A device frame's samples into the image buffer, rows packed (16-bit ones widened as the CPU decoder does).
+template <class T>
+__global__ void copy_samples_kernel(const unsigned char* __restrict__ src, std::size_t pitch, int w, int h, int bits,
+                                    T* __restrict__ dst) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y;
+    if (x >= w || y >= h) return;
+    T v = reinterpret_cast<const T*>(src + std::size_t(y) * pitch)[x];
+    if (bits) v = T(v | (v >> bits));
+    dst[std::size_t(y) * w + x] = v;
+}
+
 }  // namespace
+
+// A frame NVDEC decoded: copied on the device into the image buffer (a few microseconds), after the decoder's
+// work on the legacy default stream, then waited for, so the caller may hand the frame back to the decoder as
+// soon as prepare() returns (later plane changes use the copy, as an uploaded image's).
+void PlanePrep::copy_device(const PlaneRecipe& r, cudaStream_t s, StageTimer* timer) {
+    if (r.channels != 1 || (r.bit_depth != 8 && r.bit_depth != 16) || r.significant_bits < 0 || r.significant_bits >= 16 ||
+        r.device_pitch < std::size_t(r.image_width) * std::size_t(r.bit_depth / 8))
+        throw ConfigError("a device frame must be one channel of 8- or 16-bit samples within its pitch");
+    const std::size_t n = std::size_t(r.image_width) * r.image_height * std::size_t(r.bit_depth / 8);
+    image_.resize(n);
+    CUDA_CHECK(cudaEventRecord(decoded_.get(), cudaStreamLegacy));
+    CUDA_CHECK(cudaStreamWaitEvent(s, decoded_.get(), 0));
+    const dim3 block(256), grid((r.image_width + 255) / 256, r.image_height);
+    const auto* src = static_cast<const unsigned char*>(r.device_samples);
+    if (r.bit_depth == 8)
+        copy_samples_kernel<std::uint8_t><<<grid, block, 0, s>>>(src, r.device_pitch, r.image_width, r.image_height, 0, image_.get());
+    else
+        copy_samples_kernel<std::uint16_t><<<grid, block, 0, s>>>(src, r.device_pitch, r.image_width, r.image_height,
+                                                                  r.significant_bits, reinterpret_cast<std::uint16_t*>(image_.get()));
+    CUDA_CHECK_LAUNCH("copy_samples_kernel");
+    copied_.record(s);
+    CUDA_CHECK(cudaEventSynchronize(copied_.get()));
+    version_ = r.image_version;
+    mark(timer, "copy decoded frame (device -> device, once per frame)", double(n) * 2.0);
+}
 
 void PlanePrep::upload(const PlaneRecipe& r, cudaStream_t s, StageTimer* timer) {
     const std::size_t n = std::size_t(r.image_width) * r.image_height * r.channels * std::size_t(r.bit_depth / 8);
@@ -102,14 +139,17 @@ void PlanePrep::upload(const PlaneRecipe& r, cudaStream_t s, StageTimer* timer) 
 }
 
 void PlanePrep::prepare(const PlaneRecipe& r, float* plane, cudaStream_t s, StageTimer* timer) {
-    if (r.image_width < 1 || r.image_height < 1 || r.channels < 1 || !r.samples ||
+    if (r.image_width < 1 || r.image_height < 1 || r.channels < 1 || (!r.samples && !r.device_samples) ||
         (r.bit_depth != 8 && r.bit_depth != 16 && r.bit_depth != 32) || r.content_width < 1 ||
         r.content_height < 1 || r.plane_width < r.content_width || r.plane_height < r.content_height ||
         (!r.shape.radial && (int(r.window_x.size()) != r.content_width || int(r.window_y.size()) != r.content_height)) ||
         (r.shape.radial && int(r.radial_table.size()) != kRadialWindowTable) ||
         r.crop_x + r.content_width > r.image_width || r.crop_y + r.content_height > r.image_height)
         throw ConfigError("inconsistent plane recipe");
-    if (r.image_version == 0 || r.image_version != version_) upload(r, s, timer);
+    if (r.image_version == 0 || r.image_version != version_) {
+        if (r.device_samples) copy_device(r, s, timer);
+        else upload(r, s, timer);
+    }
 
     const std::size_t nw = r.window_x.size() + r.window_y.size() + r.radial_table.size();
     // The same window values as the last plane's (every frame of a stack): nothing to send and nothing to wait for,

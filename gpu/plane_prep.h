@@ -19,6 +19,12 @@ namespace specview::gpu {
 struct PlaneRecipe {
     const void* samples = nullptr;  // host, interleaved, channels samples a pixel, as decoded:
     int bit_depth = 8;              // 8 (uint8, v / 255), 16 (uint16, v / 65535) or 32 (float, as is)
+    // Or on the device (a video frame NVDEC decoded; `samples` null): one channel, rows device_pitch bytes apart,
+    // written by work on the legacy default stream (FFmpeg's); 16-bit samples with significant_bits (< 16) at the
+    // top widen to v | (v >> significant_bits), as the CPU decoder widens them.
+    const void* device_samples = nullptr;
+    std::size_t device_pitch = 0;
+    int significant_bits = 0;
     int image_width = 0, image_height = 0, channels = 0;
     std::uint64_t image_version = 0;  // the pixels are uploaded again only when this changes
     int channel = 0;                  // 0 luma (Rec. 709 on channels 0..2, or the gray value), else index + 1
@@ -38,10 +44,12 @@ public:
 
 private:
     void upload(const PlaneRecipe& r, cudaStream_t stream, StageTimer* timer);
+    void copy_device(const PlaneRecipe& r, cudaStream_t stream, StageTimer* timer);
     DeviceBuffer<unsigned char> image_;  // the samples as decoded (a quarter of floats for 8-bit images)
     std::uint64_t version_ = 0;
     PinnedBuffer<unsigned char> staging_[2];
     Event staged_[2];
+    Event decoded_, copied_;  // a device frame: the decoder's work before the copy; the copy (the frame is free after)
     DeviceBuffer<double> window_, sum_;
     PinnedBuffer<double> window_host_;
     int next_staging_ = 0;

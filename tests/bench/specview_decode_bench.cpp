@@ -7,6 +7,8 @@
 //   specview-decode-bench --stack FILE [STREAMS...]   a stack's frames through load_frames_parallel, each sample
 //                                                     touched, nothing else: frames/s per decoder count (the
 //                                                     decoding side of --average alone; default 1 2 4 8)
+//   specview-decode-bench --nvdec FILE                a video decoded on the GPU (app/video_gpu.h), in this
+//                                                     process, every frame once: open time and frames/s
 //   SPECVIEW_BENCH_CONSUME_MS=M specview-decode-bench --stack ...   the consumer also sleeps M ms a frame (a
 //                                                     transform that does not compete for the cores): whether
 //                                                     decoding overlaps it shows as max(decode, M) against their sum
@@ -27,7 +29,10 @@
 #include <thread>
 #include <vector>
 
+#include <cuda_runtime.h>
+
 #include "app/decoder_pool.h"
+#include "app/video_gpu.h"
 #include "app/image.h"
 #include "tests/bench/photo.h"
 
@@ -106,7 +111,29 @@ int stack_mode(const std::string& path, std::vector<int> streams) {
     return 0;
 }
 
+// Decoding alone on the GPU: each frame released as soon as it is decoded, the device waited for at the end.
+int nvdec_mode(const std::string& path) {
+    try {
+        auto t0 = Clock::now();
+        auto v = open_gpu_video(path, LoadLimits{});
+        const double open_ms = ms_since(t0);
+        t0 = Clock::now();
+        const int n = v->frames();
+        for (int k = 0; k < n; ++k) v->decode(k, {});
+        cudaError_t e = cudaDeviceSynchronize();
+        const double s = ms_since(t0) / 1000.0;
+        std::printf("%s: %d frames of %dx%d by %s: opened (first frame decoded) in %.1f ms, then %.3f s, %.0f frames/s%s\n",
+                    path.c_str(), n, v->width(), v->height(), v->decoder().c_str(), open_ms, s, (n - 1) / s,
+                    e == cudaSuccess ? "" : " (CUDA error at the end)");
+        return e == cudaSuccess ? 0 : 1;
+    } catch (const std::exception& e) {
+        std::printf("%s: not decoded on the GPU: %s\n", path.c_str(), e.what());
+        return 1;
+    }
+}
+
 int main(int argc, char** argv) {
+    if (argc > 2 && std::string(argv[1]) == "--nvdec") return nvdec_mode(argv[2]);
     if (argc > 2 && std::string(argv[1]) == "--stack") {
         std::vector<int> streams;
         for (int i = 3; i < argc; ++i) streams.push_back(std::max(1, std::atoi(argv[i])));

@@ -1,0 +1,178 @@
+// Video decoded on the GPU (app/video_gpu.h): NVDEC's luma equals the CPU decoder's sample for sample (H.264
+// decoding is exact), forwards, by seeking and backwards; a GPU-decoded frame's spectrum equals the one of the
+// same frame decoded on the CPU and uploaded; the caller may hold kGpuVideoFramesHeld frames while decoding on;
+// the CPU backend refuses a device frame by name. Skips without a device, without FFmpeg, or where NVDEC is not
+// offered (saying why); runs for real on the GPU machine.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "app/engine.h"
+#include "app/video_decode.h"
+#include "app/video_gpu.h"
+#include "gpu/cuda_check.h"
+#include "tests/fixtures/image_writers.h"
+#include "tests/support/gpu_test.h"
+#include "tests/support/temp_dir.h"
+
+namespace specview::test {
+namespace {
+
+class Nvdec : public GpuTest {
+protected:
+    void SetUp() override {
+        GpuTest::SetUp();
+        if (IsSkipped()) return;
+        if (!video_supported()) GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
+    }
+};
+
+// Frame k: a vertical grating of (k + 2) cycles across, and a horizontal one of 3 (so rows differ), on mid gray.
+std::vector<std::vector<std::uint8_t>> grating(int w, int h, int frames) {
+    std::vector<std::vector<std::uint8_t>> out;
+    for (int k = 0; k < frames; ++k) {
+        std::vector<std::uint8_t> f(std::size_t(w) * h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                f[std::size_t(y) * w + x] = std::uint8_t(std::lround(128 + 70 * std::cos(2 * M_PI * (k + 2) * x / w) +
+                                                                     20 * std::cos(2 * M_PI * 3 * y / h)));
+        out.push_back(f);
+    }
+    return out;
+}
+
+// The luma of a device frame, downloaded row by row from its pitch.
+std::vector<std::uint8_t> download(const Image& img) {
+    std::vector<std::uint8_t> out(std::size_t(img.width) * img.height * std::size_t(img.bytes_per_sample()));
+    const std::size_t row = std::size_t(img.width) * std::size_t(img.bytes_per_sample());
+    CUDA_CHECK(cudaMemcpy2D(out.data(), row, img.device->data, img.device->pitch, row, std::size_t(img.height),
+                            cudaMemcpyDeviceToHost));
+    return out;
+}
+
+std::vector<std::complex<float>> spectrum(Engine& e, const Image& img) {
+    e.set_image(img, "frame");
+    Settings s;
+    s.backend = Backend::Cufft;
+    s.pad = PadMode::None;
+    RunOptions o;
+    o.want_spectrum = true;
+    return e.run(s, o).spectrum;
+}
+
+TEST_F(Nvdec, FramesEqualTheCpuDecodersAndSoDoTheirSpectra) {
+    const int w = 320, h = 192, n = 40;
+    TempDir dir;
+    const std::string path = dir.file("g.mp4");
+    try {
+        fixtures::write_file(path, fixtures::video(w, h, grating(w, h, n), "libx264", "mp4", 30));
+    } catch (const std::runtime_error& e) {
+        GTEST_SKIP() << "no H.264 encoder to write the fixture: " << e.what();
+    }
+    std::unique_ptr<GpuVideo> gpu_video;
+    try {
+        gpu_video = open_gpu_video(path, LoadLimits{});
+    } catch (const GpuDecodeUnavailable& e) {
+        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
+    }
+    std::cout << "[ nvdec    ] " << gpu_video->decoder() << ", " << gpu_video->frames() << " frames of "
+              << gpu_video->width() << "x" << gpu_video->height() << "\n";
+    ASSERT_EQ(gpu_video->frames(), n);
+    EXPECT_NEAR(gpu_video->frame_rate(), 30.0, 1e-6);
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    VideoStack cpu(bytes, "g.mp4");
+    Engine engine;
+    int compared = 0;
+    // Forwards, a far seek, back, the same frame again, and to the end.
+    for (int k : {0, 1, 2, 3, 37, 5, 5, 20, 21, 39}) {
+        SCOPED_TRACE("frame " + std::to_string(k));
+        int headers = 0;
+        const Image g = gpu_video->decode(k, [&](const ImageHeader& hd) {
+            ++headers;
+            EXPECT_EQ(hd.width, w);
+            EXPECT_EQ(hd.height, h);
+        });
+        EXPECT_EQ(headers, 1);
+        ASSERT_TRUE(g.on_device());
+        ASSERT_EQ(g.width, w);
+        ASSERT_EQ(g.height, h);
+        EXPECT_EQ(g.bit_depth, 8);
+        EXPECT_EQ(g.frame, k);
+        EXPECT_EQ(g.frames, n);
+        const Image c = cpu.decode(k, [](const ImageHeader&) {});
+        ASSERT_FALSE(c.on_device());
+        const std::vector<std::uint8_t> got = download(g);
+        ASSERT_EQ(got.size(), c.sample_bytes());
+        int wrong = 0;
+        for (std::size_t i = 0; i < got.size(); ++i) wrong += got[i] != static_cast<const std::uint8_t*>(c.data())[i];
+        EXPECT_EQ(wrong, 0) << "NVDEC's luma differs from libavcodec's";
+        const auto sg = spectrum(engine, g), sc = spectrum(engine, c);
+        ASSERT_EQ(sg.size(), sc.size());
+        double worst = 0;
+        for (std::size_t i = 0; i < sg.size(); ++i) worst = std::max(worst, double(std::abs(sg[i] - sc[i])));
+        EXPECT_EQ(worst, 0.0) << "the spectrum of the device frame is not the one of the uploaded frame";
+        int peak = 1;
+        for (int u = 1; u <= w / 2; ++u)
+            if (std::abs(sg[std::size_t(u)]) > std::abs(sg[std::size_t(peak)])) peak = u;
+        EXPECT_EQ(peak, k + 2);
+        ++compared;
+    }
+    EXPECT_EQ(compared, 10);
+    // The CPU backend cannot take a frame on the device: it says so, naming the option that decodes on the CPU.
+    Engine cpu_engine;
+    cpu_engine.set_image(gpu_video->decode(6, {}), "g.mp4");
+    Settings s;
+    s.backend = Backend::Cpu;
+    try {
+        cpu_engine.run(s);
+        ADD_FAILURE() << "the CPU backend took a device frame";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--video-decode cpu"), std::string::npos) << e.what();
+    }
+}
+
+// A caller holding kGpuVideoFramesHeld frames (a queue between the decoder and the transforms) does not starve
+// the decoder of surfaces; every held frame keeps its own samples.
+TEST_F(Nvdec, HeldFramesKeepTheirSamplesWhileDecodingGoesOn) {
+    const int w = 256, h = 144, n = 30;
+    TempDir dir;
+    const std::string path = dir.file("g.mp4");
+    const auto frames = grating(w, h, n);
+    try {
+        fixtures::write_file(path, fixtures::video(w, h, frames, "libx264", "mp4", 25));
+    } catch (const std::runtime_error& e) {
+        GTEST_SKIP() << "no H.264 encoder to write the fixture: " << e.what();
+    }
+    std::unique_ptr<GpuVideo> v;
+    try {
+        v = open_gpu_video(path, LoadLimits{});
+    } catch (const GpuDecodeUnavailable& e) {
+        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
+    }
+    std::vector<Image> held;
+    for (int k = 0; k < n; ++k) {
+        held.push_back(v->decode(k, {}));
+        if (int(held.size()) > kGpuVideoFramesHeld) held.erase(held.begin());
+        // The oldest held frame still holds its grating (its strongest column frequency is its own).
+        const Image& old = held.front();
+        const std::vector<std::uint8_t> px = download(old);
+        double best = 0;
+        int peak = 0;
+        for (int u = 1; u <= 20; ++u) {
+            double re = 0, im = 0;
+            for (int x = 0; x < w; ++x) {
+                re += px[std::size_t(x)] * std::cos(2 * M_PI * u * x / w);
+                im -= px[std::size_t(x)] * std::sin(2 * M_PI * u * x / w);
+            }
+            if (std::hypot(re, im) > best) best = std::hypot(re, im), peak = u;
+        }
+        EXPECT_EQ(peak, old.frame + 2) << "held frame " << old.frame << " changed under the decoder (at frame " << k << ")";
+    }
+}
+
+}  // namespace
+}  // namespace specview::test
