@@ -858,7 +858,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             return kExitUsage;
         }
         ViewerLaunch launch{inputs, s, classroom, presentation, classroom_step, classroom_walk, frames, screenshot,
-                            script, report, offscreen, max_memory.empty() ? 0.0 : parse_size(max_memory), frame - 1};
+                            script, report, offscreen, max_memory.empty() ? 0.0 : parse_size(max_memory), frame - 1,
+                            parse_video_decode(video_decode)};
         return viewer(launch);
     }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/settings.h"
+#include "app/video_gpu.h"
 
 namespace specview {
 
@@ -34,6 +35,7 @@ struct ViewerLaunch {
     bool offscreen = false;           // draw into an offscreen EGL context on the GPU (no window, no X)
     double max_memory = 0;            // --max-memory in bytes (0: what the machine has available)
     int frame = 0;                    // --frame, 0-based: which frame of a stack to open first
+    VideoDecode video_decode = VideoDecode::Auto;  // --video-decode
 };
 
 using ViewerEntry = std::function<int(const ViewerLaunch&)>;

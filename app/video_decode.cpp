@@ -2,6 +2,7 @@
 
 #include "app/video_gpu.h"
 
+#include <dlfcn.h>
 #include <sched.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/hwcontext.h>
+#include <libavutil/hwcontext_cuda.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
@@ -56,6 +58,46 @@ AVPixelFormat cuda_format(AVCodecContext*, const AVPixelFormat* offered) {
     for (; *offered != AV_PIX_FMT_NONE; ++offered)
         if (*offered == AV_PIX_FMT_CUDA) return *offered;
     return AV_PIX_FMT_NONE;
+}
+// A CUDA device for FFmpeg on the CUDA runtime's own context (device 0's primary context, which our kernels use),
+// so the frames' device pointers are valid in them. FFmpeg's "primary_ctx" option would retain the same context
+// but insists on its scheduling flags, and refuses one the runtime already started with others; given the
+// context itself, it leaves the flags alone. The driver library is opened here (never linked: a machine without
+// it decodes on the CPU).
+AVBufferRef* cuda_device() {
+    using InitFn = int (*)(unsigned);
+    using DeviceGetFn = int (*)(int*, int);
+    using RetainFn = int (*)(CUcontext*, int);
+    static CUcontext ctx = nullptr;
+    static std::string why;
+    static const bool ready = [] {
+        void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
+            why = std::string("no CUDA driver library (") + dlerror() + ")";
+            return false;
+        }
+        auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
+        auto device_get = reinterpret_cast<DeviceGetFn>(dlsym(lib, "cuDeviceGet"));
+        auto retain = reinterpret_cast<RetainFn>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
+        int dev = 0, e = 0;
+        if (!init || !device_get || !retain) why = "the CUDA driver library lacks cuInit/cuDeviceGet/cuDevicePrimaryCtxRetain";
+        else if ((e = init(0)) != 0) why = "the CUDA driver does not start (error " + std::to_string(e) + ")";
+        else if ((e = device_get(&dev, 0)) != 0) why = "no CUDA device 0 (error " + std::to_string(e) + ")";
+        else if ((e = retain(&ctx, dev)) != 0) why = "device 0's primary context (error " + std::to_string(e) + ")";
+        return ctx != nullptr;  // retained for the process's life, as the runtime keeps it
+    }();
+    if (!ready) throw GpuDecodeUnavailable(why);
+    AVBufferRef* hw = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
+    if (!hw) throw std::bad_alloc();
+    auto* dc = reinterpret_cast<AVHWDeviceContext*>(hw->data);
+    auto* cuda = static_cast<AVCUDADeviceContext*>(dc->hwctx);
+    cuda->cuda_ctx = ctx;
+    cuda->stream = nullptr;  // the legacy default stream: the plane copy waits for it (gpu/plane_prep.h)
+    if (const int e = av_hwdevice_ctx_init(hw); e < 0) {
+        av_buffer_unref(&hw);
+        throw GpuDecodeUnavailable("FFmpeg does not take the CUDA context (" + av_error(e) + ")");
+    }
+    return hw;
 }
 }  // namespace
 
@@ -141,14 +183,7 @@ struct VideoStack::Impl {
                 if ((c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) && c->device_type == AV_HWDEVICE_TYPE_CUDA) nvdec = true;
             }
             if (!nvdec) throw GpuDecodeUnavailable(std::string("this FFmpeg has no NVDEC path for ") + codec->name + " video");
-            if (!hw) {
-                // The primary context: the one the CUDA runtime (our kernels) uses, so the frames' pointers are ours.
-                AVDictionary* opts = nullptr;
-                av_dict_set(&opts, "primary_ctx", "1", 0);
-                const int e = av_hwdevice_ctx_create(&hw, AV_HWDEVICE_TYPE_CUDA, nullptr, opts, 0);
-                av_dict_free(&opts);
-                if (e < 0) throw GpuDecodeUnavailable("FFmpeg opens no CUDA device (" + av_error(e) + ")");
-            }
+            if (!hw) hw = cuda_device();
             dec->hw_device_ctx = av_buffer_ref(hw);
             if (!dec->hw_device_ctx) throw std::bad_alloc();
             dec->get_format = cuda_format;

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "app/video_decode.h"
+#include "gpu/plane_prep.h"
 
 namespace specview {
 namespace fs = std::filesystem;
@@ -71,6 +72,17 @@ OpenFn module_entry() {
     return entry;
 }
 }  // namespace
+
+Image download_device_image(const Image& img) {
+    if (!img.on_device()) return img;
+    Image out = Image::allocate(img.width, img.height, 1, img.bit_depth, img.format);
+    gpu::download_samples(img.device->data, img.device->pitch, std::size_t(img.width) * std::size_t(img.bytes_per_sample()),
+                          img.height, img.bit_depth == 16 ? img.device->significant_bits : 0, out.writable());
+    out.frames = img.frames;
+    out.frame = img.frame;
+    out.frame_rate = img.frame_rate;
+    return out;
+}
 
 std::unique_ptr<GpuVideo> open_gpu_video(const std::string& path, const LoadLimits& limits) {
     std::error_code ec;

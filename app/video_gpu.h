@@ -50,6 +50,10 @@ const char* video_decode_name(VideoDecode d);
 // Whether the file at `path` is a video by its first bytes (false when it cannot be read).
 bool file_is_video(const std::string& path);
 
+// A host copy of a device frame (the same samples, rows packed), for the few host paths that need one (the image
+// view where the viewer's GL cannot take CUDA's frames). Waits for the device.
+Image download_device_image(const Image& img);
+
 // Opens `path` (a video within limits.max_stack_file_bytes) for decoding on the GPU; decodes its first frame to
 // make sure NVDEC takes it. Throws GpuDecodeUnavailable saying why it cannot be decoded there, InputError for a
 // file that is no readable video.

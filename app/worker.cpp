@@ -145,6 +145,12 @@ std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits, He
     return next_image_id_;
 }
 
+void Worker::set_video_decode(VideoDecode how, bool display_on_device) {
+    std::lock_guard<std::mutex> lock(mu_);
+    video_decode_ = how;
+    display_on_device_ = display_on_device;
+}
+
 void Worker::run(const Settings& s, std::uint64_t change, bool picture_on_device) {
     std::lock_guard<std::mutex> lock(mu_);
     run_req_ = RunRequest{s, change, picture_on_device};
@@ -579,6 +585,10 @@ void Worker::decoder_loop() {
         int frame = 0, frames = 0;
     };
     std::optional<Stack> stack;
+    // A video decoded on the GPU (app/video_gpu.h), kept open for its next frames; and the one NVDEC refused,
+    // so that its every frame does not try again.
+    std::unique_ptr<GpuVideo> gpu_video;
+    std::string gpu_video_path, gpu_refused_path;
     // Turns a decoded image into what the viewer takes first: the image and its display range (sampled). Its
     // picture for the image view comes after (make_display), so that the first run does not wait for it; both
     // are made without the lock (the viewer's every frame asks this worker something under it: made under the
@@ -600,8 +610,18 @@ void Worker::decoder_loop() {
     };
     // The image view's picture, after the image went to the viewer and the runner (without the lock); dropped
     // when a newer open waits.
-    auto make_display = [this](std::uint64_t id, const Image& img, const DisplayRange& range) {
-        DisplayPicture p{id, img.width, img.height, display_rgba(img, range)};
+    // A video frame on the device goes to the viewer as it is when the viewer writes it into its texture on the
+    // device; else it is downloaded here (the viewer's GL is not CUDA's).
+    auto make_display = [this](std::uint64_t id, const std::shared_ptr<const Image>& img, const DisplayRange& range) {
+        DisplayPicture p{id, img->width, img->height, {}, nullptr};
+        bool on_device;
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            on_device = display_on_device_;
+        }
+        if (img->on_device() && on_device) p.device_image = img;
+        else if (img->on_device()) p.rgba = display_rgba(download_device_image(*img), range);
+        else p.rgba = display_rgba(*img, range);
         std::lock_guard<std::mutex> lk(mu_);
         if (!open_req_) out_.display = std::move(p);
     };
@@ -626,11 +646,62 @@ void Worker::decoder_loop() {
         decoding_path_ = req.path;
         const bool next_of_stack = stack && req.path == stack->path && req.limits.frame == stack->frame + 1 &&
                                    req.limits.frame < stack->frames;
+        const VideoDecode video_decode = video_decode_;
         lock.unlock();
         std::string error;
         auto t0 = Clock::now();
+        // Once the header has passed: the caller's check, then the engine plans for the image's size while the
+        // samples decode.
+        Clock::time_point header_at{};
+        const HeaderCheck check = [&](const ImageHeader& h) {
+            header_at = Clock::now();
+            if (req.check) req.check(h);
+            if (!req.plan_with) return;
+            std::lock_guard<std::mutex> lk(mu_);
+            jobs_.push_back([this, s = *req.plan_with, w = h.width, hh = h.height] {
+                try {
+                    engine_.plan_for(s, w, hh);
+                } catch (const std::exception&) {
+                    // the run reports what is wrong with these settings or this device
+                }
+            });
+            cv_.notify_one();
+        };
         try {
-            if (next_of_stack) {
+            // A video with a GPU backend: decoded by NVDEC in this process (auto: when it can be; else on the CPU
+            // below, saying why once).
+            std::string gpu_note;
+            const bool gpu_wanted = video_decode != VideoDecode::Cpu && req.plan_with && req.plan_with->backend != Backend::Cpu &&
+                                    req.plan_with->level == Level::None && file_is_video(req.path);
+            if (!gpu_wanted || req.path != gpu_video_path) {
+                gpu_video.reset();
+                gpu_video_path.clear();
+            }
+            if (gpu_wanted && !gpu_video && (req.path != gpu_refused_path || video_decode == VideoDecode::Gpu)) {
+                try {
+                    gpu_video = open_gpu_video(req.path, req.limits);
+                    gpu_video_path = req.path;
+                    gpu_refused_path.clear();
+                    gpu_note = "decoded on the GPU by " + gpu_video->decoder();
+                } catch (const GpuDecodeUnavailable& e) {
+                    if (video_decode == VideoDecode::Gpu) throw InputError(req.path, std::string("cannot decode it on the GPU: ") + e.what());
+                    gpu_refused_path = req.path;
+                    gpu_note = std::string("decoded on the CPU (not on the GPU: ") + e.what() + ")";
+                }
+            }
+            if (gpu_video) {
+                auto img = std::make_shared<const Image>(gpu_video->decode(req.limits.frame, check));
+                stack.reset();
+                DecodedImage d = prepare(req.id, req.path, img, ms_since(t0));
+                d.started = t0;
+                d.header_at = header_at;
+                if (!gpu_note.empty()) d.notes.push_back(gpu_note);
+                const DisplayRange range = d.range;
+                lock.lock();
+                publish(std::move(d));
+                lock.unlock();
+                make_display(req.id, img, range);
+            } else if (next_of_stack) {
                 std::uint64_t id = req.id;
                 const int first = req.limits.frame;
                 DecoderPool::shared().load_frames(req.path, req.limits, first, stack->frames - first, req.check, [&](Image img) {
@@ -641,7 +712,7 @@ void Worker::decoder_loop() {
                         std::lock_guard<std::mutex> lk(mu_);
                         publish(std::move(d));
                     }
-                    make_display(id, *shared, range);
+                    make_display(id, shared, range);
                     std::unique_lock<std::mutex> lk(mu_);
                     stack->frame = shared->frame;
                     if (shared->frame + 1 >= stack->frames) return false;  // the last: the stream is done
@@ -657,32 +728,18 @@ void Worker::decoder_loop() {
                     return true;
                 });
             } else {
-                Clock::time_point header_at{};
-                HeaderCheck check = [&](const ImageHeader& h) {
-                    header_at = Clock::now();
-                    if (req.check) req.check(h);
-                    if (!req.plan_with) return;
-                    std::lock_guard<std::mutex> lk(mu_);
-                    jobs_.push_back([this, s = *req.plan_with, w = h.width, hh = h.height] {
-                        try {
-                            engine_.plan_for(s, w, hh);
-                        } catch (const std::exception&) {
-                            // the run reports what is wrong with these settings or this device
-                        }
-                    });
-                    cv_.notify_one();
-                };
                 auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits, check));
                 if (img->frames > 1) stack = Stack{req.path, img->frame, img->frames};
                 else stack.reset();
                 DecodedImage d = prepare(req.id, req.path, img, ms_since(t0));
                 d.started = t0;
                 d.header_at = header_at;
+                if (!gpu_note.empty()) d.notes.push_back(gpu_note);
                 const DisplayRange range = d.range;
                 lock.lock();
                 publish(std::move(d));
                 lock.unlock();
-                make_display(req.id, *img, range);
+                make_display(req.id, img, range);
             }
         } catch (const std::exception& e) {
             error = std::string("cannot open ") + e.what();

@@ -24,6 +24,7 @@
 #include "app/engine.h"
 #include "app/image.h"
 #include "app/settings.h"
+#include "app/video_gpu.h"
 
 namespace specview {
 
@@ -54,6 +55,9 @@ struct DisplayPicture {
     std::uint64_t image_id = 0;
     int width = 0, height = 0;
     std::vector<std::uint32_t> rgba;
+    // Or (rgba empty) a video frame on the device (Image::device), for the viewer to write into its texture on the
+    // device (gpu/gl_interop.h's gray copy); it holds the decoder's frame until dropped.
+    std::shared_ptr<const Image> device_image;
 };
 
 struct RunResult {
@@ -194,6 +198,10 @@ public:
     // while the samples decode (the first run then computes at once; a cuFFT plan at 8192^2 took ~150 ms there).
     std::uint64_t open(const std::string& path, const LoadLimits& limits = {}, HeaderCheck check = {},
                        std::optional<Settings> plan_with = {});
+    // How videos opened from now on are decoded (app/video_gpu.h; auto: on the GPU for the GPU backends), and
+    // whether the viewer writes a device frame's picture into its texture itself (else the worker downloads the
+    // frame and makes the picture on the host).
+    void set_video_decode(VideoDecode how, bool display_on_device);
     // Run these settings (replaces a run not yet started). `picture_on_device`: GPU pictures stay in a slot.
     void run(const Settings& s, std::uint64_t change, bool picture_on_device);
     // The complex value behind data element (x, y) of the run posted as `change` (GPU backends).
@@ -251,6 +259,8 @@ private:
         std::optional<Settings> plan_with;
     };
     std::optional<OpenRequest> open_req_;
+    VideoDecode video_decode_ = VideoDecode::Auto;
+    bool display_on_device_ = false;
     bool decoding_ = false;
     std::string decoding_path_;
     std::uint64_t next_image_id_ = 0;

@@ -29,6 +29,19 @@ __global__ void picture_to_surface_kernel(const std::uint32_t* __restrict__ src,
     if (x < width && y < height) surf2Dwrite(src[std::size_t(y) * width + x], dst, x * 4, y);
 }
 
+// A decoded frame's samples as the image view shows them (display_rgba's arithmetic: no fused multiply-adds).
+template <class T>
+__global__ void gray_to_surface_kernel(const unsigned char* __restrict__ src, std::size_t pitch, int width, int height,
+                                       int bits, cudaSurfaceObject_t dst) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height) return;
+    T v = reinterpret_cast<const T*>(src + std::size_t(y) * pitch)[x];
+    if (bits) v = T(v | (v >> bits));
+    const float max = sizeof(T) == 1 ? 255.0f : 65535.0f;
+    const std::uint32_t g = std::uint32_t(__fadd_rn(__fmul_rn(__fdiv_rn(float(v), max), 255.0f), 0.5f));
+    surf2Dwrite(g | (g << 8) | (g << 16) | 0xFF000000u, dst, x * 4, y);
+}
+
 struct Ticket {
     std::atomic<std::int64_t>* ns;
     std::atomic<std::uint64_t>* seq;
@@ -49,6 +62,7 @@ GlInteropCopier::~GlInteropCopier() {
     if (stream_) cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));  // no stamp into a freed slot
     for (std::uint64_t o : surfaces_) cudaDestroySurfaceObject(cudaSurfaceObject_t(o));
     if (done_) cudaEventDestroy(static_cast<cudaEvent_t>(done_));
+    if (decoded_) cudaEventDestroy(static_cast<cudaEvent_t>(decoded_));
     for (void* m : marks_)
         if (m) cudaEventDestroy(static_cast<cudaEvent_t>(m));
     if (stream_) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
@@ -62,6 +76,8 @@ void GlInteropCopier::start() {
     cudaEvent_t e = nullptr;
     CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     done_ = e;
+    CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    decoded_ = e;
     for (void*& m : marks_) {
         cudaEvent_t t = nullptr;
         CUDA_CHECK(cudaEventCreate(&t));
@@ -87,6 +103,15 @@ void GlInteropCopier::copy(const Target* targets, int n) {
     const auto t_issue = std::chrono::steady_clock::now();
     auto s = static_cast<cudaStream_t>(stream_);
     auto mark = [&](int i) { CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(marks_[i]), s)); };
+    for (int i = 0; i < n; ++i)
+        if (!targets[i].device_rgba) {  // a decoder's frame: after its work on the legacy default stream
+            if (!targets[i].gray || (targets[i].gray_depth != 8 && targets[i].gray_depth != 16) ||
+                targets[i].gray_pitch < std::size_t(targets[i].width) * std::size_t(targets[i].gray_depth / 8))
+                throw GpuError("GlInteropCopier::copy: a target without a picture, or a gray one of a bad depth or pitch");
+            CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(decoded_), cudaStreamLegacy));
+            CUDA_CHECK(cudaStreamWaitEvent(s, static_cast<cudaEvent_t>(decoded_), 0));
+            break;
+        }
     mark(0);
     CUDA_CHECK(cudaGraphicsMapResources(n, res, s));
     mark(1);
@@ -111,7 +136,13 @@ void GlInteropCopier::copy(const Target* targets, int n) {
         if (e == cudaSuccess) {
             surfaces_.push_back(std::uint64_t(surface));
             const dim3 block(32, 8), grid((t.width + 31) / 32, (t.height + 7) / 8);
-            picture_to_surface_kernel<<<grid, block, 0, s>>>(t.device_rgba, t.width, t.height, surface);
+            const auto* gray = static_cast<const unsigned char*>(t.gray);
+            if (t.device_rgba) picture_to_surface_kernel<<<grid, block, 0, s>>>(t.device_rgba, t.width, t.height, surface);
+            else if (t.gray_depth == 8)
+                gray_to_surface_kernel<std::uint8_t><<<grid, block, 0, s>>>(gray, t.gray_pitch, t.width, t.height, 0, surface);
+            else
+                gray_to_surface_kernel<std::uint16_t><<<grid, block, 0, s>>>(gray, t.gray_pitch, t.width, t.height,
+                                                                             t.gray_significant_bits, surface);
             e = cudaGetLastError();
         }
         if (e == cudaSuccess && t.consumed_event) e = cudaEventRecord(reinterpret_cast<cudaEvent_t>(t.consumed_event), s);

@@ -95,6 +95,15 @@ __global__ void copy_samples_kernel(const unsigned char* __restrict__ src, std::
 
 }  // namespace
 
+void download_samples(const void* device, std::size_t pitch, std::size_t row_bytes, int rows, int significant_bits, void* host) {
+    // On the legacy default stream, after the decoder's work there.
+    CUDA_CHECK(cudaMemcpy2D(host, row_bytes, device, pitch, row_bytes, std::size_t(rows), cudaMemcpyDeviceToHost));
+    if (significant_bits > 0) {
+        auto* v = static_cast<std::uint16_t*>(host);
+        for (std::size_t i = 0, n = row_bytes / 2 * std::size_t(rows); i < n; ++i) v[i] = std::uint16_t(v[i] | (v[i] >> significant_bits));
+    }
+}
+
 // A frame NVDEC decoded: copied on the device into the image buffer (a few microseconds), after the decoder's
 // work on the legacy default stream, then waited for, so the caller may hand the frame back to the decoder as
 // soon as prepare() returns (later plane changes use the copy, as an uploaded image's).

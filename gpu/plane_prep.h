@@ -36,6 +36,10 @@ struct PlaneRecipe {
     bool fill_mean = false;                  // pad with the windowed content's mean (else zeros)
 };
 
+// Device samples (rows `pitch` bytes apart, written by work on the legacy default stream) into host memory, rows
+// packed; 16-bit ones widened as PlaneRecipe::significant_bits says. Synchronous.
+void download_samples(const void* device, std::size_t pitch, std::size_t row_bytes, int rows, int significant_bits, void* host);
+
 class PlanePrep {
 public:
     // Makes the plane (plane_width x plane_height floats) in `plane` on `stream`; marks the timer's stages.

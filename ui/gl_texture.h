@@ -48,6 +48,11 @@ public:
     const GlTexture& front() const { return tex_[front_]; }
     int front_index() const { return front_; }  // which of the two the front is (device copies write it)
     GlTexture& texture(int i) { return tex_[i]; }
+    // Texture i, written by other means (a device copy), becomes the front; a host picture on its way is dropped.
+    void show(int i) {
+        front_ = i;
+        data_.clear();
+    }
     void release() noexcept {
         tex_[0].release();
         tex_[1].release();

@@ -122,6 +122,12 @@ bool picture_current(const ViewerState& st) {
 void run_pipeline(ViewerState& st) {
     st.dirty = false;
     if (!(st.shown.image != nullptr)) return;
+    // A frame NVDEC decoded cannot go to the CPU backend or the host's levelling fit: the same frame again, which
+    // the worker now decodes on the CPU; its run follows.
+    if (st.shown.image->on_device() && (st.settings.backend == Backend::Cpu || st.settings.level != Level::None)) {
+        st.context().open(st.shown.image_path, st.shown.image->frame);
+        return;
+    }
     ++st.change;
     if (st.startup.posted < 0) st.startup.posted = viewer_clock() * 1e3;
     st.worker->run(st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings));
@@ -338,8 +344,37 @@ void step_uploads(ViewerState& st) {
 
 }  // namespace
 
+// A video frame NVDEC decoded, written into the image view's back texture on the device (no host copy) and
+// shown at once (GL's drawing waits for the copy); the frame is held until the copy is done. The worker sends
+// such frames only when interop works here.
+void show_device_image(ViewerState& st, const std::shared_ptr<const Image>& img) {
+#ifdef SPECVIEW_HAS_GL_INTEROP
+    try {
+        const int back = 1 - st.image_tex.front_index();
+        GlTexture& t = st.image_tex.texture(back);
+        t.ensure(img->width, img->height);
+        st.image_interop[back].register_texture(t.id(), t.width(), t.height());  // a no-op when it is already
+        gpu::GlInteropCopier::Target target{&st.image_interop[back], nullptr, img->width, img->height, 0};
+        target.gray = img->device->data;
+        target.gray_pitch = img->device->pitch;
+        target.gray_depth = img->bit_depth;
+        target.gray_significant_bits = img->device->significant_bits;
+        st.image_copier.copy(&target, 1);
+        st.image_tex.show(back);
+        st.image_copy_source = img;
+        if (st.startup.image_shown < 0) st.startup.image_shown = viewer_clock() * 1e3;
+    } catch (const std::exception& e) {
+        st.messages.error(std::string("the frame's picture through CUDA failed (") + e.what() + ")");
+    }
+#else
+    (void)img;
+    st.messages.error("internal: a device frame without CUDA-OpenGL interop");
+#endif
+}
+
 void poll_copy(ViewerState& st) {
 #ifdef SPECVIEW_HAS_GL_INTEROP
+    if (st.image_copy_source && st.image_copier.done()) st.image_copy_source.reset();  // the decoder's frame back
     if (!st.copy_pending || !st.copier.done()) return;
     st.copy_pending = false;
     if (auto it = st.change_index.find(st.copy_change); it != st.change_index.end()) {
@@ -354,8 +389,10 @@ void apply_worker_updates(ViewerState& st) {
     poll_copy(st);
     WorkerUpdates u = st.worker->poll();
     if (u.decoded) take_decoded(st, *u.decoded);
-    if (u.display && u.display->image_id == st.shown.image_id)  // the image view's picture, made after the image came
-        st.image_tex.begin(std::move(u.display->rgba), u.display->width, u.display->height);
+    if (u.display && u.display->image_id == st.shown.image_id) {  // the image view's picture, made after the image came
+        if (u.display->device_image) show_device_image(st, u.display->device_image);
+        else st.image_tex.begin(std::move(u.display->rgba), u.display->width, u.display->height);
+    }
     for (const auto& [error, text] : u.messages) error ? st.messages.error(text) : st.messages.info(text);  // in order
     if (u.run) take_frame(st, *u.run);
     if (u.value) {
@@ -394,7 +431,11 @@ void draw_readout(ViewerState& st) {
         const Image& img = *st.shown.image;
         const int x = st.image_hover.x, y = st.image_hover.y;
         ImGui::Text("image (%d, %d):", x, y);
-        for (int c = 0; c < img.channels; ++c) {
+        if (img.on_device()) {
+            ImGui::SameLine();
+            ImGui::TextDisabled("a frame decoded on the GPU (values: --video-decode cpu)");
+        }
+        for (int c = 0; c < (img.on_device() ? 0 : img.channels); ++c) {
             ImGui::SameLine();
             ImGui::Text("%s%.4f", c == 0 ? "" : " ", img.at(x, y, c));
         }
@@ -762,6 +803,7 @@ int run_viewer(const ViewerLaunch& launch) {
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
     auto worker = std::make_unique<Worker>(std::max(1, cores - 1));
     const double open_ms = viewer_clock() * 1e3;
+    worker->set_video_decode(launch.video_decode, false);  // the window's GL is not known to take CUDA's frames yet
     if (!launch.images.empty()) open_in(*worker, launch.images.front(), launch.frame, launch.settings, launch.max_memory);
     // The CUDA context (a few hundred ms) is made while the window opens, too.
     auto probe = std::async(std::launch::async, [] { return gpu::probe_device(0); });
@@ -804,6 +846,7 @@ int run_viewer(const ViewerLaunch& launch) {
     st.machine.interop_why = "built without CUDA-OpenGL interop (no GL headers at configure time)";
 #endif
     st.worker = std::move(worker);
+    st.worker->set_video_decode(launch.video_decode, st.machine.interop_ok);
 
     bool reopen = false;
     if (!st.machine.gpu_ok && gpu_backend(st.settings)) {

@@ -123,6 +123,8 @@ struct ViewerState {
     // glTexSubImage2D; back to GL uploads for good after an error.
     gpu::GlInteropTexture image_interop[2];
     gpu::GlInteropCopier image_copier;
+    // A video frame on the device written into the image texture: held until that copy is done.
+    std::shared_ptr<const Image> image_copy_source;
     bool image_upload_gl = false;
 #endif
 

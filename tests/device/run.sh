@@ -31,7 +31,7 @@ rc=0
 if has test; then
   start=$(date +%s)
   $B/tests/specview_gpu_tests > "$OUT/gpu-tests.log" 2>&1; r=$?; rc=$((rc | r))
-  grep -E "^\[ (rows|custom2d|cufft|fast) |PASSED|FAILED|SKIPPED|Failure|: model " -A3 "$OUT/gpu-tests.log" | head -60
+  grep -E "^\[ (rows|custom2d|cufft|fast|nvdec) |PASSED|FAILED|SKIPPED|Failure|: model " -A3 "$OUT/gpu-tests.log" | head -60
   echo "gpu tests rc=$r ($(( $(date +%s) - start )) s)"
   if [ -x $B/tests/specview_interop_tests ]; then
     $B/tests/specview_interop_tests > "$OUT/interop.log" 2>&1; r=$?; rc=$((rc | r))
@@ -43,8 +43,9 @@ if has test; then
   echo "cpu tests rc=$r ($(( $(date +%s) - start )) s)"
   if [ -x $B/tests/specview_gui_tests ]; then  # the real viewer, offscreen on the GPU (no X here)
     start=$(date +%s)
-    SPECVIEW_GUI_OFFSCREEN=1 $B/tests/specview_gui_tests > "$OUT/gui-tests.log" 2>&1; r=$?; rc=$((rc | r))
-    grep -E "texture|PASSED|FAILED|SKIPPED|Failure" -A2 "$OUT/gui-tests.log" | head -30
+    # NVDEC is there (tests/device/run.sh video checks it): the viewer's GPU video test must use it.
+    SPECVIEW_EXPECT_NVDEC=1 SPECVIEW_GUI_OFFSCREEN=1 $B/tests/specview_gui_tests > "$OUT/gui-tests.log" 2>&1; r=$?; rc=$((rc | r))
+    grep -E "texture|nvdec|PASSED|FAILED|SKIPPED|Failure" -A2 "$OUT/gui-tests.log" | head -30
     echo "gui tests (offscreen) rc=$r ($(( $(date +%s) - start )) s)"
   fi
 fi

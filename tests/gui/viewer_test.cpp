@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -495,6 +497,66 @@ TEST_F(Script, AVideoPlaysAndJumps) {
     EXPECT_EQ(shown.front().first, 0);
     EXPECT_EQ(shown.back().first, 2) << "frame 3, 0-based";
     for (std::size_t i = 1; i < shown.size(); ++i) EXPECT_GE(shown[i].second, shown[i - 1].second) << "in time order";
+}
+
+// A video with a GPU backend is decoded by NVDEC where it can be (--video-decode auto), its frames written into the
+// image texture on the device: the texture holds the luma the CPU decoder gives (H.264 decodes exactly), and the
+// spectrum texture is the one of the same frame decoded on the CPU. SPECVIEW_EXPECT_NVDEC=1 (the GPU machine's
+// run) requires that NVDEC ran; elsewhere it may not, and the pictures must agree all the same.
+TEST_F(Script, AVideoFrameDecodedOnTheGpuShowsTheSamePixelsAndSpectrum) {
+    if (!video_supported()) GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
+    const int w = 320, h = 192, frames = 12;
+    std::vector<std::vector<std::uint8_t>> f;
+    for (int k = 0; k < frames; ++k) {
+        std::vector<std::uint8_t> px;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                px.push_back(std::uint8_t(std::lround(128 + 60 * std::cos(2 * M_PI * (k + 2) * x / w) + 30 * std::sin(2 * M_PI * 5 * y / h))));
+        f.push_back(px);
+    }
+    const std::string video = dir.file("v.mp4");
+    try {
+        fixtures::write_file(video, fixtures::video(w, h, f, "libx264", "mp4", 30));
+    } catch (const std::runtime_error& e) {
+        GTEST_SKIP() << "no H.264 encoder for the fixture: " << e.what();
+    }
+    std::map<std::string, std::string> out;
+    for (const char* how : {"auto", "cpu"}) {
+        const std::string img = dir.file(std::string("image-") + how + ".png"), spec = dir.file(std::string("spec-") + how + ".png");
+        ASSERT_EQ(run_script("wait-ready\nframe 5\nwait-ready\nsave-texture " + img + " image\nsave-texture " + spec +
+                                 " spectrum\nquit\n",
+                             {"--backend", "cufft", "--video-decode", how, video}),
+                  0)
+            << read("out.txt");
+        out[how] = read("out.txt");
+    }
+    const bool nvdec = out["auto"].find("decoded on the GPU by") != std::string::npos;
+    std::cout << "[ nvdec    ] " << (nvdec ? "the viewer decoded on the GPU" : "the viewer decoded on the CPU") << "\n";
+    if (std::getenv("SPECVIEW_EXPECT_NVDEC")) {
+        EXPECT_TRUE(nvdec) << out["auto"];
+    }
+    EXPECT_EQ(out["cpu"].find("decoded on the GPU by"), std::string::npos) << out["cpu"];
+    // The CPU decoder's frame 5 (0-based 4), in this process.
+    std::ifstream in(video, std::ios::binary);
+    const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), {});
+    VideoStack stack(bytes, "v.mp4");
+    const Image want = stack.decode(4, [](const ImageHeader&) {});
+    const Image a = load_image(dir.file("image-auto.png")), c = load_image(dir.file("image-cpu.png"));
+    ASSERT_EQ(a.width, w);
+    ASSERT_EQ(a.height, h);
+    std::size_t bad = 0, bad_cpu = 0;
+    for (std::size_t i = 0; i < std::size_t(w) * h; ++i) {
+        const long v = std::lround(want.sample(i) * 255.0f);
+        for (int k = 0; k < 3; ++k) {
+            bad += std::lround(a.sample(i * 4 + std::size_t(k)) * 255.0f) != v;
+            bad_cpu += std::lround(c.sample(i * 4 + std::size_t(k)) * 255.0f) != v;
+        }
+    }
+    EXPECT_EQ(bad, 0u) << "image texture texels differing from the decoded luma (auto)";
+    EXPECT_EQ(bad_cpu, 0u) << "image texture texels differing from the decoded luma (cpu)";
+    const Image sa = load_image(dir.file("spec-auto.png")), sc = load_image(dir.file("spec-cpu.png"));
+    ASSERT_EQ(sa.sample_bytes(), sc.sample_bytes());
+    EXPECT_EQ(std::memcmp(sa.data(), sc.data(), sa.sample_bytes()), 0) << "the spectrum of the frame differs by decoder";
 }
 
 TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
