@@ -696,6 +696,7 @@ void Worker::decoder_loop() {
                 d.started = t0;
                 d.header_at = header_at;
                 if (!gpu_note.empty()) d.notes.push_back(gpu_note);
+                d.decoded_by = gpu_video->decoder();
                 const DisplayRange range = d.range;
                 lock.lock();
                 publish(std::move(d));
@@ -707,6 +708,7 @@ void Worker::decoder_loop() {
                 DecoderPool::shared().load_frames(req.path, req.limits, first, stack->frames - first, req.check, [&](Image img) {
                     auto shared = std::make_shared<const Image>(std::move(img));
                     DecodedImage d = prepare(id, req.path, shared, ms_since(t0));
+                    if (shared->format == "video") d.decoded_by = "the CPU (isolated decoder)";
                     const DisplayRange range = d.range;
                     {
                         std::lock_guard<std::mutex> lk(mu_);
@@ -735,6 +737,7 @@ void Worker::decoder_loop() {
                 d.started = t0;
                 d.header_at = header_at;
                 if (!gpu_note.empty()) d.notes.push_back(gpu_note);
+                if (img->format == "video") d.decoded_by = "the CPU (isolated decoder)";
                 const DisplayRange range = d.range;
                 lock.lock();
                 publish(std::move(d));

@@ -44,6 +44,7 @@ struct DecodedImage {
     DisplayRange range;                       // how the image view shows it (its picture follows: DisplayPicture)
     double decode_ms = 0;                     // file read + decode
     std::vector<std::string> notes;           // the frame of a stack; NaN/Inf replaced
+    std::string decoded_by;                   // a video: which decoder ran ("h264 (NVDEC)", "the CPU (...)")
     // When the open was taken up, its header read, its samples decoded and this made (where a first picture's
     // time goes: the viewer's report). A stack's later frames leave the first two unset.
     std::chrono::steady_clock::time_point started, header_at, decoded_at, prepared_at;

@@ -170,6 +170,7 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
                             st.shown.image->height == d.image->height;
     st.shown.image = d.image;
     st.shown.image_range = d.range;
+    st.shown.decoded_by = d.decoded_by;
     st.shown.image_id = d.image_id;
     if (st.first_decode_ms < 0) {
         st.first_decode_ms = d.decode_ms;
@@ -233,6 +234,7 @@ void take_frame(ViewerState& st, RunResult& r) {
             if (slot >= 0) st.worker->release_slot(slot);
             return;
         }
+        st.shown.spectrum_image_id = r.image_id;  // this frame of a stack is done with: playing may go on
         if (!r.ok) {
             st.messages.error(r.error + (st.shown.have_frame ? " (the previous picture stays)" : ""));
             mark_ready(st, r.change, -1, true);

@@ -47,6 +47,8 @@ struct Shown {
     Frame frame;
     Settings settings;
     bool have_frame = false;
+    std::uint64_t spectrum_image_id = 0;  // the image the last spectrum taken (shown, or failed) was computed for
+    std::string decoded_by;               // a video: which decoder ran (DecodedImage::decoded_by)
 };
 
 struct FileUi {
