@@ -138,9 +138,10 @@ Worker::~Worker() {
     runner_.join();
 }
 
-std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits, HeaderCheck check, std::optional<Settings> plan_with) {
+std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits, HeaderCheck check, std::optional<Settings> plan_with,
+                           std::optional<RunAfterOpen> run_after) {
     std::lock_guard<std::mutex> lock(mu_);
-    open_req_ = OpenRequest{++next_image_id_, path, limits, std::move(check), std::move(plan_with)};
+    open_req_ = OpenRequest{++next_image_id_, path, limits, std::move(check), std::move(plan_with), std::move(run_after)};
     decode_cv_.notify_one();
     return next_image_id_;
 }
@@ -625,6 +626,8 @@ void Worker::decoder_loop() {
         std::lock_guard<std::mutex> lk(mu_);
         if (!open_req_) out_.display = std::move(p);
     };
+    // The run the open asked for with its image (Worker::open's run_after), for publish.
+    std::optional<RunAfterOpen> run_after;
     // Hands it to the viewer and the runner (under the lock: call with it held).
     auto publish = [&](DecodedImage d) {
         char t[64];
@@ -633,6 +636,9 @@ void Worker::decoder_loop() {
         for (const std::string& n : d.notes) notes += "; " + n;
         out_.messages.emplace_back(false, "opened " + d.path + t + notes);
         image_req_ = PendingImage{d.image_id, d.image, d.path};
+        // Its run, unless the viewer posted one meanwhile (newer; it runs on this image too: images go first).
+        if (run_after && !run_req_) run_req_ = RunRequest{run_after->settings, run_after->change, run_after->picture_on_device};
+        run_after.reset();
         // A newer open already waiting supersedes this one for the viewer too.
         if (!open_req_) out_.decoded = std::move(d);
         cv_.notify_one();
@@ -642,6 +648,7 @@ void Worker::decoder_loop() {
         if (stop_) return;
         OpenRequest req = std::move(*open_req_);
         open_req_.reset();
+        run_after = req.run_after;
         decoding_ = true;
         decoding_path_ = req.path;
         const bool next_of_stack = stack && req.path == stack->path && req.limits.frame == stack->frame + 1 &&
@@ -724,6 +731,7 @@ void Worker::decoder_loop() {
                     decode_cv_.wait(lk, [this] { return stop_ || open_req_; });
                     if (stop_ || open_req_->path != req.path || open_req_->limits.frame != shared->frame + 1) return false;
                     id = open_req_->id;
+                    run_after = open_req_->run_after;
                     open_req_.reset();
                     decoding_ = true;
                     t0 = Clock::now();
@@ -751,6 +759,13 @@ void Worker::decoder_loop() {
         lock.lock();
         decoding_ = false;
         if (!error.empty()) out_.messages.emplace_back(true, error);
+        // A run asked for with a frame that did not come still runs (on the image the viewer keeps), so that its
+        // change completes.
+        if (run_after && !run_req_) {
+            run_req_ = RunRequest{run_after->settings, run_after->change, run_after->picture_on_device};
+            cv_.notify_one();
+        }
+        run_after.reset();
         idle_cv_.notify_all();
     }
 }

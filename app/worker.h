@@ -197,8 +197,15 @@ public:
     // `check` sees the header before decoding (the viewer passes its memory check for the current settings).
     // `plan_with`: once the header has passed, the engine plans the transform for its size under these settings
     // while the samples decode (the first run then computes at once; a cuFFT plan at 8192^2 took ~150 ms there).
+    // `run_after`: run these settings on the image as soon as it is decoded, as run() would (playback: the frame's
+    // spectrum comes with it instead of a round trip through the viewer); a run posted meanwhile wins.
+    struct RunAfterOpen {
+        Settings settings;
+        std::uint64_t change = 0;
+        bool picture_on_device = false;
+    };
     std::uint64_t open(const std::string& path, const LoadLimits& limits = {}, HeaderCheck check = {},
-                       std::optional<Settings> plan_with = {});
+                       std::optional<Settings> plan_with = {}, std::optional<RunAfterOpen> run_after = {});
     // How videos opened from now on are decoded (app/video_gpu.h; auto: on the GPU for the GPU backends), and
     // whether the viewer writes a device frame's picture into its texture itself (else the worker downloads the
     // frame and makes the picture on the host).
@@ -258,6 +265,7 @@ private:
         LoadLimits limits;
         HeaderCheck check;
         std::optional<Settings> plan_with;
+        std::optional<RunAfterOpen> run_after;
     };
     std::optional<OpenRequest> open_req_;
     VideoDecode video_decode_ = VideoDecode::Auto;

@@ -49,7 +49,8 @@ void PanelContext::picture_dims(const Settings& s, int* w, int* h) const {
 }
 
 namespace {
-void open_in(Worker& worker, const std::string& path, int frame, const Settings& settings, double max_memory) {
+std::uint64_t open_in(Worker& worker, const std::string& path, int frame, const Settings& settings, double max_memory,
+                      std::optional<Worker::RunAfterOpen> run_after = {}) {
     LoadLimits limits;
     limits.check_available_memory = false;  // the need of the chosen path instead of the rough estimate
     limits.frame = frame;
@@ -57,7 +58,7 @@ void open_in(Worker& worker, const std::string& path, int frame, const Settings&
     budget.host = max_memory;
     // The host's need at the header; the device's when the image first runs (the worker): checking it here would
     // make the decoder wait for the CUDA context.
-    worker.open(path, limits, memory_check(settings, false, true, budget, false), settings);
+    return worker.open(path, limits, memory_check(settings, false, true, budget, false), settings, std::move(run_after));
 }
 }  // namespace
 
@@ -119,6 +120,18 @@ bool picture_current(const ViewerState& st) {
            !st.corr_tex.pending() && !st.stack_tex.pending() && !(st.analysis.open && !st.classroom.enabled && st.analysis.asked_change != st.frame_change);
 }
 
+namespace {
+// Change st.change, just posted: its record, for the report and the wait for its picture.
+void record_change(ViewerState& st) {
+    st.change_index[st.change] = st.changes.size();
+    ChangeRecord c;
+    c.line = st.script_line;
+    c.action = st.script_action;
+    c.t_posted = viewer_clock();
+    st.changes.push_back(std::move(c));
+}
+}  // namespace
+
 void run_pipeline(ViewerState& st) {
     st.dirty = false;
     if (!(st.shown.image != nullptr)) return;
@@ -131,12 +144,15 @@ void run_pipeline(ViewerState& st) {
     ++st.change;
     if (st.startup.posted < 0) st.startup.posted = viewer_clock() * 1e3;
     st.worker->run(st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings));
-    st.change_index[st.change] = st.changes.size();
-    ChangeRecord c;
-    c.line = st.script_line;
-    c.action = st.script_action;
-    c.t_posted = viewer_clock();
-    st.changes.push_back(std::move(c));
+    record_change(st);
+}
+
+void play_frame(ViewerState& st, int frame) {
+    if (!st.shown.image) return;
+    ++st.change;
+    st.prerun_image_id = open_in(*st.worker, st.shown.image_path, frame, st.settings, st.max_memory,
+                                 Worker::RunAfterOpen{st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings)});
+    record_change(st);
 }
 
 namespace {
@@ -182,7 +198,8 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
         st.startup.taken = viewer_clock() * 1e3;
     }
     st.shown.image_path = d.path;
-    st.dirty = true;
+    // A frame playback asked for comes with its run (Worker::open's run_after): no second one.
+    if (!(same_stack && d.image_id == st.prerun_image_id)) st.dirty = true;
     if (same_stack) return;
     if (d.image->frame_rate > 0) st.file.fps = float(std::clamp(d.image->frame_rate, 1.0, 60.0));  // a video plays at its rate
     st.image_view = ViewTransform{};

@@ -59,6 +59,9 @@ struct ChangeRecord {
 
 // The owner: the worker (and through it the engine), the textures and the interop, the change bookkeeping, and
 // the panels' plain data. Only ui/viewer.cpp and the script runner touch it whole; panels get a PanelContext.
+struct ViewerState;
+void play_frame(ViewerState& st, int frame);  // below
+
 struct ViewerState {
     std::unique_ptr<Worker> worker;  // the viewer posts requests and polls results, never waits
     Machine machine;
@@ -141,7 +144,11 @@ struct ViewerState {
     // For tests: what was drawn where (framebuffer pixels), written next to a screenshot.
     std::vector<std::string> layout;
 
-    PanelContext context() { return PanelContext{settings, dirty, shown, machine, messages, *worker, layout, max_memory}; }
+    PanelContext context() {
+        return PanelContext{settings, dirty, shown, machine, messages, *worker, layout, max_memory,
+                            [this](int frame) { play_frame(*this, frame); }};
+    }
+    std::uint64_t prerun_image_id = 0;  // the frame play_frame asked for (its run comes with it)
     double max_memory = 0;  // --max-memory
 };
 
@@ -151,6 +158,8 @@ double viewer_clock_of(std::chrono::steady_clock::time_point t);  // the same cl
 
 // Posts a run of the current settings to the worker (latest wins).
 void run_pipeline(ViewerState& st);
+// Playback: frame `frame` of the stack shown, decoded and run with the current settings by the worker in one go.
+void play_frame(ViewerState& st, int frame);
 // Takes what the worker finished: a decoded image, a picture (copied into the texture), values, messages.
 void apply_worker_updates(ViewerState& st);
 // Whether the last picture's copy into the texture has completed on the device (marks its change ready).

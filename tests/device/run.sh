@@ -236,10 +236,12 @@ if has video; then  # NVDEC: the driver's library, FFmpeg's cuvid decoders, a CU
     # The viewer playing it at 60 frames/s for ~5 s: how many frames' spectra reached the textures a second (the
     # report's stack_frames), the image view following each frame.
     printf 'wait-ready\nplay 60\nwait 300\npause\nwait-ready\nquit\n' > /tmp/play.txt
-    for b in cufft custom-fast; do
-      $B/specview --offscreen --backend $b --script /tmp/play.txt --report "$OUT/play-$b.json" /tmp/v4k.mp4 > "$OUT/play-$b.log" 2>&1
+    for run in "cufft auto" "custom-fast auto" "cufft cpu"; do
+      set -- $run
+      b=$1-$2
+      $B/specview --offscreen --backend $1 --video-decode $2 --script /tmp/play.txt --report "$OUT/play-$b.json" /tmp/v4k.mp4 > "$OUT/play-$b.log" 2>&1
       r=$?; rc=$((rc | r))
-      python3 - "$OUT/play-$b.json" $b $r <<'EOP'
+      python3 - "$OUT/play-$b.json" "$1 --video-decode $2" $r <<'EOP'
 import json, sys
 r = json.load(open(sys.argv[1])); f = r.get("stack_frames", [])
 rate = (len(f) - 3) / ((f[-2][1] - f[1][1]) / 1e3) if len(f) > 4 else 0  # intervals from the second to the one before the pause

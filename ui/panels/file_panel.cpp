@@ -72,7 +72,7 @@ void draw_file_panel(PanelContext& ctx, FileUi& file) {
         if (file.playing && !ws.decoding && spectrum_in && now - file.last_step >= period) {
             file.last_step += period;
             if (now - file.last_step > period) file.last_step = now;
-            ctx.open(ctx.shown.image_path, (ctx.shown.image->frame + 1) % frames);
+            ctx.play_frame((ctx.shown.image->frame + 1) % frames);
         }
         ctx.layout.push_back("frame " + std::to_string(ctx.shown.image->frame + 1) + " of " + std::to_string(frames));
         if (!ctx.shown.decoded_by.empty()) {

@@ -10,6 +10,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,8 @@ struct PanelContext {
     Worker& worker;
     std::vector<std::string>& layout;  // for tests: what was drawn where
     double max_memory = 0;             // --max-memory (0: what the machine has available)
+    // Playback's step: the frame decoded and its spectrum run by the worker in one go (ui/viewer.cpp).
+    std::function<void(int frame)> play_frame;
 
     bool has_image() const { return shown.image != nullptr; }
     // The picture size a run of these settings gives for the image shown.
