@@ -114,6 +114,29 @@ TEST_F(Video, LossyMp4FramesHaveTheirPeaksAndStreamThroughTheSandboxedDecoder) {
     EXPECT_GE(codecs, 1);
 }
 
+// 10-bit video (HEVC through libx265 where it takes 10-bit input): 16-bit samples, the 10-bit values widened to
+// the full range (v << 6 | v >> 4), each frame's peak where its grating puts it.
+TEST_F(Video, TenBitHevcDecodesToWidenedSixteenBitSamples) {
+    const int w = 128, h = 64, n = 6;
+    std::vector<unsigned char> file;
+    try {
+        file = fixtures::video(w, h, moving_grating(w, h, n), "libx265", "mp4", 24, 10);
+    } catch (const std::runtime_error& e) {
+        GTEST_SKIP() << "no 10-bit HEVC encoder: " << e.what();
+    }
+    VideoStack v(file, "g10.mp4");
+    ASSERT_EQ(v.frames(), n);
+    for (int k = 0; k < n; ++k) {
+        const Image img = v.decode(k, [](const ImageHeader&) {});
+        ASSERT_EQ(img.bit_depth, 16);
+        const auto* p = reinterpret_cast<const std::uint16_t*>(img.data());
+        std::size_t widened = 0;
+        for (std::size_t i = 0; i < std::size_t(w) * h; ++i) widened += (p[i] & 63) == (p[i] >> 10);
+        EXPECT_EQ(widened, std::size_t(w) * h) << "frame " << k << ": samples not widened from 10 bits";
+        EXPECT_EQ(peak_u(img), k + 2) << "frame " << k;
+    }
+}
+
 // A far frame is reached by a seek to the keyframe before it (then decoding forward), and is the same frame the
 // decoder gives when it goes there from the start.
 TEST_F(Video, FarFramesBySeekingEqualTheSequentialOnes) {

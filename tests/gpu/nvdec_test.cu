@@ -135,6 +135,56 @@ TEST_F(Nvdec, FramesEqualTheCpuDecodersAndSoDoTheirSpectra) {
     }
 }
 
+// 10-bit HEVC: NVDEC's P010 surfaces (10 significant bits at the top of 16) widen exactly as the CPU decoder
+// widens its 10-bit luma, so the 16-bit samples and the spectra are the same.
+TEST_F(Nvdec, TenBitHevcWidensAsTheCpuDecoderDoes) {
+    const int w = 256, h = 160, n = 8;
+    TempDir dir;
+    const std::string path = dir.file("g10.mp4");
+    try {
+        fixtures::write_file(path, fixtures::video(w, h, grating(w, h, n), "libx265", "mp4", 24, 10));
+    } catch (const std::runtime_error& e) {
+        GTEST_SKIP() << "no 10-bit HEVC encoder to write the fixture: " << e.what();
+    }
+    std::unique_ptr<GpuVideo> v;
+    try {
+        v = open_gpu_video(path, LoadLimits{});
+    } catch (const GpuDecodeUnavailable& e) {
+        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
+    }
+    std::cout << "[ nvdec    ] " << v->decoder() << ", 10-bit, " << v->frames() << " frames\n";
+    std::ifstream in(path, std::ios::binary);
+    const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    VideoStack cpu(bytes, "g10.mp4");
+    Engine engine;
+    for (int k : {0, 3, 7, 1}) {
+        SCOPED_TRACE("frame " + std::to_string(k));
+        const Image g = v->decode(k, {});
+        const Image c = cpu.decode(k, [](const ImageHeader&) {});
+        ASSERT_TRUE(g.on_device());
+        ASSERT_EQ(g.bit_depth, 16);
+        ASSERT_EQ(c.bit_depth, 16);
+        EXPECT_EQ(g.device->significant_bits, 10);
+        // The device samples as the plane sees them (widened), against the CPU's.
+        Image host = download_device_image(g);
+        ASSERT_EQ(host.sample_bytes(), c.sample_bytes());
+        const auto* a = reinterpret_cast<const std::uint16_t*>(host.data());
+        const auto* b = reinterpret_cast<const std::uint16_t*>(c.data());
+        std::size_t wrong = 0, low_bits = 0;
+        for (std::size_t i = 0; i < std::size_t(w) * h; ++i) {
+            wrong += a[i] != b[i];
+            low_bits += (b[i] >> 6) & 3;  // the 10-bit value's own low bits reached the samples
+        }
+        EXPECT_EQ(wrong, 0u) << "widened P010 luma differs from the CPU decoder's";
+        EXPECT_GT(low_bits, 0u);
+        const auto sg = spectrum(engine, g), sc = spectrum(engine, c);
+        ASSERT_EQ(sg.size(), sc.size());
+        double worst = 0;
+        for (std::size_t i = 0; i < sg.size(); ++i) worst = std::max(worst, double(std::abs(sg[i] - sc[i])));
+        EXPECT_EQ(worst, 0.0);
+    }
+}
+
 // A caller holding kGpuVideoFramesHeld frames (a queue between the decoder and the transforms) does not starve
 // the decoder of surfaces; every held frame keeps its own samples.
 TEST_F(Nvdec, HeldFramesKeepTheirSamplesWhileDecodingGoesOn) {

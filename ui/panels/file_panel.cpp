@@ -55,6 +55,17 @@ void draw_file_panel(PanelContext& ctx, FileUi& file) {
             ctx.open(ctx.shown.image_path, f - 1);
         ImGui::SameLine();
         ImGui::TextDisabled("of %d", frames);
+        // Frame steps (pausing playback), wrapping at the ends.
+        if (ImGui::ArrowButton("##prev", ImGuiDir_Left)) {
+            file.playing = false;
+            ctx.open(ctx.shown.image_path, (ctx.shown.image->frame + frames - 1) % frames);
+        }
+        ImGui::SameLine();
+        if (ImGui::ArrowButton("##next", ImGuiDir_Right)) {
+            file.playing = false;
+            ctx.open(ctx.shown.image_path, (ctx.shown.image->frame + 1) % frames);
+        }
+        ImGui::SameLine();
         if (ImGui::Button(file.playing ? "Pause" : "Play")) {
             file.playing = !file.playing;
             file.last_step = ImGui::GetTime();
