@@ -325,11 +325,28 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
             so.strokes.clear();
             so.mask_invert = false;
             so.stop = {};
+            // A video with a GPU backend: decoded by NVDEC and transformed by that backend (a second engine on the
+            // device, beside the viewer's), when it can be; else the CPU's decoders and FFTW.
+            std::unique_ptr<GpuVideo> gpu_video;
+            VideoDecode how;
+            {
+                std::lock_guard<std::mutex> lk(mu_);
+                how = video_decode_;
+            }
+            if (s.backend != Backend::Cpu && s.level == Level::None && how != VideoDecode::Cpu && file_is_video(path)) {
+                try {
+                    gpu_video = open_gpu_video(path, LoadLimits{});
+                    so.backend = s.backend;
+                } catch (const GpuDecodeUnavailable&) {
+                    // the CPU path below
+                }
+            }
             Engine engine;
             int frames = 0;
-            // Two decoder children at once (the pool keeps others for the viewer's own frames). The engine keeps
-            // the sum of |F|^2 (a frame of another size is its error); only the asked bin comes out per frame.
-            DecoderPool::shared().load_frames_parallel(path, LoadLimits{}, 0, INT_MAX, {}, [&](Image img) {
+            std::string backend;
+            // The engine keeps the sum of |F|^2 (a frame of another size is its error); only the asked bin comes
+            // out per frame.
+            auto each = [&](Image img) {
                 frames = img.frames;
                 engine.set_image(std::move(img), path);
                 RunOptions o;
@@ -337,11 +354,21 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
                 o.accumulate_power = true;
                 o.one_shot = true;
                 const Frame f = engine.run(so, o);
+                backend = f.backend;
                 const int kx = ((u % f.width) + f.width) % f.width, ky = ((v % f.height) + f.height) % f.height;
-                const std::complex<double> c = engine.read_value(so, kx, ky);  // from the half spectrum FFTW left
+                const std::complex<double> c = engine.read_value(so, kx, ky);  // FFTW's half spectrum, or the device's one-bin DFT
                 r.series.push_back(double(view_value(so.view.view, c.real(), c.imag())));
                 return int(r.series.size()) < frames;
-            }, 2);
+            };
+            if (gpu_video) {
+                for (int k = 0; k < gpu_video->frames(); ++k)
+                    if (!each(gpu_video->decode(k, {}))) break;
+                r.how = "decoded by " + gpu_video->decoder() + ", " + backend;
+            } else {
+                // Two decoder children at once (the pool keeps others for the viewer's own frames).
+                DecoderPool::shared().load_frames_parallel(path, LoadLimits{}, 0, INT_MAX, {}, each, 2);
+                r.how = "decoded on the CPU, " + backend;
+            }
             std::vector<double> power;
             r.frames = engine.take_power_sum(power, &r.width, &r.height);
             if (r.frames == 0) throw InputError(path, "no frames");

@@ -158,6 +158,7 @@ struct StackResult {
     int u = 0, v = 0;                 // the bin of the series (signed, from DC)
     std::vector<double> series;       // its view value in each frame
     double ms = 0;
+    std::string how;                  // which decoder and backend measured it
 };
 
 // Everything that arrived since the last poll. Of each kind only the newest is kept.

@@ -56,8 +56,8 @@ void take_stack(ViewerState& st, StackResult& r) {
         return;
     }
     st.stack_tex.begin(std::move(r.rgba), r.width, r.height);
-    char t[160];
-    std::snprintf(t, sizeof t, "the stack's %d frames measured in %.0f ms", r.frames, r.ms);
+    char t[256];
+    std::snprintf(t, sizeof t, "the stack's %d frames measured in %.0f ms (%s)", r.frames, r.ms, r.how.c_str());
     st.messages.info(t);
     st.analysis.series.fit = true;
     st.analysis.stack = std::move(r);

@@ -9,8 +9,10 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <random>
 
 #include "app/engine.h"
+#include "app/worker.h"
 #include "app/video_decode.h"
 #include "app/video_gpu.h"
 #include "gpu/cuda_check.h"
@@ -183,6 +185,99 @@ TEST_F(Nvdec, TenBitHevcWidensAsTheCpuDecoderDoes) {
         for (std::size_t i = 0; i < sg.size(); ++i) worst = std::max(worst, double(std::abs(sg[i] - sc[i])));
         EXPECT_EQ(worst, 0.0);
     }
+}
+
+// The viewer's stack analysis (mean power spectrum, one bin's series) of a video with a GPU backend runs on NVDEC's
+// frames and that backend; it measures what the CPU's decoders and FFTW measure.
+TEST_F(Nvdec, StackAnalysisOnTheGpuMeasuresWhatTheCpuMeasures) {
+    const int w = 256, h = 128, n = 16;
+    TempDir dir;
+    const std::string path = dir.file("g.mp4");
+    try {
+        fixtures::write_file(path, fixtures::video(w, h, grating(w, h, n), "libx264", "mp4", 25));
+    } catch (const std::runtime_error& e) {
+        GTEST_SKIP() << "no H.264 encoder to write the fixture: " << e.what();
+    }
+    try {
+        open_gpu_video(path, LoadLimits{});
+    } catch (const GpuDecodeUnavailable& e) {
+        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
+    }
+    auto measure = [&](Backend b) {
+        Worker worker(2);
+        Settings s;
+        s.backend = b;
+        s.pad = PadMode::None;
+        worker.stack_analysis(s, path, 7, 0);
+        worker.wait_idle();
+        WorkerUpdates u = worker.poll();
+        EXPECT_TRUE(u.stack && u.stack->ok) << (u.stack ? u.stack->error : "no result");
+        return u.stack ? *u.stack : StackResult{};
+    };
+    const StackResult g = measure(Backend::Cufft), c = measure(Backend::Cpu);
+    std::cout << "[ nvdec    ] stack analysis: " << g.how << " " << g.ms << " ms; " << c.how << " " << c.ms << " ms\n";
+    EXPECT_NE(g.how.find("NVDEC"), std::string::npos) << g.how;
+    EXPECT_EQ(c.how.find("NVDEC"), std::string::npos) << c.how;
+    ASSERT_EQ(g.series.size(), std::size_t(n));
+    ASSERT_EQ(c.series.size(), std::size_t(n));
+    for (int k = 0; k < n; ++k) EXPECT_NEAR(g.series[std::size_t(k)], c.series[std::size_t(k)], 1e-4 * (1 + std::abs(c.series[std::size_t(k)]))) << "frame " << k;
+    ASSERT_EQ(g.rgba.size(), c.rgba.size());
+    std::size_t far = 0;
+    for (std::size_t i = 0; i < g.rgba.size(); ++i)
+        for (int sh = 0; sh < 24; sh += 8) far += std::abs(int((g.rgba[i] >> sh) & 255) - int((c.rgba[i] >> sh) & 255)) > 1;
+    EXPECT_EQ(far, 0u) << "mean power spectrum pictures differ by more than a level";
+}
+
+// Damaged videos through the in-process GPU decoder: refused at open (InputError or, where NVDEC will not take
+// it, GpuDecodeUnavailable) or a frame's InputError, never a crash or a hang; frames that decode have their size.
+TEST_F(Nvdec, DamagedVideosAreErrorsNotCrashes) {
+    const int w = 320, h = 192, n = 24;
+    std::vector<unsigned char> good;
+    try {
+        good = fixtures::video(w, h, grating(w, h, n), "libx264", "mp4", 25);
+    } catch (const std::runtime_error& e) {
+        GTEST_SKIP() << "no H.264 encoder to write the fixture: " << e.what();
+    }
+    TempDir dir;
+    const std::string ok = dir.file("ok.mp4");
+    fixtures::write_file(ok, good);
+    try {
+        open_gpu_video(ok, LoadLimits{});
+    } catch (const GpuDecodeUnavailable& e) {
+        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
+    }
+    std::mt19937 rng(7);
+    int refused = 0, frame_errors = 0, decoded = 0;
+    for (int c = 0; c < 12; ++c) {
+        std::vector<unsigned char> b = good;
+        if (c < 3) b.resize(b.size() * std::size_t(3 + 3 * c) / 10);  // truncated at 30%, 60%, 90%
+        else if (c < 9) {
+            for (int i = 0; i < 8 * (c - 2); ++i) b[std::uniform_int_distribution<std::size_t>(b.size() / 4, b.size() - 1)(rng)] ^= 0xA5;
+        } else {
+            for (int i = 0; i < 64; ++i) b[std::uniform_int_distribution<std::size_t>(0, std::min<std::size_t>(b.size() - 1, 4096))(rng)] = 0xFF;
+        }
+        const std::string path = dir.file("bad" + std::to_string(c) + ".mp4");
+        fixtures::write_file(path, b);
+        try {
+            auto v = open_gpu_video(path, LoadLimits{});
+            for (int k = 0; k < v->frames(); ++k) try {
+                    const Image img = v->decode(k, {});
+                    EXPECT_EQ(img.width, w);
+                    EXPECT_EQ(img.height, h);
+                    ++decoded;
+                } catch (const InputError&) {
+                    ++frame_errors;
+                }
+        } catch (const InputError&) {
+            ++refused;
+        } catch (const GpuDecodeUnavailable&) {
+            ++refused;
+        }
+    }
+    std::cout << "[ nvdec    ] damaged videos: " << refused << " refused, " << frame_errors << " frame errors, " << decoded
+              << " frames decoded\n";
+    EXPECT_GT(refused + frame_errors, 0) << "some damage must show";
+    CUDA_CHECK(cudaDeviceSynchronize());  // and the device is fine afterwards
 }
 
 // A caller holding kGpuVideoFramesHeld frames (a queue between the decoder and the transforms) does not starve
