@@ -23,14 +23,6 @@
 namespace specview::test {
 namespace {
 
-class Nvdec : public GpuTest {
-protected:
-    void SetUp() override {
-        GpuTest::SetUp();
-        if (IsSkipped()) return;
-        if (!video_supported()) GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
-    }
-};
 
 // Frame k: a vertical grating of (k + 2) cycles across, and a horizontal one of 3 (so rows differ), on mid gray.
 std::vector<std::vector<std::uint8_t>> grating(int w, int h, int frames) {
@@ -45,6 +37,32 @@ std::vector<std::vector<std::uint8_t>> grating(int w, int h, int frames) {
     }
     return out;
 }
+
+class Nvdec : public GpuTest {
+protected:
+    void SetUp() override {
+        GpuTest::SetUp();
+        if (IsSkipped()) return;
+        if (!video_supported()) GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
+    }
+    // The grating video (n frames of w x h) written to `path` and opened on the GPU; null, with why in skip, where
+    // either cannot be done here (no such encoder, no NVDEC).
+    std::unique_ptr<GpuVideo> grating_video(const std::string& path, int w, int h, int n, const char* codec, int fps, int bits = 8) {
+        try {
+            fixtures::write_file(path, fixtures::video(w, h, grating(w, h, n), codec, "mp4", fps, bits));
+        } catch (const std::runtime_error& e) {
+            skip = std::string("no ") + codec + " encoder (" + std::to_string(bits) + "-bit) for the fixture: " + e.what();
+            return nullptr;
+        }
+        try {
+            return open_gpu_video(path, LoadLimits{});
+        } catch (const GpuDecodeUnavailable& e) {
+            skip = std::string("NVDEC not offered here: ") + e.what();
+            return nullptr;
+        }
+    }
+    std::string skip;
+};
 
 // The luma of a device frame, downloaded row by row from its pitch.
 std::vector<std::uint8_t> download(const Image& img) {
@@ -69,17 +87,8 @@ TEST_F(Nvdec, FramesEqualTheCpuDecodersAndSoDoTheirSpectra) {
     const int w = 320, h = 192, n = 40;
     TempDir dir;
     const std::string path = dir.file("g.mp4");
-    try {
-        fixtures::write_file(path, fixtures::video(w, h, grating(w, h, n), "libx264", "mp4", 30));
-    } catch (const std::runtime_error& e) {
-        GTEST_SKIP() << "no H.264 encoder to write the fixture: " << e.what();
-    }
-    std::unique_ptr<GpuVideo> gpu_video;
-    try {
-        gpu_video = open_gpu_video(path, LoadLimits{});
-    } catch (const GpuDecodeUnavailable& e) {
-        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
-    }
+    std::unique_ptr<GpuVideo> gpu_video = grating_video(path, w, h, n, "libx264", 30);
+    if (!gpu_video) GTEST_SKIP() << skip;
     std::cout << "[ nvdec    ] " << gpu_video->decoder() << ", " << gpu_video->frames() << " frames of "
               << gpu_video->width() << "x" << gpu_video->height() << "\n";
     ASSERT_EQ(gpu_video->frames(), n);
@@ -143,17 +152,8 @@ TEST_F(Nvdec, TenBitHevcWidensAsTheCpuDecoderDoes) {
     const int w = 256, h = 160, n = 8;
     TempDir dir;
     const std::string path = dir.file("g10.mp4");
-    try {
-        fixtures::write_file(path, fixtures::video(w, h, grating(w, h, n), "libx265", "mp4", 24, 10));
-    } catch (const std::runtime_error& e) {
-        GTEST_SKIP() << "no 10-bit HEVC encoder to write the fixture: " << e.what();
-    }
-    std::unique_ptr<GpuVideo> v;
-    try {
-        v = open_gpu_video(path, LoadLimits{});
-    } catch (const GpuDecodeUnavailable& e) {
-        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
-    }
+    std::unique_ptr<GpuVideo> v = grating_video(path, w, h, n, "libx265", 24, 10);
+    if (!v) GTEST_SKIP() << skip;
     std::cout << "[ nvdec    ] " << v->decoder() << ", 10-bit, " << v->frames() << " frames\n";
     std::ifstream in(path, std::ios::binary);
     const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -193,16 +193,7 @@ TEST_F(Nvdec, StackAnalysisOnTheGpuMeasuresWhatTheCpuMeasures) {
     const int w = 256, h = 128, n = 16;
     TempDir dir;
     const std::string path = dir.file("g.mp4");
-    try {
-        fixtures::write_file(path, fixtures::video(w, h, grating(w, h, n), "libx264", "mp4", 25));
-    } catch (const std::runtime_error& e) {
-        GTEST_SKIP() << "no H.264 encoder to write the fixture: " << e.what();
-    }
-    try {
-        open_gpu_video(path, LoadLimits{});
-    } catch (const GpuDecodeUnavailable& e) {
-        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
-    }
+    if (!grating_video(path, w, h, n, "libx264", 25)) GTEST_SKIP() << skip;
     auto measure = [&](Backend b) {
         Worker worker(2);
         Settings s;
@@ -232,20 +223,11 @@ TEST_F(Nvdec, StackAnalysisOnTheGpuMeasuresWhatTheCpuMeasures) {
 // it, GpuDecodeUnavailable) or a frame's InputError, never a crash or a hang; frames that decode have their size.
 TEST_F(Nvdec, DamagedVideosAreErrorsNotCrashes) {
     const int w = 320, h = 192, n = 24;
-    std::vector<unsigned char> good;
-    try {
-        good = fixtures::video(w, h, grating(w, h, n), "libx264", "mp4", 25);
-    } catch (const std::runtime_error& e) {
-        GTEST_SKIP() << "no H.264 encoder to write the fixture: " << e.what();
-    }
     TempDir dir;
     const std::string ok = dir.file("ok.mp4");
-    fixtures::write_file(ok, good);
-    try {
-        open_gpu_video(ok, LoadLimits{});
-    } catch (const GpuDecodeUnavailable& e) {
-        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
-    }
+    if (!grating_video(ok, w, h, n, "libx264", 25)) GTEST_SKIP() << skip;
+    std::ifstream in(ok, std::ios::binary);
+    const std::vector<unsigned char> good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::mt19937 rng(7);
     int refused = 0, frame_errors = 0, decoded = 0;
     for (int c = 0; c < 12; ++c) {
@@ -286,18 +268,8 @@ TEST_F(Nvdec, HeldFramesKeepTheirSamplesWhileDecodingGoesOn) {
     const int w = 256, h = 144, n = 30;
     TempDir dir;
     const std::string path = dir.file("g.mp4");
-    const auto frames = grating(w, h, n);
-    try {
-        fixtures::write_file(path, fixtures::video(w, h, frames, "libx264", "mp4", 25));
-    } catch (const std::runtime_error& e) {
-        GTEST_SKIP() << "no H.264 encoder to write the fixture: " << e.what();
-    }
-    std::unique_ptr<GpuVideo> v;
-    try {
-        v = open_gpu_video(path, LoadLimits{});
-    } catch (const GpuDecodeUnavailable& e) {
-        GTEST_SKIP() << "NVDEC not offered here: " << e.what();
-    }
+    std::unique_ptr<GpuVideo> v = grating_video(path, w, h, n, "libx264", 25);
+    if (!v) GTEST_SKIP() << skip;
     std::vector<Image> held;
     for (int k = 0; k < n; ++k) {
         held.push_back(v->decode(k, {}));
