@@ -233,6 +233,13 @@ if has video; then  # NVDEC: the driver's library, FFmpeg's cuvid decoders, a CU
     done
     # The same average whichever decoder ran (H.264 decodes exactly): the two pictures' bytes compared.
     cmp /tmp/v4k-avg-custom-fast-gpu.png /tmp/v4k-avg-custom-fast-cpu.png && echo "average pictures (custom-fast, crop): NVDEC = CPU decoder, identical"
+    # The viewer's first picture of it (start -> spectrum in the texture), NVDEC against the CPU decoder.
+    printf 'wait-ready\nquit\n' > /tmp/first-video.txt
+    for how in auto cpu; do
+      $B/specview --offscreen --backend cufft --video-decode $how --script /tmp/first-video.txt --report "$OUT/first-video-$how.json" /tmp/v4k.mp4 > /dev/null 2>&1
+      r=$?; rc=$((rc | r))
+      python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print(f'first picture of the 4K video, --video-decode {sys.argv[2]}: rc={sys.argv[3]}, {r[\"first_picture_ms\"]:.0f} ms from the viewer start, decode {r[\"first_decode_ms\"]:.0f} ms')" "$OUT/first-video-$how.json" $how $r
+    done
     # The viewer playing it at 60 frames/s for ~5 s: how many frames' spectra reached the textures a second (the
     # report's stack_frames), the image view following each frame.
     printf 'wait-ready\nplay 60\nwait 300\npause\nwait-ready\nquit\n' > /tmp/play.txt
