@@ -1,6 +1,7 @@
 #include "app/worker.h"
 
 #include <algorithm>
+#include <future>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -617,6 +618,8 @@ void Worker::decoder_loop() {
     // so that its every frame does not try again.
     std::unique_ptr<GpuVideo> gpu_video;
     std::string gpu_video_path, gpu_refused_path;
+    std::future<std::unique_ptr<GpuVideo>> gpu_opening;  // open_gpu_video on its way (gpu_opening_path)
+    std::string gpu_opening_path;
     // Turns a decoded image into what the viewer takes first: the image and its display range (sampled). Its
     // picture for the image view comes after (make_display), so that the first run does not wait for it; both
     // are made without the lock (the viewer's every frame asks this worker something under it: made under the
@@ -711,9 +714,27 @@ void Worker::decoder_loop() {
                 gpu_video.reset();
                 gpu_video_path.clear();
             }
+            bool first_on_cpu = false;
             if (gpu_wanted && !gpu_video && (req.path != gpu_refused_path || video_decode == VideoDecode::Gpu)) {
+                if (gpu_opening.valid() && gpu_opening_path != req.path) {  // another video's open: not wanted now
+                    try {
+                        gpu_opening.get();
+                    } catch (const std::exception&) {
+                    }
+                }
+                // A video's first frame: NVDEC opens beside it (FFmpeg's module, the stream probe, the decoder: the
+                // first picture of a 4K video came ~0.3 s later on the H100 machine than through the CPU decoder)
+                // while the CPU decoder gives this frame; the frames after it wait for the open. Not with
+                // --video-decode gpu, which is NVDEC's alone.
+                if (!gpu_opening.valid()) {
+                    gpu_opening = std::async(std::launch::async, [path = req.path, limits = req.limits] { return open_gpu_video(path, limits); });
+                    gpu_opening_path = req.path;
+                    first_on_cpu = video_decode != VideoDecode::Gpu;
+                }
+            }
+            if (gpu_opening.valid() && !first_on_cpu) {
                 try {
-                    gpu_video = open_gpu_video(req.path, req.limits);
+                    gpu_video = gpu_opening.get();
                     gpu_video_path = req.path;
                     gpu_refused_path.clear();
                     gpu_note = "decoded on the GPU by " + gpu_video->decoder();
@@ -721,6 +742,10 @@ void Worker::decoder_loop() {
                     if (video_decode == VideoDecode::Gpu) throw InputError(req.path, std::string("cannot decode it on the GPU: ") + e.what());
                     gpu_refused_path = req.path;
                     gpu_note = std::string("decoded on the CPU (not on the GPU: ") + e.what() + ")";
+                } catch (const InputError&) {
+                    // Not a video the in-process demuxer reads: the isolated CPU decoder says what is wrong with it.
+                    if (video_decode == VideoDecode::Gpu) throw;
+                    gpu_refused_path = req.path;
                 }
             }
             if (gpu_video) {
