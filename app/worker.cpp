@@ -1,11 +1,11 @@
 #include "app/worker.h"
 
 #include <algorithm>
-#include <future>
 #include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <future>
 #include <sstream>
 #include <thread>
 
@@ -732,7 +732,7 @@ void Worker::decoder_loop() {
                     first_on_cpu = video_decode != VideoDecode::Gpu;
                 }
             }
-            if (gpu_opening.valid() && !first_on_cpu) {
+            if (gpu_wanted && gpu_opening.valid() && gpu_opening_path == req.path && !first_on_cpu) {
                 try {
                     gpu_video = gpu_opening.get();
                     gpu_video_path = req.path;
