@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "app/parallel_bands.h"
 #include "gpu/mask_math.h"  // bin_frequency
 
 namespace specview {
@@ -21,13 +22,6 @@ int thread_count(int threads, int work) {
     return std::max(1, std::min(threads, work));
 }
 
-// Runs f(begin, end) over [0, n) split into `threads` contiguous parts.
-template <class F>
-void parallel(int n, int threads, F f) {
-    std::vector<std::thread> ts;
-    for (int t = 0; t < threads; ++t) ts.emplace_back([&, t] { f(t * n / threads, (t + 1) * n / threads); });
-    for (auto& t : ts) t.join();
-}
 
 Profile finish(const std::vector<double>& sum, const std::vector<long long>& count, double step, int first) {
     Profile p;
@@ -51,12 +45,10 @@ Profile binned_power(const std::complex<float>* F, int w, int h, int bins, doubl
     std::vector<std::vector<double>> sums(std::size_t(nt), std::vector<double>(std::size_t(bins), 0.0));
     std::vector<std::vector<long long>> counts(std::size_t(nt), std::vector<long long>(std::size_t(bins), 0));
     const double norm = 1.0 / (double(w) * double(h));
-    std::vector<std::thread> ts;
-    for (int t = 0; t < nt; ++t)
-        ts.emplace_back([&, t] {
+    parallel_bands(h, nt, [&](int y0, int y1, int t) {
             std::vector<double>& sum = sums[std::size_t(t)];
             std::vector<long long>& count = counts[std::size_t(t)];
-            for (int y = t * h / nt, y1 = (t + 1) * h / nt; y < y1; ++y) {
+            for (int y = y0; y < y1; ++y) {
                 const double v = bin_frequency(y, h);
                 for (int x = 0; x < w; ++x) {
                     if (x == 0 && y == 0) continue;
@@ -66,8 +58,7 @@ Profile binned_power(const std::complex<float>* F, int w, int h, int bins, doubl
                     ++count[i];
                 }
             }
-        });
-    for (auto& t : ts) t.join();
+        }, 1);
     for (int t = 1; t < nt; ++t)
         for (int i = 0; i < bins; ++i) {
             sums[0][std::size_t(i)] += sums[std::size_t(t)][std::size_t(i)];
@@ -263,7 +254,7 @@ ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex
     };
     const std::vector<std::complex<double>> ex = kernel(xs, w), ey = kernel(ys, h);
     std::vector<std::complex<double>> T(std::size_t(h) * m);  // T[y][i] = sum_x R[y][x] ex[i][x]
-    parallel(h, thread_count(threads, h), [&](int y0, int y1) {
+    parallel_bands(h, thread_count(threads, h), [&](int y0, int y1, int) {
         for (int y = y0; y < y1; ++y) {
             const fftwf_complex* row = R + std::size_t(y) * w;
             for (int i = 0; i < m; ++i) {
@@ -276,7 +267,7 @@ ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex
                 T[std::size_t(y) * m + i] = {re, im};
             }
         }
-    });
+    }, 1);
     fftwf_free(R);
     double peak = -1;
     int bi = c, bj = c;

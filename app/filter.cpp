@@ -7,6 +7,8 @@
 #include <sstream>
 #include <thread>
 
+#include "app/parallel_bands.h"
+
 namespace specview {
 
 namespace {
@@ -137,16 +139,12 @@ std::string filter_text(const FilterSpec& f) {
 }
 
 namespace {
+// body(y) for every row, the rows in contiguous bands over `threads` threads (0: all cores).
 template <class F>
 void rows_in_threads(int height, int threads, F&& body) {
-    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    threads = std::max(1, std::min(threads, height));
-    std::vector<std::thread> ts;
-    for (int t = 0; t < threads; ++t)
-        ts.emplace_back([&, t] {
-            for (int y = t * height / threads, y1 = (t + 1) * height / threads; y < y1; ++y) body(y);
-        });
-    for (auto& t : ts) t.join();
+    parallel_bands(height, threads, [&](int y0, int y1, int) {
+        for (int y = y0; y < y1; ++y) body(y);
+    }, 1);
 }
 }  // namespace
 

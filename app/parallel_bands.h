@@ -9,11 +9,14 @@
 
 namespace specview {
 
-// Splits [0, rows) into bands (at least 64 rows each) run on up to `threads` threads, the calling one included:
-// fn(first_row, end_row, band).
+// Splits [0, rows) into bands (at least `min_rows` rows each) run on up to `threads` threads (0 or less: as many
+// as the machine has), the calling one included: fn(first_row, end_row, band), band 0, 1, ... in row order (band
+// p covers rows rows * p / parts to rows * (p + 1) / parts, so a band's per-thread sums add up the same way for
+// the same thread count).
 template <class F>
-void parallel_bands(int rows, int threads, F&& fn) {
-    const int parts = std::max(1, std::min(threads, rows / 64));
+void parallel_bands(int rows, int threads, F&& fn, int min_rows = 64) {
+    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int parts = std::max(1, std::min(threads, rows / std::max(1, min_rows)));
     if (parts <= 1) {
         fn(0, rows, 0);
         return;

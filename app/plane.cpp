@@ -7,6 +7,8 @@
 #include <thread>
 #include <type_traits>
 
+#include "app/parallel_bands.h"
+
 namespace specview {
 
 bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
@@ -64,19 +66,6 @@ void channel_row_any(const Image& img, Channel ch, int y, int x0, int count, flo
         case 16: channel_row<std::uint16_t>(img, ch, y, x0, count, out); break;
         default: channel_row<float>(img, ch, y, x0, count, out); break;
     }
-}
-
-// band(y0, y1) over rows [0, rows) in contiguous bands on up to `threads` threads (0: all cores), at least 64
-// rows a band; the calling thread takes the first.
-template <class Band>
-void in_row_bands(int rows, int threads, Band band) {
-    if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    const int parts = std::max(1, std::min(threads, rows / 64));
-    std::vector<std::thread> ts;
-    for (int p = 1; p < parts; ++p)
-        ts.emplace_back(band, int(std::int64_t(rows) * p / parts), int(std::int64_t(rows) * (p + 1) / parts));
-    band(0, int(std::int64_t(rows) / parts));
-    for (auto& t : ts) t.join();
 }
 
 void check_channel(const Image& img, Channel ch, const std::string& name) {
@@ -202,7 +191,7 @@ PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std:
                 sx[std::size_t(y)] = b;
             }
         };
-        in_row_bands(ch, threads, band);
+        parallel_bands(ch, threads, [&](int y0, int y1, int) { band(y0, y1); });
         double S = 0, Sx = 0, Sy = 0, Dxx = 0, Dyy = 0;
         for (int y = 0; y < ch; ++y) {
             S += sv[std::size_t(y)];
@@ -285,7 +274,7 @@ PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst
             row_sum[std::size_t(y)] = sum;
         }
     };
-    in_row_bands(chh, threads, band);
+    parallel_bands(chh, threads, [&](int y0, int y1, int) { band(y0, y1); });
     double sum = 0.0;
     for (double r : row_sum) sum += r;
     const float fill = s.pad_fill == PadFill::Mean && (tw > cw || th > chh) ? float(sum / (double(cw) * chh)) : 0.0f;
