@@ -1,0 +1,226 @@
+// Exact sizes for custom-fast (issue 13: 1920x1080, 3000x2000, 4032x3024 without padding): how a line of n
+// points factors into Stockham passes of radix 16, 8, 4, 2, 7, 5 and 3, with Bluestein's chirp-z transform
+// over a power-of-two length where a larger prime is left. The small DFTs and one pass are written once here,
+// for host and device: the kernels will run them in registers, and the host reference below (the same float
+// arithmetic, a line at a time) is what the tests hold against FFTW in double precision, and what the kernels
+// will be held against pass by pass.
+#pragma once
+
+#include <vector_types.h>  // float2 (host code too)
+
+#include <math.h>
+
+#include <vector>
+
+#if defined(__CUDACC__)
+#define SV_MR_HD __host__ __device__ __forceinline__
+#else
+#define SV_MR_HD inline
+#endif
+
+namespace specview::mixed_radix {
+
+SV_MR_HD float2 c_make(float re, float im) {
+    float2 v;
+    v.x = re;
+    v.y = im;
+    return v;
+}
+SV_MR_HD float2 c_add(float2 a, float2 b) { return c_make(a.x + b.x, a.y + b.y); }
+SV_MR_HD float2 c_sub(float2 a, float2 b) { return c_make(a.x - b.x, a.y - b.y); }
+SV_MR_HD float2 c_mul(float2 a, float2 b) { return c_make(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+SV_MR_HD float2 c_scale(float2 a, float s) { return c_make(a.x * s, a.y * s); }
+// -i a (forward) or +i a (inverse)
+SV_MR_HD float2 c_rot(float2 a, bool inverse) { return inverse ? c_make(-a.y, a.x) : c_make(a.y, -a.x); }
+
+// The radix-2^k DFT (k = 1..4) of v[0..R), natural order in and out: radix-2 decimation in time, with the
+// sixteenth roots of unity as constants.
+template <int R>
+SV_MR_HD void dft_pow2(float2* v, bool inverse) {
+    if constexpr (R == 1) {
+        return;
+    } else {
+        const float c[8] = {1.0f, 0.923879532511287f, 0.707106781186548f, 0.382683432365090f,
+                            0.0f, -0.382683432365090f, -0.707106781186548f, -0.923879532511287f};
+        const float s[8] = {0.0f, 0.382683432365090f, 0.707106781186548f, 0.923879532511287f,
+                            1.0f, 0.923879532511287f, 0.707106781186548f, 0.382683432365090f};
+        float2 e[R / 2], o[R / 2];
+        for (int i = 0; i < R / 2; ++i) {
+            e[i] = v[2 * i];
+            o[i] = v[2 * i + 1];
+        }
+        dft_pow2<R / 2>(e, inverse);
+        dft_pow2<R / 2>(o, inverse);
+        for (int k = 0; k < R / 2; ++k) {
+            const int m = k * (16 / R);
+            const float2 t = c_mul(c_make(c[m], inverse ? s[m] : -s[m]), o[k]);
+            v[k] = c_add(e[k], t);
+            v[k + R / 2] = c_sub(e[k], t);
+        }
+    }
+}
+
+// The 3-, 5- and 7-point DFTs written out: each output pairs the symmetric inputs (x_r + x_{R-r}, x_r - x_{R-r})
+// with cos and sin of 2 pi r k / R, the textbook real-arithmetic form (for 3: 4 real multiplications).
+SV_MR_HD void dft3(float2* v, bool inverse) {
+    const float c1 = -0.5f, s1 = 0.866025403784439f;
+    const float2 a = c_add(v[1], v[2]), d = c_sub(v[1], v[2]);
+    const float2 m = c_add(v[0], c_scale(a, c1));
+    const float2 r = c_scale(c_rot(d, inverse), s1);  // -+i sin(2 pi / 3) (x1 - x2)
+    v[0] = c_add(v[0], a);
+    v[1] = c_add(m, r);
+    v[2] = c_sub(m, r);
+}
+
+template <int R>
+SV_MR_HD void dft_odd(float2* v, bool inverse) {  // R = 5 or 7
+    constexpr int H = R / 2;
+    // cos(2 pi k / R), sin(2 pi k / R) for k = 1..H
+    const float c5[2] = {0.309016994374947f, -0.809016994374947f}, s5[2] = {0.951056516295154f, 0.587785252292473f};
+    const float c7[3] = {0.623489801858734f, -0.222520933956314f, -0.900968867902419f},
+                s7[3] = {0.781831482468030f, 0.974927912181824f, 0.433883739117558f};
+    const float* cs = R == 5 ? c5 : c7;
+    const float* sn = R == 5 ? s5 : s7;
+    float2 a[H], d[H];
+    float2 sum = v[0];
+    for (int r = 1; r <= H; ++r) {
+        a[r - 1] = c_add(v[r], v[R - r]);
+        d[r - 1] = c_sub(v[r], v[R - r]);
+        sum = c_add(sum, a[r - 1]);
+    }
+    float2 out[R];
+    out[0] = sum;
+    for (int k = 1; k <= H; ++k) {
+        float2 m = v[0], t = c_make(0.0f, 0.0f);
+        for (int r = 1; r <= H; ++r) {
+            const int idx = (r * k) % R;  // cos and sin of 2 pi r k / R from the table (sin odd, cos even)
+            const int j = idx <= H ? idx : R - idx;
+            const float sg = idx <= H ? 1.0f : -1.0f;
+            m = c_add(m, c_scale(a[r - 1], cs[j - 1]));
+            t = c_add(t, c_scale(d[r - 1], sg * sn[j - 1]));
+        }
+        const float2 rt = c_rot(t, inverse);  // -+i sum sin(.) (x_r - x_{R-r})
+        out[k] = c_add(m, rt);
+        out[R - k] = c_sub(m, rt);
+    }
+    for (int k = 0; k < R; ++k) v[k] = out[k];
+}
+
+SV_MR_HD void dft_small(float2* v, int R, bool inverse) {
+    switch (R) {
+        case 2: dft_pow2<2>(v, inverse); break;
+        case 3: dft3(v, inverse); break;
+        case 4: dft_pow2<4>(v, inverse); break;
+        case 5: dft_odd<5>(v, inverse); break;
+        case 7: dft_odd<7>(v, inverse); break;
+        case 8: dft_pow2<8>(v, inverse); break;
+        case 16: dft_pow2<16>(v, inverse); break;
+        default: break;
+    }
+}
+
+constexpr int kMaxPasses = 16;  // 16384 = 16^3 * 4: 4 passes; 7-smooth lengths up to 16384: at most 14
+
+// A line's passes, in the order they run (Ns, the product of the earlier radices, grows from 1 to n).
+struct LinePlan {
+    int n = 0;
+    int passes = 0;
+    int radix[kMaxPasses] = {};
+    // n has a prime factor over 7: Bluestein's transform through a power-of-two length m >= 2n - 1 (whose own
+    // plan is plan_line(m)).
+    bool bluestein = false;
+    int m = 0;
+};
+
+// The plan of an n-point line (n >= 1): radix 16 while it divides, then one of 8, 4, 2 for the rest of the power
+// of two, then 7s, 5s and 3s; Bluestein when anything else is left.
+inline LinePlan plan_line(int n) {
+    LinePlan p;
+    p.n = n;
+    int rest = n;
+    int twos = 0;
+    while (rest % 2 == 0) rest /= 2, ++twos;
+    for (; twos >= 4; twos -= 4) p.radix[p.passes++] = 16;
+    if (twos > 0) p.radix[p.passes++] = 1 << twos;
+    for (int r : {7, 5, 3})
+        while (rest % r == 0 && p.passes < kMaxPasses) rest /= r, p.radix[p.passes++] = r;
+    if (rest != 1) {
+        p.passes = 0;
+        p.bluestein = true;
+        p.m = 1;
+        while (p.m < 2 * n - 1) p.m *= 2;
+    }
+    return p;
+}
+
+// One Stockham pass of radix R over a line (in -> out, n points, ns = the product of the earlier radices):
+// butterfly j (0 <= j < n / R) takes x[j + r n / R], twiddles input r by W^(r k) with W = exp(-+2 pi i / (ns R))
+// and k = j mod ns, transforms, and writes output r to (j / ns) ns R + k + r ns. After the last pass the line
+// is in natural order. The twiddles come from sin/cos of pi * (2 r k mod 2 ns R) / (ns R) in double, rounded.
+inline void stockham_pass(const float2* in, float2* out, int n, int R, int ns, bool inverse) {
+    const int q = n / R;
+    float2 v[16];
+    for (int j = 0; j < q; ++j) {
+        const int k = j % ns;
+        for (int r = 0; r < R; ++r) {
+            float2 x = in[j + r * q];
+            if (r > 0 && k > 0) {
+                const long long num = (2LL * r * k) % (2LL * ns * R);
+                const double a = 3.14159265358979323846 * double(num) / double(ns * R);
+                x = c_mul(x, c_make(float(cos(a)), float(inverse ? sin(a) : -sin(a))));
+            }
+            v[r] = x;
+        }
+        dft_small(v, R, inverse);
+        for (int r = 0; r < R; ++r) out[(j / ns) * ns * R + k + r * ns] = v[r];
+    }
+}
+
+namespace detail {
+inline void run_passes(std::vector<float2>& x, const LinePlan& p, bool inverse) {
+    std::vector<float2> tmp(x.size());
+    int ns = 1;
+    for (int i = 0; i < p.passes; ++i) {
+        stockham_pass(x.data(), tmp.data(), p.n, p.radix[i], ns, inverse);
+        x.swap(tmp);
+        ns *= p.radix[i];
+    }
+}
+// exp(-+pi i k^2 / n), with k^2 taken mod 2n first so the angle is exact however large k is.
+inline float2 chirp(long long k, int n, bool inverse) {
+    const long long e = (k * k) % (2LL * n);
+    const double a = 3.14159265358979323846 * double(e) / double(n);
+    return c_make(float(cos(a)), float(inverse ? sin(a) : -sin(a)));
+}
+}  // namespace detail
+
+// The whole line by its plan (forward: exp(-2 pi i jk / n); inverse unnormalised), in float on the host: the
+// kernels' arithmetic, one line at a time.
+inline void reference_line(std::vector<float2>& x, bool inverse) {
+    const int n = int(x.size());
+    const LinePlan p = plan_line(n);
+    if (!p.bluestein) {
+        detail::run_passes(x, p, inverse);
+        return;
+    }
+    // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w)_{k-j}, w_j = exp(-+pi i j^2 / n): a convolution of length m,
+    // through two forward transforms and one inverse of the power-of-two length m.
+    const int m = p.m;
+    const LinePlan pm = plan_line(m);
+    std::vector<float2> a(std::size_t(m), c_make(0.0f, 0.0f)), b(std::size_t(m), c_make(0.0f, 0.0f));
+    for (int j = 0; j < n; ++j) {
+        const float2 w = detail::chirp(j, n, inverse);
+        a[std::size_t(j)] = c_mul(x[std::size_t(j)], w);
+        const float2 cw = c_make(w.x, -w.y);
+        b[std::size_t(j)] = cw;
+        if (j > 0) b[std::size_t(m - j)] = cw;
+    }
+    detail::run_passes(a, pm, false);
+    detail::run_passes(b, pm, false);
+    for (int i = 0; i < m; ++i) a[std::size_t(i)] = c_mul(a[std::size_t(i)], b[std::size_t(i)]);
+    detail::run_passes(a, pm, true);
+    const float s = 1.0f / float(m);
+    for (int k = 0; k < n; ++k) x[std::size_t(k)] = c_mul(c_scale(a[std::size_t(k)], s), detail::chirp(k, n, inverse));
+}
+
+}  // namespace specview::mixed_radix
