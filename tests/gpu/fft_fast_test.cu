@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 #include "app/cpu_backend.h"
+#include "gpu/cuda_check.h"
 #include "gpu/cufft_backend.h"
 #include "gpu/errors.h"
 #include "gpu/fft_fast.h"
+#include "gpu/mixed_radix.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
 
@@ -15,6 +18,41 @@ namespace specview::test {
 namespace {
 
 class FastFft : public GpuTest {};
+
+// The mixed-radix small DFTs (gpu/mixed_radix.h) of `lines` lines of R points each, on the device.
+__global__ void small_dft_kernel(float2* v, int R, int lines, bool inverse) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < lines) mixed_radix::dft_small(v + std::size_t(i) * R, R, inverse);
+}
+
+// Exact sizes, step 1: the small DFTs the mixed-radix kernels will run give on the device what they give on the
+// host, where tests/cpu/mixed_radix_test.cpp holds them against FFTW.
+TEST_F(FastFft, MixedRadixSmallDftsOnTheDeviceEqualTheHosts) {
+    Rng rng;
+    const int lines = 1000;
+    for (int R : {2, 3, 4, 5, 7, 8, 16})
+        for (bool inverse : {false, true}) {
+            const std::vector<cf> x = rng.complex(std::size_t(R) * lines);
+            std::vector<float2> host(x.size());
+            for (std::size_t i = 0; i < x.size(); ++i) host[i] = mixed_radix::c_make(x[i].real(), x[i].imag());
+            gpu::DeviceBuffer<float2> d(host.size());
+            CUDA_CHECK(cudaMemcpy(d.get(), host.data(), host.size() * sizeof(float2), cudaMemcpyHostToDevice));
+            small_dft_kernel<<<(lines + 127) / 128, 128>>>(d.get(), R, lines, inverse);
+            CUDA_CHECK_LAUNCH("small_dft_kernel");
+            std::vector<float2> got(host.size());
+            CUDA_CHECK(cudaMemcpy(got.data(), d.get(), got.size() * sizeof(float2), cudaMemcpyDeviceToHost));
+            double num = 0, den = 0;
+            for (int l = 0; l < lines; ++l) {
+                mixed_radix::dft_small(host.data() + std::size_t(l) * R, R, inverse);
+                for (int k = 0; k < R; ++k) {
+                    const float2 a = got[std::size_t(l) * R + k], b = host[std::size_t(l) * R + k];
+                    num += double(a.x - b.x) * (a.x - b.x) + double(a.y - b.y) * (a.y - b.y);
+                    den += double(b.x) * b.x + double(b.y) * b.y;
+                }
+            }
+            EXPECT_LT(std::sqrt(num / den), 2e-7) << "radix " << R << (inverse ? " inverse" : "");
+        }
+}
 
 TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
     Rng rng;
