@@ -363,6 +363,7 @@ void step_uploads(ViewerState& st) {
 
 }  // namespace
 
+namespace {
 // A video frame NVDEC decoded, written into the image view's back texture on the device (no host copy) and
 // shown at once (GL's drawing waits for the copy); the frame is held until the copy is done. The worker sends
 // such frames only when interop works here.
@@ -390,6 +391,7 @@ void show_device_image(ViewerState& st, const std::shared_ptr<const Image>& img)
     st.messages.error("internal: a device frame without CUDA-OpenGL interop");
 #endif
 }
+}  // namespace
 
 void poll_copy(ViewerState& st) {
 #ifdef SPECVIEW_HAS_GL_INTEROP
