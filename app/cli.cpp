@@ -278,10 +278,8 @@ int run_stack(const StackRun& r) {
     std::unique_ptr<GpuVideo> gpu_video;
     std::string decoded_by;  // which decoder ran, for the summary line
     if (r.files.empty() && r.video_decode != VideoDecode::Cpu && file_is_video(r.input)) {
-        std::string why;
-        if (r.s.backend == Backend::Cpu) why = "the CPU backend takes frames on the host";
-        else if (r.s.level != Level::None) why = "--level fits its plane on the host";
-        else
+        std::string why = gpu_decode_excluded(r.video_decode, r.s);
+        if (why.empty())
             try {
                 gpu_video = open_gpu_video(r.input, limits);
                 decoded_by = gpu_video->decoder();

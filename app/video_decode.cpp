@@ -298,8 +298,7 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
     const bool again = m.have_frame && index == m.next - 1;
     // Far ahead or backwards: a seek to the keyframe at or before the frame's timestamp, then decoding forward
     // (each frame's place found from its timestamp); without timestamps, from the start.
-    if (again) {
-    } else if ((index < m.next || index > m.next + 30) && !m.pts.empty()) {
+    if (!again && (index < m.next || index > m.next + 30) && !m.pts.empty()) {
         if (av_seek_frame(m.fmt, m.stream, m.pts[std::size_t(index)], AVSEEK_FLAG_BACKWARD) >= 0) {
             avcodec_flush_buffers(m.dec);
             m.draining = false;
@@ -307,7 +306,7 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
         } else {
             m.open();
         }
-    } else if (index < m.next) {
+    } else if (!again && index < m.next) {
         m.open();
     }
     const AVCodecParameters* par = m.fmt->streams[m.stream]->codecpar;
@@ -315,7 +314,7 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
     const bool deep = pd && pd->comp[0].depth > 8 && !(pd->flags & AV_PIX_FMT_FLAG_RGB);
     check(ImageHeader{par->width, par->height, 1, deep ? 16 : 8, "video"});
     for (;;) {
-        if (m.next > index || again) break;
+        if (m.next > index) break;  // (asked again: next is index + 1)
         if (!m.next_frame()) m.fail("the stream ends before frame " + std::to_string(index + 1) + " of " + std::to_string(m.frames));
         if (m.next <= 0) {  // after a seek: where are we? (next_frame counted from -1)
             const std::int64_t ts = m.frame->best_effort_timestamp != AV_NOPTS_VALUE ? m.frame->best_effort_timestamp : m.frame->pts;

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "app/image.h"
+#include "app/settings.h"
 
 namespace specview {
 
@@ -46,6 +47,11 @@ constexpr int kGpuVideoFramesHeld = 8;
 enum class VideoDecode { Auto, Gpu, Cpu };
 VideoDecode parse_video_decode(const std::string& s);  // "auto" | "gpu" | "cpu"; throws std::invalid_argument
 const char* video_decode_name(VideoDecode d);
+
+// Why a video's frames under these settings are not for NVDEC ("" when they are): --video-decode cpu, the CPU
+// backend (it takes frames on the host), --level (its plane is fitted on the host). The one rule the command
+// line, the worker and the viewer follow.
+std::string gpu_decode_excluded(VideoDecode how, const Settings& s);
 
 // Whether the file at `path` is a video by its first bytes (false when it cannot be read).
 bool file_is_video(const std::string& path);

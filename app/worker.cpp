@@ -334,7 +334,7 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
                 std::lock_guard<std::mutex> lk(mu_);
                 how = video_decode_;
             }
-            if (s.backend != Backend::Cpu && s.level == Level::None && how != VideoDecode::Cpu && file_is_video(path)) {
+            if (gpu_decode_excluded(how, s).empty() && file_is_video(path)) {
                 try {
                     gpu_video = open_gpu_video(path, LoadLimits{});
                     so.backend = s.backend;
@@ -708,8 +708,9 @@ void Worker::decoder_loop() {
             // A video with a GPU backend: decoded by NVDEC in this process (auto: when it can be; else on the CPU
             // below, saying why once).
             std::string gpu_note;
-            const bool gpu_wanted = video_decode != VideoDecode::Cpu && req.plan_with && req.plan_with->backend != Backend::Cpu &&
-                                    req.plan_with->level == Level::None && file_is_video(req.path);
+            // (The video open on the GPU is known to be one: a playing video's frames do not read its head again.)
+            const bool gpu_wanted = req.plan_with && gpu_decode_excluded(video_decode, *req.plan_with).empty() &&
+                                    (req.path == gpu_video_path || file_is_video(req.path));
             if (!gpu_wanted || req.path != gpu_video_path) {
                 gpu_video.reset();
                 gpu_video_path.clear();

@@ -137,7 +137,7 @@ void run_pipeline(ViewerState& st) {
     if (!(st.shown.image != nullptr)) return;
     // A frame NVDEC decoded cannot go to the CPU backend or the host's levelling fit: the same frame again, which
     // the worker now decodes on the CPU; its run follows.
-    if (st.shown.image->on_device() && (st.settings.backend == Backend::Cpu || st.settings.level != Level::None)) {
+    if (st.shown.image->on_device() && !gpu_decode_excluded(VideoDecode::Auto, st.settings).empty()) {
         st.context().open(st.shown.image_path, st.shown.image->frame);
         return;
     }
