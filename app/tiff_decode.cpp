@@ -283,6 +283,16 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
     const bool copy_rows = !separate && per_pixel == channels && !invert &&
                            (kind == Kind::U8 || kind == Kind::U16 || kind == Kind::F32);
     const std::size_t out_sample = std::size_t(depth / 8);
+    // One tile's or strip's decoded bytes are bounded by what the kept image needs (a crafted file declares
+    // 65536^2 tiles on a 16^2 image, or 60000 samples a pixel, and the buffer alone would be gigabytes).
+    const std::uint64_t budget = std::max<std::uint64_t>(std::uint64_t(256) << 20,
+                                                         4 * std::uint64_t(w) * h * channels * out_sample);
+    auto check_buffer = [&](tmsize_t size, const std::string& what) {
+        if (std::uint64_t(size) > budget)
+            throw fail(what + " decodes to " + std::to_string(std::uint64_t(size) >> 20) + " MiB (" +
+                       std::to_string(spp) + " samples a pixel) for a " + std::to_string(w) + "x" + std::to_string(h) +
+                       " image: more than its pixels need");
+    };
     if (TIFFIsTiled(tif.get())) {
         std::uint32_t tw = 0, th = 0;
         TIFFGetField(tif.get(), TIFFTAG_TILEWIDTH, &tw);
@@ -290,6 +300,7 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
         const tmsize_t size = TIFFTileSize(tif.get());
         if (tw == 0 || th == 0 || size <= 0) throw fail("bad tile size");
         if (std::uint64_t(tw) * th * per_pixel * sb > std::uint64_t(size)) throw fail("tile smaller than its tags say");
+        check_buffer(size, "a tile of " + std::to_string(tw) + "x" + std::to_string(th));
         std::vector<unsigned char> buf(static_cast<std::size_t>(size));
         for (int plane = 0; plane < planes; ++plane)
             for (std::uint32_t ty = 0; ty < h; ty += th)
@@ -322,6 +333,7 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
         if (size <= 0) throw fail("bad strip size");
         const std::uint64_t row_bytes = std::uint64_t(w) * per_pixel * sb;
         if (row_bytes * rows > std::uint64_t(size)) throw fail("strip smaller than its tags say");
+        check_buffer(size, "a strip of " + std::to_string(rows) + " rows");
         std::vector<unsigned char> buf(static_cast<std::size_t>(size));
         const tstrip_t per_plane = TIFFNumberOfStrips(tif.get()) / tstrip_t(planes);
         for (int plane = 0; plane < planes; ++plane)
