@@ -367,6 +367,119 @@ TEST(Gif, AnimatedFramesAreAStackWithTheirRate) {
     }
 }
 
+// Compositing as viewers do: an interlaced first frame, sub-rectangles, a local colour table, a transparent index,
+// and the three disposals (none, previous, background), in any order of request; values from the spec of each
+// frame, not from a second decoder.
+TEST(Gif, FramesCompositeWithTransparencyDisposalInterlaceAndLocalTables) {
+    std::vector<std::uint8_t> gray(256 * 3), inverted(256 * 3);
+    for (int i = 0; i < 256; ++i)
+        for (int c = 0; c < 3; ++c) {
+            gray[std::size_t(i) * 3 + c] = std::uint8_t(i);
+            inverted[std::size_t(i) * 3 + c] = std::uint8_t(255 - i);
+        }
+    const int W = 8, H = 19;  // 19 rows: every interlace pass has rows, the last ones short
+    std::vector<fixtures::GifFrameSpec> f(4);
+    for (int y = 0; y < H; ++y)
+        for (int x = 0; x < W; ++x) f[0].indices.push_back(std::uint8_t(10 + y));  // row y: 10 + y
+    f[0].interlace = true;
+    f[0].delay_cs = 4;
+    f[1] = {2, 1, 3, 2, std::vector<std::uint8_t>(6, 50), true, 3, 51, 4, false, inverted};  // restores what was before
+    f[1].indices[0] = 51;                                                                   // transparent: frame 0 shows
+    f[2] = {0, 0, 2, 2, std::vector<std::uint8_t>(4, 90), true, 2, -1, 4, false, {}};  // then cleared to transparent
+    f[3] = {6, 4, 2, 2, std::vector<std::uint8_t>(4, 120), true, 1, -1, 8, false, {}};
+    // Gray value (or -1: transparent) of (x, y) in frame k.
+    auto want = [&](int k, int x, int y) {
+        const bool in1 = x >= 2 && x < 5 && y >= 1 && y < 3, in2 = x < 2 && y < 2, in3 = x >= 6 && y >= 4 && y < 6;
+        if (k == 1 && in1 && !(x == 2 && y == 1)) return 255 - 50;
+        if (k == 2 && in2) return 90;
+        if (k == 3 && in3) return 120;
+        if (k == 3 && in2) return -1;
+        return 10 + y;
+    };
+    for (bool trailer : {true, false}) {
+        const std::vector<unsigned char> file = fixtures::gif_frames(W, H, gray, f, trailer);
+        FrameReader r(file, "c.gif", no_memory_check());
+        for (int k : {0, 1, 2, 3, 3, 1, 0, 2, 3}) {
+            const Image img = r.decode(k);
+            EXPECT_EQ(img.frames, 4);
+            EXPECT_NEAR(img.frame_rate, 20.0, 1e-9);  // 4 frames in 20 cs
+            for (int y = 0; y < H; ++y)
+                for (int x = 0; x < W; ++x) {
+                    const int g = want(k, x, y);
+                    if (g < 0) {
+                        EXPECT_EQ(img.at(x, y, 3), 0.0f) << "frame " << k << " (" << x << "," << y << ") transparent";
+                    } else {
+                        EXPECT_NEAR(img.at(x, y, 0) * 255.0, g, 1e-3) << "frame " << k << " (" << x << "," << y << ")";
+                        EXPECT_EQ(img.at(x, y, 3), 1.0f) << "frame " << k << " (" << x << "," << y << ")";
+                    }
+                }
+        }
+    }
+    // Cut inside the last frame's pixels: refused at open, by name.
+    std::vector<unsigned char> cut = fixtures::gif_frames(W, H, gray, f);
+    cut.resize(cut.size() - 6);
+    try {
+        FrameReader r(cut, "cut.gif", no_memory_check());
+        r.decode(0);
+        ADD_FAILURE() << "a GIF cut inside a frame was read";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("cut.gif: cannot decode gif: frame 4"), std::string::npos) << e.what();
+    }
+}
+
+// Frames are made one at a time from the file (a byte a pixel for the frame being made, not for all of them):
+// a 600-frame 256^2 GIF plays through, and the last frame is as written.
+TEST(Gif, ManyFramesPlayThroughInOrder) {
+    std::vector<std::uint8_t> gray(256 * 3);
+    for (int i = 0; i < 256 * 3; ++i) gray[std::size_t(i)] = std::uint8_t(i / 3);
+    std::vector<std::vector<std::uint8_t>> frames;
+    for (int k = 0; k < 600; ++k) frames.push_back(std::vector<std::uint8_t>(256 * 256, std::uint8_t(k % 251)));
+    const std::vector<unsigned char> file = fixtures::gif_animated(256, 256, frames, gray, 2);
+    FrameReader r(file, "long.gif", no_memory_check());
+    for (int k = 0; k < 600; ++k) {
+        const Image img = r.decode(k);
+        ASSERT_NEAR(img.at(100, 200, 0) * 255.0, k % 251, 1e-3) << k;
+    }
+    EXPECT_NEAR(r.decode(599).frame_rate, 50.0, 1e-9);
+}
+
+// Steps back and jumps start from the canvases kept on the way, which must carry everything the frames after
+// them depend on: here each frame adds a mark to what was there, and every 16th (where canvases are kept) draws a
+// block that it takes away again (disposal "previous"), so a canvas kept without what came before that block
+// would show in the next frame.
+TEST(Gif, StepsBackAndJumpsGiveTheFramesAPlayThroughGives) {
+    std::vector<std::uint8_t> gray(256 * 3);
+    for (int i = 0; i < 256 * 3; ++i) gray[std::size_t(i)] = std::uint8_t(i / 3);
+    const int n = 600;
+    std::vector<fixtures::GifFrameSpec> f(n);
+    for (int k = 0; k < n; ++k) {
+        if (k % 16 == 0) {
+            f[std::size_t(k)] = {56, 56, 8, 8, std::vector<std::uint8_t>(64, 255), true, 3, -1, 2, false, {}};
+        } else {
+            f[std::size_t(k)] = {k % 64, k / 64, 1, 1, {std::uint8_t(100 + k % 100)}, true, 1, -1, 2, false, {}};
+        }
+    }
+    auto check = [&](const Image& img, int k) {
+        for (int y = 0; y < 64; ++y)
+            for (int x = 0; x < 64; ++x) {
+                int want = -1;
+                const int j = y * 64 + x;
+                if (y < 10 && j <= k && j % 16 != 0) want = 100 + j % 100;
+                if (k % 16 == 0 && x >= 56 && y >= 56) want = 255;
+                if (want < 0) {
+                    ASSERT_EQ(img.at(x, y, 3), 0.0f) << "frame " << k << " (" << x << "," << y << ")";
+                } else {
+                    ASSERT_NEAR(img.at(x, y, 0) * 255.0, want, 1e-3) << "frame " << k << " (" << x << "," << y << ")";
+                }
+            }
+    };
+    const std::vector<unsigned char> file = fixtures::gif_frames(64, 64, gray, f);
+    FrameReader r(file, "marks.gif", no_memory_check());
+    for (int k = 0; k < n; ++k) check(r.decode(k), k);
+    for (int k : {599, 32, 33, 31, 300, 16, 17, 0, 598, 256, 257, 1, 599, 599, 100})
+        check(r.decode(k), k);
+}
+
 // A 16-bit TIFF of `n` pages of w x h, page p holding step * p + offset everywhere.
 void write_flat_u16_stack(const std::string& path, int w, int h, int n, double step, double offset) {
     std::vector<std::vector<double>> pages;
