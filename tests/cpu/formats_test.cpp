@@ -367,6 +367,22 @@ TEST(Gif, AnimatedFramesAreAStackWithTheirRate) {
     }
 }
 
+// A crafted TIFF's tiles or strips cannot ask for more memory than its pixels need (CI's fuzz smoke found a
+// 65536^2 tile on a 16^2 image: 4 GiB; and 60000 samples a pixel: 1.9 GiB): refused by name, before allocating.
+TEST(Tiff, TileAndStripBuffersAreBoundedByThePixels) {
+    for (const char* f : {"tiff-huge-tile.tif", "tiff-60000-samples-a-pixel.tif"}) {
+        std::ifstream in(std::string(SPECVIEW_REGRESSION_DIR) + "/" + f, std::ios::binary);
+        const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), {});
+        ASSERT_FALSE(bytes.empty()) << f;
+        try {
+            decode_image(bytes, f, no_memory_check());
+            ADD_FAILURE() << f << " decoded";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("more than its pixels need"), std::string::npos) << e.what();
+        }
+    }
+}
+
 // Compositing as viewers do: an interlaced first frame, sub-rectangles, a local colour table, a transparent index,
 // and the three disposals (none, previous, background), in any order of request; values from the spec of each
 // frame, not from a second decoder.
