@@ -189,7 +189,7 @@ GifStack::GifStack(ByteView bytes, std::string name, std::uint64_t max_pixels) :
     }
     if (m.frames.empty()) m.fail("no frames", 0);
     m.rate = delays > 0 ? 100.0 * double(m.frames.size()) / delays : 0.0;
-    const std::size_t most = std::max<std::size_t>(1, kCheckpointBytes / (std::size_t(m.w) * m.h * 4));
+    const std::size_t most = std::max<std::size_t>(1, kCheckpointBytes / (std::size_t(m.w) * m.h * 8));
     m.spacing = std::max<int>(16, int((m.frames.size() + most - 1) / most));
 }
 

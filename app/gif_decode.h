@@ -15,15 +15,17 @@ namespace specview {
 
 // More frames than any animation has (a crafted file of empty frames would otherwise grow the frame list).
 constexpr int kMaxGifFrames = 1000000;
-// Memory for the canvases kept on the way through an animation (see GifStack::decode).
-constexpr std::size_t kCheckpointBytes = std::size_t(256) << 20;
+// Memory for the canvases kept on the way through an animation (see GifStack::decode), counting each at twice a
+// canvas (with the one a "previous" disposal restores). Small beside the isolated decoder's slack over the frame
+// it makes (app/decoder_pool.cpp: 256 MiB over three times the samples), which they must fit in.
+constexpr std::size_t kCheckpointBytes = std::size_t(64) << 20;
 
 class GifStack {
 public:
     // Walks the file's records once (each frame's place, rectangle and control block; no pixels decoded) and
     // makes frames on request, going on from the last one made or from the nearest canvas kept on the way (one
-    // every 16 frames or more, within kCheckpointBytes): memory is bounded however many frames there are. Throws InputError naming `name`. `max_pixels`: the most pixels
-    // any one frame (and the screen) may have.
+    // every 16 frames or more, within kCheckpointBytes): memory is bounded however many frames there are.
+    // Throws InputError naming `name`. `max_pixels`: the most pixels any one frame (and the screen) may have.
     GifStack(ByteView bytes, std::string name, std::uint64_t max_pixels);
     ~GifStack();
     GifStack(const GifStack&) = delete;

@@ -496,6 +496,35 @@ TEST(Gif, StepsBackAndJumpsGiveTheFramesAPlayThroughGives) {
         check(r.decode(k), k);
 }
 
+// Through the isolated decoder, under its memory limit: a 1024^2 animation whose every frame keeps a canvas for
+// its "previous" disposal streams frame by frame (the canvases kept for steps back within their budget), and a
+// single frame comes back on its own.
+TEST(DecoderPoolFormats, AnimatedGifsStreamWithinTheDecodersMemoryLimit) {
+    std::vector<std::uint8_t> gray(256 * 3);
+    for (int i = 0; i < 256 * 3; ++i) gray[std::size_t(i)] = std::uint8_t(i / 3);
+    const int n = 40, side = 1024;
+    std::vector<fixtures::GifFrameSpec> f(n);
+    for (int k = 0; k < n; ++k)
+        f[std::size_t(k)] = {0, 0, side, side, std::vector<std::uint8_t>(std::size_t(side) * side, std::uint8_t(3 * k + 1)),
+                             true, 3, -1, 4, false, {}};
+    TempDir dir;
+    fixtures::write_file(dir.file("big.gif"), fixtures::gif_frames(side, side, gray, f));
+    DecoderPool pool(DecoderOptions{1});
+    std::vector<int> seen;
+    const int got = pool.load_frames(dir.file("big.gif"), LoadLimits{}, 0, n, {}, [&](Image img) {
+        EXPECT_NEAR(img.at(side / 2, side / 3, 0) * 255.0, 3 * img.frame + 1, 1e-3) << img.frame;
+        seen.push_back(img.frame);
+        return true;
+    });
+    EXPECT_EQ(got, n);
+    EXPECT_EQ(int(seen.size()), n);
+    LoadLimits l;
+    l.frame = 37;
+    const Image one = pool.load(dir.file("big.gif"), l);
+    EXPECT_EQ(one.frame, 37);
+    EXPECT_NEAR(one.at(5, 5, 0) * 255.0, 3 * 37 + 1, 1e-3);
+}
+
 // A 16-bit TIFF of `n` pages of w x h, page p holding step * p + offset everywhere.
 void write_flat_u16_stack(const std::string& path, int w, int h, int n, double step, double offset) {
     std::vector<std::vector<double>> pages;
