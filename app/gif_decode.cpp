@@ -22,9 +22,7 @@ int read_gif(GifFileType* g, GifByteType* buf, int n) {
     s->pos += k;
     return int(k);
 }
-}  // namespace
 
-namespace {
 // What the walk over the file found of a frame: where its image descriptor starts, its rectangle, and the
 // graphics control block that came before it (transparency, disposal, delay).
 struct GifFrame {
@@ -220,7 +218,11 @@ Image GifStack::decode(int frame, const std::function<void(const ImageHeader&)>&
         if (m.made >= 0) m.dispose(m.made);
         m.draw(m.made + 1);
         ++m.made;
-        if (m.made % m.spacing == 0 && !m.checkpoints.count(m.made)) m.checkpoints[m.made] = {m.canvas, m.before};
+        if (m.made % m.spacing == 0 && !m.checkpoints.count(m.made)) {
+            // `before` only matters to the next frame when this one's disposal restores it.
+            const bool restores = m.frames[std::size_t(m.made)].gcb.DisposalMode == DISPOSE_PREVIOUS;
+            m.checkpoints[m.made] = {m.canvas, restores ? m.before : std::vector<std::uint32_t>{}};
+        }
     }
     Image img = Image::allocate(m.w, m.h, 4, 8, "gif");
     std::memcpy(img.writable(), m.canvas.data(), m.canvas.size() * 4);
