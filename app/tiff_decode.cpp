@@ -290,7 +290,7 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
     auto check_buffer = [&](tmsize_t size, const std::string& what) {
         if (std::uint64_t(size) > budget)
             throw fail(what + " decodes to " + std::to_string(std::uint64_t(size) >> 20) + " MiB (" +
-                       std::to_string(spp) + " samples a pixel) for a " + std::to_string(w) + "x" + std::to_string(h) +
+                       std::to_string(spp) + (spp == 1 ? " sample" : " samples") + " a pixel) for a " + std::to_string(w) + "x" + std::to_string(h) +
                        " image: more than its pixels need");
     };
     if (TIFFIsTiled(tif.get())) {
