@@ -134,7 +134,7 @@ void record_change(ViewerState& st) {
 
 void run_pipeline(ViewerState& st) {
     st.dirty = false;
-    if (!(st.shown.image != nullptr)) return;
+    if (!st.shown.image) return;
     // A frame NVDEC decoded cannot go to the CPU backend or the host's levelling fit: the same frame again, which
     // the worker now decodes on the CPU; its run follows.
     if (st.shown.image->on_device() && !gpu_decode_excluded(VideoDecode::Auto, st.settings).empty()) {

@@ -26,15 +26,7 @@ protected:
 
 // Frame k: a vertical grating of (k + 2) cycles across, on mid gray.
 std::vector<std::vector<std::uint8_t>> moving_grating(int w, int h, int frames) {
-    std::vector<std::vector<std::uint8_t>> out;
-    for (int k = 0; k < frames; ++k) {
-        std::vector<std::uint8_t> f(std::size_t(w) * h);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x)
-                f[std::size_t(y) * w + x] = std::uint8_t(std::lround(128 + 90 * std::cos(2 * M_PI * (k + 2) * x / w)));
-        out.push_back(f);
-    }
-    return out;
+    return fixtures::moving_grating(w, h, frames, 90);
 }
 
 LoadLimits limits(int frame) {

@@ -23,20 +23,8 @@
 namespace specview::test {
 namespace {
 
-
 // Frame k: a vertical grating of (k + 2) cycles across, and a horizontal one of 3 (so rows differ), on mid gray.
-std::vector<std::vector<std::uint8_t>> grating(int w, int h, int frames) {
-    std::vector<std::vector<std::uint8_t>> out;
-    for (int k = 0; k < frames; ++k) {
-        std::vector<std::uint8_t> f(std::size_t(w) * h);
-        for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x)
-                f[std::size_t(y) * w + x] = std::uint8_t(std::lround(128 + 70 * std::cos(2 * M_PI * (k + 2) * x / w) +
-                                                                     20 * std::cos(2 * M_PI * 3 * y / h)));
-        out.push_back(f);
-    }
-    return out;
-}
+std::vector<std::vector<std::uint8_t>> grating(int w, int h, int frames) { return fixtures::moving_grating(w, h, frames, 70, 20); }
 
 class Nvdec : public GpuTest {
 protected:
