@@ -10,10 +10,18 @@
 
 #include "gpu/cuda_check.h"
 #include "gpu/errors.h"
+#include "gpu/fft_fast_detail.h"
 #include "gpu/spectrum_view.h"
 
 namespace specview::gpu {
 namespace {
+
+using fast_detail::ColOut;
+using fast_detail::ColParams;
+using fast_detail::flush_range;
+using fast_detail::launch_setup;
+using fast_detail::order_decode;
+using fast_detail::view_bin;
 
 constexpr int kE = 16;        // elements a thread holds (the radix of the main passes)
 
@@ -296,94 +304,18 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
 
 // ---- Pass 2: columns, with the epilogue the caller needs ----
 
-enum class ColOut : int { Complex = 0, Range, Picture, Values };
-
-__device__ __forceinline__ unsigned int order_encode(float f) {
-    const unsigned int u = __float_as_uint(f);
-    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-__device__ __forceinline__ float order_decode(unsigned int e) {
-    return __uint_as_float((e & 0x80000000u) ? (e & 0x7FFFFFFFu) : ~e);
-}
-
-struct ColParams {
-    const float2* in;
-    float2* out;   // Complex
-    int ld_in, ld_out;
-    int ncols;     // columns to transform (width, or width/2 + 1 for a half spectrum)
-    int width;     // of the full picture
-    int height;
-    int n, log2n;  // column length (height)
-    int cols_per_block;
-    int col_stride;   // float2 between the columns' buffers in shared memory
-    int group_log2;   // >= 0: `in` is grouped by 2^group_log2 columns ([col / C][y][col % C]); -1: row-major with ld_in
-    int sub;          // 1, or 2: each column is two FFTs of n points (rows s n .. s n + n - 1 -> output rows 2k + s)
-    View view;
-    bool shift;
-    const float2* range;      // Picture
-    const std::uint32_t* lut; // Picture
-    PictureTarget target;     // Picture
-    const float* mask;        // Picture, Range, Values: the lab's mask, width x height (null: none)
-    unsigned int* minmax;     // Range
-    float* values;            // Values
-};
-
-// The view epilogue shared by the picture kernels: for every bin a thread holds, its view value goes to the
-// picture (or the values, or the min/max) at the shifted position, and, with `mirror`, the value of the
-// conjugate bin (-kx, -ky) to its position too. The line is row ky of the half spectrum; the element's
-// index along it is kx.
+// The view epilogue of the picture kernels, for the bins a thread holds in registers (see view_bin).
 template <ColOut kOut>
 __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (&v)[kE], int e, bool active, int n,
                                               int t, int tpc, int ky, bool mirror) {
-    const int W = p.width, H = p.height;
     float lo = FLT_MAX, hi = -FLT_MAX;
     float2 range = make_float2(0.0f, 0.0f);
     if constexpr (kOut == ColOut::Picture) range = *p.range;
     if (active)
 #pragma unroll
-        for (int j = 0; j < kE; ++j) {
-            if (j >= e) continue;
-            const int kx = out_index(j, n, t, tpc);
-            // The lab's mask, symmetric: the same factor for the bin and its mirror.
-            const float m = p.mask ? __ldg(&p.mask[std::size_t(ky) * W + kx]) : 1.0f;
-            const float val = view_value(p.view, v[j].x * m, v[j].y * m);
-            // The mirror bin (-kx, -ky) holds conj(F): the same view value, negated for phase and imaginary.
-            const float mval = (p.view == View::Phase || p.view == View::Imag) ? -val : val;
-            const int x = p.shift ? shift_dest(kx, W) : kx, y = p.shift ? shift_dest(ky, H) : ky;
-            const int mx0 = (W - kx) & (W - 1), my0 = (H - ky) & (H - 1);
-            const int mx = p.shift ? shift_dest(mx0, W) : mx0, my = p.shift ? shift_dest(my0, H) : my0;
-            if constexpr (kOut == ColOut::Range) {
-                lo = fminf(lo, val);
-                hi = fmaxf(hi, val);
-                if (mirror) {
-                    lo = fminf(lo, mval);
-                    hi = fmaxf(hi, mval);
-                }
-            } else if constexpr (kOut == ColOut::Values) {
-                p.values[std::size_t(y) * W + x] = val;
-                if (mirror) p.values[std::size_t(my) * W + mx] = mval;
-            } else {
-                store_picture(p.target, p.lut, normalize_to_range(val, range.x, range.y), x, y, std::size_t(y) * W + x);
-                if (mirror)
-                    store_picture(p.target, p.lut, normalize_to_range(mval, range.x, range.y), mx, my,
-                                  std::size_t(my) * W + mx);
-            }
-        }
-    if constexpr (kOut == ColOut::Range) {
-        const unsigned lanes = min(32u, blockDim.x - (threadIdx.x & ~31u));
-        if (lanes == 32) {  // a full warp: reduce in registers, one atomic pair per warp
-#pragma unroll
-            for (int off = 16; off > 0; off >>= 1) {
-                lo = fminf(lo, __shfl_xor_sync(0xFFFFFFFFu, lo, off));
-                hi = fmaxf(hi, __shfl_xor_sync(0xFFFFFFFFu, hi, off));
-            }
-            if ((threadIdx.x & 31) != 0) return;
-        }
-        if (lo <= hi) {
-            atomicMin(&p.minmax[0], order_encode(lo));
-            atomicMax(&p.minmax[1], order_encode(hi));
-        }
-    }
+        for (int j = 0; j < kE; ++j)
+            if (j < e) view_bin<kOut>(p, v[j], out_index(j, n, t, tpc), ky, mirror, range, lo, hi);
+    if constexpr (kOut == ColOut::Range) flush_range(p.minmax, lo, hi);
 }
 
 // Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum). A block reads its
@@ -503,12 +435,19 @@ int ilog2(int v) {
     return l;
 }
 
+bool is_pow2(int v) { return v >= 1 && (v & (v - 1)) == 0; }
+// Both sides powers of two: the register-resident kernels; otherwise the mixed-radix ones.
+bool pow2_sizes(int width, int height) { return is_pow2(width) && is_pow2(height); }
+
 void check_size(int width, int height) {
-    auto ok = [](int v) { return v >= 1 && v <= kFastMaxLength && (v & (v - 1)) == 0; };
-    if (!ok(width) || !ok(height))
-        throw ConfigError("custom-fast needs power-of-two sizes from 1 to " + std::to_string(kFastMaxLength) + "; got " +
+    if (width < 1 || height < 1 || width > kFastMaxLength || height > kFastMaxLength)
+        throw ConfigError("custom-fast takes sizes from 1 to " + std::to_string(kFastMaxLength) + " a side; got " +
                           std::to_string(width) + "x" + std::to_string(height) +
-                          " (pad to a power of two, or use the cuFFT or CPU backend)");
+                          " (crop or scale down, or use the cuFFT or CPU backend)");
+    if (!pow2_sizes(width, height)) {
+        mixed::check_length(width);
+        mixed::check_length(height);
+    }
 }
 
 // Lines per block: as many as `threads` threads hold (16 points each, so shared memory is about
@@ -529,12 +468,6 @@ int column_stride(int n, int C, bool bank_aware) {
     if (!bank_aware || C <= 1 || C > 16) return stride;
     while (stride % 16 != 16 / C % 16) ++stride;
     return stride;
-}
-
-template <class Kernel>
-void launch_setup(Kernel k, int smem) {
-    if (smem > 48 * 1024)
-        CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
 }
 
 template <bool kInv>
@@ -600,6 +533,13 @@ FastFft::FastFft() : minmax_(2), range_(1) {}
 
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
+    if (!pow2_sizes(width, height)) {
+        mixed::c2c_rows(data, scratch, width, height, inverse, chirps_, rows_threads_, s);
+        mark(timer, "fast pass 1: row FFTs (mixed radix)", double(width) * height * 16.0);
+        mixed::c2c_cols(scratch, data, width, width, height, inverse, chirps_, s);
+        mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
+        return;
+    }
     const int n = width, log2n = ilog2(width);
     // 8192-point columns (70 KiB of shared memory each, two a block: 16-byte pieces a row) are split: the row pass
     // does their first radix-2 stage, the column pass two 4096-point FFTs (four columns a block).
@@ -649,6 +589,12 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
         half_.resize(std::size_t(ld) * height);
         out = half_.get();
     }
+    if (!pow2_sizes(width, height)) {
+        mixed::real_rows(plane, out, width, height, chirps_, rows_threads_, s);
+        mark(timer, "fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum",
+             double(width) * height * 4.0 + double(ld) * height * 8.0);
+        return;
+    }
     const int n = width, pairs = (height + 1) / 2;
     const int lines = std::min(lines_per_block(n, rows_threads_), pairs);
     const int threads = lines * (n / elems_per_thread(n));
@@ -668,6 +614,11 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
     rows_real(plane, width, height, s, timer, half);
     const int ld = width / 2 + 1;
+    if (!pow2_sizes(width, height)) {
+        mixed::c2c_cols(half, half, ld, ld, height, false, chirps_, s);
+        mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix)", double(ld) * height * 16.0);
+        return;
+    }
     ColParams p{};
     p.in = half;
     p.out = half;  // in place: a block reads its whole columns before writing them back
@@ -710,7 +661,9 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     // rows and writes whole picture rows.
     const int g_rows = height / 2 + 1;
     if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
-    if (!reuse_pass1) {
+    const bool pow2 = pow2_sizes(width, height);
+    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, chirps_, s);
+    if (!reuse_pass1 && pow2) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = std::min(lines_per_block(n, col_threads(n)), pairs);
         const int threads = C * tpc, blocks = (pairs + C - 1) / C;
@@ -731,7 +684,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.ncols = g_rows;
     p.width = width;
     p.height = height;
-    p.log2n = ilog2(width);
+    p.log2n = pow2 ? ilog2(width) : 0;
     p.view = vp.view;
     p.shift = vp.shift;
     p.range = range_.get();
@@ -739,13 +692,17 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.target = target;
     p.mask = mask;
     p.minmax = minmax_.get();
+    auto rows_view = [&](ColOut mode) {
+        if (pow2) run_rows_view(mode, p, rows_threads_, s);
+        else mixed::rows_view(mode, p, chirps_, rows_threads_, s);
+    };
 
     if (vp.range == RangeMode::Percentile) {
         // The values have to be sorted: write them, sort, colour them.
         values_.resize(count);
         sorted_.resize(count);
         p.values = values_.get();
-        run_rows_view(ColOut::Values, p, rows_threads_, s);
+        rows_view(ColOut::Values);
         mark(timer, "fast pass 2: row FFTs + view values", g_bytes + double(count) * 4.0);
         std::size_t bytes = 0;
         CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, values_.get(), sorted_.get(), count, 0, 32, s));
@@ -772,7 +729,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (needs_range && !same) {
         init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
         CUDA_CHECK_LAUNCH("init_minmax_kernel");
-        run_rows_view(ColOut::Range, p, rows_threads_, s);
+        rows_view(ColOut::Range);
         finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, 0, 0, vp.top_span, range_.get());
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
         mark(timer, "fast range pass: row FFTs + fused min/max", g_bytes);
@@ -784,7 +741,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     } else {
         res.range_reused = true;
     }
-    run_rows_view(ColOut::Picture, p, rows_threads_, s);
+    rows_view(ColOut::Picture);
     mark(timer, picture_stage_name("fast pass 2: row FFTs + view + colormap", target),
          g_bytes + double(count) * 4.0);
     return res;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstddef>
 
+#include "gpu/fft_mixed.h"
 #include "gpu/spectrum_math.h"
 #include "gpu/spectrum_view.h"
 #include "gpu/resources.h"
@@ -28,8 +29,9 @@ constexpr int kFastMaxLength = 16384;
 class FastFft {
 public:
     FastFft();
-    // Complex 2D FFT of width x height (powers of two, 1..16384) in place on `data`, using `scratch` (same
-    // size). Two kernels; the result is in natural order in `data`.
+    // Complex 2D FFT of width x height (1..16384 a side) in place on `data`, using `scratch` (same size). Two
+    // kernels; the result is in natural order in `data`. Sides that are not powers of two go through the
+    // mixed-radix kernels (gpu/fft_mixed.h); a side over 8192 points with a prime factor over 7 is refused.
     void c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t stream,
              StageTimer* timer);
 
@@ -89,6 +91,7 @@ private:
     int lut_colormap_ = -1;
     int rows_threads_ = 256, cols_threads_ = 0;
     Variant variant_{};  // the best C2C on the H200 from 2048^2 up (PERF_NOTES.md)
+    mixed::Chirps chirps_;  // Bluestein's kept chirp spectra, for sides with a prime factor over 7
     // The range cache: the plane and the view settings that determine the range.
     struct RangeKey {
         std::uint64_t plane_version = 0;

@@ -17,6 +17,11 @@
 #else
 #define SV_MR_HD inline
 #endif
+#if defined(__CUDA_ARCH__)  // the device pass (the host compiler would warn of an unknown pragma)
+#define SV_MR_UNROLL _Pragma("unroll")
+#else
+#define SV_MR_UNROLL
+#endif
 
 namespace specview::mixed_radix {
 
@@ -45,12 +50,14 @@ SV_MR_HD void dft_pow2(float2* v, bool inverse) {
         const float s[8] = {0.0f, 0.382683432365090f, 0.707106781186548f, 0.923879532511287f,
                             1.0f, 0.923879532511287f, 0.707106781186548f, 0.382683432365090f};
         float2 e[R / 2], o[R / 2];
+        SV_MR_UNROLL
         for (int i = 0; i < R / 2; ++i) {
             e[i] = v[2 * i];
             o[i] = v[2 * i + 1];
         }
         dft_pow2<R / 2>(e, inverse);
         dft_pow2<R / 2>(o, inverse);
+        SV_MR_UNROLL
         for (int k = 0; k < R / 2; ++k) {
             const int m = k * (16 / R);
             const float2 t = c_mul(c_make(c[m], inverse ? s[m] : -s[m]), o[k]);
@@ -79,10 +86,9 @@ SV_MR_HD void dft_odd(float2* v, bool inverse) {  // R = 5 or 7
     const float c5[2] = {0.309016994374947f, -0.809016994374947f}, s5[2] = {0.951056516295154f, 0.587785252292473f};
     const float c7[3] = {0.623489801858734f, -0.222520933956314f, -0.900968867902419f},
                 s7[3] = {0.781831482468030f, 0.974927912181824f, 0.433883739117558f};
-    const float* cs = R == 5 ? c5 : c7;
-    const float* sn = R == 5 ? s5 : s7;
     float2 a[H], d[H];
     float2 sum = v[0];
+    SV_MR_UNROLL
     for (int r = 1; r <= H; ++r) {
         a[r - 1] = c_add(v[r], v[R - r]);
         d[r - 1] = c_sub(v[r], v[R - r]);
@@ -90,19 +96,23 @@ SV_MR_HD void dft_odd(float2* v, bool inverse) {  // R = 5 or 7
     }
     float2 out[R];
     out[0] = sum;
+    SV_MR_UNROLL
     for (int k = 1; k <= H; ++k) {
         float2 m = v[0], t = c_make(0.0f, 0.0f);
+        SV_MR_UNROLL
         for (int r = 1; r <= H; ++r) {
             const int idx = (r * k) % R;  // cos and sin of 2 pi r k / R from the table (sin odd, cos even)
             const int j = idx <= H ? idx : R - idx;
             const float sg = idx <= H ? 1.0f : -1.0f;
-            m = c_add(m, c_scale(a[r - 1], cs[j - 1]));
-            t = c_add(t, c_scale(d[r - 1], sg * sn[j - 1]));
+            const float cj = R == 5 ? c5[j - 1] : c7[j - 1], sj = R == 5 ? s5[j - 1] : s7[j - 1];
+            m = c_add(m, c_scale(a[r - 1], cj));
+            t = c_add(t, c_scale(d[r - 1], sg * sj));
         }
         const float2 rt = c_rot(t, inverse);  // -+i sum sin(.) (x_r - x_{R-r})
         out[k] = c_add(m, rt);
         out[R - k] = c_sub(m, rt);
     }
+    SV_MR_UNROLL
     for (int k = 0; k < R; ++k) v[k] = out[k];
 }
 

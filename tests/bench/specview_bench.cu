@@ -185,6 +185,8 @@ int main(int argc, char** argv) {
         double fast_c2c, e2e_fast_cold, e2e_fast_warm;
         // Issue 13's columns: the peers at the image's own size (no padding), custom-fast R2C.
         double c2c_exact, r2c_exact, vk_c2c, vk_r2c, fast_r2c, e2e_r2c_exact;
+        // custom-fast at the image's own size (0: a power of two, where the padded figures are the exact ones).
+        double fast_c2c_x, fast_r2c_x, e2e_fast_x;
     };
     std::vector<Summary> summary;
 
@@ -422,6 +424,38 @@ int main(int argc, char** argv) {
             fast.picture(plane.get(), w, h, 42, vp, PictureTarget{rgba.get()}, s, &t);
         });
 
+        // custom-fast at the image's own size when it is not a power of two (its mixed-radix kernels, issue 13):
+        // C2C with the row block sizes swept, R2C and the picture; each checked against cuFFT at that size.
+        StageStats st_fast_x, st_fast_r2c_x, e2e_fast_x;
+        double fast_x_err_c2c = -1, fast_x_err_r2c = -1;
+        int fast_x_rows = 256;
+        if (n0 != n) {
+            fast.set_variant({});
+            for (int rt : {128, 256, 512, 1024}) {
+                fast.set_block_threads(rt, 0);
+                StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                if (st_fast_x.names.empty() || st.median_total() < st_fast_x.median_total()) {
+                    st_fast_x = st;
+                    fast_x_rows = rt;
+                }
+            }
+            fast.set_block_threads(fast_x_rows, 0);
+            restore();
+            fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr);
+            CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), n0 * sizeof(float2), cudaMemcpyDeviceToDevice, s));
+            restore();
+            cufft.c2c(a.get(), w0, h0, false, s);
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            fast_x_err_c2c = rel_l2_device(b.get(), a.get(), n0);
+            st_fast_r2c_x = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
+            const SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            fast_x_err_r2c = rel_l2_device(half_b.get(), src.data, (long long)(w0 / 2 + 1) * h0);
+            e2e_fast_x = measure(3, r, s, nullptr, [&](StageTimer& t) {
+                fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, &t);
+            });
+        }
+
         const double c2c = st_c2c.median_total();
         std::printf("== %s ==\n", label.c_str());
         auto print_stages = [&](const char* path, const std::string& cfg, const StageStats& st) {
@@ -466,8 +500,18 @@ int main(int argc, char** argv) {
         std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_r2c_err);
         const double peer_c2c = vk_c2c > 0 ? std::min(c2c_exact, vk_c2c) : c2c_exact;
         const double peer_r2c = vk_r2c > 0 ? std::min(r2c_exact, vk_r2c) : r2c_exact;
-        std::printf("  custom-fast / faster peer: C2C %.2fx, R2C %.2fx\n", st_fast.median_total() / peer_c2c,
-                    st_fast_r2c.median_total() / peer_r2c);
+        std::printf("  custom-fast / faster peer: C2C %.2fx, R2C %.2fx%s\n", st_fast.median_total() / peer_c2c,
+                    st_fast_r2c.median_total() / peer_r2c, n0 != n ? " (custom-fast padded)" : "");
+        if (n0 != n) {
+            print_stages("custom-fast C2C, unpadded", "mixed radix R" + std::to_string(fast_x_rows), st_fast_x);
+            std::printf("      vs cuFFT C2C rel L2 %.2g\n", fast_x_err_c2c);
+            print_stages("custom-fast R2C, unpadded", "mixed radix", st_fast_r2c_x);
+            std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_x_err_r2c);
+            print_stages("custom-fast picture, unpadded", "mixed radix, range pass", e2e_fast_x);
+            std::printf("  custom-fast unpadded / faster peer: C2C %.2fx, R2C %.2fx; picture / (cuFFT R2C + post) %.2fx\n",
+                        st_fast_x.median_total() / peer_c2c, st_fast_r2c_x.median_total() / peer_r2c,
+                        e2e_fast_x.median_total() / e2e_r2c_exact);
+        }
         std::printf("  end to end, real plane -> RGBA8 picture:\n");
         print_stages("custom (best) + post", cfg_name(best, p_best), e2e_custom);
         print_stages("cuFFT C2C + post", "", e2e_c2c);
@@ -481,7 +525,9 @@ int main(int argc, char** argv) {
                            e2e_custom.median_total(), e2e_c2c.median_total(), e2e_r2c.median_total(),
                            cfg_name(best, p_best), st_fast.median_total(), e2e_fast_cold.median_total(),
                            e2e_fast_warm.median_total(), c2c_exact, r2c_exact, vk_c2c, vk_r2c,
-                           st_fast_r2c.median_total(), e2e_r2c_exact});
+                           st_fast_r2c.median_total(), e2e_r2c_exact,
+                           n0 != n ? st_fast_x.median_total() : 0.0, n0 != n ? st_fast_r2c_x.median_total() : 0.0,
+                           n0 != n ? e2e_fast_x.median_total() : 0.0});
     }
 
     std::printf("Summary on %s (copy %.0f GB/s), ms, medians:\n", dev.name.c_str(), copy_gbps);
@@ -498,18 +544,20 @@ int main(int argc, char** argv) {
         std::printf("| %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f | %.2fx | %.4f | %.2fx |\n", m.size.c_str(), m.fast_c2c, m.c2c,
                     m.fast_c2c / m.c2c, m.e2e_fast_cold, m.e2e_fast_warm, m.e2e_c2c, m.e2e_fast_cold / m.e2e_c2c, m.e2e_r2c,
                     m.e2e_fast_cold / m.e2e_r2c);
-    std::printf("\nIssue 13 on %s, ms, medians; peers at the image's own size, custom-fast padded to powers of two; "
-                "targets: C2C and R2C <= 0.95x the faster peer, picture <= 0.6x (cuFFT R2C + post):\n", dev.name.c_str());
+    std::printf("\nIssue 13 on %s, ms, medians; everything at the image's own size (custom-fast's mixed-radix kernels "
+                "where it is not a power of two); targets: C2C and R2C <= 0.95x the faster peer (<= 1.0x at exact sizes), "
+                "picture <= 0.6x (cuFFT R2C + post):\n", dev.name.c_str());
     std::printf("| size | fast C2C | cuFFT C2C | VkFFT C2C | C2C ratio | fast R2C | cuFFT R2C | VkFFT R2C | R2C ratio | "
                 "picture | cuFFT R2C + post | picture ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     auto ms_or_na = [](double v) { return v > 0 ? std::to_string(v).substr(0, 6) : std::string("n/a"); };
     for (const auto& m : summary) {
         const double pc = m.vk_c2c > 0 ? std::min(m.c2c_exact, m.vk_c2c) : m.c2c_exact;
         const double pr = m.vk_r2c > 0 ? std::min(m.r2c_exact, m.vk_r2c) : m.r2c_exact;
-        std::printf("| %s | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %.2fx |\n", m.size.c_str(),
-                    m.fast_c2c, m.c2c_exact, ms_or_na(m.vk_c2c).c_str(), m.fast_c2c / pc, m.fast_r2c, m.r2c_exact,
-                    ms_or_na(m.vk_r2c).c_str(), m.fast_r2c / pr, m.e2e_fast_cold, m.e2e_r2c_exact,
-                    m.e2e_fast_cold / m.e2e_r2c_exact);
+        const bool x = m.fast_c2c_x > 0;
+        const double fc = x ? m.fast_c2c_x : m.fast_c2c, fr = x ? m.fast_r2c_x : m.fast_r2c, fp = x ? m.e2e_fast_x : m.e2e_fast_cold;
+        std::printf("| %s | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %.2fx |\n",
+                    (x ? m.size.substr(0, m.size.find(' ')) : m.size).c_str(), fc, m.c2c_exact, ms_or_na(m.vk_c2c).c_str(),
+                    fc / pc, fr, m.r2c_exact, ms_or_na(m.vk_r2c).c_str(), fr / pr, fp, m.e2e_r2c_exact, fp / m.e2e_r2c_exact);
     }
     std::printf("CSV: %s\n", csv_path.c_str());
     return 0;

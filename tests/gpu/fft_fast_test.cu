@@ -196,6 +196,58 @@ TEST_F(FastFft, StaysWithinTwiceCufftsErrorC2cAndR2c) {
     }
 }
 
+// custom-fast's picture of a random plane (w x h) against the CPU picture from FFTW's spectrum: the range within
+// 1e-3 of its span's scale, every texel within one colormap level (phase: away from the +-pi wrap).
+void expect_picture_like_the_cpus(Rng& rng, gpu::FastFft& fast, int w, int h, View v, RangeMode r, bool shift,
+                                  std::uint64_t version) {
+    const std::size_t n = std::size_t(w) * h;
+    Plane p(w, h);
+    p.v = rng.real(n);
+    ViewParams vp;
+    vp.view = v;
+    vp.range = r;
+    vp.shift = shift;
+    vp.colormap = Colormap::Magma;
+    vp.fixed_lo = -5;
+    vp.fixed_hi = 8;
+    vp.top_span = 4;
+    // The CPU picture from FFTW's spectrum.
+    CpuFft cpu;
+    std::vector<cf> F;
+    cpu.forward(p, F);
+    std::vector<float> values;
+    compute_view_values(F.data(), w, h, vp, values);
+    float lo, hi;
+    compute_range(values, vp, &lo, &hi);
+    std::vector<std::uint32_t> want;
+    colorize(values, lo, hi, vp.colormap, want);
+
+    gpu::DeviceBuffer<float> plane;
+    upload(plane, p.v);
+    gpu::DeviceBuffer<std::uint32_t> rgba(n);
+    poison(rgba);
+    fast.picture(plane.get(), w, h, version, vp, gpu::PictureTarget{rgba.get()}, nullptr, nullptr);
+    float glo, ghi;
+    fast.range(&glo, &ghi, nullptr);
+    const std::string what = std::to_string(w) + "x" + std::to_string(h) + " " + name_of(v) + " " + name_of(r) +
+                             (shift ? " shifted" : "");
+    const float tol = 1e-3f * std::max({1.0f, std::abs(lo), std::abs(hi)});
+    EXPECT_NEAR(glo, lo, tol) << what;
+    EXPECT_NEAR(ghi, hi, tol) << what;
+    const std::vector<std::uint32_t> got = download<std::uint32_t>(rgba.get(), n);
+    if (v != View::Phase) {
+        EXPECT_LE(max_level_diff(got, want, vp.colormap), 1) << what;
+        return;
+    }
+    // Phase wraps at +-pi: a bin with a zero imaginary part and a negative real part (a Nyquist bin of a real
+    // image) is +pi from FFTW's exact +0 and -pi from a -0 or a rounding-sized negative, both right. Every other
+    // texel within one level.
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (max_level_difference(&got[i], &want[i], 1, vp.colormap) > 1 && std::abs(values[i]) < float(M_PI) - 1e-3f) ++bad;
+    EXPECT_EQ(bad, 0u) << what;
+}
+
 TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
     Rng rng;
     gpu::FastFft fast;
@@ -203,56 +255,7 @@ TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
     for (auto [w, h] : {std::pair{64, 32}, std::pair{256, 256}, std::pair{2, 16}, std::pair{1024, 512}})
         for (View v : {View::LogMag, View::PowerDb, View::Phase, View::Real, View::Imag})
             for (RangeMode r : {RangeMode::Auto, RangeMode::Percentile, RangeMode::Fixed, RangeMode::Top})
-                for (bool shift : {true, false}) {
-                    const std::size_t n = std::size_t(w) * h;
-                    Plane p(w, h);
-                    p.v = rng.real(n);
-                    ViewParams vp;
-                    vp.view = v;
-                    vp.range = r;
-                    vp.shift = shift;
-                    vp.colormap = Colormap::Magma;
-                    vp.fixed_lo = -5;
-                    vp.fixed_hi = 8;
-                    vp.top_span = 4;
-                    // The CPU picture from FFTW's spectrum.
-                    CpuFft cpu;
-                    std::vector<cf> F;
-                    cpu.forward(p, F);
-                    std::vector<float> values;
-                    compute_view_values(F.data(), w, h, vp, values);
-                    float lo, hi;
-                    compute_range(values, vp, &lo, &hi);
-                    std::vector<std::uint32_t> want;
-                    colorize(values, lo, hi, vp.colormap, want);
-
-                    gpu::DeviceBuffer<float> plane;
-                    upload(plane, p.v);
-                    gpu::DeviceBuffer<std::uint32_t> rgba(n);
-                    poison(rgba);
-                    fast.picture(plane.get(), w, h, ++version, vp, gpu::PictureTarget{rgba.get()}, nullptr, nullptr);
-                    float glo, ghi;
-                    fast.range(&glo, &ghi, nullptr);
-                    const std::string what = std::to_string(w) + "x" + std::to_string(h) + " " + name_of(v) + " " +
-                                             name_of(r) + (shift ? " shifted" : "");
-                    const float tol = 1e-3f * std::max({1.0f, std::abs(lo), std::abs(hi)});
-                    EXPECT_NEAR(glo, lo, tol) << what;
-                    EXPECT_NEAR(ghi, hi, tol) << what;
-                    const std::vector<std::uint32_t> got = download<std::uint32_t>(rgba.get(), n);
-                    if (v != View::Phase) {
-                        EXPECT_LE(max_level_diff(got, want, vp.colormap), 1) << what;
-                        continue;
-                    }
-                    // Phase wraps at +-pi: a bin with a zero imaginary part and a negative real part (a Nyquist bin
-                    // of a real image) is +pi from FFTW's exact +0 and -pi from a -0 or a rounding-sized negative,
-                    // both right. Every other texel within one level.
-                    std::size_t bad = 0;
-                    for (std::size_t i = 0; i < n; ++i)
-                        if (max_level_difference(&got[i], &want[i], 1, vp.colormap) > 1 &&
-                            std::abs(values[i]) < float(M_PI) - 1e-3f)
-                            ++bad;
-                    EXPECT_EQ(bad, 0u) << what;
-                }
+                for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
 }
 
 TEST_F(FastFft, RangeOfAnIdenticalRunIsReusedAndGivesTheSamePicture) {
@@ -278,9 +281,123 @@ TEST_F(FastFft, RangeOfAnIdenticalRunIsReusedAndGivesTheSamePicture) {
 
 TEST_F(FastFft, RefusesSizesItCannotDo) {
     gpu::FastFft fast;
-    gpu::DeviceBuffer<float2> d(64), s(64);
-    EXPECT_THROW(fast.c2c(d.get(), s.get(), 12, 4, false, nullptr, nullptr), gpu::ConfigError);
+    gpu::DeviceBuffer<float2> d(1 << 15), s(1 << 15);
     EXPECT_THROW(fast.c2c(d.get(), s.get(), 1 << 15, 1, false, nullptr, nullptr), gpu::ConfigError);
+    EXPECT_THROW(fast.c2c(d.get(), s.get(), 0, 4, false, nullptr, nullptr), gpu::ConfigError);
+    // A prime over 8192 would need a 32768-point Bluestein line in one block: refused by name.
+    try {
+        fast.c2c(d.get(), s.get(), 9973, 2, false, nullptr, nullptr);
+        ADD_FAILURE() << "9973 x 2 ran";
+    } catch (const gpu::ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("prime factor 9973"), std::string::npos) << e.what();
+    }
+}
+
+// ---- Exact sizes (issue 13): the mixed-radix kernels, for sides that are not powers of two ----
+
+TEST_F(FastFft, MixedRadixComplexTransformMatchesFftwAtAnySize) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    gpu::FastFft fast;
+    double worst = 0;
+    std::string where;
+    // 7-smooth sides by Stockham passes, a prime over 7 by Bluestein (1009, 13, 8191, 11 x 17), a power of two
+    // beside one that is not, the users' sizes.
+    const int sizes[][2] = {{3, 1},     {1, 5},     {7, 9},      {12, 4},     {15, 9},    {6, 10},    {13, 1},
+                            {1009, 13}, {13, 1009}, {187, 30},   {8191, 3},   {3, 8191},  {4096, 3},  {3, 16384},
+                            {10000, 6}, {6, 10000}, {640, 480},  {1920, 1080}, {3000, 2000}, {4032, 3024}};
+    for (const auto& sz : sizes)
+        for (bool inverse : {false, true}) {
+            const int w = sz[0], h = sz[1];
+            const std::size_t n = std::size_t(w) * h;
+            if (small_run() && n > (1u << 20)) continue;
+            if (n > (1u << 22) && inverse) continue;  // the largest: forward only (FFTW in double takes a while)
+            const std::vector<cf> x = rng.complex(n);
+            gpu::DeviceBuffer<float2> d, scratch(n);
+            upload(d, x);
+            poison(scratch);
+            fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
+            const double e = rel_l2(download<cf>(d.get(), n), dft2d(widen(x), h, w, inverse));
+            EXPECT_LT(e, 1e-5) << w << "x" << h << (inverse ? " inverse" : " forward");
+            if (e > worst) {
+                worst = e;
+                where = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+            }
+        }
+    std::printf("[ fast     ] mixed radix C2C worst relative L2 error vs FFTW (double): %.3g at %s\n", worst, where.c_str());
+}
+
+TEST_F(FastFft, MixedRadixRealSpectrumMatchesFftw) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    gpu::FastFft fast;
+    for (auto [w, h] : {std::pair{3, 1}, std::pair{1, 3}, std::pair{5, 7}, std::pair{15, 8}, std::pair{8, 15},
+                        std::pair{1009, 4}, std::pair{300, 200}, std::pair{1920, 1080}, std::pair{4032, 3024}}) {
+        const std::size_t n = std::size_t(w) * h;
+        if (small_run() && n > (1u << 20)) continue;
+        const std::vector<float> x = rng.real(n);
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, x);
+        gpu::DeviceBuffer<float2> full(n);
+        poison(full);
+        fast.real_spectrum(plane.get(), w, h, full.get(), nullptr, nullptr);
+        EXPECT_LT(rel_l2(download<cf>(full.get(), n), dft2d(widen(x), h, w)), 1e-5) << w << "x" << h;
+    }
+}
+
+// Issue 13's accuracy bar at the users' exact sizes and a Bluestein size: within 2x cuFFT's error, C2C and R2C.
+TEST_F(FastFft, MixedRadixStaysWithinTwiceCufftsError) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    gpu::FastFft fast;
+    gpu::CufftBackend cufft;
+    for (auto [w, h] : {std::pair{1920, 1080}, std::pair{3000, 2000}, std::pair{4032, 3024}, std::pair{1009, 1013},
+                        std::pair{4096, 3000}}) {
+        const std::size_t n = std::size_t(w) * h;
+        if (small_run() && n > (1u << 20)) continue;
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        const std::vector<cf> x = rng.complex(n);
+        const std::vector<cd> want = dft2d(widen(x), h, w);
+        gpu::DeviceBuffer<float2> d, scratch(n);
+        upload(d, x);
+        poison(scratch);
+        fast.c2c(d.get(), scratch.get(), w, h, false, nullptr, nullptr);
+        const double e_fast = rel_l2(download<cf>(d.get(), n), want);
+        upload(d, x);
+        cufft.c2c(d.get(), w, h, false, nullptr);
+        const double e_cufft = rel_l2(download<cf>(d.get(), n), want);
+        EXPECT_LE(e_fast, 2 * e_cufft) << what << " C2C";
+        const std::vector<float> r = rng.real(n);
+        const std::vector<cd> full = dft2d(widen(r), h, w);
+        const int ld = w / 2 + 1;
+        std::vector<cd> half_want(std::size_t(ld) * h);
+        for (int y = 0; y < h; ++y)
+            for (int u = 0; u < ld; ++u) half_want[std::size_t(y) * ld + u] = full[std::size_t(y) * w + u];
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, r);
+        gpu::DeviceBuffer<float2> half(half_want.size());
+        poison(half);
+        fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
+        const double r_fast = rel_l2(download<cf>(half.get(), half_want.size()), half_want);
+        const gpu::SpectrumSource src = cufft.forward_real(plane.get(), w, h, gpu::CufftMode::R2C, nullptr, nullptr);
+        const double r_cufft = rel_l2(download<cf>(src.data, half_want.size()), half_want);
+        EXPECT_LE(r_fast, 2 * r_cufft) << what << " R2C";
+        std::printf("[ fast     ] %-10s rel L2 vs FFTW: C2C fast %.3g cuFFT %.3g (%.2fx), R2C fast %.3g cuFFT %.3g (%.2fx)\n",
+                    what.c_str(), e_fast, e_cufft, e_fast / e_cufft, r_fast, r_cufft, r_fast / r_cufft);
+    }
+}
+
+TEST_F(FastFft, MixedRadixPictureMatchesTheCpuPicture) {
+    Rng rng;
+    gpu::FastFft fast;
+    std::uint64_t version = 1;
+    for (auto [w, h] : {std::pair{15, 9}, std::pair{3, 1}, std::pair{1, 5}, std::pair{12, 7}, std::pair{101, 64},
+                        std::pair{300, 200}})
+        for (View v : {View::LogMag, View::PowerDb, View::Phase, View::Real, View::Imag})
+            for (RangeMode r : {RangeMode::Auto, RangeMode::Percentile, RangeMode::Fixed, RangeMode::Top})
+                for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
+    for (auto [w, h] : {std::pair{1920, 1080}, std::pair{1009, 1013}})
+        expect_picture_like_the_cpus(rng, fast, w, h, View::LogMag, RangeMode::Auto, true, ++version);
 }
 
 }  // namespace

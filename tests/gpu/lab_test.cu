@@ -29,11 +29,12 @@ std::string path_name(const Path& p) {
            (p.pad == PadMode::None ? " exact size" : "");
 }
 
-// Every GPU path the lab runs on: the three backends, cuFFT's two modes, a size that is not a power of two.
+// Every GPU path the lab runs on: the three backends, cuFFT's two modes, a size that is not a power of two (cuFFT and
+// custom-fast).
 std::vector<Path> every_path() {
     return {Path{Backend::Custom, gpu::CufftMode::R2C, PadMode::Pow2}, Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::Pow2},
             Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::Pow2}, Path{Backend::Cufft, gpu::CufftMode::C2C, PadMode::Pow2},
-            Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None}};
+            Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None}, Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::None}};
 }
 
 TEST_F(Lab, MaskedPictureAndInverseMatchTheCpuAndTheOracleOnEveryBackend) {

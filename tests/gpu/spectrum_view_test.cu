@@ -124,18 +124,30 @@ TEST_F(EngineGpu, CustomCufftAndCpuShowTheSamePicture) {
     }
 }
 
-TEST_F(EngineGpu, NonPowerOfTwoWithoutPaddingIsAClearErrorOnCustomAndFineOnCufft) {
+// The seed pipeline stays radix-2; custom-fast takes exact sizes through its mixed-radix kernels (issue 13).
+TEST_F(EngineGpu, NonPowerOfTwoWithoutPaddingIsAClearErrorOnCustomAndFineOnCufftAndCustomFast) {
     Rng rng;
     Engine engine;
-    engine.set_image(random_image(rng, 300, 200), "odd");
-    Settings s;
-    s.pad = PadMode::None;
-    s.backend = Backend::Custom;
-    EXPECT_THROW(engine.run(s), gpu::ConfigError);
-    s.backend = Backend::Cufft;
-    const Frame f = engine.run(s);
-    EXPECT_EQ(f.width, 300);
-    EXPECT_EQ(f.height, 200);
+    for (auto [w, h] : {std::pair{300, 200}, std::pair{1920, 1080}, std::pair{127, 45}}) {
+        engine.set_image(random_image(rng, w, h), "odd");
+        Settings s;
+        s.pad = PadMode::None;
+        s.backend = Backend::Custom;
+        EXPECT_THROW(engine.run(s), gpu::ConfigError);
+        RunOptions o;
+        o.want_spectrum = true;
+        s.backend = Backend::Cpu;
+        const Frame cpu = engine.run(s, o);
+        for (Backend b : {Backend::Cufft, Backend::CustomFast}) {
+            s.backend = b;
+            const Frame f = engine.run(s, o);
+            EXPECT_EQ(f.width, w) << name_of(b);
+            EXPECT_EQ(f.height, h) << name_of(b);
+            EXPECT_LE(max_level_diff(f.rgba, cpu.rgba, s.view.colormap), 1) << name_of(b) << " " << w << "x" << h;
+            std::vector<cd> ref(cpu.spectrum.begin(), cpu.spectrum.end());
+            EXPECT_LT(rel_l2(f.spectrum, ref), 1e-5) << name_of(b) << " " << w << "x" << h;
+        }
+    }
 }
 
 }  // namespace

@@ -1,0 +1,108 @@
+// custom-fast's device pieces shared by its power-of-two kernels (fft_fast.cu) and its mixed-radix ones
+// (fft_mixed.cu): the second pass's parameters and the view epilogue that turns a spectrum bin into a picture
+// texel, a view value or a min/max. Device code: included by those two .cu files only.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cfloat>
+#include <cstddef>
+#include <cstdint>
+
+#include "gpu/cuda_check.h"
+#include "gpu/spectrum_math.h"
+#include "gpu/spectrum_view.h"
+
+namespace specview::gpu::fast_detail {
+
+// What a second-pass kernel does with the bins it has transformed.
+enum class ColOut : int { Complex = 0, Range, Picture, Values };
+
+__device__ __forceinline__ unsigned int order_encode(float f) {
+    const unsigned int u = __float_as_uint(f);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+__device__ __forceinline__ float order_decode(unsigned int e) {
+    return __uint_as_float((e & 0x80000000u) ? (e & 0x7FFFFFFFu) : ~e);
+}
+
+struct ColParams {
+    const float2* in;
+    float2* out;   // Complex
+    int ld_in, ld_out;
+    int ncols;     // columns to transform (width, or width/2 + 1 for a half spectrum); rows of G for the view rows
+    int width;     // of the full picture
+    int height;
+    int n, log2n;  // column length (height)
+    int cols_per_block;
+    int col_stride;   // float2 between the columns' buffers in shared memory
+    int group_log2;   // >= 0: `in` is grouped by 2^group_log2 columns ([col / C][y][col % C]); -1: row-major with ld_in
+    int sub;          // 1, or 2: each column is two FFTs of n points (rows s n .. s n + n - 1 -> output rows 2k + s)
+    View view;
+    bool shift;
+    const float2* range;      // Picture
+    const std::uint32_t* lut; // Picture
+    PictureTarget target;     // Picture
+    const float* mask;        // Picture, Range, Values: the lab's mask, width x height (null: none)
+    unsigned int* minmax;     // Range
+    float* values;            // Values
+};
+
+// Bin (kx, ky) of the spectrum, z: its view value goes to the picture (or the values, or the running min/max
+// lo/hi) at the shifted position, and, with `mirror`, the value of the conjugate bin (-kx, -ky) to its position
+// too. Any width and height (the mirror of 0 is 0).
+template <ColOut kOut>
+__device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, int ky, bool mirror, float2 range,
+                                         float& lo, float& hi) {
+    const int W = p.width, H = p.height;
+    // The lab's mask, symmetric: the same factor for the bin and its mirror.
+    const float m = p.mask ? __ldg(&p.mask[std::size_t(ky) * W + kx]) : 1.0f;
+    const float val = view_value(p.view, z.x * m, z.y * m);
+    // The mirror bin (-kx, -ky) holds conj(F): the same view value, negated for phase and imaginary.
+    const float mval = (p.view == View::Phase || p.view == View::Imag) ? -val : val;
+    const int x = p.shift ? shift_dest(kx, W) : kx, y = p.shift ? shift_dest(ky, H) : ky;
+    const int mx0 = kx == 0 ? 0 : W - kx, my0 = ky == 0 ? 0 : H - ky;
+    const int mx = p.shift ? shift_dest(mx0, W) : mx0, my = p.shift ? shift_dest(my0, H) : my0;
+    if constexpr (kOut == ColOut::Range) {
+        lo = fminf(lo, val);
+        hi = fmaxf(hi, val);
+        if (mirror) {
+            lo = fminf(lo, mval);
+            hi = fmaxf(hi, mval);
+        }
+    } else if constexpr (kOut == ColOut::Values) {
+        p.values[std::size_t(y) * W + x] = val;
+        if (mirror) p.values[std::size_t(my) * W + mx] = mval;
+    } else {
+        store_picture(p.target, p.lut, normalize_to_range(val, range.x, range.y), x, y, std::size_t(y) * W + x);
+        if (mirror)
+            store_picture(p.target, p.lut, normalize_to_range(mval, range.x, range.y), mx, my, std::size_t(my) * W + mx);
+    }
+}
+
+// The range pass's end: a thread's min/max into the global pair (a warp reduces in registers first, one atomic
+// pair per warp). Every thread of a warp that is full must call it.
+__device__ __forceinline__ void flush_range(unsigned int* minmax, float lo, float hi) {
+    const unsigned lanes = min(32u, blockDim.x - (threadIdx.x & ~31u));
+    if (lanes == 32) {
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            lo = fminf(lo, __shfl_xor_sync(0xFFFFFFFFu, lo, off));
+            hi = fmaxf(hi, __shfl_xor_sync(0xFFFFFFFFu, hi, off));
+        }
+        if ((threadIdx.x & 31) != 0) return;
+    }
+    if (lo <= hi) {
+        atomicMin(&minmax[0], order_encode(lo));
+        atomicMax(&minmax[1], order_encode(hi));
+    }
+}
+
+// Kernels with over 48 KiB of dynamic shared memory have to say so before their launch.
+template <class Kernel>
+void launch_setup(Kernel k, int smem) {
+    if (smem > 48 * 1024)
+        CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+}
+
+}  // namespace specview::gpu::fast_detail

@@ -1,0 +1,436 @@
+#include "gpu/fft_mixed.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu/cuda_check.h"
+#include "gpu/errors.h"
+#include "gpu/fft_fast_detail.h"
+#include "gpu/mixed_radix.h"
+
+namespace specview::gpu::mixed {
+namespace {
+
+using fast_detail::ColOut;
+using fast_detail::ColParams;
+using mixed_radix::c_add;
+using mixed_radix::c_make;
+using mixed_radix::c_mul;
+using mixed_radix::c_sub;
+
+// The shared memory a block aims for (two blocks an SM, and room for the L1), and what one may take at most.
+constexpr int kSmemTarget = 100 * 1024;
+constexpr int kMaxColumnsPerBlock = 16;
+
+__host__ __device__ constexpr int padded_len(int n) { return n + (n >> 4) + 1; }
+// One padding element every 16: Stockham's strided accesses stay off a single bank.
+__device__ __forceinline__ int padi(int i) { return i + (i >> 4); }
+
+// A kernel's line: passed by value, the same for every line of a launch.
+struct Line {
+    int n = 0;      // points
+    int work = 0;   // points transformed in shared memory: n, or Bluestein's power-of-two m
+    int tpc = 0;    // threads a line (at least work / 16: no thread has more than 16 / R butterflies a pass)
+    int stride = 0; // float2 between neighbouring lines' buffers in shared memory
+    int passes = 0;
+    unsigned long long radices = 0;  // the work length's radices, R - 1 in 4 bits each, first pass lowest
+    const float2* chirp_spectrum = nullptr;  // Bluestein: FFT_m(conj chirp) / m for the launch's direction
+};
+
+template <int R>
+__device__ __forceinline__ void small_dft(float2* v, bool inverse) {
+    if constexpr (R == 3) mixed_radix::dft3(v, inverse);
+    else if constexpr (R == 5 || R == 7) mixed_radix::dft_odd<R>(v, inverse);
+    else mixed_radix::dft_pow2<R>(v, inverse);
+}
+
+// Inputs r = 1..R-1 times W^(r k), W = exp(-+2 pi i / nsR): W from sincospif, its powers as products of W, W^2,
+// W^4, W^8 (at most four roundings each), as the power-of-two kernels do.
+template <int R, bool kInv>
+__device__ __forceinline__ void twiddle(float2* v, int k, int nsR) {
+    if (k == 0) return;
+    float sn, cs;
+    sincospif(float(2 * k) / float(nsR), &sn, &cs);
+    float2 p[4];
+    p[0] = c_make(cs, kInv ? sn : -sn);
+#pragma unroll
+    for (int i = 1; i < 4; ++i) p[i] = c_mul(p[i - 1], p[i - 1]);
+#pragma unroll
+    for (int r = 1; r < R; ++r) {
+        float2 w = c_make(1.0f, 0.0f);
+        bool first = true;
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            if (r & (1 << i)) {
+                w = first ? p[i] : c_mul(w, p[i]);
+                first = false;
+            }
+        v[r] = c_mul(v[r], w);
+    }
+}
+
+// One Stockham pass of radix R over the line in shared memory (mixed_radix::stockham_pass's order): butterfly j
+// reads x[j + r n/R], and writes output r to (j - k) R + k + r ns, k = j mod ns. Every thread of the block calls
+// it (it has the block's barriers); those of no line pass active = false.
+template <int R, bool kInv>
+__device__ __noinline__ void pass(float2* sm, int n, int ns, int t, int tpc, bool active) {
+    constexpr int B = (16 + R - 1) / R;
+    const int q = n / R;
+    float2 v[B][R];
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+        const int j = t + b * tpc;
+        if (active && j < q) {
+#pragma unroll
+            for (int r = 0; r < R; ++r) v[b][r] = sm[padi(j + r * q)];
+            twiddle<R, kInv>(v[b], j % ns, ns * R);
+            small_dft<R>(v[b], kInv);
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int b = 0; b < B; ++b) {
+        const int j = t + b * tpc;
+        if (active && j < q) {
+            const int k = j % ns, base = (j - k) * R + k;
+#pragma unroll
+            for (int r = 0; r < R; ++r) sm[padi(base + r * ns)] = v[b][r];
+        }
+    }
+    __syncthreads();
+}
+
+template <bool kInv>
+__device__ void run_passes(float2* sm, int n, int passes, unsigned long long radices, int t, int tpc, bool active) {
+    int ns = 1;
+    for (int p = 0; p < passes; ++p) {
+        const int R = int((radices >> (4 * p)) & 15u) + 1;
+        switch (R) {
+            case 16: pass<16, kInv>(sm, n, ns, t, tpc, active); break;
+            case 8: pass<8, kInv>(sm, n, ns, t, tpc, active); break;
+            case 4: pass<4, kInv>(sm, n, ns, t, tpc, active); break;
+            case 2: pass<2, kInv>(sm, n, ns, t, tpc, active); break;
+            case 3: pass<3, kInv>(sm, n, ns, t, tpc, active); break;
+            case 5: pass<5, kInv>(sm, n, ns, t, tpc, active); break;
+            default: pass<7, kInv>(sm, n, ns, t, tpc, active); break;
+        }
+        ns *= R;
+    }
+}
+
+// exp(-+pi i j^2 / n), j^2 taken mod 2n first (exact) so the angle is small.
+template <bool kInv>
+__device__ __forceinline__ float2 chirp(int j, int n) {
+    const int e = int((long long)j * j % (2LL * n));
+    float sn, cs;
+    sincospif(float(e) / float(n), &sn, &cs);
+    return c_make(cs, kInv ? sn : -sn);
+}
+
+// The whole FFT of a line held in shared memory in natural order (padded), in place. On entry the block has
+// passed a barrier since the line was written; on exit it has passed one since the result was.
+template <bool kInv>
+__device__ void line_fft(float2* sm, const Line& L, int t, bool active) {
+    if (!L.chirp_spectrum) {
+        run_passes<kInv>(sm, L.work, L.passes, L.radices, t, L.tpc, active);
+        return;
+    }
+    // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w)_{k-j}, a circular convolution of length m done as
+    // IFFT(FFT(x w, zero-padded) FFT(conj w) / m); the second factor is kept (chirp_spectrum).
+    const int n = L.n, m = L.work;
+    if (active)
+        for (int j = t; j < m; j += L.tpc) sm[padi(j)] = j < n ? c_mul(sm[padi(j)], chirp<kInv>(j, n)) : c_make(0.0f, 0.0f);
+    __syncthreads();
+    run_passes<false>(sm, m, L.passes, L.radices, t, L.tpc, active);
+    if (active)
+        for (int j = t; j < m; j += L.tpc) sm[padi(j)] = c_mul(sm[padi(j)], __ldg(&L.chirp_spectrum[j]));
+    __syncthreads();
+    run_passes<true>(sm, m, L.passes, L.radices, t, L.tpc, active);
+    if (active)
+        for (int k = t; k < n; k += L.tpc) sm[padi(k)] = c_mul(sm[padi(k)], chirp<kInv>(k, n));
+    __syncthreads();
+}
+
+// Z = FFT(a + i b) of two real lines -> A[k] = (Z[k] + conj Z[-k]) / 2, B[k] = -i (Z[k] - conj Z[-k]) / 2.
+__device__ __forceinline__ void unpack_pair(const float2* sm, int n, int k, float2* a, float2* b) {
+    const float2 zk = sm[padi(k)], zm = sm[padi(k == 0 ? 0 : n - k)];
+    *a = c_make(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
+    const float2 d = c_make(zk.x - zm.x, zk.y + zm.y);
+    *b = c_make(0.5f * d.y, -0.5f * d.x);
+}
+
+// ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
+
+template <bool kInv>
+__global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows,
+                                                              int lines) {
+    extern __shared__ float2 sm_rows[];
+    const int n = L.n, row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
+    for (int l = 0; l < nl; ++l)
+        for (int x = threadIdx.x; x < n; x += blockDim.x)
+            sm_rows[l * L.stride + padi(x)] = in[std::size_t(row0 + l) * n + x];
+    __syncthreads();
+    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+    line_fft<kInv>(sm_rows + line * L.stride, L, t, line < nl);
+    for (int l = 0; l < nl; ++l)
+        for (int x = threadIdx.x; x < n; x += blockDim.x) out[std::size_t(row0 + l) * n + x] = sm_rows[l * L.stride + padi(x)];
+}
+
+// Real rows 2p and 2p + 1 as one complex row; bins 0..n/2 of each to the half spectrum (row stride ld).
+__global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half,
+                                                               Line L, int rows, int lines, int ld) {
+    extern __shared__ float2 sm_rows[];
+    const int n = L.n, pair0 = blockIdx.x * lines, pairs = (rows + 1) / 2, nl = min(lines, pairs - pair0);
+    for (int l = 0; l < nl; ++l) {
+        const int ra = 2 * (pair0 + l), rb = ra + 1;
+        for (int x = threadIdx.x; x < n; x += blockDim.x)
+            sm_rows[l * L.stride + padi(x)] = c_make(__ldg(&plane[std::size_t(ra) * n + x]),
+                                                     rb < rows ? __ldg(&plane[std::size_t(rb) * n + x]) : 0.0f);
+    }
+    __syncthreads();
+    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+    const float2* sm = sm_rows + line * L.stride;
+    line_fft<false>(sm_rows + line * L.stride, L, t, line < nl);
+    if (line >= nl) return;
+    const int ra = 2 * (pair0 + line), rb = ra + 1;
+    for (int k = t; k <= n / 2; k += L.tpc) {
+        float2 a, b;
+        unpack_pair(sm, n, k, &a, &b);
+        half[std::size_t(ra) * ld + k] = a;
+        if (rb < rows) half[std::size_t(rb) * ld + k] = b;
+    }
+}
+
+// The picture's pass B: rows ky of G along x, into the view epilogue (each bin and its mirror).
+template <ColOut kOut>
+__global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line L, int lines) {
+    extern __shared__ float2 sm_rows[];
+    const int n = L.n, row0 = blockIdx.x * lines, nl = min(lines, p.ncols - row0);
+    for (int l = 0; l < nl; ++l)
+        for (int x = threadIdx.x; x < n; x += blockDim.x)
+            sm_rows[l * L.stride + padi(x)] = p.in[std::size_t(row0 + l) * p.ld_in + x];
+    __syncthreads();
+    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+    const float2* sm = sm_rows + line * L.stride;
+    line_fft<false>(sm_rows + line * L.stride, L, t, line < nl);
+    float lo = FLT_MAX, hi = -FLT_MAX;
+    float2 range = c_make(0.0f, 0.0f);
+    if constexpr (kOut == ColOut::Picture) range = *p.range;
+    if (line < nl) {
+        const int ky = row0 + line;
+        const bool mirror = ky != 0 && 2 * ky != p.height;
+        for (int kx = t; kx < n; kx += L.tpc) fast_detail::view_bin<kOut>(p, sm[padi(kx)], kx, ky, mirror, range, lo, hi);
+    }
+    if constexpr (kOut == ColOut::Range) fast_detail::flush_range(p.minmax, lo, hi);
+}
+
+// ---- Columns: a block takes C neighbouring columns; a row's C elements are read and written together ----
+
+template <bool kInv>
+__global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C) {
+    extern __shared__ float2 sm_cols[];
+    const int n = L.n, col0 = blockIdx.x * C, nc = min(C, ncols - col0);
+    const int c = threadIdx.x % C, step = blockDim.x / C;  // the copies' mapping: a warp spans C columns x rows
+    if (c < nc)
+        for (int y = threadIdx.x / C; y < n; y += step) sm_cols[c * L.stride + padi(y)] = in[std::size_t(y) * ld + col0 + c];
+    __syncthreads();
+    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+    line_fft<kInv>(sm_cols + line * L.stride, L, t, line < nc);
+    if (c < nc)
+        for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm_cols[c * L.stride + padi(y)];
+}
+
+// The picture's pass A: real columns 2p and 2p + 1 as one complex column; rows ky = 0..n/2 of both spectra along
+// y to G (row stride width).
+__global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g,
+                                                               Line L, int width, int C) {
+    extern __shared__ float2 sm_cols[];
+    const int n = L.n, pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
+    const int c = threadIdx.x % C, step = blockDim.x / C;
+    const int xa = 2 * (pair0 + c), xb = xa + 1;
+    if (c < nc)
+        for (int y = threadIdx.x / C; y < n; y += step) {
+            const float* row = plane + std::size_t(y) * width;
+            sm_cols[c * L.stride + padi(y)] = c_make(__ldg(&row[xa]), xb < width ? __ldg(&row[xb]) : 0.0f);
+        }
+    __syncthreads();
+    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+    line_fft<false>(sm_cols + line * L.stride, L, t, line < nc);
+    if (c < nc)
+        for (int ky = threadIdx.x / C; ky <= n / 2; ky += step) {
+            float2 a, b;
+            unpack_pair(sm_cols + c * L.stride, n, ky, &a, &b);
+            float2* row = g + std::size_t(ky) * width;
+            row[xa] = a;
+            if (xb < width) row[xb] = b;
+        }
+}
+
+// ---- Host side ----
+
+int largest_prime_factor(int n) {
+    int best = 1;
+    for (int p = 2; p * p <= n; ++p)
+        while (n % p == 0) best = p, n /= p;
+    return n > 1 ? std::max(best, n) : best;
+}
+
+Line make_line(int n, bool inverse, Chirps& chirps) {
+    check_length(n);
+    const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
+    const mixed_radix::LinePlan work = plan.bluestein ? mixed_radix::plan_line(plan.m) : plan;
+    Line L;
+    L.n = n;
+    L.work = plan.bluestein ? plan.m : n;
+    L.tpc = std::max(1, (L.work + 15) / 16);
+    if (L.tpc > 32) L.tpc = (L.tpc + 31) / 32 * 32;
+    L.stride = padded_len(L.work);
+    L.passes = work.passes;
+    for (int i = 0; i < work.passes; ++i) L.radices |= (unsigned long long)(work.radix[i] - 1) << (4 * i);
+    if (plan.bluestein) L.chirp_spectrum = chirps.spectrum(n, inverse);
+    return L;
+}
+
+// Lines a row block takes: as many as `target_threads` hold, within the shared-memory target, at most `rows`.
+int row_lines(const Line& L, int rows, int target_threads) {
+    int lines = std::max(1, target_threads / L.tpc);
+    lines = std::min(lines, std::max(1, kSmemTarget / (L.stride * int(sizeof(float2)))));
+    return std::max(1, std::min(lines, rows));
+}
+
+// Columns a column block takes (a power of two, so a warp's copies cover whole rows of C), and their spacing in
+// shared memory: 16 / C (mod 16) float2 apart, so a half-warp's 64-bit accesses (C columns x 16 / C rows) fall
+// on 16 different bank pairs.
+int column_block(Line& L, int ncols) {
+    int C = 1;
+    while (C * 2 <= kMaxColumnsPerBlock && C * 2 * L.tpc <= 1024 && C * 2 * L.stride * int(sizeof(float2)) <= kSmemTarget &&
+           C < ncols)
+        C *= 2;
+    while (L.stride % 16 != (16 / C) % 16) ++L.stride;
+    return C;
+}
+
+template <class Kernel, class... Args>
+void launch(Kernel kernel, const char* name, int blocks, int threads, int smem, cudaStream_t s, Args... args) {
+    fast_detail::launch_setup(kernel, smem);
+    kernel<<<blocks, threads, smem, s>>>(args...);
+    const cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) detail::throw_cuda(e, name, __FILE__, __LINE__);
+}
+
+// Host FFT in double (iterative radix-2, m a power of two) for the kept chirp spectra.
+void fft_double(std::vector<std::complex<double>>& a) {
+    const std::size_t m = a.size();
+    for (std::size_t i = 1, j = 0; i < m; ++i) {
+        std::size_t bit = m >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) std::swap(a[i], a[j]);
+    }
+    for (std::size_t len = 2; len <= m; len <<= 1) {
+        const double ang = -2.0 * 3.14159265358979323846 / double(len);
+        for (std::size_t i = 0; i < m; i += len)
+            for (std::size_t k = 0; k < len / 2; ++k) {
+                const std::complex<double> w(std::cos(ang * double(k)), std::sin(ang * double(k)));
+                const std::complex<double> u = a[i + k], v = a[i + k + len / 2] * w;
+                a[i + k] = u + v;
+                a[i + k + len / 2] = u - v;
+            }
+    }
+}
+
+}  // namespace
+
+void check_length(int n) {
+    if (n < 1 || n > 16384)
+        throw ConfigError("custom-fast takes lines of 1 to 16384 points; got " + std::to_string(n));
+    const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
+    if (plan.bluestein && n > kMaxBluesteinLength)
+        throw ConfigError("custom-fast: a side of " + std::to_string(n) + " points has the prime factor " +
+                          std::to_string(largest_prime_factor(n)) + ", which takes Bluestein's transform, and over " +
+                          std::to_string(kMaxBluesteinLength) + " points that needs " + std::to_string(plan.m) +
+                          " points in one block's shared memory (pad with --pad pow2, or use the cuFFT or CPU backend)");
+}
+
+const float2* Chirps::spectrum(int n, bool inverse) {
+    const int m = mixed_radix::plan_line(n).m;
+    auto it = by_length_.find(n);
+    if (it == by_length_.end()) {
+        std::vector<float2> host(std::size_t(2) * m);
+        for (int dir = 0; dir < 2; ++dir) {
+            // b_j = conj(w_j) for |j| < n (circularly), w_j = exp(-+pi i j^2 / n); kept: FFT_m(b) / m.
+            std::vector<std::complex<double>> b(std::size_t(m), 0.0);
+            for (int j = 0; j < n; ++j) {
+                const long long e = (long long)j * j % (2LL * n);
+                const double a = 3.14159265358979323846 * double(e) / double(n);
+                const std::complex<double> cw(std::cos(a), dir == 0 ? std::sin(a) : -std::sin(a));
+                b[std::size_t(j)] = cw;
+                if (j > 0) b[std::size_t(m - j)] = cw;
+            }
+            fft_double(b);
+            for (int i = 0; i < m; ++i)
+                host[std::size_t(dir) * m + i] = c_make(float(b[std::size_t(i)].real() / m), float(b[std::size_t(i)].imag() / m));
+        }
+        DeviceBuffer<float2> buf(host.size());
+        CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(float2), cudaMemcpyHostToDevice));
+        it = by_length_.emplace(n, std::move(buf)).first;
+    }
+    return it->second.get() + (inverse ? m : 0);
+}
+
+void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Chirps& chirps, int target_threads,
+              cudaStream_t s) {
+    const Line L = make_line(n, inverse, chirps);
+    const int lines = row_lines(L, rows, target_threads);
+    const int smem = lines * L.stride * int(sizeof(float2));
+    const int blocks = (rows + lines - 1) / lines;
+    if (inverse) launch(mixed_rows_c2c_kernel<true>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines);
+    else launch(mixed_rows_c2c_kernel<false>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines);
+}
+
+void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, Chirps& chirps, cudaStream_t s) {
+    Line L = make_line(n, inverse, chirps);
+    const int C = column_block(L, ncols);
+    const int smem = C * L.stride * int(sizeof(float2));
+    const int blocks = (ncols + C - 1) / C;
+    if (inverse) launch(mixed_cols_kernel<true>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C);
+    else launch(mixed_cols_kernel<false>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C);
+}
+
+void real_rows(const float* plane, float2* half, int width, int height, Chirps& chirps, int target_threads,
+               cudaStream_t s) {
+    const Line L = make_line(width, false, chirps);
+    const int pairs = (height + 1) / 2;
+    const int lines = row_lines(L, pairs, target_threads);
+    const int smem = lines * L.stride * int(sizeof(float2));
+    launch(mixed_rows_real_kernel, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, smem, s, plane, half,
+           L, height, lines, width / 2 + 1);
+}
+
+void real_cols(const float* plane, float2* g, int width, int height, Chirps& chirps, cudaStream_t s) {
+    Line L = make_line(height, false, chirps);
+    const int pairs = (width + 1) / 2;
+    const int C = column_block(L, pairs);
+    const int smem = C * L.stride * int(sizeof(float2));
+    launch(mixed_cols_real_kernel, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane, g, L, width, C);
+}
+
+void rows_view(ColOut mode, const ColParams& p, Chirps& chirps, int target_threads, cudaStream_t s) {
+    const Line L = make_line(p.width, false, chirps);
+    const int lines = row_lines(L, p.ncols, target_threads);
+    const int smem = lines * L.stride * int(sizeof(float2));
+    const int blocks = (p.ncols + lines - 1) / lines, threads = lines * L.tpc;
+    switch (mode) {
+        case ColOut::Range: launch(mixed_rows_view_kernel<ColOut::Range>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+        case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+        case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+        case ColOut::Complex: throw ConfigError("internal: the picture rows have no complex output");
+    }
+}
+
+}  // namespace specview::gpu::mixed

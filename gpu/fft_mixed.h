@@ -1,0 +1,53 @@
+// custom-fast at any size (issue 13: 1920x1080, 3000x2000, 4032x3024 without padding): the same two passes as
+// the power-of-two kernels, on lines of any length up to 16384. A line's plan (gpu/mixed_radix.h) is Stockham
+// passes of radix 16, 8, 4, 2, 7, 5 and 3, or Bluestein's chirp-z transform through a power-of-two length for a
+// prime factor over 7. A line lives in shared memory from load to store: each pass reads its butterflies' inputs
+// into registers, transforms them there and writes them back in Stockham order, the whole block between two
+// barriers. FastFft calls these where a side is not a power of two; the layouts are the power-of-two path's.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <map>
+
+#include "gpu/resources.h"
+
+namespace specview::gpu::fast_detail {
+enum class ColOut : int;
+struct ColParams;
+}  // namespace specview::gpu::fast_detail
+
+namespace specview::gpu::mixed {
+
+// The longest line Bluestein's transform takes here: its power-of-two length m >= 2n - 1 must fit a block's
+// shared memory (16384 points).
+constexpr int kMaxBluesteinLength = 8192;
+
+// Throws ConfigError, naming the line and its prime factor, for what the mixed kernels cannot run.
+void check_length(int n);
+
+// Bluestein's kept chirp spectra, one per line length, computed on the host in double on first use.
+class Chirps {
+public:
+    // FFT_m of conj(chirp) / m for the forward (inverse = false) or the inverse transform of n points.
+    const float2* spectrum(int n, bool inverse);
+
+private:
+    std::map<int, DeviceBuffer<float2>> by_length_;  // [0, m): forward; [m, 2m): inverse
+};
+
+// Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in`).
+void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Chirps& chirps, int target_threads,
+              cudaStream_t s);
+// Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`).
+void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, Chirps& chirps, cudaStream_t s);
+// Real rows two at a time -> the half spectrum along x: `half` (ld = width/2 + 1) holds bins 0..width/2 of each row.
+void real_rows(const float* plane, float2* half, int width, int height, Chirps& chirps, int target_threads,
+               cudaStream_t s);
+// The picture's pass A: real columns two at a time -> G[ky][x] for ky = 0..height/2 (row stride width).
+void real_cols(const float* plane, float2* g, int width, int height, Chirps& chirps, cudaStream_t s);
+// The picture's pass B: rows ky of G (p.ncols = height/2 + 1 of them) along x, into the view epilogue.
+void rows_view(fast_detail::ColOut mode, const fast_detail::ColParams& p, Chirps& chirps, int target_threads,
+               cudaStream_t s);
+
+}  // namespace specview::gpu::mixed
