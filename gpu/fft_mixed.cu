@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
-#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,18 +17,14 @@ namespace {
 
 using fast_detail::ColOut;
 using fast_detail::ColParams;
-using mixed_radix::c_add;
 using mixed_radix::c_make;
-using mixed_radix::c_mul;
-using mixed_radix::c_sub;
+using mixed_radix::padded_len;
+using mixed_radix::padi;
+using mixed_radix::unpack_pair;
 
 // The shared memory a block aims for (two blocks an SM, and room for the L1), and what one may take at most.
 constexpr int kSmemTarget = 100 * 1024;
 constexpr int kMaxColumnsPerBlock = 16;
-
-__host__ __device__ constexpr int padded_len(int n) { return n + (n >> 4) + 1; }
-// One padding element every 16: Stockham's strided accesses stay off a single bank.
-__device__ __forceinline__ int padi(int i) { return i + (i >> 4); }
 
 // A kernel's line: passed by value, the same for every line of a launch.
 struct Line {
@@ -42,66 +37,14 @@ struct Line {
     const float2* chirp_spectrum = nullptr;  // Bluestein: FFT_m(conj chirp) / m for the launch's direction
 };
 
-template <int R>
-__device__ __forceinline__ void small_dft(float2* v, bool inverse) {
-    if constexpr (R == 3) mixed_radix::dft3(v, inverse);
-    else if constexpr (R == 5 || R == 7) mixed_radix::dft_odd<R>(v, inverse);
-    else mixed_radix::dft_pow2<R>(v, inverse);
-}
-
-// Inputs r = 1..R-1 times W^(r k), W = exp(-+2 pi i / nsR): W from sincospif, its powers as products of W, W^2,
-// W^4, W^8 (at most four roundings each), as the power-of-two kernels do.
-template <int R, bool kInv>
-__device__ __forceinline__ void twiddle(float2* v, int k, int nsR) {
-    if (k == 0) return;
-    float sn, cs;
-    sincospif(float(2 * k) / float(nsR), &sn, &cs);
-    float2 p[4];
-    p[0] = c_make(cs, kInv ? sn : -sn);
-#pragma unroll
-    for (int i = 1; i < 4; ++i) p[i] = c_mul(p[i - 1], p[i - 1]);
-#pragma unroll
-    for (int r = 1; r < R; ++r) {
-        float2 w = c_make(1.0f, 0.0f);
-        bool first = true;
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            if (r & (1 << i)) {
-                w = first ? p[i] : c_mul(w, p[i]);
-                first = false;
-            }
-        v[r] = c_mul(v[r], w);
-    }
-}
-
-// One Stockham pass of radix R over the line in shared memory (mixed_radix::stockham_pass's order): butterfly j
-// reads x[j + r n/R], and writes output r to (j - k) R + k + r ns, k = j mod ns. Every thread of the block calls
-// it (it has the block's barriers); those of no line pass active = false.
+// One Stockham pass of radix R over the line in shared memory (mixed_radix::pass_gather / pass_scatter).
+// Every thread of the block calls it (it has the block's barriers); those of no line pass active = false.
 template <int R, bool kInv>
 __device__ __noinline__ void pass(float2* sm, int n, int ns, int t, int tpc, bool active) {
-    constexpr int B = (16 + R - 1) / R;
-    const int q = n / R;
-    float2 v[B][R];
-#pragma unroll
-    for (int b = 0; b < B; ++b) {
-        const int j = t + b * tpc;
-        if (active && j < q) {
-#pragma unroll
-            for (int r = 0; r < R; ++r) v[b][r] = sm[padi(j + r * q)];
-            twiddle<R, kInv>(v[b], j % ns, ns * R);
-            small_dft<R>(v[b], kInv);
-        }
-    }
+    mixed_radix::PassRegs<R> g;
+    if (active) mixed_radix::pass_gather<R, kInv>(sm, g, n, ns, t, tpc);
     __syncthreads();
-#pragma unroll
-    for (int b = 0; b < B; ++b) {
-        const int j = t + b * tpc;
-        if (active && j < q) {
-            const int k = j % ns, base = (j - k) * R + k;
-#pragma unroll
-            for (int r = 0; r < R; ++r) sm[padi(base + r * ns)] = v[b][r];
-        }
-    }
+    if (active) mixed_radix::pass_scatter<R>(sm, g, n, ns, t, tpc);
     __syncthreads();
 }
 
@@ -123,15 +66,6 @@ __device__ void run_passes(float2* sm, int n, int passes, unsigned long long rad
     }
 }
 
-// exp(-+pi i j^2 / n), j^2 taken mod 2n first (exact) so the angle is small.
-template <bool kInv>
-__device__ __forceinline__ float2 chirp(int j, int n) {
-    const int e = int((long long)j * j % (2LL * n));
-    float sn, cs;
-    sincospif(float(e) / float(n), &sn, &cs);
-    return c_make(cs, kInv ? sn : -sn);
-}
-
 // The whole FFT of a line held in shared memory in natural order (padded), in place. On entry the block has
 // passed a barrier since the line was written; on exit it has passed one since the result was.
 template <bool kInv>
@@ -143,25 +77,14 @@ __device__ void line_fft(float2* sm, const Line& L, int t, bool active) {
     // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w)_{k-j}, a circular convolution of length m done as
     // IFFT(FFT(x w, zero-padded) FFT(conj w) / m); the second factor is kept (chirp_spectrum).
     const int n = L.n, m = L.work;
-    if (active)
-        for (int j = t; j < m; j += L.tpc) sm[padi(j)] = j < n ? c_mul(sm[padi(j)], chirp<kInv>(j, n)) : c_make(0.0f, 0.0f);
+    if (active) mixed_radix::bluestein_premultiply<kInv>(sm, n, m, t, L.tpc);
     __syncthreads();
     run_passes<false>(sm, m, L.passes, L.radices, t, L.tpc, active);
-    if (active)
-        for (int j = t; j < m; j += L.tpc) sm[padi(j)] = c_mul(sm[padi(j)], __ldg(&L.chirp_spectrum[j]));
+    if (active) mixed_radix::bluestein_convolve(sm, L.chirp_spectrum, m, t, L.tpc);
     __syncthreads();
     run_passes<true>(sm, m, L.passes, L.radices, t, L.tpc, active);
-    if (active)
-        for (int k = t; k < n; k += L.tpc) sm[padi(k)] = c_mul(sm[padi(k)], chirp<kInv>(k, n));
+    if (active) mixed_radix::bluestein_postmultiply<kInv>(sm, n, t, L.tpc);
     __syncthreads();
-}
-
-// Z = FFT(a + i b) of two real lines -> A[k] = (Z[k] + conj Z[-k]) / 2, B[k] = -i (Z[k] - conj Z[-k]) / 2.
-__device__ __forceinline__ void unpack_pair(const float2* sm, int n, int k, float2* a, float2* b) {
-    const float2 zk = sm[padi(k)], zm = sm[padi(k == 0 ? 0 : n - k)];
-    *a = c_make(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
-    const float2 d = c_make(zk.x - zm.x, zk.y + zm.y);
-    *b = c_make(0.5f * d.y, -0.5f * d.x);
 }
 
 // ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
@@ -287,8 +210,7 @@ Line make_line(int n, bool inverse, Chirps& chirps) {
     Line L;
     L.n = n;
     L.work = plan.bluestein ? plan.m : n;
-    L.tpc = std::max(1, (L.work + 15) / 16);
-    if (L.tpc > 32) L.tpc = (L.tpc + 31) / 32 * 32;
+    L.tpc = mixed_radix::line_threads(L.work);
     L.stride = padded_len(L.work);
     L.passes = work.passes;
     for (int i = 0; i < work.passes; ++i) L.radices |= (unsigned long long)(work.radix[i] - 1) << (4 * i);
@@ -323,27 +245,6 @@ void launch(Kernel kernel, const char* name, int blocks, int threads, int smem, 
     if (e != cudaSuccess) detail::throw_cuda(e, name, __FILE__, __LINE__);
 }
 
-// Host FFT in double (iterative radix-2, m a power of two) for the kept chirp spectra.
-void fft_double(std::vector<std::complex<double>>& a) {
-    const std::size_t m = a.size();
-    for (std::size_t i = 1, j = 0; i < m; ++i) {
-        std::size_t bit = m >> 1;
-        for (; j & bit; bit >>= 1) j ^= bit;
-        j ^= bit;
-        if (i < j) std::swap(a[i], a[j]);
-    }
-    for (std::size_t len = 2; len <= m; len <<= 1) {
-        const double ang = -2.0 * 3.14159265358979323846 / double(len);
-        for (std::size_t i = 0; i < m; i += len)
-            for (std::size_t k = 0; k < len / 2; ++k) {
-                const std::complex<double> w(std::cos(ang * double(k)), std::sin(ang * double(k)));
-                const std::complex<double> u = a[i + k], v = a[i + k + len / 2] * w;
-                a[i + k] = u + v;
-                a[i + k + len / 2] = u - v;
-            }
-    }
-}
-
 }  // namespace
 
 void check_length(int n) {
@@ -361,21 +262,9 @@ const float2* Chirps::spectrum(int n, bool inverse) {
     const int m = mixed_radix::plan_line(n).m;
     auto it = by_length_.find(n);
     if (it == by_length_.end()) {
-        std::vector<float2> host(std::size_t(2) * m);
-        for (int dir = 0; dir < 2; ++dir) {
-            // b_j = conj(w_j) for |j| < n (circularly), w_j = exp(-+pi i j^2 / n); kept: FFT_m(b) / m.
-            std::vector<std::complex<double>> b(std::size_t(m), 0.0);
-            for (int j = 0; j < n; ++j) {
-                const long long e = (long long)j * j % (2LL * n);
-                const double a = 3.14159265358979323846 * double(e) / double(n);
-                const std::complex<double> cw(std::cos(a), dir == 0 ? std::sin(a) : -std::sin(a));
-                b[std::size_t(j)] = cw;
-                if (j > 0) b[std::size_t(m - j)] = cw;
-            }
-            fft_double(b);
-            for (int i = 0; i < m; ++i)
-                host[std::size_t(dir) * m + i] = c_make(float(b[std::size_t(i)].real() / m), float(b[std::size_t(i)].imag() / m));
-        }
+        std::vector<float2> host = mixed_radix::chirp_spectrum(n, false);
+        const std::vector<float2> inv = mixed_radix::chirp_spectrum(n, true);
+        host.insert(host.end(), inv.begin(), inv.end());
         DeviceBuffer<float2> buf(host.size());
         CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(float2), cudaMemcpyHostToDevice));
         it = by_length_.emplace(n, std::move(buf)).first;

@@ -10,6 +10,8 @@
 
 #include <math.h>
 
+#include <algorithm>
+#include <complex>
 #include <vector>
 
 #if defined(__CUDACC__)
@@ -231,6 +233,166 @@ inline void reference_line(std::vector<float2>& x, bool inverse) {
     detail::run_passes(a, pm, true);
     const float s = 1.0f / float(m);
     for (int k = 0; k < n; ++k) x[std::size_t(k)] = c_mul(c_scale(a[std::size_t(k)], s), detail::chirp(k, n, inverse));
+}
+
+// ---- The kernels' line engine, a thread's share of it (gpu/fft_mixed.cu runs these between the block's barriers;
+// tests/cpu/mixed_radix_test.cpp runs them on the host, thread after thread, barrier by barrier) ----
+//
+// A line of `work` points sits in shared memory in natural order, one padding element every 16 (padi). Each pass
+// has two halves with a barrier between: gather (every thread reads its butterflies' inputs, twiddles and
+// transforms them in registers) and scatter (writes the outputs in Stockham order). tpc threads share a line; with
+// tpc >= work / 16 no thread has more than ceil(16 / R) butterflies in a pass of radix R.
+
+SV_MR_HD int padi(int i) { return i + (i >> 4); }
+SV_MR_HD constexpr int padded_len(int n) { return n + (n >> 4) + 1; }
+
+// Threads a line of `work` points takes: work / 16 rounded up, then to whole warps once over one.
+inline int line_threads(int work) {
+    const int tpc = std::max(1, (work + 15) / 16);
+    return tpc > 32 ? (tpc + 31) / 32 * 32 : tpc;
+}
+
+// sin and cos of pi x: sincospif on the device; on the host from double (the kernels' twiddles within an ulp).
+SV_MR_HD void sincos_pi(float x, float* s, float* c) {
+#if defined(__CUDA_ARCH__)
+    sincospif(x, s, c);
+#else
+    const double a = 3.14159265358979323846 * double(x);
+    *s = float(sin(a));
+    *c = float(cos(a));
+#endif
+}
+
+template <int R>
+struct PassRegs {
+    static constexpr int kButterflies = (16 + R - 1) / R;
+    float2 v[kButterflies][R];
+};
+
+// Inputs r = 1..R-1 times W^(r k), W = exp(-+2 pi i / (ns R)): W from sin/cos of pi, its powers as products of W,
+// W^2, W^4, W^8 (at most four roundings each), as the power-of-two kernels do.
+template <int R, bool kInv>
+SV_MR_HD void twiddle(float2* v, int k, int nsR) {
+    if (k == 0) return;
+    float sn, cs;
+    sincos_pi(float(2 * k) / float(nsR), &sn, &cs);
+    float2 p[4];
+    p[0] = c_make(cs, kInv ? sn : -sn);
+    SV_MR_UNROLL
+    for (int i = 1; i < 4; ++i) p[i] = c_mul(p[i - 1], p[i - 1]);
+    SV_MR_UNROLL
+    for (int r = 1; r < R; ++r) {
+        float2 w = c_make(1.0f, 0.0f);
+        bool first = true;
+        SV_MR_UNROLL
+        for (int i = 0; i < 4; ++i)
+            if (r & (1 << i)) {
+                w = first ? p[i] : c_mul(w, p[i]);
+                first = false;
+            }
+        v[r] = c_mul(v[r], w);
+    }
+}
+
+template <int R>
+SV_MR_HD void small_dft(float2* v, bool inverse) {
+    if constexpr (R == 3) dft3(v, inverse);
+    else if constexpr (R == 5 || R == 7) dft_odd<R>(v, inverse);
+    else dft_pow2<R>(v, inverse);
+}
+
+// A pass's first half for thread t: butterflies j = t, t + tpc, ... < n / R read x[j + r n / R].
+template <int R, bool kInv>
+SV_MR_HD void pass_gather(const float2* sm, PassRegs<R>& g, int n, int ns, int t, int tpc) {
+    const int q = n / R;
+    SV_MR_UNROLL
+    for (int b = 0; b < PassRegs<R>::kButterflies; ++b) {
+        const int j = t + b * tpc;
+        if (j < q) {
+            SV_MR_UNROLL
+            for (int r = 0; r < R; ++r) g.v[b][r] = sm[padi(j + r * q)];
+            twiddle<R, kInv>(g.v[b], j % ns, ns * R);
+            small_dft<R>(g.v[b], kInv);
+        }
+    }
+}
+// Its second half: output r of butterfly j to (j - k) R + k + r ns, k = j mod ns (stockham_pass's order).
+template <int R>
+SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R>& g, int n, int ns, int t, int tpc) {
+    const int q = n / R;
+    SV_MR_UNROLL
+    for (int b = 0; b < PassRegs<R>::kButterflies; ++b) {
+        const int j = t + b * tpc;
+        if (j < q) {
+            const int k = j % ns, base = (j - k) * R + k;
+            SV_MR_UNROLL
+            for (int r = 0; r < R; ++r) sm[padi(base + r * ns)] = g.v[b][r];
+        }
+    }
+}
+
+// Bluestein's chirp exp(-+pi i j^2 / n), j^2 taken mod 2n first (exact) so the angle stays small.
+template <bool kInv>
+SV_MR_HD float2 chirp_at(int j, int n) {
+    const int e = int((long long)j * j % (2LL * n));
+    float sn, cs;
+    sincos_pi(float(e) / float(n), &sn, &cs);
+    return c_make(cs, kInv ? sn : -sn);
+}
+// Bluestein's three element-wise steps, a thread's share: x_j w_j zero-padded to m; times the kept spectrum;
+// the first n outputs times w_k.
+template <bool kInv>
+SV_MR_HD void bluestein_premultiply(float2* sm, int n, int m, int t, int tpc) {
+    for (int j = t; j < m; j += tpc) sm[padi(j)] = j < n ? c_mul(sm[padi(j)], chirp_at<kInv>(j, n)) : c_make(0.0f, 0.0f);
+}
+SV_MR_HD void bluestein_convolve(float2* sm, const float2* spectrum, int m, int t, int tpc) {
+    for (int j = t; j < m; j += tpc) sm[padi(j)] = c_mul(sm[padi(j)], spectrum[j]);
+}
+template <bool kInv>
+SV_MR_HD void bluestein_postmultiply(float2* sm, int n, int t, int tpc) {
+    for (int k = t; k < n; k += tpc) sm[padi(k)] = c_mul(sm[padi(k)], chirp_at<kInv>(k, n));
+}
+
+// Z = FFT(a + i b) of two real lines, in shared memory -> A[k] = (Z[k] + conj Z[-k]) / 2, B[k] = -i (Z[k] - conj Z[-k]) / 2.
+SV_MR_HD void unpack_pair(const float2* sm, int n, int k, float2* a, float2* b) {
+    const float2 zk = sm[padi(k)], zm = sm[padi(k == 0 ? 0 : n - k)];
+    *a = c_make(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
+    const float2 d = c_make(zk.x - zm.x, zk.y + zm.y);
+    *b = c_make(0.5f * d.y, -0.5f * d.x);
+}
+
+// Bluestein's kept spectrum for an n-point line: FFT_m(b) / m with b_j = conj(w_j) for |j| < n (circularly),
+// w_j = exp(-+pi i j^2 / n), in double on the host, rounded once.
+inline std::vector<float2> chirp_spectrum(int n, bool inverse) {
+    const int m = plan_line(n).m;
+    std::vector<std::complex<double>> b(std::size_t(m), 0.0);
+    for (int j = 0; j < n; ++j) {
+        const long long e = (long long)j * j % (2LL * n);
+        const double a = 3.14159265358979323846 * double(e) / double(n);
+        const std::complex<double> cw(cos(a), inverse ? -sin(a) : sin(a));
+        b[std::size_t(j)] = cw;
+        if (j > 0) b[std::size_t(m - j)] = cw;
+    }
+    // Iterative radix-2 FFT (m is a power of two), forward.
+    for (int i = 1, j = 0; i < m; ++i) {
+        int bit = m >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) std::swap(b[std::size_t(i)], b[std::size_t(j)]);
+    }
+    for (int len = 2; len <= m; len <<= 1) {
+        const double ang = -2.0 * 3.14159265358979323846 / double(len);
+        for (int i = 0; i < m; i += len)
+            for (int k = 0; k < len / 2; ++k) {
+                const std::complex<double> w(cos(ang * k), sin(ang * k));
+                const std::complex<double> u = b[std::size_t(i + k)], v = b[std::size_t(i + k + len / 2)] * w;
+                b[std::size_t(i + k)] = u + v;
+                b[std::size_t(i + k + len / 2)] = u - v;
+            }
+    }
+    std::vector<float2> out(static_cast<std::size_t>(m));
+    for (int i = 0; i < m; ++i) out[std::size_t(i)] = c_make(float(b[std::size_t(i)].real() / m), float(b[std::size_t(i)].imag() / m));
+    return out;
 }
 
 }  // namespace specview::mixed_radix
