@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [ncu]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [ncu]
 #   (default: all but ncu)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -256,6 +256,16 @@ print(f'viewer playing {sys.argv[2]}: rc={sys.argv[3]}, {len(f)} frames\' spectr
 EOP
     done
   else echo "no specview-video-probe: this build found no FFmpeg (carry .ffmpeg: tests/device/fetch-ffmpeg.sh)"; fi
+fi
+if has mixed; then  # custom-fast at exact sizes (issue 13): its tests, then the benchmark at the users' sizes
+  start=$(date +%s)
+  $B/tests/specview_gpu_tests --gtest_filter='FastFft.*:EngineGpu.NonPowerOfTwo*:Lab.*' > "$OUT/mixed-tests.log" 2>&1; r=$?; rc=$((rc | r))
+  grep -E "^\[ fast|PASSED|FAILED|Failure" -A3 "$OUT/mixed-tests.log" | head -60
+  echo "mixed tests rc=$r ($(( $(date +%s) - start )) s)"
+  $B/tests/specview-bench --csv "$OUT/bench-mixed.csv" --no-sweep --sizes 1920x1080,3000x2000,4032x3024,1009x1013 \
+    > "$OUT/bench-mixed.txt" 2>&1; r=$?; rc=$((rc | r))
+  grep -E "unpadded|peer|^==" "$OUT/bench-mixed.txt"
+  sed -n '/^Issue 13/,$p' "$OUT/bench-mixed.txt"
 fi
 if has ncu; then
   start=$(date +%s)
