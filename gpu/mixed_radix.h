@@ -331,13 +331,21 @@ SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R>& g, int n, int ns, int 
     }
 }
 
-// Bluestein's chirp exp(-+pi i j^2 / n), j^2 taken mod 2n first (exact) so the angle stays small.
+// Bluestein's chirp exp(-+pi i j^2 / n), j^2 taken mod 2n first (exact), the angle e / n in double: in float its
+// rounding alone (up to 2^-23 of an angle near 2 pi) would be a phase error as large as the whole transform's.
+// Rounded once to float on host and device alike, so the host's emulation of the kernels is exact here.
 template <bool kInv>
 SV_MR_HD float2 chirp_at(int j, int n) {
     const int e = int((long long)j * j % (2LL * n));
-    float sn, cs;
-    sincos_pi(float(e) / float(n), &sn, &cs);
-    return c_make(cs, kInv ? sn : -sn);
+    double sn, cs;
+#if defined(__CUDA_ARCH__)
+    sincospi(double(e) / double(n), &sn, &cs);
+#else
+    const double a = 3.14159265358979323846 * (double(e) / double(n));
+    sn = sin(a);
+    cs = cos(a);
+#endif
+    return c_make(float(cs), float(kInv ? sn : -sn));
 }
 // Bluestein's three element-wise steps, a thread's share: x_j w_j zero-padded to m; times the kept spectrum;
 // the first n outputs times w_k.
