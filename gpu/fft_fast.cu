@@ -534,9 +534,13 @@ FastFft::FastFft() : minmax_(2), range_(1) {}
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
     if (!pow2_sizes(width, height)) {
-        mixed::c2c_rows(data, scratch, width, height, inverse, chirps_, rows_threads_, s);
-        mark(timer, "fast pass 1: row FFTs (mixed radix)", double(width) * height * 16.0);
-        mixed::c2c_cols(scratch, data, width, width, height, inverse, chirps_, s);
+        // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes four columns or more.
+        const int C = mixed::columns_per_block(height, width);
+        const bool grouped = variant_.grouped && C >= 4 && width % C == 0;
+        mixed::c2c_rows(data, scratch, width, height, inverse, chirps_, rows_threads_, s, grouped ? C : 0);
+        mark(timer, std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : ""),
+             double(width) * height * 16.0);
+        mixed::c2c_cols(scratch, data, width, width, height, inverse, chirps_, s, grouped);
         mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
         return;
     }

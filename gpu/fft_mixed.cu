@@ -91,9 +91,11 @@ __device__ void line_fft(float2* sm, const Line& L, int t, bool active) {
 
 // ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
 
+// group > 0: the output is grouped for the column pass, the `group` columns a column block takes next to each
+// other row after row ([x / group][row][x % group]), so that block reads one contiguous run (PERF_NOTES.md v6b).
 template <bool kInv>
 __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows,
-                                                              int lines) {
+                                                              int lines, int group) {
     extern __shared__ float2 sm_rows[];
     const int n = L.n, row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
     for (int l = 0; l < nl; ++l)
@@ -103,7 +105,11 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
     const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
     line_fft<kInv>(sm_rows + line * L.stride, L, t, line < nl);
     for (int l = 0; l < nl; ++l)
-        for (int x = threadIdx.x; x < n; x += blockDim.x) out[std::size_t(row0 + l) * n + x] = sm_rows[l * L.stride + padi(x)];
+        for (int x = threadIdx.x; x < n; x += blockDim.x) {
+            const std::size_t i = group > 0 ? (std::size_t(x / group) * rows + row0 + l) * group + x % group
+                                            : std::size_t(row0 + l) * n + x;
+            out[i] = sm_rows[l * L.stride + padi(x)];
+        }
 }
 
 // Real rows 2p and 2p + 1 as one complex row; bins 0..n/2 of each to the half spectrum (row stride ld).
@@ -156,13 +162,17 @@ __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line
 
 // ---- Columns: a block takes C neighbouring columns; a row's C elements are read and written together ----
 
+// grouped: `in` holds this block's C columns as one run, row after row (mixed_rows_c2c_kernel's grouped output).
 template <bool kInv>
-__global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C) {
+__global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C,
+                                                          bool grouped) {
     extern __shared__ float2 sm_cols[];
     const int n = L.n, col0 = blockIdx.x * C, nc = min(C, ncols - col0);
     const int c = threadIdx.x % C, step = blockDim.x / C;  // the copies' mapping: a warp spans C columns x rows
+    const float2* run = in + std::size_t(blockIdx.x) * n * C;
     if (c < nc)
-        for (int y = threadIdx.x / C; y < n; y += step) sm_cols[c * L.stride + padi(y)] = in[std::size_t(y) * ld + col0 + c];
+        for (int y = threadIdx.x / C; y < n; y += step)
+            sm_cols[c * L.stride + padi(y)] = grouped ? run[std::size_t(y) * C + c] : in[std::size_t(y) * ld + col0 + c];
     __syncthreads();
     const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
     line_fft<kInv>(sm_cols + line * L.stride, L, t, line < nc);
@@ -274,23 +284,40 @@ const float2* Chirps::spectrum(int n, bool inverse) {
     return it->second.get() + (inverse ? m : 0);
 }
 
+int columns_per_block(int n, int ncols) {
+    check_length(n);
+    const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
+    Line L;
+    L.work = plan.bluestein ? plan.m : n;
+    L.tpc = mixed_radix::line_threads(L.work);
+    L.stride = padded_len(L.work);
+    return column_block(L, ncols);
+}
+
 void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Chirps& chirps, int target_threads,
-              cudaStream_t s) {
+              cudaStream_t s, int group) {
     const Line L = make_line(n, inverse, chirps);
     const int lines = row_lines(L, rows, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     const int blocks = (rows + lines - 1) / lines;
-    if (inverse) launch(mixed_rows_c2c_kernel<true>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines);
-    else launch(mixed_rows_c2c_kernel<false>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines);
+    if (group > 0 && n % group != 0) throw ConfigError("internal: a grouped row pass needs whole groups");
+    if (inverse)
+        launch(mixed_rows_c2c_kernel<true>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines, group);
+    else
+        launch(mixed_rows_c2c_kernel<false>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines, group);
 }
 
-void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, Chirps& chirps, cudaStream_t s) {
+void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, Chirps& chirps, cudaStream_t s,
+              bool grouped) {
     Line L = make_line(n, inverse, chirps);
     const int C = column_block(L, ncols);
+    if (grouped && ncols % C != 0) throw ConfigError("internal: grouped columns need whole groups");
     const int smem = C * L.stride * int(sizeof(float2));
     const int blocks = (ncols + C - 1) / C;
-    if (inverse) launch(mixed_cols_kernel<true>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C);
-    else launch(mixed_cols_kernel<false>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C);
+    if (inverse)
+        launch(mixed_cols_kernel<true>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C, grouped);
+    else
+        launch(mixed_cols_kernel<false>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C, grouped);
 }
 
 void real_rows(const float* plane, float2* half, int width, int height, Chirps& chirps, int target_threads,

@@ -36,11 +36,17 @@ private:
     std::map<int, DeviceBuffer<float2>> by_length_;  // [0, m): forward; [m, 2m): inverse
 };
 
-// Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in`).
+// Columns of n points a column block takes (c2c_cols) when there are `ncols` of them.
+int columns_per_block(int n, int ncols);
+// Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in` unless grouped). group > 0 (a
+// divisor of n): `out` grouped for c2c_cols, the `group` columns a column block takes next to each other row
+// after row ([x / group][row][x % group]).
 void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Chirps& chirps, int target_threads,
-              cudaStream_t s);
-// Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`).
-void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, Chirps& chirps, cudaStream_t s);
+              cudaStream_t s, int group = 0);
+// Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`); `grouped`:
+// `in` as c2c_rows writes it with group = columns_per_block(n, ncols), which must divide ncols.
+void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, Chirps& chirps, cudaStream_t s,
+              bool grouped = false);
 // Real rows two at a time -> the half spectrum along x: `half` (ld = width/2 + 1) holds bins 0..width/2 of each row.
 void real_rows(const float* plane, float2* half, int width, int height, Chirps& chirps, int target_threads,
                cudaStream_t s);

@@ -429,16 +429,20 @@ int main(int argc, char** argv) {
         StageStats st_fast_x, st_fast_r2c_x, e2e_fast_x;
         double fast_x_err_c2c = -1, fast_x_err_r2c = -1;
         int fast_x_rows = 256;
+        bool fast_x_grouped = true;
         if (n0 != n) {
-            fast.set_variant({});
-            for (int rt : {128, 256, 512, 1024}) {
-                fast.set_block_threads(rt, 0);
-                StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-                if (st_fast_x.names.empty() || st.median_total() < st_fast_x.median_total()) {
-                    st_fast_x = st;
-                    fast_x_rows = rt;
+            for (bool grouped : {false, true})
+                for (int rt : {128, 256, 512, 1024}) {
+                    fast.set_variant({grouped, true, true});
+                    fast.set_block_threads(rt, 0);
+                    StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                    if (st_fast_x.names.empty() || st.median_total() < st_fast_x.median_total()) {
+                        st_fast_x = st;
+                        fast_x_rows = rt;
+                        fast_x_grouped = grouped;
+                    }
                 }
-            }
+            fast.set_variant({fast_x_grouped, true, true});
             fast.set_block_threads(fast_x_rows, 0);
             restore();
             fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr);
@@ -503,7 +507,8 @@ int main(int argc, char** argv) {
         std::printf("  custom-fast / faster peer: C2C %.2fx, R2C %.2fx%s\n", st_fast.median_total() / peer_c2c,
                     st_fast_r2c.median_total() / peer_r2c, n0 != n ? " (custom-fast padded)" : "");
         if (n0 != n) {
-            print_stages("custom-fast C2C, unpadded", "mixed radix R" + std::to_string(fast_x_rows), st_fast_x);
+            print_stages("custom-fast C2C, unpadded", "mixed radix g" + std::to_string(fast_x_grouped) + " R" + std::to_string(fast_x_rows),
+                         st_fast_x);
             std::printf("      vs cuFFT C2C rel L2 %.2g\n", fast_x_err_c2c);
             print_stages("custom-fast R2C, unpadded", "mixed radix", st_fast_r2c_x);
             std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_x_err_r2c);
