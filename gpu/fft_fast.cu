@@ -535,12 +535,12 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     check_size(width, height);
     if (!pow2_sizes(width, height)) {
         // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes four columns or more.
-        const int C = mixed::columns_per_block(height, width);
-        const bool grouped = variant_.grouped && C >= 4 && width % C == 0;
-        mixed::c2c_rows(data, scratch, width, height, inverse, chirps_, rows_threads_, s, grouped ? C : 0);
+        const int C = mixed::columns_per_block(height, width, mixed_col_threads());
+        const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
+        mixed::c2c_rows(data, scratch, width, height, inverse, tables_, rows_threads_, s, grouped ? C : 0);
         mark(timer, std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : ""),
              double(width) * height * 16.0);
-        mixed::c2c_cols(scratch, data, width, width, height, inverse, chirps_, s, grouped);
+        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, mixed_col_threads(), s, grouped);
         mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
         return;
     }
@@ -594,7 +594,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
         out = half_.get();
     }
     if (!pow2_sizes(width, height)) {
-        mixed::real_rows(plane, out, width, height, chirps_, rows_threads_, s);
+        mixed::real_rows(plane, out, width, height, tables_, rows_threads_, s);
         mark(timer, "fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum",
              double(width) * height * 4.0 + double(ld) * height * 8.0);
         return;
@@ -619,7 +619,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     rows_real(plane, width, height, s, timer, half);
     const int ld = width / 2 + 1;
     if (!pow2_sizes(width, height)) {
-        mixed::c2c_cols(half, half, ld, ld, height, false, chirps_, s);
+        mixed::c2c_cols(half, half, ld, ld, height, false, tables_, mixed_col_threads(), s);
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix)", double(ld) * height * 16.0);
         return;
     }
@@ -666,7 +666,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     const int g_rows = height / 2 + 1;
     if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
     const bool pow2 = pow2_sizes(width, height);
-    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, chirps_, s);
+    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(), s);
     if (!reuse_pass1 && pow2) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = std::min(lines_per_block(n, col_threads(n)), pairs);
@@ -698,7 +698,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.minmax = minmax_.get();
     auto rows_view = [&](ColOut mode) {
         if (pow2) run_rows_view(mode, p, rows_threads_, s);
-        else mixed::rows_view(mode, p, chirps_, rows_threads_, s);
+        else mixed::rows_view(mode, p, tables_, rows_threads_, s);
     };
 
     if (vp.range == RangeMode::Percentile) {

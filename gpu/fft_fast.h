@@ -25,6 +25,8 @@
 namespace specview::gpu {
 
 constexpr int kFastMaxLength = 16384;
+// Threads a mixed-radix column block may have unless set_block_threads says otherwise (PERF_NOTES.md, m3).
+constexpr int kMixedColThreads = 1024;
 
 class FastFft {
 public:
@@ -58,7 +60,8 @@ public:
     void range(float* lo, float* hi, cudaStream_t stream);
     // Threads per block the row-wise and the column-wise kernels aim for (a line of n points takes n/16
     // threads; lines share a block up to this): 256, 512 or 1024. The benchmark sweeps them.
-    // cols = 0: chosen per column length (enough for four columns a block, 256..1024; PERF_NOTES.md v6).
+    // cols = 0: chosen per column length (enough for four columns a block, 256..1024; PERF_NOTES.md v6); the
+    // mixed-radix column blocks take kMixedColThreads.
     void set_block_threads(int rows, int cols) {
         rows_threads_ = rows;
         cols_threads_ = cols;
@@ -67,7 +70,8 @@ public:
     // a column block takes next to each other, so its reads are contiguous; `bank_stride` spaces the column
     // buffers in shared memory so that a half-warp's accesses fall on distinct banks.
     // Grouping is used where a column block takes at least four columns (32-byte pieces): with one or two the
-    // row pass's scattered stores cost more than the column pass gains (H100, v6).
+    // row pass's scattered stores cost more than the column pass gains (H100, v6). The mixed-radix kernels group
+    // from two columns; the benchmark measures both there.
     // `split` (C2C, 8192-point columns): the row pass does the columns' first radix-2 stage.
     struct Variant {
         bool grouped = true;
@@ -80,6 +84,8 @@ private:
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer,
                    float2* out = nullptr);
     int col_threads(int n) const { return cols_threads_ > 0 ? cols_threads_ : std::clamp(n / 4, 256, 1024); }
+    // The mixed kernels' column blocks: up to this many threads (cols_threads_, else kMixedColThreads).
+    int mixed_col_threads() const { return cols_threads_ > 0 ? cols_threads_ : kMixedColThreads; }
     bool use_grouped(int C) const { return variant_.grouped && C >= 4 && (C & (C - 1)) == 0; }
     DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
     DeviceBuffer<float> values_, sorted_;
@@ -91,7 +97,7 @@ private:
     int lut_colormap_ = -1;
     int rows_threads_ = 256, cols_threads_ = 0;
     Variant variant_{};  // the best C2C on the H200 from 2048^2 up (PERF_NOTES.md)
-    mixed::Chirps chirps_;  // Bluestein's kept chirp spectra, for sides with a prime factor over 7
+    mixed::LineTables tables_;  // the mixed kernels' twiddles and Bluestein's chirp spectra, per line length
     // The range cache: the plane and the view settings that determine the range.
     struct RangeKey {
         std::uint64_t plane_version = 0;

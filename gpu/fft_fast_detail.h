@@ -57,6 +57,10 @@ __device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, i
     const int W = p.width, H = p.height;
     // The lab's mask, symmetric: the same factor for the bin and its mirror.
     const float m = p.mask ? __ldg(&p.mask[std::size_t(ky) * W + kx]) : 1.0f;
+    // A real plane's self-conjugate bins (kx and ky each 0 or half the side) are real: what the passes leave in
+    // their imaginary part is rounding (the mixed radices' twiddles reach the Nyquist bin), zeroed as FFTW's r2c
+    // has it, so that their phase is exactly 0 or pi, not +-pi by the sign of the rounding.
+    if ((kx == 0 || 2 * kx == W) && (ky == 0 || 2 * ky == H)) z.y = 0.0f;
     const float val = view_value(p.view, z.x * m, z.y * m);
     // The mirror bin (-kx, -ky) holds conj(F): the same view value, negated for phase and imaginary.
     const float mval = (p.view == View::Phase || p.view == View::Imag) ? -val : val;

@@ -37,32 +37,34 @@ struct Line {
     int passes = 0;
     unsigned long long radices = 0;  // the work length's radices, R - 1 in 4 bits each, first pass lowest
     const float2* chirp_spectrum = nullptr;  // Bluestein: FFT_m(conj chirp) / m for the launch's direction
+    const float2* twiddles = nullptr;        // the work length's twiddle table (LineTables::twiddles)
 };
 
 // One Stockham pass of radix R over the line in shared memory (mixed_radix::pass_gather / pass_scatter).
 // Every thread of the block calls it (it has the block's barriers); those of no line pass active = false.
 template <int R, bool kInv>
-__device__ __noinline__ void pass(float2* sm, int n, int ns, int t, int tpc, bool active) {
-    mixed_radix::PassRegs<R> g;
-    if (active) mixed_radix::pass_gather<R, kInv>(sm, g, n, ns, t, tpc);
+__device__ __forceinline__ void pass(float2* sm, const float2* tw, int n, int ns, int t, int tpc, bool active) {
+    mixed_radix::PassRegs<R> g = {};  // zeroed: else its registers stay live across every pass of the loop (spilled)
+    if (active) mixed_radix::pass_gather<R, kInv>(sm, g, tw, n, ns, t, tpc);
     __syncthreads();
     if (active) mixed_radix::pass_scatter<R>(sm, g, n, ns, t, tpc);
     __syncthreads();
 }
 
 template <bool kInv>
-__device__ void run_passes(float2* sm, int n, int passes, unsigned long long radices, int t, int tpc, bool active) {
+__device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, int passes, unsigned long long radices, int t,
+                                           int tpc, bool active) {
     int ns = 1;
     for (int p = 0; p < passes; ++p) {
         const int R = int((radices >> (4 * p)) & 15u) + 1;
         switch (R) {
-            case 16: pass<16, kInv>(sm, n, ns, t, tpc, active); break;
-            case 8: pass<8, kInv>(sm, n, ns, t, tpc, active); break;
-            case 4: pass<4, kInv>(sm, n, ns, t, tpc, active); break;
-            case 2: pass<2, kInv>(sm, n, ns, t, tpc, active); break;
-            case 3: pass<3, kInv>(sm, n, ns, t, tpc, active); break;
-            case 5: pass<5, kInv>(sm, n, ns, t, tpc, active); break;
-            default: pass<7, kInv>(sm, n, ns, t, tpc, active); break;
+            case 16: pass<16, kInv>(sm, tw, n, ns, t, tpc, active); break;
+            case 8: pass<8, kInv>(sm, tw, n, ns, t, tpc, active); break;
+            case 4: pass<4, kInv>(sm, tw, n, ns, t, tpc, active); break;
+            case 2: pass<2, kInv>(sm, tw, n, ns, t, tpc, active); break;
+            case 3: pass<3, kInv>(sm, tw, n, ns, t, tpc, active); break;
+            case 5: pass<5, kInv>(sm, tw, n, ns, t, tpc, active); break;
+            default: pass<7, kInv>(sm, tw, n, ns, t, tpc, active); break;
         }
         ns *= R;
     }
@@ -71,9 +73,9 @@ __device__ void run_passes(float2* sm, int n, int passes, unsigned long long rad
 // The whole FFT of a line held in shared memory in natural order (padded), in place. On entry the block has
 // passed a barrier since the line was written; on exit it has passed one since the result was.
 template <bool kInv>
-__device__ void line_fft(float2* sm, const Line& L, int t, bool active) {
+__device__ __forceinline__ void line_fft(float2* sm, const Line& L, int t, bool active) {
     if (!L.chirp_spectrum) {
-        run_passes<kInv>(sm, L.work, L.passes, L.radices, t, L.tpc, active);
+        run_passes<kInv>(sm, L.twiddles, L.work, L.passes, L.radices, t, L.tpc, active);
         return;
     }
     // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w)_{k-j}, a circular convolution of length m done as
@@ -81,10 +83,10 @@ __device__ void line_fft(float2* sm, const Line& L, int t, bool active) {
     const int n = L.n, m = L.work;
     if (active) mixed_radix::bluestein_premultiply<kInv>(sm, n, m, t, L.tpc);
     __syncthreads();
-    run_passes<false>(sm, m, L.passes, L.radices, t, L.tpc, active);
+    run_passes<false>(sm, L.twiddles, m, L.passes, L.radices, t, L.tpc, active);
     if (active) mixed_radix::bluestein_convolve(sm, L.chirp_spectrum, m, t, L.tpc);
     __syncthreads();
-    run_passes<true>(sm, m, L.passes, L.radices, t, L.tpc, active);
+    run_passes<true>(sm, L.twiddles, m, L.passes, L.radices, t, L.tpc, active);
     if (active) mixed_radix::bluestein_postmultiply<kInv>(sm, n, t, L.tpc);
     __syncthreads();
 }
@@ -215,7 +217,7 @@ int largest_prime_factor(int n) {
     return n > 1 ? std::max(best, n) : best;
 }
 
-Line make_line(int n, bool inverse, Chirps& chirps) {
+Line make_line(int n, bool inverse, LineTables& tables) {
     check_length(n);
     const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
     const mixed_radix::LinePlan work = plan.bluestein ? mixed_radix::plan_line(plan.m) : plan;
@@ -226,7 +228,8 @@ Line make_line(int n, bool inverse, Chirps& chirps) {
     L.stride = padded_len(L.work);
     L.passes = work.passes;
     for (int i = 0; i < work.passes; ++i) L.radices |= (unsigned long long)(work.radix[i] - 1) << (4 * i);
-    if (plan.bluestein) L.chirp_spectrum = chirps.spectrum(n, inverse);
+    if (plan.bluestein) L.chirp_spectrum = tables.spectrum(n, inverse);
+    L.twiddles = tables.twiddles(L.work);
     return L;
 }
 
@@ -237,12 +240,13 @@ int row_lines(const Line& L, int rows, int target_threads) {
     return std::max(1, std::min(lines, rows));
 }
 
-// Columns a column block takes (a power of two, so a warp's copies cover whole rows of C), and their spacing in
+// Columns a column block takes (a power of two, so a warp's copies cover whole rows of C; as many as max_threads
+// threads hold, at least one), and their spacing in
 // shared memory: 16 / C (mod 16) float2 apart, so a half-warp's 64-bit accesses (C columns x 16 / C rows) fall
 // on 16 different bank pairs.
-int column_block(Line& L, int ncols) {
+int column_block(Line& L, int ncols, int max_threads) {
     int C = 1;
-    while (C * 2 <= kMaxColumnsPerBlock && C * 2 * L.tpc <= 1024 && C * 2 * L.stride * int(sizeof(float2)) <= kSmemTarget &&
+    while (C * 2 <= kMaxColumnsPerBlock && C * 2 * L.tpc <= max_threads && C * 2 * L.stride * int(sizeof(float2)) <= kSmemTarget &&
            C < ncols)
         C *= 2;
     while (L.stride % 16 != (16 / C) % 16) ++L.stride;
@@ -270,33 +274,45 @@ void check_length(int n) {
                           " points in one block's shared memory (pad with --pad pow2, or use the cuFFT or CPU backend)");
 }
 
-const float2* Chirps::spectrum(int n, bool inverse) {
+const float2* LineTables::twiddles(int work) {
+    auto it = twiddles_.find(work);
+    if (it == twiddles_.end()) {
+        std::vector<float2> host = mixed_radix::twiddle_table(mixed_radix::plan_line(work));
+        DeviceBuffer<float2> buf(std::max<std::size_t>(1, host.size()));  // work = 1: no passes, no entries
+        if (!host.empty())
+            CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(float2), cudaMemcpyHostToDevice));
+        it = twiddles_.emplace(work, std::move(buf)).first;
+    }
+    return it->second.get();
+}
+
+const float2* LineTables::spectrum(int n, bool inverse) {
     const int m = mixed_radix::plan_line(n).m;
-    auto it = by_length_.find(n);
-    if (it == by_length_.end()) {
+    auto it = spectra_.find(n);
+    if (it == spectra_.end()) {
         std::vector<float2> host = mixed_radix::chirp_spectrum(n, false);
         const std::vector<float2> inv = mixed_radix::chirp_spectrum(n, true);
         host.insert(host.end(), inv.begin(), inv.end());
         DeviceBuffer<float2> buf(host.size());
         CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(float2), cudaMemcpyHostToDevice));
-        it = by_length_.emplace(n, std::move(buf)).first;
+        it = spectra_.emplace(n, std::move(buf)).first;
     }
     return it->second.get() + (inverse ? m : 0);
 }
 
-int columns_per_block(int n, int ncols) {
+int columns_per_block(int n, int ncols, int max_threads) {
     check_length(n);
     const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
     Line L;
     L.work = plan.bluestein ? plan.m : n;
     L.tpc = mixed_radix::line_threads(L.work);
     L.stride = padded_len(L.work);
-    return column_block(L, ncols);
+    return column_block(L, ncols, max_threads);
 }
 
-void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Chirps& chirps, int target_threads,
+void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
               cudaStream_t s, int group) {
-    const Line L = make_line(n, inverse, chirps);
+    const Line L = make_line(n, inverse, tables);
     const int lines = row_lines(L, rows, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     const int blocks = (rows + lines - 1) / lines;
@@ -307,10 +323,10 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Chir
         launch(mixed_rows_c2c_kernel<false>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines, group);
 }
 
-void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, Chirps& chirps, cudaStream_t s,
-              bool grouped) {
-    Line L = make_line(n, inverse, chirps);
-    const int C = column_block(L, ncols);
+void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
+              cudaStream_t s, bool grouped) {
+    Line L = make_line(n, inverse, tables);
+    const int C = column_block(L, ncols, max_threads);
     if (grouped && ncols % C != 0) throw ConfigError("internal: grouped columns need whole groups");
     const int smem = C * L.stride * int(sizeof(float2));
     const int blocks = (ncols + C - 1) / C;
@@ -320,9 +336,9 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
         launch(mixed_cols_kernel<false>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C, grouped);
 }
 
-void real_rows(const float* plane, float2* half, int width, int height, Chirps& chirps, int target_threads,
+void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
                cudaStream_t s) {
-    const Line L = make_line(width, false, chirps);
+    const Line L = make_line(width, false, tables);
     const int pairs = (height + 1) / 2;
     const int lines = row_lines(L, pairs, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
@@ -330,16 +346,16 @@ void real_rows(const float* plane, float2* half, int width, int height, Chirps& 
            L, height, lines, width / 2 + 1);
 }
 
-void real_cols(const float* plane, float2* g, int width, int height, Chirps& chirps, cudaStream_t s) {
-    Line L = make_line(height, false, chirps);
+void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s) {
+    Line L = make_line(height, false, tables);
     const int pairs = (width + 1) / 2;
-    const int C = column_block(L, pairs);
+    const int C = column_block(L, pairs, max_threads);
     const int smem = C * L.stride * int(sizeof(float2));
     launch(mixed_cols_real_kernel, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane, g, L, width, C);
 }
 
-void rows_view(ColOut mode, const ColParams& p, Chirps& chirps, int target_threads, cudaStream_t s) {
-    const Line L = make_line(p.width, false, chirps);
+void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_threads, cudaStream_t s) {
+    const Line L = make_line(p.width, false, tables);
     const int lines = row_lines(L, p.ncols, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     const int blocks = (p.ncols + lines - 1) / lines, threads = lines * L.tpc;

@@ -26,34 +26,39 @@ constexpr int kMaxBluesteinLength = 8192;
 // Throws ConfigError, naming the line and its prime factor, for what the mixed kernels cannot run.
 void check_length(int n);
 
-// Bluestein's kept chirp spectra, one per line length, computed on the host in double on first use.
-class Chirps {
+// What the mixed kernels read besides the data, per line length, computed on the host in double on first use and
+// kept: each work length's twiddles (mixed_radix::twiddle_table) and Bluestein's chirp spectra.
+class LineTables {
 public:
+    // The twiddle table of a line whose passes run over `work` points (Bluestein's m, or n itself).
+    const float2* twiddles(int work);
     // FFT_m of conj(chirp) / m for the forward (inverse = false) or the inverse transform of n points.
     const float2* spectrum(int n, bool inverse);
 
 private:
-    std::map<int, DeviceBuffer<float2>> by_length_;  // [0, m): forward; [m, 2m): inverse
+    std::map<int, DeviceBuffer<float2>> twiddles_;  // by work length
+    std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse
 };
 
-// Columns of n points a column block takes (c2c_cols) when there are `ncols` of them.
-int columns_per_block(int n, int ncols);
+// Columns of n points a column block takes (c2c_cols) when there are `ncols` of them and a block may have
+// `max_threads` threads (up to 1024; a line takes mixed_radix::line_threads of them, one line at least).
+int columns_per_block(int n, int ncols, int max_threads);
 // Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in` unless grouped). group > 0 (a
 // divisor of n): `out` grouped for c2c_cols, the `group` columns a column block takes next to each other row
 // after row ([x / group][row][x % group]).
-void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Chirps& chirps, int target_threads,
+void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
               cudaStream_t s, int group = 0);
 // Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`); `grouped`:
-// `in` as c2c_rows writes it with group = columns_per_block(n, ncols), which must divide ncols.
-void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, Chirps& chirps, cudaStream_t s,
-              bool grouped = false);
+// `in` as c2c_rows writes it with group = columns_per_block(n, ncols, max_threads), which must divide ncols.
+void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
+              cudaStream_t s, bool grouped = false);
 // Real rows two at a time -> the half spectrum along x: `half` (ld = width/2 + 1) holds bins 0..width/2 of each row.
-void real_rows(const float* plane, float2* half, int width, int height, Chirps& chirps, int target_threads,
+void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
                cudaStream_t s);
 // The picture's pass A: real columns two at a time -> G[ky][x] for ky = 0..height/2 (row stride width).
-void real_cols(const float* plane, float2* g, int width, int height, Chirps& chirps, cudaStream_t s);
+void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s);
 // The picture's pass B: rows ky of G (p.ncols = height/2 + 1 of them) along x, into the view epilogue.
-void rows_view(fast_detail::ColOut mode, const fast_detail::ColParams& p, Chirps& chirps, int target_threads,
+void rows_view(fast_detail::ColOut mode, const fast_detail::ColParams& p, LineTables& tables, int target_threads,
                cudaStream_t s);
 
 }  // namespace specview::gpu::mixed

@@ -252,16 +252,22 @@ inline int line_threads(int work) {
     return tpc > 32 ? (tpc + 31) / 32 * 32 : tpc;
 }
 
-// sin and cos of pi x: sincospif on the device; on the host from double (the kernels' twiddles within an ulp).
-SV_MR_HD void sincos_pi(float x, float* s, float* c) {
+// j mod d for 0 <= j, d <= 16384 by a multiplication: one division a pass instead of one a butterfly (a runtime
+// integer division is some twenty instructions). magic = ceil(2^32 / d) is off by e < d, so j magic / 2^32 is
+// off j / d by j e / (d 2^32) < 1 / d, which cannot carry floor(j / d) past the next integer (j e < 2^28).
+struct Divider {
+    unsigned d, magic;
+    SV_MR_HD explicit Divider(int divisor) : d(unsigned(divisor)), magic(d > 1 ? 0xFFFFFFFFu / d + 1u : 0u) {}
+    SV_MR_HD int mod(int j) const {
+        if (d == 1) return 0;
 #if defined(__CUDA_ARCH__)
-    sincospif(x, s, c);
+        const unsigned quotient = __umulhi(unsigned(j), magic);
 #else
-    const double a = 3.14159265358979323846 * double(x);
-    *s = float(sin(a));
-    *c = float(cos(a));
+        const unsigned quotient = unsigned((unsigned long long)unsigned(j) * magic >> 32);
 #endif
-}
+        return int(unsigned(j) - quotient * d);
+    }
+};
 
 template <int R>
 struct PassRegs {
@@ -269,27 +275,43 @@ struct PassRegs {
     float2 v[kButterflies][R];
 };
 
-// Inputs r = 1..R-1 times W^(r k), W = exp(-+2 pi i / (ns R)): W from sin/cos of pi, its powers as products of W,
-// W^2, W^4, W^8 (at most four roundings each), as the power-of-two kernels do.
+// A work length's twiddles, all its passes' in one table of work - 1 entries (the passes' ns (R - 1) add up to
+// work - 1): the pass with ns keeps W^(r k), W = exp(-2 pi i / (ns R)), for r = 1..R-1 and k = 0..ns-1 at
+// [ns - 1 + (r - 1) ns + k], forward (the inverse takes conjugates); a warp's neighbouring k read neighbouring
+// entries. Computed in double and rounded once: the kernels load them (through the read-only cache) instead of
+// computing sin and cos and the powers in float, which was most of a pass's arithmetic.
+inline std::vector<float2> twiddle_table(const LinePlan& p) {
+    std::vector<float2> t;
+    int ns = 1;
+    for (int i = 0; i < p.passes; ++i) {
+        const int R = p.radix[i];
+        for (int r = 1; r < R; ++r)
+            for (int k = 0; k < ns; ++k) {
+                const long long num = (2LL * r * k) % (2LL * ns * R);  // the angle pi num / (ns R), exact
+                const double a = 3.14159265358979323846 * double(num) / double(ns * R);
+                t.push_back(c_make(float(cos(a)), float(-sin(a))));
+            }
+        ns *= R;
+    }
+    return t;
+}
+
+SV_MR_HD float2 load_twiddle(const float2* p) {
+#if defined(__CUDA_ARCH__)
+    return __ldg(p);
+#else
+    return *p;
+#endif
+}
+
+// Inputs r = 1..R-1 times W^(r k) from the pass's part of the table (tw = table + ns - 1).
 template <int R, bool kInv>
-SV_MR_HD void twiddle(float2* v, int k, int nsR) {
-    if (k == 0) return;
-    float sn, cs;
-    sincos_pi(float(2 * k) / float(nsR), &sn, &cs);
-    float2 p[4];
-    p[0] = c_make(cs, kInv ? sn : -sn);
-    SV_MR_UNROLL
-    for (int i = 1; i < 4; ++i) p[i] = c_mul(p[i - 1], p[i - 1]);
+SV_MR_HD void twiddle(float2* v, const float2* tw, int k, int ns) {
+    if (k == 0) return;  // W^0 = 1
     SV_MR_UNROLL
     for (int r = 1; r < R; ++r) {
-        float2 w = c_make(1.0f, 0.0f);
-        bool first = true;
-        SV_MR_UNROLL
-        for (int i = 0; i < 4; ++i)
-            if (r & (1 << i)) {
-                w = first ? p[i] : c_mul(w, p[i]);
-                first = false;
-            }
+        float2 w = load_twiddle(tw + (r - 1) * ns + k);
+        if (kInv) w.y = -w.y;
         v[r] = c_mul(v[r], w);
     }
 }
@@ -301,17 +323,20 @@ SV_MR_HD void small_dft(float2* v, bool inverse) {
     else dft_pow2<R>(v, inverse);
 }
 
-// A pass's first half for thread t: butterflies j = t, t + tpc, ... < n / R read x[j + r n / R].
+// A pass's first half for thread t: butterflies j = t, t + tpc, ... < n / R read x[j + r n / R]. `table` is the
+// work length's twiddle_table.
 template <int R, bool kInv>
-SV_MR_HD void pass_gather(const float2* sm, PassRegs<R>& g, int n, int ns, int t, int tpc) {
+SV_MR_HD void pass_gather(const float2* sm, PassRegs<R>& g, const float2* table, int n, int ns, int t, int tpc) {
     const int q = n / R;
+    const float2* tw = table + (ns - 1);
+    const Divider by_ns(ns);
     SV_MR_UNROLL
     for (int b = 0; b < PassRegs<R>::kButterflies; ++b) {
         const int j = t + b * tpc;
         if (j < q) {
             SV_MR_UNROLL
             for (int r = 0; r < R; ++r) g.v[b][r] = sm[padi(j + r * q)];
-            twiddle<R, kInv>(g.v[b], j % ns, ns * R);
+            twiddle<R, kInv>(g.v[b], tw, by_ns.mod(j), ns);
             small_dft<R>(g.v[b], kInv);
         }
     }
@@ -320,11 +345,12 @@ SV_MR_HD void pass_gather(const float2* sm, PassRegs<R>& g, int n, int ns, int t
 template <int R>
 SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R>& g, int n, int ns, int t, int tpc) {
     const int q = n / R;
+    const Divider by_ns(ns);
     SV_MR_UNROLL
     for (int b = 0; b < PassRegs<R>::kButterflies; ++b) {
         const int j = t + b * tpc;
         if (j < q) {
-            const int k = j % ns, base = (j - k) * R + k;
+            const int k = by_ns.mod(j), base = (j - k) * R + k;
             SV_MR_UNROLL
             for (int r = 0; r < R; ++r) sm[padi(base + r * ns)] = g.v[b][r];
         }

@@ -54,7 +54,9 @@ SV_HD float view_value(View v, float re, float im) {
     switch (v) {
         case View::LogMag: return log1pf(sqrtf(re * re + im * im));
         case View::PowerDb: return 10.0f * log10f(re * re + im * im + kPowerFloor);
-        case View::Phase: return atan2f(im, re);
+        // The principal value, in (-pi, pi]: a real negative bin is pi whatever the sign of its zero imaginary
+        // part (-0 + 0 = +0), which the kernels' and the CPU's arithmetic leave differently.
+        case View::Phase: return atan2f(im + 0.0f, re);
         case View::Real: return re;
         case View::Imag: return im;
     }

@@ -428,22 +428,28 @@ int main(int argc, char** argv) {
         // C2C with the row block sizes swept, R2C and the picture; each checked against cuFFT at that size.
         StageStats st_fast_x, st_fast_r2c_x, e2e_fast_x;
         double fast_x_err_c2c = -1, fast_x_err_r2c = -1;
-        int fast_x_rows = 256;
+        int fast_x_rows = 256, fast_x_cols = 0;
         bool fast_x_grouped = true;
+        std::string fast_x_sweep;
         if (n0 != n) {
             for (bool grouped : {false, true})
-                for (int rt : {128, 256, 512, 1024}) {
-                    fast.set_variant({grouped, true, true});
-                    fast.set_block_threads(rt, 0);
-                    StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-                    if (st_fast_x.names.empty() || st.median_total() < st_fast_x.median_total()) {
-                        st_fast_x = st;
-                        fast_x_rows = rt;
-                        fast_x_grouped = grouped;
+                for (int rt : {128, 256, 512, 1024})
+                    for (int ct : {384, 512, 768, 1024}) {
+                        fast.set_variant({grouped, true, true});
+                        fast.set_block_threads(rt, ct);
+                        StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                        char cell[64];
+                        std::snprintf(cell, sizeof cell, " g%d R%d/C%d %.4f", int(grouped), rt, ct, st.median_total());
+                        fast_x_sweep += cell;
+                        if (st_fast_x.names.empty() || st.median_total() < st_fast_x.median_total()) {
+                            st_fast_x = st;
+                            fast_x_rows = rt;
+                            fast_x_cols = ct;
+                            fast_x_grouped = grouped;
+                        }
                     }
-                }
             fast.set_variant({fast_x_grouped, true, true});
-            fast.set_block_threads(fast_x_rows, 0);
+            fast.set_block_threads(fast_x_rows, fast_x_cols);
             restore();
             fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr);
             CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), n0 * sizeof(float2), cudaMemcpyDeviceToDevice, s));
@@ -507,8 +513,9 @@ int main(int argc, char** argv) {
         std::printf("  custom-fast / faster peer: C2C %.2fx, R2C %.2fx%s\n", st_fast.median_total() / peer_c2c,
                     st_fast_r2c.median_total() / peer_r2c, n0 != n ? " (custom-fast padded)" : "");
         if (n0 != n) {
-            print_stages("custom-fast C2C, unpadded", "mixed radix g" + std::to_string(fast_x_grouped) + " R" + std::to_string(fast_x_rows),
-                         st_fast_x);
+            print_stages("custom-fast C2C, unpadded", "mixed radix g" + std::to_string(fast_x_grouped) + " R" + std::to_string(fast_x_rows) +
+                                                          "/C" + std::to_string(fast_x_cols), st_fast_x);
+            std::printf("      block-size sweep (ms):%s\n", fast_x_sweep.c_str());
             std::printf("      vs cuFFT C2C rel L2 %.2g\n", fast_x_err_c2c);
             print_stages("custom-fast R2C, unpadded", "mixed radix", st_fast_r2c_x);
             std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_x_err_r2c);

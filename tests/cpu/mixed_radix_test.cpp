@@ -101,25 +101,27 @@ TEST(MixedRadix, LinesMatchFftwAtUsersSizesPowersOfTwoAndPrimes) {
 // launch, its shared memory and the barriers themselves. ----
 
 template <int R, bool kInv>
-void emulate_pass(std::vector<float2>& sm, int n, int ns, int tpc) {
+void emulate_pass(std::vector<float2>& sm, const std::vector<float2>& table, int n, int ns, int tpc) {
     std::vector<mr::PassRegs<R>> regs(static_cast<std::size_t>(tpc));
-    for (int t = 0; t < tpc; ++t) mr::pass_gather<R, kInv>(sm.data(), regs[std::size_t(t)], n, ns, t, tpc);
+    for (int t = 0; t < tpc; ++t) mr::pass_gather<R, kInv>(sm.data(), regs[std::size_t(t)], table.data(), n, ns, t, tpc);
     // barrier
     for (int t = 0; t < tpc; ++t) mr::pass_scatter<R>(sm.data(), regs[std::size_t(t)], n, ns, t, tpc);
 }
 
 template <bool kInv>
 void emulate_passes(std::vector<float2>& sm, const mr::LinePlan& p, int tpc) {
+    const std::vector<float2> table = mr::twiddle_table(p);
+    EXPECT_EQ(int(table.size()), std::max(0, p.n - 1)) << p.n;  // the passes' ns (R - 1) add up to n - 1
     int ns = 1;
     for (int i = 0; i < p.passes; ++i) {
         switch (p.radix[i]) {
-            case 16: emulate_pass<16, kInv>(sm, p.n, ns, tpc); break;
-            case 8: emulate_pass<8, kInv>(sm, p.n, ns, tpc); break;
-            case 4: emulate_pass<4, kInv>(sm, p.n, ns, tpc); break;
-            case 2: emulate_pass<2, kInv>(sm, p.n, ns, tpc); break;
-            case 3: emulate_pass<3, kInv>(sm, p.n, ns, tpc); break;
-            case 5: emulate_pass<5, kInv>(sm, p.n, ns, tpc); break;
-            case 7: emulate_pass<7, kInv>(sm, p.n, ns, tpc); break;
+            case 16: emulate_pass<16, kInv>(sm, table, p.n, ns, tpc); break;
+            case 8: emulate_pass<8, kInv>(sm, table, p.n, ns, tpc); break;
+            case 4: emulate_pass<4, kInv>(sm, table, p.n, ns, tpc); break;
+            case 2: emulate_pass<2, kInv>(sm, table, p.n, ns, tpc); break;
+            case 3: emulate_pass<3, kInv>(sm, table, p.n, ns, tpc); break;
+            case 5: emulate_pass<5, kInv>(sm, table, p.n, ns, tpc); break;
+            case 7: emulate_pass<7, kInv>(sm, table, p.n, ns, tpc); break;
             default: ADD_FAILURE() << "radix " << p.radix[i];
         }
         ns *= p.radix[i];
@@ -147,6 +149,16 @@ void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = 
         for (int t = 0; t < tpc; ++t) mr::bluestein_postmultiply<kInv>(sm.data(), n, t, tpc);
     }
     for (int i = 0; i < n; ++i) x[std::size_t(i)] = sm[std::size_t(mr::padi(i))];
+}
+
+// The passes' j mod ns by multiplication is the division's remainder for every j and ns a line can have.
+TEST(MixedRadix, TheDividerIsExactForEveryIndexAndStride) {
+    std::size_t wrong = 0;
+    for (int d = 1; d <= 16384; ++d) {
+        const mr::Divider by(d);
+        for (int j = 0; j <= 16384; ++j) wrong += by.mod(j) != j % d;
+    }
+    EXPECT_EQ(wrong, 0u);
 }
 
 // No thread is given more butterflies than its registers hold, at any length the kernels take, in any pass.

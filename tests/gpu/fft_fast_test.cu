@@ -268,9 +268,9 @@ void expect_picture_like_the_cpus(Rng& rng, gpu::FastFft& fast, int w, int h, Vi
         EXPECT_LE(max_level_diff(got, want, vp.colormap), 1) << what;
         return;
     }
-    // Phase wraps at +-pi: a bin with a zero imaginary part and a negative real part (a Nyquist bin of a real
-    // image) is +pi from FFTW's exact +0 and -pi from a -0 or a rounding-sized negative, both right. Every other
-    // texel within one level.
+    // Phase wraps at +-pi: a bin next to the negative real axis is near +pi on one side and near -pi on the other,
+    // both right. (The self-conjugate bins, exactly real, are pi on both: custom-fast zeroes their rounding and a
+    // -0 counts as +0.) Every other texel within one level.
     std::size_t bad = 0;
     for (std::size_t i = 0; i < n; ++i)
         if (max_level_difference(&got[i], &want[i], 1, vp.colormap) > 1 && std::abs(values[i]) < float(M_PI) - 1e-3f) ++bad;
