@@ -62,6 +62,7 @@ __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, 
             case 8: pass<8, kInv>(sm, tw, n, ns, t, tpc, active); break;
             case 4: pass<4, kInv>(sm, tw, n, ns, t, tpc, active); break;
             case 2: pass<2, kInv>(sm, tw, n, ns, t, tpc, active); break;
+            case 9: pass<9, kInv>(sm, tw, n, ns, t, tpc, active); break;
             case 3: pass<3, kInv>(sm, tw, n, ns, t, tpc, active); break;
             case 5: pass<5, kInv>(sm, tw, n, ns, t, tpc, active); break;
             default: pass<7, kInv>(sm, tw, n, ns, t, tpc, active); break;

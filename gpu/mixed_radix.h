@@ -118,6 +118,37 @@ SV_MR_HD void dft_odd(float2* v, bool inverse) {  // R = 5 or 7
     for (int k = 0; k < R; ++k) v[k] = out[k];
 }
 
+// The 9-point DFT as 3 x 3 (Cooley-Tukey in registers): three 3-point DFTs of x[3 n1 + n2] over n1, the
+// products times W9^(n2 k1), three 3-point DFTs over n2; X[k1 + 3 k2]. One pass of radix 9 instead of two of 3
+// saves a shared-memory round trip and a pair of barriers (PERF_NOTES.md, m4).
+SV_MR_HD void dft9(float2* v, bool inverse) {
+    // cos and sin of 2 pi m / 9 for m = 1, 2, 4 (the twiddles' exponents n2 k1 are 0, 1, 2, 4)
+    const float c1 = 0.766044443118978f, s1 = 0.642787609686539f;
+    const float c2 = 0.173648177666930f, s2 = 0.984807753012208f;
+    const float c4 = -0.939692620785908f, s4 = 0.342020143325669f;
+    float2 a[3][3];  // a[n2][k1]
+    SV_MR_UNROLL
+    for (int n2 = 0; n2 < 3; ++n2) {
+        a[n2][0] = v[n2];
+        a[n2][1] = v[3 + n2];
+        a[n2][2] = v[6 + n2];
+        dft3(a[n2], inverse);
+    }
+    const float sg = inverse ? 1.0f : -1.0f;
+    a[1][1] = c_mul(a[1][1], c_make(c1, sg * s1));
+    a[1][2] = c_mul(a[1][2], c_make(c2, sg * s2));
+    a[2][1] = c_mul(a[2][1], c_make(c2, sg * s2));
+    a[2][2] = c_mul(a[2][2], c_make(c4, sg * s4));
+    SV_MR_UNROLL
+    for (int k1 = 0; k1 < 3; ++k1) {
+        float2 b[3] = {a[0][k1], a[1][k1], a[2][k1]};
+        dft3(b, inverse);
+        v[k1] = b[0];
+        v[k1 + 3] = b[1];
+        v[k1 + 6] = b[2];
+    }
+}
+
 SV_MR_HD void dft_small(float2* v, int R, bool inverse) {
     switch (R) {
         case 2: dft_pow2<2>(v, inverse); break;
@@ -126,6 +157,7 @@ SV_MR_HD void dft_small(float2* v, int R, bool inverse) {
         case 5: dft_odd<5>(v, inverse); break;
         case 7: dft_odd<7>(v, inverse); break;
         case 8: dft_pow2<8>(v, inverse); break;
+        case 9: dft9(v, inverse); break;
         case 16: dft_pow2<16>(v, inverse); break;
         default: break;
     }
@@ -145,7 +177,7 @@ struct LinePlan {
 };
 
 // The plan of an n-point line (n >= 1): radix 16 while it divides, then one of 8, 4, 2 for the rest of the power
-// of two, then 7s, 5s and 3s; Bluestein when anything else is left.
+// of two, then 9s (3 x 3 in registers), 7s, 5s and a last 3; Bluestein when anything else is left.
 inline LinePlan plan_line(int n) {
     LinePlan p;
     p.n = n;
@@ -154,7 +186,7 @@ inline LinePlan plan_line(int n) {
     while (rest % 2 == 0) rest /= 2, ++twos;
     for (; twos >= 4; twos -= 4) p.radix[p.passes++] = 16;
     if (twos > 0) p.radix[p.passes++] = 1 << twos;
-    for (int r : {7, 5, 3})
+    for (int r : {9, 7, 5, 3})
         while (rest % r == 0 && p.passes < kMaxPasses) rest /= r, p.radix[p.passes++] = r;
     if (rest != 1) {
         p.passes = 0;
@@ -320,6 +352,7 @@ template <int R>
 SV_MR_HD void small_dft(float2* v, bool inverse) {
     if constexpr (R == 3) dft3(v, inverse);
     else if constexpr (R == 5 || R == 7) dft_odd<R>(v, inverse);
+    else if constexpr (R == 9) dft9(v, inverse);
     else dft_pow2<R>(v, inverse);
 }
 

@@ -52,7 +52,7 @@ TEST(MixedRadix, EveryLengthFactorsIntoItsPassesOrGoesToBluestein) {
             ASSERT_LE(p.passes, mr::kMaxPasses);
             for (int i = 0; i < p.passes; ++i) {
                 EXPECT_TRUE(p.radix[i] == 2 || p.radix[i] == 3 || p.radix[i] == 4 || p.radix[i] == 5 || p.radix[i] == 7 ||
-                            p.radix[i] == 8 || p.radix[i] == 16)
+                            p.radix[i] == 8 || p.radix[i] == 9 || p.radix[i] == 16)
                     << n;
                 prod *= p.radix[i];
             }
@@ -66,7 +66,7 @@ TEST(MixedRadix, EveryLengthFactorsIntoItsPassesOrGoesToBluestein) {
 
 TEST(MixedRadix, EachSmallDftIsTheDft) {
     Rng rng;
-    for (int R : {2, 3, 4, 5, 7, 8, 16})
+    for (int R : {2, 3, 4, 5, 7, 8, 9, 16})
         for (bool inverse : {false, true}) {
             const std::vector<cf> x = rng.complex(std::size_t(R));
             std::vector<float2> v = to_float2(x);
@@ -122,6 +122,7 @@ void emulate_passes(std::vector<float2>& sm, const mr::LinePlan& p, int tpc) {
             case 3: emulate_pass<3, kInv>(sm, table, p.n, ns, tpc); break;
             case 5: emulate_pass<5, kInv>(sm, table, p.n, ns, tpc); break;
             case 7: emulate_pass<7, kInv>(sm, table, p.n, ns, tpc); break;
+            case 9: emulate_pass<9, kInv>(sm, table, p.n, ns, tpc); break;
             default: ADD_FAILURE() << "radix " << p.radix[i];
         }
         ns *= p.radix[i];
