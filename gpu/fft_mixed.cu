@@ -51,11 +51,25 @@ __device__ __forceinline__ void pass(float2* sm, const float2* tw, int n, int ns
     __syncthreads();
 }
 
+// The first pass read straight from where the line lies (`at(i)`, global memory): no copy into shared memory
+// before it, and no barrier between its halves, as nothing reads the shared line before the scatter writes it.
+template <int R, bool kInv, class At>
+__device__ __forceinline__ void first_pass(const At& at, float2* sm, const float2* tw, int n, int t, int tpc, bool active) {
+    if (active) {
+        mixed_radix::PassRegs<R> g = {};
+        mixed_radix::pass_gather_from<R, kInv>(at, g, tw, n, 1, t, tpc);
+        mixed_radix::pass_scatter<R>(sm, g, n, 1, t, tpc);
+    }
+    __syncthreads();
+}
+
+// Passes `from`..passes-1 (ns starting at the product of the earlier radices) over the line in shared memory.
 template <bool kInv>
 __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, int passes, unsigned long long radices, int t,
-                                           int tpc, bool active) {
+                                           int tpc, bool active, int from = 0) {
     int ns = 1;
-    for (int p = 0; p < passes; ++p) {
+    for (int p = 0; p < from; ++p) ns *= int((radices >> (4 * p)) & 15u) + 1;
+    for (int p = from; p < passes; ++p) {
         const int R = int((radices >> (4 * p)) & 15u) + 1;
         switch (R) {
             case 16: pass<16, kInv>(sm, tw, n, ns, t, tpc, active); break;
@@ -71,16 +85,12 @@ __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, 
     }
 }
 
-// The whole FFT of a line held in shared memory in natural order (padded), in place. On entry the block has
-// passed a barrier since the line was written; on exit it has passed one since the result was.
+// Bluestein's transform of a line held in shared memory in natural order (padded), in place. On entry the block
+// has passed a barrier since the line was written; on exit it has passed one since the result was.
+// X_k = w_k sum_j (x_j w_j) conj(w)_{k-j}, a circular convolution of length m done as
+// IFFT(FFT(x w, zero-padded) FFT(conj w) / m); the second factor is kept (chirp_spectrum).
 template <bool kInv>
-__device__ __forceinline__ void line_fft(float2* sm, const Line& L, int t, bool active) {
-    if (!L.chirp_spectrum) {
-        run_passes<kInv>(sm, L.twiddles, L.work, L.passes, L.radices, t, L.tpc, active);
-        return;
-    }
-    // Bluestein: X_k = w_k sum_j (x_j w_j) conj(w)_{k-j}, a circular convolution of length m done as
-    // IFFT(FFT(x w, zero-padded) FFT(conj w) / m); the second factor is kept (chirp_spectrum).
+__device__ __forceinline__ void bluestein_line(float2* sm, const Line& L, int t, bool active) {
     const int n = L.n, m = L.work;
     if (active) mixed_radix::bluestein_premultiply<kInv>(sm, n, m, t, L.tpc);
     __syncthreads();
@@ -92,6 +102,39 @@ __device__ __forceinline__ void line_fft(float2* sm, const Line& L, int t, bool 
     __syncthreads();
 }
 
+// The whole FFT of a line read from `at(i)` (i < L.n; global memory), the result left in shared memory in natural
+// order (padded); on exit the block has passed a barrier since it was written. The first pass gathers straight
+// from `at` (mixed_radix::pass_gather_from); a Bluestein line, or a line of one point, is copied in first. Every
+// thread of the block calls it (it has the block's barriers); those of no line pass active = false.
+template <bool kInv, class At>
+__device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Line& L, int t, bool active) {
+    if (L.chirp_spectrum || L.passes == 0) {
+        if (active)
+            for (int j = t; j < L.n; j += L.tpc) sm[padi(j)] = at(j);
+        __syncthreads();
+        if (L.chirp_spectrum) bluestein_line<kInv>(sm, L, t, active);
+        return;
+    }
+    switch (int(L.radices & 15u) + 1) {
+        case 16: first_pass<16, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+        case 8: first_pass<8, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+        case 4: first_pass<4, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+        case 2: first_pass<2, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+        case 9: first_pass<9, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+        case 3: first_pass<3, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+        case 5: first_pass<5, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+        default: first_pass<7, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+    }
+    run_passes<kInv>(sm, L.twiddles, L.work, L.passes, L.radices, t, L.tpc, active, 1);
+}
+
+// The same for a line already in shared memory (the block has passed a barrier since it was written).
+template <bool kInv>
+__device__ __forceinline__ void line_fft(float2* sm, const Line& L, int t, bool active) {
+    if (L.chirp_spectrum) bluestein_line<kInv>(sm, L, t, active);
+    else run_passes<kInv>(sm, L.twiddles, L.work, L.passes, L.radices, t, L.tpc, active);
+}
+
 // ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
 
 // group > 0: the output is grouped for the column pass, the `group` columns a column block takes next to each
@@ -101,12 +144,9 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
                                                               int lines, int group) {
     extern __shared__ float2 sm_rows[];
     const int n = L.n, row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
-    for (int l = 0; l < nl; ++l)
-        for (int x = threadIdx.x; x < n; x += blockDim.x)
-            sm_rows[l * L.stride + padi(x)] = in[std::size_t(row0 + l) * n + x];
-    __syncthreads();
     const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
-    line_fft<kInv>(sm_rows + line * L.stride, L, t, line < nl);
+    const float2* src = in + std::size_t(row0 + line) * n;
+    line_fft_from<kInv>([src](int i) { return src[i]; }, sm_rows + line * L.stride, L, t, line < nl);
     for (int l = 0; l < nl; ++l)
         for (int x = threadIdx.x; x < n; x += blockDim.x) {
             const std::size_t i = group > 0 ? (std::size_t(x / group) * rows + row0 + l) * group + x % group
@@ -120,18 +160,14 @@ __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __re
                                                                Line L, int rows, int lines, int ld) {
     extern __shared__ float2 sm_rows[];
     const int n = L.n, pair0 = blockIdx.x * lines, pairs = (rows + 1) / 2, nl = min(lines, pairs - pair0);
-    for (int l = 0; l < nl; ++l) {
-        const int ra = 2 * (pair0 + l), rb = ra + 1;
-        for (int x = threadIdx.x; x < n; x += blockDim.x)
-            sm_rows[l * L.stride + padi(x)] = c_make(__ldg(&plane[std::size_t(ra) * n + x]),
-                                                     rb < rows ? __ldg(&plane[std::size_t(rb) * n + x]) : 0.0f);
-    }
-    __syncthreads();
     const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
-    const float2* sm = sm_rows + line * L.stride;
-    line_fft<false>(sm_rows + line * L.stride, L, t, line < nl);
-    if (line >= nl) return;
     const int ra = 2 * (pair0 + line), rb = ra + 1;
+    const float* row_a = plane + std::size_t(ra) * n;
+    const float* row_b = rb < rows ? plane + std::size_t(rb) * n : nullptr;
+    const float2* sm = sm_rows + line * L.stride;
+    line_fft_from<false>([row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); },
+                         sm_rows + line * L.stride, L, t, line < nl);
+    if (line >= nl) return;
     for (int k = t; k <= n / 2; k += L.tpc) {
         float2 a, b;
         unpack_pair(sm, n, k, &a, &b);
@@ -145,13 +181,10 @@ template <ColOut kOut>
 __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line L, int lines) {
     extern __shared__ float2 sm_rows[];
     const int n = L.n, row0 = blockIdx.x * lines, nl = min(lines, p.ncols - row0);
-    for (int l = 0; l < nl; ++l)
-        for (int x = threadIdx.x; x < n; x += blockDim.x)
-            sm_rows[l * L.stride + padi(x)] = p.in[std::size_t(row0 + l) * p.ld_in + x];
-    __syncthreads();
     const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
     const float2* sm = sm_rows + line * L.stride;
-    line_fft<false>(sm_rows + line * L.stride, L, t, line < nl);
+    const float2* src = p.in + std::size_t(row0 + line) * p.ld_in;
+    line_fft_from<false>([src](int i) { return src[i]; }, sm_rows + line * L.stride, L, t, line < nl);
     float lo = FLT_MAX, hi = -FLT_MAX;
     float2 range = c_make(0.0f, 0.0f);
     if constexpr (kOut == ColOut::Picture) range = *p.range;
@@ -171,7 +204,11 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
                                                           bool grouped) {
     extern __shared__ float2 sm_cols[];
     const int n = L.n, col0 = blockIdx.x * C, nc = min(C, ncols - col0);
-    const int c = threadIdx.x % C, step = blockDim.x / C;  // the copies' mapping: a warp spans C columns x rows
+    // Copied in by a mapping where a warp spans C columns x 32 / C rows, so a row's C elements are read together,
+    // and a half-warp's shared-memory accesses fall on distinct banks (the buffers' spacing, column_block). The
+    // passes then take a line to consecutive threads. (Their first pass straight from global memory, as the rows
+    // do, needs the copies' mapping for coalescing; with it ptxas spilled 600 bytes a thread: PERF_NOTES.md m5.)
+    const int c = threadIdx.x % C, step = blockDim.x / C;
     const float2* run = in + std::size_t(blockIdx.x) * n * C;
     if (c < nc)
         for (int y = threadIdx.x / C; y < n; y += step)
@@ -189,7 +226,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
                                                                Line L, int width, int C) {
     extern __shared__ float2 sm_cols[];
     const int n = L.n, pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
-    const int c = threadIdx.x % C, step = blockDim.x / C;
+    const int c = threadIdx.x % C, step = blockDim.x / C;  // as mixed_cols_kernel
     const int xa = 2 * (pair0 + c), xb = xa + 1;
     if (c < nc)
         for (int y = threadIdx.x / C; y < n; y += step) {

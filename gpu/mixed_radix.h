@@ -357,9 +357,10 @@ SV_MR_HD void small_dft(float2* v, bool inverse) {
 }
 
 // A pass's first half for thread t: butterflies j = t, t + tpc, ... < n / R read x[j + r n / R]. `table` is the
-// work length's twiddle_table.
-template <int R, bool kInv>
-SV_MR_HD void pass_gather(const float2* sm, PassRegs<R>& g, const float2* table, int n, int ns, int t, int tpc) {
+// work length's twiddle_table. The first pass (ns = 1: no twiddles) may read the line where it lies in global
+// memory instead: pass_gather_from with `at(i)` giving x[i].
+template <int R, bool kInv, class At>
+SV_MR_HD void pass_gather_from(const At& at, PassRegs<R>& g, const float2* table, int n, int ns, int t, int tpc) {
     const int q = n / R;
     const float2* tw = table + (ns - 1);
     const Divider by_ns(ns);
@@ -368,11 +369,15 @@ SV_MR_HD void pass_gather(const float2* sm, PassRegs<R>& g, const float2* table,
         const int j = t + b * tpc;
         if (j < q) {
             SV_MR_UNROLL
-            for (int r = 0; r < R; ++r) g.v[b][r] = sm[padi(j + r * q)];
+            for (int r = 0; r < R; ++r) g.v[b][r] = at(j + r * q);
             twiddle<R, kInv>(g.v[b], tw, by_ns.mod(j), ns);
             small_dft<R>(g.v[b], kInv);
         }
     }
+}
+template <int R, bool kInv>
+SV_MR_HD void pass_gather(const float2* sm, PassRegs<R>& g, const float2* table, int n, int ns, int t, int tpc) {
+    pass_gather_from<R, kInv>([sm](int i) { return sm[padi(i)]; }, g, table, n, ns, t, tpc);
 }
 // Its second half: output r of butterfly j to (j - k) R + k + r ns, k = j mod ns (stockham_pass's order).
 template <int R>

@@ -108,12 +108,26 @@ void emulate_pass(std::vector<float2>& sm, const std::vector<float2>& table, int
     for (int t = 0; t < tpc; ++t) mr::pass_scatter<R>(sm.data(), regs[std::size_t(t)], n, ns, t, tpc);
 }
 
+// The kernels' first pass (fft_mixed.cu, first_pass): gathered from the line where it lies, each thread's
+// butterflies scattered into shared memory right after, no barrier between.
+template <int R, bool kInv>
+void emulate_first_pass(const std::vector<float2>& x, std::vector<float2>& sm, const std::vector<float2>& table, int tpc) {
+    const int n = int(x.size());
+    for (int t = 0; t < tpc; ++t) {
+        mr::PassRegs<R> g = {};
+        mr::pass_gather_from<R, kInv>([&x](int i) { return x.at(std::size_t(i)); }, g, table.data(), n, 1, t, tpc);
+        mr::pass_scatter<R>(sm.data(), g, n, 1, t, tpc);
+    }
+}
+
+// Passes from..passes-1 on the shared line; with from = 1 the first has run already (emulate_first_pass).
 template <bool kInv>
-void emulate_passes(std::vector<float2>& sm, const mr::LinePlan& p, int tpc) {
+void emulate_passes(std::vector<float2>& sm, const mr::LinePlan& p, int tpc, int from = 0) {
     const std::vector<float2> table = mr::twiddle_table(p);
     EXPECT_EQ(int(table.size()), std::max(0, p.n - 1)) << p.n;  // the passes' ns (R - 1) add up to n - 1
     int ns = 1;
-    for (int i = 0; i < p.passes; ++i) {
+    for (int i = 0; i < from; ++i) ns *= p.radix[i];
+    for (int i = from; i < p.passes; ++i) {
         switch (p.radix[i]) {
             case 16: emulate_pass<16, kInv>(sm, table, p.n, ns, tpc); break;
             case 8: emulate_pass<8, kInv>(sm, table, p.n, ns, tpc); break;
@@ -129,7 +143,9 @@ void emulate_passes(std::vector<float2>& sm, const mr::LinePlan& p, int tpc) {
     }
 }
 
-// One line as a block runs it: loaded into the padded buffer, transformed in place, read back in natural order.
+// One line as a block runs it (line_fft_from): the first pass read from the line in "global memory" into the
+// poisoned, padded shared buffer, the rest there, read back in natural order. A Bluestein line (or a line of
+// one point) is copied in first and transformed in place.
 template <bool kInv>
 void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = nullptr) {
     const int n = int(x.size());
@@ -138,16 +154,33 @@ void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = 
     const int tpc = mr::line_threads(work);
     const float nan = std::nanf("");
     std::vector<float2> sm(std::size_t(mr::padded_len(work)), mr::c_make(nan, nan));
-    for (int i = 0; i < n; ++i) sm[std::size_t(mr::padi(i))] = x[std::size_t(i)];
-    if (!p.bluestein) {
-        emulate_passes<kInv>(sm, p, tpc);
+    if (!p.bluestein && p.passes > 0) {
+        const std::vector<float2> table = mr::twiddle_table(p);
+        switch (p.radix[0]) {
+            case 16: emulate_first_pass<16, kInv>(x, sm, table, tpc); break;
+            case 8: emulate_first_pass<8, kInv>(x, sm, table, tpc); break;
+            case 4: emulate_first_pass<4, kInv>(x, sm, table, tpc); break;
+            case 2: emulate_first_pass<2, kInv>(x, sm, table, tpc); break;
+            case 3: emulate_first_pass<3, kInv>(x, sm, table, tpc); break;
+            case 5: emulate_first_pass<5, kInv>(x, sm, table, tpc); break;
+            case 7: emulate_first_pass<7, kInv>(x, sm, table, tpc); break;
+            case 9: emulate_first_pass<9, kInv>(x, sm, table, tpc); break;
+            default: ADD_FAILURE() << "radix " << p.radix[0];
+        }
+        // barrier
+        emulate_passes<kInv>(sm, p, tpc, 1);
     } else {
-        const mr::LinePlan pm = mr::plan_line(p.m);
-        for (int t = 0; t < tpc; ++t) mr::bluestein_premultiply<kInv>(sm.data(), n, p.m, t, tpc);
-        emulate_passes<false>(sm, pm, tpc);
-        for (int t = 0; t < tpc; ++t) mr::bluestein_convolve(sm.data(), spectrum->data(), p.m, t, tpc);
-        emulate_passes<true>(sm, pm, tpc);
-        for (int t = 0; t < tpc; ++t) mr::bluestein_postmultiply<kInv>(sm.data(), n, t, tpc);
+        for (int i = 0; i < n; ++i) sm[std::size_t(mr::padi(i))] = x[std::size_t(i)];
+        if (!p.bluestein) {
+            emulate_passes<kInv>(sm, p, tpc);
+        } else {
+            const mr::LinePlan pm = mr::plan_line(p.m);
+            for (int t = 0; t < tpc; ++t) mr::bluestein_premultiply<kInv>(sm.data(), n, p.m, t, tpc);
+            emulate_passes<false>(sm, pm, tpc);
+            for (int t = 0; t < tpc; ++t) mr::bluestein_convolve(sm.data(), spectrum->data(), p.m, t, tpc);
+            emulate_passes<true>(sm, pm, tpc);
+            for (int t = 0; t < tpc; ++t) mr::bluestein_postmultiply<kInv>(sm.data(), n, t, tpc);
+        }
     }
     for (int i = 0; i < n; ++i) x[std::size_t(i)] = sm[std::size_t(mr::padi(i))];
 }
