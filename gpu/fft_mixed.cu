@@ -204,18 +204,15 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
                                                           bool grouped) {
     extern __shared__ float2 sm_cols[];
     const int n = L.n, col0 = blockIdx.x * C, nc = min(C, ncols - col0);
-    // Copied in by a mapping where a warp spans C columns x 32 / C rows, so a row's C elements are read together,
-    // and a half-warp's shared-memory accesses fall on distinct banks (the buffers' spacing, column_block). The
-    // passes then take a line to consecutive threads. (Their first pass straight from global memory, as the rows
-    // do, needs the copies' mapping for coalescing; with it ptxas spilled 600 bytes a thread: PERF_NOTES.md m5.)
+    // The passes take a line to consecutive threads, and the first pass reads the columns straight from global
+    // memory: a warp's loads are 32 rows of one column, whose sectors the block's other columns' warps read too.
+    // (With a warp spanning C columns x 32 / C rows instead, which coalesces, ptxas spilled 600 bytes a thread:
+    // PERF_NOTES.md m5.) The store keeps that mapping.
     const int c = threadIdx.x % C, step = blockDim.x / C;
-    const float2* run = in + std::size_t(blockIdx.x) * n * C;
-    if (c < nc)
-        for (int y = threadIdx.x / C; y < n; y += step)
-            sm_cols[c * L.stride + padi(y)] = grouped ? run[std::size_t(y) * C + c] : in[std::size_t(y) * ld + col0 + c];
-    __syncthreads();
     const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
-    line_fft<kInv>(sm_cols + line * L.stride, L, t, line < nc);
+    const float2* src = grouped ? in + std::size_t(blockIdx.x) * n * C + line : in + col0 + line;
+    const int pitch = grouped ? C : ld;  // y * pitch < 2^28 (FastFft's sides are at most 16384)
+    line_fft_from<kInv>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t, line < nc);
     if (c < nc)
         for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm_cols[c * L.stride + padi(y)];
 }
@@ -226,16 +223,20 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
                                                                Line L, int width, int C) {
     extern __shared__ float2 sm_cols[];
     const int n = L.n, pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
-    const int c = threadIdx.x % C, step = blockDim.x / C;  // as mixed_cols_kernel
+    const int c = threadIdx.x % C, step = blockDim.x / C;  // the unpack's mapping, as mixed_cols_kernel's store
     const int xa = 2 * (pair0 + c), xb = xa + 1;
-    if (c < nc)
-        for (int y = threadIdx.x / C; y < n; y += step) {
-            const float* row = plane + std::size_t(y) * width;
-            sm_cols[c * L.stride + padi(y)] = c_make(__ldg(&row[xa]), xb < width ? __ldg(&row[xb]) : 0.0f);
-        }
-    __syncthreads();
-    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
-    line_fft<false>(sm_cols + line * L.stride, L, t, line < nc);
+    {  // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel)
+        const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+        const int la = 2 * (pair0 + line), db = la + 1 < width ? 1 : 0;  // column b, or a again (then unused)
+        const float* col_a = plane + la;
+        line_fft_from<false>(
+            [col_a, width, db](int y) {
+                const float* p = col_a + y * width;  // < 2^28 (FastFft's sides are at most 16384)
+                const float a = __ldg(p), b = __ldg(p + db);
+                return c_make(a, db ? b : 0.0f);
+            },
+            sm_cols + line * L.stride, L, t, line < nc);
+    }
     if (c < nc)
         for (int ky = threadIdx.x / C; ky <= n / 2; ky += step) {
             float2 a, b;
