@@ -1,9 +1,11 @@
 // custom-fast at any size (issue 13: 1920x1080, 3000x2000, 4032x3024 without padding): the same two passes as
 // the power-of-two kernels, on lines of any length up to 16384. A line's plan (gpu/mixed_radix.h) is Stockham
-// passes of radix 16, 8, 4, 2, 7, 5 and 3, or Bluestein's chirp-z transform through a power-of-two length for a
-// prime factor over 7. A line lives in shared memory from load to store: each pass reads its butterflies' inputs
-// into registers, transforms them there and writes them back in Stockham order, the whole block between two
-// barriers. FastFft calls these where a side is not a power of two; the layouts are the power-of-two path's.
+// passes of radix 16, 8, 4, 2, 9, 7, 5 and 3, or Bluestein's chirp-z transform through a power-of-two length for
+// a prime factor over 7. The first pass reads its butterflies' inputs straight from global memory and writes its
+// outputs into shared memory, where the line then stays until it is stored: each later pass reads its
+// butterflies' inputs into registers, transforms them there and writes them back in Stockham order, the whole
+// block between two barriers. FastFft calls these where a side is not a power of two; the layouts are the
+// power-of-two path's.
 #pragma once
 
 #include <cuda_runtime.h>
