@@ -534,7 +534,8 @@ FastFft::FastFft() : minmax_(2), range_(1) {}
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
     if (!pow2_sizes(width, height)) {
-        // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes four columns or more.
+        // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes two columns or more
+        // that divide the width (the mixed kernels gain from it there: PERF_NOTES.md m3).
         const int C = mixed::columns_per_block(height, width, mixed_col_threads());
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
         mixed::c2c_rows(data, scratch, width, height, inverse, tables_, rows_threads_, s, grouped ? C : 0);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <type_traits>
 #include <vector>
 
 #include "gpu/mixed_radix.h"
@@ -100,6 +101,22 @@ TEST(MixedRadix, LinesMatchFftwAtUsersSizesPowersOfTwoAndPrimes) {
 // between its barriers, on a padded shared-memory line poisoned with NaN. What the device adds to this is the
 // launch, its shared memory and the barriers themselves. ----
 
+// Calls f(std::integral_constant<int, R>{}) for a pass's radix R, as the kernels' switch does.
+template <class F>
+void with_radix(int R, F&& f) {
+    switch (R) {
+        case 16: f(std::integral_constant<int, 16>{}); break;
+        case 8: f(std::integral_constant<int, 8>{}); break;
+        case 4: f(std::integral_constant<int, 4>{}); break;
+        case 2: f(std::integral_constant<int, 2>{}); break;
+        case 3: f(std::integral_constant<int, 3>{}); break;
+        case 5: f(std::integral_constant<int, 5>{}); break;
+        case 7: f(std::integral_constant<int, 7>{}); break;
+        case 9: f(std::integral_constant<int, 9>{}); break;
+        default: ADD_FAILURE() << "radix " << R;
+    }
+}
+
 template <int R, bool kInv>
 void emulate_pass(std::vector<float2>& sm, const std::vector<float2>& table, int n, int ns, int tpc) {
     std::vector<mr::PassRegs<R>> regs(static_cast<std::size_t>(tpc));
@@ -128,17 +145,7 @@ void emulate_passes(std::vector<float2>& sm, const mr::LinePlan& p, int tpc, int
     int ns = 1;
     for (int i = 0; i < from; ++i) ns *= p.radix[i];
     for (int i = from; i < p.passes; ++i) {
-        switch (p.radix[i]) {
-            case 16: emulate_pass<16, kInv>(sm, table, p.n, ns, tpc); break;
-            case 8: emulate_pass<8, kInv>(sm, table, p.n, ns, tpc); break;
-            case 4: emulate_pass<4, kInv>(sm, table, p.n, ns, tpc); break;
-            case 2: emulate_pass<2, kInv>(sm, table, p.n, ns, tpc); break;
-            case 3: emulate_pass<3, kInv>(sm, table, p.n, ns, tpc); break;
-            case 5: emulate_pass<5, kInv>(sm, table, p.n, ns, tpc); break;
-            case 7: emulate_pass<7, kInv>(sm, table, p.n, ns, tpc); break;
-            case 9: emulate_pass<9, kInv>(sm, table, p.n, ns, tpc); break;
-            default: ADD_FAILURE() << "radix " << p.radix[i];
-        }
+        with_radix(p.radix[i], [&](auto r) { emulate_pass<decltype(r)::value, kInv>(sm, table, p.n, ns, tpc); });
         ns *= p.radix[i];
     }
 }
@@ -156,17 +163,7 @@ void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = 
     std::vector<float2> sm(std::size_t(mr::padded_len(work)), mr::c_make(nan, nan));
     if (!p.bluestein && p.passes > 0) {
         const std::vector<float2> table = mr::twiddle_table(p);
-        switch (p.radix[0]) {
-            case 16: emulate_first_pass<16, kInv>(x, sm, table, tpc); break;
-            case 8: emulate_first_pass<8, kInv>(x, sm, table, tpc); break;
-            case 4: emulate_first_pass<4, kInv>(x, sm, table, tpc); break;
-            case 2: emulate_first_pass<2, kInv>(x, sm, table, tpc); break;
-            case 3: emulate_first_pass<3, kInv>(x, sm, table, tpc); break;
-            case 5: emulate_first_pass<5, kInv>(x, sm, table, tpc); break;
-            case 7: emulate_first_pass<7, kInv>(x, sm, table, tpc); break;
-            case 9: emulate_first_pass<9, kInv>(x, sm, table, tpc); break;
-            default: ADD_FAILURE() << "radix " << p.radix[0];
-        }
+        with_radix(p.radix[0], [&](auto r) { emulate_first_pass<decltype(r)::value, kInv>(x, sm, table, tpc); });
         // barrier
         emulate_passes<kInv>(sm, p, tpc, 1);
     } else {
