@@ -85,6 +85,24 @@ __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, 
     }
 }
 
+// The last pass (ns = n / R) gathered from shared memory and written straight where the line goes (`put`): no
+// store loop after it, and one barrier fewer. With one pass only, it reads from `at` too and needs no barrier.
+template <int R, bool kInv, class At, class Put>
+__device__ __forceinline__ void last_pass(const At& at, const Put& put, const float2* sm, const float2* tw, int n, int t,
+                                          int tpc, bool active, bool only) {
+    mixed_radix::PassRegs<R> g = {};
+    if (only) {
+        if (active) {
+            mixed_radix::pass_gather_from<R, kInv>(at, g, tw, n, 1, t, tpc);
+            mixed_radix::pass_scatter_last<R>(put, g, n, t, tpc);
+        }
+        return;
+    }
+    if (active) mixed_radix::pass_gather<R, kInv>(sm, g, tw, n, n / R, t, tpc);
+    __syncthreads();  // (the line's shared buffer is not written again; the barrier keeps the block in step)
+    if (active) mixed_radix::pass_scatter_last<R>(put, g, n, t, tpc);
+}
+
 // Bluestein's transform of a line held in shared memory in natural order (padded), in place. On entry the block
 // has passed a barrier since the line was written; on exit it has passed one since the result was.
 // X_k = w_k sum_j (x_j w_j) conj(w)_{k-j}, a circular convolution of length m done as
@@ -135,6 +153,45 @@ __device__ __forceinline__ void line_fft(float2* sm, const Line& L, int t, bool 
     else run_passes<kInv>(sm, L.twiddles, L.work, L.passes, L.radices, t, L.tpc, active);
 }
 
+// The whole FFT of a line from `at(i)` to `put(i, X_i)` (both global memory): the first pass gathers from `at`,
+// the last scatters to `put`, the ones between run in shared memory. A Bluestein line (or one point) goes through
+// shared memory as line_fft_from leaves it, then out. Every thread of the block calls it.
+template <bool kInv, class At, class Put>
+__device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2* sm, const Line& L, int t, bool active) {
+    if (L.chirp_spectrum || L.passes == 0) {
+        line_fft_from<kInv>(at, sm, L, t, active);
+        if (active)
+            for (int j = t; j < L.n; j += L.tpc) put(j, sm[padi(j)]);
+        return;
+    }
+    const bool only = L.passes == 1;
+    if (!only) {
+        switch (int(L.radices & 15u) + 1) {
+            case 16: first_pass<16, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+            case 8: first_pass<8, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+            case 4: first_pass<4, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+            case 2: first_pass<2, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+            case 9: first_pass<9, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+            case 3: first_pass<3, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+            case 5: first_pass<5, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+            default: first_pass<7, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
+        }
+        run_passes<kInv>(sm, L.twiddles, L.work, L.passes - 1, L.radices, t, L.tpc, active, 1);
+    }
+    const float2* tw = L.twiddles;
+    const int n = L.work;
+    switch (int((L.radices >> (4 * (L.passes - 1))) & 15u) + 1) {
+        case 16: last_pass<16, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
+        case 8: last_pass<8, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
+        case 4: last_pass<4, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
+        case 2: last_pass<2, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
+        case 9: last_pass<9, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
+        case 3: last_pass<3, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
+        case 5: last_pass<5, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
+        default: last_pass<7, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
+    }
+}
+
 // ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
 
 // group > 0: the output is grouped for the column pass, the `group` columns a column block takes next to each
@@ -145,14 +202,16 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
     extern __shared__ float2 sm_rows[];
     const int n = L.n, row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
     const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
-    const float2* src = in + std::size_t(row0 + line) * n;
-    line_fft_from<kInv>([src](int i) { return src[i]; }, sm_rows + line * L.stride, L, t, line < nl);
-    for (int l = 0; l < nl; ++l)
-        for (int x = threadIdx.x; x < n; x += blockDim.x) {
-            const std::size_t i = group > 0 ? (std::size_t(x / group) * rows + row0 + l) * group + x % group
-                                            : std::size_t(row0 + l) * n + x;
-            out[i] = sm_rows[l * L.stride + padi(x)];
-        }
+    const int row = row0 + line;
+    const float2* src = in + std::size_t(row) * n;
+    // x goes to [x / group][row][x % group] (group a power of two), or to [row][x]: one put for both (a second
+    // instantiation of the line engine in one kernel makes ptxas spill, PERF_NOTES.md m5).
+    const int shift = group > 0 ? __ffs(group) - 1 : 31, mask = group > 0 ? group - 1 : 0x7FFFFFFF;
+    float2* dst = out + std::size_t(row) * (group > 0 ? group : n);
+    const std::size_t run = std::size_t(rows) * group;
+    line_fft_to<kInv>([src](int i) { return src[i]; },
+                      [dst, run, shift, mask](int x, float2 v) { dst[std::size_t(x >> shift) * run + (x & mask)] = v; },
+                      sm_rows + line * L.stride, L, t, line < nl);
 }
 
 // Real rows 2p and 2p + 1 as one complex row; bins 0..n/2 of each to the half spectrum (row stride ld).
@@ -207,7 +266,8 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
     // The passes take a line to consecutive threads, and the first pass reads the columns straight from global
     // memory: a warp's loads are 32 rows of one column, whose sectors the block's other columns' warps read too.
     // (With a warp spanning C columns x 32 / C rows instead, which coalesces, ptxas spilled 600 bytes a thread:
-    // PERF_NOTES.md m5.) The store keeps that mapping.
+    // PERF_NOTES.md m5.) The store below keeps that mapping: written the same way as the loads (8 bytes of 32
+    // rows a warp), the last pass's outputs cost the column pass twice its time (m7).
     const int c = threadIdx.x % C, step = blockDim.x / C;
     const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
     const float2* src = grouped ? in + std::size_t(blockIdx.x) * n * C + line : in + col0 + line;

@@ -394,6 +394,19 @@ SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R>& g, int n, int ns, int 
         }
     }
 }
+// The last pass's second half (ns = n / R, so k = j) written where the line goes instead: `put(i, x_i)`.
+template <int R, class Put>
+SV_MR_HD void pass_scatter_last(const Put& put, const PassRegs<R>& g, int n, int t, int tpc) {
+    const int q = n / R;
+    SV_MR_UNROLL
+    for (int b = 0; b < PassRegs<R>::kButterflies; ++b) {
+        const int j = t + b * tpc;
+        if (j < q) {
+            SV_MR_UNROLL
+            for (int r = 0; r < R; ++r) put(j + r * q, g.v[b][r]);
+        }
+    }
+}
 
 // Bluestein's chirp exp(-+pi i j^2 / n), j^2 taken mod 2n first (exact), the angle e / n in double: in float its
 // rounding alone (up to 2^-23 of an angle near 2 pi) would be a phase error as large as the whole transform's.

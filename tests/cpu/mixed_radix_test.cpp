@@ -137,24 +137,41 @@ void emulate_first_pass(const std::vector<float2>& x, std::vector<float2>& sm, c
     }
 }
 
-// Passes from..passes-1 on the shared line; with from = 1 the first has run already (emulate_first_pass).
+// The row kernels' last pass (fft_mixed.cu, last_pass): gathered from shared memory (or, as the only pass, from
+// the line itself), a barrier, scattered straight to where the line goes (`out`).
+template <int R, bool kInv>
+void emulate_last_pass(const std::vector<float2>& x, const std::vector<float2>& sm, std::vector<float2>& out,
+                       const std::vector<float2>& table, int tpc, bool only) {
+    const int n = int(x.size());
+    std::vector<mr::PassRegs<R>> regs(static_cast<std::size_t>(tpc));
+    for (int t = 0; t < tpc; ++t) {
+        if (only) mr::pass_gather_from<R, kInv>([&x](int i) { return x.at(std::size_t(i)); }, regs[std::size_t(t)], table.data(), n, 1, t, tpc);
+        else mr::pass_gather<R, kInv>(sm.data(), regs[std::size_t(t)], table.data(), n, n / R, t, tpc);
+    }
+    // barrier
+    for (int t = 0; t < tpc; ++t)
+        mr::pass_scatter_last<R>([&out](int i, float2 v) { out.at(std::size_t(i)) = v; }, regs[std::size_t(t)], n, t, tpc);
+}
+
+// Passes from..to-1 (to < 0: all) on the shared line; with from = 1 the first has run already (emulate_first_pass).
 template <bool kInv>
-void emulate_passes(std::vector<float2>& sm, const mr::LinePlan& p, int tpc, int from = 0) {
+void emulate_passes(std::vector<float2>& sm, const mr::LinePlan& p, int tpc, int from = 0, int to = -1) {
     const std::vector<float2> table = mr::twiddle_table(p);
     EXPECT_EQ(int(table.size()), std::max(0, p.n - 1)) << p.n;  // the passes' ns (R - 1) add up to n - 1
     int ns = 1;
     for (int i = 0; i < from; ++i) ns *= p.radix[i];
-    for (int i = from; i < p.passes; ++i) {
+    for (int i = from; i < (to < 0 ? p.passes : to); ++i) {
         with_radix(p.radix[i], [&](auto r) { emulate_pass<decltype(r)::value, kInv>(sm, table, p.n, ns, tpc); });
         ns *= p.radix[i];
     }
 }
 
-// One line as a block runs it (line_fft_from): the first pass read from the line in "global memory" into the
-// poisoned, padded shared buffer, the rest there, read back in natural order. A Bluestein line (or a line of
-// one point) is copied in first and transformed in place.
+// One line as a block runs it. to_out = false (line_fft_from, the columns): the first pass read from the line in
+// "global memory" into the poisoned, padded shared buffer, the rest there, read back in natural order. to_out =
+// true (line_fft_to, the rows): the same but the last pass written straight to a poisoned output line. A
+// Bluestein line (or a line of one point) is copied in first and transformed in place.
 template <bool kInv>
-void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = nullptr) {
+void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = nullptr, bool to_out = false) {
     const int n = int(x.size());
     const mr::LinePlan p = mr::plan_line(n);
     const int work = p.bluestein ? p.m : n;
@@ -163,6 +180,19 @@ void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = 
     std::vector<float2> sm(std::size_t(mr::padded_len(work)), mr::c_make(nan, nan));
     if (!p.bluestein && p.passes > 0) {
         const std::vector<float2> table = mr::twiddle_table(p);
+        if (to_out) {
+            const bool only = p.passes == 1;
+            if (!only) {
+                with_radix(p.radix[0], [&](auto r) { emulate_first_pass<decltype(r)::value, kInv>(x, sm, table, tpc); });
+                // barrier
+                emulate_passes<kInv>(sm, p, tpc, 1, p.passes - 1);
+            }
+            std::vector<float2> out(std::size_t(n), mr::c_make(nan, nan));
+            with_radix(p.radix[p.passes - 1],
+                       [&](auto r) { emulate_last_pass<decltype(r)::value, kInv>(x, sm, out, table, tpc, only); });
+            x = out;
+            return;
+        }
         with_radix(p.radix[0], [&](auto r) { emulate_first_pass<decltype(r)::value, kInv>(x, sm, table, tpc); });
         // barrier
         emulate_passes<kInv>(sm, p, tpc, 1);
@@ -218,20 +248,22 @@ TEST(MixedRadix, TheKernelsLineEngineMatchesFftwAtEveryLengthTo2100AndTheUsersSi
     double worst = 0;
     int worst_n = 0, bluestein = 0;
     for (int n : lengths)
-        for (bool inverse : {false, true}) {
-            const std::vector<cf> x = rng.complex(std::size_t(n));
-            std::vector<float2> v = to_float2(x);
-            const mr::LinePlan p = mr::plan_line(n);
-            std::vector<float2> spectrum;
-            if (p.bluestein) spectrum = mr::chirp_spectrum(n, inverse), ++bluestein;
-            if (inverse) emulate_line<true>(v, &spectrum);
-            else emulate_line<false>(v, &spectrum);
-            const double e = rel_l2_f2(v, dft_rows(widen(x), n, 1, inverse));
-            ASSERT_LT(e, 2e-6) << n << (inverse ? " inverse" : "") << " (seed " << rng.seed() << ")";
-            if (e > worst) worst = e, worst_n = n;
-        }
-    EXPECT_GT(bluestein, 500);
-    std::cout << "[ mixed    ] line engine: " << lengths.size() << " lengths (" << bluestein / 2
+        for (bool inverse : {false, true})
+            for (bool to_out : {false, true}) {  // the columns' way (read back from shared memory), the rows'
+                const std::vector<cf> x = rng.complex(std::size_t(n));
+                std::vector<float2> v = to_float2(x);
+                const mr::LinePlan p = mr::plan_line(n);
+                std::vector<float2> spectrum;
+                if (p.bluestein) spectrum = mr::chirp_spectrum(n, inverse), ++bluestein;
+                if (inverse) emulate_line<true>(v, &spectrum, to_out);
+                else emulate_line<false>(v, &spectrum, to_out);
+                const double e = rel_l2_f2(v, dft_rows(widen(x), n, 1, inverse));
+                ASSERT_LT(e, 2e-6) << n << (inverse ? " inverse" : "") << (to_out ? " last pass out" : "") << " (seed "
+                                   << rng.seed() << ")";
+                if (e > worst) worst = e, worst_n = n;
+            }
+    EXPECT_GT(bluestein, 1000);
+    std::cout << "[ mixed    ] line engine: " << lengths.size() << " lengths (" << bluestein / 4
               << " by Bluestein), worst relative L2 error vs FFTW (double) " << worst << " at n = " << worst_n << "\n";
 }
 
