@@ -336,11 +336,19 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
     o << "  \"first_picture_ms\": " << fmt(st.first_picture_ms) << ",\n  \"first_decode_ms\": " << fmt(st.first_decode_ms) << ",\n";
     {
         const auto& u = st.startup;
-        o << "  \"startup\": {\"window\": " << fmt(u.window) << ", \"open\": " << fmt(u.open) << ", \"decode_started\": " << fmt(u.decode_started)
+        o << "  \"startup\": {\"window\": " << fmt(u.window) << ", \"probed\": " << fmt(u.probed) << ", \"interop\": " << fmt(u.interop)
+          << ", \"open\": " << fmt(u.open) << ", \"decode_started\": " << fmt(u.decode_started)
           << ", \"header\": " << fmt(u.header) << ", \"decoded\": " << fmt(u.decoded) << ", \"prepared\": " << fmt(u.prepared)
           << ", \"taken\": " << fmt(u.taken) << ", \"posted\": " << fmt(u.posted) << ", \"engine_started\": " << fmt(u.engine_started)
           << ", \"engine_ended\": " << fmt(u.engine_ended) << ", \"run_taken\": " << fmt(u.run_taken) << ", \"written\": " << fmt(u.written)
           << ", \"image_shown\": " << fmt(u.image_shown) << "},\n";
+        o << "  \"opens\": [";
+        for (std::size_t i = 0; i < st.opens.size(); ++i) {
+            const auto& r = st.opens[i];
+            o << (i ? ",\n    " : "\n    ") << "{\"path\": " << json_string(r.path) << ", \"started\": " << fmt(r.started)
+              << ", \"decoded\": " << fmt(r.decoded) << ", \"decode_ms\": " << fmt(r.decode_ms) << ", \"picture\": " << fmt(r.picture) << "}";
+        }
+        o << "],\n";
         o << "  \"stack_frames\": [";
         for (std::size_t i = 0; i < st.stack_frames.size(); ++i)
             o << (i ? ", " : "") << "[" << st.stack_frames[i].first << ", " << fmt(st.stack_frames[i].second) << "]";

@@ -164,6 +164,8 @@ void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool
     if (written < 0 || written > now) written = now;
     st.done_change = std::max(st.done_change, change);
     if (!failed && st.first_picture_ms < 0 && st.shown.image) st.first_picture_ms = st.startup.written = written * 1e3;  // since the viewer started
+    if (!failed && !st.opens.empty() && st.opens.back().picture < 0 && change > st.opens.back().after_change)
+        st.opens.back().picture = written * 1e3;
     if (!failed && st.shown.image && st.shown.image->frames > 1 &&
         (st.stack_frames.empty() || st.stack_frames.back().first != st.shown.image->frame))
         st.stack_frames.emplace_back(st.shown.image->frame, written * 1e3);
@@ -188,14 +190,23 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     st.shown.image_range = d.range;
     st.shown.decoded_by = d.decoded_by;
     st.shown.image_id = d.image_id;
+    auto at = [](std::chrono::steady_clock::time_point t) { return t.time_since_epoch().count() ? viewer_clock_of(t) * 1e3 : -1.0; };
     if (st.first_decode_ms < 0) {
         st.first_decode_ms = d.decode_ms;
-        auto at = [](std::chrono::steady_clock::time_point t) { return t.time_since_epoch().count() ? viewer_clock_of(t) * 1e3 : -1.0; };
         st.startup.decode_started = at(d.started);
         st.startup.header = at(d.header_at);
         st.startup.decoded = at(d.decoded_at);
         st.startup.prepared = at(d.prepared_at);
         st.startup.taken = viewer_clock() * 1e3;
+    }
+    if (!same_stack) {
+        ViewerState::OpenRecord r;
+        r.path = d.path;
+        r.started = at(d.started);
+        r.decoded = at(d.decoded_at);
+        r.decode_ms = d.decode_ms;
+        r.after_change = st.change;
+        st.opens.push_back(std::move(r));
     }
     st.shown.image_path = d.path;
     // A frame playback asked for comes with its run (Worker::open's run_after): no second one.
@@ -854,6 +865,7 @@ int run_viewer(const ViewerLaunch& launch) {
     }
 
     st.machine.device = probe.get();
+    st.startup.probed = viewer_clock() * 1e3;
     st.machine.gpu_ok = st.machine.device.available;
     st.machine.gpu_why = st.machine.device.why_unavailable;
 #ifdef SPECVIEW_HAS_GL_INTEROP
@@ -866,6 +878,7 @@ int run_viewer(const ViewerLaunch& launch) {
 #else
     st.machine.interop_why = "built without CUDA-OpenGL interop (no GL headers at configure time)";
 #endif
+    st.startup.interop = viewer_clock() * 1e3;
     st.worker = std::move(worker);
     st.worker->set_video_decode(launch.video_decode, st.machine.interop_ok);
 

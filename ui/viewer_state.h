@@ -82,9 +82,19 @@ struct ViewerState {
     // Where the first picture's time went: milliseconds on the viewer's clock at each step (< 0: not reached).
     // The report's "startup" object; the engine's split of the run is the first change's (pickup, engine, ...).
     struct Startup {
-        double window = -1, open = -1, decode_started = -1, header = -1, decoded = -1, prepared = -1, taken = -1,
-               posted = -1, engine_started = -1, engine_ended = -1, run_taken = -1, written = -1, image_shown = -1;
+        double window = -1, probed = -1, interop = -1, open = -1, decode_started = -1, header = -1, decoded = -1,
+               prepared = -1, taken = -1, posted = -1, engine_started = -1, engine_ended = -1, run_taken = -1,
+               written = -1, image_shown = -1;
     } startup;
+    // Every new image the viewer showed (the first one and each opened later; not a stack's next frame): when the
+    // worker took up its open, when it was decoded, how long the read + decode took (the worker's figure), and
+    // when its first picture reached the textures (ms on the viewer's clock; < 0: not yet). The report's "opens".
+    struct OpenRecord {
+        std::string path;
+        double started = -1, decoded = -1, decode_ms = -1, picture = -1;
+        std::uint64_t after_change = 0;  // its picture is the first of a run posted after this change
+    };
+    std::vector<OpenRecord> opens;
     std::vector<std::pair<std::string, double>> first_run_timings;  // the first picture's run, as its frame lists them
     // A stack or video: each frame whose spectrum reached the textures (0-based) and when (ms on the viewer's clock),
     // in order, a frame once per run of it: the report's "stack_frames", playback's achieved rate.

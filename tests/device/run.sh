@@ -198,6 +198,33 @@ if has tiff16; then  # an 8192^2 16-bit TIFF: the viewer's first picture against
       python3 -c "import json,sys; r=json.load(open(sys.argv[1])); s=max(r.get('slow_frames', []), key=lambda f: f['ms'], default=None); print(f'first picture {sys.argv[2]} {sys.argv[3]}: rc={sys.argv[4]}, viewer start -> textures {r[\"first_picture_ms\"]:.1f} ms, of which read + decode {r[\"first_decode_ms\"]:.1f} ms; slowest frame: {s}'); print('  steps (ms on the viewer clock): ' + ', '.join(f'{k} {v:.1f}' for k, v in r.get('startup', {}).items())); print('  first run: ' + ', '.join(f'{n} {v:.2f}' for n, v in r.get('first_run_timings', []) if v > 0.5))" "$OUT/first-$b.json" "$b" "$f" "$r"
     done
   done
+  # The same file opened in a running viewer (started on the tiny PNG), twice, per backend: the open taken up ->
+  # decoded -> its first picture in the textures (the report's "opens").
+  printf 'wait-ready\nopen /tmp/t16.tif\nwait-ready\nopen /tmp/tiny.png\nwait-ready\nopen /tmp/t16.tif\nwait-ready\nquit\n' > /tmp/reopen.txt
+  for b in cufft custom-fast custom; do
+    $B/specview --offscreen --backend $b --script /tmp/reopen.txt --report "$OUT/reopen-$b.json" /tmp/tiny.png > "$OUT/reopen-$b.log" 2>&1
+    r=$?; rc=$((rc | r))
+    python3 - "$OUT/reopen-$b.json" $b $r <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for o in r.get("opens", []):
+    if o["path"].endswith(".tif"):
+        print(f'open in the running viewer {sys.argv[2]} (rc={sys.argv[3]}): read + decode {o["decode_ms"]:.1f} ms, open -> decoded {o["decoded"] - o["started"]:.1f} ms, '
+              f'decoded -> picture {o["picture"] - o["decoded"]:.1f} ms, open -> picture {o["picture"] - o["started"]:.1f} ms')
+EOP
+  done
+  # What the CUDA driver, the runtime and an EGL display cost any process here, apart from specview (the floor
+  # under a first picture counted from the process start), and the driver's persistence mode.
+  nvidia-smi -q | grep -i -E "persistence mode" | head -2
+  if g++ -O2 -std=c++17 -I/usr/local/cuda/include tests/device/startup_probe.cpp -o /tmp/startup-probe -lcuda -ldl -lpthread; then
+    for i in 1 2 3; do
+      for m in driver runtime egl runtime+egl; do /tmp/startup-probe $m | tr '\n' ';'; echo; done
+    done | tee "$OUT/startup-probe.txt"
+  fi
+  for i in 1 2 3; do  # the process start to main and out (the dynamic loader: libcufft, libcudart, FFmpeg, ...)
+    t0=$(date +%s.%N); $B/specview --help > /dev/null; t1=$(date +%s.%N)
+    python3 -c "import sys; print(f'specview --help: {1e3*(float(sys.argv[2])-float(sys.argv[1])):.1f} ms wall')" $t0 $t1
+  done
   echo "tiff16 rc=$rc ($(( $(date +%s) - start )) s)"
 fi
 if has stack; then  # the 512-page 1024^2 float32 TIFF stack (2 GiB): --average wall, decode included, per backend

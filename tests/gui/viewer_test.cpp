@@ -581,6 +581,45 @@ TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
         << "the last step's picture arrives: " << r;
 }
 
+// The report's "opens": one record per image shown (the one the viewer started with, then each opened in it), in
+// order, each decoded after its open was taken up and pictured after it was decoded: what "first picture <=
+// decode + 80 ms" is measured from when a file is opened in a running viewer (tests/device/run.sh tiff16).
+TEST_F(Script, ReportsWhenEachOpenedImageWasDecodedAndPictured) {
+    const std::string a = grating(64, 3, 2), b = grating(96, 5, -1);
+    ASSERT_EQ(run_script("wait-ready\nopen " + b + "\nwait-ready\nset colormap magma\nwait-ready\nquit\n", {a}), 0) << read("out.txt");
+    const std::string r = read("r.json");
+    const std::size_t at = r.find("\"opens\": [");
+    ASSERT_NE(at, std::string::npos) << r;
+    const std::string opens = r.substr(at, r.find(']', at) - at);
+    std::vector<std::map<std::string, std::string>> recs;  // each record's fields, values as the report writes them
+    for (std::size_t p = opens.find('{'); p != std::string::npos; p = opens.find('{', p + 1)) {
+        std::map<std::string, std::string> rec;
+        const std::string body = opens.substr(p + 1, opens.find('}', p) - p - 1);
+        std::size_t q = 0;
+        while ((q = body.find('"', q)) != std::string::npos) {
+            const std::size_t k_end = body.find('"', q + 1), v_start = body.find(':', k_end) + 2;
+            const std::size_t v_end = body.find(", \"", v_start);
+            rec[body.substr(q + 1, k_end - q - 1)] = body.substr(v_start, v_end == std::string::npos ? std::string::npos : v_end - v_start);
+            if (v_end == std::string::npos) break;
+            q = v_end + 2;
+        }
+        recs.push_back(rec);
+    }
+    ASSERT_EQ(recs.size(), 2u) << "the first image and the one opened; a colormap change is no open: " << opens;
+    EXPECT_EQ(recs[0]["path"], "\"" + a + "\"");
+    EXPECT_EQ(recs[1]["path"], "\"" + b + "\"");
+    for (auto& rec : recs) {
+        ASSERT_NE(rec["picture"], "null") << opens;
+        const double started = std::stod(rec["started"]), decoded = std::stod(rec["decoded"]), picture = std::stod(rec["picture"]);
+        const double decode_ms = std::stod(rec["decode_ms"]);
+        EXPECT_LE(started, decoded) << opens;
+        EXPECT_LT(decoded, picture) << opens;
+        EXPECT_GT(decode_ms, 0.0) << opens;
+        EXPECT_LE(decode_ms, decoded - started + 1.0) << "the read + decode lies within the open: " << opens;
+    }
+    EXPECT_LT(std::stod(recs[0]["picture"]), std::stod(recs[1]["started"])) << "the second open came after the first picture";
+}
+
 // A malformed file never takes the viewer down: every input that once broke a decoder is opened in turn, and the
 // window keeps rendering (the previous image stays, the script goes on).
 TEST_F(Script, EveryRegressionCorpusFileIsOpenedAndTheViewerKeepsRendering) {
