@@ -1,6 +1,7 @@
 #include "ui/gl_texture.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@ void check_gl(const char* what) {
 
 bool GlTexture::ensure(int width, int height) {
     if (id_ && width == w_ && height == h_) return false;
+    if (before_resize_) std::exchange(before_resize_, nullptr)();
     if (!id_) glGenTextures(1, &id_);
     glBindTexture(GL_TEXTURE_2D, id_);
     glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);

@@ -18,6 +18,10 @@ public:
 
     // (Re)allocates storage when the size changes; returns true if it did (interop must re-register then).
     bool ensure(int width, int height);
+    // What must happen before ensure() gives the texture storage of another size: a texture registered with CUDA
+    // cannot be respecified (glTexImage2D fails with GL_INVALID_OPERATION on the NVIDIA driver), so whoever
+    // registers it says here how to give the registration up. Runs once, then is forgotten.
+    void before_resize(std::function<void()> f) { before_resize_ = std::move(f); }
     void upload(const std::uint32_t* rgba);  // width x height texels
     void upload_rows(const std::uint32_t* rgba, int y0, int rows);  // rows y0.. of a width-wide picture
     std::vector<std::uint32_t> read() const; // glGetTexImage
@@ -30,6 +34,7 @@ public:
 private:
     GLuint id_ = 0;
     int w_ = 0, h_ = 0;
+    std::function<void()> before_resize_;
 };
 
 // A picture from host memory shown without stalling a frame or tearing: it goes into a back texture a band of

@@ -157,6 +157,20 @@ void play_frame(ViewerState& st, int frame) {
 
 namespace {
 
+#ifdef SPECVIEW_HAS_GL_INTEROP
+// Registers `t` with CUDA through `reg` (a no-op when it is already, at its size), and has `t` give the
+// registration up before its storage changes size (after `copier`'s last copy into it): respecifying a
+// registered texture is a GL error, which had made every picture fail once a 64^2 image was followed by an 8192^2
+// one on the GPU machine.
+void register_with_cuda(GlTexture& t, gpu::GlInteropTexture& reg, gpu::GlInteropCopier& copier) {
+    reg.register_texture(t.id(), t.width(), t.height());
+    t.before_resize([&reg, &copier] {
+        copier.wait();
+        reg.reset();
+    });
+}
+#endif
+
 // `written`: when the picture reached the textures (the device's copy, stamped as it ended; < 0: now, for
 // pictures the host uploaded); the viewer notices it at the frame of this call.
 void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool failed = false) {
@@ -283,8 +297,8 @@ void take_frame(ViewerState& st, RunResult& r) {
             st.staged_frame.reset();
             const int ti = st.spectrum_tex.front_index();
             GlTexture& tex = st.spectrum_tex.texture(ti);
-            const bool resized = tex.ensure(f.width, f.height);
-            if (resized || !st.interop[ti].registered()) st.interop[ti].register_texture(tex.id(), f.width, f.height);
+            tex.ensure(f.width, f.height);
+            register_with_cuda(tex, st.interop[ti], st.copier);
             gpu::GlInteropCopier::Target copies[2] = {{&st.interop[ti], f.device_rgba, f.width, f.height, f.slot_consumed_event}, {}};
             int n = 1;
             if (f.device_lab_rgba) {  // the lab's third view, made next to it in the same slot
@@ -293,8 +307,8 @@ void take_frame(ViewerState& st, RunResult& r) {
                 st.lab_tex.begin({}, 0, 0);  // a host picture still on its way is superseded
                 const int li = st.lab_tex.front_index();
                 GlTexture& lt = st.lab_tex.texture(li);
-                const bool lab_resized = lt.ensure(f.lab_width, f.lab_height);
-                if (lab_resized || !st.lab_interop[li].registered()) st.lab_interop[li].register_texture(lt.id(), f.lab_width, f.lab_height);
+                lt.ensure(f.lab_width, f.lab_height);
+                register_with_cuda(lt, st.lab_interop[li], st.copier);
                 copies[n++] = {&st.lab_interop[li], f.device_lab_rgba, f.lab_width, f.lab_height, f.slot_lab_consumed_event};
             }
             st.copier.copy(copies, n);
@@ -346,7 +360,7 @@ bool step_image_upload(ViewerState& st) {
     if (st.machine.interop_ok && !st.image_upload_gl) {
         return st.image_tex.step(kDeviceUploadBytesPerFrame, [&](GlTexture& t, int i, const std::uint32_t* px, int y0, int rows) {
             try {
-                st.image_interop[i].register_texture(t.id(), t.width(), t.height());  // a no-op when it is already
+                register_with_cuda(t, st.image_interop[i], st.image_copier);
                 st.image_copier.upload_rows(st.image_interop[i], px, y0, rows);
             } catch (const std::exception& e) {
                 st.image_upload_gl = true;
@@ -384,7 +398,7 @@ void show_device_image(ViewerState& st, const std::shared_ptr<const Image>& img)
         const int back = 1 - st.image_tex.front_index();
         GlTexture& t = st.image_tex.texture(back);
         t.ensure(img->width, img->height);
-        st.image_interop[back].register_texture(t.id(), t.width(), t.height());  // a no-op when it is already
+        register_with_cuda(t, st.image_interop[back], st.image_copier);
         gpu::GlInteropCopier::Target target{&st.image_interop[back], nullptr, img->width, img->height, 0};
         target.gray = img->device->data;
         target.gray_pitch = img->device->pitch;
