@@ -315,7 +315,7 @@ __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (
 #pragma unroll
         for (int j = 0; j < kE; ++j)
             if (j < e) view_bin<kOut>(p, v[j], out_index(j, n, t, tpc), ky, mirror, range, lo, hi);
-    if constexpr (kOut == ColOut::Range) flush_range(p.minmax, lo, hi);
+    if constexpr (kOut == ColOut::HalfValues) flush_range(p.minmax, lo, hi);
 }
 
 // Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum). A block reads its
@@ -429,6 +429,23 @@ __global__ void fast_colormap_kernel(const float* __restrict__ values, long long
         store_picture(target, lut, normalize_to_range(values[i], r.x, r.y), int(i % width), int(i / width), std::size_t(i));
 }
 
+// The picture from pass B's half of view values (ColOut::HalfValues): each bin (kx, ky), ky = 0..H/2, at its
+// place and, where it has one, its mirror (-kx, -ky) at that one's, as view_bin places them.
+__global__ void half_colormap_kernel(const float* __restrict__ values, int width, int height, View view, bool shift,
+                                     const float2* range, const std::uint32_t* __restrict__ lut, PictureTarget target) {
+    const int kx = blockIdx.x * blockDim.x + threadIdx.x, ky = blockIdx.y;
+    if (kx >= width) return;
+    const float2 r = *range;
+    const float val = values[std::size_t(ky) * width + kx];
+    const int x = shift ? shift_dest(kx, width) : kx, y = shift ? shift_dest(ky, height) : ky;
+    store_picture(target, lut, normalize_to_range(val, r.x, r.y), x, y, std::size_t(y) * width + x);
+    if (ky == 0 || 2 * ky == height) return;
+    const float mval = (view == View::Phase || view == View::Imag) ? -val : val;
+    const int mx0 = kx == 0 ? 0 : width - kx, my0 = height - ky;
+    const int mx = shift ? shift_dest(mx0, width) : mx0, my = shift ? shift_dest(my0, height) : my0;
+    store_picture(target, lut, normalize_to_range(mval, r.x, r.y), mx, my, std::size_t(my) * width + mx);
+}
+
 int ilog2(int v) {
     int l = 0;
     while ((1 << l) < v) ++l;
@@ -520,9 +537,9 @@ void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStre
         else go(fast_rows_view_kernel<m, 1024>);
     };
     switch (mode) {
-        case ColOut::Range: pick(std::integral_constant<ColOut, ColOut::Range>{}); break;
         case ColOut::Picture: pick(std::integral_constant<ColOut, ColOut::Picture>{}); break;
         case ColOut::Values: pick(std::integral_constant<ColOut, ColOut::Values>{}); break;
+        case ColOut::HalfValues: pick(std::integral_constant<ColOut, ColOut::HalfValues>{}); break;
         case ColOut::Complex: throw ConfigError("internal: the picture rows have no complex output");
     }
 }
@@ -732,14 +749,25 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
                       cached_.width == width && cached_.height == height && cached_.view == vp.view &&
                       cached_.mode == vp.range && (vp.range != RangeMode::Top || cached_.top_span == vp.top_span);
     if (needs_range && !same) {
+        // Pass B writes each bin's view value (the half it transforms) and finds the range; the colormap follows.
+        // (It had been a range pass, the row FFTs for the min/max alone, then pass B again into the picture.)
+        values_.resize(std::size_t(g_rows) * width);
+        p.values = values_.get();
         init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
         CUDA_CHECK_LAUNCH("init_minmax_kernel");
-        rows_view(ColOut::Range);
+        rows_view(ColOut::HalfValues);
         finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, 0, 0, vp.top_span, range_.get());
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
-        mark(timer, "fast range pass: row FFTs + fused min/max", g_bytes);
+        mark(timer, "fast pass 2: row FFTs + view values + fused min/max", g_bytes + double(g_rows) * width * 4.0);
         cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
-    } else if (vp.range == RangeMode::Fixed) {
+        const dim3 block(256), grid((width + 255) / 256, g_rows);
+        half_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, vp.view, vp.shift, range_.get(), lut_.get(),
+                                                   target);
+        CUDA_CHECK_LAUNCH("half_colormap_kernel");
+        mark(timer, picture_stage_name("colormap (half -> whole picture)", target), double(g_rows) * width * 4.0 + double(count) * 4.0);
+        return res;
+    }
+    if (vp.range == RangeMode::Fixed) {
         finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, vp.fixed_lo, vp.fixed_hi, 0,
                                                  range_.get());
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");

@@ -15,8 +15,11 @@
 
 namespace specview::gpu::fast_detail {
 
-// What a second-pass kernel does with the bins it has transformed.
-enum class ColOut : int { Complex = 0, Range, Picture, Values };
+// What a second-pass kernel does with the bins it has transformed. HalfValues: the picture's pass B when the
+// range is computed in the run: each bin's view value, unshifted, in the half it holds (ky = 0..H/2, row
+// stride W), and the min/max over the whole picture (the mirrors' values included); half_colormap_kernel then
+// colours both halves. That replaces a range pass which transformed the rows a second time.
+enum class ColOut : int { Complex = 0, Picture, Values, HalfValues };
 
 __device__ __forceinline__ unsigned int order_encode(float f) {
     const unsigned int u = __float_as_uint(f);
@@ -43,9 +46,9 @@ struct ColParams {
     const float2* range;      // Picture
     const std::uint32_t* lut; // Picture
     PictureTarget target;     // Picture
-    const float* mask;        // Picture, Range, Values: the lab's mask, width x height (null: none)
-    unsigned int* minmax;     // Range
-    float* values;            // Values
+    const float* mask;        // Picture, Values, HalfValues: the lab's mask, width x height (null: none)
+    unsigned int* minmax;     // HalfValues
+    float* values;            // Values (W x H, shifted as the picture), HalfValues (W x (H/2 + 1), unshifted)
 };
 
 // Bin (kx, ky) of the spectrum, z: its view value goes to the picture (or the values, or the running min/max
@@ -67,16 +70,17 @@ __device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, i
     const int x = p.shift ? shift_dest(kx, W) : kx, y = p.shift ? shift_dest(ky, H) : ky;
     const int mx0 = kx == 0 ? 0 : W - kx, my0 = ky == 0 ? 0 : H - ky;
     const int mx = p.shift ? shift_dest(mx0, W) : mx0, my = p.shift ? shift_dest(my0, H) : my0;
-    if constexpr (kOut == ColOut::Range) {
+    if constexpr (kOut == ColOut::Values) {
+        p.values[std::size_t(y) * W + x] = val;
+        if (mirror) p.values[std::size_t(my) * W + mx] = mval;
+    } else if constexpr (kOut == ColOut::HalfValues) {
+        p.values[std::size_t(ky) * W + kx] = val;
         lo = fminf(lo, val);
         hi = fmaxf(hi, val);
         if (mirror) {
             lo = fminf(lo, mval);
             hi = fmaxf(hi, mval);
         }
-    } else if constexpr (kOut == ColOut::Values) {
-        p.values[std::size_t(y) * W + x] = val;
-        if (mirror) p.values[std::size_t(my) * W + mx] = mval;
     } else {
         store_picture(p.target, p.lut, normalize_to_range(val, range.x, range.y), x, y, std::size_t(y) * W + x);
         if (mirror)
@@ -84,7 +88,7 @@ __device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, i
     }
 }
 
-// The range pass's end: a thread's min/max into the global pair (a warp reduces in registers first, one atomic
+// HalfValues' end: a thread's min/max into the global pair (a warp reduces in registers first, one atomic
 // pair per warp). Every thread of a warp that is full must call it.
 __device__ __forceinline__ void flush_range(unsigned int* minmax, float lo, float hi) {
     const unsigned lanes = min(32u, blockDim.x - (threadIdx.x & ~31u));

@@ -252,7 +252,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line
         const bool mirror = ky != 0 && 2 * ky != p.height;
         for (int kx = t; kx < n; kx += L.tpc) fast_detail::view_bin<kOut>(p, sm[padi(kx)], kx, ky, mirror, range, lo, hi);
     }
-    if constexpr (kOut == ColOut::Range) fast_detail::flush_range(p.minmax, lo, hi);
+    if constexpr (kOut == ColOut::HalfValues) fast_detail::flush_range(p.minmax, lo, hi);
 }
 
 // ---- Columns: a block takes C neighbouring columns; a row's C elements are read and written together ----
@@ -459,9 +459,9 @@ void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_t
     const int smem = lines * L.stride * int(sizeof(float2));
     const int blocks = (p.ncols + lines - 1) / lines, threads = lines * L.tpc;
     switch (mode) {
-        case ColOut::Range: launch(mixed_rows_view_kernel<ColOut::Range>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
         case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
         case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+        case ColOut::HalfValues: launch(mixed_rows_view_kernel<ColOut::HalfValues>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
         case ColOut::Complex: throw ConfigError("internal: the picture rows have no complex output");
     }
 }

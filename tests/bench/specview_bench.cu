@@ -519,7 +519,7 @@ int main(int argc, char** argv) {
             std::printf("      vs cuFFT C2C rel L2 %.2g\n", fast_x_err_c2c);
             print_stages("custom-fast R2C, unpadded", "mixed radix", st_fast_r2c_x);
             std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_x_err_r2c);
-            print_stages("custom-fast picture, unpadded", "mixed radix, range pass", e2e_fast_x);
+            print_stages("custom-fast picture, unpadded", "mixed radix, range in the run", e2e_fast_x);
             std::printf("  custom-fast unpadded / faster peer: C2C %.2fx, R2C %.2fx; picture / (cuFFT R2C + post) %.2fx\n",
                         st_fast_x.median_total() / peer_c2c, st_fast_r2c_x.median_total() / peer_r2c,
                         e2e_fast_x.median_total() / e2e_r2c_exact);
@@ -528,7 +528,7 @@ int main(int argc, char** argv) {
         print_stages("custom (best) + post", cfg_name(best, p_best), e2e_custom);
         print_stages("cuFFT C2C + post", "", e2e_c2c);
         print_stages("cuFFT R2C + post", "", e2e_r2c);
-        print_stages("custom-fast, range pass", "", e2e_fast_cold);
+        print_stages("custom-fast, range in the run", "", e2e_fast_cold);
         print_stages("custom-fast, range reused", "", e2e_fast_warm);
         std::printf("  custom-fast picture / (cuFFT C2C + post) = %.2fx, / (cuFFT R2C + post) = %.2fx\n",
                     e2e_fast_cold.median_total() / e2e_c2c.median_total(), e2e_fast_cold.median_total() / e2e_r2c.median_total());
