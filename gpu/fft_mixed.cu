@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "gpu/cuda_check.h"
@@ -40,6 +41,22 @@ struct Line {
     const float2* twiddles = nullptr;        // the work length's twiddle table (LineTables::twiddles)
 };
 
+// Calls f(std::integral_constant<int, R>{}) for a pass's radix R (16, 8, 4, 2, 9, 3, 5 or 7): the one switch
+// from a line's run-time radices to the passes' compile-time ones.
+template <class F>
+__device__ __forceinline__ void with_radix(int R, F&& f) {
+    switch (R) {
+        case 16: f(std::integral_constant<int, 16>{}); break;
+        case 8: f(std::integral_constant<int, 8>{}); break;
+        case 4: f(std::integral_constant<int, 4>{}); break;
+        case 2: f(std::integral_constant<int, 2>{}); break;
+        case 9: f(std::integral_constant<int, 9>{}); break;
+        case 3: f(std::integral_constant<int, 3>{}); break;
+        case 5: f(std::integral_constant<int, 5>{}); break;
+        default: f(std::integral_constant<int, 7>{}); break;
+    }
+}
+
 // One Stockham pass of radix R over the line in shared memory (mixed_radix::pass_gather / pass_scatter).
 // Every thread of the block calls it (it has the block's barriers); those of no line pass active = false.
 template <int R, bool kInv>
@@ -71,16 +88,7 @@ __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, 
     for (int p = 0; p < from; ++p) ns *= int((radices >> (4 * p)) & 15u) + 1;
     for (int p = from; p < passes; ++p) {
         const int R = int((radices >> (4 * p)) & 15u) + 1;
-        switch (R) {
-            case 16: pass<16, kInv>(sm, tw, n, ns, t, tpc, active); break;
-            case 8: pass<8, kInv>(sm, tw, n, ns, t, tpc, active); break;
-            case 4: pass<4, kInv>(sm, tw, n, ns, t, tpc, active); break;
-            case 2: pass<2, kInv>(sm, tw, n, ns, t, tpc, active); break;
-            case 9: pass<9, kInv>(sm, tw, n, ns, t, tpc, active); break;
-            case 3: pass<3, kInv>(sm, tw, n, ns, t, tpc, active); break;
-            case 5: pass<5, kInv>(sm, tw, n, ns, t, tpc, active); break;
-            default: pass<7, kInv>(sm, tw, n, ns, t, tpc, active); break;
-        }
+        with_radix(R, [&](auto r) { pass<decltype(r)::value, kInv>(sm, tw, n, ns, t, tpc, active); });
         ns *= R;
     }
 }
@@ -120,6 +128,13 @@ __device__ __forceinline__ void bluestein_line(float2* sm, const Line& L, int t,
     __syncthreads();
 }
 
+// A line's first pass (its first radix), gathered from `at` into shared memory (first_pass).
+template <bool kInv, class At>
+__device__ __forceinline__ void line_first_pass(const At& at, float2* sm, const Line& L, int t, bool active) {
+    with_radix(int(L.radices & 15u) + 1,
+               [&](auto r) { first_pass<decltype(r)::value, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); });
+}
+
 // The whole FFT of a line read from `at(i)` (i < L.n; global memory), the result left in shared memory in natural
 // order (padded); on exit the block has passed a barrier since it was written. The first pass gathers straight
 // from `at` (mixed_radix::pass_gather_from); a Bluestein line, or a line of one point, is copied in first. Every
@@ -133,16 +148,7 @@ __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Li
         if (L.chirp_spectrum) bluestein_line<kInv>(sm, L, t, active);
         return;
     }
-    switch (int(L.radices & 15u) + 1) {
-        case 16: first_pass<16, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-        case 8: first_pass<8, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-        case 4: first_pass<4, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-        case 2: first_pass<2, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-        case 9: first_pass<9, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-        case 3: first_pass<3, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-        case 5: first_pass<5, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-        default: first_pass<7, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-    }
+    line_first_pass<kInv>(at, sm, L, t, active);
     run_passes<kInv>(sm, L.twiddles, L.work, L.passes, L.radices, t, L.tpc, active, 1);
 }
 
@@ -166,30 +172,13 @@ __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2
     }
     const bool only = L.passes == 1;
     if (!only) {
-        switch (int(L.radices & 15u) + 1) {
-            case 16: first_pass<16, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-            case 8: first_pass<8, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-            case 4: first_pass<4, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-            case 2: first_pass<2, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-            case 9: first_pass<9, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-            case 3: first_pass<3, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-            case 5: first_pass<5, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-            default: first_pass<7, kInv>(at, sm, L.twiddles, L.work, t, L.tpc, active); break;
-        }
+        line_first_pass<kInv>(at, sm, L, t, active);
         run_passes<kInv>(sm, L.twiddles, L.work, L.passes - 1, L.radices, t, L.tpc, active, 1);
     }
     const float2* tw = L.twiddles;
     const int n = L.work;
-    switch (int((L.radices >> (4 * (L.passes - 1))) & 15u) + 1) {
-        case 16: last_pass<16, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
-        case 8: last_pass<8, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
-        case 4: last_pass<4, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
-        case 2: last_pass<2, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
-        case 9: last_pass<9, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
-        case 3: last_pass<3, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
-        case 5: last_pass<5, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
-        default: last_pass<7, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); break;
-    }
+    with_radix(int((L.radices >> (4 * (L.passes - 1))) & 15u) + 1,
+               [&](auto r) { last_pass<decltype(r)::value, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); });
 }
 
 // ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
