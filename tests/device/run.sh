@@ -250,7 +250,7 @@ if has video; then  # NVDEC: the driver's library, FFmpeg's cuvid decoders, a CU
     $B/tests/specview-decode-bench --stack /tmp/v4k.mp4 1 2 | tee "$OUT/video-decode.txt"
     $B/tests/specview-decode-bench --nvdec /tmp/v4k.mp4 | tee -a "$OUT/video-decode.txt"
     # --video-decode: gpu = NVDEC in this process, cpu = the isolated CPU decoder (auto picks gpu for these backends).
-    for run in "cufft pow2 gpu" "cufft pow2 cpu" "cufft none gpu" "custom-fast pow2 gpu" "custom-fast crop gpu" "custom-fast crop cpu" "custom pow2 gpu"; do
+    for run in "cufft pow2 gpu" "cufft pow2 cpu" "cufft none gpu" "custom-fast none gpu" "custom-fast none cpu" "custom-fast pow2 gpu" "custom-fast crop gpu" "custom-fast crop cpu" "custom pow2 gpu"; do
       set -- $run
       t0=$(date +%s.%N)
       $B/specview --headless /tmp/v4k.mp4 --average --backend $1 --pad $2 --video-decode $3 -o /tmp/v4k-avg-$1-$3.png --force --timings > "$OUT/video-$1-$2-$3.txt" 2>&1
