@@ -469,9 +469,18 @@ void check_size(int width, int height) {
 
 // Lines per block: as many as `threads` threads hold (16 points each, so shared memory is about
 // threads x 136 bytes), at least one.
-int lines_per_block(int n, int threads) {
+// Blocks a pass keeps at least, where it has the lines for them: a block takes fewer lines (down to a warp's
+// worth) rather than leave SMs idle. At 256^2 the rows went 16 to a block, 16 blocks for the H100's 132 SMs.
+constexpr int kMinBlocks = 128;
+
+// Lines of n points a block takes, of `count` lines in all: as many as `threads` threads hold (n/16 threads a
+// line), no more than keep kMinBlocks blocks, at least a warp's worth; a power of two, at most `count`.
+int lines_per_block(int n, int threads, int count) {
     const int tpc = n / elems_per_thread(n);
-    return std::max(1, threads / tpc);
+    const int fill = std::max(std::max(1, 32 / tpc), count / kMinBlocks);
+    int lines = 1;
+    while (lines * 2 <= threads / tpc && lines * 2 <= fill) lines *= 2;
+    return std::max(1, std::min(lines, count));
 }
 // The instantiation whose launch bound covers `threads` (256, 512 or 1024).
 int bound_for(int threads) { return threads <= 256 ? 256 : threads <= 512 ? 512 : 1024; }
@@ -501,7 +510,7 @@ void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams&
 
 // Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum).
 // Columns a column block takes (as many as `target_threads` hold, at most `ncols`).
-int cols_per_block(int n, int ncols, int target_threads) { return std::min(lines_per_block(n, target_threads), ncols); }
+int cols_per_block(int n, int ncols, int target_threads) { return lines_per_block(n, target_threads, ncols); }
 
 void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cudaStream_t s) {
     const int n = p.n;
@@ -520,7 +529,7 @@ void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cu
 void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStream_t s) {
     const int n = p.width;
     const int tpc = n / elems_per_thread(n);
-    const int lines = std::min(lines_per_block(n, target_threads), p.ncols);
+    const int lines = lines_per_block(n, target_threads, p.ncols);
     const int threads = lines * tpc;
     const int blocks = (p.ncols + lines - 1) / lines;
     const int smem = lines * padded_len(n) * int(sizeof(float2));
@@ -567,7 +576,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     // does their first radix-2 stage, the column pass two 4096-point FFTs (four columns a block).
     const int sub = variant_.split && height == 8192 && n / elems_per_thread(n) <= 512 ? 2 : 1;
     const int ncol = height / sub;
-    int lines = std::min(lines_per_block(n, rows_threads_), height);
+    int lines = lines_per_block(n, rows_threads_, height);
     if (sub == 2) lines = std::max(lines, 2);
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
@@ -618,7 +627,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
         return;
     }
     const int n = width, pairs = (height + 1) / 2;
-    const int lines = std::min(lines_per_block(n, rows_threads_), pairs);
+    const int lines = lines_per_block(n, rows_threads_, pairs);
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
@@ -687,7 +696,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(), s);
     if (!reuse_pass1 && pow2) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
-        const int C = std::min(lines_per_block(n, col_threads(n)), pairs);
+        const int C = lines_per_block(n, col_threads(n), pairs);
         const int threads = C * tpc, blocks = (pairs + C - 1) / C;
         const int stride = column_stride(n, C, variant_.bank_stride);
         const int smem = C * stride * int(sizeof(float2));
