@@ -467,14 +467,13 @@ void check_size(int width, int height) {
     }
 }
 
-// Lines per block: as many as `threads` threads hold (16 points each, so shared memory is about
-// threads x 136 bytes), at least one.
 // Blocks a pass keeps at least, where it has the lines for them: a block takes fewer lines (down to a warp's
 // worth) rather than leave SMs idle. At 256^2 the rows went 16 to a block, 16 blocks for the H100's 132 SMs.
 constexpr int kMinBlocks = 128;
 
 // Lines of n points a block takes, of `count` lines in all: as many as `threads` threads hold (n/16 threads a
-// line), no more than keep kMinBlocks blocks, at least a warp's worth; a power of two, at most `count`.
+// line: shared memory about threads x 136 bytes), no more than keep kMinBlocks blocks, at least a warp's worth;
+// a power of two, at most `count`.
 int lines_per_block(int n, int threads, int count) {
     const int tpc = n / elems_per_thread(n);
     const int fill = std::max(std::max(1, 32 / tpc), count / kMinBlocks);
