@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "gpu/cuda_check.h"
@@ -22,6 +21,7 @@ using mixed_radix::c_make;
 using mixed_radix::padded_len;
 using mixed_radix::padi;
 using mixed_radix::unpack_pair;
+using mixed_radix::with_radix;
 
 // The shared memory a block aims for: two blocks an SM (2 x 112 KiB of the H100's 227 KiB). At 100 KiB, the
 // 3024-point columns of a 4032x3024 image went two to a block (16-byte pieces of each row, half a sector); at 112
@@ -40,22 +40,6 @@ struct Line {
     const float2* chirp_spectrum = nullptr;  // Bluestein: FFT_m(conj chirp) / m for the launch's direction
     const float2* twiddles = nullptr;        // the work length's twiddle table (LineTables::twiddles)
 };
-
-// Calls f(std::integral_constant<int, R>{}) for a pass's radix R (16, 8, 4, 2, 9, 3, 5 or 7): the one switch
-// from a line's run-time radices to the passes' compile-time ones.
-template <class F>
-__device__ __forceinline__ void with_radix(int R, F&& f) {
-    switch (R) {
-        case 16: f(std::integral_constant<int, 16>{}); break;
-        case 8: f(std::integral_constant<int, 8>{}); break;
-        case 4: f(std::integral_constant<int, 4>{}); break;
-        case 2: f(std::integral_constant<int, 2>{}); break;
-        case 9: f(std::integral_constant<int, 9>{}); break;
-        case 3: f(std::integral_constant<int, 3>{}); break;
-        case 5: f(std::integral_constant<int, 5>{}); break;
-        default: f(std::integral_constant<int, 7>{}); break;
-    }
-}
 
 // One Stockham pass of radix R over the line in shared memory (mixed_radix::pass_gather / pass_scatter).
 // Every thread of the block calls it (it has the block's barriers); those of no line pass active = false.

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <complex>
+#include <type_traits>
 #include <vector>
 
 #if defined(__CUDACC__)
@@ -300,6 +301,23 @@ struct Divider {
         return int(unsigned(j) - quotient * d);
     }
 };
+
+// Calls f(std::integral_constant<int, R>{}) for a pass's radix R (16, 8, 4, 2, 9, 3, 5; otherwise 7, the one
+// radix left): the one switch from a line's run-time radices to the passes' compile-time ones, for the kernels
+// (gpu/fft_mixed.cu) and their host emulation (tests/cpu/mixed_radix_test.cpp).
+template <class F>
+SV_MR_HD void with_radix(int R, F&& f) {
+    switch (R) {
+        case 16: f(std::integral_constant<int, 16>{}); break;
+        case 8: f(std::integral_constant<int, 8>{}); break;
+        case 4: f(std::integral_constant<int, 4>{}); break;
+        case 2: f(std::integral_constant<int, 2>{}); break;
+        case 9: f(std::integral_constant<int, 9>{}); break;
+        case 3: f(std::integral_constant<int, 3>{}); break;
+        case 5: f(std::integral_constant<int, 5>{}); break;
+        default: f(std::integral_constant<int, 7>{}); break;
+    }
+}
 
 template <int R>
 struct PassRegs {

@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <iostream>
-#include <type_traits>
 #include <vector>
 
 #include "gpu/mixed_radix.h"
@@ -101,22 +100,6 @@ TEST(MixedRadix, LinesMatchFftwAtUsersSizesPowersOfTwoAndPrimes) {
 // between its barriers, on a padded shared-memory line poisoned with NaN. What the device adds to this is the
 // launch, its shared memory and the barriers themselves. ----
 
-// Calls f(std::integral_constant<int, R>{}) for a pass's radix R, as the kernels' switch does.
-template <class F>
-void with_radix(int R, F&& f) {
-    switch (R) {
-        case 16: f(std::integral_constant<int, 16>{}); break;
-        case 8: f(std::integral_constant<int, 8>{}); break;
-        case 4: f(std::integral_constant<int, 4>{}); break;
-        case 2: f(std::integral_constant<int, 2>{}); break;
-        case 3: f(std::integral_constant<int, 3>{}); break;
-        case 5: f(std::integral_constant<int, 5>{}); break;
-        case 7: f(std::integral_constant<int, 7>{}); break;
-        case 9: f(std::integral_constant<int, 9>{}); break;
-        default: ADD_FAILURE() << "radix " << R;
-    }
-}
-
 template <int R, bool kInv>
 void emulate_pass(std::vector<float2>& sm, const std::vector<float2>& table, int n, int ns, int tpc) {
     std::vector<mr::PassRegs<R>> regs(static_cast<std::size_t>(tpc));
@@ -161,7 +144,7 @@ void emulate_passes(std::vector<float2>& sm, const mr::LinePlan& p, int tpc, int
     int ns = 1;
     for (int i = 0; i < from; ++i) ns *= p.radix[i];
     for (int i = from; i < (to < 0 ? p.passes : to); ++i) {
-        with_radix(p.radix[i], [&](auto r) { emulate_pass<decltype(r)::value, kInv>(sm, table, p.n, ns, tpc); });
+        mr::with_radix(p.radix[i], [&](auto r) { emulate_pass<decltype(r)::value, kInv>(sm, table, p.n, ns, tpc); });
         ns *= p.radix[i];
     }
 }
@@ -183,17 +166,17 @@ void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = 
         if (to_out) {
             const bool only = p.passes == 1;
             if (!only) {
-                with_radix(p.radix[0], [&](auto r) { emulate_first_pass<decltype(r)::value, kInv>(x, sm, table, tpc); });
+                mr::with_radix(p.radix[0], [&](auto r) { emulate_first_pass<decltype(r)::value, kInv>(x, sm, table, tpc); });
                 // barrier
                 emulate_passes<kInv>(sm, p, tpc, 1, p.passes - 1);
             }
             std::vector<float2> out(std::size_t(n), mr::c_make(nan, nan));
-            with_radix(p.radix[p.passes - 1],
+            mr::with_radix(p.radix[p.passes - 1],
                        [&](auto r) { emulate_last_pass<decltype(r)::value, kInv>(x, sm, out, table, tpc, only); });
             x = out;
             return;
         }
-        with_radix(p.radix[0], [&](auto r) { emulate_first_pass<decltype(r)::value, kInv>(x, sm, table, tpc); });
+        mr::with_radix(p.radix[0], [&](auto r) { emulate_first_pass<decltype(r)::value, kInv>(x, sm, table, tpc); });
         // barrier
         emulate_passes<kInv>(sm, p, tpc, 1);
     } else {
