@@ -16,10 +16,13 @@
 namespace specview::gpu {
 namespace {
 
+using fast_detail::bin_places;
+using fast_detail::BinPlaces;
 using fast_detail::ColOut;
 using fast_detail::ColParams;
 using fast_detail::flush_range;
 using fast_detail::launch_setup;
+using fast_detail::mirror_value;
 using fast_detail::order_decode;
 using fast_detail::view_bin;
 
@@ -437,13 +440,11 @@ __global__ void half_colormap_kernel(const float* __restrict__ values, int width
     if (kx >= width) return;
     const float2 r = *range;
     const float val = values[std::size_t(ky) * width + kx];
-    const int x = shift ? shift_dest(kx, width) : kx, y = shift ? shift_dest(ky, height) : ky;
-    store_picture(target, lut, normalize_to_range(val, r.x, r.y), x, y, std::size_t(y) * width + x);
+    const BinPlaces at = bin_places(kx, ky, width, height, shift);
+    store_picture(target, lut, normalize_to_range(val, r.x, r.y), at.x, at.y, std::size_t(at.y) * width + at.x);
     if (ky == 0 || 2 * ky == height) return;
-    const float mval = (view == View::Phase || view == View::Imag) ? -val : val;
-    const int mx0 = kx == 0 ? 0 : width - kx, my0 = height - ky;
-    const int mx = shift ? shift_dest(mx0, width) : mx0, my = shift ? shift_dest(my0, height) : my0;
-    store_picture(target, lut, normalize_to_range(mval, r.x, r.y), mx, my, std::size_t(my) * width + mx);
+    store_picture(target, lut, normalize_to_range(mirror_value(view, val), r.x, r.y), at.mx, at.my,
+                  std::size_t(at.my) * width + at.mx);
 }
 
 int ilog2(int v) {

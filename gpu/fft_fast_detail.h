@@ -51,6 +51,18 @@ struct ColParams {
     float* values;            // Values (W x H, shifted as the picture), HalfValues (W x (H/2 + 1), unshifted)
 };
 
+// Where bin (kx, ky) of a W x H spectrum and its conjugate mirror (-kx, -ky) go in the picture, shifted or not
+// (the mirror of 0 is 0), and the mirror's view value (conj F: the same, negated for phase and imaginary).
+struct BinPlaces {
+    int x, y, mx, my;
+};
+__device__ __forceinline__ BinPlaces bin_places(int kx, int ky, int W, int H, bool shift) {
+    const int mx0 = kx == 0 ? 0 : W - kx, my0 = ky == 0 ? 0 : H - ky;
+    if (!shift) return {kx, ky, mx0, my0};
+    return {shift_dest(kx, W), shift_dest(ky, H), shift_dest(mx0, W), shift_dest(my0, H)};
+}
+__device__ __forceinline__ float mirror_value(View v, float val) { return (v == View::Phase || v == View::Imag) ? -val : val; }
+
 // Bin (kx, ky) of the spectrum, z: its view value goes to the picture (or the values, or the running min/max
 // lo/hi) at the shifted position, and, with `mirror`, the value of the conjugate bin (-kx, -ky) to its position
 // too. Any width and height (the mirror of 0 is 0).
@@ -65,11 +77,8 @@ __device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, i
     // has it, so that their phase is exactly 0 or pi, not +-pi by the sign of the rounding.
     if ((kx == 0 || 2 * kx == W) && (ky == 0 || 2 * ky == H)) z.y = 0.0f;
     const float val = view_value(p.view, z.x * m, z.y * m);
-    // The mirror bin (-kx, -ky) holds conj(F): the same view value, negated for phase and imaginary.
-    const float mval = (p.view == View::Phase || p.view == View::Imag) ? -val : val;
-    const int x = p.shift ? shift_dest(kx, W) : kx, y = p.shift ? shift_dest(ky, H) : ky;
-    const int mx0 = kx == 0 ? 0 : W - kx, my0 = ky == 0 ? 0 : H - ky;
-    const int mx = p.shift ? shift_dest(mx0, W) : mx0, my = p.shift ? shift_dest(my0, H) : my0;
+    const float mval = mirror_value(p.view, val);
+    const auto [x, y, mx, my] = bin_places(kx, ky, W, H, p.shift);
     if constexpr (kOut == ColOut::Values) {
         p.values[std::size_t(y) * W + x] = val;
         if (mirror) p.values[std::size_t(my) * W + mx] = mval;

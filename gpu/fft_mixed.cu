@@ -136,13 +136,6 @@ __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Li
     run_passes<kInv>(sm, L.twiddles, L.work, L.passes, L.radices, t, L.tpc, active, 1);
 }
 
-// The same for a line already in shared memory (the block has passed a barrier since it was written).
-template <bool kInv>
-__device__ __forceinline__ void line_fft(float2* sm, const Line& L, int t, bool active) {
-    if (L.chirp_spectrum) bluestein_line<kInv>(sm, L, t, active);
-    else run_passes<kInv>(sm, L.twiddles, L.work, L.passes, L.radices, t, L.tpc, active);
-}
-
 // The whole FFT of a line from `at(i)` to `put(i, X_i)` (both global memory): the first pass gathers from `at`,
 // the last scatters to `put`, the ones between run in shared memory. A Bluestein line (or one point) goes through
 // shared memory as line_fft_from leaves it, then out. Every thread of the block calls it.
@@ -289,7 +282,8 @@ int largest_prime_factor(int n) {
     return n > 1 ? std::max(best, n) : best;
 }
 
-Line make_line(int n, bool inverse, LineTables& tables) {
+// A line's shape and passes, without its tables (a Bluestein line is one whose work length is not n).
+Line line_shape(int n) {
     check_length(n);
     const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
     const mixed_radix::LinePlan work = plan.bluestein ? mixed_radix::plan_line(plan.m) : plan;
@@ -300,7 +294,12 @@ Line make_line(int n, bool inverse, LineTables& tables) {
     L.stride = padded_len(L.work);
     L.passes = work.passes;
     for (int i = 0; i < work.passes; ++i) L.radices |= (unsigned long long)(work.radix[i] - 1) << (4 * i);
-    if (plan.bluestein) L.chirp_spectrum = tables.spectrum(n, inverse);
+    return L;
+}
+
+Line make_line(int n, bool inverse, LineTables& tables) {
+    Line L = line_shape(n);
+    if (L.work != n) L.chirp_spectrum = tables.spectrum(n, inverse);
     L.twiddles = tables.twiddles(L.work);
     return L;
 }
@@ -373,12 +372,7 @@ const float2* LineTables::spectrum(int n, bool inverse) {
 }
 
 int columns_per_block(int n, int ncols, int max_threads) {
-    check_length(n);
-    const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
-    Line L;
-    L.work = plan.bluestein ? plan.m : n;
-    L.tpc = mixed_radix::line_threads(L.work);
-    L.stride = padded_len(L.work);
+    Line L = line_shape(n);
     return column_block(L, ncols, max_threads);
 }
 
