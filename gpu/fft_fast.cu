@@ -1,5 +1,6 @@
 #include "gpu/fft_fast.h"
 
+#include <cooperative_groups.h>
 #include <cub/device/device_radix_sort.cuh>
 
 #include <cfloat>
@@ -215,16 +216,27 @@ __device__ __forceinline__ void unpack_real_pair(const float2* sm, int n, int k,
 
 // ---- Pass 1: rows ----
 
-template <bool kInv, int kThreads>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
-                                     int lines, int group_log2, int half_rows) {
+// The row pass's arguments.
+struct RowArgs {
+    const float2* in;
+    float2* out;
+    int n, log2n, rows;
+    int lines;       // rows a block takes
+    int group_log2;  // >= 0: written grouped for the column blocks ([x / C][row][x % C]); -1: row-major
+    int half_rows;   // > 0: rows y and y + half_rows in one block, with the columns' first radix-2 stage (v7)
+};
+
+// Block `bx` of the row pass (the kernel below, and the one-launch C2C).
+template <bool kInv>
+__device__ __forceinline__ void rows_c2c_block(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n,
+                                               int rows, int lines, int group_log2, int half_rows, int bx) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     // half_rows > 0: the block's first lines/2 lines are rows y, the others rows y + half_rows (their partners).
     const int hl = lines / 2;
     const bool upper = half_rows > 0 && line >= hl;
-    const int row = half_rows > 0 ? blockIdx.x * hl + (upper ? line - hl + half_rows : line) : blockIdx.x * lines + line;
+    const int row = half_rows > 0 ? bx * hl + (upper ? line - hl + half_rows : line) : bx * lines + line;
     const bool active = line < lines && row < rows;
     float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
     float2 v[kE];
@@ -271,6 +283,12 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
                 out[((std::size_t(x >> group_log2) * rows + row) << group_log2) + (x & gmask)] = v[j];
             }
     }
+}
+
+template <bool kInv, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
+                                     int lines, int group_log2, int half_rows) {
+    rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x);
 }
 
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
@@ -323,16 +341,17 @@ __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (
 
 // Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum). A block reads its
 // whole columns before writing them back, so it may run in place.
-template <bool kInv, int kThreads>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(ColParams p) {
+// Block (bx, by) of the column pass (the kernel below, and the one-launch C2C).
+template <bool kInv>
+__device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
     extern __shared__ float4 smem_f4[];
     const int n = p.n, log2n = p.log2n;
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int C = p.cols_per_block;
     const int c = threadIdx.x % C, t = threadIdx.x / C;  // neighbouring threads take neighbouring columns
-    const int col = blockIdx.x * C + c;
+    const int col = bx * C + c;
     const bool active = t < tpc && col < p.ncols;
-    const int sub = p.sub, s0 = blockIdx.y * n;  // s0: the first input row of this sub-column
+    const int sub = p.sub, s0 = by * n;  // s0: the first input row of this sub-column
     float2* sm = reinterpret_cast<float2*>(smem_f4) + c * p.col_stride;
     float2 v[kE];
     if (active) {
@@ -341,7 +360,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
             for (int j = 0; j < kE; ++j)
                 if (j < e) v[j] = p.in[std::size_t(s0 + in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
         } else {
-            const float2* g = p.in + ((std::size_t(blockIdx.x) * n * sub) << p.group_log2) + c;  // this block's group
+            const float2* g = p.in + ((std::size_t(bx) * n * sub) << p.group_log2) + c;  // this block's group
 #pragma unroll
             for (int j = 0; j < kE; ++j)
                 if (j < e) v[j] = g[std::size_t(s0 + in_index(j, n, log2n, t, tpc)) << p.group_log2];
@@ -352,7 +371,24 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
     if (active)
 #pragma unroll
         for (int j = 0; j < kE; ++j)
-            if (j < e) p.out[std::size_t(out_index(j, n, t, tpc) * sub + blockIdx.y) * p.ld_out + col] = v[j];
+            if (j < e) p.out[std::size_t(out_index(j, n, t, tpc) * sub + by) * p.ld_out + col] = v[j];
+}
+
+template <bool kInv, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(ColParams p) {
+    cols_block<kInv>(p, blockIdx.x, blockIdx.y);
+}
+
+// Both passes of a small C2C in one launch (PERF_NOTES.md s3): the row blocks, a grid-wide barrier, the column
+// blocks. Launched cooperatively, so every block is resident and the barrier cannot deadlock; it also orders the
+// row pass's global stores before the column pass's loads.
+template <bool kInv, int kThreads>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_c2c_one_launch_kernel(RowArgs a, int row_blocks, ColParams p,
+                                                                                                  int col_blocks) {
+    if (int(blockIdx.x) < row_blocks)
+        rows_c2c_block<kInv>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, blockIdx.x);
+    cooperative_groups::this_grid().sync();
+    if (int(blockIdx.x) < col_blocks) cols_block<kInv>(p, blockIdx.x, 0);
 }
 
 // Picture path, pass A: columns of the real image, two neighbouring columns as one complex column (one 8-byte
@@ -360,8 +396,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
 template <int kThreads>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     fast_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g, int W, int H, int log2h, int C,
-                          int col_stride) {
+                          int col_stride, unsigned int* reset_minmax) {
     extern __shared__ float4 smem_f4[];
+    if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
     const int n = H, tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int c = threadIdx.x % C, t = threadIdx.x / C;
     const int pair = blockIdx.x * C + c;
@@ -409,20 +446,11 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_view_kern
     view_epilogue<kOut>(p, v, e, active, n, t, tpc, ky, ky != 0 && 2 * ky != p.height);
 }
 
-__global__ void init_minmax_kernel(unsigned int* mm) {
-    mm[0] = 0xFFFFFFFFu;
-    mm[1] = 0u;
-}
+__global__ void init_minmax_kernel(unsigned int* mm) { fast_detail::reset_minmax(mm); }
 
-__global__ void finish_fast_range_kernel(RangeMode mode, const unsigned int* mm, const float* sorted, long long i_lo,
-                                         long long i_hi, float fixed_lo, float fixed_hi, float span, float2* range) {
-    const float lo = order_decode(mm[0]), hi = order_decode(mm[1]);
-    switch (mode) {
-        case RangeMode::Auto: *range = make_float2(lo, hi); break;
-        case RangeMode::Top: *range = make_float2(hi - span, hi); break;
-        case RangeMode::Fixed: *range = make_float2(fixed_lo, fixed_hi); break;
-        case RangeMode::Percentile: *range = make_float2(sorted[i_lo], sorted[i_hi]); break;
-    }
+__global__ void finish_fast_range_kernel(RangeMode mode, const float* sorted, long long i_lo, long long i_hi,
+                                         float fixed_lo, float fixed_hi, float2* range) {
+    *range = mode == RangeMode::Percentile ? make_float2(sorted[i_lo], sorted[i_hi]) : make_float2(fixed_lo, fixed_hi);
 }
 
 __global__ void fast_colormap_kernel(const float* __restrict__ values, long long count, int width, const float2* range,
@@ -433,12 +461,15 @@ __global__ void fast_colormap_kernel(const float* __restrict__ values, long long
 }
 
 // The picture from pass B's half of view values (ColOut::HalfValues): each bin (kx, ky), ky = 0..H/2, at its
-// place and, where it has one, its mirror (-kx, -ky) at that one's, as view_bin places them.
+// place and, where it has one, its mirror (-kx, -ky) at that one's, as view_bin places them. The range comes from
+// pass B's min/max here (one thread keeps it in `range` for FastFft::range), not from a kernel of its own.
 __global__ void half_colormap_kernel(const float* __restrict__ values, int width, int height, View view, bool shift,
-                                     const float2* range, const std::uint32_t* __restrict__ lut, PictureTarget target) {
+                                     RangeMode mode, const unsigned int* minmax, float top_span, float2* range,
+                                     const std::uint32_t* __restrict__ lut, PictureTarget target) {
     const int kx = blockIdx.x * blockDim.x + threadIdx.x, ky = blockIdx.y;
+    const float2 r = fast_detail::range_from_minmax(mode, minmax, top_span);
+    if (kx == 0 && ky == 0) *range = r;
     if (kx >= width) return;
-    const float2 r = *range;
     const float val = values[std::size_t(ky) * width + kx];
     const BinPlaces at = bin_places(kx, ky, width, height, shift);
     store_picture(target, lut, normalize_to_range(val, r.x, r.y), at.x, at.y, std::size_t(at.y) * width + at.x);
@@ -553,6 +584,15 @@ void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStre
     }
 }
 
+using OneLaunchKernel = void (*)(RowArgs, int, ColParams, int);
+OneLaunchKernel one_launch_kernel(bool inverse, int bound) {
+    if (inverse)
+        return bound == 256 ? fast_c2c_one_launch_kernel<true, 256>
+               : bound == 512 ? fast_c2c_one_launch_kernel<true, 512> : fast_c2c_one_launch_kernel<true, 1024>;
+    return bound == 256 ? fast_c2c_one_launch_kernel<false, 256>
+           : bound == 512 ? fast_c2c_one_launch_kernel<false, 512> : fast_c2c_one_launch_kernel<false, 1024>;
+}
+
 }  // namespace
 
 FastFft::FastFft() : minmax_(2), range_(1) {}
@@ -581,22 +621,12 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
-    auto rows = inverse ? (bound == 256 ? fast_rows_c2c_kernel<true, 256>
-                           : bound == 512 ? fast_rows_c2c_kernel<true, 512> : fast_rows_c2c_kernel<true, 1024>)
-                        : (bound == 256 ? fast_rows_c2c_kernel<false, 256>
-                           : bound == 512 ? fast_rows_c2c_kernel<false, 512> : fast_rows_c2c_kernel<false, 1024>);
     // The column pass's blocks take C columns each; the row pass writes them grouped for it (a contiguous run
     // per block) when the variant says so.
     const int C = cols_per_block(ncol, width, col_threads(ncol));
     const int group_log2 = use_grouped(C) && width % C == 0 ? ilog2(C) : -1;
-    launch_setup(rows, smem);
-    const int grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
-    rows<<<grid, threads, smem, s>>>(data, scratch, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0);
-    CUDA_CHECK_LAUNCH("fast_rows_c2c_kernel");
-    mark(timer,
-         std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
-             (group_log2 >= 0 ? " (grouped for the columns)" : ""),
-         double(width) * height * 16.0);
+    const RowArgs a{data, scratch, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0};
+    const int row_grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
 
     ColParams p{};
     p.in = scratch;
@@ -609,8 +639,63 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     p.cols_per_block = C;
     p.group_log2 = group_log2;
     p.sub = sub;
+
+    if (sub == 1 && one_launch_blocks(width, height, inverse) > 0) {
+        p.col_stride = column_stride(ncol, C, variant_.bank_stride);
+        const int col_grid = (width + C - 1) / C;
+        const int block = std::max(threads, C * (ncol / elems_per_thread(ncol)));
+        const int smem_one = std::max(smem, C * p.col_stride * int(sizeof(float2)));
+        auto kernel = one_launch_kernel(inverse, bound_for(block));
+        int rg = row_grid, cg = col_grid;
+        void* args[] = {const_cast<RowArgs*>(&a), &rg, &p, &cg};
+        launch_setup(kernel, smem_one);
+        CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(std::max(row_grid, col_grid)),
+                                               dim3(block), args, std::size_t(smem_one), s));
+        CUDA_CHECK_LAUNCH("fast_c2c_one_launch_kernel");
+        mark(timer, "fast C2C in one launch: row FFTs, grid barrier, column FFTs", double(width) * height * 32.0);
+        return;
+    }
+
+    auto rows = inverse ? (bound == 256 ? fast_rows_c2c_kernel<true, 256>
+                           : bound == 512 ? fast_rows_c2c_kernel<true, 512> : fast_rows_c2c_kernel<true, 1024>)
+                        : (bound == 256 ? fast_rows_c2c_kernel<false, 256>
+                           : bound == 512 ? fast_rows_c2c_kernel<false, 512> : fast_rows_c2c_kernel<false, 1024>);
+    launch_setup(rows, smem);
+    rows<<<row_grid, threads, smem, s>>>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows);
+    CUDA_CHECK_LAUNCH("fast_rows_c2c_kernel");
+    mark(timer,
+         std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
+             (group_log2 >= 0 ? " (grouped for the columns)" : ""),
+         double(width) * height * 16.0);
     run_cols(inverse, p, col_threads(ncol), variant_.bank_stride, s);
     mark(timer, sub == 2 ? "fast pass 2: column FFTs (two halves)" : "fast pass 2: column FFTs", double(width) * height * 16.0);
+}
+
+int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
+    if (!variant_.one_launch || !pow2_sizes(width, height) || double(width) * height > kOneLaunchMaxPoints ||
+        height == 8192)
+        return 0;
+    const OneLaunchKey key{width, height, inverse, rows_threads_, cols_threads_, variant_.bank_stride};
+    if (one_launch_.valid && one_launch_.key == key) return one_launch_.blocks;
+    // The shape c2c() gives both passes (it has no 8192-point columns here, so no split).
+    const int lines = lines_per_block(width, rows_threads_, height);
+    const int row_threads = lines * (width / elems_per_thread(width));
+    const int row_smem = lines * padded_len(width) * int(sizeof(float2));
+    const int C = cols_per_block(height, width, col_threads(height));
+    const int block = std::max(row_threads, C * (height / elems_per_thread(height)));
+    const int smem = std::max(row_smem, C * column_stride(height, C, variant_.bank_stride) * int(sizeof(float2)));
+    const int grid = std::max((height + lines - 1) / lines, (width + C - 1) / C);
+    int device = 0, coop = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    auto kernel = one_launch_kernel(inverse, bound_for(block));
+    launch_setup(kernel, smem);
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, std::size_t(smem)));
+    // Every block must be resident at once for the grid barrier; otherwise two launches.
+    const int blocks = coop && grid <= per_sm * sms ? grid : 0;
+    one_launch_ = {key, blocks, true};
+    return blocks;
 }
 
 void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer, float2* out) {
@@ -693,7 +778,16 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     const int g_rows = height / 2 + 1;
     if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
     const bool pow2 = pow2_sizes(width, height);
-    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(), s);
+    // The range of an Auto/Top picture is folded from pass B's bins into minmax_; pass A resets it (one launch
+    // fewer), or, where pass A does not run, a kernel of its own does.
+    const bool needs_range = vp.range == RangeMode::Auto || vp.range == RangeMode::Top;
+    const bool same = cached_.valid && plane_version != 0 && cached_.plane_version == plane_version &&
+                      cached_.mask_version == (mask ? mask_version : 0) &&
+                      cached_.width == width && cached_.height == height && cached_.view == vp.view &&
+                      cached_.mode == vp.range && (vp.range != RangeMode::Top || cached_.top_span == vp.top_span);
+    const bool fold_range = needs_range && !same;
+    unsigned int* reset = fold_range && !reuse_pass1 ? minmax_.get() : nullptr;
+    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(), s, reset);
     if (!reuse_pass1 && pow2) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = lines_per_block(n, col_threads(n), pairs);
@@ -703,7 +797,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         const int bound = bound_for(threads);
         auto kernel = bound == 256 ? fast_cols_real_kernel<256> : bound == 512 ? fast_cols_real_kernel<512> : fast_cols_real_kernel<1024>;
         launch_setup(kernel, smem);
-        kernel<<<blocks, threads, smem, s>>>(plane, half_.get(), width, height, ilog2(height), C, stride);
+        kernel<<<blocks, threads, smem, s>>>(plane, half_.get(), width, height, ilog2(height), C, stride, reset);
         CUDA_CHECK_LAUNCH("fast_cols_real_kernel");
     }
     const double g_bytes = double(g_rows) * width * 8.0;
@@ -740,8 +834,8 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         temp_.resize(bytes);
         CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.get(), bytes, values_.get(), sorted_.get(), count, 0, 32, s));
         CUDA_CHECK_LAUNCH("cub::DeviceRadixSort::SortKeys");
-        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), sorted_.get(), percentile_index(vp.pct_lo, count),
-                                                 percentile_index(vp.pct_hi, count), 0, 0, 0, range_.get());
+        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, sorted_.get(), percentile_index(vp.pct_lo, count),
+                                                 percentile_index(vp.pct_hi, count), 0, 0, range_.get());
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
         mark(timer, "range (CUB radix sort, percentiles)", double(count) * 16.0);
         fast_colormap_kernel<<<int(std::min<long long>((count + 255) / 256, 1 << 16)), 256, 0, s>>>(
@@ -752,33 +846,27 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         return res;
     }
 
-    const bool needs_range = vp.range == RangeMode::Auto || vp.range == RangeMode::Top;
-    const bool same = cached_.valid && plane_version != 0 && cached_.plane_version == plane_version &&
-                      cached_.mask_version == (mask ? mask_version : 0) &&
-                      cached_.width == width && cached_.height == height && cached_.view == vp.view &&
-                      cached_.mode == vp.range && (vp.range != RangeMode::Top || cached_.top_span == vp.top_span);
-    if (needs_range && !same) {
+    if (fold_range) {
         // Pass B writes each bin's view value (the half it transforms) and finds the range; the colormap follows.
         // (It had been a range pass, the row FFTs for the min/max alone, then pass B again into the picture.)
         values_.resize(std::size_t(g_rows) * width);
         p.values = values_.get();
-        init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
-        CUDA_CHECK_LAUNCH("init_minmax_kernel");
+        if (!reset) {
+            init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
+            CUDA_CHECK_LAUNCH("init_minmax_kernel");
+        }
         rows_view(ColOut::HalfValues);
-        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, 0, 0, vp.top_span, range_.get());
-        CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
         mark(timer, "fast pass 2: row FFTs + view values + fused min/max", g_bytes + double(g_rows) * width * 4.0);
         cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
         const dim3 block(256), grid((width + 255) / 256, g_rows);
-        half_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, vp.view, vp.shift, range_.get(), lut_.get(),
-                                                   target);
+        half_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, vp.view, vp.shift, vp.range, minmax_.get(),
+                                                   vp.top_span, range_.get(), lut_.get(), target);
         CUDA_CHECK_LAUNCH("half_colormap_kernel");
         mark(timer, picture_stage_name("colormap (half -> whole picture)", target), double(g_rows) * width * 4.0 + double(count) * 4.0);
         return res;
     }
     if (vp.range == RangeMode::Fixed) {
-        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, minmax_.get(), nullptr, 0, 0, vp.fixed_lo, vp.fixed_hi, 0,
-                                                 range_.get());
+        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, nullptr, 0, 0, vp.fixed_lo, vp.fixed_hi, range_.get());
         CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
     } else {
         res.range_reused = true;

@@ -25,6 +25,8 @@
 namespace specview::gpu {
 
 constexpr int kFastMaxLength = 16384;
+// The largest plane (points) whose C2C may run as one launch (Variant::one_launch).
+constexpr double kOneLaunchMaxPoints = 1024.0 * 1024.0;
 // Threads a mixed-radix column block may have unless set_block_threads says otherwise (PERF_NOTES.md, m3).
 constexpr int kMixedColThreads = 1024;
 
@@ -73,12 +75,22 @@ public:
     // row pass's scattered stores cost more than the column pass gains (H100, v6). The mixed-radix kernels group
     // from two columns; the benchmark measures both there.
     // `split` (C2C, 8192-point columns): the row pass does the columns' first radix-2 stage.
+    // `one_launch` (C2C, powers of two up to kOneLaunchMaxPoints): both passes in one cooperative launch with a
+    // grid-wide barrier between them, where every block of it can be resident (small planes wait on launches, not
+    // on the GPU: PERF_NOTES.md s3).
     struct Variant {
         bool grouped = true;
         bool bank_stride = true;
         bool split = true;
+        bool one_launch = true;
     };
-    void set_variant(Variant v) { variant_ = v; }
+    void set_variant(Variant v) {
+        variant_ = v;
+        one_launch_.valid = false;
+    }
+    // The blocks of the one-launch C2C of width x height, or 0 where c2c() launches twice (too large, not powers of
+    // two, no cooperative launch on this device, not all blocks resident, or the variant says no).
+    int one_launch_blocks(int width, int height, bool inverse = false) const;
 
 private:
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer,
@@ -108,6 +120,22 @@ private:
         bool valid = false;
         std::uint64_t mask_version = 0;  // the lab's mask the range was taken with (0: none)
     } cached_;
+    // one_launch_blocks' last answer.
+    struct OneLaunchKey {
+        int width = 0, height = 0;
+        bool inverse = false;
+        int rows_threads = 0, cols_threads = 0;
+        bool bank_stride = false;
+        bool operator==(const OneLaunchKey& o) const {
+            return width == o.width && height == o.height && inverse == o.inverse && rows_threads == o.rows_threads &&
+                   cols_threads == o.cols_threads && bank_stride == o.bank_stride;
+        }
+    };
+    mutable struct {
+        OneLaunchKey key;
+        int blocks = 0;
+        bool valid = false;
+    } one_launch_;
 };
 
 }  // namespace specview::gpu

@@ -28,6 +28,16 @@ __device__ __forceinline__ unsigned int order_encode(float f) {
 __device__ __forceinline__ float order_decode(unsigned int e) {
     return __uint_as_float((e & 0x80000000u) ? (e & 0x7FFFFFFFu) : ~e);
 }
+// The min/max pair before a pass folds into it (flush_range): the encodings of +inf-most and -inf-most.
+__device__ __forceinline__ void reset_minmax(unsigned int* mm) {
+    mm[0] = 0xFFFFFFFFu;
+    mm[1] = 0u;
+}
+// The range of an Auto or Top picture from the folded min/max pair.
+__device__ __forceinline__ float2 range_from_minmax(RangeMode mode, const unsigned int* mm, float top_span) {
+    const float lo = order_decode(mm[0]), hi = order_decode(mm[1]);
+    return mode == RangeMode::Top ? make_float2(hi - top_span, hi) : make_float2(lo, hi);
+}
 
 struct ColParams {
     const float2* in;

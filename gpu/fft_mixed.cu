@@ -246,8 +246,9 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
 // The picture's pass A: real columns 2p and 2p + 1 as one complex column; rows ky = 0..n/2 of both spectra along
 // y to G (row stride width).
 __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g,
-                                                               Line L, int width, int C) {
+                                                               Line L, int width, int C, unsigned int* reset_minmax) {
     extern __shared__ float2 sm_cols[];
+    if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
     const int n = L.n, pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
     const int c = threadIdx.x % C, step = blockDim.x / C;  // the unpack's mapping, as mixed_cols_kernel's store
     const int xa = 2 * (pair0 + c), xb = xa + 1;
@@ -412,12 +413,14 @@ void real_rows(const float* plane, float2* half, int width, int height, LineTabl
            L, height, lines, width / 2 + 1);
 }
 
-void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s) {
+void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s,
+               unsigned int* reset_minmax) {
     Line L = make_line(height, false, tables);
     const int pairs = (width + 1) / 2;
     const int C = column_block(L, pairs, max_threads);
     const int smem = C * L.stride * int(sizeof(float2));
-    launch(mixed_cols_real_kernel, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane, g, L, width, C);
+    launch(mixed_cols_real_kernel, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane, g, L, width, C,
+           reset_minmax);
 }
 
 void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_threads, cudaStream_t s) {

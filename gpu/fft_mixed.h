@@ -58,7 +58,9 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
 void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
                cudaStream_t s);
 // The picture's pass A: real columns two at a time -> G[ky][x] for ky = 0..height/2 (row stride width).
-void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s);
+// reset_minmax (null: none): the picture's min/max pair, reset here for the pass after (one launch fewer).
+void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s,
+               unsigned int* reset_minmax = nullptr);
 // The picture's pass B: rows ky of G (p.ncols = height/2 + 1 of them) along x, into the view epilogue.
 void rows_view(fast_detail::ColOut mode, const fast_detail::ColParams& p, LineTables& tables, int target_threads,
                cudaStream_t s);

@@ -62,9 +62,18 @@ TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
     gpu::FastFft fast;
+    int coop = 0;
+    ASSERT_EQ(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, 0), cudaSuccess);
+    if (coop) {
+        EXPECT_GT(fast.one_launch_blocks(256, 256), 0) << "256^2 runs as one cooperative launch";
+        EXPECT_GT(fast.one_launch_blocks(1024, 1024, true), 0);
+    }
+    EXPECT_EQ(fast.one_launch_blocks(2048, 2048), 0) << "over 1024^2 points: two launches";
+    EXPECT_EQ(fast.one_launch_blocks(640, 480), 0) << "not powers of two: the mixed kernels";
     double worst = 0;
     std::string where;
-    const int sizes[][2] = {{1, 1}, {2, 2}, {4, 8}, {16, 16}, {32, 64}, {2, 8192}, {8192, 2}, {16384, 4}, {4, 16384},
+    const int sizes[][2] = {{1, 1}, {2, 2}, {4, 8}, {16, 16}, {32, 64}, {256, 256}, {512, 512}, {128, 512}, {1024, 64},
+                            {32, 2048}, {2, 8192}, {8192, 2}, {16384, 4}, {4, 16384},
                             {256, 4096}, {4096, 256}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {8192, 8192},
                             {3, 1}, {1, 5}, {7, 9}, {12, 4}, {15, 9}, {6, 10}, {13, 1}, {1009, 13}, {13, 1009}, {187, 30},
                             {8191, 3}, {3, 8191}, {4096, 3}, {3, 16384}, {10000, 6}, {6, 10000}, {640, 480},
@@ -78,15 +87,24 @@ TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
             const std::vector<cf> x = rng.complex(n);
             const std::vector<cd> want = dft2d(widen(x), h, w, inverse);
             const bool pow2 = (w & (w - 1)) == 0 && (h & (h - 1)) == 0;
-            for (bool grouped : {true, false}) {
-                if (pow2 && !grouped) continue;  // the power-of-two layouts: EveryLayoutVariantAndBlockSizeMatchesFftw
-                fast.set_variant({grouped, true, true});
+            for (int k = 0; k < 3; ++k) {
+                // The mixed kernels grouped and not; powers of two: their default, and in two launches where the
+                // default is one (the other power-of-two layouts: EveryLayoutVariantAndBlockSizeMatchesFftw).
+                const bool grouped = k != 1, one_launch = k != 2;
+                if (pow2 && k == 1) continue;
+                if (!pow2 && k == 2) continue;
+                if (k == 2) {
+                    fast.set_variant({});
+                    if (fast.one_launch_blocks(w, h, inverse) == 0) continue;
+                }
+                fast.set_variant({grouped, true, true, one_launch});
                 gpu::DeviceBuffer<float2> d, scratch(n);
                 upload(d, x);
                 poison(scratch);
                 fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
                 const double e = rel_l2(download<cf>(d.get(), n), want);
-                EXPECT_LT(e, 1e-5) << w << "x" << h << (inverse ? " inverse" : " forward") << (grouped ? "" : " ungrouped");
+                EXPECT_LT(e, 1e-5) << w << "x" << h << (inverse ? " inverse" : " forward") << (grouped ? "" : " ungrouped")
+                                   << (one_launch ? "" : " in two launches");
                 if (e > worst) {
                     worst = e;
                     where = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
