@@ -285,18 +285,22 @@ __device__ __forceinline__ void rows_c2c_block(const float2* __restrict__ in, fl
     }
 }
 
-template <bool kInv, int kThreads>
+// kLog2 > 0: the line length 2^kLog2 is a compile-time constant (ilog2(n) must equal it), so the index arithmetic of
+// the passes folds into immediates (PERF_NOTES.md v9); 0: any length, from the arguments.
+template <bool kInv, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
                                      int lines, int group_log2, int half_rows) {
-    rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x);
+    if constexpr (kLog2 > 0) rows_c2c_block<kInv>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x);
+    else rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x);
 }
 
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
-template <int kThreads>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n, int log2n,
+template <int kThreads, int kLog2 = 0>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n_arg, int log2n_arg,
                                       int rows, int lines, int ld) {
     extern __shared__ float4 smem_f4[];
+    const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const int pair = blockIdx.x * lines + line;
@@ -374,8 +378,12 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
             if (j < e) p.out[std::size_t(out_index(j, n, t, tpc) * sub + by) * p.ld_out + col] = v[j];
 }
 
-template <bool kInv, int kThreads>
+template <bool kInv, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(ColParams p) {
+    if constexpr (kLog2 > 0) {
+        p.n = 1 << kLog2;
+        p.log2n = kLog2;
+    }
     cols_block<kInv>(p, blockIdx.x, blockIdx.y);
 }
 
@@ -393,12 +401,13 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_c2c_one_launch
 
 // Picture path, pass A: columns of the real image, two neighbouring columns as one complex column (one 8-byte
 // load per row), unpacked into both columns' spectra along y, kept for ky = 0..H/2: G[ky][x], row stride W.
-template <int kThreads>
+template <int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
-    fast_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g, int W, int H, int log2h, int C,
+    fast_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g, int W, int H_arg, int log2h_arg, int C,
                           int col_stride, unsigned int* reset_minmax) {
     extern __shared__ float4 smem_f4[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
+    const int H = kLog2 > 0 ? 1 << kLog2 : H_arg, log2h = kLog2 > 0 ? kLog2 : log2h_arg;
     const int n = H, tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int c = threadIdx.x % C, t = threadIdx.x / C;
     const int pair = blockIdx.x * C + c;
@@ -428,9 +437,13 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
 
 // Picture path, pass B: the rows ky = 0..H/2 of G, transformed along x, straight into the picture (and its
 // mirror rows): contiguous reads and contiguous writes.
-template <ColOut kOut, int kThreads>
+template <ColOut kOut, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_view_kernel(ColParams p, int lines) {
     extern __shared__ float4 smem_f4[];
+    if constexpr (kLog2 > 0) {
+        p.width = 1 << kLog2;
+        p.log2n = kLog2;
+    }
     const int n = p.width, log2n = p.log2n;
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -527,6 +540,20 @@ int column_stride(int n, int C, bool bank_aware) {
     return stride;
 }
 
+// Calls f(std::integral_constant<int, L>) with L = log2n where the kernels have a compile-time length for it (the
+// lengths where the passes are long enough for their index arithmetic to count), else L = 0.
+template <class F>
+decltype(auto) with_log2(int log2n, F&& f) {
+    switch (log2n) {
+        case 9: return f(std::integral_constant<int, 9>{});
+        case 10: return f(std::integral_constant<int, 10>{});
+        case 11: return f(std::integral_constant<int, 11>{});
+        case 12: return f(std::integral_constant<int, 12>{});
+        case 13: return f(std::integral_constant<int, 13>{});
+        default: return f(std::integral_constant<int, 0>{});
+    }
+}
+
 template <bool kInv>
 void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams& p, cudaStream_t s) {
     auto go = [&](auto kernel) {
@@ -534,9 +561,12 @@ void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams&
         kernel<<<blocks, threads, smem, s>>>(p);
         CUDA_CHECK_LAUNCH("fast_cols_kernel");
     };
-    if (bound == 256) go(fast_cols_kernel<kInv, 256>);
-    else if (bound == 512) go(fast_cols_kernel<kInv, 512>);
-    else go(fast_cols_kernel<kInv, 1024>);
+    with_log2(p.log2n, [&](auto l2) {
+        constexpr int L = decltype(l2)::value;
+        if (bound == 256) go(fast_cols_kernel<kInv, 256, L>);
+        else if (bound == 512) go(fast_cols_kernel<kInv, 512, L>);
+        else go(fast_cols_kernel<kInv, 1024, L>);
+    });
 }
 
 // Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum).
@@ -572,9 +602,12 @@ void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStre
     };
     auto pick = [&](auto mode_tag) {
         constexpr ColOut m = decltype(mode_tag)::value;
-        if (bound == 256) go(fast_rows_view_kernel<m, 256>);
-        else if (bound == 512) go(fast_rows_view_kernel<m, 512>);
-        else go(fast_rows_view_kernel<m, 1024>);
+        with_log2(p.log2n, [&](auto l2) {
+            constexpr int L = decltype(l2)::value;
+            if (bound == 256) go(fast_rows_view_kernel<m, 256, L>);
+            else if (bound == 512) go(fast_rows_view_kernel<m, 512, L>);
+            else go(fast_rows_view_kernel<m, 1024, L>);
+        });
     };
     switch (mode) {
         case ColOut::Picture: pick(std::integral_constant<ColOut, ColOut::Picture>{}); break;
@@ -656,10 +689,13 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         return;
     }
 
-    auto rows = inverse ? (bound == 256 ? fast_rows_c2c_kernel<true, 256>
-                           : bound == 512 ? fast_rows_c2c_kernel<true, 512> : fast_rows_c2c_kernel<true, 1024>)
-                        : (bound == 256 ? fast_rows_c2c_kernel<false, 256>
-                           : bound == 512 ? fast_rows_c2c_kernel<false, 512> : fast_rows_c2c_kernel<false, 1024>);
+    auto rows = with_log2(log2n, [&](auto l2) {
+        constexpr int L = decltype(l2)::value;
+        return inverse ? (bound == 256 ? fast_rows_c2c_kernel<true, 256, L>
+                          : bound == 512 ? fast_rows_c2c_kernel<true, 512, L> : fast_rows_c2c_kernel<true, 1024, L>)
+                       : (bound == 256 ? fast_rows_c2c_kernel<false, 256, L>
+                          : bound == 512 ? fast_rows_c2c_kernel<false, 512, L> : fast_rows_c2c_kernel<false, 1024, L>);
+    });
     launch_setup(rows, smem);
     rows<<<row_grid, threads, smem, s>>>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows);
     CUDA_CHECK_LAUNCH("fast_rows_c2c_kernel");
@@ -716,7 +752,10 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
-    auto kernel = bound == 256 ? fast_rows_real_kernel<256> : bound == 512 ? fast_rows_real_kernel<512> : fast_rows_real_kernel<1024>;
+    auto kernel = with_log2(ilog2(n), [&](auto l2) {
+        constexpr int L = decltype(l2)::value;
+        return bound == 256 ? fast_rows_real_kernel<256, L> : bound == 512 ? fast_rows_real_kernel<512, L> : fast_rows_real_kernel<1024, L>;
+    });
     launch_setup(kernel, smem);
     kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, out, n, ilog2(n), height, lines, ld);
     CUDA_CHECK_LAUNCH("fast_rows_real_kernel");
@@ -795,7 +834,10 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         const int stride = column_stride(n, C, variant_.bank_stride);
         const int smem = C * stride * int(sizeof(float2));
         const int bound = bound_for(threads);
-        auto kernel = bound == 256 ? fast_cols_real_kernel<256> : bound == 512 ? fast_cols_real_kernel<512> : fast_cols_real_kernel<1024>;
+        auto kernel = with_log2(ilog2(height), [&](auto l2) {
+            constexpr int L = decltype(l2)::value;
+            return bound == 256 ? fast_cols_real_kernel<256, L> : bound == 512 ? fast_cols_real_kernel<512, L> : fast_cols_real_kernel<1024, L>;
+        });
         launch_setup(kernel, smem);
         kernel<<<blocks, threads, smem, s>>>(plane, half_.get(), width, height, ilog2(height), C, stride, reset);
         CUDA_CHECK_LAUNCH("fast_cols_real_kernel");
