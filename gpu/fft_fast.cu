@@ -390,9 +390,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
 // Both passes of a small C2C in one launch (PERF_NOTES.md s3): the row blocks, a grid-wide barrier, the column
 // blocks. Launched cooperatively, so every block is resident and the barrier cannot deadlock; it also orders the
 // row pass's global stores before the column pass's loads.
-template <bool kInv, int kThreads>
+// kLog2 > 0: a square plane of side 2^kLog2, the lengths compile-time constants (as with_log2's kernels).
+template <bool kInv, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_c2c_one_launch_kernel(RowArgs a, int row_blocks, ColParams p,
                                                                                                   int col_blocks) {
+    if constexpr (kLog2 > 0) {
+        a.n = p.n = 1 << kLog2;
+        a.log2n = p.log2n = kLog2;
+    }
     if (int(blockIdx.x) < row_blocks)
         rows_c2c_block<kInv>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, blockIdx.x);
     cooperative_groups::this_grid().sync();
@@ -618,7 +623,18 @@ void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStre
 }
 
 using OneLaunchKernel = void (*)(RowArgs, int, ColParams, int);
-OneLaunchKernel one_launch_kernel(bool inverse, int bound) {
+// square_log2: log2 of the side of a square plane (0: not square). The common shapes (square, 256-thread
+// blocks, 256^2..1024^2) have their lengths compiled in.
+OneLaunchKernel one_launch_kernel(bool inverse, int bound, int square_log2) {
+    if (bound == 256 && square_log2 >= 8 && square_log2 <= 10) {
+        auto pick = [&](auto l2) -> OneLaunchKernel {
+            constexpr int L = decltype(l2)::value;
+            return inverse ? fast_c2c_one_launch_kernel<true, 256, L> : fast_c2c_one_launch_kernel<false, 256, L>;
+        };
+        if (square_log2 == 8) return pick(std::integral_constant<int, 8>{});
+        if (square_log2 == 9) return pick(std::integral_constant<int, 9>{});
+        return pick(std::integral_constant<int, 10>{});
+    }
     if (inverse)
         return bound == 256 ? fast_c2c_one_launch_kernel<true, 256>
                : bound == 512 ? fast_c2c_one_launch_kernel<true, 512> : fast_c2c_one_launch_kernel<true, 1024>;
@@ -678,7 +694,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         const int col_grid = (width + C - 1) / C;
         const int block = std::max(threads, C * (ncol / elems_per_thread(ncol)));
         const int smem_one = std::max(smem, C * p.col_stride * int(sizeof(float2)));
-        auto kernel = one_launch_kernel(inverse, bound_for(block));
+        auto kernel = one_launch_kernel(inverse, bound_for(block), width == height ? ilog2(width) : 0);
         int rg = row_grid, cg = col_grid;
         void* args[] = {const_cast<RowArgs*>(&a), &rg, &p, &cg};
         launch_setup(kernel, smem_one);
@@ -725,7 +741,7 @@ int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    auto kernel = one_launch_kernel(inverse, bound_for(block));
+    auto kernel = one_launch_kernel(inverse, bound_for(block), width == height ? ilog2(width) : 0);
     launch_setup(kernel, smem);
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, std::size_t(smem)));
     // Every block must be resident at once for the grid barrier; otherwise two launches.
