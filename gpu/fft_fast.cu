@@ -297,9 +297,12 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
 template <int kThreads, int kLog2 = 0>
+// group_log2 >= 0: the half spectrum written grouped for a column pass whose blocks take 2^group_log2 columns
+// ([k / C][row][k % C], the last group padded), else row-major with row stride ld. reset_minmax: as pass A's.
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n_arg, int log2n_arg,
-                                      int rows, int lines, int ld) {
+                                      int rows, int lines, int ld, int group_log2, unsigned int* reset_minmax) {
     extern __shared__ float4 smem_f4[];
+    if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -322,8 +325,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
     for (int k = t; k <= n / 2; k += tpc) {
         float2 a, b;
         unpack_real_pair(sm, n, k, &a, &b);
-        half[std::size_t(ra) * ld + k] = a;
-        if (has_b) half[std::size_t(rb) * ld + k] = b;
+        if (group_log2 < 0) {
+            half[std::size_t(ra) * ld + k] = a;
+            if (has_b) half[std::size_t(rb) * ld + k] = b;
+        } else {
+            const std::size_t at = ((std::size_t(k >> group_log2) * rows + ra) << group_log2) + (k & ((1 << group_log2) - 1));
+            half[at] = a;
+            if (has_b) half[at + (1 << group_log2)] = b;  // row rb = ra + 1
+        }
     }
 }
 
@@ -346,7 +355,10 @@ __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (
 // Column FFTs with complex output (C2C pass 2, and the half spectrum of real_spectrum). A block reads its
 // whole columns before writing them back, so it may run in place.
 // Block (bx, by) of the column pass (the kernel below, and the one-launch C2C).
-template <bool kInv>
+// kValues: the picture's rows-first column pass (p3): bin (kx = the column, ky) of a real plane's half spectrum
+// to its view value, written grouped like the input ([kx / C][ky][kx % C], values), and the min/max of the
+// values and their mirrors folded into p.minmax.
+template <bool kInv, bool kValues = false>
 __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
     extern __shared__ float4 smem_f4[];
     const int n = p.n, log2n = p.log2n;
@@ -372,10 +384,35 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
     }
     stockham_line<kInv>(v, sm, n, log2n, t, tpc, active);
 
-    if (active)
+    if constexpr (kValues) {
+        float lo = FLT_MAX, hi = -FLT_MAX;
+        if (active) {
+            float* out = p.values + ((std::size_t(bx) * n) << p.values_log2) + c;
+#pragma unroll
+            for (int j = 0; j < kE; ++j)
+                if (j < e) {
+                    const int ky = out_index(j, n, t, tpc);
+                    const float val = fast_detail::bin_view_value(p, v[j], col, ky), mval = mirror_value(p.view, val);
+                    out[std::size_t(ky) << p.values_log2] = val;
+                    lo = fminf(lo, fminf(val, mval));
+                    hi = fmaxf(hi, fmaxf(val, mval));
+                }
+        }
+        flush_range(p.minmax, lo, hi);
+    } else if (active) {
 #pragma unroll
         for (int j = 0; j < kE; ++j)
             if (j < e) p.out[std::size_t(out_index(j, n, t, tpc) * sub + by) * p.ld_out + col] = v[j];
+    }
+}
+
+template <int kThreads, int kLog2 = 0>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_kernel(ColParams p) {
+    if constexpr (kLog2 > 0) {
+        p.n = 1 << kLog2;
+        p.log2n = kLog2;
+    }
+    cols_block<false, true>(p, blockIdx.x, 0);
 }
 
 template <bool kInv, int kThreads, int kLog2 = 0>
@@ -492,6 +529,24 @@ __global__ void half_colormap_kernel(const float* __restrict__ values, int width
     const BinPlaces at = bin_places(kx, ky, width, height, shift);
     store_picture(target, lut, normalize_to_range(val, r.x, r.y), at.x, at.y, std::size_t(at.y) * width + at.x);
     if (ky == 0 || 2 * ky == height) return;
+    store_picture(target, lut, normalize_to_range(mirror_value(view, val), r.x, r.y), at.mx, at.my,
+                  std::size_t(at.my) * width + at.mx);
+}
+
+// The picture from the rows-first column pass's values (p3): bin (kx, ky), kx = 0..W/2, at its place, and for
+// 0 < kx < W/2 its mirror (-kx, -ky) at that one's (the mirrors of columns 0 and W/2 are bins of those columns,
+// which their own threads write). values: [kx / C][ky][kx % C], C = 2^g. A block: 32 columns x 8 rows.
+__global__ void col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g, View view,
+                                           bool shift, RangeMode mode, const unsigned int* minmax, float top_span,
+                                           float2* range, const std::uint32_t* __restrict__ lut, PictureTarget target) {
+    const int kx = blockIdx.x * 32 + threadIdx.x, ky = blockIdx.y * 8 + threadIdx.y;
+    const float2 r = fast_detail::range_from_minmax(mode, minmax, top_span);
+    if (kx == 0 && ky == 0) *range = r;
+    if (kx > width / 2 || ky >= height) return;
+    const float val = values[((std::size_t(kx >> g) * height + ky) << g) + (kx & ((1 << g) - 1))];
+    const BinPlaces at = bin_places(kx, ky, width, height, shift);
+    store_picture(target, lut, normalize_to_range(val, r.x, r.y), at.x, at.y, std::size_t(at.y) * width + at.x);
+    if (kx == 0 || 2 * kx == width) return;
     store_picture(target, lut, normalize_to_range(mirror_value(view, val), r.x, r.y), at.mx, at.my,
                   std::size_t(at.my) * width + at.mx);
 }
@@ -750,13 +805,15 @@ int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
     return blocks;
 }
 
-void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer, float2* out) {
+void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer, float2* out,
+                        int group_log2, unsigned int* reset_minmax) {
     check_size(width, height);
     const int ld = width / 2 + 1;
     if (!out) {
         half_.resize(std::size_t(ld) * height);
         out = half_.get();
     }
+    if (out == half_.get()) pass1_ = {};  // no longer a picture's first pass
     if (!pow2_sizes(width, height)) {
         mixed::real_rows(plane, out, width, height, tables_, rows_threads_, s);
         mark(timer, "fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum",
@@ -773,7 +830,8 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
         return bound == 256 ? fast_rows_real_kernel<256, L> : bound == 512 ? fast_rows_real_kernel<512, L> : fast_rows_real_kernel<1024, L>;
     });
     launch_setup(kernel, smem);
-    kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, out, n, ilog2(n), height, lines, ld);
+    kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, out, n, ilog2(n), height, lines, ld, group_log2,
+                                                             reset_minmax);
     CUDA_CHECK_LAUNCH("fast_rows_real_kernel");
     mark(timer, "fast pass 1: real rows (2 per FFT) -> half spectrum", double(width) * height * 4.0 + double(ld) * height * 8.0);
 }
@@ -809,6 +867,7 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
     if (!work) {
         half_.resize(std::size_t(width / 2 + 1) * height);
         work = half_.get();
+        pass1_ = {};  // no longer a picture's first pass
     }
     r2c(plane, width, height, work, s, timer);
     expand_half_spectrum(work, width, height, full, s);
@@ -831,7 +890,6 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     // Pass A: columns first (pairs of real columns), so that pass B, which writes the picture, runs along
     // rows and writes whole picture rows.
     const int g_rows = height / 2 + 1;
-    if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
     const bool pow2 = pow2_sizes(width, height);
     // The range of an Auto/Top picture is folded from pass B's bins into minmax_; pass A resets it (one launch
     // fewer), or, where pass A does not run, a kernel of its own does.
@@ -841,6 +899,16 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
                       cached_.width == width && cached_.height == height && cached_.view == vp.view &&
                       cached_.mode == vp.range && (vp.range != RangeMode::Top || cached_.top_span == vp.top_span);
     const bool fold_range = needs_range && !same;
+    if (fold_range && pow2 && variant_.rows_first && width >= 8 && height >= 2 && height <= 4096) {
+        picture_rows_first(plane, width, height, vp, target, s, timer, reuse_pass1, mask, mask_version, plane_version);
+        return res;
+    }
+    // Pass A's half spectrum is in place when the caller says the plane is the same and the last picture left it.
+    const Pass1 want{1, width, height, 0};
+    const bool have_pass1 = reuse_pass1 && pass1_ == want;
+    reuse_pass1 = have_pass1;
+    if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
+    pass1_ = want;
     unsigned int* reset = fold_range && !reuse_pass1 ? minmax_.get() : nullptr;
     if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(), s, reset);
     if (!reuse_pass1 && pow2) {
@@ -941,6 +1009,70 @@ void FastFft::range(float* lo, float* hi, cudaStream_t s) {
     CUDA_CHECK(cudaStreamSynchronize(s));
     *lo = range_host_.get()->x;
     *hi = range_host_.get()->y;
+}
+
+// The Auto/Top picture rows first (PERF_NOTES.md p3): the real rows two per FFT into the half spectrum (W/2 + 1
+// columns), grouped for the column blocks; the column FFTs with the view values (grouped as well) and the min/max
+// in their epilogue; a colormap kernel that writes each value and its mirror.
+void FastFft::picture_rows_first(const float* plane, int width, int height, const ViewParams& vp,
+                                 const PictureTarget& target, cudaStream_t s, StageTimer* timer, bool reuse_pass1,
+                                 const float* mask, std::uint64_t mask_version, std::uint64_t plane_version) {
+    const int ncols = width / 2 + 1, n = height, tpc = n / elems_per_thread(n);
+    int C = cols_per_block(n, ncols, col_threads(n));
+    while (C & (C - 1)) C &= C - 1;  // a power of two (cols_per_block gives ncols itself where that is fewer)
+    const int g = ilog2(C), groups = (ncols + C - 1) / C;
+    const bool grouped = variant_.grouped;
+    const Pass1 want{2, width, height, grouped ? g : -1};
+    const bool have_pass1 = reuse_pass1 && pass1_ == want;
+    const std::size_t padded = std::size_t(groups) * C * height;
+    if (!have_pass1) {
+        half_.resize(grouped ? padded : std::size_t(ncols) * height);
+        rows_real(plane, width, height, s, nullptr, half_.get(), grouped ? g : -1, minmax_.get());
+        mark(timer, std::string("fast pass 1: real rows (2 per FFT) -> half spectrum") + (grouped ? " (grouped)" : ""),
+             double(width) * height * 4.0 + double(ncols) * height * 8.0);
+    } else {
+        init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
+        CUDA_CHECK_LAUNCH("init_minmax_kernel");
+    }
+    pass1_ = want;
+
+    values_.resize(padded);
+    ColParams p{};
+    p.in = half_.get();
+    p.ld_in = ncols;
+    p.ncols = ncols;
+    p.width = width;
+    p.height = height;
+    p.n = n;
+    p.log2n = ilog2(n);
+    p.cols_per_block = C;
+    p.col_stride = column_stride(n, C, variant_.bank_stride);
+    p.group_log2 = grouped ? g : -1;
+    p.sub = 1;
+    p.view = vp.view;
+    p.shift = vp.shift;
+    p.mask = mask;
+    p.minmax = minmax_.get();
+    p.values = values_.get();
+    p.values_log2 = g;
+    const int threads = C * tpc, smem = C * p.col_stride * int(sizeof(float2)), bound = bound_for(threads);
+    auto kernel = with_log2(p.log2n, [&](auto l2) {
+        constexpr int L = decltype(l2)::value;
+        return bound == 256 ? fast_cols_values_kernel<256, L>
+               : bound == 512 ? fast_cols_values_kernel<512, L> : fast_cols_values_kernel<1024, L>;
+    });
+    launch_setup(kernel, smem);
+    kernel<<<groups, threads, smem, s>>>(p);
+    CUDA_CHECK_LAUNCH("fast_cols_values_kernel");
+    mark(timer, "fast pass 2: column FFTs + view values + fused min/max", double(ncols) * height * 12.0);
+    cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
+
+    const dim3 block(32, 8), grid((ncols + 31) / 32, (height + 7) / 8);
+    col_values_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, g, vp.view, vp.shift, vp.range,
+                                                       minmax_.get(), vp.top_span, range_.get(), lut_.get(), target);
+    CUDA_CHECK_LAUNCH("col_values_colormap_kernel");
+    mark(timer, picture_stage_name("colormap (half -> whole picture)", target),
+         double(ncols) * height * 4.0 + double(width) * height * 4.0);
 }
 
 }  // namespace specview::gpu

@@ -75,6 +75,9 @@ public:
     // row pass's scattered stores cost more than the column pass gains (H100, v6). The mixed-radix kernels group
     // from two columns; the benchmark measures both there.
     // `split` (C2C, 8192-point columns): the row pass does the columns' first radix-2 stage.
+    // `rows_first` (the Auto/Top picture, powers of two, height up to 4096): real rows first into the half spectrum
+    // (grouped for the columns where `grouped`), then the column FFTs with the view values, then the colormap
+    // (PERF_NOTES.md p3); otherwise real column pairs first and rows with the view.
     // `one_launch` (C2C, powers of two up to kOneLaunchMaxPoints): both passes in one cooperative launch with a
     // grid-wide barrier between them, where every block of it can be resident (small planes wait on launches, not
     // on the GPU: PERF_NOTES.md s3).
@@ -83,6 +86,7 @@ public:
         bool bank_stride = true;
         bool split = true;
         bool one_launch = true;
+        bool rows_first = true;
     };
     void set_variant(Variant v) {
         variant_ = v;
@@ -93,8 +97,9 @@ public:
     int one_launch_blocks(int width, int height, bool inverse = false) const;
 
 private:
+    // group_log2 >= 0 (powers of two only): the half spectrum grouped for the picture's rows-first column pass.
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer,
-                   float2* out = nullptr);
+                   float2* out = nullptr, int group_log2 = -1, unsigned int* reset_minmax = nullptr);
     int col_threads(int n) const { return cols_threads_ > 0 ? cols_threads_ : std::clamp(n / 4, 256, 1024); }
     // The mixed kernels' column blocks: up to this many threads (cols_threads_, else kMixedColThreads).
     int mixed_col_threads() const { return cols_threads_ > 0 ? cols_threads_ : kMixedColThreads; }
@@ -120,6 +125,17 @@ private:
         bool valid = false;
         std::uint64_t mask_version = 0;  // the lab's mask the range was taken with (0: none)
     } cached_;
+    void picture_rows_first(const float* plane, int width, int height, const ViewParams& vp,
+                            const PictureTarget& target, cudaStream_t stream, StageTimer* timer, bool reuse_pass1,
+                            const float* mask, std::uint64_t mask_version, std::uint64_t plane_version);
+    // What half_ holds from the last picture's first pass: kind 1 pass A's column pairs, 2 the rows-first half
+    // spectrum (g: its grouping, -1 none); 0 nothing (or something else since).
+    struct Pass1 {
+        int kind = 0, width = 0, height = 0, g = 0;
+        bool operator==(const Pass1& o) const {
+            return kind == o.kind && width == o.width && height == o.height && g == o.g;
+        }
+    } pass1_;
     // one_launch_blocks' last answer.
     struct OneLaunchKey {
         int width = 0, height = 0;

@@ -59,6 +59,7 @@ struct ColParams {
     const float* mask;        // Picture, Values, HalfValues: the lab's mask, width x height (null: none)
     unsigned int* minmax;     // HalfValues
     float* values;            // Values (W x H, shifted as the picture), HalfValues (W x (H/2 + 1), unshifted)
+    int values_log2;          // the rows-first picture's column values: grouped by 2^values_log2 columns
 };
 
 // Where bin (kx, ky) of a W x H spectrum and its conjugate mirror (-kx, -ky) go in the picture, shifted or not
@@ -76,9 +77,8 @@ __device__ __forceinline__ float mirror_value(View v, float val) { return (v == 
 // Bin (kx, ky) of the spectrum, z: its view value goes to the picture (or the values, or the running min/max
 // lo/hi) at the shifted position, and, with `mirror`, the value of the conjugate bin (-kx, -ky) to its position
 // too. Any width and height (the mirror of 0 is 0).
-template <ColOut kOut>
-__device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, int ky, bool mirror, float2 range,
-                                         float& lo, float& hi) {
+// The view value of bin (kx, ky) of a W x H real plane's spectrum, z, with the lab's mask applied.
+__device__ __forceinline__ float bin_view_value(const ColParams& p, float2 z, int kx, int ky) {
     const int W = p.width, H = p.height;
     // The lab's mask, symmetric: the same factor for the bin and its mirror.
     const float m = p.mask ? __ldg(&p.mask[std::size_t(ky) * W + kx]) : 1.0f;
@@ -86,7 +86,14 @@ __device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, i
     // their imaginary part is rounding (the mixed radices' twiddles reach the Nyquist bin), zeroed as FFTW's r2c
     // has it, so that their phase is exactly 0 or pi, not +-pi by the sign of the rounding.
     if ((kx == 0 || 2 * kx == W) && (ky == 0 || 2 * ky == H)) z.y = 0.0f;
-    const float val = view_value(p.view, z.x * m, z.y * m);
+    return view_value(p.view, z.x * m, z.y * m);
+}
+
+template <ColOut kOut>
+__device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, int ky, bool mirror, float2 range,
+                                         float& lo, float& hi) {
+    const int W = p.width, H = p.height;
+    const float val = bin_view_value(p, z, kx, ky);
     const float mval = mirror_value(p.view, val);
     const auto [x, y, mx, my] = bin_places(kx, ky, W, H, p.shift);
     if constexpr (kOut == ColOut::Values) {

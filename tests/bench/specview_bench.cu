@@ -433,6 +433,24 @@ int main(int argc, char** argv) {
         StageStats e2e_fast_warm = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 42, vp, PictureTarget{rgba.get()}, s, &t);
         });
+        // The picture rows first (PERF_NOTES.md p3, the default where it applies) against columns first, and rows
+        // first without grouping, in the same run.
+        StageStats e2e_fast_cols_first, e2e_fast_ungrouped;
+        {
+            FastFft::Variant v{true, pic_bank, true};
+            v.rows_first = false;
+            fast.set_variant(v);
+            e2e_fast_cols_first = measure(3, r, s, nullptr, [&](StageTimer& t) {
+                fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
+            });
+            v.rows_first = true;
+            v.grouped = false;
+            fast.set_variant(v);
+            e2e_fast_ungrouped = measure(3, r, s, nullptr, [&](StageTimer& t) {
+                fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
+            });
+            fast.set_variant({true, pic_bank, true});
+        }
 
         // custom-fast at the image's own size when it is not a power of two (its mixed-radix kernels, issue 13):
         // C2C with the row block sizes swept, R2C and the picture; each checked against cuFFT at that size.
@@ -543,6 +561,8 @@ int main(int argc, char** argv) {
         print_stages("cuFFT R2C + post", "", e2e_r2c);
         print_stages("custom-fast, range in the run", "", e2e_fast_cold);
         print_stages("custom-fast, range reused", "", e2e_fast_warm);
+        print_stages("custom-fast, columns first", "", e2e_fast_cols_first);
+        print_stages("custom-fast, rows first, ungrouped", "", e2e_fast_ungrouped);
         std::printf("  custom-fast picture / (cuFFT C2C + post) = %.2fx, / (cuFFT R2C + post) = %.2fx\n",
                     e2e_fast_cold.median_total() / e2e_c2c.median_total(), e2e_fast_cold.median_total() / e2e_r2c.median_total());
         std::printf("\n");

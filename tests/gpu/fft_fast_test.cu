@@ -303,6 +303,53 @@ TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
         for (View v : {View::LogMag, View::PowerDb, View::Phase, View::Real, View::Imag})
             for (RangeMode r : {RangeMode::Auto, RangeMode::Percentile, RangeMode::Fixed, RangeMode::Top})
                 for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
+    // The Auto/Top picture goes rows first (grouped) by default where it can; the other two ways as well, and the
+    // rows-first pass at the column lengths the kernels have compiled in (512, 4096).
+    for (int k = 0; k < 2; ++k) {
+        gpu::FastFft::Variant var;
+        if (k == 0) var.rows_first = false;
+        else var.grouped = false;
+        fast.set_variant(var);
+        SCOPED_TRACE(k == 0 ? "columns first" : "rows first, ungrouped");
+        for (auto [w, h] : {std::pair{64, 32}, std::pair{256, 256}, std::pair{1024, 512}})
+            for (View v : {View::LogMag, View::Phase, View::Imag})
+                for (RangeMode r : {RangeMode::Auto, RangeMode::Top})
+                    for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
+    }
+    fast.set_variant({});
+    for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, 512, 4096, View::LogMag, RangeMode::Auto, shift, ++version);
+}
+
+// A picture that reuses its first pass (the caller's word: same plane) runs it again where the last picture left
+// the other layout in place (rows first for Auto, columns first for a fixed range): the same pictures as fresh runs.
+TEST_F(FastFft, FirstPassIsReusedOnlyInTheLayoutItWasLeftIn) {
+    Rng rng;
+    const int w = 256, h = 128;
+    const std::vector<float> x = rng.real(std::size_t(w) * h);
+    gpu::DeviceBuffer<float> plane;
+    upload(plane, x);
+    auto fresh = [&](const ViewParams& vp) {
+        gpu::FastFft f;
+        gpu::DeviceBuffer<std::uint32_t> out(x.size());
+        f.picture(plane.get(), w, h, 1, vp, gpu::PictureTarget{out.get()}, nullptr, nullptr);
+        return download<std::uint32_t>(out.get(), x.size());
+    };
+    gpu::FastFft fast;
+    gpu::DeviceBuffer<std::uint32_t> out(x.size());
+    auto run = [&](const ViewParams& vp, std::uint64_t version, bool reuse) {
+        poison(out);
+        fast.picture(plane.get(), w, h, version, vp, gpu::PictureTarget{out.get()}, nullptr, nullptr, reuse);
+        return download<std::uint32_t>(out.get(), x.size());
+    };
+    ViewParams autov, fixedv, dbv;
+    fixedv.range = RangeMode::Fixed;
+    fixedv.fixed_lo = -2;
+    fixedv.fixed_hi = 6;
+    dbv.view = View::PowerDb;
+    EXPECT_EQ(run(autov, 0, false), fresh(autov));
+    EXPECT_EQ(run(fixedv, 0, true), fresh(fixedv)) << "after a rows-first picture, columns first from the start";
+    EXPECT_EQ(run(autov, 0, true), fresh(autov)) << "after a columns-first picture, rows first from the start";
+    EXPECT_EQ(run(dbv, 0, true), fresh(dbv)) << "rows first again: its first pass reused";
 }
 
 TEST_F(FastFft, RangeOfAnIdenticalRunIsReusedAndGivesTheSamePicture) {
