@@ -388,14 +388,19 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
         float lo = FLT_MAX, hi = -FLT_MAX;
         if (active) {
             float* out = p.values + ((std::size_t(bx) * n) << p.values_log2) + c;
+            const bool has_mirror = col > 0 && 2 * col < p.width;
 #pragma unroll
             for (int j = 0; j < kE; ++j)
                 if (j < e) {
                     const int ky = out_index(j, n, t, tpc);
                     const float val = fast_detail::bin_view_value(p, v[j], col, ky), mval = mirror_value(p.view, val);
                     out[std::size_t(ky) << p.values_log2] = val;
-                    lo = fminf(lo, fminf(val, mval));
-                    hi = fmaxf(hi, fmaxf(val, mval));
+                    lo = fminf(lo, val);
+                    hi = fmaxf(hi, val);
+                    if (has_mirror) {  // columns 0 and W/2 hold their own mirrors, each with its own value
+                        lo = fminf(lo, mval);
+                        hi = fmaxf(hi, mval);
+                    }
                 }
         }
         flush_range(p.minmax, lo, hi);
@@ -899,8 +904,12 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
                       cached_.width == width && cached_.height == height && cached_.view == vp.view &&
                       cached_.mode == vp.range && (vp.range != RangeMode::Top || cached_.top_span == vp.top_span);
     const bool fold_range = needs_range && !same;
-    if (fold_range && pow2 && variant_.rows_first && width >= 8 && height >= 2 && height <= 4096) {
-        picture_rows_first(plane, width, height, vp, target, s, timer, reuse_pass1, mask, mask_version, plane_version);
+    // Auto/Top rows first where it can, with the range found in the run or the cached one: the same path either
+    // way, so that an identical run gives the identical picture and a view-only change finds its first pass.
+    if (needs_range && pow2 && variant_.rows_first && width >= 8 && height >= 2 && height <= 4096) {
+        picture_rows_first(plane, width, height, vp, target, s, timer, reuse_pass1, mask, mask_version, plane_version,
+                           fold_range);
+        res.range_reused = !fold_range;
         return res;
     }
     // Pass A's half spectrum is in place when the caller says the plane is the same and the last picture left it.
@@ -1016,7 +1025,8 @@ void FastFft::range(float* lo, float* hi, cudaStream_t s) {
 // in their epilogue; a colormap kernel that writes each value and its mirror.
 void FastFft::picture_rows_first(const float* plane, int width, int height, const ViewParams& vp,
                                  const PictureTarget& target, cudaStream_t s, StageTimer* timer, bool reuse_pass1,
-                                 const float* mask, std::uint64_t mask_version, std::uint64_t plane_version) {
+                                 const float* mask, std::uint64_t mask_version, std::uint64_t plane_version,
+                                 bool fold_range) {
     const int ncols = width / 2 + 1, n = height, tpc = n / elems_per_thread(n);
     int C = cols_per_block(n, ncols, col_threads(n));
     while (C & (C - 1)) C &= C - 1;  // a power of two (cols_per_block gives ncols itself where that is fewer)
@@ -1027,14 +1037,16 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     const std::size_t padded = std::size_t(groups) * C * height;
     if (!have_pass1) {
         half_.resize(grouped ? padded : std::size_t(ncols) * height);
-        rows_real(plane, width, height, s, nullptr, half_.get(), grouped ? g : -1, minmax_.get());
+        rows_real(plane, width, height, s, nullptr, half_.get(), grouped ? g : -1, fold_range ? minmax_.get() : nullptr);
         mark(timer, std::string("fast pass 1: real rows (2 per FFT) -> half spectrum") + (grouped ? " (grouped)" : ""),
              double(width) * height * 4.0 + double(ncols) * height * 8.0);
-    } else {
+    } else if (fold_range) {
         init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
         CUDA_CHECK_LAUNCH("init_minmax_kernel");
     }
     pass1_ = want;
+    // With the range cached (an identical earlier run: same plane, view, mode and mask), minmax_ still holds what
+    // that run folded, and folding the same values into it again leaves it as it is.
 
     values_.resize(padded);
     ColParams p{};
@@ -1065,7 +1077,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     kernel<<<groups, threads, smem, s>>>(p);
     CUDA_CHECK_LAUNCH("fast_cols_values_kernel");
     mark(timer, "fast pass 2: column FFTs + view values + fused min/max", double(ncols) * height * 12.0);
-    cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
+    if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
 
     const dim3 block(32, 8), grid((ncols + 31) / 32, (height + 7) / 8);
     col_values_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, g, vp.view, vp.shift, vp.range,

@@ -91,6 +91,8 @@ public:
     void set_variant(Variant v) {
         variant_ = v;
         one_launch_.valid = false;
+        cached_.valid = false;  // a picture's cached range and first pass came from the other variant's path
+        pass1_ = {};
     }
     // The blocks of the one-launch C2C of width x height, or 0 where c2c() launches twice (too large, not powers of
     // two, no cooperative launch on this device, not all blocks resident, or the variant says no).
@@ -127,7 +129,8 @@ private:
     } cached_;
     void picture_rows_first(const float* plane, int width, int height, const ViewParams& vp,
                             const PictureTarget& target, cudaStream_t stream, StageTimer* timer, bool reuse_pass1,
-                            const float* mask, std::uint64_t mask_version, std::uint64_t plane_version);
+                            const float* mask, std::uint64_t mask_version, std::uint64_t plane_version,
+                            bool fold_range);
     // What half_ holds from the last picture's first pass: kind 1 pass A's column pairs, 2 the rows-first half
     // spectrum (g: its grouping, -1 none); 0 nothing (or something else since).
     struct Pass1 {
