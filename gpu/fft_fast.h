@@ -2,12 +2,14 @@
 // baseline and what classroom mode shows). Pass 1 transforms rows, pass 2 columns; each is a Stockham
 // autosort FFT with radix-16 butterflies in registers and shared memory only between radix passes, so there is
 // no transpose pass and no bit reversal. For a real image one pass packs two real lines into one complex FFT
-// and keeps the half spectrum (Hermitian symmetry), so the other pass runs on half the lines. The picture
-// goes columns first (pairs of neighbouring columns: one 8-byte load per row), then rows, whose epilogue
-// computes the view, the colormap and the RGBA8 store for each bin and its mirror, writing whole picture
-// rows: the spectrum never returns to global memory as complex data. The range: fixed needs nothing; auto/top run
-// a range-only pass 2 first (no stores: a fused min/max), or reuse the range of an identical earlier run
-// (exact: same plane, same view); percentile writes the view values and sorts them.
+// and keeps the half spectrum (Hermitian symmetry), so the other pass runs on half the lines. The Auto/Top
+// picture (powers of two, height up to 4096) goes rows first: real rows into the half spectrum, grouped for the
+// column blocks, then the column FFTs with each bin's view value and the min/max in their epilogue, then a
+// colormap kernel that writes each value and its mirror (PERF_NOTES.md p3). Otherwise it goes columns first (pairs
+// of neighbouring columns: one 8-byte load per row), then rows, whose epilogue writes the view values (and the
+// min/max) or, with a known range, the picture itself. The range: fixed needs nothing; auto/top fold the min/max
+// in the second pass, or reuse the range of an identical earlier run (exact: same plane, same view, same mask);
+// percentile writes the view values and sorts them. The kernels are compiled for each line length 2^9..2^13.
 #pragma once
 
 #include <cuda_runtime.h>
