@@ -531,11 +531,24 @@ __global__ void half_colormap_kernel(const float* __restrict__ values, int width
     if (kx == 0 && ky == 0) *range = r;
     if (kx >= width) return;
     const float val = values[std::size_t(ky) * width + kx];
-    const BinPlaces at = bin_places(kx, ky, width, height, shift);
-    store_picture(target, lut, normalize_to_range(val, r.x, r.y), at.x, at.y, std::size_t(at.y) * width + at.x);
-    if (ky == 0 || 2 * ky == height) return;
-    store_picture(target, lut, normalize_to_range(mirror_value(view, val), r.x, r.y), at.mx, at.my,
-                  std::size_t(at.my) * width + at.mx);
+    fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
+                                width, r, ky != 0 && 2 * ky != height);
+}
+
+// The parameters both picture passes over the half spectrum `in` share (the view, the mask, the min/max).
+ColParams picture_params(const float2* in, int ld_in, int ncols, int width, int height, const ViewParams& vp,
+                         const float* mask, unsigned int* minmax) {
+    ColParams p{};
+    p.in = in;
+    p.ld_in = ld_in;
+    p.ncols = ncols;
+    p.width = width;
+    p.height = height;
+    p.view = vp.view;
+    p.shift = vp.shift;
+    p.mask = mask;
+    p.minmax = minmax;
+    return p;
 }
 
 // The picture from the rows-first column pass's values (p3): bin (kx, ky), kx = 0..W/2, at its place, and for
@@ -549,11 +562,8 @@ __global__ void col_values_colormap_kernel(const float* __restrict__ values, int
     if (kx == 0 && ky == 0) *range = r;
     if (kx > width / 2 || ky >= height) return;
     const float val = values[((std::size_t(kx >> g) * height + ky) << g) + (kx & ((1 << g) - 1))];
-    const BinPlaces at = bin_places(kx, ky, width, height, shift);
-    store_picture(target, lut, normalize_to_range(val, r.x, r.y), at.x, at.y, std::size_t(at.y) * width + at.x);
-    if (kx == 0 || 2 * kx == width) return;
-    store_picture(target, lut, normalize_to_range(mirror_value(view, val), r.x, r.y), at.mx, at.my,
-                  std::size_t(at.my) * width + at.mx);
+    fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
+                                width, r, kx != 0 && 2 * kx != width);
 }
 
 int ilog2(int v) {
@@ -589,7 +599,8 @@ int lines_per_block(int n, int threads, int count) {
     const int fill = std::max(std::max(1, 32 / tpc), count / kMinBlocks);
     int lines = 1;
     while (lines * 2 <= threads / tpc && lines * 2 <= fill) lines *= 2;
-    return std::max(1, std::min(lines, count));
+    while (lines > count) lines /= 2;  // at most count, still a power of two
+    return lines;
 }
 // The instantiation whose launch bound covers `threads` (256, 512 or 1024).
 int bound_for(int threads) { return threads <= 256 ? 256 : threads <= 512 ? 512 : 1024; }
@@ -938,20 +949,11 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     const double g_bytes = double(g_rows) * width * 8.0;
     if (!reuse_pass1) mark(timer, "fast pass 1: real column pairs -> half spectrum in y", double(count) * 4.0 + g_bytes);
 
-    ColParams p{};
-    p.in = half_.get();
-    p.ld_in = width;
-    p.ncols = g_rows;
-    p.width = width;
-    p.height = height;
+    ColParams p = picture_params(half_.get(), width, g_rows, width, height, vp, mask, minmax_.get());
     p.log2n = pow2 ? ilog2(width) : 0;
-    p.view = vp.view;
-    p.shift = vp.shift;
     p.range = range_.get();
     p.lut = lut_.get();
     p.target = target;
-    p.mask = mask;
-    p.minmax = minmax_.get();
     auto rows_view = [&](ColOut mode) {
         if (pow2) run_rows_view(mode, p, rows_threads_, s);
         else mixed::rows_view(mode, p, tables_, rows_threads_, s);
@@ -1028,8 +1030,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
                                  const float* mask, std::uint64_t mask_version, std::uint64_t plane_version,
                                  bool fold_range) {
     const int ncols = width / 2 + 1, n = height, tpc = n / elems_per_thread(n);
-    int C = cols_per_block(n, ncols, col_threads(n));
-    while (C & (C - 1)) C &= C - 1;  // a power of two (cols_per_block gives ncols itself where that is fewer)
+    const int C = cols_per_block(n, ncols, col_threads(n));  // a power of two
     const int g = ilog2(C), groups = (ncols + C - 1) / C;
     const bool grouped = variant_.grouped;
     const Pass1 want{2, width, height, grouped ? g : -1};
@@ -1049,22 +1050,13 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     // that run folded, and folding the same values into it again leaves it as it is.
 
     values_.resize(padded);
-    ColParams p{};
-    p.in = half_.get();
-    p.ld_in = ncols;
-    p.ncols = ncols;
-    p.width = width;
-    p.height = height;
+    ColParams p = picture_params(half_.get(), ncols, ncols, width, height, vp, mask, minmax_.get());
     p.n = n;
     p.log2n = ilog2(n);
     p.cols_per_block = C;
     p.col_stride = column_stride(n, C, variant_.bank_stride);
     p.group_log2 = grouped ? g : -1;
     p.sub = 1;
-    p.view = vp.view;
-    p.shift = vp.shift;
-    p.mask = mask;
-    p.minmax = minmax_.get();
     p.values = values_.get();
     p.values_log2 = g;
     const int threads = C * tpc, smem = C * p.col_stride * int(sizeof(float2)), bound = bound_for(threads);

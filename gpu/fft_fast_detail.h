@@ -89,6 +89,15 @@ __device__ __forceinline__ float bin_view_value(const ColParams& p, float2 z, in
     return view_value(p.view, z.x * m, z.y * m);
 }
 
+// A bin's texel at its place and, with `mirror`, its mirror's (view value mval) at that one's.
+__device__ __forceinline__ void store_bin_pair(const PictureTarget& target, const std::uint32_t* __restrict__ lut,
+                                               float val, float mval, const BinPlaces& at, int W, float2 range,
+                                               bool mirror) {
+    store_picture(target, lut, normalize_to_range(val, range.x, range.y), at.x, at.y, std::size_t(at.y) * W + at.x);
+    if (mirror)
+        store_picture(target, lut, normalize_to_range(mval, range.x, range.y), at.mx, at.my, std::size_t(at.my) * W + at.mx);
+}
+
 template <ColOut kOut>
 __device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, int ky, bool mirror, float2 range,
                                          float& lo, float& hi) {
@@ -108,9 +117,7 @@ __device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, i
             hi = fmaxf(hi, mval);
         }
     } else {
-        store_picture(p.target, p.lut, normalize_to_range(val, range.x, range.y), x, y, std::size_t(y) * W + x);
-        if (mirror)
-            store_picture(p.target, p.lut, normalize_to_range(mval, range.x, range.y), mx, my, std::size_t(my) * W + mx);
+        store_bin_pair(p.target, p.lut, val, mval, {x, y, mx, my}, W, range, mirror);
     }
 }
 
