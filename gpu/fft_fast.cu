@@ -917,7 +917,8 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     const bool fold_range = needs_range && !same;
     // Auto/Top rows first where it can, with the range found in the run or the cached one: the same path either
     // way, so that an identical run gives the identical picture and a view-only change finds its first pass.
-    if (needs_range && pow2 && variant_.rows_first && width >= 8 && height >= 2 && height <= 4096) {
+    if (needs_range && pow2 && variant_.rows_first && count >= variant_.rows_first_min_points && width >= 8 &&
+        height >= 2 && height <= 4096) {
         picture_rows_first(plane, width, height, vp, target, s, timer, reuse_pass1, mask, mask_version, plane_version,
                            fold_range);
         res.range_reused = !fold_range;

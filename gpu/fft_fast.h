@@ -79,7 +79,8 @@ public:
     // `split` (C2C, 8192-point columns): the row pass does the columns' first radix-2 stage.
     // `rows_first` (the Auto/Top picture, powers of two, height up to 4096): real rows first into the half spectrum
     // (grouped for the columns where `grouped`), then the column FFTs with the view values, then the colormap
-    // (PERF_NOTES.md p3); otherwise real column pairs first and rows with the view.
+    // (PERF_NOTES.md p3); otherwise real column pairs first and rows with the view. Rows first from
+    // `rows_first_min_points` points up: below about 1024^2 it was 0.6-2 us slower than columns first on the H100.
     // `one_launch` (C2C, powers of two up to kOneLaunchMaxPoints): both passes in one cooperative launch with a
     // grid-wide barrier between them, where every block of it can be resident (small planes wait on launches, not
     // on the GPU: PERF_NOTES.md s3).
@@ -89,6 +90,7 @@ public:
         bool split = true;
         bool one_launch = true;
         bool rows_first = true;
+        long long rows_first_min_points = 1 << 20;
     };
     void set_variant(Variant v) {
         variant_ = v;

@@ -433,9 +433,9 @@ int main(int argc, char** argv) {
         StageStats e2e_fast_warm = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 42, vp, PictureTarget{rgba.get()}, s, &t);
         });
-        // The picture rows first (PERF_NOTES.md p3, the default where it applies) against columns first, and rows
-        // first without grouping, in the same run.
-        StageStats e2e_fast_cols_first, e2e_fast_ungrouped;
+        // The picture rows first (PERF_NOTES.md p3, the default from rows_first_min_points) against columns first,
+        // and rows first with and without grouping at any size, in the same run.
+        StageStats e2e_fast_cols_first, e2e_fast_rows_first, e2e_fast_ungrouped;
         {
             FastFft::Variant v{true, pic_bank, true};
             v.rows_first = false;
@@ -444,6 +444,11 @@ int main(int argc, char** argv) {
                 fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
             });
             v.rows_first = true;
+            v.rows_first_min_points = 0;
+            fast.set_variant(v);
+            e2e_fast_rows_first = measure(3, r, s, nullptr, [&](StageTimer& t) {
+                fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
+            });
             v.grouped = false;
             fast.set_variant(v);
             e2e_fast_ungrouped = measure(3, r, s, nullptr, [&](StageTimer& t) {
@@ -562,6 +567,7 @@ int main(int argc, char** argv) {
         print_stages("custom-fast, range in the run", "", e2e_fast_cold);
         print_stages("custom-fast, range reused", "", e2e_fast_warm);
         print_stages("custom-fast, columns first", "", e2e_fast_cols_first);
+        print_stages("custom-fast, rows first (at any size)", "", e2e_fast_rows_first);
         print_stages("custom-fast, rows first, ungrouped", "", e2e_fast_ungrouped);
         std::printf("  custom-fast picture / (cuFFT C2C + post) = %.2fx, / (cuFFT R2C + post) = %.2fx\n",
                     e2e_fast_cold.median_total() / e2e_c2c.median_total(), e2e_fast_cold.median_total() / e2e_r2c.median_total());

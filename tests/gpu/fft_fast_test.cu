@@ -303,21 +303,25 @@ TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
         for (View v : {View::LogMag, View::PowerDb, View::Phase, View::Real, View::Imag})
             for (RangeMode r : {RangeMode::Auto, RangeMode::Percentile, RangeMode::Fixed, RangeMode::Top})
                 for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
-    // The Auto/Top picture goes rows first (grouped) by default where it can; the other two ways as well, and the
-    // rows-first pass at the column lengths the kernels have compiled in (512, 4096).
-    for (int k = 0; k < 2; ++k) {
+    // The Auto/Top picture goes columns first below rows_first_min_points and rows first (grouped) from there; all
+    // three ways at every size here, and the default at the column lengths the kernels have compiled in (512, 4096).
+    for (int k = 0; k < 3; ++k) {
         gpu::FastFft::Variant var;
+        var.rows_first_min_points = 0;
         if (k == 0) var.rows_first = false;
-        else var.grouped = false;
+        if (k == 2) var.grouped = false;
         fast.set_variant(var);
-        SCOPED_TRACE(k == 0 ? "columns first" : "rows first, ungrouped");
+        SCOPED_TRACE(k == 0 ? "columns first" : k == 1 ? "rows first, grouped" : "rows first, ungrouped");
         for (auto [w, h] : {std::pair{64, 32}, std::pair{256, 256}, std::pair{1024, 512}})
             for (View v : {View::LogMag, View::Phase, View::Imag})
                 for (RangeMode r : {RangeMode::Auto, RangeMode::Top})
                     for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
     }
     fast.set_variant({});
-    for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, 512, 4096, View::LogMag, RangeMode::Auto, shift, ++version);
+    for (bool shift : {true, false}) {
+        expect_picture_like_the_cpus(rng, fast, 512, 4096, View::LogMag, RangeMode::Auto, shift, ++version);
+        expect_picture_like_the_cpus(rng, fast, 1024, 1024, View::PowerDb, RangeMode::Top, shift, ++version);
+    }
 }
 
 // A picture that reuses its first pass (the caller's word: same plane) runs it again where the last picture left
@@ -328,13 +332,17 @@ TEST_F(FastFft, FirstPassIsReusedOnlyInTheLayoutItWasLeftIn) {
     const std::vector<float> x = rng.real(std::size_t(w) * h);
     gpu::DeviceBuffer<float> plane;
     upload(plane, x);
+    gpu::FastFft::Variant any_size;  // rows first at this size too
+    any_size.rows_first_min_points = 0;
     auto fresh = [&](const ViewParams& vp) {
         gpu::FastFft f;
+        f.set_variant(any_size);
         gpu::DeviceBuffer<std::uint32_t> out(x.size());
         f.picture(plane.get(), w, h, 1, vp, gpu::PictureTarget{out.get()}, nullptr, nullptr);
         return download<std::uint32_t>(out.get(), x.size());
     };
     gpu::FastFft fast;
+    fast.set_variant(any_size);
     gpu::DeviceBuffer<std::uint32_t> out(x.size());
     auto run = [&](const ViewParams& vp, std::uint64_t version, bool reuse) {
         poison(out);
