@@ -299,16 +299,21 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
 template <int kThreads, int kLog2 = 0>
 // group_log2 >= 0: the half spectrum written grouped for a column pass whose blocks take 2^group_log2 columns
 // ([k / C][row][k % C], the last group padded), else row-major with row stride ld. reset_minmax: as pass A's.
+// half_rows > 0 (= rows / 2): rows y and y + half_rows are the pair, and the columns' first radix-2 stage is done
+// on their spectra (as the C2C row pass's split, v7): row y <- A + B, row y + rows/2 <- (A - B) W_rows^y; the column
+// pass is then two FFTs of rows/2 points a column (PERF_NOTES.md s4).
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n_arg, int log2n_arg,
-                                      int rows, int lines, int ld, int group_log2, unsigned int* reset_minmax) {
+                                      int rows, int lines, int ld, int group_log2, unsigned int* reset_minmax,
+                                      int half_rows) {
     extern __shared__ float4 smem_f4[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const int pair = blockIdx.x * lines + line;
-    const int ra = 2 * pair, rb = 2 * pair + 1;
-    const bool active = line < lines && ra < rows;
+    const bool split = half_rows > 0;
+    const int ra = split ? pair : 2 * pair, rb = split ? pair + half_rows : 2 * pair + 1;
+    const bool active = line < lines && (split ? pair < half_rows : ra < rows);
     const bool has_b = rb < rows;
     float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
     float2 v[kE];
@@ -322,16 +327,28 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
     stockham_line<false>(v, sm, n, log2n, t, tpc, active);
     stage_natural(sm, v, e, n, t, tpc, active);
     if (!active) return;
+    float2 w = make_float2(1.0f, 0.0f);
+    if (split) {
+        float sn, cs;
+        sincospif(float(2 * ra) / float(rows), &sn, &cs);
+        w = make_float2(cs, -sn);
+    }
+    const int gmask = (1 << max(group_log2, 0)) - 1;
     for (int k = t; k <= n / 2; k += tpc) {
         float2 a, b;
         unpack_real_pair(sm, n, k, &a, &b);
+        if (split) {
+            const float2 sum = cadd(a, b);
+            b = cmul(csub(a, b), w);
+            a = sum;
+        }
         if (group_log2 < 0) {
             half[std::size_t(ra) * ld + k] = a;
             if (has_b) half[std::size_t(rb) * ld + k] = b;
         } else {
-            const std::size_t at = ((std::size_t(k >> group_log2) * rows + ra) << group_log2) + (k & ((1 << group_log2) - 1));
-            half[at] = a;
-            if (has_b) half[at + (1 << group_log2)] = b;  // row rb = ra + 1
+            const std::size_t at = (std::size_t(k >> group_log2) * rows << group_log2) + (k & gmask);
+            half[at + (std::size_t(ra) << group_log2)] = a;
+            if (has_b) half[at + (std::size_t(rb) << group_log2)] = b;
         }
     }
 }
@@ -387,12 +404,12 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
     if constexpr (kValues) {
         float lo = FLT_MAX, hi = -FLT_MAX;
         if (active) {
-            float* out = p.values + ((std::size_t(bx) * n) << p.values_log2) + c;
+            float* out = p.values + ((std::size_t(bx) * n * sub) << p.values_log2) + c;
             const bool has_mirror = col > 0 && 2 * col < p.width;
 #pragma unroll
             for (int j = 0; j < kE; ++j)
                 if (j < e) {
-                    const int ky = out_index(j, n, t, tpc);
+                    const int ky = out_index(j, n, t, tpc) * sub + by;
                     const float val = fast_detail::bin_view_value(p, v[j], col, ky), mval = mirror_value(p.view, val);
                     out[std::size_t(ky) << p.values_log2] = val;
                     lo = fminf(lo, val);
@@ -417,7 +434,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_ke
         p.n = 1 << kLog2;
         p.log2n = kLog2;
     }
-    cols_block<false, true>(p, blockIdx.x, 0);
+    cols_block<false, true>(p, blockIdx.x, blockIdx.y);
 }
 
 template <bool kInv, int kThreads, int kLog2 = 0>
@@ -822,7 +839,7 @@ int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
 }
 
 void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer, float2* out,
-                        int group_log2, unsigned int* reset_minmax) {
+                        int group_log2, unsigned int* reset_minmax, int half_rows) {
     check_size(width, height);
     const int ld = width / 2 + 1;
     if (!out) {
@@ -836,7 +853,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
              double(width) * height * 4.0 + double(ld) * height * 8.0);
         return;
     }
-    const int n = width, pairs = (height + 1) / 2;
+    const int n = width, pairs = half_rows > 0 ? half_rows : (height + 1) / 2;
     const int lines = lines_per_block(n, rows_threads_, pairs);
     const int threads = lines * (n / elems_per_thread(n));
     const int smem = lines * padded_len(n) * int(sizeof(float2));
@@ -847,9 +864,12 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     });
     launch_setup(kernel, smem);
     kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, out, n, ilog2(n), height, lines, ld, group_log2,
-                                                             reset_minmax);
+                                                             reset_minmax, half_rows);
     CUDA_CHECK_LAUNCH("fast_rows_real_kernel");
-    mark(timer, "fast pass 1: real rows (2 per FFT) -> half spectrum", double(width) * height * 4.0 + double(ld) * height * 8.0);
+    mark(timer,
+         std::string("fast pass 1: real rows (2 per FFT) -> half spectrum") + (half_rows > 0 ? " + first column stage" : "") +
+             (group_log2 >= 0 ? " (grouped)" : ""),
+         double(width) * height * 4.0 + double(ld) * height * 8.0);
 }
 
 void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaStream_t s, StageTimer* timer) {
@@ -857,8 +877,38 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     // The columns run in place on the row-major half spectrum. (Pass 1 writing them grouped for pass 2, as C2C does,
     // was slower here: 0.190 -> 0.218 ms at 4096^2 on the H100, PERF_NOTES.md v6: the rows of width/2 + 1 bins
     // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
-    rows_real(plane, width, height, s, timer, half);
     const int ld = width / 2 + 1;
+    const bool split = pow2_sizes(width, height) && split_columns(width, height);
+    if (split || (pow2_sizes(width, height) && variant_.r2c_scratch)) {
+        // 8192-point columns (two a block, in place: 16-byte pieces a row, 33% of copy on the H100) split as C2C's
+        // are: the row pass pairs rows y and y + H/2 and does the columns' first stage into a scratch half spectrum
+        // grouped for the column blocks, which then take four 4096-point halves each into `half`. (r2c_scratch:
+        // the same way through the scratch at other heights, without the split.)
+        const int sub = split ? 2 : 1, n = height / sub;
+        const int C = cols_per_block(n, ld, col_threads(n));
+        const int g = use_grouped(C) ? ilog2(C) : -1;
+        const std::size_t need = g >= 0 ? std::size_t((ld + C - 1) / C) * C * height : std::size_t(ld) * height;
+        DeviceBuffer<float2>& scratch = half == half_.get() ? split_ : half_;
+        if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
+        scratch.resize(need);
+        rows_real(plane, width, height, s, timer, scratch.get(), g, nullptr, split ? height / 2 : 0);
+        ColParams p{};
+        p.in = scratch.get();
+        p.out = half;
+        p.ld_in = p.ld_out = ld;
+        p.ncols = ld;
+        p.width = width;
+        p.n = n;
+        p.log2n = ilog2(n);
+        p.cols_per_block = C;
+        p.group_log2 = g;
+        p.sub = sub;
+        run_cols(false, p, col_threads(n), variant_.bank_stride, s);
+        mark(timer, split ? "fast pass 2: column FFTs (half spectrum, two halves)" : "fast pass 2: column FFTs (half spectrum, from the scratch)",
+             double(ld) * height * 16.0);
+        return;
+    }
+    rows_real(plane, width, height, s, timer, half);
     if (!pow2_sizes(width, height)) {
         mixed::c2c_cols(half, half, ld, ld, height, false, tables_, mixed_col_threads(), s);
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix)", double(ld) * height * 16.0);
@@ -918,7 +968,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     // Auto/Top rows first where it can, with the range found in the run or the cached one: the same path either
     // way, so that an identical run gives the identical picture and a view-only change finds its first pass.
     if (needs_range && pow2 && variant_.rows_first && count >= variant_.rows_first_min_points && width >= 8 &&
-        height >= 2 && height <= 4096) {
+        height >= 2 && (height <= 4096 || split_columns(width, height))) {
         picture_rows_first(plane, width, height, vp, target, s, timer, reuse_pass1, mask, mask_version, plane_version,
                            fold_range);
         res.range_reused = !fold_range;
@@ -1030,18 +1080,19 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
                                  const PictureTarget& target, cudaStream_t s, StageTimer* timer, bool reuse_pass1,
                                  const float* mask, std::uint64_t mask_version, std::uint64_t plane_version,
                                  bool fold_range) {
-    const int ncols = width / 2 + 1, n = height, tpc = n / elems_per_thread(n);
+    // 8192-point columns split (as r2c's): the rows pass does their first stage, the column blocks two halves.
+    const int sub = split_columns(width, height) ? 2 : 1;
+    const int ncols = width / 2 + 1, n = height / sub, tpc = n / elems_per_thread(n);
     const int C = cols_per_block(n, ncols, col_threads(n));  // a power of two
     const int g = ilog2(C), groups = (ncols + C - 1) / C;
     const bool grouped = variant_.grouped;
-    const Pass1 want{2, width, height, grouped ? g : -1};
+    const Pass1 want{2 + (sub - 1), width, height, grouped ? g : -1};
     const bool have_pass1 = reuse_pass1 && pass1_ == want;
     const std::size_t padded = std::size_t(groups) * C * height;
     if (!have_pass1) {
         half_.resize(grouped ? padded : std::size_t(ncols) * height);
-        rows_real(plane, width, height, s, nullptr, half_.get(), grouped ? g : -1, fold_range ? minmax_.get() : nullptr);
-        mark(timer, std::string("fast pass 1: real rows (2 per FFT) -> half spectrum") + (grouped ? " (grouped)" : ""),
-             double(width) * height * 4.0 + double(ncols) * height * 8.0);
+        rows_real(plane, width, height, s, timer, half_.get(), grouped ? g : -1, fold_range ? minmax_.get() : nullptr,
+                  sub == 2 ? height / 2 : 0);
     } else if (fold_range) {
         init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
         CUDA_CHECK_LAUNCH("init_minmax_kernel");
@@ -1057,7 +1108,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     p.cols_per_block = C;
     p.col_stride = column_stride(n, C, variant_.bank_stride);
     p.group_log2 = grouped ? g : -1;
-    p.sub = 1;
+    p.sub = sub;
     p.values = values_.get();
     p.values_log2 = g;
     const int threads = C * tpc, smem = C * p.col_stride * int(sizeof(float2)), bound = bound_for(threads);
@@ -1067,9 +1118,10 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
                : bound == 512 ? fast_cols_values_kernel<512, L> : fast_cols_values_kernel<1024, L>;
     });
     launch_setup(kernel, smem);
-    kernel<<<groups, threads, smem, s>>>(p);
+    kernel<<<dim3(groups, sub), threads, smem, s>>>(p);
     CUDA_CHECK_LAUNCH("fast_cols_values_kernel");
-    mark(timer, "fast pass 2: column FFTs + view values + fused min/max", double(ncols) * height * 12.0);
+    mark(timer, std::string("fast pass 2: column FFTs") + (sub == 2 ? " (two halves)" : "") + " + view values + fused min/max",
+         double(ncols) * height * 12.0);
     if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
 
     const dim3 block(32, 8), grid((ncols + 31) / 32, (height + 7) / 8);

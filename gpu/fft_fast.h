@@ -76,7 +76,8 @@ public:
     // Grouping is used where a column block takes at least four columns (32-byte pieces): with one or two the
     // row pass's scattered stores cost more than the column pass gains (H100, v6). The mixed-radix kernels group
     // from two columns; the benchmark measures both there.
-    // `split` (C2C, 8192-point columns): the row pass does the columns' first radix-2 stage.
+    // `split` (8192-point columns: C2C, R2C and the rows-first picture): the row pass does the columns' first
+    // radix-2 stage, the column pass two 4096-point FFTs a column.
     // `rows_first` (the Auto/Top picture, powers of two, height up to 4096): real rows first into the half spectrum
     // (grouped for the columns where `grouped`), then the column FFTs with the view values, then the colormap
     // (PERF_NOTES.md p3); otherwise real column pairs first and rows with the view. Rows first from
@@ -91,6 +92,9 @@ public:
         bool one_launch = true;
         bool rows_first = true;
         long long rows_first_min_points = 1 << 20;
+        // r2c through a scratch half spectrum grouped for the column blocks at every power-of-two height (the
+        // split's way), rather than the columns in place.
+        bool r2c_scratch = false;
     };
     void set_variant(Variant v) {
         variant_ = v;
@@ -104,13 +108,20 @@ public:
 
 private:
     // group_log2 >= 0 (powers of two only): the half spectrum grouped for the picture's rows-first column pass.
+    // half_rows > 0 (= height / 2, powers of two): rows y and y + height/2 paired, with the columns' first radix-2
+    // stage (the split).
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer,
-                   float2* out = nullptr, int group_log2 = -1, unsigned int* reset_minmax = nullptr);
+                   float2* out = nullptr, int group_log2 = -1, unsigned int* reset_minmax = nullptr, int half_rows = 0);
+    // The split applies: 8192-point power-of-two columns and the variant says so.
+    bool split_columns(int width, int height) const {
+        return variant_.split && height == 8192 && (width & (width - 1)) == 0;
+    }
     int col_threads(int n) const { return cols_threads_ > 0 ? cols_threads_ : std::clamp(n / 4, 256, 1024); }
     // The mixed kernels' column blocks: up to this many threads (cols_threads_, else kMixedColThreads).
     int mixed_col_threads() const { return cols_threads_ > 0 ? cols_threads_ : kMixedColThreads; }
     bool use_grouped(int C) const { return variant_.grouped && C >= 4 && (C & (C - 1)) == 0; }
     DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
+    DeviceBuffer<float2> split_;     // r2c's split rows where the caller's output is half_ itself
     DeviceBuffer<float> values_, sorted_;
     DeviceBuffer<unsigned char> temp_;
     DeviceBuffer<unsigned int> minmax_;  // order-preserving encodings of min and max
@@ -136,7 +147,8 @@ private:
                             const float* mask, std::uint64_t mask_version, std::uint64_t plane_version,
                             bool fold_range);
     // What half_ holds from the last picture's first pass: kind 1 pass A's column pairs, 2 the rows-first half
-    // spectrum (g: its grouping, -1 none); 0 nothing (or something else since).
+    // spectrum, 3 that with the split's first column stage (g: its grouping, -1 none); 0 nothing (or something
+    // else since).
     struct Pass1 {
         int kind = 0, width = 0, height = 0, g = 0;
         bool operator==(const Pass1& o) const {

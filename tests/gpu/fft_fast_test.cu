@@ -169,7 +169,9 @@ TEST_F(FastFft, RealSpectrumMatchesFftw) {
                         std::pair{512, 512}, std::pair{2048, 1024}, std::pair{4096, 4096}, std::pair{16384, 2},
                         // mixed radix (and Bluestein: 1009)
                         std::pair{3, 1}, std::pair{1, 3}, std::pair{5, 7}, std::pair{15, 8}, std::pair{8, 15},
-                        std::pair{1009, 4}, std::pair{300, 200}, std::pair{1920, 1080}, std::pair{4032, 3024}}) {
+                        std::pair{1009, 4}, std::pair{300, 200}, std::pair{1920, 1080}, std::pair{4032, 3024},
+                        // 8192-point columns: the split (s4), the scratch r2c picks when the output is its own buffer
+                        std::pair{16, 8192}, std::pair{1024, 8192}}) {
         const std::size_t n = std::size_t(w) * h;
         if (small_run() && n > (1u << 20)) continue;
         const std::vector<float> x = rng.real(n);
@@ -178,9 +180,19 @@ TEST_F(FastFft, RealSpectrumMatchesFftw) {
         gpu::DeviceBuffer<float2> full(n);
         poison(full);
         fast.real_spectrum(plane.get(), w, h, full.get(), nullptr, nullptr);
-        const double e = rel_l2(download<cf>(full.get(), n), dft2d(widen(x), h, w));
+        const std::vector<cd> want = dft2d(widen(x), h, w);
+        const double e = rel_l2(download<cf>(full.get(), n), want);
         EXPECT_LT(e, 1e-5) << w << "x" << h;
         worst = std::max(worst, e);
+        if ((w & (w - 1)) == 0 && (h & (h - 1)) == 0 && h > 1) {  // the columns through the grouped scratch at every height (r2c_scratch)
+            gpu::FastFft other;
+            gpu::FastFft::Variant v;
+            v.r2c_scratch = true;
+            other.set_variant(v);
+            poison(full);
+            other.real_spectrum(plane.get(), w, h, full.get(), nullptr, nullptr);
+            EXPECT_LT(rel_l2(download<cf>(full.get(), n), want), 1e-5) << w << "x" << h << " r2c_scratch";
+        }
     }
     std::printf("[ fast     ] real-input worst relative L2 error vs FFTW (double): %.3g\n", worst);
 }
@@ -236,8 +248,8 @@ TEST_F(FastFft, StaysWithinTwiceCufftsErrorC2cAndR2c) {
     gpu::FastFft fast;
     gpu::CufftBackend cufft;
     for (auto [w, h] : {std::pair{256, 256}, std::pair{512, 128}, std::pair{1024, 1024}, std::pair{2048, 2048},
-                        std::pair{4096, 4096}, std::pair{64, 8192}, std::pair{1920, 1080}, std::pair{3000, 2000},
-                        std::pair{4032, 3024}, std::pair{4096, 3000}, std::pair{1009, 1013}}) {
+                        std::pair{4096, 4096}, std::pair{64, 8192}, std::pair{2048, 8192}, std::pair{1920, 1080},
+                        std::pair{3000, 2000}, std::pair{4032, 3024}, std::pair{4096, 3000}, std::pair{1009, 1013}}) {
         if (small_run() && std::size_t(w) * h > (1u << 20)) continue;
         expect_accuracy_like_cuffts(rng, fast, cufft, w, h, w != 1009, w == 1009 ? 2e-6 : 1e-5);
     }
@@ -312,7 +324,7 @@ TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
         if (k == 2) var.grouped = false;
         fast.set_variant(var);
         SCOPED_TRACE(k == 0 ? "columns first" : k == 1 ? "rows first, grouped" : "rows first, ungrouped");
-        for (auto [w, h] : {std::pair{64, 32}, std::pair{256, 256}, std::pair{1024, 512}})
+        for (auto [w, h] : {std::pair{64, 32}, std::pair{256, 256}, std::pair{1024, 512}, std::pair{16, 8192}})
             for (View v : {View::LogMag, View::Phase, View::Imag})
                 for (RangeMode r : {RangeMode::Auto, RangeMode::Top})
                     for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
@@ -321,6 +333,8 @@ TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
     for (bool shift : {true, false}) {
         expect_picture_like_the_cpus(rng, fast, 512, 4096, View::LogMag, RangeMode::Auto, shift, ++version);
         expect_picture_like_the_cpus(rng, fast, 1024, 1024, View::PowerDb, RangeMode::Top, shift, ++version);
+        if (!small_run())  // 8192-point columns: the split rows first (s4)
+            expect_picture_like_the_cpus(rng, fast, 512, 8192, View::Phase, RangeMode::Auto, shift, ++version);
     }
 }
 
