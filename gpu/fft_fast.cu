@@ -404,14 +404,15 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
     if constexpr (kValues) {
         float lo = FLT_MAX, hi = -FLT_MAX;
         if (active) {
-            float* out = p.values + ((std::size_t(bx) * n * sub) << p.values_log2) + c;
+            // Each (column group, half) block's values together: [kx / C][ky % sub][ky / sub][kx % C].
+            float* out = p.values + ((std::size_t(bx * sub + by) * n) << p.values_log2) + c;
             const bool has_mirror = col > 0 && 2 * col < p.width;
 #pragma unroll
             for (int j = 0; j < kE; ++j)
                 if (j < e) {
-                    const int ky = out_index(j, n, t, tpc) * sub + by;
+                    const int k = out_index(j, n, t, tpc), ky = k * sub + by;
                     const float val = fast_detail::bin_view_value(p, v[j], col, ky), mval = mirror_value(p.view, val);
-                    out[std::size_t(ky) << p.values_log2] = val;
+                    out[std::size_t(k) << p.values_log2] = val;
                     lo = fminf(lo, val);
                     hi = fmaxf(hi, val);
                     if (has_mirror) {  // columns 0 and W/2 hold their own mirrors, each with its own value
@@ -422,9 +423,15 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
         }
         flush_range(p.minmax, lo, hi);
     } else if (active) {
+        if (p.out_transposed) {
 #pragma unroll
-        for (int j = 0; j < kE; ++j)
-            if (j < e) p.out[std::size_t(out_index(j, n, t, tpc) * sub + by) * p.ld_out + col] = v[j];
+            for (int j = 0; j < kE; ++j)
+                if (j < e) p.out[std::size_t(col) * p.ld_out + out_index(j, n, t, tpc) * sub + by] = v[j];
+        } else {
+#pragma unroll
+            for (int j = 0; j < kE; ++j)
+                if (j < e) p.out[std::size_t(out_index(j, n, t, tpc) * sub + by) * p.ld_out + col] = v[j];
+        }
     }
 }
 
@@ -570,15 +577,17 @@ ColParams picture_params(const float2* in, int ld_in, int ncols, int width, int 
 
 // The picture from the rows-first column pass's values (p3): bin (kx, ky), kx = 0..W/2, at its place, and for
 // 0 < kx < W/2 its mirror (-kx, -ky) at that one's (the mirrors of columns 0 and W/2 are bins of those columns,
-// which their own threads write). values: [kx / C][ky][kx % C], C = 2^g. A block: 32 columns x 8 rows.
-__global__ void col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g, View view,
+// which their own threads write). values: [kx / C][ky % sub][ky / sub][kx % C], C = 2^g, sub 1 or 2 (the split's
+// halves). A block: 32 columns x 8 rows.
+__global__ void col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g, int sub, View view,
                                            bool shift, RangeMode mode, const unsigned int* minmax, float top_span,
                                            float2* range, const std::uint32_t* __restrict__ lut, PictureTarget target) {
     const int kx = blockIdx.x * 32 + threadIdx.x, ky = blockIdx.y * 8 + threadIdx.y;
     const float2 r = fast_detail::range_from_minmax(mode, minmax, top_span);
     if (kx == 0 && ky == 0) *range = r;
     if (kx > width / 2 || ky >= height) return;
-    const float val = values[((std::size_t(kx >> g) * height + ky) << g) + (kx & ((1 << g) - 1))];
+    const int vy = sub == 2 ? (ky & 1) * (height / 2) + (ky >> 1) : ky;
+    const float val = values[((std::size_t(kx >> g) * height + vy) << g) + (kx & ((1 << g) - 1))];
     fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
                                 width, r, kx != 0 && 2 * kx != width);
 }
@@ -872,14 +881,18 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
          double(width) * height * 4.0 + double(ld) * height * 8.0);
 }
 
-void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaStream_t s, StageTimer* timer) {
+void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaStream_t s, StageTimer* timer,
+                  bool transposed) {
     if (!half) throw ConfigError("internal: custom-fast r2c needs an output buffer");
+    if (transposed && !pow2_sizes(width, height))
+        throw ConfigError("custom-fast's transposed R2C is for powers of two (" + std::to_string(width) + "x" +
+                          std::to_string(height) + ")");
     // The columns run in place on the row-major half spectrum. (Pass 1 writing them grouped for pass 2, as C2C does,
     // was slower here: 0.190 -> 0.218 ms at 4096^2 on the H100, PERF_NOTES.md v6: the rows of width/2 + 1 bins
     // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
     const int ld = width / 2 + 1;
     const bool split = pow2_sizes(width, height) && split_columns(width, height);
-    if (split || (pow2_sizes(width, height) && variant_.r2c_scratch)) {
+    if (split || (pow2_sizes(width, height) && (variant_.r2c_scratch || transposed))) {
         // 8192-point columns (two a block, in place: 16-byte pieces a row, 33% of copy on the H100) split as C2C's
         // are: the row pass pairs rows y and y + H/2 and does the columns' first stage into a scratch half spectrum
         // grouped for the column blocks, which then take four 4096-point halves each into `half`. (r2c_scratch:
@@ -895,7 +908,9 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         ColParams p{};
         p.in = scratch.get();
         p.out = half;
-        p.ld_in = p.ld_out = ld;
+        p.ld_in = ld;
+        p.ld_out = transposed ? height : ld;
+        p.out_transposed = transposed;
         p.ncols = ld;
         p.width = width;
         p.n = n;
@@ -904,7 +919,9 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         p.group_log2 = g;
         p.sub = sub;
         run_cols(false, p, col_threads(n), variant_.bank_stride, s);
-        mark(timer, split ? "fast pass 2: column FFTs (half spectrum, two halves)" : "fast pass 2: column FFTs (half spectrum, from the scratch)",
+        mark(timer,
+             std::string("fast pass 2: column FFTs (half spectrum") + (split ? ", two halves" : ", from the scratch") +
+                 (transposed ? ", transposed out)" : ")"),
              double(ld) * height * 16.0);
         return;
     }
@@ -1125,7 +1142,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
 
     const dim3 block(32, 8), grid((ncols + 31) / 32, (height + 7) / 8);
-    col_values_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, g, vp.view, vp.shift, vp.range,
+    col_values_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, g, sub, vp.view, vp.shift, vp.range,
                                                        minmax_.get(), vp.top_span, range_.get(), lut_.get(), target);
     CUDA_CHECK_LAUNCH("col_values_colormap_kernel");
     mark(timer, picture_stage_name("colormap (half -> whole picture)", target),

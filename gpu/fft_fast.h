@@ -54,8 +54,13 @@ public:
                           bool reuse_pass1 = false, const float* mask = nullptr, std::uint64_t mask_version = 0);
     // Half spectrum of a real plane in cuFFT's R2C layout: `half` holds height rows of width/2 + 1 bins
     // (X[v][u] for u = 0..width/2, natural order), unnormalised. Pass 1 packs two real rows into one complex
-    // FFT and keeps the half of each; pass 2 transforms its width/2 + 1 columns in place.
-    void r2c(const float* plane, int width, int height, float2* half, cudaStream_t stream, StageTimer* timer);
+    // FFT and keeps the half of each; pass 2 transforms its width/2 + 1 columns (in place, or from a grouped
+    // scratch: the split, r2c_scratch).
+    // transposed (powers of two): its transpose instead, width/2 + 1 rows of height bins (X[v][u] at u * height + v),
+    // which the column pass writes as whole rows (cuFFT's rows of width/2 + 1 bins leave its stores straddling
+    // 32-byte sectors).
+    void r2c(const float* plane, int width, int height, float2* half, cudaStream_t stream, StageTimer* timer,
+             bool transposed = false);
     // Full complex spectrum (natural order) of a real plane, through the same two passes.
     // `work` (height x (width/2 + 1) complex; null: the picture's first-pass buffer, which then no longer holds
     // the picture's pass) holds the half spectrum on the way.

@@ -51,6 +51,7 @@ struct ColParams {
     int col_stride;   // float2 between the columns' buffers in shared memory
     int group_log2;   // >= 0: `in` is grouped by 2^group_log2 columns ([col / C][y][col % C]); -1: row-major with ld_in
     int sub;          // 1, or 2: each column is two FFTs of n points (rows s n .. s n + n - 1 -> output rows 2k + s)
+    bool out_transposed;  // Complex: column col's bins along a row of `out` (out[col * ld_out + ky])
     View view;
     bool shift;
     const float2* range;      // Picture

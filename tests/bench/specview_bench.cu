@@ -187,6 +187,7 @@ int main(int argc, char** argv) {
         double c2c_exact, r2c_exact, vk_c2c, vk_r2c, fast_r2c, e2e_r2c_exact;
         // custom-fast at the image's own size (0: a power of two, where the padded figures are the exact ones).
         double fast_c2c_x, fast_r2c_x, e2e_fast_x;
+        double fast_r2c_t;  // custom-fast R2C into the transposed half spectrum (0: not a power of two)
     };
     std::vector<Summary> summary;
 
@@ -337,7 +338,8 @@ int main(int argc, char** argv) {
         }
         // The other way of the R2C columns (PERF_NOTES.md s4): through the grouped scratch where the default runs
         // them in place, and back.
-        StageStats st_fast_r2c_other;
+        StageStats st_fast_r2c_other, st_fast_r2c_t;
+        double fast_r2c_t_err = 0;
         {
             FastFft::Variant v;
             v.r2c_scratch = h != 8192;
@@ -345,6 +347,23 @@ int main(int argc, char** argv) {
             fast.set_variant(v);
             st_fast_r2c_other = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t); });
             fast.set_variant({});
+            // The issue's other layout: the half spectrum transposed (width/2 + 1 rows of height bins), checked
+            // against cuFFT's after a transpose on the host.
+            st_fast_r2c_t = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t, true); });
+            const long long ld = w / 2 + 1, m = ld * h;
+            std::vector<float2> got(m), want(m);
+            CUDA_CHECK(cudaMemcpyAsync(got.data(), half_b.get(), m * sizeof(float2), cudaMemcpyDeviceToHost, s));
+            const SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, nullptr);
+            CUDA_CHECK(cudaMemcpyAsync(want.data(), src.data, m * sizeof(float2), cudaMemcpyDeviceToHost, s));
+            CUDA_CHECK(cudaStreamSynchronize(s));
+            double num = 0, den = 0;
+            for (long long y = 0; y < h; ++y)
+                for (long long u = 0; u < ld; ++u) {
+                    const float2 a = got[u * h + y], b = want[y * ld + u];
+                    num += double(a.x - b.x) * (a.x - b.x) + double(a.y - b.y) * (a.y - b.y);
+                    den += double(b.x) * b.x + double(b.y) * b.y;
+                }
+            fast_r2c_t_err = std::sqrt(num / den);
         }
 
         // End to end: real plane on the device -> RGBA8 picture (log-magnitude, auto range, shift).
@@ -557,10 +576,13 @@ int main(int argc, char** argv) {
         std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_r2c_err);
         print_stages("custom-fast R2C, the other way", h == 8192 ? "columns in place" : "through the grouped scratch",
                      st_fast_r2c_other);
+        print_stages("custom-fast R2C, transposed out", "(width/2 + 1) x height", st_fast_r2c_t);
+        std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_r2c_t_err);
         const double peer_c2c = vk_c2c > 0 ? std::min(c2c_exact, vk_c2c) : c2c_exact;
         const double peer_r2c = vk_r2c > 0 ? std::min(r2c_exact, vk_r2c) : r2c_exact;
-        std::printf("  custom-fast / faster peer: C2C %.2fx, R2C %.2fx%s\n", st_fast.median_total() / peer_c2c,
-                    st_fast_r2c.median_total() / peer_r2c, n0 != n ? " (custom-fast padded)" : "");
+        std::printf("  custom-fast / faster peer: C2C %.2fx, R2C %.2fx (transposed out %.2fx)%s\n", st_fast.median_total() / peer_c2c,
+                    st_fast_r2c.median_total() / peer_r2c, st_fast_r2c_t.median_total() / peer_r2c,
+                    n0 != n ? " (custom-fast padded)" : "");
         if (n0 != n) {
             print_stages("custom-fast C2C, unpadded", "mixed radix g" + std::to_string(fast_x_grouped) + " R" + std::to_string(fast_x_rows) +
                                                           "/C" + std::to_string(fast_x_cols), st_fast_x);
@@ -591,7 +613,7 @@ int main(int argc, char** argv) {
                            e2e_fast_warm.median_total(), c2c_exact, r2c_exact, vk_c2c, vk_r2c,
                            st_fast_r2c.median_total(), e2e_r2c_exact,
                            n0 != n ? st_fast_x.median_total() : 0.0, n0 != n ? st_fast_r2c_x.median_total() : 0.0,
-                           n0 != n ? e2e_fast_x.median_total() : 0.0});
+                           n0 != n ? e2e_fast_x.median_total() : 0.0, n0 != n ? 0.0 : st_fast_r2c_t.median_total()});
     }
 
     std::printf("Summary on %s (copy %.0f GB/s), ms, medians:\n", dev.name.c_str(), copy_gbps);
@@ -612,16 +634,21 @@ int main(int argc, char** argv) {
                 "where it is not a power of two); targets: C2C and R2C <= 0.95x the faster peer (<= 1.0x at exact sizes), "
                 "picture <= 0.6x (cuFFT R2C + post):\n", dev.name.c_str());
     std::printf("| size | fast C2C | cuFFT C2C | VkFFT C2C | C2C ratio | fast R2C | cuFFT R2C | VkFFT R2C | R2C ratio | "
-                "picture | cuFFT R2C + post | picture ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "fast R2C, transposed out | its ratio | picture | cuFFT R2C + post | picture ratio |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     auto ms_or_na = [](double v) { return v > 0 ? std::to_string(v).substr(0, 6) : std::string("n/a"); };
     for (const auto& m : summary) {
         const double pc = m.vk_c2c > 0 ? std::min(m.c2c_exact, m.vk_c2c) : m.c2c_exact;
         const double pr = m.vk_r2c > 0 ? std::min(m.r2c_exact, m.vk_r2c) : m.r2c_exact;
         const bool x = m.fast_c2c_x > 0;
         const double fc = x ? m.fast_c2c_x : m.fast_c2c, fr = x ? m.fast_r2c_x : m.fast_r2c, fp = x ? m.e2e_fast_x : m.e2e_fast_cold;
-        std::printf("| %s | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %.2fx |\n",
+        const std::string rt = m.fast_r2c_t > 0 ? ms_or_na(m.fast_r2c_t) : "n/a";
+        char rtr[32] = "n/a";
+        if (m.fast_r2c_t > 0) std::snprintf(rtr, sizeof rtr, "%.2fx", m.fast_r2c_t / pr);
+        std::printf("| %s | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %s | %.2fx | %s | %s | %.4f | %.4f | %.2fx |\n",
                     (x ? m.size.substr(0, m.size.find(' ')) : m.size).c_str(), fc, m.c2c_exact, ms_or_na(m.vk_c2c).c_str(),
-                    fc / pc, fr, m.r2c_exact, ms_or_na(m.vk_r2c).c_str(), fr / pr, fp, m.e2e_r2c_exact, fp / m.e2e_r2c_exact);
+                    fc / pc, fr, m.r2c_exact, ms_or_na(m.vk_r2c).c_str(), fr / pr, rt.c_str(), rtr, fp, m.e2e_r2c_exact,
+                    fp / m.e2e_r2c_exact);
     }
     std::printf("CSV: %s\n", csv_path.c_str());
     return 0;
