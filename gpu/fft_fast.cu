@@ -296,12 +296,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
 
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
-template <int kThreads, int kLog2 = 0>
 // group_log2 >= 0: the half spectrum written grouped for a column pass whose blocks take 2^group_log2 columns
 // ([k / C][row][k % C], the last group padded), else row-major with row stride ld. reset_minmax: as pass A's.
 // half_rows > 0 (= rows / 2): rows y and y + half_rows are the pair, and the columns' first radix-2 stage is done
 // on their spectra (as the C2C row pass's split, v7): row y <- A + B, row y + rows/2 <- (A - B) W_rows^y; the column
-// pass is then two FFTs of rows/2 points a column (PERF_NOTES.md s4).
+// pass is then two FFTs of rows/2 points a column (PERF_NOTES.md s4). kSplit: half_rows > 0 (a template parameter:
+// the split's arithmetic in the other kernels pushed their 2048-point rows from no spills to 40 bytes, 12-25%
+// slower on the H100).
+template <int kThreads, int kLog2, bool kSplit>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n_arg, int log2n_arg,
                                       int rows, int lines, int ld, int group_log2, unsigned int* reset_minmax,
                                       int half_rows) {
@@ -311,7 +313,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const int pair = blockIdx.x * lines + line;
-    const bool split = half_rows > 0;
+    constexpr bool split = kSplit;
     const int ra = split ? pair : 2 * pair, rb = split ? pair + half_rows : 2 * pair + 1;
     const bool active = line < lines && (split ? pair < half_rows : ra < rows);
     const bool has_b = rb < rows;
@@ -328,16 +330,15 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
     stage_natural(sm, v, e, n, t, tpc, active);
     if (!active) return;
     float2 w = make_float2(1.0f, 0.0f);
-    if (split) {
+    if constexpr (split) {
         float sn, cs;
         sincospif(float(2 * ra) / float(rows), &sn, &cs);
         w = make_float2(cs, -sn);
     }
-    const int gmask = (1 << max(group_log2, 0)) - 1;
     for (int k = t; k <= n / 2; k += tpc) {
         float2 a, b;
         unpack_real_pair(sm, n, k, &a, &b);
-        if (split) {
+        if constexpr (split) {
             const float2 sum = cadd(a, b);
             b = cmul(csub(a, b), w);
             a = sum;
@@ -345,10 +346,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
         if (group_log2 < 0) {
             half[std::size_t(ra) * ld + k] = a;
             if (has_b) half[std::size_t(rb) * ld + k] = b;
-        } else {
-            const std::size_t at = (std::size_t(k >> group_log2) * rows << group_log2) + (k & gmask);
+        } else if constexpr (split) {
+            const std::size_t at = (std::size_t(k >> group_log2) * rows << group_log2) + (k & ((1 << group_log2) - 1));
             half[at + (std::size_t(ra) << group_log2)] = a;
-            if (has_b) half[at + (std::size_t(rb) << group_log2)] = b;
+            half[at + (std::size_t(rb) << group_log2)] = b;
+        } else {
+            const std::size_t at = ((std::size_t(k >> group_log2) * rows + ra) << group_log2) + (k & ((1 << group_log2) - 1));
+            half[at] = a;
+            if (has_b) half[at + (1 << group_log2)] = b;  // row rb = ra + 1
         }
     }
 }
@@ -869,7 +874,11 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     const int bound = bound_for(threads);
     auto kernel = with_log2(ilog2(n), [&](auto l2) {
         constexpr int L = decltype(l2)::value;
-        return bound == 256 ? fast_rows_real_kernel<256, L> : bound == 512 ? fast_rows_real_kernel<512, L> : fast_rows_real_kernel<1024, L>;
+        if (half_rows > 0)
+            return bound == 256 ? fast_rows_real_kernel<256, L, true>
+                   : bound == 512 ? fast_rows_real_kernel<512, L, true> : fast_rows_real_kernel<1024, L, true>;
+        return bound == 256 ? fast_rows_real_kernel<256, L, false>
+               : bound == 512 ? fast_rows_real_kernel<512, L, false> : fast_rows_real_kernel<1024, L, false>;
     });
     launch_setup(kernel, smem);
     kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, out, n, ilog2(n), height, lines, ld, group_log2,
