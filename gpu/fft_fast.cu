@@ -583,18 +583,42 @@ ColParams picture_params(const float2* in, int ld_in, int ncols, int width, int 
 // The picture from the rows-first column pass's values (p3): bin (kx, ky), kx = 0..W/2, at its place, and for
 // 0 < kx < W/2 its mirror (-kx, -ky) at that one's (the mirrors of columns 0 and W/2 are bins of those columns,
 // which their own threads write). values: [kx / C][ky % sub][ky / sub][kx % C], C = 2^g, sub 1 or 2 (the split's
-// halves). A block: 32 columns x 8 rows.
-__global__ void col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g, int sub, View view,
+// halves). A block of 32 x 8 threads takes a tile of 32 columns x 32 value rows: it reads the tile in the values'
+// own order (runs of 32 C floats, one for each group of C columns, or of 32 where C > 32) into shared memory, then
+// writes whole picture rows of 32 texels (and their mirrors). Reading it row by row instead took 16-byte pieces
+// of C = 4 columns: 59% of copy at 4096^2 on the H100 (PERF_NOTES.md p4).
+__global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g, int sub, View view,
                                            bool shift, RangeMode mode, const unsigned int* minmax, float top_span,
                                            float2* range, const std::uint32_t* __restrict__ lut, PictureTarget target) {
-    const int kx = blockIdx.x * 32 + threadIdx.x, ky = blockIdx.y * 8 + threadIdx.y;
+    __shared__ float tile[32][33];
+    const int ncols = width / 2 + 1;
+    const int kx0 = blockIdx.x * 32, vy0 = blockIdx.y * 32;
+    const int tid = threadIdx.y * 32 + threadIdx.x;
+    const int cw = min(1 << g, 32), cw_log2 = min(g, 5);  // columns of a run
     const float2 r = fast_detail::range_from_minmax(mode, minmax, top_span);
-    if (kx == 0 && ky == 0) *range = r;
-    if (kx > width / 2 || ky >= height) return;
-    const int vy = sub == 2 ? (ky & 1) * (height / 2) + (ky >> 1) : ky;
-    const float val = values[((std::size_t(kx >> g) * height + vy) << g) + (kx & ((1 << g) - 1))];
-    fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
-                                width, r, kx != 0 && 2 * kx != width);
+    if (blockIdx.x == 0 && blockIdx.y == 0 && tid == 0) *range = r;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const int i = tid + q * 256;
+        const int run = i >> (5 + cw_log2), rem = i & ((32 << cw_log2) - 1);
+        const int vl = rem >> cw_log2, cl = run * cw + (rem & (cw - 1));
+        const int kx = kx0 + cl, vy = vy0 + vl;
+        if (kx < ncols && vy < height)
+            tile[vl][cl] = values[((std::size_t(kx >> g) * height + vy) << g) + (kx & ((1 << g) - 1))];
+    }
+    __syncthreads();
+    const int kx = kx0 + threadIdx.x;
+    if (kx >= ncols) return;
+    const bool mirror = kx != 0 && 2 * kx != width;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const int vl = threadIdx.y + q * 8, vy = vy0 + vl;
+        if (vy >= height) break;
+        const int ky = sub == 2 ? (vy < height / 2 ? 2 * vy : 2 * (vy - height / 2) + 1) : vy;
+        const float val = tile[vl][threadIdx.x];
+        fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
+                                    width, r, mirror);
+    }
 }
 
 int ilog2(int v) {
@@ -1150,7 +1174,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
          double(ncols) * height * 12.0);
     if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
 
-    const dim3 block(32, 8), grid((ncols + 31) / 32, (height + 7) / 8);
+    const dim3 block(32, 8), grid((ncols + 31) / 32, (height + 31) / 32);
     col_values_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, g, sub, vp.view, vp.shift, vp.range,
                                                        minmax_.get(), vp.top_span, range_.get(), lut_.get(), target);
     CUDA_CHECK_LAUNCH("col_values_colormap_kernel");
