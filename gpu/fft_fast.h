@@ -3,9 +3,10 @@
 // autosort FFT with radix-16 butterflies in registers and shared memory only between radix passes, so there is
 // no transpose pass and no bit reversal. For a real image one pass packs two real lines into one complex FFT
 // and keeps the half spectrum (Hermitian symmetry), so the other pass runs on half the lines. The Auto/Top
-// picture (powers of two, height up to 4096) goes rows first: real rows into the half spectrum, grouped for the
-// column blocks, then the column FFTs with each bin's view value and the min/max in their epilogue, then a
-// colormap kernel that writes each value and its mirror (PERF_NOTES.md p3). Otherwise it goes columns first (pairs
+// picture (powers of two from 1024^2 points, height up to 8192: 8192-point columns split) goes rows first: real
+// rows into the half spectrum, grouped for the column blocks, then the column FFTs with each bin's view value and
+// the min/max in their epilogue, then a colormap kernel that writes each value and its mirror (PERF_NOTES.md p3,
+// s4). Otherwise it goes columns first (pairs
 // of neighbouring columns: one 8-byte load per row), then rows, whose epilogue writes the view values (and the
 // min/max) or, with a known range, the picture itself. The range: fixed needs nothing; auto/top fold the min/max
 // in the second pass, or reuse the range of an identical earlier run (exact: same plane, same view, same mask);
@@ -83,8 +84,9 @@ public:
     // from two columns; the benchmark measures both there.
     // `split` (8192-point columns: C2C, R2C and the rows-first picture): the row pass does the columns' first
     // radix-2 stage, the column pass two 4096-point FFTs a column.
-    // `rows_first` (the Auto/Top picture, powers of two, height up to 4096): real rows first into the half spectrum
-    // (grouped for the columns where `grouped`), then the column FFTs with the view values, then the colormap
+    // `rows_first` (the Auto/Top picture, powers of two, height up to 4096, or 8192 with `split`): real rows first
+    // into the half spectrum (grouped for the columns where `grouped`), then the column FFTs with the view values,
+    // then the colormap
     // (PERF_NOTES.md p3); otherwise real column pairs first and rows with the view. Rows first from
     // `rows_first_min_points` points up: below about 1024^2 it was 0.6-2 us slower than columns first on the H100.
     // `one_launch` (C2C, powers of two up to kOneLaunchMaxPoints): both passes in one cooperative launch with a
