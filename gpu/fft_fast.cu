@@ -933,7 +933,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     // was slower here: 0.190 -> 0.218 ms at 4096^2 on the H100, PERF_NOTES.md v6: the rows of width/2 + 1 bins
     // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
     const int ld = width / 2 + 1;
-    const bool split = pow2_sizes(width, height) && split_columns(width, height);
+    const bool split = split_columns(width, height);  // powers of two both
     if (split || (pow2_sizes(width, height) && (variant_.r2c_scratch || transposed))) {
         // 8192-point columns (two a block, in place: 16-byte pieces a row, 33% of copy on the H100) split as C2C's
         // are: the row pass pairs rows y and y + H/2 and does the columns' first stage into a scratch half spectrum
