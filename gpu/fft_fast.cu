@@ -631,6 +631,25 @@ bool is_pow2(int v) { return v >= 1 && (v & (v - 1)) == 0; }
 // Both sides powers of two: the register-resident kernels; otherwise the mixed-radix ones.
 bool pow2_sizes(int width, int height) { return is_pow2(width) && is_pow2(height); }
 
+// The parameters of a complex column pass (C2C's, R2C's): ncols columns of n points (each `sub` FFTs of them) from
+// `in` (grouped by 2^group_log2 columns, or row-major with ld_in) to `out` (row-major with ld_out), C a block.
+ColParams column_params(const float2* in, int ld_in, float2* out, int ld_out, int ncols, int width, int n, int C,
+                        int group_log2, int sub) {
+    ColParams p{};
+    p.in = in;
+    p.out = out;
+    p.ld_in = ld_in;
+    p.ld_out = ld_out;
+    p.ncols = ncols;
+    p.width = width;
+    p.n = n;
+    p.log2n = ilog2(n);
+    p.cols_per_block = C;
+    p.group_log2 = group_log2;
+    p.sub = sub;
+    return p;
+}
+
 void check_size(int width, int height) {
     if (width < 1 || height < 1 || width > kFastMaxLength || height > kFastMaxLength)
         throw ConfigError("custom-fast takes sizes from 1 to " + std::to_string(kFastMaxLength) + " a side; got " +
@@ -803,17 +822,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     const RowArgs a{data, scratch, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0};
     const int row_grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
 
-    ColParams p{};
-    p.in = scratch;
-    p.out = data;
-    p.ld_in = p.ld_out = width;
-    p.ncols = width;
-    p.width = width;
-    p.n = ncol;
-    p.log2n = ilog2(ncol);
-    p.cols_per_block = C;
-    p.group_log2 = group_log2;
-    p.sub = sub;
+    ColParams p = column_params(scratch, width, data, width, width, width, ncol, C, group_log2, sub);
 
     if (sub == 1 && one_launch_blocks(width, height, inverse) > 0) {
         p.col_stride = column_stride(ncol, C, variant_.bank_stride);
@@ -924,7 +933,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     // was slower here: 0.190 -> 0.218 ms at 4096^2 on the H100, PERF_NOTES.md v6: the rows of width/2 + 1 bins
     // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
     const int ld = width / 2 + 1;
-    const bool split = pow2_sizes(width, height) && split_columns(width, height);
+    const bool split = split_columns(width, height);  // powers of two both
     if (split || (pow2_sizes(width, height) && (variant_.r2c_scratch || transposed))) {
         // 8192-point columns (two a block, in place: 16-byte pieces a row, 33% of copy on the H100) split as C2C's
         // are: the row pass pairs rows y and y + H/2 and does the columns' first stage into a scratch half spectrum
@@ -938,19 +947,8 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
         scratch.resize(need);
         rows_real(plane, width, height, s, timer, scratch.get(), g, nullptr, split ? height / 2 : 0);
-        ColParams p{};
-        p.in = scratch.get();
-        p.out = half;
-        p.ld_in = ld;
-        p.ld_out = transposed ? height : ld;
+        ColParams p = column_params(scratch.get(), ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
-        p.ncols = ld;
-        p.width = width;
-        p.n = n;
-        p.log2n = ilog2(n);
-        p.cols_per_block = C;
-        p.group_log2 = g;
-        p.sub = sub;
         run_cols(false, p, col_threads(n), variant_.bank_stride, s);
         mark(timer,
              std::string("fast pass 2: column FFTs (half spectrum") + (split ? ", two halves" : ", from the scratch") +
@@ -964,15 +962,8 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix)", double(ld) * height * 16.0);
         return;
     }
-    ColParams p{};
-    p.in = half;
-    p.out = half;  // in place: a block reads its whole columns before writing them back
-    p.ld_in = p.ld_out = ld;
-    p.ncols = ld;
-    p.width = width;
-    p.n = height;
-    p.log2n = ilog2(height);
-    p.group_log2 = -1;
+    // In place: a block reads its whole columns before writing them back. (C = 0: run_cols chooses.)
+    const ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
     run_cols(false, p, col_threads(height), variant_.bank_stride, s);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }
