@@ -416,15 +416,18 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
             for (int j = 0; j < kE; ++j)
                 if (j < e) {
                     const int k = out_index(j, n, t, tpc), ky = k * sub + by;
-                    const float val = fast_detail::bin_view_value(p, v[j], col, ky), mval = mirror_value(p.view, val);
+                    const float val = fast_detail::bin_view_value(p, v[j], col, ky);
                     out[std::size_t(k) << p.values_log2] = val;
                     lo = fminf(lo, val);
                     hi = fmaxf(hi, val);
-                    if (has_mirror) {  // columns 0 and W/2 hold their own mirrors, each with its own value
-                        lo = fminf(lo, mval);
-                        hi = fmaxf(hi, mval);
-                    }
                 }
+            // The mirrors' values (columns 0 and W/2 hold their own mirrors, each with its own value): the same
+            // values, or for phase and imaginary the negated ones, whose range is [-hi, -lo].
+            if (has_mirror && mirror_value(p.view, 1.0f) < 0.0f) {
+                const float mlo = -hi, mhi = -lo;
+                lo = fminf(lo, mlo);
+                hi = fmaxf(hi, mhi);
+            }
         }
         flush_range(p.minmax, lo, hi);
     } else if (active) {
@@ -561,7 +564,7 @@ __global__ void half_colormap_kernel(const float* __restrict__ values, int width
     if (kx >= width) return;
     const float val = values[std::size_t(ky) * width + kx];
     fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
-                                width, r, ky != 0 && 2 * ky != height);
+                                width, fast_detail::range01(r), ky != 0 && 2 * ky != height);
 }
 
 // The parameters both picture passes over the half spectrum `in` share (the view, the mask, the min/max).
@@ -610,6 +613,7 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
     const int kx = kx0 + threadIdx.x;
     if (kx >= ncols) return;
     const bool mirror = kx != 0 && 2 * kx != width;
+    const fast_detail::Range01 r01 = fast_detail::range01(r);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
         const int vl = threadIdx.y + q * 8, vy = vy0 + vl;
@@ -617,7 +621,7 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
         const int ky = sub == 2 ? (vy < height / 2 ? 2 * vy : 2 * (vy - height / 2) + 1) : vy;
         const float val = tile[vl][threadIdx.x];
         fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
-                                    width, r, mirror);
+                                    width, r01, mirror);
     }
 }
 

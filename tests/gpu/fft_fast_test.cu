@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "app/cpu_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/cufft_backend.h"
 #include "gpu/errors.h"
 #include "gpu/fft_fast.h"
+#include "gpu/fft_fast_detail.h"
 #include "gpu/mixed_radix.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
@@ -52,6 +54,48 @@ TEST_F(FastFft, MixedRadixSmallDftsOnTheDeviceEqualTheHosts) {
             }
             EXPECT_LT(std::sqrt(num / den), 2e-7) << "radix " << R << (inverse ? " inverse" : "");
         }
+}
+
+__global__ void view_values_kernel(const float2* z, int n, View view, float* fast, float* exact) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    fast[i] = gpu::fast_detail::fast_view_value(view, z[i].x, z[i].y);
+    exact[i] = view_value(view, z[i].x, z[i].y);
+}
+
+// The picture passes' view values (the log views by the special function unit, PERF_NOTES.md p6) beside
+// view_value's over magnitudes from 0 through 1e-30 to 1e18 and inf: within 2e-6 of it (absolute, and relative
+// above 1): far inside one of 256 levels of any range the picture shows. Phase, real and imaginary are view_value's.
+TEST_F(FastFft, FastViewValuesStayWithinAMillionthOfViewValue) {
+    Rng rng;
+    std::vector<float2> z;
+    for (float m : {0.0f, 1e-30f, 1e-12f, 1e-6f, 1e-3f, 0.5f, 1.0f, 3.0f, 1e3f, 1e6f, 1e12f, 1e18f})
+        for (int k = 0; k < 8; ++k) {
+            const float a = 0.7853982f * k;
+            z.push_back(make_float2(m * std::cos(a), m * std::sin(a)));
+        }
+    for (const cf& c : rng.complex(4000)) z.push_back(make_float2(c.real() * 1e4f, c.imag()));
+    const float inf = std::numeric_limits<float>::infinity();
+    z.push_back(make_float2(inf, 0.0f));
+    const int n = int(z.size());
+    gpu::DeviceBuffer<float2> dz(n);
+    gpu::DeviceBuffer<float> fast(n), exact(n);
+    CUDA_CHECK(cudaMemcpy(dz.get(), z.data(), n * sizeof(float2), cudaMemcpyHostToDevice));
+    for (View v : {View::LogMag, View::PowerDb, View::Phase, View::Real, View::Imag}) {
+        poison(fast);
+        view_values_kernel<<<(n + 255) / 256, 256>>>(dz.get(), n, v, fast.get(), exact.get());
+        CUDA_CHECK_LAUNCH("view_values_kernel");
+        const std::vector<float> f = download<float>(fast.get(), n), e = download<float>(exact.get(), n);
+        for (int i = 0; i < n; ++i) {
+            if (std::isinf(e[i])) {
+                EXPECT_EQ(f[i], e[i]) << name_of(v) << " at " << z[i].x << "+" << z[i].y << "i";
+                continue;
+            }
+            EXPECT_NEAR(f[i], e[i], 2e-6 * std::max(1.0f, std::abs(e[i])))
+                << name_of(v) << " at " << z[i].x << "+" << z[i].y << "i";
+        }
+        if (v == View::LogMag) EXPECT_EQ(f[0], 0.0f) << "log1p|0|";
+    }
 }
 
 // Powers of two by the register-resident kernels; any other side by the mixed-radix ones (gpu/fft_mixed.h):
