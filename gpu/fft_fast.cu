@@ -549,7 +549,7 @@ __global__ void fast_colormap_kernel(const float* __restrict__ values, long long
                                      const std::uint32_t* __restrict__ lut, PictureTarget target) {
     const float2 r = *range;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x)
-        store_picture(target, lut, normalize_to_range(values[i], r.x, r.y), int(i % width), int(i / width), std::size_t(i));
+        store_picture(target, lut, fast_detail::to01(values[i], r), int(i % width), int(i / width), std::size_t(i));
 }
 
 // The picture from pass B's half of view values (ColOut::HalfValues): each bin (kx, ky), ky = 0..H/2, at its
@@ -564,7 +564,7 @@ __global__ void half_colormap_kernel(const float* __restrict__ values, int width
     if (kx >= width) return;
     const float val = values[std::size_t(ky) * width + kx];
     fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
-                                width, fast_detail::range01(r), ky != 0 && 2 * ky != height);
+                                width, r, ky != 0 && 2 * ky != height);
 }
 
 // The parameters both picture passes over the half spectrum `in` share (the view, the mask, the min/max).
@@ -613,7 +613,6 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
     const int kx = kx0 + threadIdx.x;
     if (kx >= ncols) return;
     const bool mirror = kx != 0 && 2 * kx != width;
-    const fast_detail::Range01 r01 = fast_detail::range01(r);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
         const int vl = threadIdx.y + q * 8, vy = vy0 + vl;
@@ -621,7 +620,7 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
         const int ky = sub == 2 ? (vy < height / 2 ? 2 * vy : 2 * (vy - height / 2) + 1) : vy;
         const float val = tile[vl][threadIdx.x];
         fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
-                                    width, r01, mirror);
+                                    width, r, mirror);
     }
 }
 

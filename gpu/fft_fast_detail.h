@@ -94,17 +94,17 @@ __device__ __forceinline__ float fast_view_value(View v, float re, float im) {
     switch (v) {
         case View::LogMag: return kLn2 * log2_approx(1.0f + sqrt_approx(fmaf(re, re, im * im)));
         case View::PowerDb: return kDbPerLog2 * log2_approx(fmaf(re, re, im * im) + kPowerFloor);
-        default: return view_value(v, re, im);
+        case View::Phase: return atan2f(im + 0.0f, re);  // as view_value (a switch of its own: fewer registers)
+        case View::Real: return re;
+        case View::Imag: return im;
     }
+    return 0.0f;
 }
 
 // Bin (kx, ky) of the spectrum, z: its view value goes to the picture (or the values, or the running min/max
 // lo/hi) at the shifted position, and, with `mirror`, the value of the conjugate bin (-kx, -ky) to its position
 // too. Any width and height (the mirror of 0 is 0).
 // The view value of bin (kx, ky) of a W x H real plane's spectrum, z, with the lab's mask applied.
-// kFast: fast_view_value (the rows-first column pass, and the row epilogues but for the min/max one, where its
-// registers spilled the 8192-point rows), else view_value.
-template <bool kFast = true>
 __device__ __forceinline__ float bin_view_value(const ColParams& p, float2 z, int kx, int ky) {
     const int W = p.width, H = p.height;
     // The lab's mask, symmetric: the same factor for the bin and its mirror.
@@ -113,35 +113,23 @@ __device__ __forceinline__ float bin_view_value(const ColParams& p, float2 z, in
     // their imaginary part is rounding (the mixed radices' twiddles reach the Nyquist bin), zeroed as FFTW's r2c
     // has it, so that their phase is exactly 0 or pi, not +-pi by the sign of the rounding.
     if ((kx == 0 || 2 * kx == W) && (ky == 0 || 2 * ky == H)) z.y = 0.0f;
-    return kFast ? fast_view_value(p.view, z.x * m, z.y * m) : view_value(p.view, z.x * m, z.y * m);
+    return fast_view_value(p.view, z.x * m, z.y * m);
+}
+
+// Value -> [0, 1] within range (lo, hi) in every custom-fast picture: normalize_to_range with the span's
+// reciprocal, which a kernel's loop computes once (a division a texel was a dozen instructions in the colormap
+// kernels). Within a rounding of normalize_to_range, so at most a level apart where a value sits on a level's edge;
+// the same in every custom-fast path, so that a picture does not change with the path (range reused or not, colours
+// or levels). A degenerate or NaN span maps everything to 0, as there.
+__device__ __forceinline__ float to01(float v, float2 range) {
+    const float span = range.y - range.x;
+    const float t = (v - range.x) * (span > 0.0f ? __frcp_rn(span) : 0.0f);
+    return !(t > 0.0f) ? 0.0f : fminf(t, 1.0f);
 }
 
 // A bin's texel at its place and, with `mirror`, its mirror's (view value mval) at that one's.
 __device__ __forceinline__ void store_bin_pair(const PictureTarget& target, const std::uint32_t* __restrict__ lut,
                                                float val, float mval, const BinPlaces& at, int W, float2 range,
-                                               bool mirror) {
-    store_picture(target, lut, normalize_to_range(val, range.x, range.y), at.x, at.y, std::size_t(at.y) * W + at.x);
-    if (mirror)
-        store_picture(target, lut, normalize_to_range(mval, range.x, range.y), at.mx, at.my, std::size_t(at.my) * W + at.mx);
-}
-
-// normalize_to_range with the span's reciprocal, for the colormap kernels, which compute it once a thread (a
-// division a texel was a dozen instructions there): within a rounding of it, so at most one level apart where a
-// value sits on a level's edge. A degenerate or NaN span maps everything to 0, as there. (The FFT passes'
-// picture epilogue keeps the division: one more live register spilled the 8192-point rows.)
-struct Range01 {
-    float lo, inv;
-};
-__device__ __forceinline__ Range01 range01(float2 range) {
-    const float span = range.y - range.x;
-    return {range.x, span > 0.0f ? __frcp_rn(span) : 0.0f};
-}
-__device__ __forceinline__ float to01(float v, Range01 r) {
-    const float t = (v - r.lo) * r.inv;
-    return !(t > 0.0f) ? 0.0f : fminf(t, 1.0f);
-}
-__device__ __forceinline__ void store_bin_pair(const PictureTarget& target, const std::uint32_t* __restrict__ lut,
-                                               float val, float mval, const BinPlaces& at, int W, Range01 range,
                                                bool mirror) {
     store_picture(target, lut, to01(val, range), at.x, at.y, std::size_t(at.y) * W + at.x);
     if (mirror) store_picture(target, lut, to01(mval, range), at.mx, at.my, std::size_t(at.my) * W + at.mx);
@@ -151,7 +139,7 @@ template <ColOut kOut>
 __device__ __forceinline__ void view_bin(const ColParams& p, float2 z, int kx, int ky, bool mirror, float2 range,
                                          float& lo, float& hi) {
     const int W = p.width, H = p.height;
-    const float val = bin_view_value<kOut != ColOut::HalfValues>(p, z, kx, ky);
+    const float val = bin_view_value(p, z, kx, ky);
     const float mval = mirror_value(p.view, val);
     const auto [x, y, mx, my] = bin_places(kx, ky, W, H, p.shift);
     if constexpr (kOut == ColOut::Values) {
