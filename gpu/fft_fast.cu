@@ -547,7 +547,7 @@ __global__ void finish_fast_range_kernel(RangeMode mode, const float* sorted, lo
 
 __global__ void fast_colormap_kernel(const float* __restrict__ values, long long count, int width, const float2* range,
                                      const std::uint32_t* __restrict__ lut, PictureTarget target) {
-    const float2 r = *range;
+    const fast_detail::Range01 r = fast_detail::range01(*range);
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x)
         store_picture(target, lut, fast_detail::to01(values[i], r), int(i % width), int(i / width), std::size_t(i));
 }
@@ -613,6 +613,7 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
     const int kx = kx0 + threadIdx.x;
     if (kx >= ncols) return;
     const bool mirror = kx != 0 && 2 * kx != width;
+    const fast_detail::Range01 r01 = fast_detail::range01(r);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
         const int vl = threadIdx.y + q * 8, vy = vy0 + vl;
@@ -620,7 +621,7 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
         const int ky = sub == 2 ? (vy < height / 2 ? 2 * vy : 2 * (vy - height / 2) + 1) : vy;
         const float val = tile[vl][threadIdx.x];
         fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
-                                    width, r, mirror);
+                                    width, r01, mirror);
     }
 }
 

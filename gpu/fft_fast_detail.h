@@ -117,19 +117,29 @@ __device__ __forceinline__ float bin_view_value(const ColParams& p, float2 z, in
 }
 
 // Value -> [0, 1] within range (lo, hi) in every custom-fast picture: normalize_to_range with the span's
-// reciprocal, which a kernel's loop computes once (a division a texel was a dozen instructions in the colormap
-// kernels). Within a rounding of normalize_to_range, so at most a level apart where a value sits on a level's edge;
-// the same in every custom-fast path, so that a picture does not change with the path (range reused or not, colours
-// or levels). A degenerate or NaN span maps everything to 0, as there.
-__device__ __forceinline__ float to01(float v, float2 range) {
+// reciprocal, which the colormap kernels compute once a thread (a division a texel was a dozen instructions there;
+// one Range01 made before their loop, not one a texel, was 7% on the 4096^2 colormap). Within a rounding of
+// normalize_to_range, so at most a level apart where a value sits on a level's edge; the same in every custom-fast
+// path (to01 of a float2 range is to01 of its Range01), so that a picture does not change with the path (range
+// reused or not, colours or levels). A degenerate or NaN span maps everything to 0, as there.
+struct Range01 {
+    float lo, inv;
+};
+__device__ __forceinline__ Range01 range01(float2 range) {
     const float span = range.y - range.x;
-    const float t = (v - range.x) * (span > 0.0f ? __frcp_rn(span) : 0.0f);
+    return {range.x, span > 0.0f ? __frcp_rn(span) : 0.0f};
+}
+__device__ __forceinline__ float to01(float v, Range01 r) {
+    const float t = (v - r.lo) * r.inv;
     return !(t > 0.0f) ? 0.0f : fminf(t, 1.0f);
 }
+__device__ __forceinline__ float to01(float v, float2 range) { return to01(v, range01(range)); }
 
-// A bin's texel at its place and, with `mirror`, its mirror's (view value mval) at that one's.
+// A bin's texel at its place and, with `mirror`, its mirror's (view value mval) at that one's. Range: a float2
+// (lo, hi) or its Range01.
+template <class Range>
 __device__ __forceinline__ void store_bin_pair(const PictureTarget& target, const std::uint32_t* __restrict__ lut,
-                                               float val, float mval, const BinPlaces& at, int W, float2 range,
+                                               float val, float mval, const BinPlaces& at, int W, Range range,
                                                bool mirror) {
     store_picture(target, lut, to01(val, range), at.x, at.y, std::size_t(at.y) * W + at.x);
     if (mirror) store_picture(target, lut, to01(mval, range), at.mx, at.my, std::size_t(at.my) * W + at.mx);
