@@ -590,16 +590,39 @@ ColParams picture_params(const float2* in, int ld_in, int ncols, int width, int 
 // own order (runs of 32 C floats, one for each group of C columns, or of 32 where C > 32) into shared memory, then
 // writes whole picture rows of 32 texels (and their mirrors). Reading it row by row instead took 16-byte pieces
 // of C = 4 columns: 59% of copy at 4096^2 on the H100 (PERF_NOTES.md p4).
-__global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g, int sub, View view,
+// The target kinds the colormap is compiled for: the general store_picture (levels, or RGBA8 to a buffer and a
+// surface), and the two RGBA8 targets alone (the engine's picture slots, the viewer's interop surface), which
+// leave the per-texel format and target tests out (at 2048^2 on the H100 the kernel was bound by its
+// instructions: 0.74 issued warps a scheduler a cycle, DRAM 15%; PERF_NOTES.md p7).
+enum class TargetKind : int { General = 0, RgbaBuffer, Surface };
+template <TargetKind kKind>
+__device__ __forceinline__ void store_texel(const PictureTarget& target, const std::uint32_t* __restrict__ lut, float t,
+                                            int x, int y, int W) {
+    if constexpr (kKind == TargetKind::RgbaBuffer) {
+        target.rgba[std::size_t(y) * W + x] = __ldg(&lut[level_of(t)]);
+    } else if constexpr (kKind == TargetKind::Surface) {
+        surf2Dwrite(__ldg(&lut[level_of(t)]), cudaSurfaceObject_t(target.surface), x * 4, y);
+    } else {
+        store_picture(target, lut, t, x, y, std::size_t(y) * W + x);
+    }
+}
+
+// kG: the values' grouping C = 2^kG as a constant (2, the rows-first picture's C at every size on the H100), so
+// the tile's index arithmetic folds; -1: g at run time.
+template <int kG, TargetKind kKind>
+__global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g_arg, int sub, View view,
                                            bool shift, RangeMode mode, const unsigned int* minmax, float top_span,
                                            float2* range, const std::uint32_t* __restrict__ lut, PictureTarget target) {
     __shared__ float tile[32][33];
+    const int g = kG >= 0 ? kG : g_arg;
     const int ncols = width / 2 + 1;
     const int kx0 = blockIdx.x * 32, vy0 = blockIdx.y * 32;
     const int tid = threadIdx.y * 32 + threadIdx.x;
     const int cw = min(1 << g, 32), cw_log2 = min(g, 5);  // columns of a run
     const float2 r = fast_detail::range_from_minmax(mode, minmax, top_span);
     if (blockIdx.x == 0 && blockIdx.y == 0 && tid == 0) *range = r;
+    // This block's runs: group kx0 >> g onwards, each `height` values of C columns.
+    const float* base = values + ((std::size_t(kx0 >> g) * height) << g);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
         const int i = tid + q * 256;
@@ -607,21 +630,27 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
         const int vl = rem >> cw_log2, cl = run * cw + (rem & (cw - 1));
         const int kx = kx0 + cl, vy = vy0 + vl;
         if (kx < ncols && vy < height)
-            tile[vl][cl] = values[((std::size_t(kx >> g) * height + vy) << g) + (kx & ((1 << g) - 1))];
+            tile[vl][cl] = base[((std::size_t((kx >> g) - (kx0 >> g)) * height + vy) << g) + (kx & ((1 << g) - 1))];
     }
     __syncthreads();
     const int kx = kx0 + threadIdx.x;
     if (kx >= ncols) return;
     const bool mirror = kx != 0 && 2 * kx != width;
     const fast_detail::Range01 r01 = fast_detail::range01(r);
+    const bool negate = mirror_value(view, 1.0f) < 0.0f;
+    // The columns' places, the same for every row of the tile.
+    const int mx0 = kx == 0 ? 0 : width - kx;
+    const int x = shift ? shift_dest(kx, width) : kx, mx = shift ? shift_dest(mx0, width) : mx0;
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
         const int vl = threadIdx.y + q * 8, vy = vy0 + vl;
         if (vy >= height) break;
         const int ky = sub == 2 ? (vy < height / 2 ? 2 * vy : 2 * (vy - height / 2) + 1) : vy;
+        const int my0 = ky == 0 ? 0 : height - ky;
+        const int y = shift ? shift_dest(ky, height) : ky, my = shift ? shift_dest(my0, height) : my0;
         const float val = tile[vl][threadIdx.x];
-        fast_detail::store_bin_pair(target, lut, val, mirror_value(view, val), bin_places(kx, ky, width, height, shift),
-                                    width, r01, mirror);
+        store_texel<kKind>(target, lut, fast_detail::to01(val, r01), x, y, width);
+        if (mirror) store_texel<kKind>(target, lut, fast_detail::to01(negate ? -val : val, r01), mx, my, width);
     }
 }
 
@@ -1170,8 +1199,19 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
 
     const dim3 block(32, 8), grid((ncols + 31) / 32, (height + 31) / 32);
-    col_values_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, g, sub, vp.view, vp.shift, vp.range,
-                                                       minmax_.get(), vp.top_span, range_.get(), lut_.get(), target);
+    const bool rgba8 = target.format == PictureFormat::Rgba8;
+    const TargetKind kind = rgba8 && target.rgba && !target.surface   ? TargetKind::RgbaBuffer
+                            : rgba8 && !target.rgba && target.surface ? TargetKind::Surface
+                                                                      : TargetKind::General;
+    auto pick = [&](auto kg) {
+        constexpr int G = decltype(kg)::value;
+        return kind == TargetKind::RgbaBuffer ? col_values_colormap_kernel<G, TargetKind::RgbaBuffer>
+               : kind == TargetKind::Surface  ? col_values_colormap_kernel<G, TargetKind::Surface>
+                                              : col_values_colormap_kernel<G, TargetKind::General>;
+    };
+    auto colormap = g == 2 ? pick(std::integral_constant<int, 2>{}) : pick(std::integral_constant<int, -1>{});
+    colormap<<<grid, block, 0, s>>>(values_.get(), width, height, g, sub, vp.view, vp.shift, vp.range, minmax_.get(),
+                                    vp.top_span, range_.get(), lut_.get(), target);
     CUDA_CHECK_LAUNCH("col_values_colormap_kernel");
     mark(timer, picture_stage_name("colormap (half -> whole picture)", target),
          double(ncols) * height * 4.0 + double(width) * height * 4.0);

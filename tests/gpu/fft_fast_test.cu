@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <tuple>
 
 #include "app/cpu_backend.h"
 #include "gpu/cuda_check.h"
@@ -428,6 +429,73 @@ TEST_F(FastFft, FirstPassIsReusedOnlyInTheLayoutItWasLeftIn) {
     EXPECT_EQ(run(fixedv, 0, true), fresh(fixedv)) << "after a rows-first picture, columns first from the start";
     EXPECT_EQ(run(autov, 0, true), fresh(autov)) << "after a columns-first picture, rows first from the start";
     EXPECT_EQ(run(dbv, 0, true), fresh(dbv)) << "rows first again: its first pass reused";
+}
+
+// The rows-first colormap is compiled per target (an RGBA8 buffer, a surface such as the viewer's interop texture,
+// levels, or both at once: PERF_NOTES.md p7): every kind gives the buffer's texels, at a size whose values are
+// grouped by 4 columns (the kernel's constant case) and at one where they are not.
+TEST_F(FastFft, RowsFirstPictureIsTheSameInEveryTargetKind) {
+    Rng rng;
+    for (auto [w, h, any_size] : {std::tuple{1024, 1024, false}, std::tuple{64, 32, true}, std::tuple{256, 128, true}}) {
+        const std::size_t n = std::size_t(w) * h;
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, rng.real(n));
+        gpu::FastFft fast;
+        gpu::FastFft::Variant v;
+        if (any_size) v.rows_first_min_points = 0;
+        fast.set_variant(v);
+        ViewParams vp;
+        vp.view = View::Phase;  // the mirrors negated
+        gpu::DeviceBuffer<std::uint32_t> buffer(n), both(n);
+        poison(buffer);
+        poison(both);
+        fast.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{buffer.get()}, nullptr, nullptr);
+        const std::vector<std::uint32_t> want = download<std::uint32_t>(buffer.get(), n);
+
+        cudaChannelFormatDesc desc = cudaCreateChannelDesc<uchar4>();
+        cudaArray_t array = nullptr;
+        CUDA_CHECK(cudaMallocArray(&array, &desc, w, h, cudaArraySurfaceLoadStore));
+        cudaResourceDesc res{};
+        res.resType = cudaResourceTypeArray;
+        res.res.array.array = array;
+        cudaSurfaceObject_t surface = 0;
+        CUDA_CHECK(cudaCreateSurfaceObject(&surface, &res));
+        std::vector<std::uint32_t> got(n, 0xDEADBEEFu);
+        CUDA_CHECK(cudaMemcpy2DToArray(array, 0, 0, got.data(), w * 4, w * 4, h, cudaMemcpyHostToDevice));
+        gpu::PictureTarget on_surface;
+        on_surface.surface = surface;
+        fast.picture(plane.get(), w, h, 0, vp, on_surface, nullptr, nullptr);
+        CUDA_CHECK(cudaMemcpy2DFromArray(got.data(), w * 4, array, 0, 0, w * 4, h, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaDestroySurfaceObject(surface));
+        CUDA_CHECK(cudaFreeArray(array));
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        EXPECT_EQ(got, want) << what << ": the surface";
+
+        gpu::PictureTarget two;  // a buffer and a surface: the general path
+        two.rgba = both.get();
+        CUDA_CHECK(cudaMallocArray(&array, &desc, w, h, cudaArraySurfaceLoadStore));
+        res.res.array.array = array;
+        CUDA_CHECK(cudaCreateSurfaceObject(&surface, &res));
+        two.surface = surface;
+        fast.picture(plane.get(), w, h, 0, vp, two, nullptr, nullptr);
+        CUDA_CHECK(cudaMemcpy2DFromArray(got.data(), w * 4, array, 0, 0, w * 4, h, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaDestroySurfaceObject(surface));
+        CUDA_CHECK(cudaFreeArray(array));
+        EXPECT_EQ(got, want) << what << ": the surface beside a buffer";
+        EXPECT_EQ(download<std::uint32_t>(both.get(), n), want) << what << ": the buffer beside a surface";
+
+        gpu::DeviceBuffer<std::uint8_t> levels(n);
+        poison(levels);
+        gpu::PictureTarget level8;
+        level8.levels = levels.get();
+        level8.format = PictureFormat::Level8;
+        fast.picture(plane.get(), w, h, 0, vp, level8, nullptr, nullptr);
+        const std::vector<std::uint8_t> lv = download<std::uint8_t>(levels.get(), n);
+        const ColormapLut lut = make_colormap_lut(vp.colormap);
+        std::vector<std::uint32_t> gray(n);  // the colour of each level
+        for (std::size_t i = 0; i < n; ++i) gray[i] = lut.rgba[lv[i]];
+        EXPECT_EQ(gray, want) << what << ": the levels";
+    }
 }
 
 TEST_F(FastFft, RangeOfAnIdenticalRunIsReusedAndGivesTheSamePicture) {
