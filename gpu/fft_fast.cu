@@ -638,7 +638,7 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
     const bool mirror = kx != 0 && 2 * kx != width;
     const fast_detail::Range01 r01 = fast_detail::range01(r);
     const bool negate = mirror_value(view, 1.0f) < 0.0f;
-    // The columns' places, the same for every row of the tile.
+    // The places bin_places gives, split: the columns' (the same for every row of the tile) once, the rows' a row.
     const int mx0 = kx == 0 ? 0 : width - kx;
     const int x = shift ? shift_dest(kx, width) : kx, mx = shift ? shift_dest(mx0, width) : mx0;
 #pragma unroll
