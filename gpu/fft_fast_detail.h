@@ -135,11 +135,9 @@ __device__ __forceinline__ float to01(float v, Range01 r) {
 }
 __device__ __forceinline__ float to01(float v, float2 range) { return to01(v, range01(range)); }
 
-// A bin's texel at its place and, with `mirror`, its mirror's (view value mval) at that one's. Range: a float2
-// (lo, hi) or its Range01.
-template <class Range>
+// A bin's texel at its place and, with `mirror`, its mirror's (view value mval) at that one's.
 __device__ __forceinline__ void store_bin_pair(const PictureTarget& target, const std::uint32_t* __restrict__ lut,
-                                               float val, float mval, const BinPlaces& at, int W, Range range,
+                                               float val, float mval, const BinPlaces& at, int W, float2 range,
                                                bool mirror) {
     store_picture(target, lut, to01(val, range), at.x, at.y, std::size_t(at.y) * W + at.x);
     if (mirror) store_picture(target, lut, to01(mval, range), at.mx, at.my, std::size_t(at.my) * W + at.mx);
