@@ -638,19 +638,17 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
     const bool mirror = kx != 0 && 2 * kx != width;
     const fast_detail::Range01 r01 = fast_detail::range01(r);
     const bool negate = mirror_value(view, 1.0f) < 0.0f;
-    // The places bin_places gives, split: the columns' (the same for every row of the tile) once, the rows' a row.
-    const int mx0 = kx == 0 ? 0 : width - kx;
-    const int x = shift ? shift_dest(kx, width) : kx, mx = shift ? shift_dest(mx0, width) : mx0;
+    // The places bin_places gives, by axis: the column's (the same for every row of the tile) once, the rows' a row.
+    const fast_detail::AxisPlaces x = fast_detail::axis_places(kx, width, shift);
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
         const int vl = threadIdx.y + q * 8, vy = vy0 + vl;
         if (vy >= height) break;
         const int ky = sub == 2 ? (vy < height / 2 ? 2 * vy : 2 * (vy - height / 2) + 1) : vy;
-        const int my0 = ky == 0 ? 0 : height - ky;
-        const int y = shift ? shift_dest(ky, height) : ky, my = shift ? shift_dest(my0, height) : my0;
+        const fast_detail::AxisPlaces y = fast_detail::axis_places(ky, height, shift);
         const float val = tile[vl][threadIdx.x];
-        store_texel<kKind>(target, lut, fast_detail::to01(val, r01), x, y, width);
-        if (mirror) store_texel<kKind>(target, lut, fast_detail::to01(negate ? -val : val, r01), mx, my, width);
+        store_texel<kKind>(target, lut, fast_detail::to01(val, r01), x.at, y.at, width);
+        if (mirror) store_texel<kKind>(target, lut, fast_detail::to01(negate ? -val : val, r01), x.mirror, y.mirror, width);
     }
 }
 

@@ -68,10 +68,18 @@ struct ColParams {
 struct BinPlaces {
     int x, y, mx, my;
 };
+// Along one axis of n: where index k goes, and where its mirror (-k; the mirror of 0 is 0) goes.
+struct AxisPlaces {
+    int at, mirror;
+};
+__device__ __forceinline__ AxisPlaces axis_places(int k, int n, bool shift) {
+    const int m = k == 0 ? 0 : n - k;
+    if (!shift) return {k, m};
+    return {shift_dest(k, n), shift_dest(m, n)};
+}
 __device__ __forceinline__ BinPlaces bin_places(int kx, int ky, int W, int H, bool shift) {
-    const int mx0 = kx == 0 ? 0 : W - kx, my0 = ky == 0 ? 0 : H - ky;
-    if (!shift) return {kx, ky, mx0, my0};
-    return {shift_dest(kx, W), shift_dest(ky, H), shift_dest(mx0, W), shift_dest(my0, H)};
+    const AxisPlaces x = axis_places(kx, W, shift), y = axis_places(ky, H, shift);
+    return {x.at, y.at, x.mirror, y.mirror};
 }
 __device__ __forceinline__ float mirror_value(View v, float val) { return (v == View::Phase || v == View::Imag) ? -val : val; }
 
