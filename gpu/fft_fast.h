@@ -102,9 +102,13 @@ public:
         // r2c through a scratch half spectrum grouped for the column blocks at every power-of-two height (the
         // split's way), rather than the columns in place.
         bool r2c_scratch = false;
+        // The mixed-radix kernels with the plans compiled in for the users' lengths (1080, 1920, 2000, 3000, 3024,
+        // 4032), rather than the run-time plan every other length runs.
+        bool compiled_plans = true;
     };
     void set_variant(Variant v) {
         variant_ = v;
+        tables_.set_compiled_plans(v.compiled_plans);
         one_launch_.valid = false;
         cached_.valid = false;  // a picture's cached range and first pass came from the other variant's path
         pass1_ = {};

@@ -1,10 +1,13 @@
 #include "gpu/fft_mixed.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gpu/cuda_check.h"
@@ -77,6 +80,17 @@ __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, 
     }
 }
 
+// Passes P..kEnd-1 of a compiled-in length's plan (mixed_radix::FixedLine): each pass's radix, Ns, the line's
+// length and its threads are constants, so the butterflies' indices, the j mod Ns and the loop bounds fold.
+template <int kWork, int P, int kEnd, bool kInv>
+__device__ __forceinline__ void fixed_passes(float2* sm, const float2* tw, int t, bool active) {
+    if constexpr (P < kEnd) {
+        using F = mixed_radix::FixedLine<kWork>;
+        pass<F::template kRadix<P>, kInv>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
+        fixed_passes<kWork, P + 1, kEnd, kInv>(sm, tw, t, active);
+    }
+}
+
 // The last pass (ns = n / R) gathered from shared memory and written straight where the line goes (`put`): no
 // store loop after it, and one barrier fewer. With one pass only, it reads from `at` too and needs no barrier.
 template <int R, bool kInv, class At, class Put>
@@ -123,8 +137,14 @@ __device__ __forceinline__ void line_first_pass(const At& at, float2* sm, const 
 // order (padded); on exit the block has passed a barrier since it was written. The first pass gathers straight
 // from `at` (mixed_radix::pass_gather_from); a Bluestein line, or a line of one point, is copied in first. Every
 // thread of the block calls it (it has the block's barriers); those of no line pass active = false.
-template <bool kInv, class At>
+template <bool kInv, int kWork, class At>
 __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Line& L, int t, bool active) {
+    if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
+        using F = mixed_radix::FixedLine<kWork>;
+        first_pass<F::template kRadix<0>, kInv>(at, sm, L.twiddles, kWork, t, F::tpc, active);
+        fixed_passes<kWork, 1, F::passes, kInv>(sm, L.twiddles, t, active);
+        return;
+    }
     if (L.chirp_spectrum || L.passes == 0) {
         if (active)
             for (int j = t; j < L.n; j += L.tpc) sm[padi(j)] = at(j);
@@ -139,10 +159,20 @@ __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Li
 // The whole FFT of a line from `at(i)` to `put(i, X_i)` (both global memory): the first pass gathers from `at`,
 // the last scatters to `put`, the ones between run in shared memory. A Bluestein line (or one point) goes through
 // shared memory as line_fft_from leaves it, then out. Every thread of the block calls it.
-template <bool kInv, class At, class Put>
+template <bool kInv, int kWork, class At, class Put>
 __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2* sm, const Line& L, int t, bool active) {
+    if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
+        using F = mixed_radix::FixedLine<kWork>;
+        constexpr int last = F::passes - 1;
+        if constexpr (last > 0) {
+            first_pass<F::template kRadix<0>, kInv>(at, sm, L.twiddles, kWork, t, F::tpc, active);
+            fixed_passes<kWork, 1, last, kInv>(sm, L.twiddles, t, active);
+        }
+        last_pass<F::template kRadix<last>, kInv>(at, put, sm, L.twiddles, kWork, t, F::tpc, active, last == 0);
+        return;
+    }
     if (L.chirp_spectrum || L.passes == 0) {
-        line_fft_from<kInv>(at, sm, L, t, active);
+        line_fft_from<kInv, 0>(at, sm, L, t, active);
         if (active)
             for (int j = t; j < L.n; j += L.tpc) put(j, sm[padi(j)]);
         return;
@@ -158,16 +188,28 @@ __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2
                [&](auto r) { last_pass<decltype(r)::value, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); });
 }
 
+// A launch's line length and threads a line: constants for a compiled-in length (kWork > 0), else from L.
+template <int kWork>
+__device__ __forceinline__ int line_points(const Line& L) {
+    if constexpr (kWork > 0) return kWork;
+    else return L.n;
+}
+template <int kWork>
+__device__ __forceinline__ int line_tpc(const Line& L) {
+    if constexpr (kWork > 0) return mixed_radix::FixedLine<kWork>::tpc;
+    else return L.tpc;
+}
+
 // ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
 
 // group > 0: the output is grouped for the column pass, the `group` columns a column block takes next to each
 // other row after row ([x / group][row][x % group]), so that block reads one contiguous run (PERF_NOTES.md v6b).
-template <bool kInv>
+template <bool kInv, int kWork>
 __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows,
                                                               int lines, int group) {
     extern __shared__ float2 sm_rows[];
-    const int n = L.n, row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
-    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const int row = row0 + line;
     const float2* src = in + std::size_t(row) * n;
     // x goes to [x / group][row][x % group] (group a power of two), or to [row][x]: one put for both (a second
@@ -175,25 +217,27 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
     const int shift = group > 0 ? __ffs(group) - 1 : 31, mask = group > 0 ? group - 1 : 0x7FFFFFFF;
     float2* dst = out + std::size_t(row) * (group > 0 ? group : n);
     const std::size_t run = std::size_t(rows) * group;
-    line_fft_to<kInv>([src](int i) { return src[i]; },
+    line_fft_to<kInv, kWork>([src](int i) { return src[i]; },
                       [dst, run, shift, mask](int x, float2 v) { dst[std::size_t(x >> shift) * run + (x & mask)] = v; },
                       sm_rows + line * L.stride, L, t, line < nl);
 }
 
 // Real rows 2p and 2p + 1 as one complex row; bins 0..n/2 of each to the half spectrum (row stride ld).
+template <int kWork>
 __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half,
                                                                Line L, int rows, int lines, int ld) {
     extern __shared__ float2 sm_rows[];
-    const int n = L.n, pair0 = blockIdx.x * lines, pairs = (rows + 1) / 2, nl = min(lines, pairs - pair0);
-    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * lines, pairs = (rows + 1) / 2,
+              nl = min(lines, pairs - pair0);
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const int ra = 2 * (pair0 + line), rb = ra + 1;
     const float* row_a = plane + std::size_t(ra) * n;
     const float* row_b = rb < rows ? plane + std::size_t(rb) * n : nullptr;
     const float2* sm = sm_rows + line * L.stride;
-    line_fft_from<false>([row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); },
-                         sm_rows + line * L.stride, L, t, line < nl);
+    line_fft_from<false, kWork>([row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); },
+                                sm_rows + line * L.stride, L, t, line < nl);
     if (line >= nl) return;
-    for (int k = t; k <= n / 2; k += L.tpc) {
+    for (int k = t; k <= n / 2; k += tpc) {
         float2 a, b;
         unpack_pair(sm, n, k, &a, &b);
         half[std::size_t(ra) * ld + k] = a;
@@ -202,21 +246,21 @@ __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __re
 }
 
 // The picture's pass B: rows ky of G along x, into the view epilogue (each bin and its mirror).
-template <ColOut kOut>
+template <ColOut kOut, int kWork>
 __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line L, int lines) {
     extern __shared__ float2 sm_rows[];
-    const int n = L.n, row0 = blockIdx.x * lines, nl = min(lines, p.ncols - row0);
-    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines, nl = min(lines, p.ncols - row0);
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const float2* sm = sm_rows + line * L.stride;
     const float2* src = p.in + std::size_t(row0 + line) * p.ld_in;
-    line_fft_from<false>([src](int i) { return src[i]; }, sm_rows + line * L.stride, L, t, line < nl);
+    line_fft_from<false, kWork>([src](int i) { return src[i]; }, sm_rows + line * L.stride, L, t, line < nl);
     float lo = FLT_MAX, hi = -FLT_MAX;
     float2 range = c_make(0.0f, 0.0f);
     if constexpr (kOut == ColOut::Picture) range = *p.range;
     if (line < nl) {
         const int ky = row0 + line;
         const bool mirror = ky != 0 && 2 * ky != p.height;
-        for (int kx = t; kx < n; kx += L.tpc) fast_detail::view_bin<kOut>(p, sm[padi(kx)], kx, ky, mirror, range, lo, hi);
+        for (int kx = t; kx < n; kx += tpc) fast_detail::view_bin<kOut>(p, sm[padi(kx)], kx, ky, mirror, range, lo, hi);
     }
     if constexpr (kOut == ColOut::HalfValues) fast_detail::flush_range(p.minmax, lo, hi);
 }
@@ -224,39 +268,40 @@ __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line
 // ---- Columns: a block takes C neighbouring columns; a row's C elements are read and written together ----
 
 // grouped: `in` holds this block's C columns as one run, row after row (mixed_rows_c2c_kernel's grouped output).
-template <bool kInv>
+template <bool kInv, int kWork>
 __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C,
                                                           bool grouped) {
     extern __shared__ float2 sm_cols[];
-    const int n = L.n, col0 = blockIdx.x * C, nc = min(C, ncols - col0);
+    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), col0 = blockIdx.x * C, nc = min(C, ncols - col0);
     // The passes take a line to consecutive threads, and the first pass reads the columns straight from global
     // memory: a warp's loads are 32 rows of one column, whose sectors the block's other columns' warps read too.
     // (With a warp spanning C columns x 32 / C rows instead, which coalesces, ptxas spilled 600 bytes a thread:
     // PERF_NOTES.md m5.) The store below keeps that mapping: written the same way as the loads (8 bytes of 32
     // rows a warp), the last pass's outputs cost the column pass twice its time (m7).
     const int c = threadIdx.x % C, step = blockDim.x / C;
-    const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const float2* src = grouped ? in + std::size_t(blockIdx.x) * n * C + line : in + col0 + line;
     const int pitch = grouped ? C : ld;  // y * pitch < 2^28 (FastFft's sides are at most 16384)
-    line_fft_from<kInv>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t, line < nc);
+    line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t, line < nc);
     if (c < nc)
         for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm_cols[c * L.stride + padi(y)];
 }
 
 // The picture's pass A: real columns 2p and 2p + 1 as one complex column; rows ky = 0..n/2 of both spectra along
 // y to G (row stride width).
+template <int kWork>
 __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g,
                                                                Line L, int width, int C, unsigned int* reset_minmax) {
     extern __shared__ float2 sm_cols[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
-    const int n = L.n, pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
+    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
     const int c = threadIdx.x % C, step = blockDim.x / C;  // the unpack's mapping, as mixed_cols_kernel's store
     const int xa = 2 * (pair0 + c), xb = xa + 1;
     {  // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel)
-        const int line = threadIdx.x / L.tpc, t = threadIdx.x % L.tpc;
+        const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
         const int la = 2 * (pair0 + line), db = la + 1 < width ? 1 : 0;  // column b, or a again (then unused)
         const float* col_a = plane + la;
-        line_fft_from<false>(
+        line_fft_from<false, kWork>(
             [col_a, width, db](int y) {
                 const float* p = col_a + y * width;  // < 2^28 (FastFft's sides are at most 16384)
                 const float a = __ldg(p), b = __ldg(p + db);
@@ -312,6 +357,20 @@ int row_lines(const Line& L, int rows, int target_threads) {
     return std::max(1, std::min(lines, rows));
 }
 
+// The current device's shared memory a block may opt in to (the H100: 227 KiB), asked once a device.
+int max_shared_optin() {
+    static std::atomic<int> cached[64] = {};
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    if (device < 0 || device >= 64) return kSmemTarget;
+    if (cached[device].load() == 0) {
+        int bytes = 0;
+        CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+        cached[device].store(std::max(bytes, kSmemTarget));
+    }
+    return cached[device].load();
+}
+
 // Columns a column block takes (a power of two, so a warp's copies cover whole rows of C; as many as max_threads
 // threads hold, at least one), and their spacing in
 // shared memory: 16 / C (mod 16) float2 apart, so a half-warp's 64-bit accesses (C columns x 16 / C rows) fall
@@ -321,8 +380,29 @@ int column_block(Line& L, int ncols, int max_threads) {
     while (C * 2 <= kMaxColumnsPerBlock && C * 2 * L.tpc <= max_threads && C * 2 * L.stride * int(sizeof(float2)) <= kSmemTarget &&
            C < ncols)
         C *= 2;
+    // Under four columns a block reads (and the grouped row pass writes) 8 or 16 bytes of each 32-byte sector: the
+    // 4032-point columns of a portrait 3024x4032 went two to a block at 23% of copy, where four 3024-point ones run
+    // at 52% (PERF_NOTES.md m9). Four columns of up to 256 threads each are one 1024-thread block an SM, which the
+    // registers allow anyway (64 a thread), so over the target, within the device's opt-in shared memory.
+    while (C < 4 && C * 2 * L.tpc <= max_threads && C * 2 * L.stride * int(sizeof(float2)) <= max_shared_optin() && C < ncols)
+        C *= 2;
     while (L.stride % 16 != (16 / C) % 16) ++L.stride;
     return C;
+}
+
+// Calls f(std::integral_constant<int, W>{}) with W = L.work where that length's plan is compiled in
+// (mixed_radix::kFixedLengths) and the tables allow it, else with W = 0 (the run-time plan).
+template <class F, std::size_t... I>
+bool with_fixed_length(int work, F& f, std::index_sequence<I...>) {
+    return ((work == mixed_radix::kFixedLengths[I] ? (f(std::integral_constant<int, mixed_radix::kFixedLengths[I]>{}), true) : false) ||
+            ...);
+}
+template <class F>
+void with_plan(const Line& L, const LineTables& tables, F&& f) {
+    constexpr std::size_t kCount = sizeof(mixed_radix::kFixedLengths) / sizeof(mixed_radix::kFixedLengths[0]);
+    if (tables.compiled_plans() && !L.chirp_spectrum && with_fixed_length(L.work, f, std::make_index_sequence<kCount>{}))
+        return;
+    f(std::integral_constant<int, 0>{});
 }
 
 template <class Kernel, class... Args>
@@ -384,10 +464,13 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
     const int smem = lines * L.stride * int(sizeof(float2));
     const int blocks = (rows + lines - 1) / lines;
     if (group > 0 && n % group != 0) throw ConfigError("internal: a grouped row pass needs whole groups");
-    if (inverse)
-        launch(mixed_rows_c2c_kernel<true>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines, group);
-    else
-        launch(mixed_rows_c2c_kernel<false>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines, group);
+    with_plan(L, tables, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        if (inverse)
+            launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines, group);
+        else
+            launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines, group);
+    });
 }
 
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
@@ -397,10 +480,13 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
     if (grouped && ncols % C != 0) throw ConfigError("internal: grouped columns need whole groups");
     const int smem = C * L.stride * int(sizeof(float2));
     const int blocks = (ncols + C - 1) / C;
-    if (inverse)
-        launch(mixed_cols_kernel<true>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C, grouped);
-    else
-        launch(mixed_cols_kernel<false>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C, grouped);
+    with_plan(L, tables, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        if (inverse)
+            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C, grouped);
+        else
+            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C, grouped);
+    });
 }
 
 void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
@@ -409,8 +495,10 @@ void real_rows(const float* plane, float2* half, int width, int height, LineTabl
     const int pairs = (height + 1) / 2;
     const int lines = row_lines(L, pairs, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
-    launch(mixed_rows_real_kernel, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, smem, s, plane, half,
-           L, height, lines, width / 2 + 1);
+    with_plan(L, tables, [&](auto w) {
+        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, smem,
+               s, plane, half, L, height, lines, width / 2 + 1);
+    });
 }
 
 void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s,
@@ -419,8 +507,10 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
     const int pairs = (width + 1) / 2;
     const int C = column_block(L, pairs, max_threads);
     const int smem = C * L.stride * int(sizeof(float2));
-    launch(mixed_cols_real_kernel, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane, g, L, width, C,
-           reset_minmax);
+    with_plan(L, tables, [&](auto w) {
+        launch(mixed_cols_real_kernel<decltype(w)::value>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane,
+               g, L, width, C, reset_minmax);
+    });
 }
 
 void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_threads, cudaStream_t s) {
@@ -428,12 +518,15 @@ void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_t
     const int lines = row_lines(L, p.ncols, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     const int blocks = (p.ncols + lines - 1) / lines, threads = lines * L.tpc;
-    switch (mode) {
-        case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
-        case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
-        case ColOut::HalfValues: launch(mixed_rows_view_kernel<ColOut::HalfValues>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
-        case ColOut::Complex: throw ConfigError("internal: the picture rows have no complex output");
-    }
+    if (mode == ColOut::Complex) throw ConfigError("internal: the picture rows have no complex output");
+    with_plan(L, tables, [&](auto w) {
+        constexpr int W = decltype(w)::value;
+        switch (mode) {
+            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+        }
+    });
 }
 
 }  // namespace specview::gpu::mixed

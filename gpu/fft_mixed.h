@@ -36,8 +36,13 @@ public:
     const float2* twiddles(int work);
     // FFT_m of conj(chirp) / m for the forward (inverse = false) or the inverse transform of n points.
     const float2* spectrum(int n, bool inverse);
+    // Whether the kernels may use the plans compiled in for the users' lengths (mixed_radix::kFixedLengths; on by
+    // default); off, every length runs its run-time plan (the benchmark's before/after, PERF_NOTES.md m9).
+    void set_compiled_plans(bool on) { compiled_plans_ = on; }
+    bool compiled_plans() const { return compiled_plans_; }
 
 private:
+    bool compiled_plans_ = true;
     std::map<int, DeviceBuffer<float2>> twiddles_;  // by work length
     std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse
 };

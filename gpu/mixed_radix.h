@@ -178,8 +178,9 @@ struct LinePlan {
 };
 
 // The plan of an n-point line (n >= 1): radix 16 while it divides, then one of 8, 4, 2 for the rest of the power
-// of two, then 9s (3 x 3 in registers), 7s, 5s and a last 3; Bluestein when anything else is left.
-inline LinePlan plan_line(int n) {
+// of two, then 9s (3 x 3 in registers), 7s, 5s and a last 3; Bluestein when anything else is left. constexpr: the
+// kernels compile the users' lengths' plans in (FixedLine).
+constexpr LinePlan plan_line(int n) {
     LinePlan p;
     p.n = n;
     int rest = n;
@@ -187,7 +188,8 @@ inline LinePlan plan_line(int n) {
     while (rest % 2 == 0) rest /= 2, ++twos;
     for (; twos >= 4; twos -= 4) p.radix[p.passes++] = 16;
     if (twos > 0) p.radix[p.passes++] = 1 << twos;
-    for (int r : {9, 7, 5, 3})
+    const int odd[4] = {9, 7, 5, 3};
+    for (int r : odd)
         while (rest % r == 0 && p.passes < kMaxPasses) rest /= r, p.radix[p.passes++] = r;
     if (rest != 1) {
         p.passes = 0;
@@ -280,10 +282,36 @@ SV_MR_HD int padi(int i) { return i + (i >> 4); }
 SV_MR_HD constexpr int padded_len(int n) { return n + (n >> 4) + 1; }
 
 // Threads a line of `work` points takes: work / 16 rounded up, then to whole warps once over one.
-inline int line_threads(int work) {
-    const int tpc = std::max(1, (work + 15) / 16);
+constexpr int line_threads(int work) {
+    const int tpc = work > 16 ? (work + 15) / 16 : 1;
     return tpc > 32 ? (tpc + 31) / 32 * 32 : tpc;
 }
+
+// The lengths whose plans the kernels have compiled in (gpu/fft_mixed.cu: with every pass's radix, its Ns and the
+// threads a line known to the compiler, the indexing folds to constants and nothing spills, as v9 found for the
+// powers of two; PERF_NOTES.md m9): the sides of the users' photos and video frames, landscape and portrait
+// (720p, 1080p, 1440p, 4K UHD; 6, 12, 16, 24 and 48 MP photos at 3:2 and 4:3). Other lengths run the same passes
+// from the run-time plan.
+constexpr int kFixedLengths[] = {720, 1080, 1280, 1440, 1920, 2000, 2160, 2560, 3000, 3024, 3456, 3840, 4000, 4032, 4608, 6000, 6048, 8064};
+
+// A compiled-in length's plan, as constants (kWork one of kFixedLengths; 7-smooth, so no Bluestein).
+template <int kWork>
+struct FixedLine {
+    static constexpr LinePlan plan = plan_line(kWork);
+    static_assert(!plan.bluestein && plan.passes > 0, "a fixed length is 7-smooth");
+    static constexpr int passes = plan.passes;
+    static constexpr int tpc = line_threads(kWork);
+    static constexpr int ns_before(int pass) {
+        int ns = 1;
+        for (int i = 0; i < pass; ++i) ns *= plan.radix[i];
+        return ns;
+    }
+    // Pass P's radix, and its Ns (the product of the radices before it).
+    template <int P>
+    static constexpr int kRadix = plan.radix[P];
+    template <int P>
+    static constexpr int kNs = ns_before(P);
+};
 
 // j mod d for 0 <= j, d <= 16384 by a multiplication: one division a pass instead of one a butterfly (a runtime
 // integer division is some twenty instructions). magic = ceil(2^32 / d) is off by e < d, so j magic / 2^32 is

@@ -23,6 +23,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/device_info.h"
 #include "gpu/fft_fast.h"
+#include "gpu/mixed_radix.h"
 #include "gpu/pipeline.h"
 #include "gpu/resources.h"
 #include "gpu/spectrum_view.h"
@@ -489,7 +490,7 @@ int main(int argc, char** argv) {
 
         // custom-fast at the image's own size when it is not a power of two (its mixed-radix kernels, issue 13):
         // C2C with the row block sizes swept, R2C and the picture; each checked against cuFFT at that size.
-        StageStats st_fast_x, st_fast_r2c_x, e2e_fast_x;
+        StageStats st_fast_x, st_fast_r2c_x, e2e_fast_x, st_fast_x_rt, st_fast_r2c_x_rt, e2e_fast_x_rt;
         double fast_x_err_c2c = -1, fast_x_err_r2c = -1;
         int fast_x_rows = 256, fast_x_cols = 0;
         bool fast_x_grouped = true;
@@ -527,6 +528,24 @@ int main(int argc, char** argv) {
             e2e_fast_x = measure(3, r, s, nullptr, [&](StageTimer& t) {
                 fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, &t);
             });
+            // The same three with every side on its run-time plan, where a side's plan is compiled in (the users'
+            // lengths, PERF_NOTES.md m9): the before and after of that in one run.
+            auto compiled = [](int len) {
+                for (int f : mixed_radix::kFixedLengths)
+                    if (f == len) return true;
+                return false;
+            };
+            if (compiled(w0) || compiled(h0)) {
+                FastFft::Variant v{fast_x_grouped, true, true};
+                v.compiled_plans = false;
+                fast.set_variant(v);
+                st_fast_x_rt = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                st_fast_r2c_x_rt = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
+                e2e_fast_x_rt = measure(3, r, s, nullptr, [&](StageTimer& t) {
+                    fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, &t);
+                });
+                fast.set_variant({fast_x_grouped, true, true});
+            }
         }
 
         const double c2c = st_c2c.median_total();
@@ -594,6 +613,15 @@ int main(int argc, char** argv) {
             std::printf("  custom-fast unpadded / faster peer: C2C %.2fx, R2C %.2fx; picture / (cuFFT R2C + post) %.2fx\n",
                         st_fast_x.median_total() / peer_c2c, st_fast_r2c_x.median_total() / peer_r2c,
                         e2e_fast_x.median_total() / e2e_r2c_exact);
+            if (!st_fast_x_rt.names.empty()) {
+                print_stages("custom-fast C2C, run-time plan", "unpadded, no compiled-in plan", st_fast_x_rt);
+                print_stages("custom-fast R2C, run-time plan", "unpadded, no compiled-in plan", st_fast_r2c_x_rt);
+                print_stages("custom-fast picture, run-time plan", "unpadded, no compiled-in plan", e2e_fast_x_rt);
+                std::printf("  compiled-in plans / run-time plans: C2C %.2fx, R2C %.2fx, picture %.2fx\n",
+                            st_fast_x.median_total() / st_fast_x_rt.median_total(),
+                            st_fast_r2c_x.median_total() / st_fast_r2c_x_rt.median_total(),
+                            e2e_fast_x.median_total() / e2e_fast_x_rt.median_total());
+            }
         }
         std::printf("  end to end, real plane -> RGBA8 picture:\n");
         print_stages("custom (best) + post", cfg_name(best, p_best), e2e_custom);

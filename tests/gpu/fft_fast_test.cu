@@ -122,7 +122,7 @@ TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
                             {256, 4096}, {4096, 256}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {8192, 8192},
                             {3, 1}, {1, 5}, {7, 9}, {12, 4}, {15, 9}, {6, 10}, {13, 1}, {1009, 13}, {13, 1009}, {187, 30},
                             {8191, 3}, {3, 8191}, {4096, 3}, {3, 16384}, {10000, 6}, {6, 10000}, {640, 480},
-                            {1920, 1080}, {3000, 2000}, {4032, 3024}};
+                            {1920, 1080}, {3000, 2000}, {4032, 3024}, {1080, 1920}, {3024, 4032}};
     for (const auto& sz : sizes)
         for (bool inverse : {false, true}) {
             const int w = sz[0], h = sz[1];
@@ -534,6 +534,61 @@ TEST_F(FastFft, RefusesSizesItCannotDo) {
 }
 
 // ---- Exact sizes (issue 13): the mixed-radix kernels, for sides that are not powers of two ----
+
+// The users' lengths run plans compiled into the kernels (mixed_radix::kFixedLengths, PERF_NOTES.md m9): each as a
+// row and as a column, C2C both ways, R2C and the picture, against FFTW and against the run-time plan they replace.
+TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    gpu::FastFft compiled, run_time;
+    gpu::FastFft::Variant v;
+    v.compiled_plans = false;
+    run_time.set_variant(v);
+    for (int len : mixed_radix::kFixedLengths)
+        for (auto [w, h] : {std::pair{len, 6}, std::pair{10, len}}) {
+            const std::size_t n = std::size_t(w) * h;
+            const std::string what = std::to_string(w) + "x" + std::to_string(h);
+            for (bool inverse : {false, true}) {
+                const std::vector<cf> x = rng.complex(n);
+                const std::vector<cd> want = dft2d(widen(x), h, w, inverse);
+                gpu::DeviceBuffer<float2> d, scratch(n);
+                upload(d, x);
+                poison(scratch);
+                compiled.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
+                const std::vector<cf> got = download<cf>(d.get(), n);
+                upload(d, x);
+                poison(scratch);
+                run_time.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
+                const std::vector<cf> got_rt = download<cf>(d.get(), n);
+                EXPECT_LT(rel_l2(got, want), 1e-5) << what << (inverse ? " inverse" : " forward");
+                EXPECT_LT(rel_l2(got_rt, want), 1e-5) << what << (inverse ? " inverse" : " forward") << " run-time plan";
+                EXPECT_LT(rel_l2(got, widen(got_rt)), 1e-6) << what << " compiled against run-time";
+            }
+            const std::vector<float> r = rng.real(n);
+            gpu::DeviceBuffer<float> plane;
+            upload(plane, r);
+            const std::vector<cd> want = dft2d(widen(r), h, w);
+            const int ld = w / 2 + 1;
+            std::vector<cd> half_want(std::size_t(ld) * h);
+            for (int y = 0; y < h; ++y)
+                for (int u = 0; u < ld; ++u) half_want[std::size_t(y) * ld + u] = want[std::size_t(y) * w + u];
+            gpu::DeviceBuffer<float2> half(half_want.size());
+            poison(half);
+            compiled.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
+            EXPECT_LT(rel_l2(download<cf>(half.get(), half_want.size()), half_want), 1e-5) << what << " R2C";
+            // The picture (columns first below 2^20 points: pass A on columns, pass B on rows) within one level of
+            // the run-time plan's.
+            ViewParams vp;
+            vp.colormap = Colormap::Magma;
+            gpu::DeviceBuffer<std::uint32_t> pa(n), pb(n);
+            poison(pa);
+            poison(pb);
+            compiled.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pa.get()}, nullptr, nullptr);
+            run_time.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pb.get()}, nullptr, nullptr);
+            const std::vector<std::uint32_t> a = download<std::uint32_t>(pa.get(), n), b = download<std::uint32_t>(pb.get(), n);
+            EXPECT_LE(max_level_diff(a, b, vp.colormap), 1) << what << " picture";
+        }
+}
 
 TEST_F(FastFft, MixedRadixPictureMatchesTheCpuPicture) {
     Rng rng;
