@@ -926,8 +926,9 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     }
     if (out == half_.get()) pass1_ = {};  // no longer a picture's first pass
     if (!pow2_sizes(width, height)) {
-        mixed::real_rows(plane, out, width, height, tables_, rows_threads_, s);
-        mark(timer, "fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum",
+        mixed::real_rows(plane, out, width, height, tables_, rows_threads_, s, group_log2 >= 0 ? 1 << group_log2 : 0);
+        mark(timer,
+             std::string("fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum") + (group_log2 >= 0 ? " (grouped)" : ""),
              double(width) * height * 4.0 + double(ld) * height * 8.0);
         return;
     }
@@ -957,13 +958,24 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
 void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaStream_t s, StageTimer* timer,
                   bool transposed) {
     if (!half) throw ConfigError("internal: custom-fast r2c needs an output buffer");
-    if (transposed && !pow2_sizes(width, height))
-        throw ConfigError("custom-fast's transposed R2C is for powers of two (" + std::to_string(width) + "x" +
-                          std::to_string(height) + ")");
     // The columns run in place on the row-major half spectrum. (Pass 1 writing them grouped for pass 2, as C2C does,
     // was slower here: 0.190 -> 0.218 ms at 4096^2 on the H100, PERF_NOTES.md v6: the rows of width/2 + 1 bins
     // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
     const int ld = width / 2 + 1;
+    if (transposed && !pow2_sizes(width, height)) {
+        // The mixed kernels: the rows grouped for the column blocks into a scratch, the columns from there into
+        // rows of `half` (each column's last pass written from registers, consecutive bins by consecutive threads).
+        check_size(width, height);
+        const int C = mixed::columns_per_block(height, ld, mixed_col_threads());
+        DeviceBuffer<float2>& scratch = half == half_.get() ? split_ : half_;
+        if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
+        scratch.resize(std::size_t((ld + C - 1) / C) * C * height);
+        rows_real(plane, width, height, s, timer, scratch.get(), ilog2(C));
+        mixed::r2c_cols_transposed(scratch.get(), half, ld, height, tables_, mixed_col_threads(), s);
+        mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix, from the scratch, transposed out)",
+             double(ld) * height * 16.0);
+        return;
+    }
     const bool split = split_columns(width, height);  // powers of two both
     if (split || (pow2_sizes(width, height) && (variant_.r2c_scratch || transposed))) {
         // 8192-point columns (two a block, in place: 16-byte pieces a row, 33% of copy on the H100) split as C2C's

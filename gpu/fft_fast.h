@@ -57,9 +57,9 @@ public:
     // (X[v][u] for u = 0..width/2, natural order), unnormalised. Pass 1 packs two real rows into one complex
     // FFT and keeps the half of each; pass 2 transforms its width/2 + 1 columns (in place, or from a grouped
     // scratch: the split, r2c_scratch).
-    // transposed (powers of two): its transpose instead, width/2 + 1 rows of height bins (X[v][u] at u * height + v),
-    // which the column pass writes as whole rows (cuFFT's rows of width/2 + 1 bins leave its stores straddling
-    // 32-byte sectors).
+    // transposed: its transpose instead, width/2 + 1 rows of height bins (X[v][u] at u * height + v), which the
+    // column pass writes as whole rows (cuFFT's rows of width/2 + 1 bins leave its stores straddling 32-byte
+    // sectors); at any size (the mixed kernels' columns read a grouped scratch and write their last pass straight out).
     void r2c(const float* plane, int width, int height, float2* half, cudaStream_t stream, StageTimer* timer,
              bool transposed = false);
     // Full complex spectrum (natural order) of a real plane, through the same two passes.

@@ -222,10 +222,12 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
                       sm_rows + line * L.stride, L, t, line < nl);
 }
 
-// Real rows 2p and 2p + 1 as one complex row; bins 0..n/2 of each to the half spectrum (row stride ld).
+// Real rows 2p and 2p + 1 as one complex row; bins 0..n/2 of each to the half spectrum (row stride ld), or with
+// group > 0 (a power of two) grouped for the column blocks: bin k of row r at [k / group][r][k % group], the last
+// group padded.
 template <int kWork>
 __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half,
-                                                               Line L, int rows, int lines, int ld) {
+                                                               Line L, int rows, int lines, int ld, int group) {
     extern __shared__ float2 sm_rows[];
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * lines, pairs = (rows + 1) / 2,
               nl = min(lines, pairs - pair0);
@@ -237,11 +239,16 @@ __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __re
     line_fft_from<false, kWork>([row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); },
                                 sm_rows + line * L.stride, L, t, line < nl);
     if (line >= nl) return;
+    const int shift = group > 0 ? __ffs(group) - 1 : 31, mask = group > 0 ? group - 1 : 0x7FFFFFFF;
+    const std::size_t run = std::size_t(rows) * group;
+    float2* dst = half + std::size_t(ra) * (group > 0 ? group : ld);
+    const int next = group > 0 ? group : ld;  // row rb = ra + 1
     for (int k = t; k <= n / 2; k += tpc) {
         float2 a, b;
         unpack_pair(sm, n, k, &a, &b);
-        half[std::size_t(ra) * ld + k] = a;
-        if (rb < rows) half[std::size_t(rb) * ld + k] = b;
+        float2* at = dst + std::size_t(k >> shift) * run + (k & mask);
+        at[0] = a;
+        if (rb < rows) at[next] = b;
     }
 }
 
@@ -268,7 +275,9 @@ __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line
 // ---- Columns: a block takes C neighbouring columns; a row's C elements are read and written together ----
 
 // grouped: `in` holds this block's C columns as one run, row after row (mixed_rows_c2c_kernel's grouped output).
-template <bool kInv, int kWork>
+// kTransposed: column x goes to row x of `out` (ld = n apart: the transposed layout), its last pass written there
+// straight from registers, a line's consecutive outputs by consecutive threads.
+template <bool kInv, int kWork, bool kTransposed = false>
 __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C,
                                                           bool grouped) {
     extern __shared__ float2 sm_cols[];
@@ -282,6 +291,12 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const float2* src = grouped ? in + std::size_t(blockIdx.x) * n * C + line : in + col0 + line;
     const int pitch = grouped ? C : ld;  // y * pitch < 2^28 (FastFft's sides are at most 16384)
+    if constexpr (kTransposed) {
+        float2* dst = out + std::size_t(col0 + line) * n;
+        line_fft_to<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, [dst](int y, float2 v) { dst[y] = v; },
+                                 sm_cols + line * L.stride, L, t, line < nc);
+        return;
+    }
     line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t, line < nc);
     if (c < nc)
         for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm_cols[c * L.stride + padi(y)];
@@ -489,15 +504,28 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
     });
 }
 
+void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, LineTables& tables, int max_threads,
+                         cudaStream_t s) {
+    Line L = make_line(n, false, tables);
+    const int C = column_block(L, ncols, max_threads);
+    const int smem = C * L.stride * int(sizeof(float2));
+    const int blocks = (ncols + C - 1) / C;
+    with_plan(L, tables, [&](auto w) {
+        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, C * L.tpc, smem,
+               s, grouped, out, L, n, ncols, C, true);
+    });
+}
+
 void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
-               cudaStream_t s) {
+               cudaStream_t s, int group) {
+    if (group < 0 || (group & (group - 1)) != 0) throw ConfigError("internal: a grouped real row pass needs a power-of-two group");
     const Line L = make_line(width, false, tables);
     const int pairs = (height + 1) / 2;
     const int lines = row_lines(L, pairs, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     with_plan(L, tables, [&](auto w) {
         launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, smem,
-               s, plane, half, L, height, lines, width / 2 + 1);
+               s, plane, half, L, height, lines, width / 2 + 1, group);
     });
 }
 

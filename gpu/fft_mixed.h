@@ -60,8 +60,14 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
               cudaStream_t s, bool grouped = false);
 // Real rows two at a time -> the half spectrum along x: `half` (ld = width/2 + 1) holds bins 0..width/2 of each row.
+// group > 0 (a power of two): grouped for r2c_cols_transposed instead, bin k of row y at [k / group][y][k % group]
+// (ceil(ld / group) * group * height elements).
 void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
-               cudaStream_t s);
+               cudaStream_t s, int group = 0);
+// R2C's column pass into the transposed layout: `ncols` columns of n points from `grouped` (real_rows with group =
+// columns_per_block(n, ncols, max_threads)) to `out`, column x as row x (n bins apart).
+void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, LineTables& tables, int max_threads,
+                         cudaStream_t s);
 // The picture's pass A: real columns two at a time -> G[ky][x] for ky = 0..height/2 (row stride width).
 // reset_minmax (null: none): the picture's min/max pair, reset here for the pass after (one launch fewer).
 void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s,
