@@ -46,9 +46,9 @@ struct Line {
 
 // One Stockham pass of radix R over the line in shared memory (mixed_radix::pass_gather / pass_scatter).
 // Every thread of the block calls it (it has the block's barriers); those of no line pass active = false.
-template <int R, bool kInv>
+template <int R, bool kInv, int kB = (16 + R - 1) / R>
 __device__ __forceinline__ void pass(float2* sm, const float2* tw, int n, int ns, int t, int tpc, bool active) {
-    mixed_radix::PassRegs<R> g = {};  // zeroed: else its registers stay live across every pass of the loop (spilled)
+    mixed_radix::PassRegs<R, kB> g = {};  // zeroed: else its registers stay live across every pass of the loop (spilled)
     if (active) mixed_radix::pass_gather<R, kInv>(sm, g, tw, n, ns, t, tpc);
     __syncthreads();
     if (active) mixed_radix::pass_scatter<R>(sm, g, n, ns, t, tpc);
@@ -57,10 +57,10 @@ __device__ __forceinline__ void pass(float2* sm, const float2* tw, int n, int ns
 
 // The first pass read straight from where the line lies (`at(i)`, global memory): no copy into shared memory
 // before it, and no barrier between its halves, as nothing reads the shared line before the scatter writes it.
-template <int R, bool kInv, class At>
+template <int R, bool kInv, int kB = (16 + R - 1) / R, class At>
 __device__ __forceinline__ void first_pass(const At& at, float2* sm, const float2* tw, int n, int t, int tpc, bool active) {
     if (active) {
-        mixed_radix::PassRegs<R> g = {};
+        mixed_radix::PassRegs<R, kB> g = {};
         mixed_radix::pass_gather_from<R, kInv>(at, g, tw, n, 1, t, tpc);
         mixed_radix::pass_scatter<R>(sm, g, n, 1, t, tpc);
     }
@@ -86,17 +86,17 @@ template <int kWork, int P, int kEnd, bool kInv>
 __device__ __forceinline__ void fixed_passes(float2* sm, const float2* tw, int t, bool active) {
     if constexpr (P < kEnd) {
         using F = mixed_radix::FixedLine<kWork>;
-        pass<F::template kRadix<P>, kInv>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
+        pass<F::template kRadix<P>, kInv, F::template kButterflies<P>>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
         fixed_passes<kWork, P + 1, kEnd, kInv>(sm, tw, t, active);
     }
 }
 
 // The last pass (ns = n / R) gathered from shared memory and written straight where the line goes (`put`): no
 // store loop after it, and one barrier fewer. With one pass only, it reads from `at` too and needs no barrier.
-template <int R, bool kInv, class At, class Put>
+template <int R, bool kInv, int kB = (16 + R - 1) / R, class At, class Put>
 __device__ __forceinline__ void last_pass(const At& at, const Put& put, const float2* sm, const float2* tw, int n, int t,
                                           int tpc, bool active, bool only) {
-    mixed_radix::PassRegs<R> g = {};
+    mixed_radix::PassRegs<R, kB> g = {};
     if (only) {
         if (active) {
             mixed_radix::pass_gather_from<R, kInv>(at, g, tw, n, 1, t, tpc);
@@ -141,7 +141,7 @@ template <bool kInv, int kWork, class At>
 __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Line& L, int t, bool active) {
     if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
         using F = mixed_radix::FixedLine<kWork>;
-        first_pass<F::template kRadix<0>, kInv>(at, sm, L.twiddles, kWork, t, F::tpc, active);
+        first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>>(at, sm, L.twiddles, kWork, t, F::tpc, active);
         fixed_passes<kWork, 1, F::passes, kInv>(sm, L.twiddles, t, active);
         return;
     }
@@ -165,10 +165,11 @@ __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2
         using F = mixed_radix::FixedLine<kWork>;
         constexpr int last = F::passes - 1;
         if constexpr (last > 0) {
-            first_pass<F::template kRadix<0>, kInv>(at, sm, L.twiddles, kWork, t, F::tpc, active);
+            first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>>(at, sm, L.twiddles, kWork, t, F::tpc, active);
             fixed_passes<kWork, 1, last, kInv>(sm, L.twiddles, t, active);
         }
-        last_pass<F::template kRadix<last>, kInv>(at, put, sm, L.twiddles, kWork, t, F::tpc, active, last == 0);
+        last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>>(at, put, sm, L.twiddles, kWork, t, F::tpc,
+                                                                                  active, last == 0);
         return;
     }
     if (L.chirp_spectrum || L.passes == 0) {
@@ -412,11 +413,16 @@ bool with_fixed_length(int work, F& f, std::index_sequence<I...>) {
     return ((work == mixed_radix::kFixedLengths[I] ? (f(std::integral_constant<int, mixed_radix::kFixedLengths[I]>{}), true) : false) ||
             ...);
 }
+// With a compiled-in plan, L's twiddles become that plan's table (mixed_radix::fixed_plan may merge passes).
 template <class F>
-void with_plan(const Line& L, const LineTables& tables, F&& f) {
+void with_plan(Line& L, LineTables& tables, F&& f) {
     constexpr std::size_t kCount = sizeof(mixed_radix::kFixedLengths) / sizeof(mixed_radix::kFixedLengths[0]);
-    if (tables.compiled_plans() && !L.chirp_spectrum && with_fixed_length(L.work, f, std::make_index_sequence<kCount>{}))
-        return;
+    if (tables.compiled_plans() && !L.chirp_spectrum) {
+        const float2* run_time = L.twiddles;
+        L.twiddles = tables.twiddles(L.work, true);
+        if (with_fixed_length(L.work, f, std::make_index_sequence<kCount>{})) return;
+        L.twiddles = run_time;
+    }
     f(std::integral_constant<int, 0>{});
 }
 
@@ -441,14 +447,16 @@ void check_length(int n) {
                           " points in one block's shared memory (pad with --pad pow2, or use the cuFFT or CPU backend)");
 }
 
-const float2* LineTables::twiddles(int work) {
-    auto it = twiddles_.find(work);
+const float2* LineTables::twiddles(int work, bool fixed) {
+    const long long key = 2LL * work + (fixed ? 1 : 0);
+    auto it = twiddles_.find(key);
     if (it == twiddles_.end()) {
-        std::vector<float2> host = mixed_radix::twiddle_table(mixed_radix::plan_line(work));
+        std::vector<float2> host =
+            mixed_radix::twiddle_table(fixed ? mixed_radix::fixed_plan(work) : mixed_radix::plan_line(work));
         DeviceBuffer<float2> buf(std::max<std::size_t>(1, host.size()));  // work = 1: no passes, no entries
         if (!host.empty())
             CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(float2), cudaMemcpyHostToDevice));
-        it = twiddles_.emplace(work, std::move(buf)).first;
+        it = twiddles_.emplace(key, std::move(buf)).first;
     }
     return it->second.get();
 }
@@ -474,7 +482,7 @@ int columns_per_block(int n, int ncols, int max_threads) {
 
 void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
               cudaStream_t s, int group) {
-    const Line L = make_line(n, inverse, tables);
+    Line L = make_line(n, inverse, tables);
     const int lines = row_lines(L, rows, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     const int blocks = (rows + lines - 1) / lines;
@@ -519,7 +527,7 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
 void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
                cudaStream_t s, int group) {
     if (group < 0 || (group & (group - 1)) != 0) throw ConfigError("internal: a grouped real row pass needs a power-of-two group");
-    const Line L = make_line(width, false, tables);
+    Line L = make_line(width, false, tables);
     const int pairs = (height + 1) / 2;
     const int lines = row_lines(L, pairs, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
@@ -542,7 +550,7 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
 }
 
 void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_threads, cudaStream_t s) {
-    const Line L = make_line(p.width, false, tables);
+    Line L = make_line(p.width, false, tables);
     const int lines = row_lines(L, p.ncols, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     const int blocks = (p.ncols + lines - 1) / lines, threads = lines * L.tpc;

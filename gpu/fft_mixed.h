@@ -32,8 +32,9 @@ void check_length(int n);
 // kept: each work length's twiddles (mixed_radix::twiddle_table) and Bluestein's chirp spectra.
 class LineTables {
 public:
-    // The twiddle table of a line whose passes run over `work` points (Bluestein's m, or n itself).
-    const float2* twiddles(int work);
+    // The twiddle table of a line whose passes run over `work` points (Bluestein's m, or n itself): of its
+    // run-time plan, or (fixed) of its compiled-in plan (mixed_radix::fixed_plan).
+    const float2* twiddles(int work, bool fixed = false);
     // FFT_m of conj(chirp) / m for the forward (inverse = false) or the inverse transform of n points.
     const float2* spectrum(int n, bool inverse);
     // Whether the kernels may use the plans compiled in for the users' lengths (mixed_radix::kFixedLengths; on by
@@ -43,7 +44,7 @@ public:
 
 private:
     bool compiled_plans_ = true;
-    std::map<int, DeviceBuffer<float2>> twiddles_;  // by work length
+    std::map<long long, DeviceBuffer<float2>> twiddles_;  // by 2 work + fixed
     std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse
 };
 

@@ -150,6 +150,37 @@ SV_MR_HD void dft9(float2* v, bool inverse) {
     }
 }
 
+// The 15-point DFT as 3 x 5 (Cooley-Tukey in registers): five 3-point DFTs of x[5 n1 + n2] over n1, the products
+// times W15^(n2 k1), three 5-point DFTs over n2; X[k1 + 3 k2]. Only the compiled-in plans take it (fixed_plan: a 5
+// and a 3 in one pass where a line's threads hold 15 points each, PERF_NOTES.md m12).
+SV_MR_HD void dft15(float2* v, bool inverse) {
+    // cos and sin of 2 pi m / 15 for m = n2 k1 in 1..8
+    const float c[9] = {1.0f, 0.913545457642601f, 0.669130606358858f, 0.309016994374947f, -0.104528463267653f,
+                        -0.5f, -0.809016994374947f, -0.978147600733806f, -0.978147600733806f};
+    const float s[9] = {0.0f, 0.406736643075800f, 0.743144825477394f, 0.951056516295154f, 0.994521895368273f,
+                        0.866025403784439f, 0.587785252292473f, 0.207911690817759f, -0.207911690817759f};
+    float2 a[5][3];  // a[n2][k1]
+    SV_MR_UNROLL
+    for (int n2 = 0; n2 < 5; ++n2) {
+        a[n2][0] = v[n2];
+        a[n2][1] = v[5 + n2];
+        a[n2][2] = v[10 + n2];
+        dft3(a[n2], inverse);
+    }
+    const float sg = inverse ? 1.0f : -1.0f;
+    SV_MR_UNROLL
+    for (int n2 = 1; n2 < 5; ++n2)
+        SV_MR_UNROLL
+        for (int k1 = 1; k1 < 3; ++k1) a[n2][k1] = c_mul(a[n2][k1], c_make(c[n2 * k1], sg * s[n2 * k1]));
+    SV_MR_UNROLL
+    for (int k1 = 0; k1 < 3; ++k1) {
+        float2 b[5] = {a[0][k1], a[1][k1], a[2][k1], a[3][k1], a[4][k1]};
+        dft_odd<5>(b, inverse);
+        SV_MR_UNROLL
+        for (int k2 = 0; k2 < 5; ++k2) v[k1 + 3 * k2] = b[k2];
+    }
+}
+
 SV_MR_HD void dft_small(float2* v, int R, bool inverse) {
     switch (R) {
         case 2: dft_pow2<2>(v, inverse); break;
@@ -159,6 +190,7 @@ SV_MR_HD void dft_small(float2* v, int R, bool inverse) {
         case 7: dft_odd<7>(v, inverse); break;
         case 8: dft_pow2<8>(v, inverse); break;
         case 9: dft9(v, inverse); break;
+        case 15: dft15(v, inverse); break;
         case 16: dft_pow2<16>(v, inverse); break;
         default: break;
     }
@@ -294,10 +326,28 @@ constexpr int line_threads(int work) {
 // from the run-time plan.
 constexpr int kFixedLengths[] = {720, 1080, 1280, 1440, 1920, 2000, 2160, 2560, 3000, 3024, 3456, 3840, 4000, 4032, 4608, 6000, 6048, 8064};
 
+// A compiled-in length's plan: plan_line's, with a 5 and a 3 merged into one pass of 15 (dft15) where the line's
+// threads hold 15 points each (n / 15 <= line_threads(n): one butterfly a thread), in the 5's place: one pass and
+// one shared-memory round trip fewer (1920, 1080, 2160, 3840).
+constexpr LinePlan fixed_plan(int n) {
+    LinePlan p = plan_line(n);
+    if (p.bluestein || n % 15 != 0 || n / 15 > line_threads(n)) return p;
+    int five = -1, three = -1;
+    for (int i = 0; i < p.passes; ++i) {
+        if (p.radix[i] == 5 && five < 0) five = i;
+        if (p.radix[i] == 3 && three < 0) three = i;
+    }
+    if (five < 0 || three < 0) return p;
+    p.radix[five] = 15;
+    for (int i = three; i + 1 < p.passes; ++i) p.radix[i] = p.radix[i + 1];
+    p.radix[--p.passes] = 0;
+    return p;
+}
+
 // A compiled-in length's plan, as constants (kWork one of kFixedLengths; 7-smooth, so no Bluestein).
 template <int kWork>
 struct FixedLine {
-    static constexpr LinePlan plan = plan_line(kWork);
+    static constexpr LinePlan plan = fixed_plan(kWork);
     static_assert(!plan.bluestein && plan.passes > 0, "a fixed length is 7-smooth");
     static constexpr int passes = plan.passes;
     static constexpr int tpc = line_threads(kWork);
@@ -311,6 +361,10 @@ struct FixedLine {
     static constexpr int kRadix = plan.radix[P];
     template <int P>
     static constexpr int kNs = ns_before(P);
+    // Butterflies a thread has in pass P: exactly ceil((n / R) / tpc), where the run-time plan's kernels hold
+    // ceil(16 / R).
+    template <int P>
+    static constexpr int kButterflies = (kWork / plan.radix[P] + tpc - 1) / tpc;
 };
 
 // j mod d for 0 <= j, d <= 16384 by a multiplication: one division a pass instead of one a butterfly (a runtime
@@ -347,9 +401,11 @@ SV_MR_HD void with_radix(int R, F&& f) {
     }
 }
 
-template <int R>
+// A thread's butterflies in a pass of radix R: at most ceil(16 / R) with tpc >= work / 16 threads a line; a
+// compiled-in plan gives the exact count (FixedLine::kButterflies).
+template <int R, int kB = (16 + R - 1) / R>
 struct PassRegs {
-    static constexpr int kButterflies = (16 + R - 1) / R;
+    static constexpr int kButterflies = kB;
     float2 v[kButterflies][R];
 };
 
@@ -399,19 +455,20 @@ SV_MR_HD void small_dft(float2* v, bool inverse) {
     if constexpr (R == 3) dft3(v, inverse);
     else if constexpr (R == 5 || R == 7) dft_odd<R>(v, inverse);
     else if constexpr (R == 9) dft9(v, inverse);
+    else if constexpr (R == 15) dft15(v, inverse);
     else dft_pow2<R>(v, inverse);
 }
 
 // A pass's first half for thread t: butterflies j = t, t + tpc, ... < n / R read x[j + r n / R]. `table` is the
 // work length's twiddle_table. The first pass (ns = 1: no twiddles) may read the line where it lies in global
 // memory instead: pass_gather_from with `at(i)` giving x[i].
-template <int R, bool kInv, class At>
-SV_MR_HD void pass_gather_from(const At& at, PassRegs<R>& g, const float2* table, int n, int ns, int t, int tpc) {
+template <int R, bool kInv, class At, int kB>
+SV_MR_HD void pass_gather_from(const At& at, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
     const int q = n / R;
     const float2* tw = table + (ns - 1);
     const Divider by_ns(ns);
     SV_MR_UNROLL
-    for (int b = 0; b < PassRegs<R>::kButterflies; ++b) {
+    for (int b = 0; b < kB; ++b) {
         const int j = t + b * tpc;
         if (j < q) {
             SV_MR_UNROLL
@@ -421,17 +478,17 @@ SV_MR_HD void pass_gather_from(const At& at, PassRegs<R>& g, const float2* table
         }
     }
 }
-template <int R, bool kInv>
-SV_MR_HD void pass_gather(const float2* sm, PassRegs<R>& g, const float2* table, int n, int ns, int t, int tpc) {
+template <int R, bool kInv, int kB>
+SV_MR_HD void pass_gather(const float2* sm, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
     pass_gather_from<R, kInv>([sm](int i) { return sm[padi(i)]; }, g, table, n, ns, t, tpc);
 }
 // Its second half: output r of butterfly j to (j - k) R + k + r ns, k = j mod ns (stockham_pass's order).
-template <int R>
-SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R>& g, int n, int ns, int t, int tpc) {
+template <int R, int kB>
+SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R, kB>& g, int n, int ns, int t, int tpc) {
     const int q = n / R;
     const Divider by_ns(ns);
     SV_MR_UNROLL
-    for (int b = 0; b < PassRegs<R>::kButterflies; ++b) {
+    for (int b = 0; b < kB; ++b) {
         const int j = t + b * tpc;
         if (j < q) {
             const int k = by_ns.mod(j), base = (j - k) * R + k;
@@ -441,11 +498,11 @@ SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R>& g, int n, int ns, int 
     }
 }
 // The last pass's second half (ns = n / R, so k = j) written where the line goes instead: `put(i, x_i)`.
-template <int R, class Put>
-SV_MR_HD void pass_scatter_last(const Put& put, const PassRegs<R>& g, int n, int t, int tpc) {
+template <int R, class Put, int kB>
+SV_MR_HD void pass_scatter_last(const Put& put, const PassRegs<R, kB>& g, int n, int t, int tpc) {
     const int q = n / R;
     SV_MR_UNROLL
-    for (int b = 0; b < PassRegs<R>::kButterflies; ++b) {
+    for (int b = 0; b < kB; ++b) {
         const int j = t + b * tpc;
         if (j < q) {
             SV_MR_UNROLL

@@ -66,7 +66,7 @@ TEST(MixedRadix, EveryLengthFactorsIntoItsPassesOrGoesToBluestein) {
 
 TEST(MixedRadix, EachSmallDftIsTheDft) {
     Rng rng;
-    for (int R : {2, 3, 4, 5, 7, 8, 9, 16})
+    for (int R : {2, 3, 4, 5, 7, 8, 9, 15, 16})
         for (bool inverse : {false, true}) {
             const std::vector<cf> x = rng.complex(std::size_t(R));
             std::vector<float2> v = to_float2(x);
@@ -74,6 +74,34 @@ TEST(MixedRadix, EachSmallDftIsTheDft) {
             const std::vector<cd> ref = dft_rows(widen(x), R, 1, inverse);
             EXPECT_LT(rel_l2_f2(v, ref), 4e-7) << "radix " << R << (inverse ? " inverse" : "") << " (seed " << rng.seed() << ")";
         }
+}
+
+// The compiled-in lengths' plans (fixed_plan: a 5 and a 3 merged into a pass of 15 where a line's threads hold 15
+// points each) through the host's Stockham passes, against FFTW; and no thread holds more butterflies than the
+// run-time plan's kernels allow for.
+TEST(MixedRadix, CompiledInPlansMatchFftw) {
+    Rng rng;
+    int merged = 0;
+    for (int n : mr::kFixedLengths) {
+        const mr::LinePlan p = mr::fixed_plan(n), q = mr::plan_line(n);
+        ASSERT_FALSE(p.bluestein) << n;
+        int product = 1;
+        for (int i = 0; i < p.passes; ++i) {
+            product *= p.radix[i];
+            // the butterflies a thread holds: never more than the run-time plan's bound, ceil(16 / R) (one of 15)
+            const int R = p.radix[i], b = (n / R + mr::line_threads(n) - 1) / mr::line_threads(n);
+            EXPECT_LE(b, (16 + R - 1) / R) << n << " pass " << i;
+        }
+        EXPECT_EQ(product, n);
+        if (p.passes < q.passes) ++merged;
+        for (bool inverse : {false, true}) {
+            const std::vector<cf> x = rng.complex(std::size_t(n));
+            std::vector<float2> v = to_float2(x);
+            mr::detail::run_passes(v, p, inverse);
+            EXPECT_LT(rel_l2_f2(v, dft_rows(widen(x), n, 1, inverse)), 1e-6) << n << (inverse ? " inverse" : "");
+        }
+    }
+    EXPECT_GE(merged, 4) << "1080, 1920, 2160 and 3840 take a pass of 15";
 }
 
 TEST(MixedRadix, LinesMatchFftwAtUsersSizesPowersOfTwoAndPrimes) {

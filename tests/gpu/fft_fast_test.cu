@@ -33,7 +33,7 @@ __global__ void small_dft_kernel(float2* v, int R, int lines, bool inverse) {
 TEST_F(FastFft, MixedRadixSmallDftsOnTheDeviceEqualTheHosts) {
     Rng rng;
     const int lines = 1000;
-    for (int R : {2, 3, 4, 5, 7, 8, 16})
+    for (int R : {2, 3, 4, 5, 7, 8, 9, 15, 16})
         for (bool inverse : {false, true}) {
             const std::vector<cf> x = rng.complex(std::size_t(R) * lines);
             std::vector<float2> host(x.size());
