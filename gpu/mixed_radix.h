@@ -119,66 +119,61 @@ SV_MR_HD void dft_odd(float2* v, bool inverse) {  // R = 5 or 7
     for (int k = 0; k < R; ++k) v[k] = out[k];
 }
 
-// The 9-point DFT as 3 x 3 (Cooley-Tukey in registers): three 3-point DFTs of x[3 n1 + n2] over n1, the
-// products times W9^(n2 k1), three 3-point DFTs over n2; X[k1 + 3 k2]. One pass of radix 9 instead of two of 3
-// saves a shared-memory round trip and a pair of barriers (PERF_NOTES.md, m4).
-SV_MR_HD void dft9(float2* v, bool inverse) {
-    // cos and sin of 2 pi m / 9 for m = 1, 2, 4 (the twiddles' exponents n2 k1 are 0, 1, 2, 4)
-    const float c1 = 0.766044443118978f, s1 = 0.642787609686539f;
-    const float c2 = 0.173648177666930f, s2 = 0.984807753012208f;
-    const float c4 = -0.939692620785908f, s4 = 0.342020143325669f;
-    float2 a[3][3];  // a[n2][k1]
+// The prime and power-of-two DFTs a pass or a composite DFT is made of.
+template <int R>
+SV_MR_HD void base_dft(float2* v, bool inverse) {
+    if constexpr (R == 3) dft3(v, inverse);
+    else if constexpr (R == 5 || R == 7) dft_odd<R>(v, inverse);
+    else dft_pow2<R>(v, inverse);
+}
+
+// The (P Q)-point DFT by Cooley-Tukey in registers: Q P-point DFTs of x[Q n1 + n2] over n1, the products times
+// W^(n2 k1) (W = exp(-+2 pi i / (P Q)); c[m] and s[m] its cosine and sine for m = n2 k1), P Q-point DFTs over n2;
+// X[k1 + P k2]. One pass of P Q instead of a pass of P and one of Q saves a shared-memory round trip and a pair of
+// barriers (PERF_NOTES.md m4, m12).
+template <int P, int Q>
+SV_MR_HD void dft_ct(float2* v, bool inverse, const float* c, const float* s) {
+    float2 a[Q][P];  // a[n2][k1]
     SV_MR_UNROLL
-    for (int n2 = 0; n2 < 3; ++n2) {
-        a[n2][0] = v[n2];
-        a[n2][1] = v[3 + n2];
-        a[n2][2] = v[6 + n2];
-        dft3(a[n2], inverse);
+    for (int n2 = 0; n2 < Q; ++n2) {
+        SV_MR_UNROLL
+        for (int n1 = 0; n1 < P; ++n1) a[n2][n1] = v[Q * n1 + n2];
+        base_dft<P>(a[n2], inverse);
     }
     const float sg = inverse ? 1.0f : -1.0f;
-    a[1][1] = c_mul(a[1][1], c_make(c1, sg * s1));
-    a[1][2] = c_mul(a[1][2], c_make(c2, sg * s2));
-    a[2][1] = c_mul(a[2][1], c_make(c2, sg * s2));
-    a[2][2] = c_mul(a[2][2], c_make(c4, sg * s4));
     SV_MR_UNROLL
-    for (int k1 = 0; k1 < 3; ++k1) {
-        float2 b[3] = {a[0][k1], a[1][k1], a[2][k1]};
-        dft3(b, inverse);
-        v[k1] = b[0];
-        v[k1 + 3] = b[1];
-        v[k1 + 6] = b[2];
+    for (int n2 = 1; n2 < Q; ++n2)
+        SV_MR_UNROLL
+        for (int k1 = 1; k1 < P; ++k1) a[n2][k1] = c_mul(a[n2][k1], c_make(c[n2 * k1], sg * s[n2 * k1]));
+    SV_MR_UNROLL
+    for (int k1 = 0; k1 < P; ++k1) {
+        float2 b[Q];
+        SV_MR_UNROLL
+        for (int n2 = 0; n2 < Q; ++n2) b[n2] = a[n2][k1];
+        base_dft<Q>(b, inverse);
+        SV_MR_UNROLL
+        for (int k2 = 0; k2 < Q; ++k2) v[k1 + P * k2] = b[k2];
     }
 }
 
-// The 15-point DFT as 3 x 5 (Cooley-Tukey in registers): five 3-point DFTs of x[5 n1 + n2] over n1, the products
-// times W15^(n2 k1), three 5-point DFTs over n2; X[k1 + 3 k2]. Only the compiled-in plans take it (fixed_plan: a 5
-// and a 3 in one pass where a line's threads hold 15 points each, PERF_NOTES.md m12).
+// 9 = 3 x 3 (the run-time plans' pairs of 3s, m4); 15 = 3 x 5 and 10 = 2 x 5 (the compiled-in plans only, where a
+// line's threads hold the points: fixed_plan, m12/m13). The tables: cos and sin of 2 pi m / N for m = 0..n2 k1 max.
+SV_MR_HD void dft9(float2* v, bool inverse) {
+    const float c[5] = {1.0f, 0.766044443118978f, 0.173648177666930f, -0.5f, -0.939692620785908f};
+    const float s[5] = {0.0f, 0.642787609686539f, 0.984807753012208f, 0.866025403784439f, 0.342020143325669f};
+    dft_ct<3, 3>(v, inverse, c, s);
+}
 SV_MR_HD void dft15(float2* v, bool inverse) {
-    // cos and sin of 2 pi m / 15 for m = n2 k1 in 1..8
     const float c[9] = {1.0f, 0.913545457642601f, 0.669130606358858f, 0.309016994374947f, -0.104528463267653f,
                         -0.5f, -0.809016994374947f, -0.978147600733806f, -0.978147600733806f};
     const float s[9] = {0.0f, 0.406736643075800f, 0.743144825477394f, 0.951056516295154f, 0.994521895368273f,
                         0.866025403784439f, 0.587785252292473f, 0.207911690817759f, -0.207911690817759f};
-    float2 a[5][3];  // a[n2][k1]
-    SV_MR_UNROLL
-    for (int n2 = 0; n2 < 5; ++n2) {
-        a[n2][0] = v[n2];
-        a[n2][1] = v[5 + n2];
-        a[n2][2] = v[10 + n2];
-        dft3(a[n2], inverse);
-    }
-    const float sg = inverse ? 1.0f : -1.0f;
-    SV_MR_UNROLL
-    for (int n2 = 1; n2 < 5; ++n2)
-        SV_MR_UNROLL
-        for (int k1 = 1; k1 < 3; ++k1) a[n2][k1] = c_mul(a[n2][k1], c_make(c[n2 * k1], sg * s[n2 * k1]));
-    SV_MR_UNROLL
-    for (int k1 = 0; k1 < 3; ++k1) {
-        float2 b[5] = {a[0][k1], a[1][k1], a[2][k1], a[3][k1], a[4][k1]};
-        dft_odd<5>(b, inverse);
-        SV_MR_UNROLL
-        for (int k2 = 0; k2 < 5; ++k2) v[k1 + 3 * k2] = b[k2];
-    }
+    dft_ct<3, 5>(v, inverse, c, s);
+}
+SV_MR_HD void dft10(float2* v, bool inverse) {
+    const float c[5] = {1.0f, 0.809016994374947f, 0.309016994374947f, -0.309016994374947f, -0.809016994374947f};
+    const float s[5] = {0.0f, 0.587785252292473f, 0.951056516295154f, 0.951056516295154f, 0.587785252292473f};
+    dft_ct<2, 5>(v, inverse, c, s);
 }
 
 SV_MR_HD void dft_small(float2* v, int R, bool inverse) {
@@ -190,6 +185,7 @@ SV_MR_HD void dft_small(float2* v, int R, bool inverse) {
         case 7: dft_odd<7>(v, inverse); break;
         case 8: dft_pow2<8>(v, inverse); break;
         case 9: dft9(v, inverse); break;
+        case 10: dft10(v, inverse); break;
         case 15: dft15(v, inverse); break;
         case 16: dft_pow2<16>(v, inverse); break;
         default: break;
@@ -326,21 +322,33 @@ constexpr int line_threads(int work) {
 // from the run-time plan.
 constexpr int kFixedLengths[] = {720, 1080, 1280, 1440, 1920, 2000, 2160, 2560, 3000, 3024, 3456, 3840, 4000, 4032, 4608, 6000, 6048, 8064};
 
-// A compiled-in length's plan: plan_line's, with a 5 and a 3 merged into one pass of 15 (dft15) where the line's
-// threads hold 15 points each (n / 15 <= line_threads(n): one butterfly a thread), in the 5's place: one pass and
-// one shared-memory round trip fewer (1920, 1080, 2160, 3840).
+// A compiled-in length's plan: plan_line's, with pairs merged into one pass where the line's threads hold the
+// points (at most 20 a thread, as radix 5's four butterflies): a 5 and a 3 into 15 (dft15, one butterfly a
+// thread: n / 15 <= line_threads(n); 1920, 1080, 2160, 3840), then a 2 and a 5 into 10 (dft10, at most two; 4000,
+// 1440, 2560). In the 5's place: one pass and one shared-memory round trip fewer.
+namespace detail {
+constexpr bool merge_pass(LinePlan& p, int a, int b, int n) {
+    const int R = a * b, tpc = line_threads(n);
+    if (n % R != 0 || (n / R + tpc - 1) / tpc * R > 20) return false;  // 20 points a thread, as radix 5's four butterflies
+    int ia = -1, ib = -1;
+    for (int i = 0; i < p.passes; ++i) {
+        if (p.radix[i] == a && ia < 0) ia = i;
+        if (p.radix[i] == b && ib < 0 && i != ia) ib = i;
+    }
+    if (ia < 0 || ib < 0) return false;
+    const int keep = b == 5 ? ib : ia, drop = b == 5 ? ia : ib;  // the merged pass in the 5's place
+    p.radix[keep] = R;
+    for (int i = drop; i + 1 < p.passes; ++i) p.radix[i] = p.radix[i + 1];
+    p.radix[--p.passes] = 0;
+    return true;
+}
+}  // namespace detail
+
 constexpr LinePlan fixed_plan(int n) {
     LinePlan p = plan_line(n);
-    if (p.bluestein || n % 15 != 0 || n / 15 > line_threads(n)) return p;
-    int five = -1, three = -1;
-    for (int i = 0; i < p.passes; ++i) {
-        if (p.radix[i] == 5 && five < 0) five = i;
-        if (p.radix[i] == 3 && three < 0) three = i;
-    }
-    if (five < 0 || three < 0) return p;
-    p.radix[five] = 15;
-    for (int i = three; i + 1 < p.passes; ++i) p.radix[i] = p.radix[i + 1];
-    p.radix[--p.passes] = 0;
+    if (p.bluestein) return p;
+    detail::merge_pass(p, 3, 5, n);
+    detail::merge_pass(p, 2, 5, n);
     return p;
 }
 
@@ -455,6 +463,7 @@ SV_MR_HD void small_dft(float2* v, bool inverse) {
     if constexpr (R == 3) dft3(v, inverse);
     else if constexpr (R == 5 || R == 7) dft_odd<R>(v, inverse);
     else if constexpr (R == 9) dft9(v, inverse);
+    else if constexpr (R == 10) dft10(v, inverse);
     else if constexpr (R == 15) dft15(v, inverse);
     else dft_pow2<R>(v, inverse);
 }

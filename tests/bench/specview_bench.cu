@@ -98,6 +98,25 @@ double rel_l2_device(const float2* a, const float2* b, long long n) {
     return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
 }
 
+// custom-fast's R2C in the transposed layout (`got`: width/2 + 1 rows of height bins, on the device) against cuFFT
+// R2C of the same plane, transposed on the host: relative L2.
+double transposed_r2c_error(const float2* got_d, const float* plane, int w, int h, CufftBackend& cufft, cudaStream_t s) {
+    const long long ld = w / 2 + 1, m = ld * h;
+    std::vector<float2> got(m), want(m);
+    CUDA_CHECK(cudaMemcpyAsync(got.data(), got_d, m * sizeof(float2), cudaMemcpyDeviceToHost, s));
+    const SpectrumSource src = cufft.forward_real(plane, w, h, CufftMode::R2C, s, nullptr);
+    CUDA_CHECK(cudaMemcpyAsync(want.data(), src.data, m * sizeof(float2), cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    double num = 0, den = 0;
+    for (long long y = 0; y < h; ++y)
+        for (long long u = 0; u < ld; ++u) {
+            const float2 a = got[u * h + y], b = want[y * ld + u];
+            num += double(a.x - b.x) * (a.x - b.x) + double(a.y - b.y) * (a.y - b.y);
+            den += double(b.x) * b.x + double(b.y) * b.y;
+        }
+    return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
 struct Csv {
     std::ofstream out;
     void row(const std::string& size, const std::string& path, const std::string& config, const std::string& stage,
@@ -351,20 +370,7 @@ int main(int argc, char** argv) {
             // The issue's other layout: the half spectrum transposed (width/2 + 1 rows of height bins), checked
             // against cuFFT's after a transpose on the host.
             st_fast_r2c_t = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t, true); });
-            const long long ld = w / 2 + 1, m = ld * h;
-            std::vector<float2> got(m), want(m);
-            CUDA_CHECK(cudaMemcpyAsync(got.data(), half_b.get(), m * sizeof(float2), cudaMemcpyDeviceToHost, s));
-            const SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, nullptr);
-            CUDA_CHECK(cudaMemcpyAsync(want.data(), src.data, m * sizeof(float2), cudaMemcpyDeviceToHost, s));
-            CUDA_CHECK(cudaStreamSynchronize(s));
-            double num = 0, den = 0;
-            for (long long y = 0; y < h; ++y)
-                for (long long u = 0; u < ld; ++u) {
-                    const float2 a = got[u * h + y], b = want[y * ld + u];
-                    num += double(a.x - b.x) * (a.x - b.x) + double(a.y - b.y) * (a.y - b.y);
-                    den += double(b.x) * b.x + double(b.y) * b.y;
-                }
-            fast_r2c_t_err = std::sqrt(num / den);
+            fast_r2c_t_err = transposed_r2c_error(half_b.get(), plane.get(), w, h, cufft, s);
         }
 
         // End to end: real plane on the device -> RGBA8 picture (log-magnitude, auto range, shift).
@@ -529,22 +535,7 @@ int main(int argc, char** argv) {
             // Into the transposed layout (width/2 + 1 rows of height bins): checked against cuFFT's after a transpose
             // on the host.
             st_fast_r2c_x_t = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t, true); });
-            {
-                const long long ld = w0 / 2 + 1, m = ld * h0;
-                std::vector<float2> got(m), want(m);
-                CUDA_CHECK(cudaMemcpyAsync(got.data(), half_b.get(), m * sizeof(float2), cudaMemcpyDeviceToHost, s));
-                const SpectrumSource src_t = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
-                CUDA_CHECK(cudaMemcpyAsync(want.data(), src_t.data, m * sizeof(float2), cudaMemcpyDeviceToHost, s));
-                CUDA_CHECK(cudaStreamSynchronize(s));
-                double num = 0, den = 0;
-                for (long long y = 0; y < h0; ++y)
-                    for (long long u = 0; u < ld; ++u) {
-                        const float2 a = got[u * h0 + y], b = want[y * ld + u];
-                        num += double(a.x - b.x) * (a.x - b.x) + double(a.y - b.y) * (a.y - b.y);
-                        den += double(b.x) * b.x + double(b.y) * b.y;
-                    }
-                fast_x_err_r2c_t = std::sqrt(num / den);
-            }
+            fast_x_err_r2c_t = transposed_r2c_error(half_b.get(), plane.get(), w0, h0, cufft, s);
             e2e_fast_x = measure(3, r, s, nullptr, [&](StageTimer& t) {
                 fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, &t);
             });

@@ -22,6 +22,17 @@ namespace {
 
 class FastFft : public GpuTest {};
 
+// The R2C layouts of a full w x h spectrum (row-major): cuFFT's, height rows of width/2 + 1 bins; and its
+// transpose, width/2 + 1 rows of height bins.
+std::vector<cd> half_spectrum(const std::vector<cd>& full, int w, int h, bool transposed = false) {
+    const int ld = w / 2 + 1;
+    std::vector<cd> half(std::size_t(ld) * h);
+    for (int y = 0; y < h; ++y)
+        for (int u = 0; u < ld; ++u)
+            half[transposed ? std::size_t(u) * h + y : std::size_t(y) * ld + u] = full[std::size_t(y) * w + u];
+    return half;
+}
+
 // The mixed-radix small DFTs (gpu/mixed_radix.h) of `lines` lines of R points each, on the device.
 __global__ void small_dft_kernel(float2* v, int R, int lines, bool inverse) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -33,7 +44,7 @@ __global__ void small_dft_kernel(float2* v, int R, int lines, bool inverse) {
 TEST_F(FastFft, MixedRadixSmallDftsOnTheDeviceEqualTheHosts) {
     Rng rng;
     const int lines = 1000;
-    for (int R : {2, 3, 4, 5, 7, 8, 9, 15, 16})
+    for (int R : {2, 3, 4, 5, 7, 8, 9, 10, 15, 16})
         for (bool inverse : {false, true}) {
             const std::vector<cf> x = rng.complex(std::size_t(R) * lines);
             std::vector<float2> host(x.size());
@@ -230,10 +241,7 @@ TEST_F(FastFft, RealSpectrumMatchesFftw) {
         EXPECT_LT(e, 1e-5) << w << "x" << h;
         worst = std::max(worst, e);
         {  // R2C into the transposed layout (width/2 + 1 rows of height bins), at every size
-            const int ld = w / 2 + 1;
-            std::vector<cd> t_want(std::size_t(ld) * h);
-            for (int y = 0; y < h; ++y)
-                for (int u = 0; u < ld; ++u) t_want[std::size_t(u) * h + y] = want[std::size_t(y) * w + u];
+            const std::vector<cd> t_want = half_spectrum(want, w, h, true);
             gpu::DeviceBuffer<float2> t(t_want.size());
             poison(t);
             fast.r2c(plane.get(), w, h, t.get(), nullptr, nullptr, true);
@@ -275,10 +283,7 @@ void expect_accuracy_like_cuffts(Rng& rng, gpu::FastFft& fast, gpu::CufftBackend
     // R2C: both write height x (width/2 + 1) bins
     const std::vector<float> r = rng.real(n);
     const std::vector<cd> full = dft2d(widen(r), h, w);
-    const int ld = w / 2 + 1;
-    std::vector<cd> half_want(std::size_t(ld) * h);
-    for (int y = 0; y < h; ++y)
-        for (int u = 0; u < ld; ++u) half_want[std::size_t(y) * ld + u] = full[std::size_t(y) * w + u];
+    const std::vector<cd> half_want = half_spectrum(full, w, h);
     gpu::DeviceBuffer<float> plane;
     upload(plane, r);
     gpu::DeviceBuffer<float2> half(half_want.size());
@@ -290,9 +295,7 @@ void expect_accuracy_like_cuffts(Rng& rng, gpu::FastFft& fast, gpu::CufftBackend
     if (bar) EXPECT_LE(r_fast, 2 * r_cufft) << what << " R2C";
     EXPECT_LT(r_fast, ceiling) << what << " R2C";
     {  // the transposed layout: width/2 + 1 rows of height bins
-        std::vector<cd> t_want(half_want.size());
-        for (int y = 0; y < h; ++y)
-            for (int u = 0; u < ld; ++u) t_want[std::size_t(u) * h + y] = half_want[std::size_t(y) * ld + u];
+        const std::vector<cd> t_want = half_spectrum(full, w, h, true);
         poison(half);
         fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr, true);
         const double t_fast = rel_l2(download<cf>(half.get(), t_want.size()), t_want);
@@ -576,17 +579,12 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
             gpu::DeviceBuffer<float> plane;
             upload(plane, r);
             const std::vector<cd> want = dft2d(widen(r), h, w);
-            const int ld = w / 2 + 1;
-            std::vector<cd> half_want(std::size_t(ld) * h);
-            for (int y = 0; y < h; ++y)
-                for (int u = 0; u < ld; ++u) half_want[std::size_t(y) * ld + u] = want[std::size_t(y) * w + u];
+            const std::vector<cd> half_want = half_spectrum(want, w, h);
             gpu::DeviceBuffer<float2> half(half_want.size());
             poison(half);
             compiled.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
             EXPECT_LT(rel_l2(download<cf>(half.get(), half_want.size()), half_want), 1e-5) << what << " R2C";
-            std::vector<cd> t_want(half_want.size());  // transposed: width/2 + 1 rows of height bins
-            for (int y = 0; y < h; ++y)
-                for (int u = 0; u < ld; ++u) t_want[std::size_t(u) * h + y] = half_want[std::size_t(y) * ld + u];
+            const std::vector<cd> t_want = half_spectrum(want, w, h, true);
             for (gpu::FastFft* f : {&compiled, &run_time}) {
                 poison(half);
                 f->r2c(plane.get(), w, h, half.get(), nullptr, nullptr, true);
