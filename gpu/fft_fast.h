@@ -118,7 +118,8 @@ public:
     int one_launch_blocks(int width, int height, bool inverse = false) const;
 
 private:
-    // group_log2 >= 0 (powers of two only): the half spectrum grouped for the picture's rows-first column pass.
+    // group_log2 >= 0: the half spectrum grouped for the column blocks (2^group_log2 bins of a row together, the last
+    // group padded): the picture's rows-first column pass, the split and r2c's transposed output at any size.
     // half_rows > 0 (= height / 2, powers of two): rows y and y + height/2 paired, with the columns' first radix-2
     // stage (the split).
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer,
