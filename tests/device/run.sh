@@ -289,9 +289,15 @@ if has mixed; then  # custom-fast at exact sizes (issue 13): its tests, then the
   $B/tests/specview_gpu_tests --gtest_filter='FastFft.*:EngineGpu.NonPowerOfTwo*:Lab.*' > "$OUT/mixed-tests.log" 2>&1; r=$?; rc=$((rc | r))
   grep -E "^\[ fast|PASSED|FAILED|Failure" -A3 "$OUT/mixed-tests.log" | head -60
   echo "mixed tests rc=$r ($(( $(date +%s) - start )) s)"
-  $B/tests/specview-bench --csv "$OUT/bench-mixed.csv" --no-sweep --sizes 1920x1080,3000x2000,4032x3024,1009x1013 \
+  SPECVIEW_TEST_SMALL=1 compute-sanitizer --tool memcheck --error-exitcode 99 $B/tests/specview_gpu_tests \
+    --gtest_filter='FastFft.CompiledIn*:FastFft.MixedRadix*:FastFft.ComplexTransform*' > "$OUT/mixed-memcheck.log" 2>&1
+  r=$?; rc=$((rc | r)); grep -E "ERROR SUMMARY" "$OUT/mixed-memcheck.log"; echo "mixed memcheck rc=$r"
+  # the photo and frame sizes both ways round (their plans are compiled in, PERF_NOTES.md m9) and a Bluestein size;
+  # MIXED_SIZES to choose
+  $B/tests/specview-bench --csv "$OUT/bench-mixed.csv" --no-sweep \
+    --sizes "${MIXED_SIZES:-1920x1080,1080x1920,2560x1440,3000x2000,3840x2160,4000x3000,4032x3024,3024x4032,6000x4000,1009x1013}" \
     > "$OUT/bench-mixed.txt" 2>&1; r=$?; rc=$((rc | r))
-  grep -E "unpadded|peer|^==" "$OUT/bench-mixed.txt"
+  grep -E "unpadded / faster|compiled-in plans /|^==" "$OUT/bench-mixed.txt"
   sed -n '/^Issue 13/,$p' "$OUT/bench-mixed.txt"
 fi
 if has ncu; then
