@@ -102,8 +102,8 @@ public:
         // r2c through a scratch half spectrum grouped for the column blocks at every power-of-two height (the
         // split's way), rather than the columns in place.
         bool r2c_scratch = false;
-        // The mixed-radix kernels with the plans compiled in for the users' lengths (1080, 1920, 2000, 3000, 3024,
-        // 4032), rather than the run-time plan every other length runs.
+        // The mixed-radix kernels with the plans compiled in for the users' lengths (mixed_radix::kFixedLengths),
+        // rather than the run-time plan every other length runs.
         bool compiled_plans = true;
     };
     void set_variant(Variant v) {
