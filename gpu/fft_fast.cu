@@ -827,7 +827,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     if (!pow2_sizes(width, height)) {
         // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes two columns or more
         // that divide the width (the mixed kernels gain from it there: PERF_NOTES.md m3).
-        const int C = mixed::columns_per_block(height, width, mixed_col_threads());
+        const int C = mixed::columns_per_block(height, width, mixed_col_threads(), tables_);
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
         mixed::c2c_rows(data, scratch, width, height, inverse, tables_, rows_threads_, s, grouped ? C : 0);
         mark(timer, std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : ""),
@@ -966,7 +966,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         // The mixed kernels: the rows grouped for the column blocks into a scratch, the columns from there into
         // rows of `half` (each column's last pass written from registers, consecutive bins by consecutive threads).
         check_size(width, height);
-        const int C = mixed::columns_per_block(height, ld, mixed_col_threads());
+        const int C = mixed::columns_per_block(height, ld, mixed_col_threads(), tables_);
         DeviceBuffer<float2>& scratch = half == half_.get() ? split_ : half_;
         if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
         scratch.resize(std::size_t((ld + C - 1) / C) * C * height);

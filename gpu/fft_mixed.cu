@@ -344,15 +344,17 @@ int largest_prime_factor(int n) {
     return n > 1 ? std::max(best, n) : best;
 }
 
-// A line's shape and passes, without its tables (a Bluestein line is one whose work length is not n).
-Line line_shape(int n) {
+// A line's shape and passes, without its tables (a Bluestein line is one whose work length is not n). compiled:
+// the kernels will take its compiled-in plan where it has one (with_plan), whose threads a line may be more.
+Line line_shape(int n, bool compiled) {
     check_length(n);
     const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
     const mixed_radix::LinePlan work = plan.bluestein ? mixed_radix::plan_line(plan.m) : plan;
     Line L;
     L.n = n;
     L.work = plan.bluestein ? plan.m : n;
-    L.tpc = mixed_radix::line_threads(L.work);
+    L.tpc = compiled && !plan.bluestein && mixed_radix::is_fixed_length(n) ? mixed_radix::fixed_threads(n)
+                                                                            : mixed_radix::line_threads(L.work);
     L.stride = padded_len(L.work);
     L.passes = work.passes;
     for (int i = 0; i < work.passes; ++i) L.radices |= (unsigned long long)(work.radix[i] - 1) << (4 * i);
@@ -360,7 +362,7 @@ Line line_shape(int n) {
 }
 
 Line make_line(int n, bool inverse, LineTables& tables) {
-    Line L = line_shape(n);
+    Line L = line_shape(n, tables.compiled_plans());
     if (L.work != n) L.chirp_spectrum = tables.spectrum(n, inverse);
     L.twiddles = tables.twiddles(L.work);
     return L;
@@ -408,19 +410,27 @@ int column_block(Line& L, int ncols, int max_threads) {
 
 // Calls f(std::integral_constant<int, W>{}) with W = L.work where that length's plan is compiled in
 // (mixed_radix::kFixedLengths) and the tables allow it, else with W = 0 (the run-time plan).
+template <int W, class F>
+bool call_fixed(int tpc, F& f) {
+    if (tpc != mixed_radix::FixedLine<W>::tpc)  // the launch's threads must be the ones the kernel is compiled for
+        throw ConfigError("internal: a " + std::to_string(W) + "-point line launched with " + std::to_string(tpc) +
+                          " threads where its compiled-in plan takes " + std::to_string(mixed_radix::FixedLine<W>::tpc));
+    f(std::integral_constant<int, W>{});
+    return true;
+}
 template <class F, std::size_t... I>
-bool with_fixed_length(int work, F& f, std::index_sequence<I...>) {
-    return ((work == mixed_radix::kFixedLengths[I] ? (f(std::integral_constant<int, mixed_radix::kFixedLengths[I]>{}), true) : false) ||
-            ...);
+bool with_fixed_length(int work, int tpc, F& f, std::index_sequence<I...>) {
+    return ((work == mixed_radix::kFixedLengths[I] ? call_fixed<mixed_radix::kFixedLengths[I]>(tpc, f) : false) || ...);
 }
 // With a compiled-in plan, L's twiddles become that plan's table (mixed_radix::fixed_plan may merge passes).
 template <class F>
 void with_plan(Line& L, LineTables& tables, F&& f) {
     constexpr std::size_t kCount = sizeof(mixed_radix::kFixedLengths) / sizeof(mixed_radix::kFixedLengths[0]);
     if (tables.compiled_plans() && !L.chirp_spectrum) {
+        // (make_line gave L the compiled plan's threads a line: line_shape)
         const float2* run_time = L.twiddles;
         L.twiddles = tables.twiddles(L.work, true);
-        if (with_fixed_length(L.work, f, std::make_index_sequence<kCount>{})) return;
+        if (with_fixed_length(L.work, L.tpc, f, std::make_index_sequence<kCount>{})) return;
         L.twiddles = run_time;
     }
     f(std::integral_constant<int, 0>{});
@@ -475,8 +485,8 @@ const float2* LineTables::spectrum(int n, bool inverse) {
     return it->second.get() + (inverse ? m : 0);
 }
 
-int columns_per_block(int n, int ncols, int max_threads) {
-    Line L = line_shape(n);
+int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables) {
+    Line L = line_shape(n, tables.compiled_plans());
     return column_block(L, ncols, max_threads);
 }
 

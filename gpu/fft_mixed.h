@@ -49,15 +49,16 @@ private:
 };
 
 // Columns of n points a column block takes (c2c_cols) when there are `ncols` of them and a block may have
-// `max_threads` threads (up to 1024; a line takes mixed_radix::line_threads of them, one line at least).
-int columns_per_block(int n, int ncols, int max_threads);
+// `max_threads` threads (up to 1024; a line takes mixed_radix::line_threads of them, or fixed_threads where its
+// compiled-in plan runs; one line at least).
+int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables);
 // Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in` unless grouped). group > 0 (a
 // divisor of n): `out` grouped for c2c_cols, the `group` columns a column block takes next to each other row
 // after row ([x / group][row][x % group]).
 void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
               cudaStream_t s, int group = 0);
 // Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`); `grouped`:
-// `in` as c2c_rows writes it with group = columns_per_block(n, ncols, max_threads), which must divide ncols.
+// `in` as c2c_rows writes it with group = columns_per_block(n, ncols, max_threads, tables), which must divide ncols.
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
               cudaStream_t s, bool grouped = false);
 // Real rows two at a time -> the half spectrum along x: `half` (ld = width/2 + 1) holds bins 0..width/2 of each row.
@@ -66,7 +67,7 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
 void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
                cudaStream_t s, int group = 0);
 // R2C's column pass into the transposed layout: `ncols` columns of n points from `grouped` (real_rows with group =
-// columns_per_block(n, ncols, max_threads)) to `out`, column x as row x (n bins apart).
+// columns_per_block(n, ncols, max_threads, tables)) to `out`, column x as row x (n bins apart).
 void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, LineTables& tables, int max_threads,
                          cudaStream_t s);
 // The picture's pass A: real columns two at a time -> G[ky][x] for ky = 0..height/2 (row stride width).

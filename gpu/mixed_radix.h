@@ -322,13 +322,35 @@ constexpr int line_threads(int work) {
 // from the run-time plan.
 constexpr int kFixedLengths[] = {720, 1080, 1280, 1440, 1920, 2000, 2160, 2560, 3000, 3024, 3456, 3840, 4000, 4032, 4608, 6000, 6048, 8064};
 
-// A compiled-in length's plan: plan_line's, with pairs merged into one pass where the line's threads hold the
-// points (at most 20 a thread, as radix 5's four butterflies): a 5 and a 3 into 15 (dft15, one butterfly a
-// thread: n / 15 <= line_threads(n); 1920, 1080, 2160, 3840), then a 2 and a 5 into 10 (dft10, at most two; 4000,
+constexpr bool is_fixed_length(int n) {
+    for (int f : kFixedLengths)
+        if (f == n) return true;
+    return false;
+}
+
+// Threads a line of a compiled-in length takes: line_threads', or where its plan has a 5 and a 3 to merge into a
+// pass of 15 but n / 15 butterflies are more than that, n / 15 in whole warps, one butterfly a thread (3000: 192 ->
+// 224, 6000: 384 -> 416). The host's Line follows it wherever the compiled kernels run (gpu/fft_mixed.cu).
+constexpr int fixed_threads(int n) {
+    const int tpc = line_threads(n);
+    if (n % 15 != 0 || n / 15 <= tpc) return tpc;
+    const LinePlan p = plan_line(n);
+    bool five = false, three = false;
+    for (int i = 0; i < p.passes; ++i) {
+        five = five || p.radix[i] == 5;
+        three = three || p.radix[i] == 3;
+    }
+    const int more = (n / 15 + 31) / 32 * 32;
+    return !p.bluestein && five && three && more <= 1024 ? more : tpc;
+}
+
+// A compiled-in length's plan: plan_line's, with pairs merged into one pass where the line's threads
+// (fixed_threads) hold the points (at most 20 a thread, as radix 5's four butterflies): a 5 and a 3 into 15 (dft15,
+// one butterfly a thread; 1920, 1080, 2160, 3840, 3000, 6000), then a 2 and a 5 into 10 (dft10, at most two; 4000,
 // 1440, 2560). In the 5's place: one pass and one shared-memory round trip fewer.
 namespace detail {
 constexpr bool merge_pass(LinePlan& p, int a, int b, int n) {
-    const int R = a * b, tpc = line_threads(n);
+    const int R = a * b, tpc = fixed_threads(n);
     if (n % R != 0 || (n / R + tpc - 1) / tpc * R > 20) return false;  // 20 points a thread, as radix 5's four butterflies
     int ia = -1, ib = -1;
     for (int i = 0; i < p.passes; ++i) {
@@ -358,7 +380,7 @@ struct FixedLine {
     static constexpr LinePlan plan = fixed_plan(kWork);
     static_assert(!plan.bluestein && plan.passes > 0, "a fixed length is 7-smooth");
     static constexpr int passes = plan.passes;
-    static constexpr int tpc = line_threads(kWork);
+    static constexpr int tpc = fixed_threads(kWork);
     static constexpr int ns_before(int pass) {
         int ns = 1;
         for (int i = 0; i < pass; ++i) ns *= plan.radix[i];
