@@ -426,12 +426,11 @@ bool with_fixed_length(int work, int tpc, F& f, std::index_sequence<I...>) {
 template <class F>
 void with_plan(Line& L, LineTables& tables, F&& f) {
     constexpr std::size_t kCount = sizeof(mixed_radix::kFixedLengths) / sizeof(mixed_radix::kFixedLengths[0]);
-    if (tables.compiled_plans() && !L.chirp_spectrum) {
+    if (tables.compiled_plans() && !L.chirp_spectrum && mixed_radix::is_fixed_length(L.work)) {
         // (make_line gave L the compiled plan's threads a line: line_shape)
-        const float2* run_time = L.twiddles;
         L.twiddles = tables.twiddles(L.work, true);
-        if (with_fixed_length(L.work, L.tpc, f, std::make_index_sequence<kCount>{})) return;
-        L.twiddles = run_time;
+        with_fixed_length(L.work, L.tpc, f, std::make_index_sequence<kCount>{});
+        return;
     }
     f(std::integral_constant<int, 0>{});
 }
@@ -458,6 +457,7 @@ void check_length(int n) {
 }
 
 const float2* LineTables::twiddles(int work, bool fixed) {
+    fixed = fixed && !mixed_radix::same_passes(mixed_radix::fixed_plan(work), mixed_radix::plan_line(work));
     const long long key = 2LL * work + (fixed ? 1 : 0);
     auto it = twiddles_.find(key);
     if (it == twiddles_.end()) {

@@ -322,6 +322,14 @@ constexpr int line_threads(int work) {
 // from the run-time plan.
 constexpr int kFixedLengths[] = {720, 1080, 1280, 1440, 1920, 2000, 2160, 2560, 3000, 3024, 3456, 3840, 4000, 4032, 4608, 6000, 6048, 8064};
 
+// Two plans with the same passes (and so the same twiddle table).
+constexpr bool same_passes(const LinePlan& a, const LinePlan& b) {
+    if (a.passes != b.passes || a.bluestein != b.bluestein) return false;
+    for (int i = 0; i < a.passes; ++i)
+        if (a.radix[i] != b.radix[i]) return false;
+    return true;
+}
+
 constexpr bool is_fixed_length(int n) {
     for (int f : kFixedLengths)
         if (f == n) return true;

@@ -541,12 +541,7 @@ int main(int argc, char** argv) {
             });
             // The same three with every side on its run-time plan, where a side's plan is compiled in (the users'
             // lengths, PERF_NOTES.md m9): the before and after of that in one run.
-            auto compiled = [](int len) {
-                for (int f : mixed_radix::kFixedLengths)
-                    if (f == len) return true;
-                return false;
-            };
-            if (compiled(w0) || compiled(h0)) {
+            if (mixed_radix::is_fixed_length(w0) || mixed_radix::is_fixed_length(h0)) {
                 FastFft::Variant v{fast_x_grouped, true, true};
                 v.compiled_plans = false;
                 fast.set_variant(v);

@@ -97,6 +97,8 @@ TEST(MixedRadix, CompiledInPlansMatchFftw) {
         }
         EXPECT_EQ(product, n);
         if (p.passes < q.passes) ++merged;
+        EXPECT_EQ(mr::same_passes(p, q), p.passes == q.passes) << n;  // merging is all fixed_plan changes
+        EXPECT_TRUE(mr::is_fixed_length(n));
         for (bool inverse : {false, true}) {
             const std::vector<cf> x = rng.complex(std::size_t(n));
             std::vector<float2> v = to_float2(x);
@@ -104,6 +106,7 @@ TEST(MixedRadix, CompiledInPlansMatchFftw) {
             EXPECT_LT(rel_l2_f2(v, dft_rows(widen(x), n, 1, inverse)), 1e-6) << n << (inverse ? " inverse" : "");
         }
     }
+    EXPECT_FALSE(mr::is_fixed_length(1009));
     EXPECT_GE(merged, 9) << "1080, 1920, 2160, 3840, 3000 and 6000 take a pass of 15; 1440, 2560 and 4000 one of 10";
 }
 
