@@ -46,23 +46,25 @@ struct Line {
 
 // One Stockham pass of radix R over the line in shared memory (mixed_radix::pass_gather / pass_scatter).
 // Every thread of the block calls it (it has the block's barriers); those of no line pass active = false.
-template <int R, bool kInv, int kB = (16 + R - 1) / R>
+// kPadIn / kPadOut: the line's layout before and after (padded unless a compiled-in plan says otherwise,
+// FixedLine::kPadOut); kKnown: n and ns are constants.
+template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kPadOut = true, bool kKnown = false>
 __device__ __forceinline__ void pass(float2* sm, const float2* tw, int n, int ns, int t, int tpc, bool active) {
     mixed_radix::PassRegs<R, kB> g = {};  // zeroed: else its registers stay live across every pass of the loop (spilled)
-    if (active) mixed_radix::pass_gather<R, kInv>(sm, g, tw, n, ns, t, tpc);
+    if (active) mixed_radix::pass_gather<R, kInv, kB, kPadIn, kKnown>(sm, g, tw, n, ns, t, tpc);
     __syncthreads();
-    if (active) mixed_radix::pass_scatter<R>(sm, g, n, ns, t, tpc);
+    if (active) mixed_radix::pass_scatter<R, kB, kPadOut, kKnown>(sm, g, n, ns, t, tpc);
     __syncthreads();
 }
 
 // The first pass read straight from where the line lies (`at(i)`, global memory): no copy into shared memory
 // before it, and no barrier between its halves, as nothing reads the shared line before the scatter writes it.
-template <int R, bool kInv, int kB = (16 + R - 1) / R, class At>
+template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadOut = true, bool kKnown = false, class At>
 __device__ __forceinline__ void first_pass(const At& at, float2* sm, const float2* tw, int n, int t, int tpc, bool active) {
     if (active) {
         mixed_radix::PassRegs<R, kB> g = {};
         mixed_radix::pass_gather_from<R, kInv>(at, g, tw, n, 1, t, tpc);
-        mixed_radix::pass_scatter<R>(sm, g, n, 1, t, tpc);
+        mixed_radix::pass_scatter<R, kB, kPadOut, kKnown>(sm, g, n, 1, t, tpc);
     }
     __syncthreads();
 }
@@ -81,19 +83,21 @@ __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, 
 }
 
 // Passes P..kEnd-1 of a compiled-in length's plan (mixed_radix::FixedLine): each pass's radix, Ns, the line's
-// length and its threads are constants, so the butterflies' indices, the j mod Ns and the loop bounds fold.
+// length and its threads are constants, so the butterflies' indices, the j mod Ns and the loop bounds fold, and
+// each pass's output takes its own layout (FixedLine::kPadOut; P >= 1).
 template <int kWork, int P, int kEnd, bool kInv>
 __device__ __forceinline__ void fixed_passes(float2* sm, const float2* tw, int t, bool active) {
     if constexpr (P < kEnd) {
         using F = mixed_radix::FixedLine<kWork>;
-        pass<F::template kRadix<P>, kInv, F::template kButterflies<P>>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
+        pass<F::template kRadix<P>, kInv, F::template kButterflies<P>, F::template kPadOut<P - 1>, F::template kPadOut<P>, true>(
+            sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
         fixed_passes<kWork, P + 1, kEnd, kInv>(sm, tw, t, active);
     }
 }
 
 // The last pass (ns = n / R) gathered from shared memory and written straight where the line goes (`put`): no
 // store loop after it, and one barrier fewer. With one pass only, it reads from `at` too and needs no barrier.
-template <int R, bool kInv, int kB = (16 + R - 1) / R, class At, class Put>
+template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kKnown = false, class At, class Put>
 __device__ __forceinline__ void last_pass(const At& at, const Put& put, const float2* sm, const float2* tw, int n, int t,
                                           int tpc, bool active, bool only) {
     mixed_radix::PassRegs<R, kB> g = {};
@@ -104,7 +108,7 @@ __device__ __forceinline__ void last_pass(const At& at, const Put& put, const fl
         }
         return;
     }
-    if (active) mixed_radix::pass_gather<R, kInv>(sm, g, tw, n, n / R, t, tpc);
+    if (active) mixed_radix::pass_gather<R, kInv, kB, kPadIn, kKnown>(sm, g, tw, n, n / R, t, tpc);
     __syncthreads();  // (the line's shared buffer is not written again; the barrier keeps the block in step)
     if (active) mixed_radix::pass_scatter_last<R>(put, g, n, t, tpc);
 }
@@ -141,8 +145,9 @@ template <bool kInv, int kWork, class At>
 __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Line& L, int t, bool active) {
     if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
         using F = mixed_radix::FixedLine<kWork>;
-        first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>>(at, sm, L.twiddles, kWork, t, F::tpc, active);
-        fixed_passes<kWork, 1, F::passes, kInv>(sm, L.twiddles, t, active);
+        first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(at, sm, L.twiddles,
+                                                                                                      kWork, t, F::tpc, active);
+        fixed_passes<kWork, 1, F::passes, kInv>(sm, L.twiddles, t, active);  // the last pass's output padded
         return;
     }
     if (L.chirp_spectrum || L.passes == 0) {
@@ -164,12 +169,12 @@ __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2
     if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
         using F = mixed_radix::FixedLine<kWork>;
         constexpr int last = F::passes - 1;
-        if constexpr (last > 0) {
-            first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>>(at, sm, L.twiddles, kWork, t, F::tpc, active);
-            fixed_passes<kWork, 1, last, kInv>(sm, L.twiddles, t, active);
-        }
-        last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>>(at, put, sm, L.twiddles, kWork, t, F::tpc,
-                                                                                  active, last == 0);
+        static_assert(last > 0, "a compiled-in plan has two passes or more");
+        first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(at, sm, L.twiddles,
+                                                                                                      kWork, t, F::tpc, active);
+        fixed_passes<kWork, 1, last, kInv>(sm, L.twiddles, t, active);
+        last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true>(
+            at, put, sm, L.twiddles, kWork, t, F::tpc, active, false);
         return;
     }
     if (L.chirp_spectrum || L.passes == 0) {

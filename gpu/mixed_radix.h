@@ -382,6 +382,64 @@ constexpr LinePlan fixed_plan(int n) {
     return p;
 }
 
+// Where a compiled-in plan keeps its line between passes: padded (padi, a slot skipped after every 16) or plain.
+// The padding spreads a scatter with a small Ns over the banks (radix 16 at Ns = 1 writes 16 apart: one bank pair
+// for a whole warp), but it costs every other access: a warp's 32 neighbours span 34 slots, three or four
+// wavefronts where two do (ncu: 2.6-way conflicts on the 4000-point rows' loads, PERF_NOTES.md m15), and each
+// padded index is a shift and two adds more. So each pass's output takes the layout in which it and the next pass's
+// reads take fewer wavefronts, by a count of the first two warps' accesses; plain where they tie. The last pass's
+// output stays padded (the kernels that read a whole line back out use padi).
+struct LineLayouts {
+    bool padded[kMaxPasses] = {};  // pass P's output
+};
+namespace detail {
+// Wavefronts of one warp's access to 8-byte elements at float2 indices a[0..count) (its active lanes): a wavefront
+// serves one address in each of the 16 bank pairs (128 bytes), so it is the most distinct addresses in a pair.
+constexpr int wavefronts(const int* a, int count) {
+    int distinct[32] = {}, d = 0;
+    for (int i = 0; i < count; ++i) {
+        bool seen = false;
+        for (int k = 0; k < d; ++k) seen = seen || distinct[k] == a[i];
+        if (!seen) distinct[d++] = a[i];
+    }
+    int per_pair[16] = {}, most = 0;
+    for (int k = 0; k < d; ++k) most = std::max(most, ++per_pair[distinct[k] % 16]);
+    return most;
+}
+// The wavefronts of a pass's scatter (radix R after ns) and the next pass's gather (radix R2) in one layout, over
+// the first two warps of every butterfly slot (pass_scatter's and pass_gather's indices).
+constexpr int boundary_wavefronts(int n, int tpc, int R, int ns, int R2, bool pad) {
+    int total = 0;
+    for (int side = 0; side < 2; ++side) {
+        const int radix = side == 0 ? R : R2, q = n / radix, slots = (q + tpc - 1) / tpc;
+        for (int w = 0; w < 2 && 32 * w < tpc; ++w)
+            for (int b = 0; b < slots; ++b)
+                for (int r = 0; r < radix; ++r) {
+                    int a[32] = {}, count = 0;
+                    for (int l = 0; l < 32 && 32 * w + l < tpc; ++l) {
+                        const int j = 32 * w + l + b * tpc;
+                        if (j >= q) continue;
+                        const int i = side == 0 ? (j - j % ns) * R + j % ns + r * ns : j + r * q;
+                        a[count++] = pad ? i + (i >> 4) : i;
+                    }
+                    if (count > 0) total += wavefronts(a, count);
+                }
+    }
+    return total;
+}
+}  // namespace detail
+constexpr LineLayouts line_layouts(const LinePlan& p, int tpc) {
+    LineLayouts out;
+    int ns = 1;
+    for (int i = 0; i < p.passes; ++i) {
+        const bool last = i + 1 == p.passes;
+        out.padded[i] = last || detail::boundary_wavefronts(p.n, tpc, p.radix[i], ns, p.radix[i + 1], true) <
+                                    detail::boundary_wavefronts(p.n, tpc, p.radix[i], ns, p.radix[i + 1], false);
+        ns *= p.radix[i];
+    }
+    return out;
+}
+
 // A compiled-in length's plan, as constants (kWork one of kFixedLengths; 7-smooth, so no Bluestein).
 template <int kWork>
 struct FixedLine {
@@ -403,6 +461,10 @@ struct FixedLine {
     // ceil(16 / R).
     template <int P>
     static constexpr int kButterflies = (kWork / plan.radix[P] + tpc - 1) / tpc;
+    // Whether pass P's output in shared memory is padded (line_layouts; the last pass's is).
+    static constexpr LineLayouts layouts = line_layouts(plan, tpc);
+    template <int P>
+    static constexpr bool kPadOut = layouts.padded[P];
 };
 
 // j mod d for 0 <= j, d <= 16384 by a multiplication: one division a pass instead of one a butterfly (a runtime
@@ -500,9 +562,9 @@ SV_MR_HD void small_dft(float2* v, bool inverse) {
 
 // A pass's first half for thread t: butterflies j = t, t + tpc, ... < n / R read x[j + r n / R]. `table` is the
 // work length's twiddle_table. The first pass (ns = 1: no twiddles) may read the line where it lies in global
-// memory instead: pass_gather_from with `at(i)` giving x[i].
-template <int R, bool kInv, class At, int kB>
-SV_MR_HD void pass_gather_from(const At& at, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
+// memory instead: pass_gather_from with `at(i)` giving x[i]. The core takes `load(j, r q)`.
+template <int R, bool kInv, class Load, int kB>
+SV_MR_HD void pass_gather_with(const Load& load, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
     const int q = n / R;
     const float2* tw = table + (ns - 1);
     const Divider by_ns(ns);
@@ -511,18 +573,35 @@ SV_MR_HD void pass_gather_from(const At& at, PassRegs<R, kB>& g, const float2* t
         const int j = t + b * tpc;
         if (j < q) {
             SV_MR_UNROLL
-            for (int r = 0; r < R; ++r) g.v[b][r] = at(j + r * q);
+            for (int r = 0; r < R; ++r) g.v[b][r] = load(j, r * q);
             twiddle<R, kInv>(g.v[b], tw, by_ns.mod(j), ns);
             small_dft<R>(g.v[b], kInv);
         }
     }
 }
-template <int R, bool kInv, int kB>
-SV_MR_HD void pass_gather(const float2* sm, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
-    pass_gather_from<R, kInv>([sm](int i) { return sm[padi(i)]; }, g, table, n, ns, t, tpc);
+template <int R, bool kInv, class At, int kB>
+SV_MR_HD void pass_gather_from(const At& at, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
+    pass_gather_with<R, kInv>([&at](int j, int d) { return at(j + d); }, g, table, n, ns, t, tpc);
 }
-// Its second half: output r of butterfly j to (j - k) R + k + r ns, k = j mod ns (stockham_pass's order).
-template <int R, int kB>
+
+// A line's index i in shared memory: padded (padi) or plain (FixedLine::kPadOut).
+template <bool kPad>
+SV_MR_HD int lay(int i) {
+    return kPad ? padi(i) : i;
+}
+// From a line in shared memory, padded or plain. kKnown: n and ns are constants (a compiled-in plan), so that
+// where 16 divides q, lay(j + r q) = lay(j) + lay(r q): one index a butterfly and constant offsets.
+template <int R, bool kInv, int kB, bool kPad = true, bool kKnown = false>
+SV_MR_HD void pass_gather(const float2* sm, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
+    if (!kPad || (kKnown && (n / R) % 16 == 0))
+        pass_gather_with<R, kInv>([sm](int j, int d) { return sm[lay<kPad>(j) + lay<kPad>(d)]; }, g, table, n, ns, t, tpc);
+    else
+        pass_gather_with<R, kInv>([sm](int j, int d) { return sm[padi(j + d)]; }, g, table, n, ns, t, tpc);
+}
+// Its second half: output r of butterfly j to (j - k) R + k + r ns, k = j mod ns (stockham_pass's order). With
+// kKnown, the offsets r ns fold where 16 divides ns (as the gather's), and where ns R = 16 (then (j - k) R is a
+// multiple of 16 and k + r ns < 16).
+template <int R, int kB, bool kPad = true, bool kKnown = false>
 SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R, kB>& g, int n, int ns, int t, int tpc) {
     const int q = n / R;
     const Divider by_ns(ns);
@@ -531,8 +610,18 @@ SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R, kB>& g, int n, int ns, 
         const int j = t + b * tpc;
         if (j < q) {
             const int k = by_ns.mod(j), base = (j - k) * R + k;
-            SV_MR_UNROLL
-            for (int r = 0; r < R; ++r) sm[padi(base + r * ns)] = g.v[b][r];
+            if (!kPad || (kKnown && ns % 16 == 0)) {
+                float2* at = sm + lay<kPad>(base);
+                SV_MR_UNROLL
+                for (int r = 0; r < R; ++r) at[lay<kPad>(r * ns)] = g.v[b][r];
+            } else if (kKnown && ns * R == 16) {
+                float2* at = sm + padi(base - k) + k;
+                SV_MR_UNROLL
+                for (int r = 0; r < R; ++r) at[r * ns] = g.v[b][r];
+            } else {
+                SV_MR_UNROLL
+                for (int r = 0; r < R; ++r) sm[padi(base + r * ns)] = g.v[b][r];
+            }
         }
     }
 }

@@ -6,6 +6,9 @@
 
 #include <cmath>
 #include <iostream>
+#include <iterator>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gpu/mixed_radix.h"
@@ -227,6 +230,101 @@ void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = 
         }
     }
     for (int i = 0; i < n; ++i) x[std::size_t(i)] = sm[std::size_t(mr::padi(i))];
+}
+
+// ---- A compiled-in length as its kernels run it (fft_mixed.cu: first_pass, fixed_passes, last_pass with
+// FixedLine's constants), each pass's output in its own layout (FixedLine::kPadOut, padded or plain). ----
+
+template <int N, bool kInv, int P = 0>
+void emulate_fixed(const std::vector<float2>& x, std::vector<float2>& sm, std::vector<float2>& out,
+                   const std::vector<float2>& table, bool to_out) {
+    using F = mr::FixedLine<N>;
+    constexpr int R = F::template kRadix<P>, kB = F::template kButterflies<P>, ns = F::template kNs<P>;
+    constexpr bool last = P + 1 == F::passes;
+    std::vector<mr::PassRegs<R, kB>> regs(std::size_t(F::tpc));
+    for (int t = 0; t < F::tpc; ++t) {
+        if constexpr (P == 0)
+            mr::pass_gather_from<R, kInv>([&x](int i) { return x.at(std::size_t(i)); }, regs[std::size_t(t)], table.data(), N, 1,
+                                          t, F::tpc);
+        else
+            mr::pass_gather<R, kInv, kB, F::template kPadOut<P - 1>, true>(sm.data(), regs[std::size_t(t)], table.data(), N, ns,
+                                                                           t, F::tpc);
+    }
+    // barrier
+    for (int t = 0; t < F::tpc; ++t) {
+        if (last && to_out)
+            mr::pass_scatter_last<R>([&out](int i, float2 v) { out.at(std::size_t(i)) = v; }, regs[std::size_t(t)], N, t, F::tpc);
+        else
+            mr::pass_scatter<R, kB, F::template kPadOut<P>, true>(sm.data(), regs[std::size_t(t)], N, ns, t, F::tpc);
+    }
+    if constexpr (!last) emulate_fixed<N, kInv, P + 1>(x, sm, out, table, to_out);
+}
+
+template <int kN>
+void check_fixed_line(Rng& rng, int& plain) {
+    using F = mr::FixedLine<kN>;
+    const std::vector<float2> table = mr::twiddle_table(F::plan);
+    const float nan = std::nanf("");
+    std::string layouts;
+    for (int i = 0; i < F::passes; ++i) {
+        layouts += F::layouts.padded[i] ? "P" : "-";
+        plain += F::layouts.padded[i] ? 0 : 1;
+    }
+    EXPECT_TRUE(F::layouts.padded[F::passes - 1]) << kN << ": the last pass's output is read back with padi";
+    for (bool inverse : {false, true})
+        for (bool to_out : {false, true}) {
+            const std::vector<cf> x = rng.complex(static_cast<std::size_t>(kN));
+            const std::vector<float2> in = to_float2(x);
+            std::vector<float2> sm(std::size_t(mr::padded_len(kN)), mr::c_make(nan, nan)), out(static_cast<std::size_t>(kN), mr::c_make(nan, nan));
+            if (inverse) emulate_fixed<kN, true>(in, sm, out, table, to_out);
+            else emulate_fixed<kN, false>(in, sm, out, table, to_out);
+            std::vector<float2> got(static_cast<std::size_t>(kN));
+            for (int i = 0; i < kN; ++i) got[std::size_t(i)] = to_out ? out[std::size_t(i)] : sm[std::size_t(mr::padi(i))];
+            EXPECT_LT(rel_l2_f2(got, dft_rows(widen(x), kN, 1, inverse)), 1e-6)
+                << kN << " (layouts " << layouts << (inverse ? ", inverse" : "") << (to_out ? ", to out" : "") << ")";
+        }
+    std::cout << "[ mixed    ] " << kN << ": passes";
+    for (int i = 0; i < F::passes; ++i) std::cout << " " << F::plan.radix[i] << (F::layouts.padded[i] ? "" : "(plain)");
+    std::cout << "\n";
+}
+
+template <std::size_t... I>
+void check_fixed_lines(Rng& rng, int& plain, std::index_sequence<I...>) {
+    (check_fixed_line<mr::kFixedLengths[I]>(rng, plain), ...);
+}
+
+// Every compiled-in length through its kernels' passes and layouts, both directions, to the shared line and
+// straight out, against FFTW; a layout mix-up between a pass's scatter and the next one's gather reads NaN.
+TEST(MixedRadix, CompiledInPassesAndLayoutsMatchFftw) {
+    Rng rng;
+    int plain = 0;
+    check_fixed_lines(rng, plain, std::make_index_sequence<std::size(mr::kFixedLengths)>{});
+    EXPECT_GE(plain, int(std::size(mr::kFixedLengths))) << "most compiled-in plans keep a pass's output plain";
+}
+
+// The layout choice's count of wavefronts: a warp's 32 neighbouring 8-byte elements take two wherever they start,
+// padded three when the skipped slots fall inside (from 8); 32 elements 16 apart all fall in one bank pair; the
+// same index twice is one.
+TEST(MixedRadix, WavefrontCountOfAWarpsAccess) {
+    int a[32] = {};
+    for (int l = 0; l < 32; ++l) a[l] = 8 + l;
+    EXPECT_EQ(mr::detail::wavefronts(a, 32), 2);
+    for (int l = 0; l < 32; ++l) a[l] = mr::padi(l);
+    EXPECT_EQ(mr::detail::wavefronts(a, 32), 2);
+    for (int l = 0; l < 32; ++l) a[l] = mr::padi(8 + l);
+    EXPECT_EQ(mr::detail::wavefronts(a, 32), 3);
+    for (int l = 0; l < 32; ++l) a[l] = 16 * l;
+    EXPECT_EQ(mr::detail::wavefronts(a, 32), 32);
+    for (int l = 0; l < 32; ++l) a[l] = mr::padi(16 * l);  // padded: 17 apart
+    EXPECT_EQ(mr::detail::wavefronts(a, 32), 2);
+    for (int l = 0; l < 32; ++l) a[l] = 5;
+    EXPECT_EQ(mr::detail::wavefronts(a, 32), 1);
+    // radix 16 at Ns = 1 (a first pass): plain 16 apart, padded 17; the next pass reads neighbours either way
+    EXPECT_LT(mr::detail::boundary_wavefronts(4096, 256, 16, 1, 16, true),
+              mr::detail::boundary_wavefronts(4096, 256, 16, 1, 16, false));
+    // at Ns = 256 the scatter writes neighbours too: plain is no worse
+    EXPECT_LE(mr::detail::boundary_wavefronts(4096, 256, 16, 256, 16, false),
+              mr::detail::boundary_wavefronts(4096, 256, 16, 256, 16, true));
 }
 
 // The passes' j mod ns by multiplication is the division's remainder for every j and ns a line can have.
