@@ -827,12 +827,12 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     if (!pow2_sizes(width, height)) {
         // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes two columns or more
         // that divide the width (the mixed kernels gain from it there: PERF_NOTES.md m3).
-        const int C = mixed::columns_per_block(height, width, mixed_col_threads(), tables_);
+        const int C = mixed::columns_per_block(height, width, mixed_col_threads(), tables_, true);  // (c2c_cols' blocks)
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
         mixed::c2c_rows(data, scratch, width, height, inverse, tables_, rows_threads_, s, grouped ? C : 0);
         mark(timer, std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : ""),
              double(width) * height * 16.0);
-        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, mixed_col_threads(), s, grouped);
+        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, mixed_col_threads(), s, grouped, true);
         mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
         return;
     }

@@ -293,17 +293,21 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
     // (With a warp spanning C columns x 32 / C rows instead, which coalesces, ptxas spilled 600 bytes a thread:
     // PERF_NOTES.md m5.) The store below keeps that mapping: written the same way as the loads (8 bytes of 32
     // rows a warp), the last pass's outputs cost the column pass twice its time (m7).
-    const int c = threadIdx.x % C, step = blockDim.x / C;
-    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
-    const float2* src = grouped ? in + std::size_t(blockIdx.x) * n * C + line : in + col0 + line;
+    // The block's C lines run blockDim.x / tpc at a time (column_lines_at_once), in rounds.
+    const int c = threadIdx.x % C, step = blockDim.x / C, at_once = blockDim.x / tpc;
+    const int t = threadIdx.x % tpc;
     const int pitch = grouped ? C : ld;  // y * pitch < 2^28 (FastFft's sides are at most 16384)
-    if constexpr (kTransposed) {
-        float2* dst = out + std::size_t(col0 + line) * n;
-        line_fft_to<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, [dst](int y, float2 v) { dst[y] = v; },
-                                 sm_cols + line * L.stride, L, t, line < nc);
-        return;
+    for (int line = threadIdx.x / tpc; line - int(threadIdx.x / tpc) < C; line += at_once) {
+        const float2* src = grouped ? in + std::size_t(blockIdx.x) * n * C + line : in + col0 + line;
+        if constexpr (kTransposed) {
+            float2* dst = out + std::size_t(col0 + line) * n;
+            line_fft_to<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, [dst](int y, float2 v) { dst[y] = v; },
+                                     sm_cols + line * L.stride, L, t, line < nc);
+        } else {
+            line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t, line < nc);
+        }
     }
-    line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t, line < nc);
+    if constexpr (kTransposed) return;
     if (c < nc)
         for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm_cols[c * L.stride + padi(y)];
 }
@@ -318,8 +322,10 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
     const int c = threadIdx.x % C, step = blockDim.x / C;  // the unpack's mapping, as mixed_cols_kernel's store
     const int xa = 2 * (pair0 + c), xb = xa + 1;
-    {  // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel)
-        const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
+    const int at_once = blockDim.x / tpc, first = threadIdx.x / tpc;
+    for (int line = first; line - first < C; line += at_once) {  // in rounds, as mixed_cols_kernel
+        // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel)
+        const int t = threadIdx.x % tpc;
         const int la = 2 * (pair0 + line), db = la + 1 < width ? 1 : 0;  // column b, or a again (then unused)
         const float* col_a = plane + la;
         line_fft_from<false, kWork>(
@@ -398,7 +404,7 @@ int max_shared_optin() {
 // threads hold, at least one), and their spacing in
 // shared memory: 16 / C (mod 16) float2 apart, so a half-warp's 64-bit accesses (C columns x 16 / C rows) fall
 // on 16 different bank pairs.
-int column_block(Line& L, int ncols, int max_threads) {
+int column_block(Line& L, int ncols, int max_threads, bool rounds = false) {
     int C = 1;
     while (C * 2 <= kMaxColumnsPerBlock && C * 2 * L.tpc <= max_threads && C * 2 * L.stride * int(sizeof(float2)) <= kSmemTarget &&
            C < ncols)
@@ -407,10 +413,23 @@ int column_block(Line& L, int ncols, int max_threads) {
     // 4032-point columns of a portrait 3024x4032 went two to a block at 23% of copy, where four 3024-point ones run
     // at 52% (PERF_NOTES.md m9). Four columns of up to 256 threads each are one 1024-thread block an SM, which the
     // registers allow anyway (64 a thread), so over the target, within the device's opt-in shared memory.
-    while (C < 4 && C * 2 * L.tpc <= max_threads && C * 2 * L.stride * int(sizeof(float2)) <= max_shared_optin() && C < ncols)
+    // rounds (the C2C column pass): where four such lines' threads are more than a block has (6000: 416 threads a
+    // line, 6048: 384), the block still takes four and runs them in rounds (column_lines_at_once). The 6000-point
+    // columns of a portrait 4000x6000 went two to a block, at 26% of copy; four in two rounds run at 41%. The R2C
+    // and picture column passes lose by it (their blocks go from two an SM to one: PERF_NOTES.md m17), so not there.
+    while (C < 4 && (rounds ? L.tpc : C * 2 * L.tpc) <= max_threads &&
+           C * 2 * L.stride * int(sizeof(float2)) <= max_shared_optin() && C < ncols)
         C *= 2;
     while (L.stride % 16 != (16 / C) % 16) ++L.stride;
     return C;
+}
+
+// The lines of a column block of C that run at once: C, or as many (a power of two) as max_threads hold; the
+// block goes round C / that many times. Its threads: that many times L.tpc.
+int column_lines_at_once(const Line& L, int C, int max_threads) {
+    int at_once = C;
+    while (at_once > 1 && at_once * L.tpc > max_threads) at_once /= 2;
+    return at_once;
 }
 
 // Calls f(std::integral_constant<int, W>{}) with W = L.work where that length's plan is compiled in
@@ -490,9 +509,9 @@ const float2* LineTables::spectrum(int n, bool inverse) {
     return it->second.get() + (inverse ? m : 0);
 }
 
-int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables) {
+int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables, bool rounds) {
     Line L = line_shape(n, tables.compiled_plans());
-    return column_block(L, ncols, max_threads);
+    return column_block(L, ncols, max_threads, rounds);
 }
 
 void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
@@ -512,18 +531,18 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
 }
 
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
-              cudaStream_t s, bool grouped) {
+              cudaStream_t s, bool grouped, bool rounds) {
     Line L = make_line(n, inverse, tables);
-    const int C = column_block(L, ncols, max_threads);
+    const int C = column_block(L, ncols, max_threads, rounds);
     if (grouped && ncols % C != 0) throw ConfigError("internal: grouped columns need whole groups");
     const int smem = C * L.stride * int(sizeof(float2));
-    const int blocks = (ncols + C - 1) / C;
+    const int blocks = (ncols + C - 1) / C, threads = column_lines_at_once(L, C, max_threads) * L.tpc;
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if (inverse)
-            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C, grouped);
         else
-            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, C * L.tpc, smem, s, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C, grouped);
     });
 }
 
@@ -532,9 +551,9 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
     Line L = make_line(n, false, tables);
     const int C = column_block(L, ncols, max_threads);
     const int smem = C * L.stride * int(sizeof(float2));
-    const int blocks = (ncols + C - 1) / C;
+    const int blocks = (ncols + C - 1) / C, threads = column_lines_at_once(L, C, max_threads) * L.tpc;
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, C * L.tpc, smem,
+        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem,
                s, grouped, out, L, n, ncols, C, true);
     });
 }
@@ -559,7 +578,8 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
     const int C = column_block(L, pairs, max_threads);
     const int smem = C * L.stride * int(sizeof(float2));
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_cols_real_kernel<decltype(w)::value>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane,
+        launch(mixed_cols_real_kernel<decltype(w)::value>, "mixed_cols_real_kernel", (pairs + C - 1) / C,
+               column_lines_at_once(L, C, max_threads) * L.tpc, smem, s, plane,
                g, L, width, C, reset_minmax);
     });
 }

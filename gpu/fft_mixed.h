@@ -48,19 +48,22 @@ private:
     std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse
 };
 
-// Columns of n points a column block takes (c2c_cols) when there are `ncols` of them and a block may have
-// `max_threads` threads (up to 1024; a line takes mixed_radix::line_threads of them, or fixed_threads where its
-// compiled-in plan runs; one line at least).
-int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables);
+// Columns of n points a column block takes when there are `ncols` of them and a block may have `max_threads`
+// threads (up to 1024; a line takes mixed_radix::line_threads of them, or fixed_threads where its compiled-in plan
+// runs; one line at least). rounds: the C2C's column blocks (c2c_cols with rounds), which take four lines of more
+// than 256 threads in rounds (the R2C and picture column passes do not).
+int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables, bool rounds = false);
 // Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in` unless grouped). group > 0 (a
 // divisor of n): `out` grouped for c2c_cols, the `group` columns a column block takes next to each other row
 // after row ([x / group][row][x % group]).
 void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
               cudaStream_t s, int group = 0);
 // Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`); `grouped`:
-// `in` as c2c_rows writes it with group = columns_per_block(n, ncols, max_threads, tables), which must divide ncols.
+// `in` as c2c_rows writes it with group = columns_per_block(n, ncols, max_threads, tables, rounds), which must divide
+// ncols. rounds: as columns_per_block's (the C2C's column pass; not R2C's in place, whose blocks would go from two an
+// SM to one).
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
-              cudaStream_t s, bool grouped = false);
+              cudaStream_t s, bool grouped = false, bool rounds = false);
 // Real rows two at a time -> the half spectrum along x: `half` (ld = width/2 + 1) holds bins 0..width/2 of each row.
 // group > 0 (a power of two): grouped for r2c_cols_transposed instead, bin k of row y at [k / group][y][k % group]
 // (ceil(ld / group) * group * height elements).

@@ -603,6 +603,20 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
             const std::vector<std::uint32_t> a = download<std::uint32_t>(pa.get(), n), b = download<std::uint32_t>(pb.get(), n);
             EXPECT_LE(max_level_diff(a, b, vp.colormap), 1) << what << " picture";
         }
+    // Columns of more than 256 threads a line go four to a C2C column block in two rounds (m17); twelve of them
+    // grouped by the row pass (ten above: not grouped, the last block half full).
+    for (int len : {4608, 6000, 6048})
+        for (bool inverse : {false, true}) {
+            const int w = 12, h = len;
+            const std::size_t n = std::size_t(w) * h;
+            const std::vector<cf> x = rng.complex(n);
+            gpu::DeviceBuffer<float2> d, scratch(n);
+            upload(d, x);
+            poison(scratch);
+            compiled.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
+            EXPECT_LT(rel_l2(download<cf>(d.get(), n), dft2d(widen(x), h, w, inverse)), 1e-5)
+                << "12x" << len << (inverse ? " inverse" : " forward") << ", grouped";
+        }
 }
 
 TEST_F(FastFft, MixedRadixPictureMatchesTheCpuPicture) {
