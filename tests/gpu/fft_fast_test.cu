@@ -33,6 +33,15 @@ std::vector<cd> half_spectrum(const std::vector<cd>& full, int w, int h, bool tr
     return half;
 }
 
+// x through fast.c2c (its scratch poisoned), back from the device.
+std::vector<cf> run_c2c(gpu::FastFft& fast, const std::vector<cf>& x, int w, int h, bool inverse) {
+    gpu::DeviceBuffer<float2> d, scratch(x.size());
+    upload(d, x);
+    poison(scratch);
+    fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
+    return download<cf>(d.get(), x.size());
+}
+
 // The mixed-radix small DFTs (gpu/mixed_radix.h) of `lines` lines of R points each, on the device.
 __global__ void small_dft_kernel(float2* v, int R, int lines, bool inverse) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -154,11 +163,7 @@ TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
                     if (fast.one_launch_blocks(w, h, inverse) == 0) continue;
                 }
                 fast.set_variant({grouped, true, true, one_launch});
-                gpu::DeviceBuffer<float2> d, scratch(n);
-                upload(d, x);
-                poison(scratch);
-                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
-                const double e = rel_l2(download<cf>(d.get(), n), want);
+                const double e = rel_l2(run_c2c(fast, x, w, h, inverse), want);
                 EXPECT_LT(e, 1e-5) << w << "x" << h << (inverse ? " inverse" : " forward") << (grouped ? "" : " ungrouped")
                                    << (one_launch ? "" : " in two launches");
                 if (e > worst) {
@@ -188,11 +193,7 @@ TEST_F(FastFft, EveryLayoutVariantAndBlockSizeMatchesFftw) {
                     if (small_run() && n > (1u << 20)) continue;
                     if ((vi < 4 || rt != 256) && n > (1u << 20)) continue;  // the big ones once a split variant
                     const std::vector<cf> x = rng.complex(n);
-                    gpu::DeviceBuffer<float2> d, scratch(n);
-                    upload(d, x);
-                    poison(scratch);
-                    fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
-                    EXPECT_LT(rel_l2(download<cf>(d.get(), n), dft2d(widen(x), h, w, inverse)), 1e-5)
+                    EXPECT_LT(rel_l2(run_c2c(fast, x, w, h, inverse), dft2d(widen(x), h, w, inverse)), 1e-5)
                         << w << "x" << h << (inverse ? " inverse" : " forward") << " variant " << vi << " R" << rt << "/C" << ct;
                     if (n <= (small_run() ? 4096u : (1u << 19))) {  // the real paths too (their column buffers follow the bank variant)
                         const std::vector<float> r = rng.real(n);
@@ -562,15 +563,7 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
             for (bool inverse : {false, true}) {
                 const std::vector<cf> x = rng.complex(n);
                 const std::vector<cd> want = dft2d(widen(x), h, w, inverse);
-                gpu::DeviceBuffer<float2> d, scratch(n);
-                upload(d, x);
-                poison(scratch);
-                compiled.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
-                const std::vector<cf> got = download<cf>(d.get(), n);
-                upload(d, x);
-                poison(scratch);
-                run_time.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
-                const std::vector<cf> got_rt = download<cf>(d.get(), n);
+                const std::vector<cf> got = run_c2c(compiled, x, w, h, inverse), got_rt = run_c2c(run_time, x, w, h, inverse);
                 EXPECT_LT(rel_l2(got, want), 1e-5) << what << (inverse ? " inverse" : " forward");
                 EXPECT_LT(rel_l2(got_rt, want), 1e-5) << what << (inverse ? " inverse" : " forward") << " run-time plan";
                 EXPECT_LT(rel_l2(got, widen(got_rt)), 1e-6) << what << " compiled against run-time";
@@ -608,13 +601,8 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
     for (int len : {4608, 6000, 6048})
         for (bool inverse : {false, true}) {
             const int w = 12, h = len;
-            const std::size_t n = std::size_t(w) * h;
-            const std::vector<cf> x = rng.complex(n);
-            gpu::DeviceBuffer<float2> d, scratch(n);
-            upload(d, x);
-            poison(scratch);
-            compiled.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
-            EXPECT_LT(rel_l2(download<cf>(d.get(), n), dft2d(widen(x), h, w, inverse)), 1e-5)
+            const std::vector<cf> x = rng.complex(std::size_t(w) * h);
+            EXPECT_LT(rel_l2(run_c2c(compiled, x, w, h, inverse), dft2d(widen(x), h, w, inverse)), 1e-5)
                 << "12x" << len << (inverse ? " inverse" : " forward") << ", grouped";
         }
 }
