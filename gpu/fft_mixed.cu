@@ -322,10 +322,9 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
     const int c = threadIdx.x % C, step = blockDim.x / C;  // the unpack's mapping, as mixed_cols_kernel's store
     const int xa = 2 * (pair0 + c), xb = xa + 1;
-    const int at_once = blockDim.x / tpc, first = threadIdx.x / tpc;
-    for (int line = first; line - first < C; line += at_once) {  // in rounds, as mixed_cols_kernel
-        // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel)
-        const int t = threadIdx.x % tpc;
+    {  // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel); all C
+       // lines at once (real_cols takes no rounds: column_block)
+        const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
         const int la = 2 * (pair0 + line), db = la + 1 < width ? 1 : 0;  // column b, or a again (then unused)
         const float* col_a = plane + la;
         line_fft_from<false, kWork>(
@@ -578,8 +577,7 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
     const int C = column_block(L, pairs, max_threads);
     const int smem = C * L.stride * int(sizeof(float2));
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_cols_real_kernel<decltype(w)::value>, "mixed_cols_real_kernel", (pairs + C - 1) / C,
-               column_lines_at_once(L, C, max_threads) * L.tpc, smem, s, plane,
+        launch(mixed_cols_real_kernel<decltype(w)::value>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane,
                g, L, width, C, reset_minmax);
     });
 }
