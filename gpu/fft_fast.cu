@@ -832,7 +832,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         mixed::c2c_rows(data, scratch, width, height, inverse, tables_, rows_threads_, s, grouped ? C : 0);
         mark(timer, std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : ""),
              double(width) * height * 16.0);
-        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, mixed_col_threads(), s, grouped, true);
+        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, mixed_col_threads(), s, grouped ? C : 0, true);
         mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
         return;
     }

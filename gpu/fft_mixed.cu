@@ -530,10 +530,13 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
 }
 
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
-              cudaStream_t s, bool grouped, bool rounds) {
+              cudaStream_t s, int group, bool rounds) {
     Line L = make_line(n, inverse, tables);
     const int C = column_block(L, ncols, max_threads, rounds);
-    if (grouped && ncols % C != 0) throw ConfigError("internal: grouped columns need whole groups");
+    if (group != 0 && (group != C || ncols % C != 0))
+        throw ConfigError("internal: columns grouped by " + std::to_string(group) + " for blocks of " + std::to_string(C) +
+                          " columns (" + std::to_string(ncols) + " of them)");
+    const bool grouped = group != 0;
     const int smem = C * L.stride * int(sizeof(float2));
     const int blocks = (ncols + C - 1) / C, threads = column_lines_at_once(L, C, max_threads) * L.tpc;
     with_plan(L, tables, [&](auto w) {

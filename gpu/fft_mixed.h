@@ -58,12 +58,12 @@ int columns_per_block(int n, int ncols, int max_threads, const LineTables& table
 // after row ([x / group][row][x % group]).
 void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
               cudaStream_t s, int group = 0);
-// Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`); `grouped`:
-// `in` as c2c_rows writes it with group = columns_per_block(n, ncols, max_threads, tables, rounds), which must divide
-// ncols. rounds: as columns_per_block's (the C2C's column pass; not R2C's in place, whose blocks would go from two an
-// SM to one).
+// Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`); group > 0:
+// `in` as c2c_rows writes it with that group, which must be columns_per_block(n, ncols, max_threads, tables, rounds)
+// (this block's columns; checked) and divide ncols. rounds: as columns_per_block's (the C2C's column pass; not R2C's
+// in place, whose blocks would go from two an SM to one).
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
-              cudaStream_t s, bool grouped = false, bool rounds = false);
+              cudaStream_t s, int group = 0, bool rounds = false);
 // Real rows two at a time -> the half spectrum along x: `half` (ld = width/2 + 1) holds bins 0..width/2 of each row.
 // group > 0 (a power of two): grouped for r2c_cols_transposed instead, bin k of row y at [k / group][y][k % group]
 // (ceil(ld / group) * group * height elements).

@@ -552,12 +552,10 @@ SV_MR_HD void twiddle(float2* v, const float2* tw, int k, int ns) {
 
 template <int R>
 SV_MR_HD void small_dft(float2* v, bool inverse) {
-    if constexpr (R == 3) dft3(v, inverse);
-    else if constexpr (R == 5 || R == 7) dft_odd<R>(v, inverse);
-    else if constexpr (R == 9) dft9(v, inverse);
+    if constexpr (R == 9) dft9(v, inverse);
     else if constexpr (R == 10) dft10(v, inverse);
     else if constexpr (R == 15) dft15(v, inverse);
-    else dft_pow2<R>(v, inverse);
+    else base_dft<R>(v, inverse);
 }
 
 // A pass's first half for thread t: butterflies j = t, t + tpc, ... < n / R read x[j + r n / R]. `table` is the
