@@ -194,6 +194,23 @@ __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2
                [&](auto r) { last_pass<decltype(r)::value, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); });
 }
 
+// A compiled-in length's whole FFT of a line already in shared memory in natural order (padded), left there (the
+// last pass's output padded); on exit the block has passed a barrier since it was written. Every thread calls it.
+template <bool kInv, int kWork>
+__device__ __forceinline__ void line_fft_in_place(float2* sm, const Line& L, int t, bool active) {
+    using F = mixed_radix::FixedLine<kWork>;
+    pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, true, F::template kPadOut<0>, true>(sm, L.twiddles, kWork, 1, t,
+                                                                                                   F::tpc, active);
+    fixed_passes<kWork, 1, F::passes, kInv>(sm, L.twiddles, t, active);
+}
+// An 8-byte copy from global to shared memory that does not pass through registers (cp.async), and the wait for
+// all of a thread's.
+__device__ __forceinline__ void copy8_async(float2* smem, const float2* gmem) {
+    const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(dst), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
 // A launch's line length and threads a line: constants for a compiled-in length (kWork > 0), else from L.
 template <int kWork>
 __device__ __forceinline__ int line_points(const Line& L) {
@@ -308,6 +325,32 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
         }
     }
     if constexpr (kTransposed) return;
+    if (c < nc)
+        for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm_cols[c * L.stride + padi(y)];
+}
+
+// mixed_cols_kernel's lines read where they lie (not grouped: the R2C's half spectrum, rows W / 2 + 1 apart), for
+// a compiled-in length whose C lines run at once: the block's columns are copied into their lines in shared memory
+// first, a warp's copies C neighbours of 32 / C rows, where the first pass's loads straight from global memory (a
+// warp: one column, 32 rows) asked L2 for four times the sectors they used (ncu: 32 a request where 8 do). The R2C
+// column pass: 5-17% faster at eight sizes. The grouped C2C columns (one contiguous run a block) were not, and keep
+// mixed_cols_kernel (PERF_NOTES.md m21).
+template <bool kInv, int kWork>
+__global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C) {
+    static_assert(kWork > 0, "a compiled-in length");
+    extern __shared__ float2 sm_cols[];
+    constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
+    const int col0 = blockIdx.x * C, nc = min(C, ncols - col0);
+    const int c = threadIdx.x % C, step = blockDim.x / C;
+    if (c < nc) {
+        const float2* src = in + col0 + c;
+        float2* line_sm = sm_cols + c * L.stride;
+        for (int y = threadIdx.x / C; y < n; y += step) copy8_async(line_sm + padi(y), src + y * ld);
+    }
+    copy_async_wait_all();
+    __syncthreads();
+    const int line = threadIdx.x / tpc;
+    line_fft_in_place<kInv, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
     if (c < nc)
         for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm_cols[c * L.stride + padi(y)];
 }
@@ -538,9 +581,19 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
                           " columns (" + std::to_string(ncols) + " of them)");
     const bool grouped = group != 0;
     const int smem = C * L.stride * int(sizeof(float2));
-    const int blocks = (ncols + C - 1) / C, threads = column_lines_at_once(L, C, max_threads) * L.tpc;
+    const int at_once = column_lines_at_once(L, C, max_threads);
+    const int blocks = (ncols + C - 1) / C, threads = at_once * L.tpc;
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
+        if constexpr (W > 0) {
+            if (!grouped && at_once == C) {  // copied into shared memory first
+                if (inverse)
+                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C);
+                else
+                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C);
+                return;
+            }
+        }
         if (inverse)
             launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C, grouped);
         else

@@ -596,9 +596,10 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
             const std::vector<std::uint32_t> a = download<std::uint32_t>(pa.get(), n), b = download<std::uint32_t>(pb.get(), n);
             EXPECT_LE(max_level_diff(a, b, vp.colormap), 1) << what << " picture";
         }
-    // Columns of more than 256 threads a line go four to a C2C column block in two rounds (m17); twelve of them
-    // grouped by the row pass (ten above: not grouped, the last block half full).
-    for (int len : {4608, 6000, 6048})
+    // Twelve columns grouped by the row pass, read straight by the first pass (ten above: not grouped, the last block
+    // half full, copied into shared memory first: m21); those of more than 256 threads a line (4608, 6000, 6048) go
+    // four to a C2C column block in two rounds (m17).
+    for (int len : mixed_radix::kFixedLengths)
         for (bool inverse : {false, true}) {
             const int w = 12, h = len;
             const std::vector<cf> x = rng.complex(std::size_t(w) * h);
