@@ -211,6 +211,15 @@ __device__ __forceinline__ void copy8_async(float2* smem, const float2* gmem) {
 }
 __device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
+// A column block's lines from shared memory (padded, `stride` apart) back to their columns of `out` (row stride ld):
+// thread c = threadIdx.x % C writes column c, rows threadIdx.x / C, + step (blockDim.x / C), ...: a warp C
+// neighbours of 32 / C rows. Only the block's first nc lines exist.
+__device__ __forceinline__ void store_columns(float2* out, const float2* sm, int ld, int n, int col0, int C, int c, int step,
+                                              int nc, int stride) {
+    if (c < nc)
+        for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm[c * stride + padi(y)];
+}
+
 // A launch's line length and threads a line: constants for a compiled-in length (kWork > 0), else from L.
 template <int kWork>
 __device__ __forceinline__ int line_points(const Line& L) {
@@ -325,8 +334,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
         }
     }
     if constexpr (kTransposed) return;
-    if (c < nc)
-        for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm_cols[c * L.stride + padi(y)];
+    store_columns(out, sm_cols, ld, n, col0, C, c, step, nc, L.stride);
 }
 
 // mixed_cols_kernel's lines read where they lie (not grouped: the R2C's half spectrum, rows W / 2 + 1 apart), for
@@ -351,8 +359,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* i
     __syncthreads();
     const int line = threadIdx.x / tpc;
     line_fft_in_place<kInv, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
-    if (c < nc)
-        for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm_cols[c * L.stride + padi(y)];
+    store_columns(out, sm_cols, ld, n, col0, C, c, step, nc, L.stride);
 }
 
 // The picture's pass A: real columns 2p and 2p + 1 as one complex column; rows ky = 0..n/2 of both spectra along
