@@ -395,6 +395,39 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
         }
 }
 
+// mixed_cols_real_kernel for a compiled-in length and an even width (every pair of columns whole, each row's pair 8
+// bytes apart and aligned): the block's column pairs copied into their lines first, as mixed_cols_staged_kernel
+// does (a pair of real columns is the line's complex input, a + i b), then the passes, then the unpack (m22).
+template <int kWork>
+__global__ void __launch_bounds__(1024) mixed_cols_real_staged_kernel(const float* __restrict__ plane, float2* __restrict__ g,
+                                                                      Line L, int width, int C, unsigned int* reset_minmax) {
+    static_assert(kWork > 0, "a compiled-in length");
+    extern __shared__ float2 sm_cols[];
+    if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
+    constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
+    const int pair0 = blockIdx.x * C, pairs = width / 2, nc = min(C, pairs - pair0);
+    const int c = threadIdx.x % C, step = blockDim.x / C;
+    const int xa = 2 * (pair0 + c), xb = xa + 1;
+    if (c < nc) {
+        const float2* src = reinterpret_cast<const float2*>(plane + xa);
+        float2* line_sm = sm_cols + c * L.stride;
+        const int pitch = width / 2;  // float2 a row
+        for (int y = threadIdx.x / C; y < n; y += step) copy8_async(line_sm + padi(y), src + y * pitch);
+    }
+    copy_async_wait_all();
+    __syncthreads();
+    const int line = threadIdx.x / tpc;
+    line_fft_in_place<false, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
+    if (c < nc)
+        for (int ky = threadIdx.x / C; ky <= n / 2; ky += step) {
+            float2 a, b;
+            unpack_pair(sm_cols + c * L.stride, n, ky, &a, &b);
+            float2* row = g + std::size_t(ky) * width;
+            row[xa] = a;
+            row[xb] = b;
+        }
+}
+
 // ---- Host side ----
 
 int largest_prime_factor(int n) {
@@ -640,8 +673,16 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
     const int C = column_block(L, pairs, max_threads);
     const int smem = C * L.stride * int(sizeof(float2));
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_cols_real_kernel<decltype(w)::value>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane,
-               g, L, width, C, reset_minmax);
+        constexpr int W = decltype(w)::value;
+        if constexpr (W > 0) {
+            if (width % 2 == 0 && reinterpret_cast<std::uintptr_t>(plane) % 8 == 0) {  // pairs whole and aligned
+                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s,
+                       plane, g, L, width, C, reset_minmax);
+                return;
+            }
+        }
+        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane, g, L, width, C,
+               reset_minmax);
     });
 }
 
