@@ -220,6 +220,22 @@ __device__ __forceinline__ void store_columns(float2* out, const float2* sm, int
         for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm[c * stride + padi(y)];
 }
 
+// The picture's pass A after its passes: line c of the block (columns xa and xa + 1 as a + i b, padded, `stride`
+// apart) split into the two columns' spectra, rows ky = 0..n/2 of G (row stride width). Thread c = threadIdx.x % C
+// takes line c, rows threadIdx.x / C, + step, ...: as store_columns. Only the block's first nc lines exist; column
+// xa + 1 is written where it exists.
+__device__ __forceinline__ void unpack_columns(float2* g, const float2* sm, int width, int n, int xa, int C, int c, int step,
+                                               int nc, int stride) {
+    if (c < nc)
+        for (int ky = threadIdx.x / C; ky <= n / 2; ky += step) {
+            float2 a, b;
+            unpack_pair(sm + c * stride, n, ky, &a, &b);
+            float2* row = g + std::size_t(ky) * width;
+            row[xa] = a;
+            if (xa + 1 < width) row[xa + 1] = b;
+        }
+}
+
 // A launch's line length and threads a line: constants for a compiled-in length (kWork > 0), else from L.
 template <int kWork>
 __device__ __forceinline__ int line_points(const Line& L) {
@@ -371,7 +387,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
     const int c = threadIdx.x % C, step = blockDim.x / C;  // the unpack's mapping, as mixed_cols_kernel's store
-    const int xa = 2 * (pair0 + c), xb = xa + 1;
+    const int xa = 2 * (pair0 + c);
     {  // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel); all C
        // lines at once (real_cols takes no rounds: column_block)
         const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -385,14 +401,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
             },
             sm_cols + line * L.stride, L, t, line < nc);
     }
-    if (c < nc)
-        for (int ky = threadIdx.x / C; ky <= n / 2; ky += step) {
-            float2 a, b;
-            unpack_pair(sm_cols + c * L.stride, n, ky, &a, &b);
-            float2* row = g + std::size_t(ky) * width;
-            row[xa] = a;
-            if (xb < width) row[xb] = b;
-        }
+    unpack_columns(g, sm_cols, width, n, xa, C, c, step, nc, L.stride);
 }
 
 // mixed_cols_real_kernel for a compiled-in length and an even width (every pair of columns whole, each row's pair 8
@@ -407,7 +416,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_staged_kernel(const floa
     constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
     const int pair0 = blockIdx.x * C, pairs = width / 2, nc = min(C, pairs - pair0);
     const int c = threadIdx.x % C, step = blockDim.x / C;
-    const int xa = 2 * (pair0 + c), xb = xa + 1;
+    const int xa = 2 * (pair0 + c);
     if (c < nc) {
         const float2* src = reinterpret_cast<const float2*>(plane + xa);
         float2* line_sm = sm_cols + c * L.stride;
@@ -418,14 +427,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_staged_kernel(const floa
     __syncthreads();
     const int line = threadIdx.x / tpc;
     line_fft_in_place<false, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
-    if (c < nc)
-        for (int ky = threadIdx.x / C; ky <= n / 2; ky += step) {
-            float2 a, b;
-            unpack_pair(sm_cols + c * L.stride, n, ky, &a, &b);
-            float2* row = g + std::size_t(ky) * width;
-            row[xa] = a;
-            row[xb] = b;
-        }
+    unpack_columns(g, sm_cols, width, n, xa, C, c, step, nc, L.stride);
 }
 
 // ---- Host side ----
