@@ -48,10 +48,11 @@ struct Line {
 // Every thread of the block calls it (it has the block's barriers); those of no line pass active = false.
 // kPadIn / kPadOut: the line's layout before and after (padded unless a compiled-in plan says otherwise,
 // FixedLine::kPadOut); kKnown: n and ns are constants.
-template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kPadOut = true, bool kKnown = false>
+template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kPadOut = true, bool kKnown = false,
+          int kSplitN = 0>
 __device__ __forceinline__ void pass(float2* sm, const float2* tw, int n, int ns, int t, int tpc, bool active) {
     mixed_radix::PassRegs<R, kB> g = {};  // zeroed: else its registers stay live across every pass of the loop (spilled)
-    if (active) mixed_radix::pass_gather<R, kInv, kB, kPadIn, kKnown>(sm, g, tw, n, ns, t, tpc);
+    if (active) mixed_radix::pass_gather<R, kInv, kB, kPadIn, kKnown, kSplitN>(sm, g, tw, n, ns, t, tpc);
     __syncthreads();
     if (active) mixed_radix::pass_scatter<R, kB, kPadOut, kKnown>(sm, g, n, ns, t, tpc);
     __syncthreads();
@@ -82,6 +83,12 @@ __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, 
     }
 }
 
+// Whether the compiled-in plans read their twiddles from the split tables in shared memory (m24:
+// mixed_radix::split_twiddle_table, staged by with_staged_twiddles), and the line length those take.
+constexpr bool kSplitTwiddles = true;
+template <int kWork>
+constexpr int kSplitN = kSplitTwiddles ? kWork : 0;
+
 // Passes P..kEnd-1 of a compiled-in length's plan (mixed_radix::FixedLine): each pass's radix, Ns, the line's
 // length and its threads are constants, so the butterflies' indices, the j mod Ns and the loop bounds fold, and
 // each pass's output takes its own layout (FixedLine::kPadOut; P >= 1).
@@ -89,15 +96,16 @@ template <int kWork, int P, int kEnd, bool kInv>
 __device__ __forceinline__ void fixed_passes(float2* sm, const float2* tw, int t, bool active) {
     if constexpr (P < kEnd) {
         using F = mixed_radix::FixedLine<kWork>;
-        pass<F::template kRadix<P>, kInv, F::template kButterflies<P>, F::template kPadOut<P - 1>, F::template kPadOut<P>, true>(
-            sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
+        pass<F::template kRadix<P>, kInv, F::template kButterflies<P>, F::template kPadOut<P - 1>, F::template kPadOut<P>, true,
+             kSplitN<kWork>>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
         fixed_passes<kWork, P + 1, kEnd, kInv>(sm, tw, t, active);
     }
 }
 
 // The last pass (ns = n / R) gathered from shared memory and written straight where the line goes (`put`): no
 // store loop after it, and one barrier fewer. With one pass only, it reads from `at` too and needs no barrier.
-template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kKnown = false, class At, class Put>
+template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kKnown = false, int kSplitN = 0, class At,
+          class Put>
 __device__ __forceinline__ void last_pass(const At& at, const Put& put, const float2* sm, const float2* tw, int n, int t,
                                           int tpc, bool active, bool only) {
     mixed_radix::PassRegs<R, kB> g = {};
@@ -108,7 +116,7 @@ __device__ __forceinline__ void last_pass(const At& at, const Put& put, const fl
         }
         return;
     }
-    if (active) mixed_radix::pass_gather<R, kInv, kB, kPadIn, kKnown>(sm, g, tw, n, n / R, t, tpc);
+    if (active) mixed_radix::pass_gather<R, kInv, kB, kPadIn, kKnown, kSplitN>(sm, g, tw, n, n / R, t, tpc);
     __syncthreads();  // (the line's shared buffer is not written again; the barrier keeps the block in step)
     if (active) mixed_radix::pass_scatter_last<R>(put, g, n, t, tpc);
 }
@@ -173,7 +181,7 @@ __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2
         first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(at, sm, L.twiddles,
                                                                                                       kWork, t, F::tpc, active);
         fixed_passes<kWork, 1, last, kInv>(sm, L.twiddles, t, active);
-        last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true>(
+        last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true, kSplitN<kWork>>(
             at, put, sm, L.twiddles, kWork, t, F::tpc, active, false);
         return;
     }
@@ -236,6 +244,23 @@ __device__ __forceinline__ void unpack_columns(float2* g, const float2* sm, int 
         }
 }
 
+// A compiled-in plan's split twiddle tables (L.twiddles: mixed_radix::split_twiddle_table) copied into the block's
+// shared memory after its `count` line buffers; the Line returned reads them there. The second pass is the first to
+// read them, after the first pass's barrier (the first pass, ns = 1, takes no twiddles). Other plans: L.
+template <int kWork>
+__device__ __forceinline__ Line with_staged_twiddles(const Line& L, float2* sm, int count) {
+    if constexpr (kWork > 0 && kSplitTwiddles) {
+        float2* tw = sm + count * L.stride;
+        constexpr int size = mixed_radix::split_table_size(kWork);
+        for (int i = threadIdx.x; i < size; i += blockDim.x) tw[i] = __ldg(L.twiddles + i);
+        Line S = L;
+        S.twiddles = tw;
+        return S;
+    } else {
+        return L;
+    }
+}
+
 // A launch's line length and threads a line: constants for a compiled-in length (kWork > 0), else from L.
 template <int kWork>
 __device__ __forceinline__ int line_points(const Line& L) {
@@ -267,7 +292,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
     const std::size_t run = std::size_t(rows) * group;
     line_fft_to<kInv, kWork>([src](int i) { return src[i]; },
                       [dst, run, shift, mask](int x, float2 v) { dst[std::size_t(x >> shift) * run + (x & mask)] = v; },
-                      sm_rows + line * L.stride, L, t, line < nl);
+                      sm_rows + line * L.stride, with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
 }
 
 // Real rows 2p and 2p + 1 as one complex row; bins 0..n/2 of each to the half spectrum (row stride ld), or with
@@ -285,7 +310,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __re
     const float* row_b = rb < rows ? plane + std::size_t(rb) * n : nullptr;
     const float2* sm = sm_rows + line * L.stride;
     line_fft_from<false, kWork>([row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); },
-                                sm_rows + line * L.stride, L, t, line < nl);
+                                sm_rows + line * L.stride, with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
     if (line >= nl) return;
     const int shift = group > 0 ? __ffs(group) - 1 : 31, mask = group > 0 ? group - 1 : 0x7FFFFFFF;
     const std::size_t run = std::size_t(rows) * group;
@@ -308,7 +333,8 @@ __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const float2* sm = sm_rows + line * L.stride;
     const float2* src = p.in + std::size_t(row0 + line) * p.ld_in;
-    line_fft_from<false, kWork>([src](int i) { return src[i]; }, sm_rows + line * L.stride, L, t, line < nl);
+    line_fft_from<false, kWork>([src](int i) { return src[i]; }, sm_rows + line * L.stride,
+                                with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
     float lo = FLT_MAX, hi = -FLT_MAX;
     float2 range = c_make(0.0f, 0.0f);
     if constexpr (kOut == ColOut::Picture) range = *p.range;
@@ -339,14 +365,15 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
     const int c = threadIdx.x % C, step = blockDim.x / C, at_once = blockDim.x / tpc;
     const int t = threadIdx.x % tpc;
     const int pitch = grouped ? C : ld;  // y * pitch < 2^28 (FastFft's sides are at most 16384)
+    const Line Ls = with_staged_twiddles<kWork>(L, sm_cols, C);
     for (int line = threadIdx.x / tpc; line - int(threadIdx.x / tpc) < C; line += at_once) {
         const float2* src = grouped ? in + std::size_t(blockIdx.x) * n * C + line : in + col0 + line;
         if constexpr (kTransposed) {
             float2* dst = out + std::size_t(col0 + line) * n;
             line_fft_to<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, [dst](int y, float2 v) { dst[y] = v; },
-                                     sm_cols + line * L.stride, L, t, line < nc);
+                                     sm_cols + line * L.stride, Ls, t, line < nc);
         } else {
-            line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t, line < nc);
+            line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, Ls, t, line < nc);
         }
     }
     if constexpr (kTransposed) return;
@@ -371,10 +398,11 @@ __global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* i
         float2* line_sm = sm_cols + c * L.stride;
         for (int y = threadIdx.x / C; y < n; y += step) copy8_async(line_sm + padi(y), src + y * ld);
     }
+    const Line Ls = with_staged_twiddles<kWork>(L, sm_cols, C);
     copy_async_wait_all();
     __syncthreads();
     const int line = threadIdx.x / tpc;
-    line_fft_in_place<kInv, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
+    line_fft_in_place<kInv, kWork>(sm_cols + line * L.stride, Ls, threadIdx.x % tpc, line < nc);
     store_columns(out, sm_cols, ld, n, col0, C, c, step, nc, L.stride);
 }
 
@@ -399,7 +427,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
                 const float a = __ldg(p), b = __ldg(p + db);
                 return c_make(a, db ? b : 0.0f);
             },
-            sm_cols + line * L.stride, L, t, line < nc);
+            sm_cols + line * L.stride, with_staged_twiddles<kWork>(L, sm_cols, C), t, line < nc);
     }
     unpack_columns(g, sm_cols, width, n, xa, C, c, step, nc, L.stride);
 }
@@ -423,10 +451,11 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_staged_kernel(const floa
         const int pitch = width / 2;  // float2 a row
         for (int y = threadIdx.x / C; y < n; y += step) copy8_async(line_sm + padi(y), src + y * pitch);
     }
+    const Line Ls = with_staged_twiddles<kWork>(L, sm_cols, C);
     copy_async_wait_all();
     __syncthreads();
     const int line = threadIdx.x / tpc;
-    line_fft_in_place<false, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
+    line_fft_in_place<false, kWork>(sm_cols + line * L.stride, Ls, threadIdx.x % tpc, line < nc);
     unpack_columns(g, sm_cols, width, n, xa, C, c, step, nc, L.stride);
 }
 
@@ -484,6 +513,9 @@ int max_shared_optin() {
     return cached[device].load();
 }
 
+// Shared memory a block keeps for its split twiddle tables besides its lines (with_staged_twiddles), at most.
+constexpr int kTwiddleReserve = mixed_radix::split_table_size(16384) * int(sizeof(float2));
+
 // Columns a column block takes (a power of two, so a warp's copies cover whole rows of C; as many as max_threads
 // threads hold, at least one), and their spacing in
 // shared memory: 16 / C (mod 16) float2 apart, so a half-warp's 64-bit accesses (C columns x 16 / C rows) fall
@@ -502,7 +534,7 @@ int column_block(Line& L, int ncols, int max_threads, bool rounds = false) {
     // columns of a portrait 4000x6000 went two to a block, at 26% of copy; four in two rounds run at 41%. The R2C
     // and picture column passes lose by it (their blocks go from two an SM to one: PERF_NOTES.md m17), so not there.
     while (C < 4 && (rounds ? L.tpc : C * 2 * L.tpc) <= max_threads &&
-           C * 2 * L.stride * int(sizeof(float2)) <= max_shared_optin() && C < ncols)
+           C * 2 * L.stride * int(sizeof(float2)) + kTwiddleReserve <= max_shared_optin() && C < ncols)
         C *= 2;
     while (L.stride % 16 != (16 / C) % 16) ++L.stride;
     return C;
@@ -530,13 +562,22 @@ template <class F, std::size_t... I>
 bool with_fixed_length(int work, int tpc, F& f, std::index_sequence<I...>) {
     return ((work == mixed_radix::kFixedLengths[I] ? call_fixed<mixed_radix::kFixedLengths[I]>(tpc, f) : false) || ...);
 }
-// With a compiled-in plan, L's twiddles become that plan's table (mixed_radix::fixed_plan may merge passes).
+// A launch's shared memory: its line buffers', and with a compiled-in plan the split twiddle tables after them
+// (with_staged_twiddles).
+template <int W>
+int staged_smem(int smem) {
+    if constexpr (W > 0 && kSplitTwiddles) return smem + mixed_radix::split_table_size(W) * int(sizeof(float2));
+    else return smem;
+}
+
+// With a compiled-in plan, L's twiddles become that plan's table (mixed_radix::fixed_plan may merge passes), or
+// (kSplitTwiddles) its split tables.
 template <class F>
 void with_plan(Line& L, LineTables& tables, F&& f) {
     constexpr std::size_t kCount = sizeof(mixed_radix::kFixedLengths) / sizeof(mixed_radix::kFixedLengths[0]);
     if (tables.compiled_plans() && !L.chirp_spectrum && mixed_radix::is_fixed_length(L.work)) {
         // (make_line gave L the compiled plan's threads a line: line_shape)
-        L.twiddles = tables.twiddles(L.work, true);
+        L.twiddles = kSplitTwiddles ? tables.split_twiddles(L.work) : tables.twiddles(L.work, true);
         with_fixed_length(L.work, L.tpc, f, std::make_index_sequence<kCount>{});
         return;
     }
@@ -579,6 +620,17 @@ const float2* LineTables::twiddles(int work, bool fixed) {
     return it->second.get();
 }
 
+const float2* LineTables::split_twiddles(int n) {
+    auto it = split_.find(n);
+    if (it == split_.end()) {
+        const std::vector<float2> host = mixed_radix::split_twiddle_table(n);
+        DeviceBuffer<float2> buf(host.size());
+        CUDA_CHECK(cudaMemcpy(buf.get(), host.data(), host.size() * sizeof(float2), cudaMemcpyHostToDevice));
+        it = split_.emplace(n, std::move(buf)).first;
+    }
+    return it->second.get();
+}
+
 const float2* LineTables::spectrum(int n, bool inverse) {
     const int m = mixed_radix::plan_line(n).m;
     auto it = spectra_.find(n);
@@ -608,9 +660,9 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if (inverse)
-            launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines, group);
+            launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), s, in, out, L, rows, lines, group);
         else
-            launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, smem, s, in, out, L, rows, lines, group);
+            launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), s, in, out, L, rows, lines, group);
     });
 }
 
@@ -630,16 +682,16 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
         if constexpr (W > 0) {
             if (!grouped && at_once == C) {  // copied into shared memory first
                 if (inverse)
-                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, staged_smem<W>(smem), s, in, out, L, ld, ncols, C);
                 else
-                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, staged_smem<W>(smem), s, in, out, L, ld, ncols, C);
                 return;
             }
         }
         if (inverse)
-            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, staged_smem<W>(smem), s, in, out, L, ld, ncols, C, grouped);
         else
-            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, staged_smem<W>(smem), s, in, out, L, ld, ncols, C, grouped);
     });
 }
 
@@ -650,7 +702,7 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
     const int smem = C * L.stride * int(sizeof(float2));
     const int blocks = (ncols + C - 1) / C, threads = column_lines_at_once(L, C, max_threads) * L.tpc;
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem,
+        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, threads, staged_smem<decltype(w)::value>(smem),
                s, grouped, out, L, n, ncols, C, true);
     });
 }
@@ -663,7 +715,7 @@ void real_rows(const float* plane, float2* half, int width, int height, LineTabl
     const int lines = row_lines(L, pairs, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, smem,
+        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, staged_smem<decltype(w)::value>(smem),
                s, plane, half, L, height, lines, width / 2 + 1, group);
     });
 }
@@ -678,12 +730,12 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             if (width % 2 == 0 && reinterpret_cast<std::uintptr_t>(plane) % 8 == 0) {  // pairs whole and aligned
-                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s,
+                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, staged_smem<W>(smem), s,
                        plane, g, L, width, C, reset_minmax);
                 return;
             }
         }
-        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane, g, L, width, C,
+        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, staged_smem<W>(smem), s, plane, g, L, width, C,
                reset_minmax);
     });
 }
@@ -697,9 +749,9 @@ void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_t
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         switch (mode) {
-            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
-            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
-            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, staged_smem<W>(smem), s, p, L, lines); break;
+            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, staged_smem<W>(smem), s, p, L, lines); break;
+            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, staged_smem<W>(smem), s, p, L, lines); break;
         }
     });
 }

@@ -35,6 +35,8 @@ public:
     // The twiddle table of a line whose passes run over `work` points (Bluestein's m, or n itself): of its
     // run-time plan, or (fixed) of its compiled-in plan (mixed_radix::fixed_plan).
     const float2* twiddles(int work, bool fixed = false);
+    // A compiled-in length's twiddles as two small tables, mixed_radix::split_twiddle_table(n) (m24).
+    const float2* split_twiddles(int n);
     // FFT_m of conj(chirp) / m for the forward (inverse = false) or the inverse transform of n points.
     const float2* spectrum(int n, bool inverse);
     // Whether the kernels may use the plans compiled in for the users' lengths (mixed_radix::kFixedLengths; on by
@@ -45,6 +47,7 @@ public:
 private:
     bool compiled_plans_ = true;
     std::map<long long, DeviceBuffer<float2>> twiddles_;  // by 2 work + fixed
+    std::map<int, DeviceBuffer<float2>> split_;     // by n
     std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse
 };
 

@@ -538,6 +538,39 @@ SV_MR_HD float2 load_twiddle(const float2* p) {
 #endif
 }
 
+// The compiled-in plans' twiddles as two small tables (m24): W_n^m = W_n^(64 (m / 64)) W_n^(m mod 64), every pass's
+// W_(ns R)^(r k) being W_n^(r k n / (ns R)) with r k n / (ns R) < n. 64 + ceil(n / 64) entries (1 KiB at 4000 points),
+// which a block keeps in shared memory, where the whole tables (n - 1 entries, 32 KiB at 4000) were read through L1
+// (a quarter of the row kernel's stall samples waited on them: PERF_NOTES.md, profile). Low part first: [0, 64)
+// W_n^j, then [64, ..) W_n^(64 i); forward, computed in double and rounded once. The product rounds once more: the
+// lines' error against FFTW grows by 4-8% (1.35e-7 -> 1.45e-7 at 4000 points, host emulation).
+constexpr int kSplitLow = 64;
+SV_MR_HD constexpr int split_table_size(int n) { return kSplitLow + (n + kSplitLow - 1) / kSplitLow; }
+inline std::vector<float2> split_twiddle_table(int n) {
+    std::vector<float2> t;
+    auto w = [n](long long m) {
+        const long long num = (2LL * m) % (2LL * n);  // the angle pi num / n, exact
+        const double a = 3.14159265358979323846 * double(num) / double(n);
+        return c_make(float(cos(a)), float(-sin(a)));
+    };
+    for (int j = 0; j < kSplitLow; ++j) t.push_back(w(j));
+    for (int i = 0; i < (n + kSplitLow - 1) / kSplitLow; ++i) t.push_back(w(1LL * kSplitLow * i));
+    return t;
+}
+// Inputs r = 1..R-1 times W_(ns R)^(r k) from the split tables of the line's kN points (split_twiddle_table).
+template <int R, bool kInv, int kN>
+SV_MR_HD void twiddle_split(float2* v, const float2* table, int k, int ns) {
+    if (k == 0) return;
+    const int m = k * (kN / (ns * R));
+    SV_MR_UNROLL
+    for (int r = 1; r < R; ++r) {
+        const int i = r * m;
+        float2 w = c_mul(table[kSplitLow + (i >> 6)], table[i & (kSplitLow - 1)]);
+        if (kInv) w.y = -w.y;
+        v[r] = c_mul(v[r], w);
+    }
+}
+
 // Inputs r = 1..R-1 times W^(r k) from the pass's part of the table (tw = table + ns - 1).
 template <int R, bool kInv>
 SV_MR_HD void twiddle(float2* v, const float2* tw, int k, int ns) {
@@ -561,7 +594,8 @@ SV_MR_HD void small_dft(float2* v, bool inverse) {
 // A pass's first half for thread t: butterflies j = t, t + tpc, ... < n / R read x[j + r n / R]. `table` is the
 // work length's twiddle_table. The first pass (ns = 1: no twiddles) may read the line where it lies in global
 // memory instead: pass_gather_from with `at(i)` giving x[i]. The core takes `load(j, r q)`.
-template <int R, bool kInv, class Load, int kB>
+// kSplitN > 0: `table` is the split tables of a kSplitN-point line (twiddle_split; compiled-in plans, m24).
+template <int R, bool kInv, int kSplitN = 0, class Load, int kB>
 SV_MR_HD void pass_gather_with(const Load& load, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
     const int q = n / R;
     const float2* tw = table + (ns - 1);
@@ -572,14 +606,15 @@ SV_MR_HD void pass_gather_with(const Load& load, PassRegs<R, kB>& g, const float
         if (j < q) {
             SV_MR_UNROLL
             for (int r = 0; r < R; ++r) g.v[b][r] = load(j, r * q);
-            twiddle<R, kInv>(g.v[b], tw, by_ns.mod(j), ns);
+            if constexpr (kSplitN > 0) twiddle_split<R, kInv, kSplitN>(g.v[b], table, by_ns.mod(j), ns);
+            else twiddle<R, kInv>(g.v[b], tw, by_ns.mod(j), ns);
             small_dft<R>(g.v[b], kInv);
         }
     }
 }
-template <int R, bool kInv, class At, int kB>
+template <int R, bool kInv, int kSplitN = 0, class At, int kB>
 SV_MR_HD void pass_gather_from(const At& at, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
-    pass_gather_with<R, kInv>([&at](int j, int d) { return at(j + d); }, g, table, n, ns, t, tpc);
+    pass_gather_with<R, kInv, kSplitN>([&at](int j, int d) { return at(j + d); }, g, table, n, ns, t, tpc);
 }
 
 // A line's index i in shared memory: padded (padi) or plain (FixedLine::kPadOut).
@@ -589,12 +624,12 @@ SV_MR_HD int lay(int i) {
 }
 // From a line in shared memory, padded or plain. kKnown: n and ns are constants (a compiled-in plan), so that
 // where 16 divides q, lay(j + r q) = lay(j) + lay(r q): one index a butterfly and constant offsets.
-template <int R, bool kInv, int kB, bool kPad = true, bool kKnown = false>
+template <int R, bool kInv, int kB, bool kPad = true, bool kKnown = false, int kSplitN = 0>
 SV_MR_HD void pass_gather(const float2* sm, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
     if (!kPad || (kKnown && (n / R) % 16 == 0))
-        pass_gather_with<R, kInv>([sm](int j, int d) { return sm[lay<kPad>(j) + lay<kPad>(d)]; }, g, table, n, ns, t, tpc);
+        pass_gather_with<R, kInv, kSplitN>([sm](int j, int d) { return sm[lay<kPad>(j) + lay<kPad>(d)]; }, g, table, n, ns, t, tpc);
     else
-        pass_gather_with<R, kInv>([sm](int j, int d) { return sm[padi(j + d)]; }, g, table, n, ns, t, tpc);
+        pass_gather_with<R, kInv, kSplitN>([sm](int j, int d) { return sm[padi(j + d)]; }, g, table, n, ns, t, tpc);
 }
 // Its second half: output r of butterfly j to (j - k) R + k + r ns, k = j mod ns (stockham_pass's order). With
 // kKnown, the offsets r ns fold where 16 divides ns (as the gather's), and where ns R = 16 (then (j - k) R is a

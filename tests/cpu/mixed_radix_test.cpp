@@ -235,7 +235,8 @@ void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = 
 // ---- A compiled-in length as its kernels run it (fft_mixed.cu: first_pass, fixed_passes, last_pass with
 // FixedLine's constants), each pass's output in its own layout (FixedLine::kPadOut, padded or plain). ----
 
-template <int N, bool kInv, int P = 0>
+// kSplit: the twiddles from the split tables (mixed_radix::split_twiddle_table, m24) as the kernels read them.
+template <int N, bool kInv, bool kSplit, int P = 0>
 void emulate_fixed(const std::vector<float2>& x, std::vector<float2>& sm, std::vector<float2>& out,
                    const std::vector<float2>& table, bool to_out) {
     using F = mr::FixedLine<N>;
@@ -247,7 +248,7 @@ void emulate_fixed(const std::vector<float2>& x, std::vector<float2>& sm, std::v
             mr::pass_gather_from<R, kInv>([&x](int i) { return x.at(std::size_t(i)); }, regs[std::size_t(t)], table.data(), N, 1,
                                           t, F::tpc);
         else
-            mr::pass_gather<R, kInv, kB, F::template kPadOut<P - 1>, true>(sm.data(), regs[std::size_t(t)], table.data(), N, ns,
+            mr::pass_gather<R, kInv, kB, F::template kPadOut<P - 1>, true, kSplit ? N : 0>(sm.data(), regs[std::size_t(t)], table.data(), N, ns,
                                                                            t, F::tpc);
     }
     // barrier
@@ -257,13 +258,13 @@ void emulate_fixed(const std::vector<float2>& x, std::vector<float2>& sm, std::v
         else
             mr::pass_scatter<R, kB, F::template kPadOut<P>, true>(sm.data(), regs[std::size_t(t)], N, ns, t, F::tpc);
     }
-    if constexpr (!last) emulate_fixed<N, kInv, P + 1>(x, sm, out, table, to_out);
+    if constexpr (!last) emulate_fixed<N, kInv, kSplit, P + 1>(x, sm, out, table, to_out);
 }
 
 template <int kN>
 void check_fixed_line(Rng& rng, int& plain) {
     using F = mr::FixedLine<kN>;
-    const std::vector<float2> table = mr::twiddle_table(F::plan);
+    const std::vector<float2> table = mr::twiddle_table(F::plan), split = mr::split_twiddle_table(kN);
     const float nan = std::nanf("");
     std::string layouts;
     for (int i = 0; i < F::passes; ++i) {
@@ -272,16 +273,22 @@ void check_fixed_line(Rng& rng, int& plain) {
     }
     EXPECT_TRUE(F::layouts.padded[F::passes - 1]) << kN << ": the last pass's output is read back with padi";
     for (bool inverse : {false, true})
-        for (bool to_out : {false, true}) {
+        for (int mode = 0; mode < 4; ++mode) {
+            const bool to_out = mode & 1, by_split = mode & 2;
             const std::vector<cf> x = rng.complex(static_cast<std::size_t>(kN));
             const std::vector<float2> in = to_float2(x);
             std::vector<float2> sm(std::size_t(mr::padded_len(kN)), mr::c_make(nan, nan)), out(static_cast<std::size_t>(kN), mr::c_make(nan, nan));
-            if (inverse) emulate_fixed<kN, true>(in, sm, out, table, to_out);
-            else emulate_fixed<kN, false>(in, sm, out, table, to_out);
+            if (by_split) {
+                if (inverse) emulate_fixed<kN, true, true>(in, sm, out, split, to_out);
+                else emulate_fixed<kN, false, true>(in, sm, out, split, to_out);
+            } else {
+                if (inverse) emulate_fixed<kN, true, false>(in, sm, out, table, to_out);
+                else emulate_fixed<kN, false, false>(in, sm, out, table, to_out);
+            }
             std::vector<float2> got(static_cast<std::size_t>(kN));
             for (int i = 0; i < kN; ++i) got[std::size_t(i)] = to_out ? out[std::size_t(i)] : sm[std::size_t(mr::padi(i))];
             EXPECT_LT(rel_l2_f2(got, dft_rows(widen(x), kN, 1, inverse)), 1e-6)
-                << kN << " (layouts " << layouts << (inverse ? ", inverse" : "") << (to_out ? ", to out" : "") << ")";
+                << kN << " (layouts " << layouts << (inverse ? ", inverse" : "") << (to_out ? ", to out" : "") << (by_split ? ", split twiddles" : "") << ")";
         }
     std::cout << "[ mixed    ] " << kN << ": passes";
     for (int i = 0; i < F::passes; ++i) std::cout << " " << F::plan.radix[i] << (F::layouts.padded[i] ? "" : "(plain)");
