@@ -83,22 +83,18 @@ __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, 
     }
 }
 
-// Whether the compiled-in plans read their twiddles from the split tables in shared memory (m24:
-// mixed_radix::split_twiddle_table, staged by with_staged_twiddles), and the line length those take.
-constexpr bool kSplitTwiddles = true;
-template <int kWork>
-constexpr int kSplitN = kSplitTwiddles ? kWork : 0;
-
 // Passes P..kEnd-1 of a compiled-in length's plan (mixed_radix::FixedLine): each pass's radix, Ns, the line's
 // length and its threads are constants, so the butterflies' indices, the j mod Ns and the loop bounds fold, and
 // each pass's output takes its own layout (FixedLine::kPadOut; P >= 1).
-template <int kWork, int P, int kEnd, bool kInv>
+// kSplit: the twiddles from the split tables in shared memory (m24: mixed_radix::split_twiddle_table, staged by
+// with_staged_twiddles; the row kernels), else the whole table.
+template <int kWork, int P, int kEnd, bool kInv, bool kSplit = false>
 __device__ __forceinline__ void fixed_passes(float2* sm, const float2* tw, int t, bool active) {
     if constexpr (P < kEnd) {
         using F = mixed_radix::FixedLine<kWork>;
         pass<F::template kRadix<P>, kInv, F::template kButterflies<P>, F::template kPadOut<P - 1>, F::template kPadOut<P>, true,
-             kSplitN<kWork>>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
-        fixed_passes<kWork, P + 1, kEnd, kInv>(sm, tw, t, active);
+             kSplit ? kWork : 0>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
+        fixed_passes<kWork, P + 1, kEnd, kInv, kSplit>(sm, tw, t, active);
     }
 }
 
@@ -149,13 +145,13 @@ __device__ __forceinline__ void line_first_pass(const At& at, float2* sm, const 
 // order (padded); on exit the block has passed a barrier since it was written. The first pass gathers straight
 // from `at` (mixed_radix::pass_gather_from); a Bluestein line, or a line of one point, is copied in first. Every
 // thread of the block calls it (it has the block's barriers); those of no line pass active = false.
-template <bool kInv, int kWork, class At>
+template <bool kInv, int kWork, bool kSplit = false, class At>
 __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Line& L, int t, bool active) {
     if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
         using F = mixed_radix::FixedLine<kWork>;
         first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(at, sm, L.twiddles,
                                                                                                       kWork, t, F::tpc, active);
-        fixed_passes<kWork, 1, F::passes, kInv>(sm, L.twiddles, t, active);  // the last pass's output padded
+        fixed_passes<kWork, 1, F::passes, kInv, kSplit>(sm, L.twiddles, t, active);  // the last pass's output padded
         return;
     }
     if (L.chirp_spectrum || L.passes == 0) {
@@ -172,7 +168,7 @@ __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Li
 // The whole FFT of a line from `at(i)` to `put(i, X_i)` (both global memory): the first pass gathers from `at`,
 // the last scatters to `put`, the ones between run in shared memory. A Bluestein line (or one point) goes through
 // shared memory as line_fft_from leaves it, then out. Every thread of the block calls it.
-template <bool kInv, int kWork, class At, class Put>
+template <bool kInv, int kWork, bool kSplit = false, class At, class Put>
 __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2* sm, const Line& L, int t, bool active) {
     if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
         using F = mixed_radix::FixedLine<kWork>;
@@ -180,8 +176,8 @@ __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2
         static_assert(last > 0, "a compiled-in plan has two passes or more");
         first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(at, sm, L.twiddles,
                                                                                                       kWork, t, F::tpc, active);
-        fixed_passes<kWork, 1, last, kInv>(sm, L.twiddles, t, active);
-        last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true, kSplitN<kWork>>(
+        fixed_passes<kWork, 1, last, kInv, kSplit>(sm, L.twiddles, t, active);
+        last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true, kSplit ? kWork : 0>(
             at, put, sm, L.twiddles, kWork, t, F::tpc, active, false);
         return;
     }
@@ -249,7 +245,7 @@ __device__ __forceinline__ void unpack_columns(float2* g, const float2* sm, int 
 // read them, after the first pass's barrier (the first pass, ns = 1, takes no twiddles). Other plans: L.
 template <int kWork>
 __device__ __forceinline__ Line with_staged_twiddles(const Line& L, float2* sm, int count) {
-    if constexpr (kWork > 0 && kSplitTwiddles) {
+    if constexpr (kWork > 0) {
         float2* tw = sm + count * L.stride;
         constexpr int size = mixed_radix::split_table_size(kWork);
         for (int i = threadIdx.x; i < size; i += blockDim.x) tw[i] = __ldg(L.twiddles + i);
@@ -290,7 +286,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
     const int shift = group > 0 ? __ffs(group) - 1 : 31, mask = group > 0 ? group - 1 : 0x7FFFFFFF;
     float2* dst = out + std::size_t(row) * (group > 0 ? group : n);
     const std::size_t run = std::size_t(rows) * group;
-    line_fft_to<kInv, kWork>([src](int i) { return src[i]; },
+    line_fft_to<kInv, kWork, kWork != 0>([src](int i) { return src[i]; },
                       [dst, run, shift, mask](int x, float2 v) { dst[std::size_t(x >> shift) * run + (x & mask)] = v; },
                       sm_rows + line * L.stride, with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
 }
@@ -309,7 +305,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __re
     const float* row_a = plane + std::size_t(ra) * n;
     const float* row_b = rb < rows ? plane + std::size_t(rb) * n : nullptr;
     const float2* sm = sm_rows + line * L.stride;
-    line_fft_from<false, kWork>([row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); },
+    line_fft_from<false, kWork, kWork != 0>([row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); },
                                 sm_rows + line * L.stride, with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
     if (line >= nl) return;
     const int shift = group > 0 ? __ffs(group) - 1 : 31, mask = group > 0 ? group - 1 : 0x7FFFFFFF;
@@ -333,8 +329,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const float2* sm = sm_rows + line * L.stride;
     const float2* src = p.in + std::size_t(row0 + line) * p.ld_in;
-    line_fft_from<false, kWork>([src](int i) { return src[i]; }, sm_rows + line * L.stride,
-                                with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
+    line_fft_from<false, kWork>([src](int i) { return src[i]; }, sm_rows + line * L.stride, L, t, line < nl);
     float lo = FLT_MAX, hi = -FLT_MAX;
     float2 range = c_make(0.0f, 0.0f);
     if constexpr (kOut == ColOut::Picture) range = *p.range;
@@ -365,15 +360,14 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
     const int c = threadIdx.x % C, step = blockDim.x / C, at_once = blockDim.x / tpc;
     const int t = threadIdx.x % tpc;
     const int pitch = grouped ? C : ld;  // y * pitch < 2^28 (FastFft's sides are at most 16384)
-    const Line Ls = with_staged_twiddles<kWork>(L, sm_cols, C);
     for (int line = threadIdx.x / tpc; line - int(threadIdx.x / tpc) < C; line += at_once) {
         const float2* src = grouped ? in + std::size_t(blockIdx.x) * n * C + line : in + col0 + line;
         if constexpr (kTransposed) {
             float2* dst = out + std::size_t(col0 + line) * n;
             line_fft_to<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, [dst](int y, float2 v) { dst[y] = v; },
-                                     sm_cols + line * L.stride, Ls, t, line < nc);
+                                     sm_cols + line * L.stride, L, t, line < nc);
         } else {
-            line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, Ls, t, line < nc);
+            line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t, line < nc);
         }
     }
     if constexpr (kTransposed) return;
@@ -398,11 +392,10 @@ __global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* i
         float2* line_sm = sm_cols + c * L.stride;
         for (int y = threadIdx.x / C; y < n; y += step) copy8_async(line_sm + padi(y), src + y * ld);
     }
-    const Line Ls = with_staged_twiddles<kWork>(L, sm_cols, C);
     copy_async_wait_all();
     __syncthreads();
     const int line = threadIdx.x / tpc;
-    line_fft_in_place<kInv, kWork>(sm_cols + line * L.stride, Ls, threadIdx.x % tpc, line < nc);
+    line_fft_in_place<kInv, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
     store_columns(out, sm_cols, ld, n, col0, C, c, step, nc, L.stride);
 }
 
@@ -427,7 +420,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
                 const float a = __ldg(p), b = __ldg(p + db);
                 return c_make(a, db ? b : 0.0f);
             },
-            sm_cols + line * L.stride, with_staged_twiddles<kWork>(L, sm_cols, C), t, line < nc);
+            sm_cols + line * L.stride, L, t, line < nc);
     }
     unpack_columns(g, sm_cols, width, n, xa, C, c, step, nc, L.stride);
 }
@@ -451,11 +444,10 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_staged_kernel(const floa
         const int pitch = width / 2;  // float2 a row
         for (int y = threadIdx.x / C; y < n; y += step) copy8_async(line_sm + padi(y), src + y * pitch);
     }
-    const Line Ls = with_staged_twiddles<kWork>(L, sm_cols, C);
     copy_async_wait_all();
     __syncthreads();
     const int line = threadIdx.x / tpc;
-    line_fft_in_place<false, kWork>(sm_cols + line * L.stride, Ls, threadIdx.x % tpc, line < nc);
+    line_fft_in_place<false, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
     unpack_columns(g, sm_cols, width, n, xa, C, c, step, nc, L.stride);
 }
 
@@ -513,9 +505,6 @@ int max_shared_optin() {
     return cached[device].load();
 }
 
-// Shared memory a block keeps for its split twiddle tables besides its lines (with_staged_twiddles), at most.
-constexpr int kTwiddleReserve = mixed_radix::split_table_size(16384) * int(sizeof(float2));
-
 // Columns a column block takes (a power of two, so a warp's copies cover whole rows of C; as many as max_threads
 // threads hold, at least one), and their spacing in
 // shared memory: 16 / C (mod 16) float2 apart, so a half-warp's 64-bit accesses (C columns x 16 / C rows) fall
@@ -534,7 +523,7 @@ int column_block(Line& L, int ncols, int max_threads, bool rounds = false) {
     // columns of a portrait 4000x6000 went two to a block, at 26% of copy; four in two rounds run at 41%. The R2C
     // and picture column passes lose by it (their blocks go from two an SM to one: PERF_NOTES.md m17), so not there.
     while (C < 4 && (rounds ? L.tpc : C * 2 * L.tpc) <= max_threads &&
-           C * 2 * L.stride * int(sizeof(float2)) + kTwiddleReserve <= max_shared_optin() && C < ncols)
+           C * 2 * L.stride * int(sizeof(float2)) <= max_shared_optin() && C < ncols)
         C *= 2;
     while (L.stride % 16 != (16 / C) % 16) ++L.stride;
     return C;
@@ -562,22 +551,22 @@ template <class F, std::size_t... I>
 bool with_fixed_length(int work, int tpc, F& f, std::index_sequence<I...>) {
     return ((work == mixed_radix::kFixedLengths[I] ? call_fixed<mixed_radix::kFixedLengths[I]>(tpc, f) : false) || ...);
 }
-// A launch's shared memory: its line buffers', and with a compiled-in plan the split twiddle tables after them
+// A row launch's shared memory: its line buffers', and with a compiled-in plan the split twiddle tables after them
 // (with_staged_twiddles).
 template <int W>
 int staged_smem(int smem) {
-    if constexpr (W > 0 && kSplitTwiddles) return smem + mixed_radix::split_table_size(W) * int(sizeof(float2));
+    if constexpr (W > 0) return smem + mixed_radix::split_table_size(W) * int(sizeof(float2));
     else return smem;
 }
 
 // With a compiled-in plan, L's twiddles become that plan's table (mixed_radix::fixed_plan may merge passes), or
-// (kSplitTwiddles) its split tables.
+// (split: the row kernels, m24) its split tables.
 template <class F>
-void with_plan(Line& L, LineTables& tables, F&& f) {
+void with_plan(Line& L, LineTables& tables, F&& f, bool split = false) {
     constexpr std::size_t kCount = sizeof(mixed_radix::kFixedLengths) / sizeof(mixed_radix::kFixedLengths[0]);
     if (tables.compiled_plans() && !L.chirp_spectrum && mixed_radix::is_fixed_length(L.work)) {
         // (make_line gave L the compiled plan's threads a line: line_shape)
-        L.twiddles = kSplitTwiddles ? tables.split_twiddles(L.work) : tables.twiddles(L.work, true);
+        L.twiddles = split ? tables.split_twiddles(L.work) : tables.twiddles(L.work, true);
         with_fixed_length(L.work, L.tpc, f, std::make_index_sequence<kCount>{});
         return;
     }
@@ -663,7 +652,7 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
             launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), s, in, out, L, rows, lines, group);
         else
             launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), s, in, out, L, rows, lines, group);
-    });
+    }, true);
 }
 
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
@@ -682,16 +671,16 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
         if constexpr (W > 0) {
             if (!grouped && at_once == C) {  // copied into shared memory first
                 if (inverse)
-                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, staged_smem<W>(smem), s, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C);
                 else
-                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, staged_smem<W>(smem), s, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C);
                 return;
             }
         }
         if (inverse)
-            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, staged_smem<W>(smem), s, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C, grouped);
         else
-            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, staged_smem<W>(smem), s, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C, grouped);
     });
 }
 
@@ -702,7 +691,7 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
     const int smem = C * L.stride * int(sizeof(float2));
     const int blocks = (ncols + C - 1) / C, threads = column_lines_at_once(L, C, max_threads) * L.tpc;
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, threads, staged_smem<decltype(w)::value>(smem),
+        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem,
                s, grouped, out, L, n, ncols, C, true);
     });
 }
@@ -717,7 +706,7 @@ void real_rows(const float* plane, float2* half, int width, int height, LineTabl
     with_plan(L, tables, [&](auto w) {
         launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, staged_smem<decltype(w)::value>(smem),
                s, plane, half, L, height, lines, width / 2 + 1, group);
-    });
+    }, true);
 }
 
 void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s,
@@ -730,12 +719,12 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             if (width % 2 == 0 && reinterpret_cast<std::uintptr_t>(plane) % 8 == 0) {  // pairs whole and aligned
-                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, staged_smem<W>(smem), s,
+                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s,
                        plane, g, L, width, C, reset_minmax);
                 return;
             }
         }
-        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, staged_smem<W>(smem), s, plane, g, L, width, C,
+        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane, g, L, width, C,
                reset_minmax);
     });
 }
@@ -749,9 +738,9 @@ void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_t
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         switch (mode) {
-            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, staged_smem<W>(smem), s, p, L, lines); break;
-            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, staged_smem<W>(smem), s, p, L, lines); break;
-            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, staged_smem<W>(smem), s, p, L, lines); break;
+            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
         }
     });
 }
