@@ -399,6 +399,28 @@ __global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* i
     store_columns(out, sm_cols, ld, n, col0, C, c, step, nc, L.stride);
 }
 
+// The C2C's grouped columns (c2c_rows' grouped output: the block's C columns one contiguous run, [y][c]) when they
+// run in rounds (fewer lines at once than C, so that two blocks fit an SM): the whole run copied into the lines first
+// (8-byte cp.async, consecutive threads consecutive elements), then the lines transformed in shared memory, at_once
+// at a time. Read straight from global memory, a later round found the sectors the first had brought into L1 gone
+// and fetched them again from L2 (m25).
+template <bool kInv, int kWork>
+__global__ void __launch_bounds__(1024) mixed_cols_grouped_staged_kernel(const float2* in, float2* out, Line L, int ld, int ncols,
+                                                                         int C) {
+    static_assert(kWork > 0, "a compiled-in length");
+    extern __shared__ float2 sm_cols[];
+    constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
+    const int col0 = blockIdx.x * C, nc = min(C, ncols - col0), shift = __ffs(C) - 1;
+    const float2* src = in + std::size_t(blockIdx.x) * n * C;
+    for (int e = threadIdx.x; e < n * C; e += blockDim.x) copy8_async(sm_cols + (e & (C - 1)) * L.stride + padi(e >> shift), src + e);
+    copy_async_wait_all();
+    __syncthreads();
+    const int at_once = blockDim.x / tpc, t = threadIdx.x % tpc;
+    for (int line = threadIdx.x / tpc; line - int(threadIdx.x / tpc) < C; line += at_once)
+        line_fft_in_place<kInv, kWork>(sm_cols + line * L.stride, L, t, line < nc);
+    store_columns(out, sm_cols, ld, n, col0, C, threadIdx.x % C, blockDim.x / C, nc, L.stride);
+}
+
 // The picture's pass A: real columns 2p and 2p + 1 as one complex column; rows ky = 0..n/2 of both spectra along
 // y to G (row stride width).
 template <int kWork>
@@ -551,6 +573,9 @@ template <class F, std::size_t... I>
 bool with_fixed_length(int work, int tpc, F& f, std::index_sequence<I...>) {
     return ((work == mixed_radix::kFixedLengths[I] ? call_fixed<mixed_radix::kFixedLengths[I]>(tpc, f) : false) || ...);
 }
+// Whether the grouped C2C columns that run in rounds are copied into shared memory first (m25).
+constexpr bool kStagedGroupedRounds = true;
+
 // A row launch's shared memory: its line buffers', and with a compiled-in plan the split twiddle tables after them
 // (with_staged_twiddles).
 template <int W>
@@ -669,6 +694,15 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
+            if (grouped && at_once < C && kStagedGroupedRounds) {  // the run copied into shared memory first (m25)
+                if (inverse)
+                    launch(mixed_cols_grouped_staged_kernel<true, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, s, in, out, L,
+                           ld, ncols, C);
+                else
+                    launch(mixed_cols_grouped_staged_kernel<false, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, s, in, out,
+                           L, ld, ncols, C);
+                return;
+            }
             if (!grouped && at_once == C) {  // copied into shared memory first
                 if (inverse)
                     launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C);
