@@ -822,17 +822,24 @@ OneLaunchKernel one_launch_kernel(bool inverse, int bound, int square_log2) {
 
 FastFft::FastFft() : minmax_(2), range_(1) {}
 
+std::pair<int, int> FastFft::mixed_c2c_threads(int width, int height) const {
+    (void)width;
+    if (threads_set_) return {rows_threads_, mixed_col_threads()};
+    return {128, cols_threads_ > 0 ? cols_threads_ : mixed::line_threads_for(height, tables_) < 256 ? 512 : kMixedColThreads};
+}
+
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
     if (!pow2_sizes(width, height)) {
         // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes two columns or more
         // that divide the width (the mixed kernels gain from it there: PERF_NOTES.md m3).
-        const int C = mixed::columns_per_block(height, width, mixed_col_threads(), tables_, true);  // (c2c_cols' blocks)
+        const auto [row_threads, col_threads] = mixed_c2c_threads(width, height);
+        const int C = mixed::columns_per_block(height, width, col_threads, tables_, true);  // (c2c_cols' blocks)
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
-        mixed::c2c_rows(data, scratch, width, height, inverse, tables_, rows_threads_, s, grouped ? C : 0);
+        mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, s, grouped ? C : 0);
         mark(timer, std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : ""),
              double(width) * height * 16.0);
-        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, mixed_col_threads(), s, grouped ? C : 0, true);
+        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, col_threads, s, grouped ? C : 0, true);
         mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
         return;
     }

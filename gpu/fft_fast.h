@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstddef>
+#include <utility>
 
 #include "gpu/fft_mixed.h"
 #include "gpu/spectrum_math.h"
@@ -72,10 +73,23 @@ public:
     // threads; lines share a block up to this): 256, 512 or 1024. The benchmark sweeps them.
     // cols = 0: chosen per column length (enough for four columns a block, 256..1024; PERF_NOTES.md v6); the
     // mixed-radix column blocks take kMixedColThreads.
+    // Until set (or after reset_block_threads), the mixed-radix C2C chooses its own (mixed_c2c_threads).
     void set_block_threads(int rows, int cols) {
         rows_threads_ = rows;
         cols_threads_ = cols;
+        threads_set_ = true;
     }
+    void reset_block_threads() {
+        rows_threads_ = 256;
+        cols_threads_ = 0;
+        threads_set_ = false;
+    }
+    // The mixed-radix C2C's block sizes for width x height (rows' target threads, columns' most threads): those
+    // set, or by default 128 for the rows, and for the columns 512 where a column's line takes fewer than 256 threads
+    // (four lines of up to 128 threads at once, or two of more in rounds), else 1024. The sweep of m25 (PERF_NOTES.md)
+    // found these the fastest or within 0.3% of it at the ten photo and frame sizes, where the old defaults (256,
+    // 1024) were up to 8% behind (1920x1080, 2560x1440, 3840x2160).
+    std::pair<int, int> mixed_c2c_threads(int width, int height) const;
     // Layout variants the benchmark compares (PERF_NOTES.md): `grouped` (C2C) has the row pass write the columns
     // a column block takes next to each other, so its reads are contiguous; `bank_stride` spaces the column
     // buffers in shared memory so that a half-warp's accesses fall on distinct banks.
@@ -142,6 +156,7 @@ private:
     PinnedBuffer<float2> range_host_;
     int lut_colormap_ = -1;
     int rows_threads_ = 256, cols_threads_ = 0;
+    bool threads_set_ = false;
     Variant variant_{};  // the best C2C on the H200 from 2048^2 up (PERF_NOTES.md)
     mixed::LineTables tables_;  // the mixed kernels' twiddles and Bluestein's chirp spectra, per line length
     // The range cache: the plane and the view settings that determine the range.

@@ -659,6 +659,8 @@ const float2* LineTables::spectrum(int n, bool inverse) {
     return it->second.get() + (inverse ? m : 0);
 }
 
+int line_threads_for(int n, const LineTables& tables) { return line_shape(n, tables.compiled_plans()).tpc; }
+
 int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables, bool rounds) {
     Line L = line_shape(n, tables.compiled_plans());
     return column_block(L, ncols, max_threads, rounds);

@@ -56,6 +56,8 @@ private:
 // runs; one line at least). rounds: the C2C's column blocks (c2c_cols with rounds), which take four lines of more
 // than 256 threads in rounds (the R2C and picture column passes do not).
 int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables, bool rounds = false);
+// Threads a line of n points takes in the mixed kernels (its compiled-in plan's where it has one).
+int line_threads_for(int n, const LineTables& tables);
 // Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in` unless grouped). group > 0 (a
 // divisor of n): `out` grouped for c2c_cols, the `group` columns a column block takes next to each other row
 // after row ([x / group][row][x % group]).

@@ -208,6 +208,7 @@ int main(int argc, char** argv) {
         // custom-fast at the image's own size (0: a power of two, where the padded figures are the exact ones).
         double fast_c2c_x, fast_r2c_x, e2e_fast_x;
         double fast_r2c_t;  // custom-fast R2C into the transposed half spectrum (at the image's own size)
+        double fast_c2c_x_default;  // custom-fast C2C at the image's own size at FastFft's own block sizes (0: none)
     };
     std::vector<Summary> summary;
 
@@ -496,7 +497,7 @@ int main(int argc, char** argv) {
 
         // custom-fast at the image's own size when it is not a power of two (its mixed-radix kernels, issue 13):
         // C2C with the row block sizes swept, R2C and the picture; each checked against cuFFT at that size.
-        StageStats st_fast_x, st_fast_r2c_x, e2e_fast_x, st_fast_x_rt, st_fast_r2c_x_rt, e2e_fast_x_rt, st_fast_r2c_x_t;
+        StageStats st_fast_x, st_fast_x_default, st_fast_r2c_x, e2e_fast_x, st_fast_x_rt, st_fast_r2c_x_rt, e2e_fast_x_rt, st_fast_r2c_x_t;
         double fast_x_err_r2c_t = -1;
         double fast_x_err_c2c = -1, fast_x_err_r2c = -1;
         int fast_x_rows = 256, fast_x_cols = 0;
@@ -528,6 +529,11 @@ int main(int argc, char** argv) {
             cufft.c2c(a.get(), w0, h0, false, s);
             CUDA_CHECK(cudaStreamSynchronize(s));
             fast_x_err_c2c = rel_l2_device(b.get(), a.get(), n0);
+            // What the engine runs: the C2C at FastFft's own block sizes (mixed_c2c_threads), and R2C and the picture,
+            // which are not swept, at theirs too.
+            fast.reset_block_threads();
+            fast.set_variant(FastFft::Variant{});
+            st_fast_x_default = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
             st_fast_r2c_x = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
             const SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
             CUDA_CHECK(cudaStreamSynchronize(s));
@@ -612,6 +618,12 @@ int main(int argc, char** argv) {
             print_stages("custom-fast C2C, unpadded", "mixed radix g" + std::to_string(fast_x_grouped) + " R" + std::to_string(fast_x_rows) +
                                                           "/C" + std::to_string(fast_x_cols), st_fast_x);
             std::printf("      block-size sweep (ms):%s\n", fast_x_sweep.c_str());
+            {
+                const auto [rt, ct] = fast.mixed_c2c_threads(w0, h0);
+                print_stages("custom-fast C2C, unpadded, FastFft's block sizes",
+                             "R" + std::to_string(rt) + "/C" + std::to_string(ct) + " (what the engine runs)", st_fast_x_default);
+                std::printf("      its ratio to the faster peer: %.2fx\n", st_fast_x_default.median_total() / peer_c2c);
+            }
             std::printf("      vs cuFFT C2C rel L2 %.2g\n", fast_x_err_c2c);
             print_stages("custom-fast R2C, unpadded", "mixed radix", st_fast_r2c_x);
             std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_x_err_r2c);
@@ -649,7 +661,8 @@ int main(int argc, char** argv) {
                            e2e_fast_warm.median_total(), c2c_exact, r2c_exact, vk_c2c, vk_r2c,
                            st_fast_r2c.median_total(), e2e_r2c_exact,
                            n0 != n ? st_fast_x.median_total() : 0.0, n0 != n ? st_fast_r2c_x.median_total() : 0.0,
-                           n0 != n ? e2e_fast_x.median_total() : 0.0, n0 != n ? st_fast_r2c_x_t.median_total() : st_fast_r2c_t.median_total()});
+                           n0 != n ? e2e_fast_x.median_total() : 0.0, n0 != n ? st_fast_r2c_x_t.median_total() : st_fast_r2c_t.median_total(),
+                           n0 != n ? st_fast_x_default.median_total() : 0.0});
     }
 
     std::printf("Summary on %s (copy %.0f GB/s), ms, medians:\n", dev.name.c_str(), copy_gbps);
@@ -669,9 +682,10 @@ int main(int argc, char** argv) {
     std::printf("\nIssue 13 on %s, ms, medians; everything at the image's own size (custom-fast's mixed-radix kernels "
                 "where it is not a power of two); targets: C2C and R2C <= 0.95x the faster peer (<= 1.0x at exact sizes), "
                 "picture <= 0.6x (cuFFT R2C + post):\n", dev.name.c_str());
-    std::printf("| size | fast C2C | cuFFT C2C | VkFFT C2C | C2C ratio | fast R2C | cuFFT R2C | VkFFT R2C | R2C ratio | "
-                "fast R2C, transposed out | its ratio | picture | cuFFT R2C + post | picture ratio |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("| size | fast C2C | cuFFT C2C | VkFFT C2C | C2C ratio | fast C2C, its own block sizes | its ratio | fast R2C | "
+                "cuFFT R2C | VkFFT R2C | R2C ratio | fast R2C, transposed out | its ratio | picture | cuFFT R2C + post | "
+                "picture ratio |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     auto ms_or_na = [](double v) { return v > 0 ? std::to_string(v).substr(0, 6) : std::string("n/a"); };
     for (const auto& m : summary) {
         const double pc = m.vk_c2c > 0 ? std::min(m.c2c_exact, m.vk_c2c) : m.c2c_exact;
@@ -681,9 +695,14 @@ int main(int argc, char** argv) {
         const std::string rt = m.fast_r2c_t > 0 ? ms_or_na(m.fast_r2c_t) : "n/a";
         char rtr[32] = "n/a";
         if (m.fast_r2c_t > 0) std::snprintf(rtr, sizeof rtr, "%.2fx", m.fast_r2c_t / pr);
-        std::printf("| %s | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %s | %.2fx | %s | %s | %.4f | %.4f | %.2fx |\n",
+        char own[32] = "n/a", own_ratio[32] = "n/a";  // (powers of two: the sweep's best is the default's path)
+        if (m.fast_c2c_x_default > 0) {
+            std::snprintf(own, sizeof own, "%.4f", m.fast_c2c_x_default);
+            std::snprintf(own_ratio, sizeof own_ratio, "%.2fx", m.fast_c2c_x_default / pc);
+        }
+        std::printf("| %s | %.4f | %.4f | %s | %.2fx | %s | %s | %.4f | %.4f | %s | %.2fx | %s | %s | %.4f | %.4f | %.2fx |\n",
                     (x ? m.size.substr(0, m.size.find(' ')) : m.size).c_str(), fc, m.c2c_exact, ms_or_na(m.vk_c2c).c_str(),
-                    fc / pc, fr, m.r2c_exact, ms_or_na(m.vk_r2c).c_str(), fr / pr, rt.c_str(), rtr, fp, m.e2e_r2c_exact,
+                    fc / pc, own, own_ratio, fr, m.r2c_exact, ms_or_na(m.vk_r2c).c_str(), fr / pr, rt.c_str(), rtr, fp, m.e2e_r2c_exact,
                     fp / m.e2e_r2c_exact);
     }
     std::printf("CSV: %s\n", csv_path.c_str());
