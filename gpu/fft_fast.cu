@@ -825,7 +825,12 @@ FastFft::FastFft() : minmax_(2), range_(1) {}
 std::pair<int, int> FastFft::mixed_c2c_threads(int width, int height) const {
     (void)width;
     if (threads_set_) return {rows_threads_, mixed_col_threads()};
-    return {128, cols_threads_ > 0 ? cols_threads_ : mixed::line_threads_for(height, tables_) < 256 ? 512 : kMixedColThreads};
+    return {mixed_row_threads(), cols_threads_ > 0 ? cols_threads_ : mixed::line_threads_for(height, tables_) < 256 ? 512 : kMixedColThreads};
+}
+
+int FastFft::mixed_col_threads(int n) const {
+    if (cols_threads_ > 0) return cols_threads_;
+    return mixed::line_threads_for(n, tables_) <= 128 ? 512 : kMixedColThreads;
 }
 
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
@@ -933,7 +938,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     }
     if (out == half_.get()) pass1_ = {};  // no longer a picture's first pass
     if (!pow2_sizes(width, height)) {
-        mixed::real_rows(plane, out, width, height, tables_, rows_threads_, s, group_log2 >= 0 ? 1 << group_log2 : 0);
+        mixed::real_rows(plane, out, width, height, tables_, mixed_row_threads(), s, group_log2 >= 0 ? 1 << group_log2 : 0);
         mark(timer,
              std::string("fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum") + (group_log2 >= 0 ? " (grouped)" : ""),
              double(width) * height * 4.0 + double(ld) * height * 8.0);
@@ -973,12 +978,12 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         // The mixed kernels: the rows grouped for the column blocks into a scratch, the columns from there into
         // rows of `half` (each column's last pass written from registers, consecutive bins by consecutive threads).
         check_size(width, height);
-        const int C = mixed::columns_per_block(height, ld, mixed_col_threads(), tables_);
+        const int C = mixed::columns_per_block(height, ld, mixed_col_threads(height), tables_);
         DeviceBuffer<float2>& scratch = half == half_.get() ? split_ : half_;
         if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
         scratch.resize(std::size_t((ld + C - 1) / C) * C * height);
         rows_real(plane, width, height, s, timer, scratch.get(), ilog2(C));
-        mixed::r2c_cols_transposed(scratch.get(), half, ld, height, tables_, mixed_col_threads(), s);
+        mixed::r2c_cols_transposed(scratch.get(), half, ld, height, tables_, mixed_col_threads(height), s);
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix, from the scratch, transposed out)",
              double(ld) * height * 16.0);
         return;
@@ -1008,7 +1013,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     }
     rows_real(plane, width, height, s, timer, half);
     if (!pow2_sizes(width, height)) {
-        mixed::c2c_cols(half, half, ld, ld, height, false, tables_, mixed_col_threads(), s);
+        mixed::c2c_cols(half, half, ld, ld, height, false, tables_, mixed_col_threads(height), s);
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix)", double(ld) * height * 16.0);
         return;
     }
@@ -1072,7 +1077,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
     pass1_ = want;
     unsigned int* reset = fold_range && !reuse_pass1 ? minmax_.get() : nullptr;
-    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(), s, reset);
+    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(height), s, reset);
     if (!reuse_pass1 && pow2) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = lines_per_block(n, col_threads(n), pairs);
@@ -1098,7 +1103,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.target = target;
     auto rows_view = [&](ColOut mode) {
         if (pow2) run_rows_view(mode, p, rows_threads_, s);
-        else mixed::rows_view(mode, p, tables_, rows_threads_, s);
+        else mixed::rows_view(mode, p, tables_, mixed_row_threads(), s);
     };
 
     if (vp.range == RangeMode::Percentile) {

@@ -145,6 +145,10 @@ private:
     int col_threads(int n) const { return cols_threads_ > 0 ? cols_threads_ : std::clamp(n / 4, 256, 1024); }
     // The mixed kernels' column blocks: up to this many threads (cols_threads_, else kMixedColThreads).
     int mixed_col_threads() const { return cols_threads_ > 0 ? cols_threads_ : kMixedColThreads; }
+    // The other mixed-radix passes' (R2C, its transposed form, the picture): rows 128 threads unless set; columns of
+    // n points 512 where a line takes at most 128 threads (four lines a block, not eight), else 1024, unless set.
+    int mixed_row_threads() const { return threads_set_ ? rows_threads_ : 128; }
+    int mixed_col_threads(int n) const;
     bool use_grouped(int C) const { return variant_.grouped && C >= 4 && (C & (C - 1)) == 0; }
     DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
     DeviceBuffer<float2> split_;     // r2c's split rows where the caller's output is half_ itself
