@@ -822,8 +822,7 @@ OneLaunchKernel one_launch_kernel(bool inverse, int bound, int square_log2) {
 
 FastFft::FastFft() : minmax_(2), range_(1) {}
 
-std::pair<int, int> FastFft::mixed_c2c_threads(int width, int height) const {
-    (void)width;
+std::pair<int, int> FastFft::mixed_c2c_threads(int height) const {
     if (threads_set_) return {rows_threads_, mixed_col_threads()};
     return {mixed_row_threads(), cols_threads_ > 0 ? cols_threads_ : mixed::line_threads_for(height, tables_) < 256 ? 512 : kMixedColThreads};
 }
@@ -838,7 +837,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     if (!pow2_sizes(width, height)) {
         // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes two columns or more
         // that divide the width (the mixed kernels gain from it there: PERF_NOTES.md m3).
-        const auto [row_threads, col_threads] = mixed_c2c_threads(width, height);
+        const auto [row_threads, col_threads] = mixed_c2c_threads(height);
         const int C = mixed::columns_per_block(height, width, col_threads, tables_, true);  // (c2c_cols' blocks)
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
         mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, s, grouped ? C : 0);

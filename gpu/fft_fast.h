@@ -71,9 +71,9 @@ public:
     void range(float* lo, float* hi, cudaStream_t stream);
     // Threads per block the row-wise and the column-wise kernels aim for (a line of n points takes n/16
     // threads; lines share a block up to this): 256, 512 or 1024. The benchmark sweeps them.
-    // cols = 0: chosen per column length (enough for four columns a block, 256..1024; PERF_NOTES.md v6); the
-    // mixed-radix column blocks take kMixedColThreads.
-    // Until set (or after reset_block_threads), the mixed-radix C2C chooses its own (mixed_c2c_threads).
+    // cols = 0: chosen per column length (enough for four columns a block, 256..1024; PERF_NOTES.md v6).
+    // Until set (or after reset_block_threads), the mixed-radix passes choose their own (mixed_c2c_threads,
+    // mixed_row_threads, mixed_col_threads(n); PERF_NOTES.md m25).
     void set_block_threads(int rows, int cols) {
         rows_threads_ = rows;
         cols_threads_ = cols;
@@ -84,12 +84,12 @@ public:
         cols_threads_ = 0;
         threads_set_ = false;
     }
-    // The mixed-radix C2C's block sizes for width x height (rows' target threads, columns' most threads): those
-    // set, or by default 128 for the rows, and for the columns 512 where a column's line takes fewer than 256 threads
+    // The mixed-radix C2C's block sizes for columns of `height` points (rows' target threads, columns' most
+    // threads): those set, or by default 128 for the rows, and for the columns 512 where a column's line takes fewer than 256 threads
     // (four lines of up to 128 threads at once, or two of more in rounds), else 1024. The sweep of m25 (PERF_NOTES.md)
     // found these the fastest or within 0.3% of it at the ten photo and frame sizes, where the old defaults (256,
     // 1024) were up to 8% behind (1920x1080, 2560x1440, 3840x2160).
-    std::pair<int, int> mixed_c2c_threads(int width, int height) const;
+    std::pair<int, int> mixed_c2c_threads(int height) const;
     // Layout variants the benchmark compares (PERF_NOTES.md): `grouped` (C2C) has the row pass write the columns
     // a column block takes next to each other, so its reads are contiguous; `bank_stride` spaces the column
     // buffers in shared memory so that a half-warp's accesses fall on distinct banks.

@@ -573,9 +573,6 @@ template <class F, std::size_t... I>
 bool with_fixed_length(int work, int tpc, F& f, std::index_sequence<I...>) {
     return ((work == mixed_radix::kFixedLengths[I] ? call_fixed<mixed_radix::kFixedLengths[I]>(tpc, f) : false) || ...);
 }
-// Whether the grouped C2C columns that run in rounds are copied into shared memory first (m25).
-constexpr bool kStagedGroupedRounds = true;
-
 // A row launch's shared memory: its line buffers', and with a compiled-in plan the split twiddle tables after them
 // (with_staged_twiddles).
 template <int W>
@@ -696,7 +693,7 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
-            if (grouped && at_once < C && kStagedGroupedRounds) {  // the run copied into shared memory first (m25)
+            if (grouped && at_once < C) {  // the run copied into shared memory first (m25)
                 if (inverse)
                     launch(mixed_cols_grouped_staged_kernel<true, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, s, in, out, L,
                            ld, ncols, C);

@@ -619,7 +619,7 @@ int main(int argc, char** argv) {
                                                           "/C" + std::to_string(fast_x_cols), st_fast_x);
             std::printf("      block-size sweep (ms):%s\n", fast_x_sweep.c_str());
             {
-                const auto [rt, ct] = fast.mixed_c2c_threads(w0, h0);
+                const auto [rt, ct] = fast.mixed_c2c_threads(h0);
                 print_stages("custom-fast C2C, unpadded, FastFft's block sizes",
                              "R" + std::to_string(rt) + "/C" + std::to_string(ct) + " (what the engine runs)", st_fast_x_default);
                 std::printf("      its ratio to the faster peer: %.2fx\n", st_fast_x_default.median_total() / peer_c2c);

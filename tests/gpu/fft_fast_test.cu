@@ -614,18 +614,18 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
         }
 }
 
-// The mixed-radix C2C's own block sizes (m25's sweep): rows 128 threads; columns 512 where a column's line takes
-// fewer than 256 threads, else 1024; what set_block_threads gives until reset_block_threads.
+// The mixed-radix C2C's own block sizes (m25's sweep) by column length: rows 128 threads; columns 512 where a
+// column's line takes fewer than 256 threads, else 1024; what set_block_threads gives until reset_block_threads.
 TEST_F(FastFft, MixedC2cTakesItsOwnBlockSizesUntilSet) {
     gpu::FastFft f;
-    EXPECT_EQ(f.mixed_c2c_threads(1920, 1080), std::make_pair(128, 512));   // 1080-point columns: 96 threads a line
-    EXPECT_EQ(f.mixed_c2c_threads(4000, 3000), std::make_pair(128, 512));   // 3000: 224
-    EXPECT_EQ(f.mixed_c2c_threads(6000, 4000), std::make_pair(128, 1024));  // 4000: 256
-    EXPECT_EQ(f.mixed_c2c_threads(4000, 6000), std::make_pair(128, 1024));  // 6000: 416
+    EXPECT_EQ(f.mixed_c2c_threads(1080), std::make_pair(128, 512));   // 1080-point columns: 96 threads a line
+    EXPECT_EQ(f.mixed_c2c_threads(3000), std::make_pair(128, 512));   // 3000: 224
+    EXPECT_EQ(f.mixed_c2c_threads(4000), std::make_pair(128, 1024));  // 4000: 256
+    EXPECT_EQ(f.mixed_c2c_threads(6000), std::make_pair(128, 1024));  // 6000: 416
     f.set_block_threads(512, 768);
-    EXPECT_EQ(f.mixed_c2c_threads(1920, 1080), std::make_pair(512, 768));
+    EXPECT_EQ(f.mixed_c2c_threads(1080), std::make_pair(512, 768));
     f.reset_block_threads();
-    EXPECT_EQ(f.mixed_c2c_threads(1920, 1080), std::make_pair(128, 512));
+    EXPECT_EQ(f.mixed_c2c_threads(1080), std::make_pair(128, 512));
 }
 
 TEST_F(FastFft, MixedRadixPictureMatchesTheCpuPicture) {
