@@ -177,7 +177,8 @@ __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2
         first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(at, sm, L.twiddles,
                                                                                                       kWork, t, F::tpc, active);
         fixed_passes<kWork, 1, last, kInv, kSplit>(sm, L.twiddles, t, active);
-        last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true, kSplit ? kWork : 0>(
+        last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true,
+                  kSplit ? kWork : 0>(
             at, put, sm, L.twiddles, kWork, t, F::tpc, active, false);
         return;
     }
@@ -257,6 +258,25 @@ __device__ __forceinline__ Line with_staged_twiddles(const Line& L, float2* sm, 
     }
 }
 
+// A staged column block's lines (m21, m22): thread c = threadIdx.x % C copies its column (`column()`: its first
+// float2, `pitch` a row; asked only where c < nc) into line c, rows threadIdx.x / C, + step, ... (8-byte cp.async: a
+// warp C neighbours of 32 / C rows); after the wait and a barrier the block transforms its lines in shared memory (a
+// compiled-in length, all C at once). Only the block's first nc lines exist.
+template <bool kInv, int kWork, class Column>
+__device__ __forceinline__ void staged_lines_fft(float2* sm, const Column& column, int pitch, const Line& L, int C, int c, int step,
+                                                 int nc) {
+    constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
+    if (c < nc) {
+        const float2* col = column();
+        float2* line_sm = sm + c * L.stride;
+        for (int y = threadIdx.x / C; y < n; y += step) copy8_async(line_sm + padi(y), col + y * pitch);
+    }
+    copy_async_wait_all();
+    __syncthreads();
+    const int line = threadIdx.x / tpc;
+    line_fft_in_place<kInv, kWork>(sm + line * L.stride, L, threadIdx.x % tpc, line < nc);
+}
+
 // A launch's line length and threads a line: constants for a compiled-in length (kWork > 0), else from L.
 template <int kWork>
 __device__ __forceinline__ int line_points(const Line& L) {
@@ -305,8 +325,9 @@ __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __re
     const float* row_a = plane + std::size_t(ra) * n;
     const float* row_b = rb < rows ? plane + std::size_t(rb) * n : nullptr;
     const float2* sm = sm_rows + line * L.stride;
-    line_fft_from<false, kWork, kWork != 0>([row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); },
-                                sm_rows + line * L.stride, with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
+    line_fft_from<false, kWork, kWork != 0>(
+        [row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); }, sm_rows + line * L.stride,
+        with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
     if (line >= nl) return;
     const int shift = group > 0 ? __ffs(group) - 1 : 31, mask = group > 0 ? group - 1 : 0x7FFFFFFF;
     const std::size_t run = std::size_t(rows) * group;
@@ -384,18 +405,10 @@ template <bool kInv, int kWork>
 __global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C) {
     static_assert(kWork > 0, "a compiled-in length");
     extern __shared__ float2 sm_cols[];
-    constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
+    constexpr int n = kWork;
     const int col0 = blockIdx.x * C, nc = min(C, ncols - col0);
     const int c = threadIdx.x % C, step = blockDim.x / C;
-    if (c < nc) {
-        const float2* src = in + col0 + c;
-        float2* line_sm = sm_cols + c * L.stride;
-        for (int y = threadIdx.x / C; y < n; y += step) copy8_async(line_sm + padi(y), src + y * ld);
-    }
-    copy_async_wait_all();
-    __syncthreads();
-    const int line = threadIdx.x / tpc;
-    line_fft_in_place<kInv, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
+    staged_lines_fft<kInv, kWork>(sm_cols, [&] { return in + col0 + c; }, ld, L, C, c, step, nc);
     store_columns(out, sm_cols, ld, n, col0, C, c, step, nc, L.stride);
 }
 
@@ -412,7 +425,8 @@ __global__ void __launch_bounds__(1024) mixed_cols_grouped_staged_kernel(const f
     constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
     const int col0 = blockIdx.x * C, nc = min(C, ncols - col0), shift = __ffs(C) - 1;
     const float2* src = in + std::size_t(blockIdx.x) * n * C;
-    for (int e = threadIdx.x; e < n * C; e += blockDim.x) copy8_async(sm_cols + (e & (C - 1)) * L.stride + padi(e >> shift), src + e);
+    for (int e = threadIdx.x; e < n * C; e += blockDim.x)
+        copy8_async(sm_cols + (e & (C - 1)) * L.stride + padi(e >> shift), src + e);
     copy_async_wait_all();
     __syncthreads();
     const int at_once = blockDim.x / tpc, t = threadIdx.x % tpc;
@@ -456,20 +470,13 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_staged_kernel(const floa
     static_assert(kWork > 0, "a compiled-in length");
     extern __shared__ float2 sm_cols[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
-    constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
+    constexpr int n = kWork;
     const int pair0 = blockIdx.x * C, pairs = width / 2, nc = min(C, pairs - pair0);
     const int c = threadIdx.x % C, step = blockDim.x / C;
     const int xa = 2 * (pair0 + c);
-    if (c < nc) {
-        const float2* src = reinterpret_cast<const float2*>(plane + xa);
-        float2* line_sm = sm_cols + c * L.stride;
-        const int pitch = width / 2;  // float2 a row
-        for (int y = threadIdx.x / C; y < n; y += step) copy8_async(line_sm + padi(y), src + y * pitch);
-    }
-    copy_async_wait_all();
-    __syncthreads();
-    const int line = threadIdx.x / tpc;
-    line_fft_in_place<false, kWork>(sm_cols + line * L.stride, L, threadIdx.x % tpc, line < nc);
+    // (the pair's two floats, 8 bytes a row, width / 2 float2 a row)
+    staged_lines_fft<false, kWork>(sm_cols, [&] { return reinterpret_cast<const float2*>(plane + xa); }, width / 2, L, C, c, step,
+                                   nc);
     unpack_columns(g, sm_cols, width, n, xa, C, c, step, nc, L.stride);
 }
 
