@@ -85,10 +85,10 @@ public:
         threads_set_ = false;
     }
     // The mixed-radix C2C's block sizes for columns of `height` points (rows' target threads, columns' most
-    // threads): those set, or by default 128 for the rows, and for the columns 512 where a column's line takes fewer than 256 threads
-    // (four lines of up to 128 threads at once, or two of more in rounds), else 1024. The sweep of m25 (PERF_NOTES.md)
-    // found these the fastest or within 0.3% of it at the ten photo and frame sizes, where the old defaults (256,
-    // 1024) were up to 8% behind (1920x1080, 2560x1440, 3840x2160).
+    // threads): those set, or by default 128 for the rows, and for the columns 512 where a column's line takes fewer
+    // than 256 threads (four lines of up to 128 threads at once, or two of more in rounds), else 1024. The sweep of
+    // m25 (PERF_NOTES.md) found these the fastest or within 0.4% of it at the ten photo and frame sizes, where the old
+    // defaults (256, 1024) were up to 8% behind (1920x1080, 2560x1440, 3840x2160).
     std::pair<int, int> mixed_c2c_threads(int height) const;
     // Layout variants the benchmark compares (PERF_NOTES.md): `grouped` (C2C) has the row pass write the columns
     // a column block takes next to each other, so its reads are contiguous; `bank_stride` spaces the column

@@ -514,17 +514,19 @@ struct PassRegs {
 // [ns - 1 + (r - 1) ns + k], forward (the inverse takes conjugates); a warp's neighbouring k read neighbouring
 // entries. Computed in double and rounded once: the kernels load them (through the read-only cache) instead of
 // computing sin and cos and the powers in float, which was most of a pass's arithmetic.
+// W_N^m = exp(-2 pi i m / N), the angle reduced mod 2 pi exactly (in integers) and taken in double, rounded once.
+inline float2 root_of_unity(long long m, long long N) {
+    const long long num = (2LL * m) % (2LL * N);  // the angle pi num / N
+    const double a = 3.14159265358979323846 * double(num) / double(N);
+    return c_make(float(cos(a)), float(-sin(a)));
+}
 inline std::vector<float2> twiddle_table(const LinePlan& p) {
     std::vector<float2> t;
     int ns = 1;
     for (int i = 0; i < p.passes; ++i) {
         const int R = p.radix[i];
         for (int r = 1; r < R; ++r)
-            for (int k = 0; k < ns; ++k) {
-                const long long num = (2LL * r * k) % (2LL * ns * R);  // the angle pi num / (ns R), exact
-                const double a = 3.14159265358979323846 * double(num) / double(ns * R);
-                t.push_back(c_make(float(cos(a)), float(-sin(a))));
-            }
+            for (int k = 0; k < ns; ++k) t.push_back(root_of_unity(1LL * r * k, 1LL * ns * R));
         ns *= R;
     }
     return t;
@@ -548,13 +550,8 @@ constexpr int kSplitLow = 64;
 SV_MR_HD constexpr int split_table_size(int n) { return kSplitLow + (n + kSplitLow - 1) / kSplitLow; }
 inline std::vector<float2> split_twiddle_table(int n) {
     std::vector<float2> t;
-    auto w = [n](long long m) {
-        const long long num = (2LL * m) % (2LL * n);  // the angle pi num / n, exact
-        const double a = 3.14159265358979323846 * double(num) / double(n);
-        return c_make(float(cos(a)), float(-sin(a)));
-    };
-    for (int j = 0; j < kSplitLow; ++j) t.push_back(w(j));
-    for (int i = 0; i < (n + kSplitLow - 1) / kSplitLow; ++i) t.push_back(w(1LL * kSplitLow * i));
+    for (int j = 0; j < kSplitLow; ++j) t.push_back(root_of_unity(j, n));
+    for (int i = 0; i < (n + kSplitLow - 1) / kSplitLow; ++i) t.push_back(root_of_unity(1LL * kSplitLow * i, n));
     return t;
 }
 // Inputs r = 1..R-1 times W_(ns R)^(r k) from the split tables of the line's kN points (split_twiddle_table).
