@@ -22,6 +22,7 @@ using fast_detail::BinPlaces;
 using fast_detail::ColOut;
 using fast_detail::ColParams;
 using fast_detail::flush_range;
+using fast_detail::launch_kernel;
 using fast_detail::launch_setup;
 using fast_detail::mirror_value;
 using fast_detail::order_decode;
@@ -290,6 +291,7 @@ __device__ __forceinline__ void rows_c2c_block(const float2* __restrict__ in, fl
 template <bool kInv, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
                                      int lines, int group_log2, int half_rows) {
+    fast_detail::begin_dependent();
     if constexpr (kLog2 > 0) rows_c2c_block<kInv>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x);
     else rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x);
 }
@@ -307,6 +309,7 @@ template <int kThreads, int kLog2, bool kSplit>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n_arg, int log2n_arg,
                                       int rows, int lines, int ld, int group_log2, unsigned int* reset_minmax,
                                       int half_rows) {
+    fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
@@ -445,6 +448,7 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
 
 template <int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_kernel(ColParams p) {
+    fast_detail::begin_dependent();
     if constexpr (kLog2 > 0) {
         p.n = 1 << kLog2;
         p.log2n = kLog2;
@@ -454,6 +458,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_ke
 
 template <bool kInv, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(ColParams p) {
+    fast_detail::begin_dependent();
     if constexpr (kLog2 > 0) {
         p.n = 1 << kLog2;
         p.log2n = kLog2;
@@ -484,6 +489,7 @@ template <int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     fast_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g, int W, int H_arg, int log2h_arg, int C,
                           int col_stride, unsigned int* reset_minmax) {
+    fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
     const int H = kLog2 > 0 ? 1 << kLog2 : H_arg, log2h = kLog2 > 0 ? kLog2 : log2h_arg;
@@ -518,6 +524,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
 // mirror rows): contiguous reads and contiguous writes.
 template <ColOut kOut, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_view_kernel(ColParams p, int lines) {
+    fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     if constexpr (kLog2 > 0) {
         p.width = 1 << kLog2;
@@ -538,15 +545,20 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_view_kern
     view_epilogue<kOut>(p, v, e, active, n, t, tpc, ky, ky != 0 && 2 * ky != p.height);
 }
 
-__global__ void init_minmax_kernel(unsigned int* mm) { fast_detail::reset_minmax(mm); }
+__global__ void init_minmax_kernel(unsigned int* mm) {
+    fast_detail::begin_dependent();
+    fast_detail::reset_minmax(mm);
+}
 
 __global__ void finish_fast_range_kernel(RangeMode mode, const float* sorted, long long i_lo, long long i_hi,
                                          float fixed_lo, float fixed_hi, float2* range) {
+    fast_detail::begin_dependent();
     *range = mode == RangeMode::Percentile ? make_float2(sorted[i_lo], sorted[i_hi]) : make_float2(fixed_lo, fixed_hi);
 }
 
 __global__ void fast_colormap_kernel(const float* __restrict__ values, long long count, int width, const float2* range,
                                      const std::uint32_t* __restrict__ lut, PictureTarget target) {
+    fast_detail::begin_dependent();
     const fast_detail::Range01 r = fast_detail::range01(*range);
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x)
         store_picture(target, lut, fast_detail::to01(values[i], r), int(i % width), int(i / width), std::size_t(i));
@@ -558,6 +570,7 @@ __global__ void fast_colormap_kernel(const float* __restrict__ values, long long
 __global__ void half_colormap_kernel(const float* __restrict__ values, int width, int height, View view, bool shift,
                                      RangeMode mode, const unsigned int* minmax, float top_span, float2* range,
                                      const std::uint32_t* __restrict__ lut, PictureTarget target) {
+    fast_detail::begin_dependent();
     const int kx = blockIdx.x * blockDim.x + threadIdx.x, ky = blockIdx.y;
     const float2 r = fast_detail::range_from_minmax(mode, minmax, top_span);
     if (kx == 0 && ky == 0) *range = r;
@@ -613,6 +626,7 @@ template <int kG, TargetKind kKind>
 __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g_arg, int sub, View view,
                                            bool shift, RangeMode mode, const unsigned int* minmax, float top_span,
                                            float2* range, const std::uint32_t* __restrict__ lut, PictureTarget target) {
+    fast_detail::begin_dependent();
     __shared__ float tile[32][33];
     const int g = kG >= 0 ? kG : g_arg;
     const int ncols = width / 2 + 1;
@@ -736,12 +750,8 @@ decltype(auto) with_log2(int log2n, F&& f) {
 }
 
 template <bool kInv>
-void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams& p, cudaStream_t s) {
-    auto go = [&](auto kernel) {
-        launch_setup(kernel, smem);
-        kernel<<<blocks, threads, smem, s>>>(p);
-        CUDA_CHECK_LAUNCH("fast_cols_kernel");
-    };
+void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams& p, cudaStream_t s, bool dependent) {
+    auto go = [&](auto kernel) { launch_kernel("fast_cols_kernel", kernel, blocks, dim3(threads), smem, s, dependent, p); };
     with_log2(p.log2n, [&](auto l2) {
         constexpr int L = decltype(l2)::value;
         if (bound == 256) go(fast_cols_kernel<kInv, 256, L>);
@@ -754,7 +764,7 @@ void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams&
 // Columns a column block takes (as many as `target_threads` hold, at most `ncols`).
 int cols_per_block(int n, int ncols, int target_threads) { return lines_per_block(n, target_threads, ncols); }
 
-void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cudaStream_t s) {
+void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cudaStream_t s, bool dependent) {
     const int n = p.n;
     const int tpc = n / elems_per_thread(n);
     if (p.cols_per_block == 0) p.cols_per_block = cols_per_block(n, p.ncols, target_threads);
@@ -763,12 +773,12 @@ void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cu
     const dim3 blocks((p.ncols + p.cols_per_block - 1) / p.cols_per_block, p.sub);
     p.col_stride = column_stride(n, p.cols_per_block, bank_aware);
     const int smem = p.cols_per_block * p.col_stride * int(sizeof(float2));
-    if (inverse) launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s);
-    else launch_cols<false>(bound_for(threads), blocks, threads, smem, p, s);
+    if (inverse) launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s, dependent);
+    else launch_cols<false>(bound_for(threads), blocks, threads, smem, p, s, dependent);
 }
 
 // Picture path, pass B: rows of G with the view epilogue.
-void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStream_t s) {
+void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStream_t s, bool dependent) {
     const int n = p.width;
     const int tpc = n / elems_per_thread(n);
     const int lines = lines_per_block(n, target_threads, p.ncols);
@@ -777,9 +787,7 @@ void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStre
     const int smem = lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
     auto go = [&](auto kernel) {
-        launch_setup(kernel, smem);
-        kernel<<<blocks, threads, smem, s>>>(p, lines);
-        CUDA_CHECK_LAUNCH("fast_rows_view_kernel");
+        launch_kernel("fast_rows_view_kernel", kernel, dim3(blocks), dim3(threads), smem, s, dependent, p, lines);
     };
     auto pick = [&](auto mode_tag) {
         constexpr ColOut m = decltype(mode_tag)::value;
@@ -889,14 +897,13 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
                        : (bound == 256 ? fast_rows_c2c_kernel<false, 256, L>
                           : bound == 512 ? fast_rows_c2c_kernel<false, 512, L> : fast_rows_c2c_kernel<false, 1024, L>);
     });
-    launch_setup(rows, smem);
-    rows<<<row_grid, threads, smem, s>>>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows);
-    CUDA_CHECK_LAUNCH("fast_rows_c2c_kernel");
+    launch_kernel("fast_rows_c2c_kernel", rows, dim3(row_grid), dim3(threads), smem, s, variant_.dependent_launch, a.in, a.out,
+                  a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows);
     mark(timer,
          std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
              (group_log2 >= 0 ? " (grouped for the columns)" : ""),
          double(width) * height * 16.0);
-    run_cols(inverse, p, col_threads(ncol), variant_.bank_stride, s);
+    run_cols(inverse, p, col_threads(ncol), variant_.bank_stride, s, variant_.dependent_launch);
     mark(timer, sub == 2 ? "fast pass 2: column FFTs (two halves)" : "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
@@ -956,10 +963,8 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
         return bound == 256 ? fast_rows_real_kernel<256, L, false>
                : bound == 512 ? fast_rows_real_kernel<512, L, false> : fast_rows_real_kernel<1024, L, false>;
     });
-    launch_setup(kernel, smem);
-    kernel<<<(pairs + lines - 1) / lines, threads, smem, s>>>(plane, out, n, ilog2(n), height, lines, ld, group_log2,
-                                                             reset_minmax, half_rows);
-    CUDA_CHECK_LAUNCH("fast_rows_real_kernel");
+    launch_kernel("fast_rows_real_kernel", kernel, dim3((pairs + lines - 1) / lines), dim3(threads), smem, s,
+                  variant_.dependent_launch, plane, out, n, ilog2(n), height, lines, ld, group_log2, reset_minmax, half_rows);
     mark(timer,
          std::string("fast pass 1: real rows (2 per FFT) -> half spectrum") + (half_rows > 0 ? " + first column stage" : "") +
              (group_log2 >= 0 ? " (grouped)" : ""),
@@ -1003,7 +1008,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         rows_real(plane, width, height, s, timer, scratch.get(), g, nullptr, split ? height / 2 : 0);
         ColParams p = column_params(scratch.get(), ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
-        run_cols(false, p, col_threads(n), variant_.bank_stride, s);
+        run_cols(false, p, col_threads(n), variant_.bank_stride, s, variant_.dependent_launch);
         mark(timer,
              std::string("fast pass 2: column FFTs (half spectrum") + (split ? ", two halves" : ", from the scratch") +
                  (transposed ? ", transposed out)" : ")"),
@@ -1018,7 +1023,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     }
     // In place: a block reads its whole columns before writing them back. (C = 0: run_cols chooses.)
     const ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
-    run_cols(false, p, col_threads(height), variant_.bank_stride, s);
+    run_cols(false, p, col_threads(height), variant_.bank_stride, s, variant_.dependent_launch);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }
 
@@ -1088,9 +1093,8 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
             constexpr int L = decltype(l2)::value;
             return bound == 256 ? fast_cols_real_kernel<256, L> : bound == 512 ? fast_cols_real_kernel<512, L> : fast_cols_real_kernel<1024, L>;
         });
-        launch_setup(kernel, smem);
-        kernel<<<blocks, threads, smem, s>>>(plane, half_.get(), width, height, ilog2(height), C, stride, reset);
-        CUDA_CHECK_LAUNCH("fast_cols_real_kernel");
+        launch_kernel("fast_cols_real_kernel", kernel, dim3(blocks), dim3(threads), smem, s, variant_.dependent_launch, plane,
+                      half_.get(), width, height, ilog2(height), C, stride, reset);
     }
     const double g_bytes = double(g_rows) * width * 8.0;
     if (!reuse_pass1) mark(timer, "fast pass 1: real column pairs -> half spectrum in y", double(count) * 4.0 + g_bytes);
@@ -1101,7 +1105,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.lut = lut_.get();
     p.target = target;
     auto rows_view = [&](ColOut mode) {
-        if (pow2) run_rows_view(mode, p, rows_threads_, s);
+        if (pow2) run_rows_view(mode, p, rows_threads_, s, variant_.dependent_launch);
         else mixed::rows_view(mode, p, tables_, mixed_row_threads(), s);
     };
 
@@ -1117,13 +1121,12 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         temp_.resize(bytes);
         CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.get(), bytes, values_.get(), sorted_.get(), count, 0, 32, s));
         CUDA_CHECK_LAUNCH("cub::DeviceRadixSort::SortKeys");
-        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, sorted_.get(), percentile_index(vp.pct_lo, count),
-                                                 percentile_index(vp.pct_hi, count), 0, 0, range_.get());
-        CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
+        launch_kernel("finish_fast_range_kernel", finish_fast_range_kernel, dim3(1), dim3(1), 0, s, variant_.dependent_launch,
+                      vp.range, sorted_.get(), percentile_index(vp.pct_lo, count), percentile_index(vp.pct_hi, count), 0.0f,
+                      0.0f, range_.get());
         mark(timer, "range (CUB radix sort, percentiles)", double(count) * 16.0);
-        fast_colormap_kernel<<<int(std::min<long long>((count + 255) / 256, 1 << 16)), 256, 0, s>>>(
-            values_.get(), count, width, range_.get(), lut_.get(), target);
-        CUDA_CHECK_LAUNCH("fast_colormap_kernel");
+        launch_kernel("fast_colormap_kernel", fast_colormap_kernel, dim3(int(std::min<long long>((count + 255) / 256, 1 << 16))),
+                      dim3(256), 0, s, variant_.dependent_launch, values_.get(), count, width, range_.get(), lut_.get(), target);
         mark(timer, picture_stage_name("colormap", target), double(count) * 8.0);
         cached_.valid = false;
         return res;
@@ -1135,22 +1138,20 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         values_.resize(std::size_t(g_rows) * width);
         p.values = values_.get();
         if (!reset) {
-            init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
-            CUDA_CHECK_LAUNCH("init_minmax_kernel");
+            launch_kernel("init_minmax_kernel", init_minmax_kernel, dim3(1), dim3(1), 0, s, variant_.dependent_launch, minmax_.get());
         }
         rows_view(ColOut::HalfValues);
         mark(timer, "fast pass 2: row FFTs + view values + fused min/max", g_bytes + double(g_rows) * width * 4.0);
         cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
         const dim3 block(256), grid((width + 255) / 256, g_rows);
-        half_colormap_kernel<<<grid, block, 0, s>>>(values_.get(), width, height, vp.view, vp.shift, vp.range, minmax_.get(),
-                                                   vp.top_span, range_.get(), lut_.get(), target);
-        CUDA_CHECK_LAUNCH("half_colormap_kernel");
+        launch_kernel("half_colormap_kernel", half_colormap_kernel, grid, block, 0, s, variant_.dependent_launch, values_.get(), width,
+                      height, vp.view, vp.shift, vp.range, minmax_.get(), vp.top_span, range_.get(), lut_.get(), target);
         mark(timer, picture_stage_name("colormap (half -> whole picture)", target), double(g_rows) * width * 4.0 + double(count) * 4.0);
         return res;
     }
     if (vp.range == RangeMode::Fixed) {
-        finish_fast_range_kernel<<<1, 1, 0, s>>>(vp.range, nullptr, 0, 0, vp.fixed_lo, vp.fixed_hi, range_.get());
-        CUDA_CHECK_LAUNCH("finish_fast_range_kernel");
+        launch_kernel("finish_fast_range_kernel", finish_fast_range_kernel, dim3(1), dim3(1), 0, s, variant_.dependent_launch,
+                      vp.range, static_cast<const float*>(nullptr), 0LL, 0LL, vp.fixed_lo, vp.fixed_hi, range_.get());
     } else {
         res.range_reused = true;
     }
@@ -1189,8 +1190,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
         rows_real(plane, width, height, s, timer, half_.get(), grouped ? g : -1, fold_range ? minmax_.get() : nullptr,
                   sub == 2 ? height / 2 : 0);
     } else if (fold_range) {
-        init_minmax_kernel<<<1, 1, 0, s>>>(minmax_.get());
-        CUDA_CHECK_LAUNCH("init_minmax_kernel");
+        launch_kernel("init_minmax_kernel", init_minmax_kernel, dim3(1), dim3(1), 0, s, variant_.dependent_launch, minmax_.get());
     }
     pass1_ = want;
     // With the range cached (an identical earlier run: same plane, view, mode and mask), minmax_ still holds what
@@ -1212,9 +1212,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
         return bound == 256 ? fast_cols_values_kernel<256, L>
                : bound == 512 ? fast_cols_values_kernel<512, L> : fast_cols_values_kernel<1024, L>;
     });
-    launch_setup(kernel, smem);
-    kernel<<<dim3(groups, sub), threads, smem, s>>>(p);
-    CUDA_CHECK_LAUNCH("fast_cols_values_kernel");
+    launch_kernel("fast_cols_values_kernel", kernel, dim3(groups, sub), dim3(threads), smem, s, variant_.dependent_launch, p);
     mark(timer, std::string("fast pass 2: column FFTs") + (sub == 2 ? " (two halves)" : "") + " + view values + fused min/max",
          double(ncols) * height * 12.0);
     if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
@@ -1231,9 +1229,8 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
                                               : col_values_colormap_kernel<G, TargetKind::General>;
     };
     auto colormap = g == 2 ? pick(std::integral_constant<int, 2>{}) : pick(std::integral_constant<int, -1>{});
-    colormap<<<grid, block, 0, s>>>(values_.get(), width, height, g, sub, vp.view, vp.shift, vp.range, minmax_.get(),
-                                    vp.top_span, range_.get(), lut_.get(), target);
-    CUDA_CHECK_LAUNCH("col_values_colormap_kernel");
+    launch_kernel("col_values_colormap_kernel", colormap, grid, block, 0, s, variant_.dependent_launch, values_.get(), width, height,
+                  g, sub, vp.view, vp.shift, vp.range, minmax_.get(), vp.top_span, range_.get(), lut_.get(), target);
     mark(timer, picture_stage_name("colormap (half -> whole picture)", target),
          double(ncols) * height * 4.0 + double(width) * height * 4.0);
 }

@@ -119,10 +119,16 @@ public:
         // The mixed-radix kernels with the plans compiled in for the users' lengths (mixed_radix::kFixedLengths),
         // rather than the run-time plan every other length runs.
         bool compiled_plans = true;
+        // custom-fast's kernels as programmatic dependent launches (Hopper; fast_detail::launch_kernel, PERF_NOTES.md
+        // m26): each one's blocks are made resident while the kernel before it in the stream finishes, and wait there
+        // for its results, rather than starting after the launch gap. Off: the benchmark's before/after.
+        bool dependent_launch = true;
     };
+    const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
         variant_ = v;
         tables_.set_compiled_plans(v.compiled_plans);
+        tables_.set_dependent_launch(v.dependent_launch);
         one_launch_.valid = false;
         cached_.valid = false;  // a picture's cached range and first pass came from the other variant's path
         pass1_ = {};

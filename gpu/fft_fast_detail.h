@@ -199,4 +199,47 @@ void launch_setup(Kernel k, int smem) {
         CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
 }
 
+// ---- Programmatic dependent launch (Hopper; PERF_NOTES.md m26) ----
+// A kernel launched with `dependent` (launch_kernel) may be started while the kernel before it in the stream is
+// still running: its blocks become resident as that kernel's last blocks finish, instead of after the launch gap.
+// So every kernel that may be launched that way calls begin_dependent() first, before it touches global memory:
+// griddepcontrol.wait returns once every grid it depends on has completed and its writes are visible (at once where
+// it was launched the ordinary way). launch_dependents then lets the next kernel in the stream be scheduled once
+// every block of this one has started (it waits in its own begin_dependent). Device code for sm_90 and up; on older
+// devices launch_kernel never asks for it (dependent_launch_supported), so both instructions are left out.
+__device__ __forceinline__ void begin_dependent() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// Whether the current device takes programmatic dependent launches (compute capability 9.0 and up).
+inline bool dependent_launch_supported() {
+    int device = 0, major = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
+}
+
+// kernel<<<grid, block, smem, s>>>(args...), checked (naming the kernel), as a programmatic dependent launch where
+// `dependent` and the device takes them. Only kernels that call begin_dependent() first may be launched so.
+template <class... Params, class... Args>
+void launch_kernel(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block, int smem, cudaStream_t s,
+                   bool dependent, Args... args) {
+    launch_setup(kernel, smem);
+    cudaLaunchAttribute attr[1] = {};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = grid;
+    cfg.blockDim = block;
+    cfg.dynamicSmemBytes = std::size_t(smem);
+    cfg.stream = s;
+    cfg.attrs = attr;
+    cfg.numAttrs = dependent && dependent_launch_supported() ? 1 : 0;
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel, Params(args)...);
+    if (e != cudaSuccess) detail::throw_cuda(e, name, __FILE__, __LINE__);
+}
+
 }  // namespace specview::gpu::fast_detail

@@ -296,6 +296,7 @@ __device__ __forceinline__ int line_tpc(const Line& L) {
 template <bool kInv, int kWork>
 __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows,
                                                               int lines, int group) {
+    fast_detail::begin_dependent();
     extern __shared__ float2 sm_rows[];
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -317,6 +318,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
 template <int kWork>
 __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half,
                                                                Line L, int rows, int lines, int ld, int group) {
+    fast_detail::begin_dependent();
     extern __shared__ float2 sm_rows[];
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * lines, pairs = (rows + 1) / 2,
               nl = min(lines, pairs - pair0);
@@ -345,6 +347,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __re
 // The picture's pass B: rows ky of G along x, into the view epilogue (each bin and its mirror).
 template <ColOut kOut, int kWork>
 __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line L, int lines) {
+    fast_detail::begin_dependent();
     extern __shared__ float2 sm_rows[];
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines, nl = min(lines, p.ncols - row0);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -370,6 +373,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line
 template <bool kInv, int kWork, bool kTransposed = false>
 __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C,
                                                           bool grouped) {
+    fast_detail::begin_dependent();
     extern __shared__ float2 sm_cols[];
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), col0 = blockIdx.x * C, nc = min(C, ncols - col0);
     // The passes take a line to consecutive threads, and the first pass reads the columns straight from global
@@ -403,6 +407,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
 // mixed_cols_kernel (PERF_NOTES.md m21).
 template <bool kInv, int kWork>
 __global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C) {
+    fast_detail::begin_dependent();
     static_assert(kWork > 0, "a compiled-in length");
     extern __shared__ float2 sm_cols[];
     constexpr int n = kWork;
@@ -420,6 +425,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* i
 template <bool kInv, int kWork>
 __global__ void __launch_bounds__(1024) mixed_cols_grouped_staged_kernel(const float2* in, float2* out, Line L, int ld, int ncols,
                                                                          int C) {
+    fast_detail::begin_dependent();
     static_assert(kWork > 0, "a compiled-in length");
     extern __shared__ float2 sm_cols[];
     constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
@@ -440,6 +446,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_grouped_staged_kernel(const f
 template <int kWork>
 __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g,
                                                                Line L, int width, int C, unsigned int* reset_minmax) {
+    fast_detail::begin_dependent();
     extern __shared__ float2 sm_cols[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
@@ -467,6 +474,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
 template <int kWork>
 __global__ void __launch_bounds__(1024) mixed_cols_real_staged_kernel(const float* __restrict__ plane, float2* __restrict__ g,
                                                                       Line L, int width, int C, unsigned int* reset_minmax) {
+    fast_detail::begin_dependent();
     static_assert(kWork > 0, "a compiled-in length");
     extern __shared__ float2 sm_cols[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
@@ -602,12 +610,15 @@ void with_plan(Line& L, LineTables& tables, F&& f, bool split = false) {
     f(std::integral_constant<int, 0>{});
 }
 
+// Where a launch goes: its stream, and whether it may be a programmatic dependent launch (LineTables::dependent_launch).
+struct Stream {
+    cudaStream_t s;
+    bool dependent;
+};
+
 template <class Kernel, class... Args>
-void launch(Kernel kernel, const char* name, int blocks, int threads, int smem, cudaStream_t s, Args... args) {
-    fast_detail::launch_setup(kernel, smem);
-    kernel<<<blocks, threads, smem, s>>>(args...);
-    const cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) detail::throw_cuda(e, name, __FILE__, __LINE__);
+void launch(Kernel kernel, const char* name, int blocks, int threads, int smem, Stream at, Args... args) {
+    fast_detail::launch_kernel(name, kernel, dim3(blocks), dim3(threads), smem, at.s, at.dependent, args...);
 }
 
 }  // namespace
@@ -680,9 +691,9 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if (inverse)
-            launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), s, in, out, L, rows, lines, group);
+            launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), {s, tables.dependent_launch()}, in, out, L, rows, lines, group);
         else
-            launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), s, in, out, L, rows, lines, group);
+            launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), {s, tables.dependent_launch()}, in, out, L, rows, lines, group);
     }, true);
 }
 
@@ -702,25 +713,25 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
         if constexpr (W > 0) {
             if (grouped && at_once < C) {  // the run copied into shared memory first (m25)
                 if (inverse)
-                    launch(mixed_cols_grouped_staged_kernel<true, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, s, in, out, L,
+                    launch(mixed_cols_grouped_staged_kernel<true, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L,
                            ld, ncols, C);
                 else
-                    launch(mixed_cols_grouped_staged_kernel<false, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, s, in, out,
+                    launch(mixed_cols_grouped_staged_kernel<false, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out,
                            L, ld, ncols, C);
                 return;
             }
             if (!grouped && at_once == C) {  // copied into shared memory first
                 if (inverse)
-                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L, ld, ncols, C);
                 else
-                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L, ld, ncols, C);
                 return;
             }
         }
         if (inverse)
-            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L, ld, ncols, C, grouped);
         else
-            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, smem, s, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L, ld, ncols, C, grouped);
     });
 }
 
@@ -731,8 +742,7 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
     const int smem = C * L.stride * int(sizeof(float2));
     const int blocks = (ncols + C - 1) / C, threads = column_lines_at_once(L, C, max_threads) * L.tpc;
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem,
-               s, grouped, out, L, n, ncols, C, true);
+        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem, {s, tables.dependent_launch()}, grouped, out, L, n, ncols, C, true);
     });
 }
 
@@ -744,8 +754,7 @@ void real_rows(const float* plane, float2* half, int width, int height, LineTabl
     const int lines = row_lines(L, pairs, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, staged_smem<decltype(w)::value>(smem),
-               s, plane, half, L, height, lines, width / 2 + 1, group);
+        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, staged_smem<decltype(w)::value>(smem), {s, tables.dependent_launch()}, plane, half, L, height, lines, width / 2 + 1, group);
     }, true);
 }
 
@@ -759,12 +768,12 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             if (width % 2 == 0 && reinterpret_cast<std::uintptr_t>(plane) % 8 == 0) {  // pairs whole and aligned
-                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s,
+                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, smem, {s, tables.dependent_launch()},
                        plane, g, L, width, C, reset_minmax);
                 return;
             }
         }
-        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, s, plane, g, L, width, C,
+        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, {s, tables.dependent_launch()}, plane, g, L, width, C,
                reset_minmax);
     });
 }
@@ -778,9 +787,9 @@ void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_t
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         switch (mode) {
-            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
-            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
-            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, smem, s, p, L, lines); break;
+            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, p, L, lines); break;
+            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, p, L, lines); break;
+            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, p, L, lines); break;
         }
     });
 }

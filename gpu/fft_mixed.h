@@ -43,9 +43,14 @@ public:
     // default); off, every length runs its run-time plan (the benchmark's before/after, PERF_NOTES.md m9).
     void set_compiled_plans(bool on) { compiled_plans_ = on; }
     bool compiled_plans() const { return compiled_plans_; }
+    // Whether the mixed kernels go out as programmatic dependent launches (on by default; fast_detail::launch_kernel,
+    // PERF_NOTES.md m26): off, each waits for the launch gap after the kernel before it (the benchmark's before/after).
+    void set_dependent_launch(bool on) { dependent_launch_ = on; }
+    bool dependent_launch() const { return dependent_launch_; }
 
 private:
     bool compiled_plans_ = true;
+    bool dependent_launch_ = true;
     std::map<long long, DeviceBuffer<float2>> twiddles_;  // by 2 work + fixed
     std::map<int, DeviceBuffer<float2>> split_;     // by n
     std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse

@@ -198,6 +198,10 @@ int main(int argc, char** argv) {
     std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
     ViewParams vp;  // log-magnitude, auto range, gray, shifted: the default picture
 
+    // custom-fast timed whole with its programmatic dependent launches on (the default) and off.
+    struct Whole {
+        double on = 0, off = 0;
+    };
     struct Summary {
         std::string size;
         double custom_default, custom_best, c2c, r2c, e2e_custom, e2e_c2c, e2e_r2c;
@@ -209,6 +213,10 @@ int main(int argc, char** argv) {
         double fast_c2c_x, fast_r2c_x, e2e_fast_x;
         double fast_r2c_t;  // custom-fast R2C into the transposed half spectrum (at the image's own size)
         double fast_c2c_x_default;  // custom-fast C2C at the image's own size at FastFft's own block sizes (0: none)
+        // Whole runs (one event before, one after, as the peers are timed; see `whole`), at the image's own size:
+        // custom-fast with its dependent launches on and off, and the picture's peer (cuFFT R2C + post).
+        Whole w_c2c, w_r2c, w_r2c_t, w_pic;
+        double w_peer_pic;
     };
     std::vector<Summary> summary;
 
@@ -233,6 +241,30 @@ int main(int argc, char** argv) {
         CUDA_CHECK(cudaMemcpy(pristine.get(), hc.data(), n * sizeof(float2), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(plane.get(), hr.data(), n * sizeof(float), cudaMemcpyHostToDevice));
         auto restore = [&] { CUDA_CHECK(cudaMemcpyAsync(a.get(), pristine.get(), n * sizeof(float2), cudaMemcpyDeviceToDevice, s)); };
+        // A run timed whole, as the peers' are: an event before it and one after, none between its kernels. (The
+        // stage marks' events between custom-fast's kernels keep each from starting before the one before it has
+        // ended and the event is recorded: PERF_NOTES.md m26.)
+        auto whole = [&](const std::function<void()>& reset, const std::function<void()>& body, double bytes) {
+            return measure(3, r, s, reset, [&](StageTimer& t) {
+                body();
+                t.mark("whole run", bytes);
+            }).median_total();
+        };
+        // custom-fast timed whole with its current settings, its dependent launches on and then off.
+        auto whole_fast = [&](const std::function<void()>& reset, const std::function<void()>& body, double bytes) {
+            FastFft::Variant v = fast.variant();
+            Whole out;
+            v.dependent_launch = true;
+            fast.set_variant(v);
+            out.on = whole(reset, body, bytes);
+            v.dependent_launch = false;
+            fast.set_variant(v);
+            out.off = whole(reset, body, bytes);
+            v.dependent_launch = true;
+            fast.set_variant(v);
+            return out;
+        };
+        Whole w_c2c, w_r2c, w_r2c_t, w_pic;
 
         auto run_custom = [&](const CustomConfig& cfg, int reps_, StageStats* out) {
             Custom2DPlan p = plan_custom_2d(w, h, cfg, dev, false);
@@ -353,6 +385,8 @@ int main(int argc, char** argv) {
             fast.set_variant({});
             fast.set_block_threads(256, 0);
             st_fast_r2c = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t); });
+            if (n0 == n)
+                w_r2c = whole_fast(nullptr, [&] { fast.r2c(plane.get(), w, h, half_b.get(), s, nullptr); }, double(n) * 12);
             const SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, nullptr);
             CUDA_CHECK(cudaStreamSynchronize(s));
             fast_r2c_err = rel_l2_device(half_b.get(), src.data, (long long)(w / 2 + 1) * h);
@@ -371,6 +405,8 @@ int main(int argc, char** argv) {
             // The issue's other layout: the half spectrum transposed (width/2 + 1 rows of height bins), checked
             // against cuFFT's after a transpose on the host.
             st_fast_r2c_t = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t, true); });
+            if (n0 == n)
+                w_r2c_t = whole_fast(nullptr, [&] { fast.r2c(plane.get(), w, h, half_b.get(), s, nullptr, true); }, double(n) * 12);
             fast_r2c_t_err = transposed_r2c_error(half_b.get(), plane.get(), w, h, cufft, s);
         }
 
@@ -394,6 +430,11 @@ int main(int argc, char** argv) {
                 SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, &t);
                 viewer.run(src, vp, PictureTarget{rgba.get()}, s, &t);
             }).median_total();
+
+        const double w_peer_pic = whole(nullptr, [&] {
+            SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
+            viewer.run(src, vp, PictureTarget{rgba.get()}, s, nullptr);
+        }, double(n0) * 8);
 
         // custom-fast: the two-pass C2C on the same complex data, and real plane -> picture, the range found
         // by its own pass each run (cold) or reused from the identical previous run (warm).
@@ -432,6 +473,7 @@ int main(int argc, char** argv) {
         }
         fast.set_variant(fast_variant);
         fast.set_block_threads(fast_rows, fast_cols);
+        if (n0 == n) w_c2c = whole_fast(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
         // Where the C2C runs as one cooperative launch (PERF_NOTES.md s3), the same in two launches.
         StageStats st_fast_two;
         const int one_blocks = fast.one_launch_blocks(w, h);
@@ -468,6 +510,9 @@ int main(int argc, char** argv) {
         StageStats e2e_fast_cold = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
         });
+        if (n0 == n)
+            w_pic = whole_fast(nullptr, [&] { fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, nullptr); },
+                               double(n) * 8);
         StageStats e2e_fast_warm = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 42, vp, PictureTarget{rgba.get()}, s, &t);
         });
@@ -545,6 +590,11 @@ int main(int argc, char** argv) {
             e2e_fast_x = measure(3, r, s, nullptr, [&](StageTimer& t) {
                 fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, &t);
             });
+            w_c2c = whole_fast(restore, [&] { fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr); }, double(n0) * 16);
+            w_r2c = whole_fast(nullptr, [&] { fast.r2c(plane.get(), w0, h0, half_b.get(), s, nullptr); }, double(n0) * 12);
+            w_r2c_t = whole_fast(nullptr, [&] { fast.r2c(plane.get(), w0, h0, half_b.get(), s, nullptr, true); }, double(n0) * 12);
+            w_pic = whole_fast(nullptr, [&] { fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, nullptr); },
+                               double(n0) * 8);
             // The same three with every side on its run-time plan, where a side's plan is compiled in (the users'
             // lengths, PERF_NOTES.md m9): the before and after of that in one run.
             if (mixed_radix::is_fixed_length(w0) || mixed_radix::is_fixed_length(h0)) {
@@ -643,6 +693,16 @@ int main(int argc, char** argv) {
                             e2e_fast_x.median_total() / e2e_fast_x_rt.median_total());
             }
         }
+        std::printf("  whole runs (no events between custom-fast's kernels; dependent launches on | off), ms:\n"
+                    "      C2C %.4f | %.4f, R2C %.4f | %.4f, R2C transposed %.4f | %.4f, picture %.4f | %.4f; "
+                    "cuFFT R2C + post %.4f\n",
+                    w_c2c.on, w_c2c.off, w_r2c.on, w_r2c.off, w_r2c_t.on, w_r2c_t.off, w_pic.on, w_pic.off, w_peer_pic);
+        for (const auto& [path, wv] : {std::pair<const char*, Whole>{"custom-fast C2C, whole", w_c2c}, {"custom-fast R2C, whole", w_r2c},
+                                       {"custom-fast R2C transposed, whole", w_r2c_t}, {"custom-fast picture, whole", w_pic}}) {
+            csv.row(label, path, "dependent launches on", "total", wv.on, 0, copy_gbps);
+            csv.row(label, path, "dependent launches off", "total", wv.off, 0, copy_gbps);
+        }
+        csv.row(label, "cuFFT R2C + post, whole", "", "total", w_peer_pic, 0, copy_gbps);
         std::printf("  end to end, real plane -> RGBA8 picture:\n");
         print_stages("custom (best) + post", cfg_name(best, p_best), e2e_custom);
         print_stages("cuFFT C2C + post", "", e2e_c2c);
@@ -662,7 +722,7 @@ int main(int argc, char** argv) {
                            st_fast_r2c.median_total(), e2e_r2c_exact,
                            n0 != n ? st_fast_x.median_total() : 0.0, n0 != n ? st_fast_r2c_x.median_total() : 0.0,
                            n0 != n ? e2e_fast_x.median_total() : 0.0, n0 != n ? st_fast_r2c_x_t.median_total() : st_fast_r2c_t.median_total(),
-                           n0 != n ? st_fast_x_default.median_total() : 0.0});
+                           n0 != n ? st_fast_x_default.median_total() : 0.0, w_c2c, w_r2c, w_r2c_t, w_pic, w_peer_pic});
     }
 
     std::printf("Summary on %s (copy %.0f GB/s), ms, medians:\n", dev.name.c_str(), copy_gbps);
@@ -705,6 +765,19 @@ int main(int argc, char** argv) {
                     (x ? m.size.substr(0, m.size.find(' ')) : m.size).c_str(), fc, m.c2c_exact, ms_or_na(m.vk_c2c).c_str(),
                     fc / pc, fr, m.r2c_exact, ms_or_na(m.vk_r2c).c_str(), fr / pr, rt.c_str(), rtr, fp, m.e2e_r2c_exact,
                     fp / m.e2e_r2c_exact, own, own_ratio);
+    }
+    std::printf("\nIssue 13, whole runs on %s (custom-fast timed as the peers are: one event before, one after; "
+                "at the image's own size, at FastFft's own block sizes there, the sweep's best at powers of two), ms, "
+                "medians; \"off\": custom-fast's dependent launches off:\n", dev.name.c_str());
+    std::printf("| size | fast C2C | off | C2C ratio | fast R2C | off | R2C ratio | R2C transposed | off | its ratio | "
+                "picture | off | cuFFT R2C + post | picture ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const auto& m : summary) {
+        const double pc = m.vk_c2c > 0 ? std::min(m.c2c_exact, m.vk_c2c) : m.c2c_exact;
+        const double pr = m.vk_r2c > 0 ? std::min(m.r2c_exact, m.vk_r2c) : m.r2c_exact;
+        std::printf("| %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.2fx | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f | %.2fx |\n",
+                    m.size.substr(0, m.size.find(' ')).c_str(), m.w_c2c.on, m.w_c2c.off, m.w_c2c.on / pc, m.w_r2c.on,
+                    m.w_r2c.off, m.w_r2c.on / pr, m.w_r2c_t.on, m.w_r2c_t.off, m.w_r2c_t.on / pr, m.w_pic.on, m.w_pic.off,
+                    m.w_peer_pic, m.w_pic.on / m.w_peer_pic);
     }
     std::printf("CSV: %s\n", csv_path.c_str());
     return 0;
