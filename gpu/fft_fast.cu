@@ -832,7 +832,7 @@ FastFft::FastFft() : minmax_(2), range_(1) {}
 
 std::pair<int, int> FastFft::mixed_c2c_threads(int height) const {
     if (threads_set_) return {rows_threads_, mixed_col_threads()};
-    return {mixed_row_threads(), cols_threads_ > 0 ? cols_threads_ : mixed::line_threads_for(height, tables_) < 256 ? 512 : kMixedColThreads};
+    return {mixed_row_threads(), mixed_col_threads(height)};
 }
 
 int FastFft::mixed_col_threads(int n) const {

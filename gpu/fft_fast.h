@@ -85,10 +85,11 @@ public:
         threads_set_ = false;
     }
     // The mixed-radix C2C's block sizes for columns of `height` points (rows' target threads, columns' most
-    // threads): those set, or by default 128 for the rows, and for the columns 512 where a column's line takes fewer
-    // than 256 threads (four lines of up to 128 threads at once, or two of more in rounds), else 1024. The sweep of
-    // m25 (PERF_NOTES.md) found these the fastest or within 0.4% of it at the ten photo and frame sizes, where the old
-    // defaults (256, 1024) were up to 8% behind (1920x1080, 2560x1440, 3840x2160).
+    // threads): those set, or by default 128 for the rows, and for the columns mixed_col_threads(height): 512 where a
+    // column's line takes at most 128 threads, else 1024 (four lines of up to 256 threads at once, their threads
+    // interleaved; longer lines in rounds). m25's sweep (PERF_NOTES.md) had put the columns of 129-255 threads a line
+    // at 512 (two lines at once, in rounds); with m27's interleaved blocks four at once are 2-5% faster there
+    // (4032x3024, 4000x3000) or level (3840x2160).
     std::pair<int, int> mixed_c2c_threads(int height) const;
     // Layout variants the benchmark compares (PERF_NOTES.md): `grouped` (C2C) has the row pass write the columns
     // a column block takes next to each other, so its reads are contiguous; `bank_stride` spaces the column
@@ -123,12 +124,16 @@ public:
         // m26): each one's blocks are made resident while the kernel before it in the stream finishes, and wait there
         // for its results, rather than starting after the launch gap. Off: the benchmark's before/after.
         bool dependent_launch = true;
+        // The mixed-radix C2C's grouped column blocks of four lines at once with the lines' threads interleaved
+        // (mixed::LineTables::interleaved_columns, PERF_NOTES.md m27). Off: the benchmark's before/after.
+        bool interleaved_columns = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
         variant_ = v;
         tables_.set_compiled_plans(v.compiled_plans);
         tables_.set_dependent_launch(v.dependent_launch);
+        tables_.set_interleaved_columns(v.interleaved_columns);
         one_launch_.valid = false;
         cached_.valid = false;  // a picture's cached range and first pass came from the other variant's path
         pass1_ = {};

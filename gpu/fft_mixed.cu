@@ -441,6 +441,29 @@ __global__ void __launch_bounds__(1024) mixed_cols_grouped_staged_kernel(const f
     store_columns(out, sm_cols, ld, n, col0, C, threadIdx.x % C, blockDim.x / C, nc, L.stride);
 }
 
+// The C2C's grouped columns (c2c_rows' grouped output: the block's kC columns one contiguous run, [y][c]) when all
+// kC lines run at once, with the lines' threads interleaved (m27): thread i takes line i % kC as that line's thread
+// i / kC, so a warp holds 32 / kC neighbouring threads of each line. The first pass's loads of a warp are then 32 / kC
+// neighbouring rows of all kC columns, one contiguous piece of the run (mixed_cols_kernel's warp reads one column,
+// 32 rows: four times the sectors it uses), and the last pass writes from its registers 32 / kC rows of kC
+// neighbouring columns, whole 32-byte sectors (kC = 4), where mixed_cols_kernel goes through shared memory and a
+// store loop after a barrier. (Its comment's 600 bytes of spills with this mapping were the run-time plans' (m5).)
+// kTransposed (the R2C's transposed half spectrum, r2c_cols_transposed): column x goes to row x of `out` (ld apart),
+// a warp's stores 32 / kC neighbouring bins of kC rows. The last group may be padded: its missing lines stay idle.
+template <bool kInv, int kWork, int kC, bool kTransposed = false>
+__global__ void __launch_bounds__(1024) mixed_cols_interleaved_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
+    fast_detail::begin_dependent();
+    static_assert(kWork > 0, "a compiled-in length");
+    extern __shared__ float2 sm_cols[];
+    const int col0 = blockIdx.x * kC, nc = min(kC, ncols - col0);
+    const int line = threadIdx.x % kC, t = threadIdx.x / kC;
+    const float2* src = in + std::size_t(blockIdx.x) * kWork * kC + line;
+    float2* dst = kTransposed ? out + std::size_t(col0 + line) * ld : out + col0 + line;
+    const std::size_t step = kTransposed ? 1 : std::size_t(ld);
+    line_fft_to<kInv, kWork>([src](int y) { return src[y * kC]; }, [dst, step](int y, float2 v) { dst[y * step] = v; },
+                             sm_cols + line * L.stride, L, t, line < nc);
+}
+
 // The picture's pass A: real columns 2p and 2p + 1 as one complex column; rows ky = 0..n/2 of both spectra along
 // y to G (row stride width).
 template <int kWork>
@@ -711,6 +734,15 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
+            if (grouped && at_once == C && C == 4 && tables.interleaved_columns()) {  // the lines' threads interleaved (m27)
+                if (inverse)
+                    launch(mixed_cols_interleaved_kernel<true, W, 4>, "mixed_cols_interleaved_kernel", blocks, threads, smem,
+                           {s, tables.dependent_launch()}, in, out, L, ld, ncols);
+                else
+                    launch(mixed_cols_interleaved_kernel<false, W, 4>, "mixed_cols_interleaved_kernel", blocks, threads, smem,
+                           {s, tables.dependent_launch()}, in, out, L, ld, ncols);
+                return;
+            }
             if (grouped && at_once < C) {  // the run copied into shared memory first (m25)
                 if (inverse)
                     launch(mixed_cols_grouped_staged_kernel<true, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L,
@@ -740,9 +772,18 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
     Line L = make_line(n, false, tables);
     const int C = column_block(L, ncols, max_threads);
     const int smem = C * L.stride * int(sizeof(float2));
-    const int blocks = (ncols + C - 1) / C, threads = column_lines_at_once(L, C, max_threads) * L.tpc;
+    const int at_once = column_lines_at_once(L, C, max_threads);
+    const int blocks = (ncols + C - 1) / C, threads = at_once * L.tpc;
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_cols_kernel<false, decltype(w)::value, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem, {s, tables.dependent_launch()}, grouped, out, L, n, ncols, C, true);
+        constexpr int W = decltype(w)::value;
+        if constexpr (W > 0) {
+            if (at_once == C && C == 4 && tables.interleaved_columns()) {  // the lines' threads interleaved (m27)
+                launch(mixed_cols_interleaved_kernel<false, W, 4, true>, "mixed_cols_interleaved_kernel (transposed out)", blocks,
+                       threads, smem, {s, tables.dependent_launch()}, grouped, out, L, n, ncols);
+                return;
+            }
+        }
+        launch(mixed_cols_kernel<false, W, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem, {s, tables.dependent_launch()}, grouped, out, L, n, ncols, C, true);
     });
 }
 

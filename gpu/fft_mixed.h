@@ -47,10 +47,15 @@ public:
     // PERF_NOTES.md m26): off, each waits for the launch gap after the kernel before it (the benchmark's before/after).
     void set_dependent_launch(bool on) { dependent_launch_ = on; }
     bool dependent_launch() const { return dependent_launch_; }
+    // Whether the C2C's grouped column blocks of four lines at once interleave their lines' threads (on by default;
+    // PERF_NOTES.md m27), or run each line on consecutive threads with a store loop after (the before/after).
+    void set_interleaved_columns(bool on) { interleaved_columns_ = on; }
+    bool interleaved_columns() const { return interleaved_columns_; }
 
 private:
     bool compiled_plans_ = true;
     bool dependent_launch_ = true;
+    bool interleaved_columns_ = true;
     std::map<long long, DeviceBuffer<float2>> twiddles_;  // by 2 work + fixed
     std::map<int, DeviceBuffer<float2>> split_;     // by n
     std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse

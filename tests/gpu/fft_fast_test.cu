@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <limits>
 #include <tuple>
@@ -601,25 +602,38 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
     // four to a C2C column block in two rounds (m17).
     // With column blocks of at most 512 threads, four lines of more than 128 threads go in rounds, their grouped
     // run copied into shared memory first (m25).
-    gpu::FastFft rounds;
+    // With column blocks of up to 1024 threads, four lines of up to 256 threads run at once with their threads
+    // interleaved (m27); the same transforms as with each line on consecutive threads, bit for bit.
+    gpu::FastFft rounds, wide, wide_plain;
     rounds.set_block_threads(256, 512);
+    wide.set_block_threads(256, 1024);
+    wide_plain.set_block_threads(256, 1024);
+    gpu::FastFft::Variant plain;
+    plain.interleaved_columns = false;
+    wide_plain.set_variant(plain);
     for (int len : mixed_radix::kFixedLengths)
         for (bool inverse : {false, true}) {
             const int w = 12, h = len;
+            const std::string what = "12x" + std::to_string(len) + (inverse ? " inverse" : " forward") + ", grouped";
             const std::vector<cf> x = rng.complex(std::size_t(w) * h);
             const std::vector<cd> want = dft2d(widen(x), h, w, inverse);
-            EXPECT_LT(rel_l2(run_c2c(compiled, x, w, h, inverse), want), 1e-5) << "12x" << len << (inverse ? " inverse" : " forward") << ", grouped";
-            EXPECT_LT(rel_l2(run_c2c(rounds, x, w, h, inverse), want), 1e-5)
-                << "12x" << len << (inverse ? " inverse" : " forward") << ", grouped, columns of at most 512 threads";
+            EXPECT_LT(rel_l2(run_c2c(compiled, x, w, h, inverse), want), 1e-5) << what;
+            EXPECT_LT(rel_l2(run_c2c(rounds, x, w, h, inverse), want), 1e-5) << what << ", columns of at most 512 threads";
+            const std::vector<cf> got = run_c2c(wide, x, w, h, inverse), got_plain = run_c2c(wide_plain, x, w, h, inverse);
+            EXPECT_LT(rel_l2(got, want), 1e-5) << what << ", columns of at most 1024 threads";
+            ASSERT_EQ(got.size(), got_plain.size());
+            EXPECT_EQ(std::memcmp(got.data(), got_plain.data(), got.size() * sizeof(cf)), 0)
+                << what << ": interleaved and plain column blocks differ";
         }
 }
 
-// The mixed-radix C2C's own block sizes (m25's sweep) by column length: rows 128 threads; columns 512 where a
-// column's line takes fewer than 256 threads, else 1024; what set_block_threads gives until reset_block_threads.
+// The mixed-radix C2C's own block sizes (m25's and m27's sweeps) by column length: rows 128 threads; columns 512
+// where a column's line takes at most 128 threads, else 1024; what set_block_threads gives until reset_block_threads.
 TEST_F(FastFft, MixedC2cTakesItsOwnBlockSizesUntilSet) {
     gpu::FastFft f;
     EXPECT_EQ(f.mixed_c2c_threads(1080), std::make_pair(128, 512));   // 1080-point columns: 96 threads a line
-    EXPECT_EQ(f.mixed_c2c_threads(3000), std::make_pair(128, 512));   // 3000: 224
+    EXPECT_EQ(f.mixed_c2c_threads(2000), std::make_pair(128, 512));   // 2000: 128
+    EXPECT_EQ(f.mixed_c2c_threads(3000), std::make_pair(128, 1024));  // 3000: 224
     EXPECT_EQ(f.mixed_c2c_threads(4000), std::make_pair(128, 1024));  // 4000: 256
     EXPECT_EQ(f.mixed_c2c_threads(6000), std::make_pair(128, 1024));  // 6000: 416
     f.set_block_threads(512, 768);
