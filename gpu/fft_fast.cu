@@ -840,18 +840,23 @@ int FastFft::mixed_col_threads(int n) const {
     return mixed::line_threads_for(n, tables_) <= 128 ? 512 : kMixedColThreads;
 }
 
+bool FastFft::dependent_launch(long long points, bool picture) const {
+    return variant_.dependent_launch && (picture || points <= kDependentLaunchMaxPoints);
+}
+
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
+    dependent_ = dependent_launch((long long)width * height, false);
     if (!pow2_sizes(width, height)) {
         // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes two columns or more
         // that divide the width (the mixed kernels gain from it there: PERF_NOTES.md m3).
         const auto [row_threads, col_threads] = mixed_c2c_threads(height);
         const int C = mixed::columns_per_block(height, width, col_threads, tables_, true);  // (c2c_cols' blocks)
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
-        mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, s, grouped ? C : 0);
+        mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, {s, dependent_}, grouped ? C : 0);
         mark(timer, std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : ""),
              double(width) * height * 16.0);
-        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, col_threads, s, grouped ? C : 0, true);
+        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, col_threads, {s, dependent_}, grouped ? C : 0, true);
         mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
         return;
     }
@@ -897,13 +902,13 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
                        : (bound == 256 ? fast_rows_c2c_kernel<false, 256, L>
                           : bound == 512 ? fast_rows_c2c_kernel<false, 512, L> : fast_rows_c2c_kernel<false, 1024, L>);
     });
-    launch_kernel("fast_rows_c2c_kernel", rows, dim3(row_grid), dim3(threads), smem, s, variant_.dependent_launch, a.in, a.out,
+    launch_kernel("fast_rows_c2c_kernel", rows, dim3(row_grid), dim3(threads), smem, s, dependent_, a.in, a.out,
                   a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows);
     mark(timer,
          std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
              (group_log2 >= 0 ? " (grouped for the columns)" : ""),
          double(width) * height * 16.0);
-    run_cols(inverse, p, col_threads(ncol), variant_.bank_stride, s, variant_.dependent_launch);
+    run_cols(inverse, p, col_threads(ncol), variant_.bank_stride, s, dependent_);
     mark(timer, sub == 2 ? "fast pass 2: column FFTs (two halves)" : "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
@@ -944,7 +949,8 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     }
     if (out == half_.get()) pass1_ = {};  // no longer a picture's first pass
     if (!pow2_sizes(width, height)) {
-        mixed::real_rows(plane, out, width, height, tables_, mixed_row_threads(), s, group_log2 >= 0 ? 1 << group_log2 : 0);
+        mixed::real_rows(plane, out, width, height, tables_, mixed_row_threads(), {s, dependent_},
+                         group_log2 >= 0 ? 1 << group_log2 : 0);
         mark(timer,
              std::string("fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum") + (group_log2 >= 0 ? " (grouped)" : ""),
              double(width) * height * 4.0 + double(ld) * height * 8.0);
@@ -964,7 +970,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
                : bound == 512 ? fast_rows_real_kernel<512, L, false> : fast_rows_real_kernel<1024, L, false>;
     });
     launch_kernel("fast_rows_real_kernel", kernel, dim3((pairs + lines - 1) / lines), dim3(threads), smem, s,
-                  variant_.dependent_launch, plane, out, n, ilog2(n), height, lines, ld, group_log2, reset_minmax, half_rows);
+                  dependent_, plane, out, n, ilog2(n), height, lines, ld, group_log2, reset_minmax, half_rows);
     mark(timer,
          std::string("fast pass 1: real rows (2 per FFT) -> half spectrum") + (half_rows > 0 ? " + first column stage" : "") +
              (group_log2 >= 0 ? " (grouped)" : ""),
@@ -974,6 +980,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
 void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaStream_t s, StageTimer* timer,
                   bool transposed) {
     if (!half) throw ConfigError("internal: custom-fast r2c needs an output buffer");
+    dependent_ = dependent_launch((long long)width * height, false);
     // The columns run in place on the row-major half spectrum. (Pass 1 writing them grouped for pass 2, as C2C does,
     // was slower here: 0.190 -> 0.218 ms at 4096^2 on the H100, PERF_NOTES.md v6: the rows of width/2 + 1 bins
     // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
@@ -987,7 +994,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
         scratch.resize(std::size_t((ld + C - 1) / C) * C * height);
         rows_real(plane, width, height, s, timer, scratch.get(), ilog2(C));
-        mixed::r2c_cols_transposed(scratch.get(), half, ld, height, tables_, mixed_col_threads(height), s);
+        mixed::r2c_cols_transposed(scratch.get(), half, ld, height, tables_, mixed_col_threads(height), {s, dependent_});
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix, from the scratch, transposed out)",
              double(ld) * height * 16.0);
         return;
@@ -1008,7 +1015,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         rows_real(plane, width, height, s, timer, scratch.get(), g, nullptr, split ? height / 2 : 0);
         ColParams p = column_params(scratch.get(), ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
-        run_cols(false, p, col_threads(n), variant_.bank_stride, s, variant_.dependent_launch);
+        run_cols(false, p, col_threads(n), variant_.bank_stride, s, dependent_);
         mark(timer,
              std::string("fast pass 2: column FFTs (half spectrum") + (split ? ", two halves" : ", from the scratch") +
                  (transposed ? ", transposed out)" : ")"),
@@ -1017,13 +1024,13 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     }
     rows_real(plane, width, height, s, timer, half);
     if (!pow2_sizes(width, height)) {
-        mixed::c2c_cols(half, half, ld, ld, height, false, tables_, mixed_col_threads(height), s);
+        mixed::c2c_cols(half, half, ld, ld, height, false, tables_, mixed_col_threads(height), {s, dependent_});
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix)", double(ld) * height * 16.0);
         return;
     }
     // In place: a block reads its whole columns before writing them back. (C = 0: run_cols chooses.)
     const ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
-    run_cols(false, p, col_threads(height), variant_.bank_stride, s, variant_.dependent_launch);
+    run_cols(false, p, col_threads(height), variant_.bank_stride, s, dependent_);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }
 
@@ -1045,6 +1052,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
                                         StageTimer* timer, bool reuse_pass1, const float* mask,
                                         std::uint64_t mask_version) {
     check_size(width, height);
+    dependent_ = dependent_launch((long long)width * height, true);
     PictureResult res;
     const long long count = (long long)width * height;
     if (lut_colormap_ != int(vp.colormap)) {
@@ -1081,7 +1089,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
     pass1_ = want;
     unsigned int* reset = fold_range && !reuse_pass1 ? minmax_.get() : nullptr;
-    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(height), s, reset);
+    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(height), {s, dependent_}, reset);
     if (!reuse_pass1 && pow2) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = lines_per_block(n, col_threads(n), pairs);
@@ -1093,7 +1101,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
             constexpr int L = decltype(l2)::value;
             return bound == 256 ? fast_cols_real_kernel<256, L> : bound == 512 ? fast_cols_real_kernel<512, L> : fast_cols_real_kernel<1024, L>;
         });
-        launch_kernel("fast_cols_real_kernel", kernel, dim3(blocks), dim3(threads), smem, s, variant_.dependent_launch, plane,
+        launch_kernel("fast_cols_real_kernel", kernel, dim3(blocks), dim3(threads), smem, s, dependent_, plane,
                       half_.get(), width, height, ilog2(height), C, stride, reset);
     }
     const double g_bytes = double(g_rows) * width * 8.0;
@@ -1105,8 +1113,8 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.lut = lut_.get();
     p.target = target;
     auto rows_view = [&](ColOut mode) {
-        if (pow2) run_rows_view(mode, p, rows_threads_, s, variant_.dependent_launch);
-        else mixed::rows_view(mode, p, tables_, mixed_row_threads(), s);
+        if (pow2) run_rows_view(mode, p, rows_threads_, s, dependent_);
+        else mixed::rows_view(mode, p, tables_, mixed_row_threads(), {s, dependent_});
     };
 
     if (vp.range == RangeMode::Percentile) {
@@ -1121,12 +1129,12 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         temp_.resize(bytes);
         CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.get(), bytes, values_.get(), sorted_.get(), count, 0, 32, s));
         CUDA_CHECK_LAUNCH("cub::DeviceRadixSort::SortKeys");
-        launch_kernel("finish_fast_range_kernel", finish_fast_range_kernel, dim3(1), dim3(1), 0, s, variant_.dependent_launch,
+        launch_kernel("finish_fast_range_kernel", finish_fast_range_kernel, dim3(1), dim3(1), 0, s, dependent_,
                       vp.range, sorted_.get(), percentile_index(vp.pct_lo, count), percentile_index(vp.pct_hi, count), 0.0f,
                       0.0f, range_.get());
         mark(timer, "range (CUB radix sort, percentiles)", double(count) * 16.0);
         launch_kernel("fast_colormap_kernel", fast_colormap_kernel, dim3(int(std::min<long long>((count + 255) / 256, 1 << 16))),
-                      dim3(256), 0, s, variant_.dependent_launch, values_.get(), count, width, range_.get(), lut_.get(), target);
+                      dim3(256), 0, s, dependent_, values_.get(), count, width, range_.get(), lut_.get(), target);
         mark(timer, picture_stage_name("colormap", target), double(count) * 8.0);
         cached_.valid = false;
         return res;
@@ -1138,19 +1146,19 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         values_.resize(std::size_t(g_rows) * width);
         p.values = values_.get();
         if (!reset) {
-            launch_kernel("init_minmax_kernel", init_minmax_kernel, dim3(1), dim3(1), 0, s, variant_.dependent_launch, minmax_.get());
+            launch_kernel("init_minmax_kernel", init_minmax_kernel, dim3(1), dim3(1), 0, s, dependent_, minmax_.get());
         }
         rows_view(ColOut::HalfValues);
         mark(timer, "fast pass 2: row FFTs + view values + fused min/max", g_bytes + double(g_rows) * width * 4.0);
         cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
         const dim3 block(256), grid((width + 255) / 256, g_rows);
-        launch_kernel("half_colormap_kernel", half_colormap_kernel, grid, block, 0, s, variant_.dependent_launch, values_.get(), width,
+        launch_kernel("half_colormap_kernel", half_colormap_kernel, grid, block, 0, s, dependent_, values_.get(), width,
                       height, vp.view, vp.shift, vp.range, minmax_.get(), vp.top_span, range_.get(), lut_.get(), target);
         mark(timer, picture_stage_name("colormap (half -> whole picture)", target), double(g_rows) * width * 4.0 + double(count) * 4.0);
         return res;
     }
     if (vp.range == RangeMode::Fixed) {
-        launch_kernel("finish_fast_range_kernel", finish_fast_range_kernel, dim3(1), dim3(1), 0, s, variant_.dependent_launch,
+        launch_kernel("finish_fast_range_kernel", finish_fast_range_kernel, dim3(1), dim3(1), 0, s, dependent_,
                       vp.range, static_cast<const float*>(nullptr), 0LL, 0LL, vp.fixed_lo, vp.fixed_hi, range_.get());
     } else {
         res.range_reused = true;
@@ -1190,7 +1198,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
         rows_real(plane, width, height, s, timer, half_.get(), grouped ? g : -1, fold_range ? minmax_.get() : nullptr,
                   sub == 2 ? height / 2 : 0);
     } else if (fold_range) {
-        launch_kernel("init_minmax_kernel", init_minmax_kernel, dim3(1), dim3(1), 0, s, variant_.dependent_launch, minmax_.get());
+        launch_kernel("init_minmax_kernel", init_minmax_kernel, dim3(1), dim3(1), 0, s, dependent_, minmax_.get());
     }
     pass1_ = want;
     // With the range cached (an identical earlier run: same plane, view, mode and mask), minmax_ still holds what
@@ -1212,7 +1220,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
         return bound == 256 ? fast_cols_values_kernel<256, L>
                : bound == 512 ? fast_cols_values_kernel<512, L> : fast_cols_values_kernel<1024, L>;
     });
-    launch_kernel("fast_cols_values_kernel", kernel, dim3(groups, sub), dim3(threads), smem, s, variant_.dependent_launch, p);
+    launch_kernel("fast_cols_values_kernel", kernel, dim3(groups, sub), dim3(threads), smem, s, dependent_, p);
     mark(timer, std::string("fast pass 2: column FFTs") + (sub == 2 ? " (two halves)" : "") + " + view values + fused min/max",
          double(ncols) * height * 12.0);
     if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
@@ -1229,7 +1237,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
                                               : col_values_colormap_kernel<G, TargetKind::General>;
     };
     auto colormap = g == 2 ? pick(std::integral_constant<int, 2>{}) : pick(std::integral_constant<int, -1>{});
-    launch_kernel("col_values_colormap_kernel", colormap, grid, block, 0, s, variant_.dependent_launch, values_.get(), width, height,
+    launch_kernel("col_values_colormap_kernel", colormap, grid, block, 0, s, dependent_, values_.get(), width, height,
                   g, sub, vp.view, vp.shift, vp.range, minmax_.get(), vp.top_span, range_.get(), lut_.get(), target);
     mark(timer, picture_stage_name("colormap (half -> whole picture)", target),
          double(ncols) * height * 4.0 + double(width) * height * 4.0);

@@ -29,6 +29,10 @@
 namespace specview::gpu {
 
 constexpr int kFastMaxLength = 16384;
+// The largest plane (points) whose C2C and R2C go out as dependent launches (Variant::dependent_launch). Above it the
+// H100 measured them 0-3% slower with than without (4032x3024 C2C +3%, 4000x6000 R2C +2%: PERF_NOTES.md m26), where
+// at 2-8 MP they were 0-6% faster; the picture gained at every size.
+constexpr long long kDependentLaunchMaxPoints = 1LL << 23;
 // The largest plane (points) whose C2C may run as one launch (Variant::one_launch).
 constexpr double kOneLaunchMaxPoints = 1024.0 * 1024.0;
 // Threads a mixed-radix column block may have unless set_block_threads says otherwise (PERF_NOTES.md, m3).
@@ -122,18 +126,22 @@ public:
         bool compiled_plans = true;
         // custom-fast's kernels as programmatic dependent launches (Hopper; fast_detail::launch_kernel, PERF_NOTES.md
         // m26): each one's blocks are made resident while the kernel before it in the stream finishes, and wait there
-        // for its results, rather than starting after the launch gap. Off: the benchmark's before/after.
+        // for its results, rather than starting after the launch gap. The picture takes them at every size, C2C and
+        // R2C up to kDependentLaunchMaxPoints (dependent_launch). Off: the benchmark's before/after.
         bool dependent_launch = true;
         // The mixed-radix C2C's grouped column blocks of four lines at once with the lines' threads interleaved
         // (mixed::LineTables::interleaved_columns, PERF_NOTES.md m27). Off: the benchmark's before/after.
         bool interleaved_columns = true;
+        // The mixed-radix C2C's kernels of some users' lengths with their registers capped for more blocks an SM
+        // (mixed::LineTables::capped_registers, PERF_NOTES.md m28). Off: the benchmark's before/after.
+        bool capped_registers = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
         variant_ = v;
         tables_.set_compiled_plans(v.compiled_plans);
-        tables_.set_dependent_launch(v.dependent_launch);
         tables_.set_interleaved_columns(v.interleaved_columns);
+        tables_.set_capped_registers(v.capped_registers);
         one_launch_.valid = false;
         cached_.valid = false;  // a picture's cached range and first pass came from the other variant's path
         pass1_ = {};
@@ -160,6 +168,10 @@ private:
     // n points 512 where a line takes at most 128 threads (four lines a block, not eight), else 1024, unless set.
     int mixed_row_threads() const { return threads_set_ ? rows_threads_ : 128; }
     int mixed_col_threads(int n) const;
+    // Whether a transform of `points` goes out as dependent launches (Variant::dependent_launch): the picture at any
+    // size, C2C and R2C up to kDependentLaunchMaxPoints. Set by each public pass into dependent_, which its launches read.
+    bool dependent_launch(long long points, bool picture) const;
+    bool dependent_ = true;
     bool use_grouped(int C) const { return variant_.grouped && C >= 4 && (C & (C - 1)) == 0; }
     DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
     DeviceBuffer<float2> split_;     // r2c's split rows where the caller's output is half_ itself

@@ -289,14 +289,21 @@ __device__ __forceinline__ int line_tpc(const Line& L) {
     else return L.tpc;
 }
 
+// m28: the users' lengths whose C2C row blocks (one line) or interleaved column blocks (four lines) run with their
+// registers capped, so that more blocks fit an SM (the profile at 1920x1080: our row blocks had 50% of the SM's warps
+// at 64 registers, VkFFT's 94% at 32; our column blocks 37.5%, VkFFT's 66% at 40), and how many blocks (0: none).
+// Kept where it paid on the H100 (PERF_NOTES.md m28): 3000-point rows (224 threads), 5 blocks at 56 registers, 3%
+// faster; 1080-point columns (four of 96 threads), 3 blocks at 56, 2.5%. 1920-point rows at 48 registers were no
+// faster, 4032-point rows at 48 (56 bytes spilled) 14% slower; 2000- and 3024-point columns at 40 spilled 272-328 bytes.
+constexpr int capped_row_blocks(int n) { return n == 3000 ? 5 : 0; }
+constexpr int capped_col_blocks(int n) { return n == 1080 ? 3 : 0; }
+
 // ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
 
 // group > 0: the output is grouped for the column pass, the `group` columns a column block takes next to each
 // other row after row ([x / group][row][x % group]), so that block reads one contiguous run (PERF_NOTES.md v6b).
 template <bool kInv, int kWork>
-__global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows,
-                                                              int lines, int group) {
-    fast_detail::begin_dependent();
+__device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, Line L, int rows, int lines, int group) {
     extern __shared__ float2 sm_rows[];
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -310,6 +317,20 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
     line_fft_to<kInv, kWork, kWork != 0>([src](int i) { return src[i]; },
                       [dst, run, shift, mask](int x, float2 v) { dst[std::size_t(x >> shift) * run + (x & mask)] = v; },
                       sm_rows + line * L.stride, with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
+}
+template <bool kInv, int kWork>
+__global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {
+    fast_detail::begin_dependent();
+    rows_c2c_block<kInv, kWork>(in, out, L, rows, lines, group);
+}
+// The same, one line a block (FixedLine<kWork>::tpc threads), its registers capped so that kMinBlocks blocks fit an SM
+// (m28, capped_row_blocks). (A kernel of its own: __launch_bounds__(1024, 1) is not __launch_bounds__(1024) to ptxas,
+// which then gave every other length's kernel 64 registers and some a few bytes of spills.)
+template <bool kInv, int kWork, int kMinBlocks>
+__global__ void __launch_bounds__(mixed_radix::fixed_threads(kWork), kMinBlocks)
+    mixed_rows_c2c_capped_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {
+    fast_detail::begin_dependent();
+    rows_c2c_block<kInv, kWork>(in, out, L, rows, lines, group);
 }
 
 // Real rows 2p and 2p + 1 as one complex row; bins 0..n/2 of each to the half spectrum (row stride ld), or with
@@ -450,9 +471,8 @@ __global__ void __launch_bounds__(1024) mixed_cols_grouped_staged_kernel(const f
 // store loop after a barrier. (Its comment's 600 bytes of spills with this mapping were the run-time plans' (m5).)
 // kTransposed (the R2C's transposed half spectrum, r2c_cols_transposed): column x goes to row x of `out` (ld apart),
 // a warp's stores 32 / kC neighbouring bins of kC rows. The last group may be padded: its missing lines stay idle.
-template <bool kInv, int kWork, int kC, bool kTransposed = false>
-__global__ void __launch_bounds__(1024) mixed_cols_interleaved_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
-    fast_detail::begin_dependent();
+template <bool kInv, int kWork, int kC, bool kTransposed>
+__device__ __forceinline__ void cols_interleaved_block(const float2* in, float2* out, Line L, int ld, int ncols) {
     static_assert(kWork > 0, "a compiled-in length");
     extern __shared__ float2 sm_cols[];
     const int col0 = blockIdx.x * kC, nc = min(kC, ncols - col0);
@@ -462,6 +482,19 @@ __global__ void __launch_bounds__(1024) mixed_cols_interleaved_kernel(const floa
     const std::size_t step = kTransposed ? 1 : std::size_t(ld);
     line_fft_to<kInv, kWork>([src](int y) { return src[y * kC]; }, [dst, step](int y, float2 v) { dst[y * step] = v; },
                              sm_cols + line * L.stride, L, t, line < nc);
+}
+template <bool kInv, int kWork, int kC, bool kTransposed = false>
+__global__ void __launch_bounds__(1024) mixed_cols_interleaved_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
+    fast_detail::begin_dependent();
+    cols_interleaved_block<kInv, kWork, kC, kTransposed>(in, out, L, ld, ncols);
+}
+// The same (not transposed), its registers capped so that kMinBlocks blocks of kC lines fit an SM (m28,
+// capped_col_blocks).
+template <bool kInv, int kWork, int kC, int kMinBlocks>
+__global__ void __launch_bounds__(kC * mixed_radix::fixed_threads(kWork), kMinBlocks)
+    mixed_cols_interleaved_capped_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
+    fast_detail::begin_dependent();
+    cols_interleaved_block<kInv, kWork, kC, false>(in, out, L, ld, ncols);
 }
 
 // The picture's pass A: real columns 2p and 2p + 1 as one complex column; rows ky = 0..n/2 of both spectra along
@@ -633,15 +666,9 @@ void with_plan(Line& L, LineTables& tables, F&& f, bool split = false) {
     f(std::integral_constant<int, 0>{});
 }
 
-// Where a launch goes: its stream, and whether it may be a programmatic dependent launch (LineTables::dependent_launch).
-struct Stream {
-    cudaStream_t s;
-    bool dependent;
-};
-
 template <class Kernel, class... Args>
-void launch(Kernel kernel, const char* name, int blocks, int threads, int smem, Stream at, Args... args) {
-    fast_detail::launch_kernel(name, kernel, dim3(blocks), dim3(threads), smem, at.s, at.dependent, args...);
+void launch(Kernel kernel, const char* name, int blocks, int threads, int smem, Launch at, Args... args) {
+    fast_detail::launch_kernel(name, kernel, dim3(blocks), dim3(threads), smem, at.stream, at.dependent, args...);
 }
 
 }  // namespace
@@ -705,7 +732,7 @@ int columns_per_block(int n, int ncols, int max_threads, const LineTables& table
 }
 
 void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
-              cudaStream_t s, int group) {
+              Launch at, int group) {
     Line L = make_line(n, inverse, tables);
     const int lines = row_lines(L, rows, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
@@ -713,15 +740,27 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
     if (group > 0 && n % group != 0) throw ConfigError("internal: a grouped row pass needs whole groups");
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
+        if constexpr (capped_row_blocks(W) > 0) {
+            if (lines == 1 && tables.capped_registers()) {
+                constexpr int B = capped_row_blocks(W);
+                if (inverse)
+                    launch(mixed_rows_c2c_capped_kernel<true, W, B>, "mixed_rows_c2c_capped_kernel", blocks, L.tpc, staged_smem<W>(smem), at,
+                           in, out, L, rows, lines, group);
+                else
+                    launch(mixed_rows_c2c_capped_kernel<false, W, B>, "mixed_rows_c2c_capped_kernel", blocks, L.tpc, staged_smem<W>(smem), at,
+                           in, out, L, rows, lines, group);
+                return;
+            }
+        }
         if (inverse)
-            launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), {s, tables.dependent_launch()}, in, out, L, rows, lines, group);
+            launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), at, in, out, L, rows, lines, group);
         else
-            launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), {s, tables.dependent_launch()}, in, out, L, rows, lines, group);
+            launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), at, in, out, L, rows, lines, group);
     }, true);
 }
 
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
-              cudaStream_t s, int group, bool rounds) {
+              Launch at, int group, bool rounds) {
     Line L = make_line(n, inverse, tables);
     const int C = column_block(L, ncols, max_threads, rounds);
     if (group != 0 && (group != C || ncols % C != 0))
@@ -735,40 +774,52 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             if (grouped && at_once == C && C == 4 && tables.interleaved_columns()) {  // the lines' threads interleaved (m27)
+                if constexpr (capped_col_blocks(W) > 0) {
+                    if (tables.capped_registers()) {
+                        constexpr int B = capped_col_blocks(W);
+                        if (inverse)
+                            launch(mixed_cols_interleaved_capped_kernel<true, W, 4, B>, "mixed_cols_interleaved_capped_kernel", blocks,
+                                   threads, smem, at, in, out, L, ld, ncols);
+                        else
+                            launch(mixed_cols_interleaved_capped_kernel<false, W, 4, B>, "mixed_cols_interleaved_capped_kernel", blocks,
+                                   threads, smem, at, in, out, L, ld, ncols);
+                        return;
+                    }
+                }
                 if (inverse)
                     launch(mixed_cols_interleaved_kernel<true, W, 4>, "mixed_cols_interleaved_kernel", blocks, threads, smem,
-                           {s, tables.dependent_launch()}, in, out, L, ld, ncols);
+                           at, in, out, L, ld, ncols);
                 else
                     launch(mixed_cols_interleaved_kernel<false, W, 4>, "mixed_cols_interleaved_kernel", blocks, threads, smem,
-                           {s, tables.dependent_launch()}, in, out, L, ld, ncols);
+                           at, in, out, L, ld, ncols);
                 return;
             }
             if (grouped && at_once < C) {  // the run copied into shared memory first (m25)
                 if (inverse)
-                    launch(mixed_cols_grouped_staged_kernel<true, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L,
+                    launch(mixed_cols_grouped_staged_kernel<true, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, at, in, out, L,
                            ld, ncols, C);
                 else
-                    launch(mixed_cols_grouped_staged_kernel<false, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out,
+                    launch(mixed_cols_grouped_staged_kernel<false, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, at, in, out,
                            L, ld, ncols, C);
                 return;
             }
             if (!grouped && at_once == C) {  // copied into shared memory first
                 if (inverse)
-                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, at, in, out, L, ld, ncols, C);
                 else
-                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, smem, at, in, out, L, ld, ncols, C);
                 return;
             }
         }
         if (inverse)
-            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, at, in, out, L, ld, ncols, C, grouped);
         else
-            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, smem, at, in, out, L, ld, ncols, C, grouped);
     });
 }
 
 void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, LineTables& tables, int max_threads,
-                         cudaStream_t s) {
+                         Launch at) {
     Line L = make_line(n, false, tables);
     const int C = column_block(L, ncols, max_threads);
     const int smem = C * L.stride * int(sizeof(float2));
@@ -779,27 +830,27 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
         if constexpr (W > 0) {
             if (at_once == C && C == 4 && tables.interleaved_columns()) {  // the lines' threads interleaved (m27)
                 launch(mixed_cols_interleaved_kernel<false, W, 4, true>, "mixed_cols_interleaved_kernel (transposed out)", blocks,
-                       threads, smem, {s, tables.dependent_launch()}, grouped, out, L, n, ncols);
+                       threads, smem, at, grouped, out, L, n, ncols);
                 return;
             }
         }
-        launch(mixed_cols_kernel<false, W, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem, {s, tables.dependent_launch()}, grouped, out, L, n, ncols, C, true);
+        launch(mixed_cols_kernel<false, W, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem, at, grouped, out, L, n, ncols, C, true);
     });
 }
 
 void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
-               cudaStream_t s, int group) {
+               Launch at, int group) {
     if (group < 0 || (group & (group - 1)) != 0) throw ConfigError("internal: a grouped real row pass needs a power-of-two group");
     Line L = make_line(width, false, tables);
     const int pairs = (height + 1) / 2;
     const int lines = row_lines(L, pairs, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, staged_smem<decltype(w)::value>(smem), {s, tables.dependent_launch()}, plane, half, L, height, lines, width / 2 + 1, group);
+        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, staged_smem<decltype(w)::value>(smem), at, plane, half, L, height, lines, width / 2 + 1, group);
     }, true);
 }
 
-void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s,
+void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, Launch at,
                unsigned int* reset_minmax) {
     Line L = make_line(height, false, tables);
     const int pairs = (width + 1) / 2;
@@ -809,17 +860,17 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             if (width % 2 == 0 && reinterpret_cast<std::uintptr_t>(plane) % 8 == 0) {  // pairs whole and aligned
-                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, smem, {s, tables.dependent_launch()},
+                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, smem, at,
                        plane, g, L, width, C, reset_minmax);
                 return;
             }
         }
-        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, {s, tables.dependent_launch()}, plane, g, L, width, C,
+        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, at, plane, g, L, width, C,
                reset_minmax);
     });
 }
 
-void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_threads, cudaStream_t s) {
+void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_threads, Launch at) {
     Line L = make_line(p.width, false, tables);
     const int lines = row_lines(L, p.ncols, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
@@ -828,9 +879,9 @@ void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_t
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         switch (mode) {
-            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, p, L, lines); break;
-            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, p, L, lines); break;
-            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, smem, {s, tables.dependent_launch()}, p, L, lines); break;
+            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, smem, at, p, L, lines); break;
+            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, smem, at, p, L, lines); break;
+            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, smem, at, p, L, lines); break;
         }
     });
 }

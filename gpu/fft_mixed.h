@@ -43,22 +43,29 @@ public:
     // default); off, every length runs its run-time plan (the benchmark's before/after, PERF_NOTES.md m9).
     void set_compiled_plans(bool on) { compiled_plans_ = on; }
     bool compiled_plans() const { return compiled_plans_; }
-    // Whether the mixed kernels go out as programmatic dependent launches (on by default; fast_detail::launch_kernel,
-    // PERF_NOTES.md m26): off, each waits for the launch gap after the kernel before it (the benchmark's before/after).
-    void set_dependent_launch(bool on) { dependent_launch_ = on; }
-    bool dependent_launch() const { return dependent_launch_; }
     // Whether the C2C's grouped column blocks of four lines at once interleave their lines' threads (on by default;
     // PERF_NOTES.md m27), or run each line on consecutive threads with a store loop after (the before/after).
     void set_interleaved_columns(bool on) { interleaved_columns_ = on; }
     bool interleaved_columns() const { return interleaved_columns_; }
+    // Whether the C2C's row and interleaved column kernels of some users' lengths run with their registers capped
+    // for more blocks an SM (on by default; PERF_NOTES.md m28), or at 64 registers (the before/after).
+    void set_capped_registers(bool on) { capped_registers_ = on; }
+    bool capped_registers() const { return capped_registers_; }
 
 private:
     bool compiled_plans_ = true;
-    bool dependent_launch_ = true;
     bool interleaved_columns_ = true;
+    bool capped_registers_ = true;
     std::map<long long, DeviceBuffer<float2>> twiddles_;  // by 2 work + fixed
     std::map<int, DeviceBuffer<float2>> split_;     // by n
     std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse
+};
+
+// Where a pass's kernel goes: its stream, and whether as a programmatic dependent launch (fast_detail::launch_kernel,
+// PERF_NOTES.md m26; FastFft decides).
+struct Launch {
+    cudaStream_t stream = nullptr;
+    bool dependent = false;
 };
 
 // Columns of n points a column block takes when there are `ncols` of them and a block may have `max_threads`
@@ -72,28 +79,28 @@ int line_threads_for(int n, const LineTables& tables);
 // divisor of n): `out` grouped for c2c_cols, the `group` columns a column block takes next to each other row
 // after row ([x / group][row][x % group]).
 void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
-              cudaStream_t s, int group = 0);
+              Launch at, int group = 0);
 // Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`); group > 0:
 // `in` as c2c_rows writes it with that group, which must be columns_per_block(n, ncols, max_threads, tables, rounds)
 // (this block's columns; checked) and divide ncols. rounds: as columns_per_block's (the C2C's column pass; not R2C's
 // in place, whose blocks would go from two an SM to one).
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
-              cudaStream_t s, int group = 0, bool rounds = false);
+              Launch at, int group = 0, bool rounds = false);
 // Real rows two at a time -> the half spectrum along x: `half` (ld = width/2 + 1) holds bins 0..width/2 of each row.
 // group > 0 (a power of two): grouped for r2c_cols_transposed instead, bin k of row y at [k / group][y][k % group]
 // (ceil(ld / group) * group * height elements).
 void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
-               cudaStream_t s, int group = 0);
+               Launch at, int group = 0);
 // R2C's column pass into the transposed layout: `ncols` columns of n points from `grouped` (real_rows with group =
 // columns_per_block(n, ncols, max_threads, tables)) to `out`, column x as row x (n bins apart).
 void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, LineTables& tables, int max_threads,
-                         cudaStream_t s);
+                         Launch at);
 // The picture's pass A: real columns two at a time -> G[ky][x] for ky = 0..height/2 (row stride width).
 // reset_minmax (null: none): the picture's min/max pair, reset here for the pass after (one launch fewer).
-void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, cudaStream_t s,
+void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, Launch at,
                unsigned int* reset_minmax = nullptr);
 // The picture's pass B: rows ky of G (p.ncols = height/2 + 1 of them) along x, into the view epilogue.
 void rows_view(fast_detail::ColOut mode, const fast_detail::ColParams& p, LineTables& tables, int target_threads,
-               cudaStream_t s);
+               Launch at);
 
 }  // namespace specview::gpu::mixed

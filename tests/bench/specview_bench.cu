@@ -542,27 +542,27 @@ int main(int argc, char** argv) {
 
         // custom-fast at the image's own size when it is not a power of two (its mixed-radix kernels, issue 13):
         // C2C with the row block sizes swept, R2C and the picture; each checked against cuFFT at that size.
-        StageStats st_fast_x, st_fast_x_default, st_fast_x_plain, st_fast_r2c_x_t_plain, st_fast_r2c_x, e2e_fast_x, st_fast_x_rt, st_fast_r2c_x_rt, e2e_fast_x_rt, st_fast_r2c_x_t;
+        double w_c2c_uncapped = 0;
+        StageStats st_fast_x, st_fast_x_default, st_fast_x_plain, st_fast_r2c_x, e2e_fast_x, st_fast_x_rt, st_fast_r2c_x_rt, e2e_fast_x_rt, st_fast_r2c_x_t;
         double fast_x_err_r2c_t = -1;
         double fast_x_err_c2c = -1, fast_x_err_r2c = -1;
         int fast_x_rows = 256, fast_x_cols = 0;
         bool fast_x_grouped = true;
         std::string fast_x_sweep;
         if (n0 != n) {
-            // g0: not grouped; g1: grouped; g1p: grouped, the column blocks' lines on consecutive threads rather than
-            // interleaved (m27's before).
+            // g0: not grouped; g1: grouped; g1u: grouped, no kernel with its registers capped (m28's before).
             for (int layout : {0, 1, 2})
                 for (int rt : {128, 256, 512, 1024})
                     for (int ct : {384, 512, 768, 1024}) {
                         const bool grouped = layout > 0;
                         FastFft::Variant v{grouped, true, true};
-                        v.interleaved_columns = layout != 2;
+                        v.capped_registers = layout != 2;
                         fast.set_variant(v);
                         fast.set_block_threads(rt, ct);
                         StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-                        if (layout == 2) {  // (not the best: only m27's before)
+                        if (layout == 2) {  // (not the best: only m28's before)
                             char cell[64];
-                            std::snprintf(cell, sizeof cell, " g1p R%d/C%d %.4f", rt, ct, st.median_total());
+                            std::snprintf(cell, sizeof cell, " g1u R%d/C%d %.4f", rt, ct, st.median_total());
                             fast_x_sweep += cell;
                             continue;
                         }
@@ -592,11 +592,10 @@ int main(int argc, char** argv) {
             st_fast_x_default = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
             {
                 FastFft::Variant v;
-                v.interleaved_columns = false;
+                v.capped_registers = false;
                 fast.set_variant(v);
                 st_fast_x_plain = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-                st_fast_r2c_x_t_plain =
-                    measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t, true); });
+                w_c2c_uncapped = whole(restore, [&] { fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr); }, double(n0) * 16);
                 fast.set_variant(FastFft::Variant{});
             }
             st_fast_r2c_x = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
@@ -693,16 +692,15 @@ int main(int argc, char** argv) {
                 print_stages("custom-fast C2C, unpadded, FastFft's block sizes",
                              "R" + std::to_string(rt) + "/C" + std::to_string(ct) + " (what the engine runs)", st_fast_x_default);
                 std::printf("      its ratio to the faster peer: %.2fx\n", st_fast_x_default.median_total() / peer_c2c);
-                print_stages("custom-fast C2C, unpadded, FastFft's block sizes, column lines not interleaved", "(m27's before)",
+                print_stages("custom-fast C2C, unpadded, FastFft's block sizes, registers not capped", "(m28's before)",
                              st_fast_x_plain);
+                std::printf("      whole: %.4f ms (capped: %.4f ms)\n", w_c2c_uncapped, w_c2c.on);
             }
             std::printf("      vs cuFFT C2C rel L2 %.2g\n", fast_x_err_c2c);
             print_stages("custom-fast R2C, unpadded", "mixed radix", st_fast_r2c_x);
             std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_x_err_r2c);
             print_stages("custom-fast R2C, unpadded, transposed out", "mixed radix, (width/2 + 1) x height", st_fast_r2c_x_t);
             std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_x_err_r2c_t);
-            print_stages("custom-fast R2C, unpadded, transposed out, column lines not interleaved", "(m27's before)",
-                         st_fast_r2c_x_t_plain);
             print_stages("custom-fast picture, unpadded", "mixed radix, range in the run", e2e_fast_x);
             std::printf("  custom-fast unpadded / faster peer: C2C %.2fx, R2C %.2fx (transposed out %.2fx); picture / (cuFFT R2C + post) %.2fx\n",
                         st_fast_x.median_total() / peer_c2c, st_fast_r2c_x.median_total() / peer_r2c,
