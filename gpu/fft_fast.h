@@ -164,8 +164,9 @@ private:
     int col_threads(int n) const { return cols_threads_ > 0 ? cols_threads_ : std::clamp(n / 4, 256, 1024); }
     // The mixed kernels' column blocks: up to this many threads (cols_threads_, else kMixedColThreads).
     int mixed_col_threads() const { return cols_threads_ > 0 ? cols_threads_ : kMixedColThreads; }
-    // The other mixed-radix passes' (R2C, its transposed form, the picture): rows 128 threads unless set; columns of
-    // n points 512 where a line takes at most 128 threads (four lines a block, not eight), else 1024, unless set.
+    // The mixed-radix passes' block sizes (C2C through mixed_c2c_threads, R2C, its transposed form, the picture): rows
+    // 128 threads unless set; columns of n points 512 where a line takes at most 128 threads (four lines a block, not
+    // eight), else 1024 (four lines of up to 256 threads at once), unless set (m25c, m27).
     int mixed_row_threads() const { return threads_set_ ? rows_threads_ : 128; }
     int mixed_col_threads(int n) const;
     // Whether a transform of `points` goes out as dependent launches (Variant::dependent_launch): the picture at any

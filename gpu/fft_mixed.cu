@@ -400,7 +400,8 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
     // The passes take a line to consecutive threads, and the first pass reads the columns straight from global
     // memory: a warp's loads are 32 rows of one column, whose sectors the block's other columns' warps read too.
     // (With a warp spanning C columns x 32 / C rows instead, which coalesces, ptxas spilled 600 bytes a thread:
-    // PERF_NOTES.md m5.) The store below keeps that mapping: written the same way as the loads (8 bytes of 32
+    // PERF_NOTES.md m5. The compiled-in lengths' grouped C2C columns now take that mapping without spills:
+    // mixed_cols_interleaved_kernel, m27.) The store below keeps that mapping: written the same way as the loads (8 bytes of 32
     // rows a warp), the last pass's outputs cost the column pass twice its time (m7).
     // The block's C lines run blockDim.x / tpc at a time (column_lines_at_once), in rounds.
     const int c = threadIdx.x % C, step = blockDim.x / C, at_once = blockDim.x / tpc;
@@ -846,7 +847,8 @@ void real_rows(const float* plane, float2* half, int width, int height, LineTabl
     const int lines = row_lines(L, pairs, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     with_plan(L, tables, [&](auto w) {
-        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc, staged_smem<decltype(w)::value>(smem), at, plane, half, L, height, lines, width / 2 + 1, group);
+        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc,
+               staged_smem<decltype(w)::value>(smem), at, plane, half, L, height, lines, width / 2 + 1, group);
     }, true);
 }
 
