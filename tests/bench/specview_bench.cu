@@ -719,8 +719,11 @@ int main(int argc, char** argv) {
                     "      C2C %.4f | %.4f, R2C %.4f | %.4f, R2C transposed %.4f | %.4f, picture %.4f | %.4f; "
                     "cuFFT R2C + post %.4f\n",
                     w_c2c.on, w_c2c.off, w_r2c.on, w_r2c.off, w_r2c_t.on, w_r2c_t.off, w_pic.on, w_pic.off, w_peer_pic);
-        for (const auto& [path, wv] : {std::pair<const char*, Whole>{"custom-fast C2C, whole", w_c2c}, {"custom-fast R2C, whole", w_r2c},
-                                       {"custom-fast R2C transposed, whole", w_r2c_t}, {"custom-fast picture, whole", w_pic}}) {
+        const std::pair<const char*, Whole> wholes[] = {{"custom-fast C2C, whole", w_c2c},
+                                                        {"custom-fast R2C, whole", w_r2c},
+                                                        {"custom-fast R2C transposed, whole", w_r2c_t},
+                                                        {"custom-fast picture, whole", w_pic}};
+        for (const auto& [path, wv] : wholes) {
             csv.row(label, path, "dependent launches on", "total", wv.on, 0, copy_gbps);
             csv.row(label, path, "dependent launches off", "total", wv.off, 0, copy_gbps);
         }
@@ -789,7 +792,8 @@ int main(int argc, char** argv) {
                     fp / m.e2e_r2c_exact, own, own_ratio);
     }
     std::printf("\nIssue 13, whole runs on %s (custom-fast timed as the peers are: one event before, one after; "
-                "at the image's own size, at FastFft's own block sizes there, the sweep's best at powers of two), ms, "
+                "at the image's own size, at FastFft's own block sizes there; at powers of two at the settings of the staged rows "
+                "above: C2C and the picture at the sweep's best), ms, "
                 "medians; \"off\": custom-fast's dependent launches off:\n", dev.name.c_str());
     std::printf("| size | fast C2C | off | C2C ratio | fast R2C | off | R2C ratio | R2C transposed | off | its ratio | "
                 "picture | off | cuFFT R2C + post | picture ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
