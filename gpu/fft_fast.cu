@@ -853,10 +853,10 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         const auto [row_threads, col_threads] = mixed_c2c_threads(height);
         const int C = mixed::columns_per_block(height, width, col_threads, tables_, true);  // (c2c_cols' blocks)
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
-        mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, {s, dependent_}, grouped ? C : 0);
+        mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, mixed_launch(s), grouped ? C : 0);
         mark(timer, std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : ""),
              double(width) * height * 16.0);
-        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, col_threads, {s, dependent_}, grouped ? C : 0, true);
+        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, col_threads, mixed_launch(s), grouped ? C : 0, true);
         mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
         return;
     }
@@ -949,7 +949,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     }
     if (out == half_.get()) pass1_ = {};  // no longer a picture's first pass
     if (!pow2_sizes(width, height)) {
-        mixed::real_rows(plane, out, width, height, tables_, mixed_row_threads(), {s, dependent_},
+        mixed::real_rows(plane, out, width, height, tables_, mixed_row_threads(), mixed_launch(s),
                          group_log2 >= 0 ? 1 << group_log2 : 0);
         mark(timer,
              std::string("fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum") + (group_log2 >= 0 ? " (grouped)" : ""),
@@ -994,7 +994,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
         scratch.resize(std::size_t((ld + C - 1) / C) * C * height);
         rows_real(plane, width, height, s, timer, scratch.get(), ilog2(C));
-        mixed::r2c_cols_transposed(scratch.get(), half, ld, height, tables_, mixed_col_threads(height), {s, dependent_});
+        mixed::r2c_cols_transposed(scratch.get(), half, ld, height, tables_, mixed_col_threads(height), mixed_launch(s));
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix, from the scratch, transposed out)",
              double(ld) * height * 16.0);
         return;
@@ -1024,7 +1024,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     }
     rows_real(plane, width, height, s, timer, half);
     if (!pow2_sizes(width, height)) {
-        mixed::c2c_cols(half, half, ld, ld, height, false, tables_, mixed_col_threads(height), {s, dependent_});
+        mixed::c2c_cols(half, half, ld, ld, height, false, tables_, mixed_col_threads(height), mixed_launch(s));
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix)", double(ld) * height * 16.0);
         return;
     }
@@ -1089,7 +1089,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
     pass1_ = want;
     unsigned int* reset = fold_range && !reuse_pass1 ? minmax_.get() : nullptr;
-    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(height), {s, dependent_}, reset);
+    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(height), mixed_launch(s), reset);
     if (!reuse_pass1 && pow2) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = lines_per_block(n, col_threads(n), pairs);
@@ -1114,7 +1114,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.target = target;
     auto rows_view = [&](ColOut mode) {
         if (pow2) run_rows_view(mode, p, rows_threads_, s, dependent_);
-        else mixed::rows_view(mode, p, tables_, mixed_row_threads(), {s, dependent_});
+        else mixed::rows_view(mode, p, tables_, mixed_row_threads(), mixed_launch(s));
     };
 
     if (vp.range == RangeMode::Percentile) {

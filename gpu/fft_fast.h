@@ -130,18 +130,16 @@ public:
         // R2C up to kDependentLaunchMaxPoints (dependent_launch). Off: the benchmark's before/after.
         bool dependent_launch = true;
         // The mixed-radix C2C's grouped column blocks of four lines at once with the lines' threads interleaved
-        // (mixed::LineTables::interleaved_columns, PERF_NOTES.md m27). Off: the benchmark's before/after.
+        // (mixed::Launch::interleaved_columns, PERF_NOTES.md m27). Off: the benchmark's before/after.
         bool interleaved_columns = true;
         // The mixed-radix C2C's kernels of some users' lengths with their registers capped for more blocks an SM
-        // (mixed::LineTables::capped_registers, PERF_NOTES.md m28). Off: the benchmark's before/after.
+        // (mixed::Launch::capped_registers, PERF_NOTES.md m28). Off: the benchmark's before/after.
         bool capped_registers = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
         variant_ = v;
         tables_.set_compiled_plans(v.compiled_plans);
-        tables_.set_interleaved_columns(v.interleaved_columns);
-        tables_.set_capped_registers(v.capped_registers);
         one_launch_.valid = false;
         cached_.valid = false;  // a picture's cached range and first pass came from the other variant's path
         pass1_ = {};
@@ -173,6 +171,10 @@ private:
     // size, C2C and R2C up to kDependentLaunchMaxPoints. Set by each public pass into dependent_, which its launches read.
     bool dependent_launch(long long points, bool picture) const;
     bool dependent_ = true;
+    // The mixed passes' launches on stream s: dependent_ and the Variant's kernel choices.
+    mixed::Launch mixed_launch(cudaStream_t s) const {
+        return {s, dependent_, variant_.interleaved_columns, variant_.capped_registers};
+    }
     bool use_grouped(int C) const { return variant_.grouped && C >= 4 && (C & (C - 1)) == 0; }
     DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
     DeviceBuffer<float2> split_;     // r2c's split rows where the caller's output is half_ itself

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cfloat>
 #include <cstddef>
 #include <cstdint>
@@ -214,11 +215,18 @@ __device__ __forceinline__ void begin_dependent() {
 #endif
 }
 
-// Whether the current device takes programmatic dependent launches (compute capability 9.0 and up).
+// Whether the current device takes programmatic dependent launches (compute capability 9.0 and up); asked of the
+// driver once a device (every launch asks).
 inline bool dependent_launch_supported() {
-    int device = 0, major = 0;
+    constexpr int kDevices = 64;
+    static std::atomic<int> known[kDevices];  // (zero before the first call) 0: not asked yet, 1: no, 2: yes
+    int device = 0;
     CUDA_CHECK(cudaGetDevice(&device));
+    if (device < kDevices && known[device].load(std::memory_order_relaxed) != 0)
+        return known[device].load(std::memory_order_relaxed) == 2;
+    int major = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    if (device < kDevices) known[device].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
     return major >= 9;
 }
 

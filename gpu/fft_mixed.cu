@@ -742,7 +742,7 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if constexpr (capped_row_blocks(W) > 0) {
-            if (lines == 1 && tables.capped_registers()) {
+            if (lines == 1 && at.capped_registers) {
                 constexpr int B = capped_row_blocks(W);
                 if (inverse)
                     launch(mixed_rows_c2c_capped_kernel<true, W, B>, "mixed_rows_c2c_capped_kernel", blocks, L.tpc, staged_smem<W>(smem), at,
@@ -774,9 +774,9 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
-            if (grouped && at_once == C && C == 4 && tables.interleaved_columns()) {  // the lines' threads interleaved (m27)
+            if (grouped && at_once == C && C == 4 && at.interleaved_columns) {  // the lines' threads interleaved (m27)
                 if constexpr (capped_col_blocks(W) > 0) {
-                    if (tables.capped_registers()) {
+                    if (at.capped_registers) {
                         constexpr int B = capped_col_blocks(W);
                         if (inverse)
                             launch(mixed_cols_interleaved_capped_kernel<true, W, 4, B>, "mixed_cols_interleaved_capped_kernel", blocks,
@@ -829,7 +829,7 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
-            if (at_once == C && C == 4 && tables.interleaved_columns()) {  // the lines' threads interleaved (m27)
+            if (at_once == C && C == 4 && at.interleaved_columns) {  // the lines' threads interleaved (m27)
                 launch(mixed_cols_interleaved_kernel<false, W, 4, true>, "mixed_cols_interleaved_kernel (transposed out)", blocks,
                        threads, smem, at, grouped, out, L, n, ncols);
                 return;

@@ -43,29 +43,24 @@ public:
     // default); off, every length runs its run-time plan (the benchmark's before/after, PERF_NOTES.md m9).
     void set_compiled_plans(bool on) { compiled_plans_ = on; }
     bool compiled_plans() const { return compiled_plans_; }
-    // Whether the C2C's grouped column blocks of four lines at once interleave their lines' threads (on by default;
-    // PERF_NOTES.md m27), or run each line on consecutive threads with a store loop after (the before/after).
-    void set_interleaved_columns(bool on) { interleaved_columns_ = on; }
-    bool interleaved_columns() const { return interleaved_columns_; }
-    // Whether the C2C's row and interleaved column kernels of some users' lengths run with their registers capped
-    // for more blocks an SM (on by default; PERF_NOTES.md m28), or at 64 registers (the before/after).
-    void set_capped_registers(bool on) { capped_registers_ = on; }
-    bool capped_registers() const { return capped_registers_; }
 
 private:
     bool compiled_plans_ = true;
-    bool interleaved_columns_ = true;
-    bool capped_registers_ = true;
     std::map<long long, DeviceBuffer<float2>> twiddles_;  // by 2 work + fixed
     std::map<int, DeviceBuffer<float2>> split_;     // by n
     std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse
 };
 
-// Where a pass's kernel goes: its stream, and whether as a programmatic dependent launch (fast_detail::launch_kernel,
-// PERF_NOTES.md m26; FastFft decides).
+// Where and how a pass's kernels go (FastFft decides, from its Variant): the stream; whether as programmatic dependent
+// launches (fast_detail::launch_kernel, PERF_NOTES.md m26); whether the C2C's grouped column blocks of four lines at
+// once interleave their lines' threads (m27), or run each line on consecutive threads with a store loop after; whether
+// the C2C kernels of some users' lengths run with their registers capped for more blocks an SM (m28). The last two
+// off: the benchmark's before/after.
 struct Launch {
     cudaStream_t stream = nullptr;
     bool dependent = false;
+    bool interleaved_columns = true;
+    bool capped_registers = true;
 };
 
 // Columns of n points a column block takes when there are `ncols` of them and a block may have `max_threads`

@@ -509,17 +509,18 @@ struct PassRegs {
     float2 v[kButterflies][R];
 };
 
-// A work length's twiddles, all its passes' in one table of work - 1 entries (the passes' ns (R - 1) add up to
-// work - 1): the pass with ns keeps W^(r k), W = exp(-2 pi i / (ns R)), for r = 1..R-1 and k = 0..ns-1 at
-// [ns - 1 + (r - 1) ns + k], forward (the inverse takes conjugates); a warp's neighbouring k read neighbouring
-// entries. Computed in double and rounded once: the kernels load them (through the read-only cache) instead of
-// computing sin and cos and the powers in float, which was most of a pass's arithmetic.
 // W_N^m = exp(-2 pi i m / N), the angle reduced mod 2 pi exactly (in integers) and taken in double, rounded once.
 inline float2 root_of_unity(long long m, long long N) {
     const long long num = (2LL * m) % (2LL * N);  // the angle pi num / N
     const double a = 3.14159265358979323846 * double(num) / double(N);
     return c_make(float(cos(a)), float(-sin(a)));
 }
+
+// A work length's twiddles, all its passes' in one table of work - 1 entries (the passes' ns (R - 1) add up to
+// work - 1): the pass with ns keeps W^(r k), W = exp(-2 pi i / (ns R)), for r = 1..R-1 and k = 0..ns-1 at
+// [ns - 1 + (r - 1) ns + k], forward (the inverse takes conjugates); a warp's neighbouring k read neighbouring
+// entries. Computed in double and rounded once: the kernels load them (through the read-only cache) instead of
+// computing sin and cos and the powers in float, which was most of a pass's arithmetic.
 inline std::vector<float2> twiddle_table(const LinePlan& p) {
     std::vector<float2> t;
     int ns = 1;
@@ -546,7 +547,7 @@ SV_MR_HD float2 load_twiddle(const float2* p) {
 // (a quarter of the row kernel's stall samples waited on them: PERF_NOTES.md, profile). Low part first: [0, 64)
 // W_n^j, then [64, ..) W_n^(64 i); forward, computed in double and rounded once. The product rounds once more: the
 // lines' error against FFTW grows by 4-8% (1.35e-7 -> 1.45e-7 at 4000 points, host emulation).
-constexpr int kSplitLow = 64;
+constexpr int kSplitLowLog2 = 6, kSplitLow = 1 << kSplitLowLog2;
 SV_MR_HD constexpr int split_table_size(int n) { return kSplitLow + (n + kSplitLow - 1) / kSplitLow; }
 inline std::vector<float2> split_twiddle_table(int n) {
     std::vector<float2> t;
@@ -562,7 +563,7 @@ SV_MR_HD void twiddle_split(float2* v, const float2* table, int k, int ns) {
     SV_MR_UNROLL
     for (int r = 1; r < R; ++r) {
         const int i = r * m;
-        float2 w = c_mul(table[kSplitLow + (i >> 6)], table[i & (kSplitLow - 1)]);
+        float2 w = c_mul(table[kSplitLow + (i >> kSplitLowLog2)], table[i & (kSplitLow - 1)]);
         if (kInv) w.y = -w.y;
         v[r] = c_mul(v[r], w);
     }
