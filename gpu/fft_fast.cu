@@ -446,6 +446,12 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
     }
 }
 
+// A column pass's block: its column group and which half of the columns it transforms (0 unless p.sub == 2).
+__device__ __forceinline__ int col_group(const ColParams& p) { return p.halves_adjacent ? int(blockIdx.x >> 1) : int(blockIdx.x); }
+__device__ __forceinline__ int col_half(const ColParams& p) { return p.halves_adjacent ? int(blockIdx.x & 1) : int(blockIdx.y); }
+// The grid of a column pass of `groups` column groups (see ColParams::halves_adjacent).
+dim3 col_grid(const ColParams& p, int groups) { return p.halves_adjacent ? dim3(groups * 2) : dim3(groups, p.sub); }
+
 template <int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_kernel(ColParams p) {
     fast_detail::begin_dependent();
@@ -453,7 +459,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_ke
         p.n = 1 << kLog2;
         p.log2n = kLog2;
     }
-    cols_block<false, true>(p, blockIdx.x, blockIdx.y);
+    cols_block<false, true>(p, col_group(p), col_half(p));
 }
 
 template <bool kInv, int kThreads, int kLog2 = 0>
@@ -463,7 +469,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
         p.n = 1 << kLog2;
         p.log2n = kLog2;
     }
-    cols_block<kInv>(p, blockIdx.x, blockIdx.y);
+    cols_block<kInv>(p, col_group(p), col_half(p));
 }
 
 // Both passes of a small C2C in one launch (PERF_NOTES.md s3): the row blocks, a grid-wide barrier, the column
@@ -770,7 +776,7 @@ void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cu
     if (p.cols_per_block == 0) p.cols_per_block = cols_per_block(n, p.ncols, target_threads);
     if (p.sub < 1) p.sub = 1;
     const int threads = p.cols_per_block * tpc;
-    const dim3 blocks((p.ncols + p.cols_per_block - 1) / p.cols_per_block, p.sub);
+    const dim3 blocks = col_grid(p, (p.ncols + p.cols_per_block - 1) / p.cols_per_block);
     p.col_stride = column_stride(n, p.cols_per_block, bank_aware);
     const int smem = p.cols_per_block * p.col_stride * int(sizeof(float2));
     if (inverse) launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s, dependent);
@@ -878,6 +884,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     const int row_grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
 
     ColParams p = column_params(scratch, width, data, width, width, width, ncol, C, group_log2, sub);
+    p.halves_adjacent = sub == 2 && variant_.split_halves_adjacent;
 
     if (sub == 1 && one_launch_blocks(width, height, inverse) > 0) {
         p.col_stride = column_stride(ncol, C, variant_.bank_stride);
@@ -1015,6 +1022,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         rows_real(plane, width, height, s, timer, scratch.get(), g, nullptr, split ? height / 2 : 0);
         ColParams p = column_params(scratch.get(), ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
+        p.halves_adjacent = split && variant_.split_halves_adjacent;
         run_cols(false, p, col_threads(n), variant_.bank_stride, s, dependent_);
         mark(timer,
              std::string("fast pass 2: column FFTs (half spectrum") + (split ? ", two halves" : ", from the scratch") +
@@ -1212,6 +1220,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     p.col_stride = column_stride(n, C, variant_.bank_stride);
     p.group_log2 = grouped ? g : -1;
     p.sub = sub;
+    p.halves_adjacent = sub == 2 && variant_.split_halves_adjacent;
     p.values = values_.get();
     p.values_log2 = g;
     const int threads = C * tpc, smem = C * p.col_stride * int(sizeof(float2)), bound = bound_for(threads);
@@ -1220,7 +1229,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
         return bound == 256 ? fast_cols_values_kernel<256, L>
                : bound == 512 ? fast_cols_values_kernel<512, L> : fast_cols_values_kernel<1024, L>;
     });
-    launch_kernel("fast_cols_values_kernel", kernel, dim3(groups, sub), dim3(threads), smem, s, dependent_, p);
+    launch_kernel("fast_cols_values_kernel", kernel, col_grid(p, groups), dim3(threads), smem, s, dependent_, p);
     mark(timer, std::string("fast pass 2: column FFTs") + (sub == 2 ? " (two halves)" : "") + " + view values + fused min/max",
          double(ncols) * height * 12.0);
     if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};

@@ -135,6 +135,10 @@ public:
         // The mixed-radix C2C's kernels of some users' lengths with their registers capped for more blocks an SM
         // (mixed::Launch::capped_registers, PERF_NOTES.md m28). Off: the benchmark's before/after.
         bool capped_registers = true;
+        // The split column pass (8192-point columns as two halves, p.sub == 2) with a group's two halves in
+        // neighbouring blocks, so that they run together, rather than every group's first half before any second
+        // half (ColParams::halves_adjacent). Off: the benchmark's before/after.
+        bool split_halves_adjacent = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {

@@ -52,6 +52,11 @@ struct ColParams {
     int col_stride;   // float2 between the columns' buffers in shared memory
     int group_log2;   // >= 0: `in` is grouped by 2^group_log2 columns ([col / C][y][col % C]); -1: row-major with ld_in
     int sub;          // 1, or 2: each column is two FFTs of n points (rows s n .. s n + n - 1 -> output rows 2k + s)
+    // sub == 2: the grid is groups x 2 in x, a group's halves in neighbouring blocks (blockIdx.x = 2 group + half),
+    // rather than groups in x and halves in y. The halves write output rows 2k and 2k + 1; where a row's piece is not
+    // a whole aligned sector (R2C's rows of width/2 + 1 bins, its transposed rows, the picture's values), the two
+    // halves' writes then meet in L2 rather than one half's going to DRAM long before the other's.
+    bool halves_adjacent;
     bool out_transposed;  // Complex: column col's bins along a row of `out` (out[col * ld_out + ky])
     View view;
     bool shift;

@@ -2,7 +2,7 @@
 // copy bandwidth measured in the same run. Medians of many runs timed with CUDA events after warm-up; inputs are random and
 // restored before every run (the transforms work in place). Prints a table and writes CSV.
 //
-//   specview-bench [--csv FILE] [--reps N] [--sizes 256,1024,...] [--no-sweep]
+//   specview-bench [--csv FILE] [--reps N] [--sizes 256,1024,...] [--no-sweep] [--ab FLAG]
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -128,18 +128,33 @@ struct Csv {
     }
 };
 
+// The FastFft::Variant switches --ab takes: custom-fast's whole runs are then also timed with that one off, in the
+// same run (a change's before and after in one binary).
+using VariantSwitch = bool FastFft::Variant::*;
+VariantSwitch ab_flag(const std::string& name) {
+    if (name == "dependent_launch") return &FastFft::Variant::dependent_launch;
+    if (name == "interleaved_columns") return &FastFft::Variant::interleaved_columns;
+    if (name == "capped_registers") return &FastFft::Variant::capped_registers;
+    if (name == "split_halves_adjacent") return &FastFft::Variant::split_halves_adjacent;
+    if (name == "compiled_plans") return &FastFft::Variant::compiled_plans;
+    return nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string csv_path = "specview-bench.csv";
     int reps = 50;
     bool sweep = true;
+    std::string ab_name;
+    VariantSwitch ab = nullptr;
     std::vector<std::pair<int, int>> sizes;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
         else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
         else if (a == "--no-sweep") sweep = false;
+        else if (a == "--ab" && i + 1 < argc && (ab = ab_flag(argv[i + 1]))) ab_name = argv[++i];
         else if (a == "--sizes" && i + 1 < argc) {
             std::string list = argv[++i];
             for (std::size_t p = 0; p < list.size();) {
@@ -152,7 +167,9 @@ int main(int argc, char** argv) {
                 p = q + 1;
             }
         } else {
-            std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--ab FLAG]\n"
+                         "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -201,6 +218,7 @@ int main(int argc, char** argv) {
     // custom-fast timed whole with its programmatic dependent launches on (the default) and off.
     struct Whole {
         double on = 0, off = 0;
+        double ab = 0;  // with --ab's switch off (dependent launches on)
     };
     struct Summary {
         std::string size;
@@ -261,6 +279,12 @@ int main(int argc, char** argv) {
             fast.set_variant(v);
             out.off = whole(reset, body, bytes);
             v.dependent_launch = true;
+            if (ab) {
+                FastFft::Variant b = v;
+                b.*ab = false;
+                fast.set_variant(b);
+                out.ab = whole(reset, body, bytes);
+            }
             fast.set_variant(v);
             return out;
         };
@@ -719,6 +743,12 @@ int main(int argc, char** argv) {
                     "      C2C %.4f | %.4f, R2C %.4f | %.4f, R2C transposed %.4f | %.4f, picture %.4f | %.4f; "
                     "cuFFT R2C + post %.4f\n",
                     w_c2c.on, w_c2c.off, w_r2c.on, w_r2c.off, w_r2c_t.on, w_r2c_t.off, w_pic.on, w_pic.off, w_peer_pic);
+        if (ab)
+            std::printf("  whole runs with %s on | off (--ab), ms: C2C %.4f | %.4f (%+.1f%%), R2C %.4f | %.4f (%+.1f%%), "
+                        "R2C transposed %.4f | %.4f (%+.1f%%), picture %.4f | %.4f (%+.1f%%)\n",
+                        ab_name.c_str(), w_c2c.on, w_c2c.ab, 100.0 * (w_c2c.on / w_c2c.ab - 1), w_r2c.on, w_r2c.ab,
+                        100.0 * (w_r2c.on / w_r2c.ab - 1), w_r2c_t.on, w_r2c_t.ab, 100.0 * (w_r2c_t.on / w_r2c_t.ab - 1),
+                        w_pic.on, w_pic.ab, 100.0 * (w_pic.on / w_pic.ab - 1));
         const std::pair<const char*, Whole> wholes[] = {{"custom-fast C2C, whole", w_c2c},
                                                         {"custom-fast R2C, whole", w_r2c},
                                                         {"custom-fast R2C transposed, whole", w_r2c_t},
@@ -726,6 +756,7 @@ int main(int argc, char** argv) {
         for (const auto& [path, wv] : wholes) {
             csv.row(label, path, "dependent launches on", "total", wv.on, 0, copy_gbps);
             csv.row(label, path, "dependent launches off", "total", wv.off, 0, copy_gbps);
+            if (ab) csv.row(label, path, ab_name + " off", "total", wv.ab, 0, copy_gbps);
         }
         csv.row(label, "cuFFT R2C + post, whole", "", "total", w_peer_pic, 0, copy_gbps);
         std::printf("  end to end, real plane -> RGBA8 picture:\n");

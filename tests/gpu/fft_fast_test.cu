@@ -627,6 +627,50 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
         }
 }
 
+// The split column pass (8192-point columns as two 4096-point halves) with a group's halves in neighbouring blocks
+// (the default) or every group's first half before the second (the grid's y): the same blocks' work in another
+// order, so the same bytes, on C2C, both R2C layouts and the picture; and the transposed R2C against FFTW.
+TEST_F(FastFft, SplitHalvesInEitherOrderGiveTheSameBytes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    gpu::FastFft adjacent, apart;
+    gpu::FastFft::Variant v;
+    v.split_halves_adjacent = false;
+    apart.set_variant(v);
+    auto same = [](const auto& a, const auto& b) {
+        return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
+    };
+    for (auto [w, h] : {std::pair{16, 8192}, std::pair{128, 8192}}) {  // (128 x 8192: the picture rows first, split too)
+        const std::size_t n = std::size_t(w) * h;
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        const std::vector<cf> x = rng.complex(n);
+        EXPECT_TRUE(same(run_c2c(adjacent, x, w, h, false), run_c2c(apart, x, w, h, false))) << what << " C2C";
+        EXPECT_TRUE(same(run_c2c(adjacent, x, w, h, true), run_c2c(apart, x, w, h, true))) << what << " C2C inverse";
+        const std::vector<float> r = rng.real(n);
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, r);
+        const std::vector<cd> want = dft2d(widen(r), h, w);
+        for (bool transposed : {false, true}) {
+            const std::size_t bins = std::size_t(w / 2 + 1) * h;
+            gpu::DeviceBuffer<float2> ha(bins), hb(bins);
+            poison(ha);
+            poison(hb);
+            adjacent.r2c(plane.get(), w, h, ha.get(), nullptr, nullptr, transposed);
+            apart.r2c(plane.get(), w, h, hb.get(), nullptr, nullptr, transposed);
+            const std::vector<cf> a = download<cf>(ha.get(), bins), b = download<cf>(hb.get(), bins);
+            EXPECT_TRUE(same(a, b)) << what << " R2C" << (transposed ? " transposed" : "");
+            EXPECT_LT(rel_l2(a, half_spectrum(want, w, h, transposed)), 1e-5) << what << " R2C" << (transposed ? " transposed" : "");
+        }
+        gpu::DeviceBuffer<std::uint32_t> pa(n), pb(n);
+        poison(pa);
+        poison(pb);
+        const ViewParams vp;
+        adjacent.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pa.get()}, nullptr, nullptr);
+        apart.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pb.get()}, nullptr, nullptr);
+        EXPECT_TRUE(same(download<std::uint32_t>(pa.get(), n), download<std::uint32_t>(pb.get(), n))) << what << " picture";
+    }
+}
+
 // The mixed-radix C2C's own block sizes (m25's and m27's sweeps) by column length: rows 128 threads; columns 512
 // where a column's line takes at most 128 threads, else 1024; what set_block_threads gives until reset_block_threads.
 TEST_F(FastFft, MixedC2cTakesItsOwnBlockSizesUntilSet) {
