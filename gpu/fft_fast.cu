@@ -12,6 +12,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/errors.h"
 #include "gpu/fft_fast_detail.h"
+#include "gpu/mixed_radix.h"
 #include "gpu/spectrum_view.h"
 
 namespace specview::gpu {
@@ -401,7 +402,9 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
             for (int j = 0; j < kE; ++j)
                 if (j < e) v[j] = p.in[std::size_t(s0 + in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
         } else {
-            const float2* g = p.in + ((std::size_t(bx) * n * sub) << p.group_log2) + c;  // this block's group
+            // This column's group (a block's C columns may be part of one: narrow_column_blocks) and place in it.
+            const float2* g = p.in + ((std::size_t(col >> p.group_log2) * n * sub) << p.group_log2) +
+                              (col & ((1 << p.group_log2) - 1));
 #pragma unroll
             for (int j = 0; j < kE; ++j)
                 if (j < e) v[j] = g[std::size_t(s0 + in_index(j, n, log2n, t, tpc)) << p.group_log2];
@@ -450,7 +453,7 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
 __device__ __forceinline__ int col_group(const ColParams& p) { return p.halves_adjacent ? int(blockIdx.x >> 1) : int(blockIdx.x); }
 __device__ __forceinline__ int col_half(const ColParams& p) { return p.halves_adjacent ? int(blockIdx.x & 1) : int(blockIdx.y); }
 // The grid of a column pass of `groups` column groups (see ColParams::halves_adjacent).
-dim3 col_grid(const ColParams& p, int groups) { return p.halves_adjacent ? dim3(groups * 2) : dim3(groups, p.sub); }
+dim3 cols_grid(const ColParams& p, int groups) { return p.halves_adjacent ? dim3(groups * 2) : dim3(groups, p.sub); }
 
 template <int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_kernel(ColParams p) {
@@ -776,7 +779,7 @@ void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cu
     if (p.cols_per_block == 0) p.cols_per_block = cols_per_block(n, p.ncols, target_threads);
     if (p.sub < 1) p.sub = 1;
     const int threads = p.cols_per_block * tpc;
-    const dim3 blocks = col_grid(p, (p.ncols + p.cols_per_block - 1) / p.cols_per_block);
+    const dim3 blocks = cols_grid(p, (p.ncols + p.cols_per_block - 1) / p.cols_per_block);
     p.col_stride = column_stride(n, p.cols_per_block, bank_aware);
     const int smem = p.cols_per_block * p.col_stride * int(sizeof(float2));
     if (inverse) launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s, dependent);
@@ -841,18 +844,26 @@ std::pair<int, int> FastFft::mixed_c2c_threads(int height) const {
     return {mixed_row_threads(), mixed_col_threads(height)};
 }
 
+int FastFft::narrow_columns(int C, int n, int group_log2) const {
+    return variant_.narrow_column_blocks && group_log2 >= 0 && C >= 4 ? C / 2 : C;
+}
+
 int FastFft::mixed_col_threads(int n) const {
     if (cols_threads_ > 0) return cols_threads_;
     return mixed::line_threads_for(n, tables_) <= 128 ? 512 : kMixedColThreads;
 }
 
-bool FastFft::dependent_launch(long long points, bool picture) const {
-    return variant_.dependent_launch && (picture || points <= kDependentLaunchMaxPoints);
+bool FastFft::dependent_launch(int width, int height, bool picture) const {
+    if (!variant_.dependent_launch) return false;
+    // The picture where a side takes Bluestein's transform measured 10-11% slower with them (1009x1013, three runs
+    // on the H100, PERF_NOTES.md m32); its C2C and R2C faster.
+    if (picture) return !mixed_radix::plan_line(width).bluestein && !mixed_radix::plan_line(height).bluestein;
+    return (long long)width * height <= kDependentLaunchMaxPoints;
 }
 
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
-    dependent_ = dependent_launch((long long)width * height, false);
+    dependent_ = dependent_launch(width, height, false);
     if (!pow2_sizes(width, height)) {
         // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes two columns or more
         // that divide the width (the mixed kernels gain from it there: PERF_NOTES.md m3).
@@ -987,7 +998,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
 void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaStream_t s, StageTimer* timer,
                   bool transposed) {
     if (!half) throw ConfigError("internal: custom-fast r2c needs an output buffer");
-    dependent_ = dependent_launch((long long)width * height, false);
+    dependent_ = dependent_launch(width, height, false);
     // The columns run in place on the row-major half spectrum. (Pass 1 writing them grouped for pass 2, as C2C does,
     // was slower here: 0.190 -> 0.218 ms at 4096^2 on the H100, PERF_NOTES.md v6: the rows of width/2 + 1 bins
     // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
@@ -1023,6 +1034,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         ColParams p = column_params(scratch.get(), ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
         p.halves_adjacent = split && variant_.split_halves_adjacent;
+        if (transposed) p.cols_per_block = narrow_columns(C, n, g);
         run_cols(false, p, col_threads(n), variant_.bank_stride, s, dependent_);
         mark(timer,
              std::string("fast pass 2: column FFTs (half spectrum") + (split ? ", two halves" : ", from the scratch") +
@@ -1060,7 +1072,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
                                         StageTimer* timer, bool reuse_pass1, const float* mask,
                                         std::uint64_t mask_version) {
     check_size(width, height);
-    dependent_ = dependent_launch((long long)width * height, true);
+    dependent_ = dependent_launch(width, height, true);
     PictureResult res;
     const long long count = (long long)width * height;
     if (lut_colormap_ != int(vp.colormap)) {
@@ -1229,7 +1241,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
         return bound == 256 ? fast_cols_values_kernel<256, L>
                : bound == 512 ? fast_cols_values_kernel<512, L> : fast_cols_values_kernel<1024, L>;
     });
-    launch_kernel("fast_cols_values_kernel", kernel, col_grid(p, groups), dim3(threads), smem, s, dependent_, p);
+    launch_kernel("fast_cols_values_kernel", kernel, cols_grid(p, groups), dim3(threads), smem, s, dependent_, p);
     mark(timer, std::string("fast pass 2: column FFTs") + (sub == 2 ? " (two halves)" : "") + " + view values + fused min/max",
          double(ncols) * height * 12.0);
     if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};

@@ -139,6 +139,13 @@ public:
         // neighbouring blocks, so that they run together, rather than every group's first half before any second
         // half (ColParams::halves_adjacent). Off: the benchmark's before/after.
         bool split_halves_adjacent = true;
+        // The transposed R2C's power-of-two column pass in blocks of half the columns the row pass grouped (of four
+        // or more), each reading half of every row piece of its group (the neighbouring block the other half): at
+        // 4096 points two blocks an SM instead of one of 1024 threads and 139 KiB, so that one block's loads overlap
+        // the other's passes (PERF_NOTES.md m30). Only there: each column's bins are a whole row of that output. In
+        // row-major outputs (C2C's, R2C's in cuFFT's layout) a block of two columns writes 16 bytes a row, half a
+        // sector, and C2C took twice as long. Off: the benchmark's before/after.
+        bool narrow_column_blocks = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
@@ -163,6 +170,9 @@ private:
     bool split_columns(int width, int height) const {
         return variant_.split && height == 8192 && (width & (width - 1)) == 0;
     }
+    // The columns a transposed R2C's power-of-two column block takes, of C grouped by the row pass (2^group_log2 =
+    // C; -1: not grouped): C, or C / 2 where Variant::narrow_column_blocks says so.
+    int narrow_columns(int C, int n, int group_log2) const;
     int col_threads(int n) const { return cols_threads_ > 0 ? cols_threads_ : std::clamp(n / 4, 256, 1024); }
     // The mixed kernels' column blocks: up to this many threads (cols_threads_, else kMixedColThreads).
     int mixed_col_threads() const { return cols_threads_ > 0 ? cols_threads_ : kMixedColThreads; }
@@ -171,9 +181,10 @@ private:
     // eight), else 1024 (four lines of up to 256 threads at once), unless set (m25c, m27).
     int mixed_row_threads() const { return threads_set_ ? rows_threads_ : 128; }
     int mixed_col_threads(int n) const;
-    // Whether a transform of `points` goes out as dependent launches (Variant::dependent_launch): the picture at any
-    // size, C2C and R2C up to kDependentLaunchMaxPoints. Set by each public pass into dependent_, which its launches read.
-    bool dependent_launch(long long points, bool picture) const;
+    // Whether a transform of width x height goes out as dependent launches (Variant::dependent_launch): the picture
+    // at any size whose sides need no Bluestein transform, C2C and R2C up to kDependentLaunchMaxPoints. Set by each
+    // public pass into dependent_, which its launches read.
+    bool dependent_launch(int width, int height, bool picture) const;
     bool dependent_ = true;
     // The mixed passes' launches on stream s: dependent_ and the Variant's kernel choices.
     mixed::Launch mixed_launch(cudaStream_t s) const {

@@ -137,6 +137,7 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "capped_registers") return &FastFft::Variant::capped_registers;
     if (name == "split_halves_adjacent") return &FastFft::Variant::split_halves_adjacent;
     if (name == "compiled_plans") return &FastFft::Variant::compiled_plans;
+    if (name == "narrow_column_blocks") return &FastFft::Variant::narrow_column_blocks;
     return nullptr;
 }
 
@@ -168,7 +169,8 @@ int main(int argc, char** argv) {
             }
         } else {
             std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--ab FLAG]\n"
-                         "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans\n",
+                         "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
+                         "        narrow_column_blocks\n",
                          argv[0]);
             return 2;
         }

@@ -627,47 +627,62 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
         }
 }
 
-// The split column pass (8192-point columns as two 4096-point halves) with a group's halves in neighbouring blocks
-// (the default) or every group's first half before the second (the grid's y): the same blocks' work in another
-// order, so the same bytes, on C2C, both R2C layouts and the picture; and the transposed R2C against FFTW.
-TEST_F(FastFft, SplitHalvesInEitherOrderGiveTheSameBytes) {
+// The power-of-two column passes' block shapes and orders: the split column pass (8192-point columns as two
+// 4096-point halves) with a group's halves in neighbouring blocks (the default) or every group's first half before
+// the second (the grid's y); blocks of four 4096-point columns or of two (narrow_column_blocks, each reading half of
+// the group the row pass wrote: the transposed R2C). The same work on every column in another order or grouping,
+// so the same bytes, on C2C both ways, both R2C layouts and the picture; and the R2C against FFTW.
+TEST_F(FastFft, ColumnBlockShapesAndOrdersGiveTheSameBytes) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    gpu::FastFft adjacent, apart;
+    gpu::FastFft reference, apart, wide;
     gpu::FastFft::Variant v;
     v.split_halves_adjacent = false;
     apart.set_variant(v);
+    v = {};
+    v.narrow_column_blocks = false;
+    wide.set_variant(v);
     auto same = [](const auto& a, const auto& b) {
         return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(a[0])) == 0;
     };
-    for (auto [w, h] : {std::pair{16, 8192}, std::pair{128, 8192}}) {  // (128 x 8192: the picture rows first, split too)
+    // 128 x 8192: the picture rows first, split too; from 512 wide, four 4096-point columns a block (narrowed).
+    for (auto [w, h] : {std::pair{16, 8192}, std::pair{128, 8192}, std::pair{512, 4096}, std::pair{1024, 8192}}) {
         const std::size_t n = std::size_t(w) * h;
-        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        if (small_run() && n > (1u << 20)) continue;
         const std::vector<cf> x = rng.complex(n);
-        EXPECT_TRUE(same(run_c2c(adjacent, x, w, h, false), run_c2c(apart, x, w, h, false))) << what << " C2C";
-        EXPECT_TRUE(same(run_c2c(adjacent, x, w, h, true), run_c2c(apart, x, w, h, true))) << what << " C2C inverse";
         const std::vector<float> r = rng.real(n);
         gpu::DeviceBuffer<float> plane;
         upload(plane, r);
         const std::vector<cd> want = dft2d(widen(r), h, w);
+        for (bool inverse : {false, true}) {
+            const std::vector<cf> c2c = run_c2c(reference, x, w, h, inverse);
+            for (gpu::FastFft* f : {&apart, &wide})
+                EXPECT_TRUE(same(c2c, run_c2c(*f, x, w, h, inverse)))
+                    << w << "x" << h << " C2C" << (inverse ? " inverse" : "") << (f == &apart ? ", halves apart" : ", wide blocks");
+        }
         for (bool transposed : {false, true}) {
             const std::size_t bins = std::size_t(w / 2 + 1) * h;
-            gpu::DeviceBuffer<float2> ha(bins), hb(bins);
-            poison(ha);
-            poison(hb);
-            adjacent.r2c(plane.get(), w, h, ha.get(), nullptr, nullptr, transposed);
-            apart.r2c(plane.get(), w, h, hb.get(), nullptr, nullptr, transposed);
-            const std::vector<cf> a = download<cf>(ha.get(), bins), b = download<cf>(hb.get(), bins);
-            EXPECT_TRUE(same(a, b)) << what << " R2C" << (transposed ? " transposed" : "");
-            EXPECT_LT(rel_l2(a, half_spectrum(want, w, h, transposed)), 1e-5) << what << " R2C" << (transposed ? " transposed" : "");
+            std::vector<cf> got[3];
+            gpu::FastFft* fs[3] = {&reference, &apart, &wide};
+            for (int i = 0; i < 3; ++i) {
+                gpu::DeviceBuffer<float2> half(bins);
+                poison(half);
+                fs[i]->r2c(plane.get(), w, h, half.get(), nullptr, nullptr, transposed);
+                got[i] = download<cf>(half.get(), bins);
+            }
+            const std::string what = std::to_string(w) + "x" + std::to_string(h) + (transposed ? " R2C transposed" : " R2C");
+            EXPECT_TRUE(same(got[0], got[1])) << what << ", halves apart";
+            EXPECT_TRUE(same(got[0], got[2])) << what << ", wide blocks";
+            EXPECT_LT(rel_l2(got[0], half_spectrum(want, w, h, transposed)), 1e-5) << what;
         }
         gpu::DeviceBuffer<std::uint32_t> pa(n), pb(n);
         poison(pa);
         poison(pb);
         const ViewParams vp;
-        adjacent.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pa.get()}, nullptr, nullptr);
+        reference.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pa.get()}, nullptr, nullptr);
         apart.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pb.get()}, nullptr, nullptr);
-        EXPECT_TRUE(same(download<std::uint32_t>(pa.get(), n), download<std::uint32_t>(pb.get(), n))) << what << " picture";
+        EXPECT_TRUE(same(download<std::uint32_t>(pa.get(), n), download<std::uint32_t>(pb.get(), n)))
+            << w << "x" << h << " picture, halves apart";
     }
 }
 
