@@ -172,7 +172,7 @@ int main(int argc, char** argv) {
                          "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
                          "        narrow_column_blocks\n",
                          argv[0]);
-            return 2;
+            return a == "--help" ? 0 : 2;
         }
     }
     if (sizes.empty())
