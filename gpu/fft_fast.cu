@@ -844,7 +844,7 @@ std::pair<int, int> FastFft::mixed_c2c_threads(int height) const {
     return {mixed_row_threads(), mixed_col_threads(height)};
 }
 
-int FastFft::narrow_columns(int C, int n, int group_log2) const {
+int FastFft::narrow_columns(int C, int group_log2) const {
     return variant_.narrow_column_blocks && group_log2 >= 0 && C >= 4 ? C / 2 : C;
 }
 
@@ -1034,7 +1034,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         ColParams p = column_params(scratch.get(), ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
         p.halves_adjacent = split && variant_.split_halves_adjacent;
-        if (transposed) p.cols_per_block = narrow_columns(C, n, g);
+        if (transposed) p.cols_per_block = narrow_columns(C, g);
         run_cols(false, p, col_threads(n), variant_.bank_stride, s, dependent_);
         mark(timer,
              std::string("fast pass 2: column FFTs (half spectrum") + (split ? ", two halves" : ", from the scratch") +

@@ -137,7 +137,7 @@ public:
         bool capped_registers = true;
         // The split column pass (8192-point columns as two halves, p.sub == 2) with a group's two halves in
         // neighbouring blocks, so that they run together, rather than every group's first half before any second
-        // half (ColParams::halves_adjacent). Off: the benchmark's before/after.
+        // half (ColParams::halves_adjacent, PERF_NOTES.md m29). Off: the benchmark's before/after.
         bool split_halves_adjacent = true;
         // The transposed R2C's power-of-two column pass in blocks of half the columns the row pass grouped (of four
         // or more), each reading half of every row piece of its group (the neighbouring block the other half): at
@@ -172,7 +172,7 @@ private:
     }
     // The columns a transposed R2C's power-of-two column block takes, of C grouped by the row pass (2^group_log2 =
     // C; -1: not grouped): C, or C / 2 where Variant::narrow_column_blocks says so.
-    int narrow_columns(int C, int n, int group_log2) const;
+    int narrow_columns(int C, int group_log2) const;
     int col_threads(int n) const { return cols_threads_ > 0 ? cols_threads_ : std::clamp(n / 4, 256, 1024); }
     // The mixed kernels' column blocks: up to this many threads (cols_threads_, else kMixedColThreads).
     int mixed_col_threads() const { return cols_threads_ > 0 ? cols_threads_ : kMixedColThreads; }

@@ -53,9 +53,9 @@ struct ColParams {
     int group_log2;   // >= 0: `in` is grouped by 2^group_log2 columns ([col / C][y][col % C]); -1: row-major with ld_in
     int sub;          // 1, or 2: each column is two FFTs of n points (rows s n .. s n + n - 1 -> output rows 2k + s)
     // sub == 2: the grid is groups x 2 in x, a group's halves in neighbouring blocks (blockIdx.x = 2 group + half),
-    // rather than groups in x and halves in y. The halves write output rows 2k and 2k + 1; where a row's piece is not
-    // a whole aligned sector (R2C's rows of width/2 + 1 bins, its transposed rows, the picture's values), the two
-    // halves' writes then meet in L2 rather than one half's going to DRAM long before the other's.
+    // rather than groups in x and halves in y. The halves write output rows 2k and 2k + 1. Where those share sectors
+    // (the transposed R2C: alternate bins of one output row) their writes then meet in L2 rather than each half's
+    // going to DRAM alone: -22% on that R2C at 8192^2. The other outputs were unchanged (PERF_NOTES.md m29).
     bool halves_adjacent;
     bool out_transposed;  // Complex: column col's bins along a row of `out` (out[col * ld_out + ky])
     View view;
