@@ -895,7 +895,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     const int row_grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
 
     ColParams p = column_params(scratch, width, data, width, width, width, ncol, C, group_log2, sub);
-    p.halves_adjacent = sub == 2 && variant_.split_halves_adjacent;
+    p.halves_adjacent = halves_adjacent(sub);
 
     if (sub == 1 && one_launch_blocks(width, height, inverse) > 0) {
         p.col_stride = column_stride(ncol, C, variant_.bank_stride);
@@ -1033,7 +1033,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         rows_real(plane, width, height, s, timer, scratch.get(), g, nullptr, split ? height / 2 : 0);
         ColParams p = column_params(scratch.get(), ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
-        p.halves_adjacent = split && variant_.split_halves_adjacent;
+        p.halves_adjacent = halves_adjacent(sub);
         if (transposed) p.cols_per_block = narrow_columns(C, g);
         run_cols(false, p, col_threads(n), variant_.bank_stride, s, dependent_);
         mark(timer,
@@ -1232,7 +1232,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     p.col_stride = column_stride(n, C, variant_.bank_stride);
     p.group_log2 = grouped ? g : -1;
     p.sub = sub;
-    p.halves_adjacent = sub == 2 && variant_.split_halves_adjacent;
+    p.halves_adjacent = halves_adjacent(sub);
     p.values = values_.get();
     p.values_log2 = g;
     const int threads = C * tpc, smem = C * p.col_stride * int(sizeof(float2)), bound = bound_for(threads);

@@ -170,6 +170,8 @@ private:
     bool split_columns(int width, int height) const {
         return variant_.split && height == 8192 && (width & (width - 1)) == 0;
     }
+    // Whether a column pass of `sub` FFTs a column runs a group's halves as neighbouring blocks (ColParams).
+    bool halves_adjacent(int sub) const { return sub == 2 && variant_.split_halves_adjacent; }
     // The columns a transposed R2C's power-of-two column block takes, of C grouped by the row pass (2^group_log2 =
     // C; -1: not grouped): C, or C / 2 where Variant::narrow_column_blocks says so.
     int narrow_columns(int C, int group_log2) const;
