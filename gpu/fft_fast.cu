@@ -38,6 +38,9 @@ __device__ __forceinline__ float2 cmul(float2 a, float2 b) {
 }
 // One padding element every 16: strided smem accesses of Stockham's scatter stay off a single bank.
 __device__ __forceinline__ int padi(int i) { return i + (i >> 4); }
+// Where 16 divides s: padi(a + r s) = padi(a) + r (s + s / 16). The shared-memory accesses of a pass step through a
+// line by such strides, so one padi a butterfly and a fixed step replace a shift and two adds an element (m36).
+__device__ __forceinline__ int padded_step(int s) { return s + (s >> 4); }
 __host__ __device__ constexpr int padded_len(int n) { return n + (n >> 4) + 1; }
 
 // exp(-+2 pi i m / 16) for m in 0..7: compile-time constants once the loops are unrolled.
@@ -103,10 +106,12 @@ __device__ __forceinline__ void pass_compute(float2 (&v)[kE], int nq, int t, int
         if (log2ns > 0) {
             // W^r for W = exp(-+2 pi i k / (Ns R)): W from sincospif (accurate to about an ulp; a table in global
             // memory cost an L2 round trip per factor once shared memory had taken the L1), the powers as
-            // products of W, W^2, W^4, W^8 (at most four roundings each).
+            // products of W, W^2, W^4, W^8 (at most four roundings each). 2k / (Ns R) as 2k times 2^-log2(Ns R),
+            // exact as the division was, without its reciprocal refinement and slow-path branch (m35).
             const int k = (t + q * tpc) & ((1 << log2ns) - 1);
+            constexpr int kLog2R = R == 2 ? 1 : R == 4 ? 2 : R == 8 ? 3 : 4;
             float sn, cs;
-            sincospif(float(2 * k) / float(R << log2ns), &sn, &cs);
+            sincospif(float(2 * k) * __int_as_float((127 - kLog2R - log2ns) << 23), &sn, &cs);
             float2 p[4];
             p[0] = make_float2(cs, kInv ? sn : -sn);
 #pragma unroll
@@ -136,8 +141,15 @@ __device__ __forceinline__ void pass_store(const float2 (&v)[kE], float2* sm, in
         if (q >= nq) break;
         const int bb = t + q * tpc;
         const int base = ((bb >> log2ns) * ns * R) + (bb & (ns - 1));
+        if (log2ns >= 4) {
+            float2* p = sm + padi(base);
+            const int step = padded_step(ns);
 #pragma unroll
-        for (int r = 0; r < R; ++r) sm[padi(base + r * ns)] = v[q * R + r];
+            for (int r = 0; r < R; ++r) p[r * step] = v[q * R + r];
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r) sm[padi(base + r * ns)] = v[q * R + r];
+        }
     }
 }
 
@@ -147,8 +159,15 @@ __device__ __forceinline__ void pass_load(float2 (&v)[kE], const float2* sm, int
     for (int q = 0; q < kE / R; ++q) {
         if (q >= nq) break;
         const int bb = t + q * tpc;
+        if (n / R >= 16) {
+            const float2* p = sm + padi(bb);
+            const int step = padded_step(n / R);
 #pragma unroll
-        for (int r = 0; r < R; ++r) v[q * R + r] = sm[padi(bb + r * (n / R))];
+            for (int r = 0; r < R; ++r) v[q * R + r] = p[r * step];
+        } else {
+#pragma unroll
+            for (int r = 0; r < R; ++r) v[q * R + r] = sm[padi(bb + r * (n / R))];
+        }
     }
 }
 
@@ -202,6 +221,13 @@ __device__ __forceinline__ int out_index(int j, int n, int t, int tpc) {
     if (n <= kE) return j;
     return t + (j / 16) * tpc + (j % 16) * (n / 16);
 }
+// &sm[padi(out_index(j, n, t, tpc))]: from n = 256 up, out_index(j) = t + j n/16 with 16 | n/16 (padded_step).
+__device__ __forceinline__ float2* out_slot(float2* sm, int j, int n, int t, int tpc) {
+    return n >= 256 ? sm + padi(t) + j * padded_step(n / 16) : sm + padi(out_index(j, n, t, tpc));
+}
+__device__ __forceinline__ const float2* out_slot(const float2* sm, int j, int n, int t, int tpc) {
+    return out_slot(const_cast<float2*>(sm), j, n, t, tpc);
+}
 // Index of v[j] on entry (first pass inputs).
 __device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc) {
     const int r0 = first_radix(log2n);
@@ -216,7 +242,7 @@ __device__ __forceinline__ void stage_natural(float2* sm, const float2 (&v)[kE],
     if (active)
 #pragma unroll
         for (int j = 0; j < kE; ++j)
-            if (j < e) sm[padi(out_index(j, n, t, tpc))] = v[j];
+            if (j < e) *out_slot(sm, j, n, t, tpc) = v[j];
     __syncthreads();
 }
 __device__ __forceinline__ void unpack_real_pair(const float2* sm, int n, int k, float2* a, float2* b) {
@@ -274,7 +300,7 @@ __device__ __forceinline__ void rows_c2c_block(const float2* __restrict__ in, fl
 #pragma unroll
             for (int j = 0; j < kE; ++j)
                 if (j < e) {
-                    const float2 pv = psm[padi(out_index(j, n, t, tpc))];
+                    const float2 pv = *out_slot(psm, j, n, t, tpc);
                     v[j] = upper ? cmul(csub(pv, v[j]), w) : cadd(v[j], pv);
                 }
         }
