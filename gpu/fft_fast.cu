@@ -43,51 +43,6 @@ __device__ __forceinline__ int padi(int i) { return i + (i >> 4); }
 __device__ __forceinline__ int padded_step(int s) { return s + (s >> 4); }
 __host__ __device__ constexpr int padded_len(int n) { return n + (n >> 4) + 1; }
 
-// exp(-+2 pi i m / 16) for m in 0..7: compile-time constants once the loops are unrolled.
-template <bool kInv>
-__device__ __forceinline__ float2 w16(int m) {
-    const float c[8] = {1.0f, 0.923879532511287f, 0.707106781186548f, 0.382683432365090f,
-                        0.0f, -0.382683432365090f, -0.707106781186548f, -0.923879532511287f};
-    const float s[8] = {0.0f, 0.382683432365090f, 0.707106781186548f, 0.923879532511287f,
-                        1.0f, 0.923879532511287f, 0.707106781186548f, 0.382683432365090f};
-    return make_float2(c[m], kInv ? s[m] : -s[m]);
-}
-
-// o W_16^m, with the trivial factors W^0 = 1 and W^4 = -+i as the exact swaps they are. m is a compile-time constant
-// once the callers' loops are unrolled. Without -use_fast_math the compiler may not fold x * 0 away (x may be
-// infinite or NaN), so cmul(w16(0), o) cost two instructions, and they are 22 of the 32 butterflies of a 16-point DFT.
-template <bool kInv>
-__device__ __forceinline__ float2 twiddle16(int m, float2 o) {
-    if (m == 0) return o;
-    if (m == 4) return kInv ? make_float2(-o.y, o.x) : make_float2(o.y, -o.x);
-    return cmul(w16<kInv>(m), o);
-}
-
-// The R-point DFT of v[0..R) in registers, natural order in and out: radix-2 decimation in time, recursively.
-template <int R, bool kInv>
-struct RegDft {
-    __device__ __forceinline__ static void run(float2* v) {
-        float2 e[R / 2], o[R / 2];
-#pragma unroll
-        for (int i = 0; i < R / 2; ++i) {
-            e[i] = v[2 * i];
-            o[i] = v[2 * i + 1];
-        }
-        RegDft<R / 2, kInv>::run(e);
-        RegDft<R / 2, kInv>::run(o);
-#pragma unroll
-        for (int k = 0; k < R / 2; ++k) {
-            const float2 t = twiddle16<kInv>(k * (16 / R), o[k]);
-            v[k] = cadd(e[k], t);
-            v[k + R / 2] = csub(e[k], t);
-        }
-    }
-};
-template <bool kInv>
-struct RegDft<1, kInv> {
-    __device__ __forceinline__ static void run(float2*) {}
-};
-
 // The radices: the first pass takes 2^(log2 n mod 4) (or n itself below 16), the rest are radix 16.
 __host__ __device__ inline int first_radix(int log2n) {
     if (log2n == 0) return 1;
@@ -129,7 +84,7 @@ __device__ __forceinline__ void pass_compute(float2 (&v)[kE], int nq, int t, int
                 v[q * R + r] = cmul(v[q * R + r], w);
             }
         }
-        RegDft<R, kInv>::run(&v[q * R]);
+        mixed_radix::dft_pow2<R>(&v[q * R], kInv);  // the mixed-radix kernels' register DFT (m34)
     }
 }
 
@@ -222,11 +177,9 @@ __device__ __forceinline__ int out_index(int j, int n, int t, int tpc) {
     return t + (j / 16) * tpc + (j % 16) * (n / 16);
 }
 // &sm[padi(out_index(j, n, t, tpc))]: from n = 256 up, out_index(j) = t + j n/16 with 16 | n/16 (padded_step).
-__device__ __forceinline__ float2* out_slot(float2* sm, int j, int n, int t, int tpc) {
+template <class T>  // float2 or const float2
+__device__ __forceinline__ T* out_slot(T* sm, int j, int n, int t, int tpc) {
     return n >= 256 ? sm + padi(t) + j * padded_step(n / 16) : sm + padi(out_index(j, n, t, tpc));
-}
-__device__ __forceinline__ const float2* out_slot(const float2* sm, int j, int n, int t, int tpc) {
-    return out_slot(const_cast<float2*>(sm), j, n, t, tpc);
 }
 // Index of v[j] on entry (first pass inputs).
 __device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc) {
