@@ -126,13 +126,13 @@ __device__ __forceinline__ void pass_load(float2 (&v)[kE], const float2* sm, int
     }
 }
 
-// Pass p of stockham_line (log2ns: the log2 of the product of the earlier radices).
+// One pass of stockham_line: radix R (the first pass's: loaded from global memory by the caller, no twiddles; the
+// others radix 16), log2ns the log2 of the product of the earlier radices; `last`: no store to shared memory after.
 template <bool kInv>
-__device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n, int log2n, int t, int tpc, bool active,
-                                              int p, int passes, int log2ns) {
-    const int R = p == 0 ? first_radix(log2n) : 16;
+__device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n, int t, int tpc, bool active, int R,
+                                              bool first, bool last, int log2ns) {
     const int nq = elems_per_thread(n) / R;
-    if (p > 0 && active) {
+    if (!first && active) {
         switch (R) {
             case 16: pass_load<16>(v, sm, n, nq, t, tpc); break;
             default: break;  // only the first pass has another radix, and it loads from global
@@ -147,7 +147,7 @@ __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n
             default: break;
         }
     }
-    if (p + 1 < passes) {
+    if (!last) {
         __syncthreads();  // everyone has read this pass's inputs
         if (active) {
             switch (R) {
@@ -162,26 +162,77 @@ __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n
     }
 }
 
+// How stockham_line runs its passes where n is a compile-time constant. nvcc leaves a plain loop over them rolled:
+// the pass's radix by a switch, Ns, the twiddle scale and the index masks at run time, every pass.
+enum class Passes {
+    Rolled,    // that loop
+    Peeled,    // the first pass apart (its radix a constant), then a rolled loop of radix-16 passes (m38)
+    Unrolled,  // every pass apart, its radix, Ns and masks immediates (m37)
+};
+
 // The whole FFT of one line (a row or a column) of n = 2^log2n points held by tpc threads. On entry v holds
 // the first pass's inputs, v[q R0 + r] = x[t + q tpc + r n/R0]; on exit v holds the outputs in natural order,
 // v[q 16 + r] = X[t + q tpc + r n/16] (or v[r] = X[r] for n <= 16). Every thread of the block must call it
 // (it has barriers); `active` threads are the ones with a line.
-// kUnroll: the passes unrolled where n is a compile-time constant, so that each pass's radix, Ns, twiddle scale and
-// index masks are immediates (m37). nvcc left the loop rolled: a switch on R and run-time shifts a pass. Taken by the
-// C2C rows and columns and the picture's row and column passes; not by the real-row kernels, where the unrolled passes spilled 28-36 bytes
-// more and ran slower on the H100 (2048^2 transposed R2C +4%, 4096^2 +7%) in spite of 15% fewer instructions.
-template <bool kInv, bool kUnroll = false>
-__device__ void stockham_line(float2 (&v)[kE], float2* sm, int n, int log2n, int t, int tpc, bool active) {
+// kPasses (PERF_NOTES m37, m38): Unrolled for the C2C rows and columns and the picture's row and column passes.
+// The real-row kernels spilled 28-36 bytes more unrolled and ran slower on the H100 (2048^2 transposed R2C +4%, 4096^2
+// +7%) in spite of 15% fewer instructions; Peeled spilled as much at 1024-4096 points and ran as much slower, but
+// nothing at 8192 (24 bytes rolled), where it ran 4-5% faster. So the real rows are Peeled at 8192 points, Rolled
+// otherwise, and the real columns Rolled.
+// kLog2 > 0: n = 2^kLog2 (the caller's n and log2n must say so), a constant here, where nvcc unrolls or not: a length
+// known only in the kernel that inlines this one left Unrolled's loop rolled in the column pass (m38).
+template <bool kInv, Passes kPasses = Passes::Rolled, int kLog2 = 0>
+__device__ void stockham_line(float2 (&v)[kE], float2* sm, int n_arg, int log2n_arg, int t, int tpc, bool active) {
+    const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
     const int passes = pass_count(log2n);
-    if constexpr (kUnroll) {
+    if constexpr (kPasses == Passes::Unrolled) {
 #pragma unroll
         for (int p = 0; p < passes; ++p)
-            stockham_step<kInv>(v, sm, n, log2n, t, tpc, active, p, passes, p == 0 ? 0 : (log2n - 4 * (passes - p)));
-    } else {
+            stockham_step<kInv>(v, sm, n, t, tpc, active, p == 0 ? first_radix(log2n) : 16, p == 0, p + 1 == passes,
+                                p == 0 ? 0 : log2n - 4 * (passes - p));
+    } else if constexpr (kPasses == Passes::Peeled) {
+        if (passes == 0) return;
+        const int r0 = first_radix(log2n);
+        stockham_step<kInv>(v, sm, n, t, tpc, active, r0, true, passes == 1, 0);
+        int log2ns = __ffs(r0) - 1;
+        for (int p = 1; p < passes; ++p, log2ns += 4)
+            stockham_step<kInv>(v, sm, n, t, tpc, active, 16, false, p + 1 == passes, log2ns);
+    } else {  // (written out as before m37, so that these kernels' code stays what was measured)
+        const int e = elems_per_thread(n);
         int log2ns = 0;
         for (int p = 0; p < passes; ++p) {
-            stockham_step<kInv>(v, sm, n, log2n, t, tpc, active, p, passes, log2ns);
-            log2ns += __ffs(p == 0 ? first_radix(log2n) : 16) - 1;
+            const int R = p == 0 ? first_radix(log2n) : 16;
+            const int nq = e / R;
+            if (p > 0 && active) {
+                switch (R) {
+                    case 16: pass_load<16>(v, sm, n, nq, t, tpc); break;
+                    default: break;
+                }
+            }
+            if (active) {
+                switch (R) {
+                    case 2: pass_compute<2, kInv>(v, nq, t, tpc, log2ns); break;
+                    case 4: pass_compute<4, kInv>(v, nq, t, tpc, log2ns); break;
+                    case 8: pass_compute<8, kInv>(v, nq, t, tpc, log2ns); break;
+                    case 16: pass_compute<16, kInv>(v, nq, t, tpc, log2ns); break;
+                    default: break;
+                }
+            }
+            const int log2r = __ffs(R) - 1;
+            if (p + 1 < passes) {
+                __syncthreads();
+                if (active) {
+                    switch (R) {
+                        case 2: pass_store<2>(v, sm, nq, t, tpc, log2ns); break;
+                        case 4: pass_store<4>(v, sm, nq, t, tpc, log2ns); break;
+                        case 8: pass_store<8>(v, sm, nq, t, tpc, log2ns); break;
+                        case 16: pass_store<16>(v, sm, nq, t, tpc, log2ns); break;
+                        default: break;
+                    }
+                }
+                __syncthreads();
+            }
+            log2ns += log2r;
         }
     }
 }
@@ -233,7 +284,7 @@ struct RowArgs {
 };
 
 // Block `bx` of the row pass (the kernel below, and the one-launch C2C).
-template <bool kInv>
+template <bool kInv, int kLog2 = 0>
 __device__ __forceinline__ void rows_c2c_block(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n,
                                                int rows, int lines, int group_log2, int half_rows, int bx) {
     extern __shared__ float4 smem_f4[];
@@ -251,7 +302,7 @@ __device__ __forceinline__ void rows_c2c_block(const float2* __restrict__ in, fl
 #pragma unroll
         for (int j = 0; j < kE; ++j)
             if (j < e) v[j] = in[base + in_index(j, n, log2n, t, tpc)];
-    stockham_line<kInv, true>(v, sm, n, log2n, t, tpc, active);
+    stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
     if (half_rows > 0) {
         // The column FFT's first radix-2 stage (decimation in frequency) across rows y and y + H/2, done here where
         // both rows are at hand: y <- x_y + x_{y+H/2}, y + H/2 <- (x_y - x_{y+H/2}) W_H^y. The column pass is then
@@ -297,7 +348,7 @@ template <bool kInv, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
                                      int lines, int group_log2, int half_rows) {
     fast_detail::begin_dependent();
-    if constexpr (kLog2 > 0) rows_c2c_block<kInv>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x);
+    if constexpr (kLog2 > 0) rows_c2c_block<kInv, kLog2>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x);
     else rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x);
 }
 
@@ -334,7 +385,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
                 const int i = in_index(j, n, log2n, t, tpc);
                 v[j] = make_float2(__ldg(&plane[std::size_t(ra) * n + i]), has_b ? __ldg(&plane[std::size_t(rb) * n + i]) : 0.0f);
             }
-    stockham_line<false>(v, sm, n, log2n, t, tpc, active);
+    stockham_line<false, kLog2 == 13 ? Passes::Peeled : Passes::Rolled, kLog2 == 13 ? kLog2 : 0>(v, sm, n, log2n, t, tpc, active);
     stage_natural(sm, v, e, n, t, tpc, active);
     if (!active) return;
     float2 w = make_float2(1.0f, 0.0f);
@@ -388,7 +439,7 @@ __device__ __forceinline__ void view_epilogue(const ColParams& p, const float2 (
 // kValues: the picture's rows-first column pass (p3): bin (kx = the column, ky) of a real plane's half spectrum
 // to its view value, written grouped like the input ([kx / C][ky][kx % C], values), and the min/max of the
 // values and their mirrors folded into p.minmax.
-template <bool kInv, bool kValues = false>
+template <bool kInv, bool kValues = false, int kLog2 = 0>
 __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
     extern __shared__ float4 smem_f4[];
     const int n = p.n, log2n = p.log2n;
@@ -414,7 +465,7 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
                 if (j < e) v[j] = g[std::size_t(s0 + in_index(j, n, log2n, t, tpc)) << p.group_log2];
         }
     }
-    stockham_line<kInv, true>(v, sm, n, log2n, t, tpc, active);
+    stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
 
     if constexpr (kValues) {
         float lo = FLT_MAX, hi = -FLT_MAX;
@@ -466,7 +517,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_ke
         p.n = 1 << kLog2;
         p.log2n = kLog2;
     }
-    cols_block<false, true>(p, col_group(p), col_half(p));
+    cols_block<false, true, kLog2>(p, col_group(p), col_half(p));
 }
 
 template <bool kInv, int kThreads, int kLog2 = 0>
@@ -476,7 +527,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
         p.n = 1 << kLog2;
         p.log2n = kLog2;
     }
-    cols_block<kInv>(p, col_group(p), col_half(p));
+    cols_block<kInv, false, kLog2>(p, col_group(p), col_half(p));
 }
 
 // Both passes of a small C2C in one launch (PERF_NOTES.md s3): the row blocks, a grid-wide barrier, the column
@@ -491,9 +542,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_c2c_one_launch
         a.log2n = p.log2n = kLog2;
     }
     if (int(blockIdx.x) < row_blocks)
-        rows_c2c_block<kInv>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, blockIdx.x);
+        rows_c2c_block<kInv, kLog2>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, blockIdx.x);
     cooperative_groups::this_grid().sync();
-    if (int(blockIdx.x) < col_blocks) cols_block<kInv>(p, blockIdx.x, 0);
+    if (int(blockIdx.x) < col_blocks) cols_block<kInv, false, kLog2>(p, blockIdx.x, 0);
 }
 
 // Picture path, pass A: columns of the real image, two neighbouring columns as one complex column (one 8-byte
@@ -554,7 +605,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_view_kern
 #pragma unroll
         for (int j = 0; j < kE; ++j)
             if (j < e) v[j] = p.in[std::size_t(ky) * p.ld_in + in_index(j, n, log2n, t, tpc)];
-    stockham_line<false, true>(v, sm, n, log2n, t, tpc, active);
+    stockham_line<false, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
     view_epilogue<kOut>(p, v, e, active, n, t, tpc, ky, ky != 0 && 2 * ky != p.height);
 }
 
