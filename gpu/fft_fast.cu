@@ -197,7 +197,9 @@ __device__ void stockham_line(float2 (&v)[kE], float2* sm, int n_arg, int log2n_
         int log2ns = __ffs(r0) - 1;
         for (int p = 1; p < passes; ++p, log2ns += 4)
             stockham_step<kInv>(v, sm, n, t, tpc, active, 16, false, p + 1 == passes, log2ns);
-    } else {  // (written out as before m37, so that these kernels' code stays what was measured)
+    } else {
+        // Written out as before m37 rather than through stockham_step: routed through it, these kernels' PTX changed
+        // (the 1024-point real rows spilled 16 bytes where they spilled none), and this is the code that was measured.
         const int e = elems_per_thread(n);
         int log2ns = 0;
         for (int p = 0; p < passes; ++p) {
