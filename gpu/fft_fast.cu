@@ -36,12 +36,13 @@ __device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(
 __device__ __forceinline__ float2 cmul(float2 a, float2 b) {
     return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
-// One padding element every 16: strided smem accesses of Stockham's scatter stay off a single bank.
-__device__ __forceinline__ int padi(int i) { return i + (i >> 4); }
+// One padding element every 16 (mixed_radix::padi, padded_len): strided smem accesses of Stockham's scatter stay off
+// a single bank.
+using mixed_radix::padded_len;
+using mixed_radix::padi;
 // Where 16 divides s: padi(a + r s) = padi(a) + r (s + s / 16). The shared-memory accesses of a pass step through a
 // line by such strides, so one padi a butterfly and a fixed step replace a shift and two adds an element (m36).
 __device__ __forceinline__ int padded_step(int s) { return s + (s >> 4); }
-__host__ __device__ constexpr int padded_len(int n) { return n + (n >> 4) + 1; }
 
 // The radices: the first pass takes 2^(log2 n mod 4) (or n itself below 16), the rest are radix 16.
 __host__ __device__ inline int first_radix(int log2n) {
