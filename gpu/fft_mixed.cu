@@ -88,13 +88,14 @@ __device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, 
 // each pass's output takes its own layout (FixedLine::kPadOut; P >= 1).
 // kSplit: the twiddles from the split tables in shared memory (m24: mixed_radix::split_twiddle_table, staged by
 // with_staged_twiddles; the row kernels), else the whole table.
-template <int kWork, int P, int kEnd, bool kInv, bool kSplit = false>
+// kTpc: the line's threads (mixed_radix::FixedLine; 0: fixed_threads).
+template <int kWork, int P, int kEnd, bool kInv, bool kSplit = false, int kTpc = 0>
 __device__ __forceinline__ void fixed_passes(float2* sm, const float2* tw, int t, bool active) {
     if constexpr (P < kEnd) {
-        using F = mixed_radix::FixedLine<kWork>;
+        using F = mixed_radix::FixedLine<kWork, kTpc>;
         pass<F::template kRadix<P>, kInv, F::template kButterflies<P>, F::template kPadOut<P - 1>, F::template kPadOut<P>, true,
              kSplit ? kWork : 0>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
-        fixed_passes<kWork, P + 1, kEnd, kInv, kSplit>(sm, tw, t, active);
+        fixed_passes<kWork, P + 1, kEnd, kInv, kSplit, kTpc>(sm, tw, t, active);
     }
 }
 
@@ -167,16 +168,17 @@ __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Li
 
 // The whole FFT of a line from `at(i)` to `put(i, X_i)` (both global memory): the first pass gathers from `at`,
 // the last scatters to `put`, the ones between run in shared memory. A Bluestein line (or one point) goes through
-// shared memory as line_fft_from leaves it, then out. Every thread of the block calls it.
-template <bool kInv, int kWork, bool kSplit = false, class At, class Put>
+// shared memory as line_fft_from leaves it, then out. Every thread of the block calls it. kTpc: a compiled-in plan's
+// threads a line (0: fixed_threads; the interleaved column blocks take column_threads).
+template <bool kInv, int kWork, bool kSplit = false, int kTpc = 0, class At, class Put>
 __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2* sm, const Line& L, int t, bool active) {
     if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
-        using F = mixed_radix::FixedLine<kWork>;
+        using F = mixed_radix::FixedLine<kWork, kTpc>;
         constexpr int last = F::passes - 1;
         static_assert(last > 0, "a compiled-in plan has two passes or more");
         first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(at, sm, L.twiddles,
                                                                                                       kWork, t, F::tpc, active);
-        fixed_passes<kWork, 1, last, kInv, kSplit>(sm, L.twiddles, t, active);
+        fixed_passes<kWork, 1, last, kInv, kSplit, kTpc>(sm, L.twiddles, t, active);
         last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true,
                   kSplit ? kWork : 0>(
             at, put, sm, L.twiddles, kWork, t, F::tpc, active, false);
@@ -295,8 +297,11 @@ __device__ __forceinline__ int line_tpc(const Line& L) {
 // Kept where it paid on the H100 (PERF_NOTES.md m28): 3000-point rows (224 threads), 5 blocks at 56 registers, 3%
 // faster; 1080-point columns (four of 96 threads), 3 blocks at 56, 2.5%. 1920-point rows at 48 registers were no
 // faster, 4032-point rows at 48 (56 bytes spilled) 14% slower; 2000- and 3024-point columns at 40 spilled 272-328 bytes.
+// m39: the 1080-point columns on 72 threads a line (column_threads), four blocks an SM at 56 registers (no spills):
+// all 480 blocks of 1920x1080 in one wave, 2% faster than three (at 96 threads, four blocks at 40 registers spilled 68
+// bytes and ran 13% slower). The 1920-point rows at 56 registers, nine blocks (one wave), were 3% slower.
 constexpr int capped_row_blocks(int n) { return n == 3000 ? 5 : 0; }
-constexpr int capped_col_blocks(int n) { return n == 1080 ? 3 : 0; }
+constexpr int capped_col_blocks(int n) { return n == 1080 ? 4 : 0; }
 
 // ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
 
@@ -472,6 +477,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_grouped_staged_kernel(const f
 // store loop after a barrier. (Its comment's 600 bytes of spills with this mapping were the run-time plans' (m5).)
 // kTransposed (the R2C's transposed half spectrum, r2c_cols_transposed): column x goes to row x of `out` (ld apart),
 // a warp's stores 32 / kC neighbouring bins of kC rows. The last group may be padded: its missing lines stay idle.
+// A line takes mixed_radix::column_threads(kWork) threads (the block kC times that; interleaved_threads).
 template <bool kInv, int kWork, int kC, bool kTransposed>
 __device__ __forceinline__ void cols_interleaved_block(const float2* in, float2* out, Line L, int ld, int ncols) {
     static_assert(kWork > 0, "a compiled-in length");
@@ -481,8 +487,9 @@ __device__ __forceinline__ void cols_interleaved_block(const float2* in, float2*
     const float2* src = in + std::size_t(blockIdx.x) * kWork * kC + line;
     float2* dst = kTransposed ? out + std::size_t(col0 + line) * ld : out + col0 + line;
     const std::size_t step = kTransposed ? 1 : std::size_t(ld);
-    line_fft_to<kInv, kWork>([src](int y) { return src[y * kC]; }, [dst, step](int y, float2 v) { dst[y * step] = v; },
-                             sm_cols + line * L.stride, L, t, line < nc);
+    line_fft_to<kInv, kWork, false, mixed_radix::kColumnThreads<kWork>>(
+        [src](int y) { return src[y * kC]; }, [dst, step](int y, float2 v) { dst[y * step] = v; }, sm_cols + line * L.stride, L, t,
+        line < nc);
 }
 template <bool kInv, int kWork, int kC, bool kTransposed = false>
 __global__ void __launch_bounds__(1024) mixed_cols_interleaved_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
@@ -492,7 +499,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_interleaved_kernel(const floa
 // The same (not transposed), its registers capped so that kMinBlocks blocks of kC lines fit an SM (m28,
 // capped_col_blocks).
 template <bool kInv, int kWork, int kC, int kMinBlocks>
-__global__ void __launch_bounds__(kC * mixed_radix::fixed_threads(kWork), kMinBlocks)
+__global__ void __launch_bounds__(kC * mixed_radix::kColumnThreads<kWork>, kMinBlocks)
     mixed_cols_interleaved_capped_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
     fast_detail::begin_dependent();
     cols_interleaved_block<kInv, kWork, kC, false>(in, out, L, ld, ncols);
@@ -645,6 +652,19 @@ template <class F, std::size_t... I>
 bool with_fixed_length(int work, int tpc, F& f, std::index_sequence<I...>) {
     return ((work == mixed_radix::kFixedLengths[I] ? call_fixed<mixed_radix::kFixedLengths[I]>(tpc, f) : false) || ...);
 }
+// The interleaved column blocks' line and threads (cols_interleaved_block): C lines of column_threads(W) threads each,
+// where the other kernels' lines take fixed_threads (whether a block's C lines fit at once was asked with those, at
+// least as many).
+template <int W>
+Line interleaved_line(Line L) {
+    L.tpc = mixed_radix::column_threads(W);
+    return L;
+}
+template <int W>
+int interleaved_threads(int C) {
+    return C * mixed_radix::column_threads(W);
+}
+
 // A row launch's shared memory: its line buffers', and with a compiled-in plan the split twiddle tables after them
 // (with_staged_twiddles).
 template <int W>
@@ -775,24 +795,26 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             if (grouped && at_once == C && C == 4 && at.interleaved_columns) {  // the lines' threads interleaved (m27)
+                const Line I = interleaved_line<W>(L);
+                const int it = interleaved_threads<W>(C);
                 if constexpr (capped_col_blocks(W) > 0) {
                     if (at.capped_registers) {
                         constexpr int B = capped_col_blocks(W);
                         if (inverse)
                             launch(mixed_cols_interleaved_capped_kernel<true, W, 4, B>, "mixed_cols_interleaved_capped_kernel", blocks,
-                                   threads, smem, at, in, out, L, ld, ncols);
+                                   it, smem, at, in, out, I, ld, ncols);
                         else
                             launch(mixed_cols_interleaved_capped_kernel<false, W, 4, B>, "mixed_cols_interleaved_capped_kernel", blocks,
-                                   threads, smem, at, in, out, L, ld, ncols);
+                                   it, smem, at, in, out, I, ld, ncols);
                         return;
                     }
                 }
                 if (inverse)
-                    launch(mixed_cols_interleaved_kernel<true, W, 4>, "mixed_cols_interleaved_kernel", blocks, threads, smem,
-                           at, in, out, L, ld, ncols);
+                    launch(mixed_cols_interleaved_kernel<true, W, 4>, "mixed_cols_interleaved_kernel", blocks, it, smem,
+                           at, in, out, I, ld, ncols);
                 else
-                    launch(mixed_cols_interleaved_kernel<false, W, 4>, "mixed_cols_interleaved_kernel", blocks, threads, smem,
-                           at, in, out, L, ld, ncols);
+                    launch(mixed_cols_interleaved_kernel<false, W, 4>, "mixed_cols_interleaved_kernel", blocks, it, smem,
+                           at, in, out, I, ld, ncols);
                 return;
             }
             if (grouped && at_once < C) {  // the run copied into shared memory first (m25)
@@ -831,7 +853,7 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
         if constexpr (W > 0) {
             if (at_once == C && C == 4 && at.interleaved_columns) {  // the lines' threads interleaved (m27)
                 launch(mixed_cols_interleaved_kernel<false, W, 4, true>, "mixed_cols_interleaved_kernel (transposed out)", blocks,
-                       threads, smem, at, grouped, out, L, n, ncols);
+                       interleaved_threads<W>(C), smem, at, grouped, out, interleaved_line<W>(L), n, ncols);
                 return;
             }
         }

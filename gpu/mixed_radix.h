@@ -354,6 +354,19 @@ constexpr int fixed_threads(int n) {
     return !p.bluestein && five && three && more <= 1024 ? more : tpc;
 }
 
+// The most points a thread holds in one pass of plan p on tpc threads a line (ceil(n / R / tpc) butterflies of R),
+// and whether no pass gives a thread more butterflies than the run-time plans' bound, ceil(16 / R) (PassRegs).
+constexpr int most_points(const LinePlan& p, int tpc) {
+    int most = 0;
+    for (int i = 0; i < p.passes; ++i) most = std::max(most, (p.n / p.radix[i] + tpc - 1) / tpc * p.radix[i]);
+    return most;
+}
+constexpr bool within_butterfly_bound(const LinePlan& p, int tpc) {
+    for (int i = 0; i < p.passes; ++i)
+        if ((p.n / p.radix[i] + tpc - 1) / tpc > (16 + p.radix[i] - 1) / p.radix[i]) return false;
+    return true;
+}
+
 // A compiled-in length's plan: plan_line's, with pairs merged into one pass where the line's threads
 // (fixed_threads) hold the points (at most 20 a thread, as radix 5's four butterflies): a 5 and a 3 into 15 (dft15,
 // one butterfly a thread; 1920, 1080, 2160, 3840, 3000, 6000), then a 2 and a 5 into 10 (dft10, at most two; 4000,
@@ -383,6 +396,23 @@ constexpr LinePlan fixed_plan(int n) {
     detail::merge_pass(p, 2, 5, n);
     return p;
 }
+
+// Threads a line takes in the C2C's interleaved column blocks (gpu/fft_mixed.cu, four lines a block, their threads
+// interleaved so that any multiple of 8 fills whole warps): the fewest, in steps of 8, with which no thread holds
+// more points in a pass than with fixed_threads, within the butterfly bound. Where fixed_threads rounds up to whole
+// warps, or to n / 15, threads idle in the passes that have fewer butterflies; the column blocks, latency-bound and
+// in 1.2 waves at 1920x1080, gain by the smaller block (1080-point columns: 96 -> 72 threads, four blocks an SM at 56
+// registers, one wave; PERF_NOTES.md m39). Row blocks (a line on consecutive threads) keep fixed_threads: their last
+// warp would run part-empty (the 1080-point rows at 72 threads were 2-3% slower).
+constexpr int column_threads(int n) {
+    const LinePlan p = fixed_plan(n);
+    const int tpc = fixed_threads(n), most = most_points(p, tpc);
+    for (int t = 8; t < tpc; t += 8)
+        if (most_points(p, t) <= most && within_butterfly_bound(p, t)) return t;
+    return tpc;
+}
+template <int n>
+inline constexpr int kColumnThreads = column_threads(n);  // for device code
 
 // Where a compiled-in plan keeps its line between passes: padded (padi, a slot skipped after every 16) or plain.
 // The padding spreads a scatter with a small Ns over the banks (radix 16 at Ns = 1 writes 16 apart: one bank pair
@@ -442,13 +472,15 @@ constexpr LineLayouts line_layouts(const LinePlan& p, int tpc) {
     return out;
 }
 
-// A compiled-in length's plan, as constants (kWork one of kFixedLengths; 7-smooth, so no Bluestein).
-template <int kWork>
+// A compiled-in length's plan, as constants (kWork one of kFixedLengths; 7-smooth, so no Bluestein), on kTpc threads
+// a line (0: fixed_threads; the interleaved column blocks take column_threads), which the layouts follow.
+template <int kWork, int kTpc = 0>
 struct FixedLine {
     static constexpr LinePlan plan = fixed_plan(kWork);
     static_assert(!plan.bluestein && plan.passes > 0, "a fixed length is 7-smooth");
     static constexpr int passes = plan.passes;
-    static constexpr int tpc = fixed_threads(kWork);
+    static constexpr int tpc = kTpc > 0 ? kTpc : fixed_threads(kWork);
+    static_assert(within_butterfly_bound(plan, tpc), "no thread holds more butterflies than PassRegs' bound");
     static constexpr int ns_before(int pass) {
         int ns = 1;
         for (int i = 0; i < pass; ++i) ns *= plan.radix[i];

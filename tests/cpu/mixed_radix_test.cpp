@@ -236,10 +236,11 @@ void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = 
 // FixedLine's constants), each pass's output in its own layout (FixedLine::kPadOut, padded or plain). ----
 
 // kSplit: the twiddles from the split tables (mixed_radix::split_twiddle_table, m24) as the kernels read them.
-template <int N, bool kInv, bool kSplit, int P = 0>
+// kTpc: the line's threads (0: fixed_threads; the interleaved column blocks take column_threads).
+template <int N, bool kInv, bool kSplit, int kTpc, int P = 0>
 void emulate_fixed(const std::vector<float2>& x, std::vector<float2>& sm, std::vector<float2>& out,
                    const std::vector<float2>& table, bool to_out) {
-    using F = mr::FixedLine<N>;
+    using F = mr::FixedLine<N, kTpc>;
     constexpr int R = F::template kRadix<P>, kB = F::template kButterflies<P>, ns = F::template kNs<P>;
     constexpr bool last = P + 1 == F::passes;
     std::vector<mr::PassRegs<R, kB>> regs(std::size_t(F::tpc));
@@ -258,12 +259,12 @@ void emulate_fixed(const std::vector<float2>& x, std::vector<float2>& sm, std::v
         else
             mr::pass_scatter<R, kB, F::template kPadOut<P>, true>(sm.data(), regs[std::size_t(t)], N, ns, t, F::tpc);
     }
-    if constexpr (!last) emulate_fixed<N, kInv, kSplit, P + 1>(x, sm, out, table, to_out);
+    if constexpr (!last) emulate_fixed<N, kInv, kSplit, kTpc, P + 1>(x, sm, out, table, to_out);
 }
 
-template <int kN>
+template <int kN, int kTpc = 0>
 void check_fixed_line(Rng& rng, int& plain) {
-    using F = mr::FixedLine<kN>;
+    using F = mr::FixedLine<kN, kTpc>;
     const std::vector<float2> table = mr::twiddle_table(F::plan), split = mr::split_twiddle_table(kN);
     const float nan = std::nanf("");
     std::string layouts;
@@ -279,18 +280,18 @@ void check_fixed_line(Rng& rng, int& plain) {
             const std::vector<float2> in = to_float2(x);
             std::vector<float2> sm(std::size_t(mr::padded_len(kN)), mr::c_make(nan, nan)), out(static_cast<std::size_t>(kN), mr::c_make(nan, nan));
             if (by_split) {
-                if (inverse) emulate_fixed<kN, true, true>(in, sm, out, split, to_out);
-                else emulate_fixed<kN, false, true>(in, sm, out, split, to_out);
+                if (inverse) emulate_fixed<kN, true, true, kTpc>(in, sm, out, split, to_out);
+                else emulate_fixed<kN, false, true, kTpc>(in, sm, out, split, to_out);
             } else {
-                if (inverse) emulate_fixed<kN, true, false>(in, sm, out, table, to_out);
-                else emulate_fixed<kN, false, false>(in, sm, out, table, to_out);
+                if (inverse) emulate_fixed<kN, true, false, kTpc>(in, sm, out, table, to_out);
+                else emulate_fixed<kN, false, false, kTpc>(in, sm, out, table, to_out);
             }
             std::vector<float2> got(static_cast<std::size_t>(kN));
             for (int i = 0; i < kN; ++i) got[std::size_t(i)] = to_out ? out[std::size_t(i)] : sm[std::size_t(mr::padi(i))];
             EXPECT_LT(rel_l2_f2(got, dft_rows(widen(x), kN, 1, inverse)), 1e-6)
-                << kN << " (layouts " << layouts << (inverse ? ", inverse" : "") << (to_out ? ", to out" : "") << (by_split ? ", split twiddles" : "") << ")";
+                << kN << " on " << F::tpc << " threads (layouts " << layouts << (inverse ? ", inverse" : "") << (to_out ? ", to out" : "") << (by_split ? ", split twiddles" : "") << ")";
         }
-    std::cout << "[ mixed    ] " << kN << ": passes";
+    std::cout << "[ mixed    ] " << kN << " on " << F::tpc << " threads: passes";
     for (int i = 0; i < F::passes; ++i) std::cout << " " << F::plan.radix[i] << (F::layouts.padded[i] ? "" : "(plain)");
     std::cout << "\n";
 }
@@ -298,6 +299,20 @@ void check_fixed_line(Rng& rng, int& plain) {
 template <std::size_t... I>
 void check_fixed_lines(Rng& rng, int& plain, std::index_sequence<I...>) {
     (check_fixed_line<mr::kFixedLengths[I]>(rng, plain), ...);
+}
+// The same on the interleaved column blocks' threads, where they differ (mixed_radix::column_threads).
+template <std::size_t... I>
+int check_column_lines(Rng& rng, std::index_sequence<I...>) {
+    int plain = 0, checked = 0;
+    auto one = [&](auto n) {
+        constexpr int N = decltype(n)::value;
+        if constexpr (mr::column_threads(N) != mr::fixed_threads(N)) {
+            check_fixed_line<N, mr::column_threads(N)>(rng, plain);
+            ++checked;
+        }
+    };
+    (one(std::integral_constant<int, mr::kFixedLengths[I]>{}), ...);
+    return checked;
 }
 
 // Every compiled-in length through its kernels' passes and layouts, both directions, to the shared line and
@@ -307,6 +322,26 @@ TEST(MixedRadix, CompiledInPassesAndLayoutsMatchFftw) {
     int plain = 0;
     check_fixed_lines(rng, plain, std::make_index_sequence<std::size(mr::kFixedLengths)>{});
     EXPECT_GE(plain, int(std::size(mr::kFixedLengths))) << "most compiled-in plans keep a pass's output plain";
+    EXPECT_GE(check_column_lines(rng, std::make_index_sequence<std::size(mr::kFixedLengths)>{}), 1)
+        << "some lengths take fewer threads in the column blocks";
+}
+
+// The column blocks' threads (column_threads): fewer than fixed_threads where the passes leave threads idle, never
+// more points a thread in any pass, within PassRegs' butterfly bound, four lines in whole warps.
+TEST(MixedRadix, ColumnThreadsHoldNoMorePointsAThread) {
+    EXPECT_EQ(mr::column_threads(1080), 72);  // 8, 9, 15: 135, 120 and 72 butterflies (96 threads: 18 points at most)
+    for (int n : mr::kFixedLengths) {
+        const mr::LinePlan p = mr::fixed_plan(n);
+        const int c = mr::column_threads(n), f = mr::fixed_threads(n);
+        EXPECT_LE(c, f) << n;
+        EXPECT_TRUE(c == f || c % 8 == 0) << n;
+        EXPECT_LE(mr::most_points(p, c), mr::most_points(p, f)) << n;
+        EXPECT_TRUE(mr::within_butterfly_bound(p, c)) << n;
+        if (c > 8 && c < f) {
+            EXPECT_TRUE(mr::most_points(p, c - 8) > mr::most_points(p, f) || !mr::within_butterfly_bound(p, c - 8))
+                << n << ": 8 threads fewer would do";
+        }
+    }
 }
 
 // The layout choice's count of wavefronts: a warp's 32 neighbouring 8-byte elements take two wherever they start,
