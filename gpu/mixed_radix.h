@@ -404,7 +404,14 @@ constexpr LinePlan fixed_plan(int n) {
 // in 1.2 waves at 1920x1080, gain by the smaller block (1080-point columns: 96 -> 72 threads, four blocks an SM at 56
 // registers, one wave; PERF_NOTES.md m39). Row blocks (a line on consecutive threads) keep fixed_threads: their last
 // warp would run part-empty (the 1080-point rows at 72 threads were 2-3% slower).
+// m40: where more threads than fixed_threads gave the column blocks fewer points a thread and paid on the H100
+// (measured; the rule above would keep fixed_threads): 1440 (16, 9, 10) on 160 threads, at most 16 points a thread
+// instead of 20; 2000 (16, 5, 5, 5) on 136, 16 instead of 20; 3024 (16, 9, 7, 3) on 216, 18 instead of 21. The
+// kernels also took fewer registers (49-60 instead of 62-64), so the blocks an SM stayed as many.
+constexpr int measured_column_threads(int n) { return n == 1440 ? 160 : n == 2000 ? 136 : n == 3024 ? 216 : 0; }
+
 constexpr int column_threads(int n) {
+    if (measured_column_threads(n) > 0) return measured_column_threads(n);
     const LinePlan p = fixed_plan(n);
     const int tpc = fixed_threads(n), most = most_points(p, tpc);
     for (int t = 8; t < tpc; t += 8)

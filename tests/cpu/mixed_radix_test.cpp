@@ -327,12 +327,20 @@ TEST(MixedRadix, CompiledInPassesAndLayoutsMatchFftw) {
 }
 
 // The column blocks' threads (column_threads): fewer than fixed_threads where the passes leave threads idle, never
-// more points a thread in any pass, within PassRegs' butterfly bound, four lines in whole warps.
+// more points a thread in any pass, within PassRegs' butterfly bound, four lines in whole warps; or, for the measured
+// lengths (m40), more threads that hold fewer points a thread.
 TEST(MixedRadix, ColumnThreadsHoldNoMorePointsAThread) {
     EXPECT_EQ(mr::column_threads(1080), 72);  // 8, 9, 15: 135, 120 and 72 butterflies (96 threads: 18 points at most)
     for (int n : mr::kFixedLengths) {
         const mr::LinePlan p = mr::fixed_plan(n);
         const int c = mr::column_threads(n), f = mr::fixed_threads(n);
+        EXPECT_TRUE(mr::within_butterfly_bound(p, c)) << n;
+        if (mr::measured_column_threads(n) > 0) {  // more threads, fewer points a thread (m40)
+            EXPECT_LE(4 * c, 1024) << n << ": four lines a block";
+            EXPECT_EQ(c % 8, 0) << n;
+            EXPECT_LT(mr::most_points(p, c), mr::most_points(p, f)) << n;
+            continue;
+        }
         EXPECT_LE(c, f) << n;
         EXPECT_TRUE(c == f || c % 8 == 0) << n;
         EXPECT_LE(mr::most_points(p, c), mr::most_points(p, f)) << n;
