@@ -908,7 +908,10 @@ int FastFft::narrow_columns(int C, int group_log2) const {
 
 int FastFft::mixed_col_threads(int n) const {
     if (cols_threads_ > 0) return cols_threads_;
-    return mixed::line_threads_for(n, tables_) <= 128 ? 512 : kMixedColThreads;
+    // 512 for lines of up to 128 threads (four at once), or as many as four interleaved lines take on their own
+    // counts (m40: 2000 and 1440 on 136 and 160), which keeps those blocks at four columns.
+    return mixed::line_threads_for(n, tables_) <= 128 ? std::max(512, mixed::interleaved_block_threads(n, tables_))
+                                                      : kMixedColThreads;
 }
 
 bool FastFft::dependent_launch(int width, int height, bool picture) const {

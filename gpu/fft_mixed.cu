@@ -653,10 +653,8 @@ bool with_fixed_length(int work, int tpc, F& f, std::index_sequence<I...>) {
     return ((work == mixed_radix::kFixedLengths[I] ? call_fixed<mixed_radix::kFixedLengths[I]>(tpc, f) : false) || ...);
 }
 // The interleaved column blocks' line and threads (cols_interleaved_block): C lines of column_threads(W) threads each,
-// where the other kernels' lines take fixed_threads. C and whether a block's C lines fit at once are asked with
-// fixed_threads, so that the row pass's grouping stays; for the lengths of measured_column_threads the block then
-// takes more threads than the max asked for (2000: 544 where FastFft's default is 512; 1440: 640 for 512; never
-// over 1024). Left so in the eleventh session (branch column-threads-knob has a fix, not yet run on a GPU).
+// where the other kernels' lines take fixed_threads (C and whether a block's C lines fit at once are asked with
+// those, so that the row pass's grouping stays; the interleaved kernel then runs where its own threads fit too).
 template <int W>
 Line interleaved_line(Line L) {
     L.tpc = mixed_radix::column_threads(W);
@@ -749,6 +747,12 @@ const float2* LineTables::spectrum(int n, bool inverse) {
 
 int line_threads_for(int n, const LineTables& tables) { return line_shape(n, tables.compiled_plans()).tpc; }
 
+int interleaved_block_threads(int n, const LineTables& tables) {
+    const Line L = line_shape(n, tables.compiled_plans());
+    const bool compiled = tables.compiled_plans() && L.work == n && mixed_radix::is_fixed_length(n);
+    return 4 * (compiled ? mixed_radix::column_threads(n) : L.tpc);
+}
+
 int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables, bool rounds) {
     Line L = line_shape(n, tables.compiled_plans());
     return column_block(L, ncols, max_threads, rounds);
@@ -796,7 +800,8 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
-            if (grouped && at_once == C && C == 4 && at.interleaved_columns) {  // the lines' threads interleaved (m27)
+            // the lines' threads interleaved (m27), where the block's threads (column_threads a line) are allowed
+            if (grouped && at_once == C && C == 4 && at.interleaved_columns && interleaved_threads<W>(C) <= max_threads) {
                 const Line I = interleaved_line<W>(L);
                 const int it = interleaved_threads<W>(C);
                 if constexpr (capped_col_blocks(W) > 0) {
@@ -853,7 +858,7 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
-            if (at_once == C && C == 4 && at.interleaved_columns) {  // the lines' threads interleaved (m27)
+            if (at_once == C && C == 4 && at.interleaved_columns && interleaved_threads<W>(C) <= max_threads) {  // m27
                 launch(mixed_cols_interleaved_kernel<false, W, 4, true>, "mixed_cols_interleaved_kernel (transposed out)", blocks,
                        interleaved_threads<W>(C), smem, at, grouped, out, interleaved_line<W>(L), n, ncols);
                 return;

@@ -70,6 +70,9 @@ struct Launch {
 int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables, bool rounds = false);
 // Threads a line of n points takes in the mixed kernels (its compiled-in plan's where it has one).
 int line_threads_for(int n, const LineTables& tables);
+// Threads a block of four interleaved C2C columns of n points takes (mixed_radix::column_threads a line where the
+// length's plan is compiled in; c2c_cols takes that kernel only where max_threads allows them).
+int interleaved_block_threads(int n, const LineTables& tables);
 // Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in` unless grouped). group > 0 (a
 // divisor of n): `out` grouped for c2c_cols, the `group` columns a column block takes next to each other row
 // after row ([x / group][row][x % group]).

@@ -691,7 +691,8 @@ TEST_F(FastFft, ColumnBlockShapesAndOrdersGiveTheSameBytes) {
 TEST_F(FastFft, MixedC2cTakesItsOwnBlockSizesUntilSet) {
     gpu::FastFft f;
     EXPECT_EQ(f.mixed_c2c_threads(1080), std::make_pair(128, 512));   // 1080-point columns: 96 threads a line
-    EXPECT_EQ(f.mixed_c2c_threads(2000), std::make_pair(128, 512));   // 2000: 128
+    EXPECT_EQ(f.mixed_c2c_threads(2000), std::make_pair(128, 544));   // 2000: 128, four interleaved columns on 136
+    EXPECT_EQ(f.mixed_c2c_threads(1440), std::make_pair(128, 640));   // 1440: 96, four interleaved columns on 160
     EXPECT_EQ(f.mixed_c2c_threads(3000), std::make_pair(128, 1024));  // 3000: 224
     EXPECT_EQ(f.mixed_c2c_threads(4000), std::make_pair(128, 1024));  // 4000: 256
     EXPECT_EQ(f.mixed_c2c_threads(6000), std::make_pair(128, 1024));  // 6000: 416
