@@ -316,12 +316,9 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, Li
     const float2* src = in + std::size_t(row) * n;
     // x goes to [x / group][row][x % group] (group a power of two), or to [row][x]: one put for both (a second
     // instantiation of the line engine in one kernel makes ptxas spill, PERF_NOTES.md m5).
-    const int shift = group > 0 ? __ffs(group) - 1 : 31, mask = group > 0 ? group - 1 : 0x7FFFFFFF;
-    float2* dst = out + std::size_t(row) * (group > 0 ? group : n);
-    const std::size_t run = std::size_t(rows) * group;
-    line_fft_to<kInv, kWork, kWork != 0>([src](int i) { return src[i]; },
-                      [dst, run, shift, mask](int x, float2 v) { dst[std::size_t(x >> shift) * run + (x & mask)] = v; },
-                      sm_rows + line * L.stride, with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
+    const mixed_radix::RowPut put(out + std::size_t(row) * (group > 0 ? group : n), rows, group);
+    line_fft_to<kInv, kWork, kWork != 0>([src](int i) { return src[i]; }, put, sm_rows + line * L.stride,
+                                         with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
 }
 template <bool kInv, int kWork>
 __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {

@@ -662,17 +662,23 @@ SV_MR_HD int lay(int i) {
     return kPad ? padi(i) : i;
 }
 // From a line in shared memory, padded or plain. kKnown: n and ns are constants (a compiled-in plan), so that
-// where 16 divides q, lay(j + r q) = lay(j) + lay(r q): one index a butterfly and constant offsets.
+// padi(j + r q) = padi(j) + padi(r q) + ((j mod 16 + r q mod 16) >> 4): one index a butterfly, constant offsets, and
+// a carry for each distinct r q mod 16 (none where 16 divides q; one, j mod 16 >= 8, where q mod 16 = 8: the
+// 3000- and 1080-point plans' second pass, m42).
 template <int R, bool kInv, int kB, bool kPad = true, bool kKnown = false, int kSplitN = 0>
 SV_MR_HD void pass_gather(const float2* sm, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
     if (!kPad || (kKnown && (n / R) % 16 == 0))
         pass_gather_with<R, kInv, kSplitN>([sm](int j, int d) { return sm[lay<kPad>(j) + lay<kPad>(d)]; }, g, table, n, ns, t, tpc);
+    else if (kKnown)
+        pass_gather_with<R, kInv, kSplitN>([sm](int j, int d) { return sm[padi(j) + padi(d) + (((j & 15) + (d & 15)) >> 4)]; }, g,
+                                           table, n, ns, t, tpc);
     else
         pass_gather_with<R, kInv, kSplitN>([sm](int j, int d) { return sm[padi(j + d)]; }, g, table, n, ns, t, tpc);
 }
 // Its second half: output r of butterfly j to (j - k) R + k + r ns, k = j mod ns (stockham_pass's order). With
-// kKnown, the offsets r ns fold where 16 divides ns (as the gather's), and where ns R = 16 (then (j - k) R is a
-// multiple of 16 and k + r ns < 16).
+// kKnown, the offsets r ns fold where 16 divides ns (as the gather's), and where ns R divides 16 (then (j - k) R is
+// a multiple of ns R and k + r ns < ns R, so the butterfly's outputs lie in one run of 16; m42 took ns R = 8 too,
+// the 3000- and 1080-point plans' first pass).
 template <int R, int kB, bool kPad = true, bool kKnown = false>
 SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R, kB>& g, int n, int ns, int t, int tpc) {
     const int q = n / R;
@@ -686,7 +692,7 @@ SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R, kB>& g, int n, int ns, 
                 float2* at = sm + lay<kPad>(base);
                 SV_MR_UNROLL
                 for (int r = 0; r < R; ++r) at[lay<kPad>(r * ns)] = g.v[b][r];
-            } else if (kKnown && ns * R == 16) {
+            } else if (kKnown && 16 % (ns * R) == 0) {
                 float2* at = sm + padi(base - k) + k;
                 SV_MR_UNROLL
                 for (int r = 0; r < R; ++r) at[r * ns] = g.v[b][r];
@@ -697,10 +703,34 @@ SV_MR_HD void pass_scatter(float2* sm, const PassRegs<R, kB>& g, int n, int ns, 
         }
     }
 }
-// The last pass's second half (ns = n / R, so k = j) written where the line goes instead: `put(i, x_i)`.
+// Whether a put (pass_scatter_last's `put(i, x_i)`) also says where outputs q apart lie: put.stride(q), the float2
+// between outputs i and i + q for every i (0: not a fixed stride), and put.at(i), output i's address.
+template <class Put, class = void>
+struct has_stride : std::false_type {};
+template <class Put>
+struct has_stride<Put, std::void_t<decltype(std::declval<const Put&>().stride(0))>> : std::true_type {};
+
+// The last pass's second half (ns = n / R, so k = j) written where the line goes instead: `put(i, x_i)`. Where the
+// put has a stride for q = n / R, one address a butterfly and the stride (m42: the grouped C2C rows computed
+// a 64-bit grouped index for each of their outputs, ten integer instructions a store).
 template <int R, class Put, int kB>
 SV_MR_HD void pass_scatter_last(const Put& put, const PassRegs<R, kB>& g, int n, int t, int tpc) {
     const int q = n / R;
+    if constexpr (has_stride<Put>::value) {
+        const int step = put.stride(q);
+        if (step > 0) {
+            SV_MR_UNROLL
+            for (int b = 0; b < kB; ++b) {
+                const int j = t + b * tpc;
+                if (j < q) {
+                    float2* at = put.at(j);
+                    SV_MR_UNROLL
+                    for (int r = 0; r < R; ++r) at[r * step] = g.v[b][r];
+                }
+            }
+            return;
+        }
+    }
     SV_MR_UNROLL
     for (int b = 0; b < kB; ++b) {
         const int j = t + b * tpc;
@@ -710,6 +740,28 @@ SV_MR_HD void pass_scatter_last(const Put& put, const PassRegs<R, kB>& g, int n,
         }
     }
 }
+
+// A row's outputs x, ungrouped ([x] from `row`, its first) or grouped for the column blocks ([x / group][rows][x %
+// group] from `row`, group a power of two): the C2C row kernels' put. Sides are at most 16384 points, so every
+// offset fits 32 bits. Outputs q apart are a fixed stride apart where group divides q.
+struct RowPut {
+    float2* row;
+    unsigned shift, mask, run;  // log2 group, group - 1, rows x group; ungrouped: 0, 0, 1
+    SV_MR_HD RowPut(float2* row_, int rows, int group)
+        : row(row_), shift(group > 0 ? log2_of(unsigned(group)) : 0u), mask(group > 0 ? unsigned(group - 1) : 0u),
+          run(group > 0 ? unsigned(rows) * unsigned(group) : 1u) {}
+    SV_MR_HD static unsigned log2_of(unsigned p) {  // p a power of two
+#if defined(__CUDA_ARCH__)
+        return unsigned(__ffs(int(p)) - 1);
+#else
+        return unsigned(__builtin_ctz(p));
+#endif
+    }
+    SV_MR_HD unsigned offset(int x) const { return (unsigned(x) >> shift) * run + (unsigned(x) & mask); }
+    SV_MR_HD float2* at(int x) const { return row + offset(x); }
+    SV_MR_HD void operator()(int x, float2 v) const { row[offset(x)] = v; }
+    SV_MR_HD int stride(int q) const { return (unsigned(q) & mask) == 0 ? int(offset(q)) : 0; }
+};
 
 // Bluestein's chirp exp(-+pi i j^2 / n), j^2 taken mod 2n first (exact), the angle e / n in double: in float its
 // rounding alone (up to 2^-23 of an angle near 2 pi) would be a phase error as large as the whole transform's.
