@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Compares specview-bench CSVs of two builds (an A/B: the code before and after a change, tests/device/ab.sh).
+
+    ab_compare.py A1.csv [A2.csv ...] -- B1.csv [B2.csv ...] [--match REGEX] [--all]
+
+For every measurement both sides have (size, path, configuration, stage), the median over each side's runs, B's
+change against A in percent, and how far apart each side's own runs were (the spread, max/min - 1, which a change
+must clear to mean anything). By default the lines that decide the issue's ratios: custom-fast's whole runs, its
+passes at FastFft's block sizes (what the engine runs), and the peers; --match narrows them further, --all shows
+every line. The bench's CSV quotes only the configuration, so a path or stage holding commas is split around it.
+"""
+import argparse
+import re
+import statistics
+import sys
+from collections import OrderedDict
+
+# size, path (may hold commas), "config", stage (may hold commas), median_ms, gbps, pct_of_copy
+LINE = re.compile(r'^([^,]+),(.*?),"(.*?)",(.*),([-+\d.eE]+),([-+\d.eE]+),([-+\d.eE]+)$')
+DEFAULT = re.compile(r", whole|FastFft's block sizes|^cufft_|^vkfft_")
+
+
+def read(paths):
+    """{(size, path, config, stage): [median_ms of each file]} in the files' order."""
+    rows = OrderedDict()
+    for p in paths:
+        with open(p) as f:
+            for n, line in enumerate(f):
+                line = line.rstrip("\n")
+                if n == 0 and line.startswith("size,"):
+                    continue
+                m = LINE.match(line)
+                if not m:
+                    print(f"ab_compare: {p}:{n + 1}: not a bench CSV line: {line[:80]}", file=sys.stderr)
+                    continue
+                key = (m.group(1), m.group(2), m.group(3), m.group(4))
+                rows.setdefault(key, []).append(float(m.group(5)))
+    return rows
+
+
+def spread(v):
+    return max(v) / min(v) - 1 if len(v) > 1 and min(v) > 0 else 0.0
+
+
+def compare(a, b, wanted, show_all):
+    out = []
+    for key, av in a.items():
+        bv = b.get(key)
+        if not bv:
+            continue
+        size, path, config, stage = key
+        label = path + (f" [{config}]" if config else "") + ("" if stage == "total" else f": {stage}")
+        if not show_all and not DEFAULT.search(label):
+            continue
+        if wanted and not wanted.search(f"{size} {label}"):
+            continue
+        am, bm = statistics.median(av), statistics.median(bv)
+        change = (bm / am - 1) * 100 if am > 0 else float("nan")
+        out.append((size, label, am, bm, change, spread(av) * 100, spread(bv) * 100))
+    return out
+
+
+def main(argv):
+    if "--" not in argv:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    cut = argv.index("--")
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("--match")
+    ap.add_argument("--all", action="store_true")
+    opts, rest = ap.parse_known_args(argv[cut + 1:])
+    a_files, b_files = argv[:cut], rest
+    if not a_files or not b_files:
+        print("ab_compare: give A's CSVs, then --, then B's", file=sys.stderr)
+        return 2
+    rows = compare(read(a_files), read(b_files), re.compile(opts.match) if opts.match else None, opts.all)
+    if not rows:
+        print("ab_compare: no measurement both sides have (or none matched)", file=sys.stderr)
+        return 1
+    print(f"A: {' '.join(a_files)}\nB: {' '.join(b_files)}\nmedians of each side's runs, ms; spread = max/min - 1 "
+          "of that side's runs\n")
+    print("| size | measurement | A | B | B vs A | spread A | spread B |\n|---|---|---|---|---|---|---|")
+    for size, label, am, bm, change, sa, sb in rows:
+        print(f"| {size} | {label} | {am:.4f} | {bm:.4f} | {change:+.1f}% | {sa:.1f}% | {sb:.1f}% |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

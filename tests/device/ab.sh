@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# A/B on the GPU machine: the code before (A) and after (B) a change, built side by side and benchmarked alternately
+# on one machine in one session (the way PERF_NOTES.md's before/after figures are taken).
+#
+# Here, where git is:
+#   tests/device/ab.sh prepare [REV]   A = REV (default HEAD): copies REV's version of every file the working tree
+#                                      changes, adds or deletes into .ab-base/ (git-ignored; carry it). B = the tree.
+#                                      Also fetches .debs (tests/device/debs.txt) and copies .vkfft where missing.
+# There (the `device` tool; carry .ab-base, .debs and .vkfft), in as many calls as the 10-minute limit needs, on one
+# warm machine:
+#   tests/device/ab.sh build           builds A and B (specview-bench; B also specview_gpu_tests) in parallel
+#   tests/device/ab.sh bench           each side's specview-bench AB_RUNS times, alternately (A B A B ...), then the
+#                                      comparison (tests/bench/ab_compare.py) into $OUT/ab.txt
+#   tests/device/ab.sh test            B's GPU tests matching AB_TESTS (a gtest filter)
+# Variables: AB_SIZES (the bench's --sizes; default the users' exact sizes), AB_RUNS (2), AB_BENCH_ARGS (default
+# --no-sweep), AB_TESTS (default FastFft.*:EngineGpu.*), AB_MATCH (a regex for the comparison's lines).
+# Both builds live in build-ab/ (ignored), which stays on the machine between calls while it is warm.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+root=$PWD
+base_dir=.ab-base
+work=build-ab
+step=${1:-}
+
+if [ "$step" = prepare ]; then
+  rev=${2:-HEAD}
+  git rev-parse --verify -q "$rev^{commit}" > /dev/null || { echo "ab.sh: no such revision: $rev" >&2; exit 2; }
+  rm -rf "$base_dir" && mkdir -p "$base_dir/files"
+  grep -qxF "/$base_dir/" .git/info/exclude 2>/dev/null || echo "/$base_dir/" >> .git/info/exclude
+  : > "$base_dir/absent"
+  # changed or deleted since REV: REV's copy; added (tracked or not): absent from A
+  { git diff --name-only "$rev"; git ls-files --others --exclude-standard; } | sort -u | while read -r f; do
+    case "$f" in "$base_dir"/*) continue ;; esac
+    if git cat-file -e "$rev:$f" 2>/dev/null; then
+      mkdir -p "$base_dir/files/$(dirname "$f")"
+      git show "$rev:$f" > "$base_dir/files/$f"
+    else
+      echo "$f" >> "$base_dir/absent"
+    fi
+  done
+  git rev-parse "$rev" > "$base_dir/rev"
+  # what the build there needs and the checkout does not keep: the Debian packages (.debs) and VkFFT's headers
+  if [ ! -f .debs/.from-debs-txt ] || ! cmp -s tests/device/debs.txt .debs/.from-debs-txt; then
+    fetch=../shared/gpu/fetch-dev-debs.sh
+    [ -x "$fetch" ] || fetch="bash $fetch"
+    # shellcheck disable=SC2046  # the list's words are the package names
+    if ! { rm -rf .debs && $fetch $(grep -v '^#' tests/device/debs.txt) > /dev/null; }; then
+      echo "ab.sh: could not fetch .debs (see tests/device/debs.txt)" >&2
+      exit 1
+    fi
+    cp tests/device/debs.txt .debs/.from-debs-txt
+  fi
+  if [ ! -d .vkfft/vkFFT ] && [ -d ../shared/third_party/vkfft/vkFFT ]; then
+    grep -qxF "/.vkfft/" .git/info/exclude 2>/dev/null || echo "/.vkfft/" >> .git/info/exclude
+    mkdir -p .vkfft && cp -r ../shared/third_party/vkfft/vkFFT ../shared/third_party/vkfft/LICENSE .vkfft/
+  fi
+  echo "A = $(git log -1 --format='%h %s' "$rev" | cut -c1-100)"
+  echo "B = the working tree; files that differ: $(cd "$base_dir/files" && find . -type f | sed 's|^\./||' | tr '\n' ' ')"
+  [ -s "$base_dir/absent" ] && echo "absent from A: $(tr '\n' ' ' < "$base_dir/absent")"
+  echo "carry: [\"$base_dir\", \".debs\", \".vkfft\"]"
+  exit 0
+fi
+
+OUT=${OUT:-/tmp/specview-ab}
+mkdir -p "$OUT"
+# the carried packages unpacked and the variables exported (stb, CLI11)
+# shellcheck source=tests/device/env.sh
+source tests/device/env.sh
+
+case "$step" in
+build)
+  [ -d "$base_dir/files" ] || { echo "ab.sh: no $base_dir (run 'tests/device/ab.sh prepare' here first, and carry it)" >&2; exit 2; }
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
+  rm -rf "$work/a-src" && mkdir -p "$work/a-src"
+  # A's sources: the tree (without build outputs) with .ab-base laid over it
+  tar -cf - --exclude=./build* --exclude=./.git --exclude=./.ab-base . | tar -xf - -C "$work/a-src"
+  cp -r "$base_dir/files/." "$work/a-src/"
+  while read -r f; do [ -n "$f" ] && rm -f "$work/a-src/$f"; done < "$base_dir/absent"
+  start=$(date +%s)
+  jobs=$(( $(nproc) / 2 )); [ "$jobs" -lt 1 ] && jobs=1
+  one() {  # one() SIDE SOURCE TARGETS...
+    local side=$1 src=$2; shift 2
+    cmake -S "$src" -B "$root/$work/$side" -G Ninja -DSPECVIEW_BUILD_UI=OFF -DCMAKE_BUILD_TYPE=Release \
+      > "$OUT/configure-$side.log" 2>&1 || { echo "$side: configure failed"; tail -20 "$OUT/configure-$side.log"; return 1; }
+    cmake --build "$root/$work/$side" -j"$jobs" --target "$@" > "$OUT/build-$side.log" 2>&1 ||
+      { echo "$side: build failed"; grep -E "error" -A3 "$OUT/build-$side.log" | head -30; return 1; }
+    echo "$side: built"
+  }
+  one a "$root/$work/a-src" specview-bench & pa=$!
+  one b "$root" specview-bench specview_gpu_tests & pb=$!
+  wait $pa; ra=$?; wait $pb; rb=$?
+  echo "builds: $(( $(date +%s) - start )) s"
+  exit $(( ra | rb ))
+  ;;
+bench)
+  for side in a b; do
+    [ -x "$work/$side/tests/specview-bench" ] || { echo "ab.sh: $work/$side has no specview-bench (run 'ab.sh build' on this machine first)" >&2; exit 2; }
+  done
+  sizes=${AB_SIZES:-1920x1080,1080x1920,2560x1440,3000x2000,3840x2160,4000x3000,4032x3024}
+  runs=${AB_RUNS:-2}
+  rc=0
+  for r in $(seq 1 "$runs"); do
+    for side in a b; do
+      start=$(date +%s)
+      # shellcheck disable=SC2086
+      "$work/$side/tests/specview-bench" ${AB_BENCH_ARGS:---no-sweep} --sizes "$sizes" --csv "$OUT/$side-$r.csv" \
+        > "$OUT/$side-$r.txt" 2>&1
+      x=$?; rc=$((rc | x))
+      echo "$side run $r: rc=$x, $(( $(date +%s) - start )) s"
+    done
+  done
+  a_csv=$(ls "$OUT"/a-*.csv); b_csv=$(ls "$OUT"/b-*.csv)
+  # shellcheck disable=SC2086
+  python3 tests/bench/ab_compare.py $a_csv -- $b_csv ${AB_MATCH:+--match "$AB_MATCH"} > "$OUT/ab.txt"
+  grep -E "^\| .*(FastFft's block sizes|, whole \[dependent launches on\]|vkfft_c2c)" "$OUT/ab.txt" | grep -v 'not capped' | cut -c1-200
+  # the runs' text in one file (the device tool brings back at most 8)
+  (cd "$OUT" && tar -czf runs.tgz [ab]-*.txt [ab]-*.csv && rm -f [ab]-*.txt [ab]-*.csv)
+  exit $rc
+  ;;
+test)
+  [ -x "$work/b/tests/specview_gpu_tests" ] || { echo "ab.sh: $work/b has no specview_gpu_tests (run 'ab.sh build' first)" >&2; exit 2; }
+  start=$(date +%s)
+  "$work/b/tests/specview_gpu_tests" --gtest_filter="${AB_TESTS:-FastFft.*:EngineGpu.*}" > "$OUT/tests.log" 2>&1; r=$?
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |Failure" -A3 "$OUT/tests.log" | head -40
+  echo "tests rc=$r ($(( $(date +%s) - start )) s)"
+  exit $r
+  ;;
+*)
+  echo "usage: tests/device/ab.sh prepare [REV] | build | bench | test" >&2
+  exit 2
+  ;;
+esac
