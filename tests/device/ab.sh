@@ -109,12 +109,17 @@ bench)
       echo "$side run $r: rc=$x, $(( $(date +%s) - start )) s"
     done
   done
-  a_csv=$(ls "$OUT"/a-*.csv); b_csv=$(ls "$OUT"/b-*.csv)
-  # shellcheck disable=SC2086
-  python3 tests/bench/ab_compare.py $a_csv -- $b_csv ${AB_MATCH:+--match "$AB_MATCH"} > "$OUT/ab.txt"
-  grep -E "^\| .*(FastFft's block sizes|, whole \[dependent launches on\]|vkfft_c2c)" "$OUT/ab.txt" | grep -v 'not capped' | cut -c1-200
-  # the runs' text in one file (the device tool brings back at most 8)
-  (cd "$OUT" && tar -czf runs.tgz [ab]-*.txt [ab]-*.csv && rm -f [ab]-*.txt [ab]-*.csv)
+  a_csv=$(ls "$OUT"/a-*.csv 2>/dev/null); b_csv=$(ls "$OUT"/b-*.csv 2>/dev/null)
+  if [ -n "$a_csv" ] && [ -n "$b_csv" ]; then
+    # shellcheck disable=SC2086
+    python3 tests/bench/ab_compare.py $a_csv -- $b_csv ${AB_MATCH:+--match "$AB_MATCH"} > "$OUT/ab.txt"
+    grep -E "^\| .*(FastFft's block sizes|, whole \[dependent launches on\]|vkfft_c2c)" "$OUT/ab.txt" | grep -v 'not capped' |
+      cut -c1-200
+  else
+    echo "ab.sh: a side wrote no CSV; its output:"; tail -n 5 "$OUT"/[ab]-*.txt
+  fi
+  # the runs' text and CSVs in one file (the device tool brings back at most 8)
+  (cd "$OUT" && shopt -s nullglob && tar -czf runs.tgz [ab]-*.txt [ab]-*.csv && rm -f [ab]-*.txt [ab]-*.csv)
   exit $rc
   ;;
 test)
