@@ -4,7 +4,7 @@
 #
 # Here, where git is:
 #   tests/device/ab.sh prepare [REV]   A = REV (default HEAD): copies REV's version of every file the working tree
-#                                      changes, adds or deletes into .ab-base/ (git-ignored; carry it). B = the tree.
+#                                      changes, adds or deletes into .ab-base/ (.gitignore has it; carry it). B = the tree.
 #                                      Also fetches .debs (tests/device/debs.txt) and copies .vkfft where missing.
 # There (the `device` tool; carry .ab-base, .debs and .vkfft), in as many calls as the 10-minute limit needs, on one
 # warm machine:
@@ -26,7 +26,6 @@ if [ "$step" = prepare ]; then
   rev=${2:-HEAD}
   git rev-parse --verify -q "$rev^{commit}" > /dev/null || { echo "ab.sh: no such revision: $rev" >&2; exit 2; }
   rm -rf "$base_dir" && mkdir -p "$base_dir/files"
-  grep -qxF "/$base_dir/" .git/info/exclude 2>/dev/null || echo "/$base_dir/" >> .git/info/exclude
   : > "$base_dir/absent"
   # changed or deleted since REV: REV's copy; added (tracked or not): absent from A
   { git diff --name-only "$rev"; git ls-files --others --exclude-standard; } | sort -u | while read -r f; do
@@ -51,7 +50,6 @@ if [ "$step" = prepare ]; then
     cp tests/device/debs.txt .debs/.from-debs-txt
   fi
   if [ ! -d .vkfft/vkFFT ] && [ -d ../shared/third_party/vkfft/vkFFT ]; then
-    grep -qxF "/.vkfft/" .git/info/exclude 2>/dev/null || echo "/.vkfft/" >> .git/info/exclude
     mkdir -p .vkfft && cp -r ../shared/third_party/vkfft/vkFFT ../shared/third_party/vkfft/LICENSE .vkfft/
   fi
   echo "A = $(git log -1 --format='%h %s' "$rev" | cut -c1-100)"
