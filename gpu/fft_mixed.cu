@@ -300,8 +300,30 @@ __device__ __forceinline__ int line_tpc(const Line& L) {
 // m39: the 1080-point columns on 72 threads a line (column_threads), four blocks an SM at 56 registers (no spills):
 // all 480 blocks of 1920x1080 in one wave, 2% faster than three (at 96 threads, four blocks at 40 registers spilled 68
 // bytes and ran 13% slower). The 1920-point rows at 56 registers, nine blocks (one wave), were 3% slower.
-constexpr int capped_row_blocks(int n) { return n == 3000 ? 5 : 0; }
-constexpr int capped_col_blocks(int n) { return n == 1080 ? 4 : 0; }
+// m44: more blocks an SM where a kernel's blocks would otherwise take many rounds of an SM's slots, each at the most
+// registers that let them fit (capped_registers; ptxas -v: no spills, but 4 bytes in the 3840-point rows). Measured on
+// the H100 against main (same session, alternating runs): 3840-point rows at five blocks (48 registers; 3840x2160's
+// 2160 row blocks in 3.27 rounds, not 4.09) -6.5%; columns (four lines a block) at two blocks, 1440 (48 registers;
+// 2560x1440's 640 blocks in 2.4 rounds, not 4.8) -21% and 2160 (56; 3840x2160's 960 blocks in 3.6 rounds, not 7.3)
+// -13%. Left out because they lost, although they cut rounds too: 3000-point rows at six blocks (48 registers) +3%,
+// columns at 40 registers: 2000 at three (12 bytes of spills) +20%, 3000 at two +13%, 1920 at three +1.6%.
+constexpr int capped_row_blocks(int n) { return n == 3000 ? 5 : n == 3840 ? 5 : 0; }
+constexpr int capped_col_blocks(int n) {
+    switch (n) {
+    case 1080: return 4;
+    case 1440: return 2;
+    case 2160: return 2;
+    default: return 0;
+    }
+}
+// Registers a thread may have so that `blocks` blocks of `threads` fit an SM's 64K: a warp's registers are allocated in
+// steps of 256 (8 a thread). __launch_bounds__(threads, blocks) asks ptxas for the same bound but does not get it for
+// every shape: for 224 threads at six blocks (48 fit) ptxas chose 40 registers and spilled 128 bytes, where
+// __maxnreg__(48) spills none.
+constexpr int capped_registers(int threads, int blocks) {
+    return 65536 / (((threads + 31) / 32) * 32 * blocks) / 8 * 8;
+}
+static_assert(capped_registers(224, 5) == 56 && capped_registers(224, 6) == 48 && capped_registers(288, 4) == 56);
 
 // ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
 
@@ -326,10 +348,12 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
     rows_c2c_block<kInv, kWork>(in, out, L, rows, lines, group);
 }
 // The same, one line a block (FixedLine<kWork>::tpc threads), its registers capped so that kMinBlocks blocks fit an SM
-// (m28, capped_row_blocks). (A kernel of its own: __launch_bounds__(1024, 1) is not __launch_bounds__(1024) to ptxas,
-// which then gave every other length's kernel 64 registers and some a few bytes of spills.)
+// (m28, capped_row_blocks; the cap by __maxnreg__, m44). (A kernel of its own: __launch_bounds__(1024, 1) is not
+// __launch_bounds__(1024) to ptxas, which then gave every other length's kernel 64 registers and some a few bytes of
+// spills.)
 template <bool kInv, int kWork, int kMinBlocks>
-__global__ void __launch_bounds__(mixed_radix::fixed_threads(kWork), kMinBlocks)
+__global__ void __launch_bounds__(mixed_radix::fixed_threads(kWork))
+    __maxnreg__(capped_registers(mixed_radix::fixed_threads(kWork), kMinBlocks))
     mixed_rows_c2c_capped_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {
     fast_detail::begin_dependent();
     rows_c2c_block<kInv, kWork>(in, out, L, rows, lines, group);
@@ -496,7 +520,8 @@ __global__ void __launch_bounds__(1024) mixed_cols_interleaved_kernel(const floa
 // The same (not transposed), its registers capped so that kMinBlocks blocks of kC lines fit an SM (m28,
 // capped_col_blocks).
 template <bool kInv, int kWork, int kC, int kMinBlocks>
-__global__ void __launch_bounds__(kC * mixed_radix::kColumnThreads<kWork>, kMinBlocks)
+__global__ void __launch_bounds__(kC * mixed_radix::kColumnThreads<kWork>)
+    __maxnreg__(capped_registers(kC * mixed_radix::kColumnThreads<kWork>, kMinBlocks))
     mixed_cols_interleaved_capped_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
     fast_detail::begin_dependent();
     cols_interleaved_block<kInv, kWork, kC, false>(in, out, L, ld, ncols);
