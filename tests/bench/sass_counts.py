@@ -3,6 +3,7 @@
 
     cuobjdump -sass x.cubin > x.sass          (on the GPU machine: this machine's toolkit has no cuobjdump)
     tests/bench/sass_counts.py x.sass [--match REGEX] [--ops FADD,FFMA,...]
+    tests/bench/sass_counts.py a.sass --against b.sass [--match REGEX]     (two builds, kernel by kernel: ab.sh sass)
 
 For each kernel whose demangled-enough name matches REGEX: its instruction count (NOPs and the trailing BRA-to-self
 excluded), the local-memory loads and stores (LDL/STL: spills), and the counts of the opcode groups below. The
@@ -62,17 +63,52 @@ def parse(lines):
     return kernels
 
 
+def int_mov(c):
+    return sum(c[o] for o in GROUPS["int"] + GROUPS["mov"])
+
+
+def compare(a, b, match):
+    """Kernels of A and B side by side: totals, the change, integer + move instructions, local memory ops."""
+    print("| kernel | A | B | B vs A | A int+mov | B int+mov | A local | B local |")
+    print("|---|---|---|---|---|---|---|---|")
+    shown = 0
+    for name in sorted(set(a) | set(b)):
+        if not re.search(match, name):
+            continue
+        ca, cb = a.get(name), b.get(name)
+        ta = sum(ca.values()) if ca is not None else None
+        tb = sum(cb.values()) if cb is not None else None
+        change = f"{(tb / ta - 1) * 100:+.1f}%" if ta and tb is not None else "—"
+        cell = lambda c, f: str(f(c)) if c is not None else "—"  # noqa: E731
+        local = lambda c: c["LDL"] + c["STL"]  # noqa: E731
+        print(f"| {name} | {cell(ca, lambda c: sum(c.values()))} | {cell(cb, lambda c: sum(c.values()))} | {change} | "
+              f"{cell(ca, int_mov)} | {cell(cb, int_mov)} | {cell(ca, local)} | {cell(cb, local)} |")
+        shown += 1
+    if shown == 0:
+        print(f"sass_counts: no kernel matches {match!r}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("sass")
     ap.add_argument("--match", default=".")
     ap.add_argument("--ops", default="", help="extra opcodes to list, comma-separated")
+    ap.add_argument("--against", help="a second cuobjdump -sass output (B) to compare kernel by kernel")
     a = ap.parse_args(argv)
     with open(a.sass) as fh:
         kernels = parse(fh)
     if not kernels:
         print("sass_counts: no functions found (is this cuobjdump -sass output?)", file=sys.stderr)
         return 1
+    if a.against:
+        with open(a.against) as fh:
+            other = parse(fh)
+        if not other:
+            print("sass_counts: no functions found in the --against file", file=sys.stderr)
+            return 1
+        return compare(kernels, other, a.match)
     extra = [o for o in a.ops.split(",") if o]
     cols = ["total"] + list(GROUPS) + extra
     print("| kernel | " + " | ".join(cols) + " |")

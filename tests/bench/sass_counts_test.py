@@ -67,6 +67,23 @@ class SassCounts(unittest.TestCase):
         # total, fp32, int, mov, shared, global, local, sync, FADD
         self.assertEqual(cells[1:], ["6", "2", "0", "2", "0", "1", "1", "0", "1"])
 
+    def test_against_compares_kernel_by_kernel(self):
+        b = SASS.replace("        /*0050*/                   FADD R2, R3, R4 ;",
+                         "        /*0050*/                   IMAD R2, R3, R4, R5 ;\n"
+                         "        /*0058*/                   IADD3 R2, R3, R4, RZ ;")
+        with tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False) as f:
+            f.write(b)
+        try:
+            rc, out, _ = self.run_main(["--against", f.name, "--match", "cols"])
+        finally:
+            os.unlink(f.name)
+        self.assertEqual(rc, 0)
+        rows = [l for l in out.splitlines() if l.startswith("| mixed")]
+        self.assertEqual(len(rows), 1)
+        cells = [x.strip() for x in rows[0].strip("|").split("|")]
+        # A 6, B 7 (+16.7%), int+mov 2 -> 4, one STL each
+        self.assertEqual(cells[1:], ["6", "7", "+16.7%", "2", "4", "1", "1"])
+
     def test_exits_non_zero_on_no_match_or_no_functions(self):
         self.assertEqual(self.run_main(["--match", "nothing_like_this"])[0], 1)
         self.assertEqual(self.run_main([], text="not sass at all\n")[0], 1)

@@ -12,6 +12,10 @@
 #   tests/device/ab.sh bench           each side's specview-bench AB_RUNS times, alternately (A B A B ...), then the
 #                                      comparison (tests/bench/ab_compare.py) into $OUT/ab.txt
 #   tests/device/ab.sh test            B's GPU tests matching AB_TESTS (a gtest filter)
+#   tests/device/ab.sh sass            both sides' static SASS counts of fft_mixed.cu (AB_SASS_OBJ), kernel by kernel
+#                                      (AB_SASS_MATCH: a regex), into $OUT/sass.md; needs the toolkit's cuobjdump
+#   tests/device/ab.sh ncu             Nsight Compute on both sides' kernels matching AB_NCU_KERNEL at AB_NCU_SIZE
+#                                      (default 3000x2000), the first AB_NCU_COUNT (4) launches; $OUT/ncu-{a,b}.txt
 # Variables: AB_SIZES (the bench's --sizes; default the users' exact sizes), AB_RUNS (2), AB_BENCH_ARGS (default
 # --no-sweep), AB_TESTS (default FastFft.*:EngineGpu.*), AB_MATCH (a regex for the comparison's lines).
 # Both builds live in build-ab/ (ignored), which stays on the machine between calls while it is warm.
@@ -128,8 +132,40 @@ test)
   echo "tests rc=$r ($(( $(date +%s) - start )) s)"
   exit $r
   ;;
+sass)
+  # Static SASS counts of both sides' fft_mixed.cu (or AB_SASS_OBJ) object: what a register cap or a rewrite did to
+  # each kernel's instructions, side by side (tests/bench/sass_counts.py --against).
+  obj_name=${AB_SASS_OBJ:-fft_mixed.cu.o}
+  dump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+  for side in a b; do
+    obj=$(find "$work/$side" -name "$obj_name" -print -quit)
+    [ -n "$obj" ] || { echo "ab.sh: no $obj_name under $work/$side (run 'ab.sh build' on this machine first)" >&2; exit 2; }
+    "$dump" -sass "$obj" > "/tmp/ab-$side.sass" || { echo "ab.sh: cuobjdump failed on $obj" >&2; exit 1; }
+  done
+  python3 tests/bench/sass_counts.py /tmp/ab-a.sass --against /tmp/ab-b.sass --match "${AB_SASS_MATCH:-.}" > "$OUT/sass.md"
+  r=$?
+  cat "$OUT/sass.md"
+  exit $r
+  ;;
+ncu)
+  # Nsight Compute on both sides' kernels matching AB_NCU_KERNEL at one size (AB_NCU_SIZE), the first AB_NCU_COUNT
+  # launches each: throughput, occupancy, launch shape, warp stalls; $OUT/ncu-a.txt, ncu-b.txt and their key lines.
+  size=${AB_NCU_SIZE:-3000x2000}
+  kernel=${AB_NCU_KERNEL:-mixed_(rows_c2c|cols_interleaved)}
+  for side in a b; do
+    [ -x "$work/$side/tests/specview-bench" ] || { echo "ab.sh: $work/$side has no specview-bench" >&2; exit 2; }
+    start=$(date +%s)
+    ncu --kernel-name "regex:$kernel" --launch-count "${AB_NCU_COUNT:-4}" --section SpeedOfLight --section Occupancy \
+      --section LaunchStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
+      "$work/$side/tests/specview-bench" --sizes "$size" --no-sweep --reps 5 --csv /dev/null > "$OUT/ncu-$side.txt" 2>&1
+    r=$?
+    echo "== $side: ncu rc=$r ($(( $(date +%s) - start )) s)"
+    grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per Thread|Issued Warp Per|No Eligible|Warp Cycles Per Issued|Stall Long Scoreboard|Block Limit (Registers|Shared Mem)|Waves Per SM" \
+      "$OUT/ncu-$side.txt" | cut -c1-160 | head -80
+  done
+  ;;
 *)
-  echo "usage: tests/device/ab.sh prepare [REV] | build | bench | test" >&2
+  echo "usage: tests/device/ab.sh prepare [REV] | build | bench | test | sass | ncu" >&2
   exit 2
   ;;
 esac
