@@ -63,31 +63,35 @@ def parse(lines):
     return kernels
 
 
-def int_mov(c):
-    return sum(c[o] for o in GROUPS["int"] + GROUPS["mov"])
+def group_count(c, group):
+    return sum(c[o] for o in GROUPS[group])
+
+
+def matching(names, match):
+    """The names that match, sorted; none: says so on stderr."""
+    names = sorted(n for n in names if re.search(match, n))
+    if not names:
+        print(f"sass_counts: no kernel matches {match!r}", file=sys.stderr)
+    return names
 
 
 def compare(a, b, match):
     """Kernels of A and B side by side: totals, the change, integer + move instructions, local memory ops."""
+    names = matching(set(a) | set(b), match)
     print("| kernel | A | B | B vs A | A int+mov | B int+mov | A local | B local |")
     print("|---|---|---|---|---|---|---|---|")
-    shown = 0
-    for name in sorted(set(a) | set(b)):
-        if not re.search(match, name):
-            continue
+    def cell(c, f):  # a kernel one side lacks: a dash
+        return str(f(c)) if c is not None else "—"
+
+    total = lambda c: sum(c.values())  # noqa: E731
+    int_mov = lambda c: group_count(c, "int") + group_count(c, "mov")  # noqa: E731
+    local = lambda c: group_count(c, "local")  # noqa: E731
+    for name in names:
         ca, cb = a.get(name), b.get(name)
-        ta = sum(ca.values()) if ca is not None else None
-        tb = sum(cb.values()) if cb is not None else None
-        change = f"{(tb / ta - 1) * 100:+.1f}%" if ta and tb is not None else "—"
-        cell = lambda c, f: str(f(c)) if c is not None else "—"  # noqa: E731
-        local = lambda c: c["LDL"] + c["STL"]  # noqa: E731
-        print(f"| {name} | {cell(ca, lambda c: sum(c.values()))} | {cell(cb, lambda c: sum(c.values()))} | {change} | "
+        change = f"{(total(cb) / total(ca) - 1) * 100:+.1f}%" if ca and cb is not None else "—"
+        print(f"| {name} | {cell(ca, total)} | {cell(cb, total)} | {change} | "
               f"{cell(ca, int_mov)} | {cell(cb, int_mov)} | {cell(ca, local)} | {cell(cb, local)} |")
-        shown += 1
-    if shown == 0:
-        print(f"sass_counts: no kernel matches {match!r}", file=sys.stderr)
-        return 1
-    return 0
+    return 0 if names else 1
 
 
 def main(argv=None):
@@ -113,18 +117,12 @@ def main(argv=None):
     cols = ["total"] + list(GROUPS) + extra
     print("| kernel | " + " | ".join(cols) + " |")
     print("|---" * (len(cols) + 1) + "|")
-    shown = 0
-    for name in sorted(kernels):
-        if not re.search(a.match, name):
-            continue
+    names = matching(kernels, a.match)
+    for name in names:
         c = kernels[name]
-        row = [sum(c.values())] + [sum(c[o] for o in ops) for ops in GROUPS.values()] + [c[o] for o in extra]
+        row = [sum(c.values())] + [group_count(c, g) for g in GROUPS] + [c[o] for o in extra]
         print(f"| {name} | " + " | ".join(str(x) for x in row) + " |")
-        shown += 1
-    if shown == 0:
-        print(f"sass_counts: no kernel matches {a.match!r}", file=sys.stderr)
-        return 1
-    return 0
+    return 0 if names else 1
 
 
 if __name__ == "__main__":
