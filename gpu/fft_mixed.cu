@@ -101,6 +101,9 @@ __device__ __forceinline__ void fixed_passes(float2* sm, const float2* tw, int t
 
 // The last pass (ns = n / R) gathered from shared memory and written straight where the line goes (`put`): no
 // store loop after it, and one barrier fewer. With one pass only, it reads from `at` too and needs no barrier.
+// m48: no barrier between its gather and its scatter either: nothing writes the line's buffer after the gather (a
+// block's other lines, and the rounds of mixed_cols_kernel, have buffers of their own), so a warp may store as soon
+// as it has gathered. Since m8 a barrier there "kept the block in step"; it was never measured.
 template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kKnown = false, int kSplitN = 0, class At,
           class Put>
 __device__ __forceinline__ void last_pass(const At& at, const Put& put, const float2* sm, const float2* tw, int n, int t,
@@ -113,9 +116,10 @@ __device__ __forceinline__ void last_pass(const At& at, const Put& put, const fl
         }
         return;
     }
-    if (active) mixed_radix::pass_gather<R, kInv, kB, kPadIn, kKnown, kSplitN>(sm, g, tw, n, n / R, t, tpc);
-    __syncthreads();  // (the line's shared buffer is not written again; the barrier keeps the block in step)
-    if (active) mixed_radix::pass_scatter_last<R>(put, g, n, t, tpc);
+    if (active) {
+        mixed_radix::pass_gather<R, kInv, kB, kPadIn, kKnown, kSplitN>(sm, g, tw, n, n / R, t, tpc);
+        mixed_radix::pass_scatter_last<R>(put, g, n, t, tpc);
+    }
 }
 
 // Bluestein's transform of a line held in shared memory in natural order (padded), in place. On entry the block
