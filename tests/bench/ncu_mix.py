@@ -1,6 +1,9 @@
 # Summarise an ncu source page (--page source --csv --print-source sass): per kernel, instructions executed and
 # stall samples by opcode, and the SASS lines with the most stall samples.
+# --segments: then the same split at each BAR (a kernel's stretches between barriers: which pass waits).
+#   python3 tests/bench/ncu_mix.py SOURCE.csv [--segments]
 import csv, sys, collections, re
+segments = '--segments' in sys.argv[2:]
 rows = list(csv.reader(open(sys.argv[1], newline='')))
 # The file may hold several kernels, each with its own header row (one whose cells include "Source").
 blocks, cur, hdr, name = [], None, None, None
@@ -35,11 +38,21 @@ for b in blocks:
         e = num(r[iex]) if iex is not None else 0
         s = num(r[ist]) if ist is not None else 0
         ex[op.split('.')[0]] += e; st[op.split('.')[0]] += s
-        lines.append((s, e, src))
+        lines.append((s, e, src, op.split('.')[0]))
     te, ts = sum(ex.values()), sum(st.values())
     print(f'instructions executed (warp level) {te:.0f}; stall samples {ts:.0f}; SASS lines {len(lines)}')
     for op, e in ex.most_common(30):
         print(f'  {op:12s} {e:12.0f} {100*e/max(te,1):5.1f}%   stalls {100*st[op]/max(ts,1):5.1f}%')
     print('  top stall lines:')
-    for s, e, src in sorted(lines, reverse=True)[:25]:
+    for s, e, src, _ in sorted(lines, reverse=True)[:25]:
         print(f'    {s:8.0f} {e:10.0f}  {src[:90]}')
+    if segments:
+        print('  segments (split after each BAR):')
+        seg = [[0.0, 0.0, collections.Counter()]]
+        for s, e, src, op in lines:
+            seg[-1][0] += s; seg[-1][1] += e; seg[-1][2][op] += e
+            if op == 'BAR': seg.append([0.0, 0.0, collections.Counter()])
+        for k, (s, e, ops) in enumerate(seg):
+            if e == 0 and s == 0: continue
+            top = ' '.join(f'{o} {n / 1e3:.0f}k' for o, n in ops.most_common(8))
+            print(f'    {k}: stall samples {s:.0f} ({100 * s / max(ts, 1):.1f}%), {e / 1e6:.2f}M instructions; {top}')
