@@ -64,7 +64,7 @@ template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadOut = true, bool
 __device__ __forceinline__ void first_pass(const At& at, float2* sm, const float2* tw, int n, int t, int tpc, bool active) {
     if (active) {
         mixed_radix::PassRegs<R, kB> g = {};
-        mixed_radix::pass_gather_from<R, kInv>(at, g, tw, n, 1, t, tpc);
+        mixed_radix::pass_gather_from<R, kInv, 0, kKnown>(at, g, tw, n, 1, t, tpc);  // kKnown: loads first (m52)
         mixed_radix::pass_scatter<R, kB, kPadOut, kKnown>(sm, g, n, 1, t, tpc);
     }
     __syncthreads();

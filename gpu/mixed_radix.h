@@ -634,26 +634,45 @@ SV_MR_HD void small_dft(float2* v, bool inverse) {
 // work length's twiddle_table. The first pass (ns = 1: no twiddles) may read the line where it lies in global
 // memory instead: pass_gather_from with `at(i)` giving x[i]. The core takes `load(j, r q)`.
 // kSplitN > 0: `table` is the split tables of a kSplitN-point line (twiddle_split; compiled-in plans, m24).
-template <int R, bool kInv, int kSplitN = 0, class Load, int kB>
+// kLoadsFirst: every butterfly's inputs loaded before any is transformed (pass_gather_from, m52), so that a thread's
+// loads from global memory are in flight together; else each butterfly's after the one before it.
+template <int R, bool kInv, int kSplitN = 0, bool kLoadsFirst = false, class Load, int kB>
 SV_MR_HD void pass_gather_with(const Load& load, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
     const int q = n / R;
     const float2* tw = table + (ns - 1);
     const Divider by_ns(ns);
+    constexpr bool first = kLoadsFirst && kB > 1;  // one butterfly: nothing to gain (and ptxas spilled more)
+    if constexpr (first) {
+        SV_MR_UNROLL
+        for (int b = 0; b < kB; ++b) {
+            const int j = t + b * tpc;
+            if (j < q) {
+                SV_MR_UNROLL
+                for (int r = 0; r < R; ++r) g.v[b][r] = load(j, r * q);
+            }
+        }
+    }
     SV_MR_UNROLL
     for (int b = 0; b < kB; ++b) {
         const int j = t + b * tpc;
         if (j < q) {
-            SV_MR_UNROLL
-            for (int r = 0; r < R; ++r) g.v[b][r] = load(j, r * q);
+            if constexpr (!first) {
+                SV_MR_UNROLL
+                for (int r = 0; r < R; ++r) g.v[b][r] = load(j, r * q);
+            }
             if constexpr (kSplitN > 0) twiddle_split<R, kInv, kSplitN>(g.v[b], table, by_ns.mod(j), ns);
             else twiddle<R, kInv>(g.v[b], tw, by_ns.mod(j), ns);
             small_dft<R>(g.v[b], kInv);
         }
     }
 }
-template <int R, bool kInv, int kSplitN = 0, class At, int kB>
+// From where the line lies (global memory: a kernel's first pass). kLoadsFirst (the compiled-in plans' first passes,
+// m52): the butterflies' loads first; the 3000-point rows' second butterfly waited for loads issued only after the
+// first butterfly's transform, a second memory latency in the pass that holds a third of the kernel's stall samples
+// (PERF_NOTES.md). The run-time plans' kernels (up to 16 / R butterflies a thread) would spill more with it.
+template <int R, bool kInv, int kSplitN = 0, bool kLoadsFirst = false, class At, int kB>
 SV_MR_HD void pass_gather_from(const At& at, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
-    pass_gather_with<R, kInv, kSplitN>([&at](int j, int d) { return at(j + d); }, g, table, n, ns, t, tpc);
+    pass_gather_with<R, kInv, kSplitN, kLoadsFirst>([&at](int j, int d) { return at(j + d); }, g, table, n, ns, t, tpc);
 }
 
 // A line's index i in shared memory: padded (padi) or plain (FixedLine::kPadOut).

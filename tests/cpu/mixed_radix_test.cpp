@@ -246,8 +246,8 @@ void emulate_fixed(const std::vector<float2>& x, std::vector<float2>& sm, std::v
     std::vector<mr::PassRegs<R, kB>> regs(std::size_t(F::tpc));
     for (int t = 0; t < F::tpc; ++t) {
         if constexpr (P == 0)
-            mr::pass_gather_from<R, kInv>([&x](int i) { return x.at(std::size_t(i)); }, regs[std::size_t(t)], table.data(), N, 1,
-                                          t, F::tpc);
+            mr::pass_gather_from<R, kInv, 0, true>([&x](int i) { return x.at(std::size_t(i)); }, regs[std::size_t(t)], table.data(), N,
+                                                   1, t, F::tpc);  // loads first, as the kernels' first pass (m52)
         else
             mr::pass_gather<R, kInv, kB, F::template kPadOut<P - 1>, true, kSplit ? N : 0>(sm.data(), regs[std::size_t(t)], table.data(), N, ns,
                                                                            t, F::tpc);
