@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""The README's issue-13 whole-run table from one or more `specview-bench` text outputs.
+
+Reads each file's "Issue 13 on ..." table (the peers: cuFFT and VkFFT C2C and R2C) and its "Issue 13, whole runs"
+table (custom-fast timed whole, dependent launches on, and the picture's peer, cuFFT R2C + post, timed whole).
+With several files every cell is the smallest of the runs' medians, custom-fast's and the peers' alike (one slow
+stretch of a run, which a median of one block of repetitions does not reject, then costs neither side). Ratios
+are against the faster peer, to three decimals, bold where issue 13's target is met.
+
+usage: readme_table.py RESULTS.txt [RESULTS.txt ...]
+"""
+import re
+import sys
+
+POW2 = {"256x256", "512x512", "1024x1024", "2048x2048", "4096x4096", "8192x8192"}
+
+
+def tables(path):
+    """{'peers': {size: [cells]}, 'whole': {size: [cells]}} of one run."""
+    out = {"peers": {}, "whole": {}}
+    cur = None
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    for line in lines:
+        if line.startswith("Issue 13 on "):
+            cur = "peers"
+            continue
+        if line.startswith("Issue 13, whole runs"):
+            cur = "whole"
+            continue
+        if cur and line.startswith("| ") and not line.startswith("| size"):
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            out[cur][cells[0]] = cells[1:]
+        elif cur and not line.startswith("|"):
+            cur = None
+    return out
+
+
+def num(cell):
+    try:
+        return float(cell)
+    except ValueError:
+        return None
+
+
+def smallest(runs, table, size, col):
+    vals = [num(r[table][size][col]) for r in runs if size in r[table]]
+    vals = [v for v in vals if v is not None]
+    if not vals:
+        raise SystemExit(f"readme_table.py: no {table} value for {size}, column {col}")
+    return min(vals)
+
+
+def main(paths):
+    runs = [tables(p) for p in paths]
+    for path, run in zip(paths, runs):
+        if not run["peers"] or not run["whole"]:
+            raise SystemExit(f"readme_table.py: {path} has no 'Issue 13 on' or no 'Issue 13, whole runs' table")
+    sizes = list(runs[0]["whole"])
+    print("| size | custom-fast C2C | C2C / faster peer | custom-fast R2C | R2C ratio | R2C transposed | its ratio "
+          "| picture | cuFFT R2C + post | picture ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for size in sizes:
+        # peers: cuFFT C2C 1, VkFFT C2C 2, cuFFT R2C 5, VkFFT R2C 6 (0-based after the size)
+        c2c_peer = min(smallest(runs, "peers", size, 1), smallest(runs, "peers", size, 2))
+        r2c_peer = min(smallest(runs, "peers", size, 5), smallest(runs, "peers", size, 6))
+        # whole: fast C2C 0, fast R2C 3, R2C transposed 6, picture 9, cuFFT R2C + post 11
+        c2c, r2c, r2ct = (smallest(runs, "whole", size, c) for c in (0, 3, 6))
+        pic, pic_peer = smallest(runs, "whole", size, 9), smallest(runs, "whole", size, 11)
+        w, h = (int(v) for v in size.split("x"))
+        pow2 = size in POW2
+        bluestein = not pow2 and any(n > 1 and all(n % p for p in range(2, int(n ** 0.5) + 1)) and n > 7
+                                     for n in (w, h))
+        if bluestein:
+            t_c2c = t_r2c = t_pic = None
+        elif pow2:
+            t_c2c = 1.1 if w <= 512 else 0.95
+            t_r2c = None if w <= 512 else 0.95
+            t_pic = 0.6 if w >= 2048 else None
+        else:
+            t_c2c, t_r2c, t_pic = 1.0, 1.0, 1.0
+
+        def cell(v, ratio, target):
+            ok = target is not None and round(ratio, 3) <= target
+            a, r = f"{v:.4f}", f"{ratio:.3f}×"
+            return (f"**{a}** | **{r}**" if ok else f"{a} | {r}"), ok
+
+        label = size.replace("x", "×") if not pow2 else f"{w}×{h}"
+        if bluestein:
+            label += " (Bluestein)"
+        c2c_c, _ = cell(c2c, c2c / c2c_peer, t_c2c)
+        r2c_c, _ = cell(r2c, r2c / r2c_peer, t_r2c)
+        r2ct_c, _ = cell(r2ct, r2ct / r2c_peer, t_r2c)
+        pr = pic / pic_peer
+        pic_ok = t_pic is not None and round(pr, 3) <= t_pic
+        pic_c = f"**{pic:.4f}** | {pic_peer:.4f} | **{pr:.3f}×**" if pic_ok else f"{pic:.4f} | {pic_peer:.4f} | {pr:.3f}×"
+        print(f"| {label} | {c2c_c} | {r2c_c} | {r2ct_c} | {pic_c} |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])

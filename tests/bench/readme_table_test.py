@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Tests of readme_table.py (run by CTest, label cpu): the two tables' parsing, the smallest cell over runs, the
+ratios against the faster peer and where they are bold."""
+import io
+import os
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import readme_table  # noqa: E402
+
+HEAD_PEERS = "Issue 13 on NVIDIA H100 80GB HBM3, ms, medians; ...:\n| size | fast C2C | cuFFT C2C | VkFFT C2C | ... |\n|---|\n"
+HEAD_WHOLE = "Issue 13, whole runs on NVIDIA H100 80GB HBM3 ...:\n| size | fast C2C | off | ... |\n|---|\n"
+
+
+def run_text(peer_vk_c2c, fast_c2c):
+    # peers: size, fast C2C, cuFFT C2C, VkFFT C2C, ratio, fast R2C, cuFFT R2C, VkFFT R2C, ...
+    peers = (f"| 2048x2048 | 0.0570 | 0.0560 | {peer_vk_c2c} | 1.1x | 0.04 | 0.0400 | 0.0380 | 1.0x |\n"
+             f"| 3000x2000 | 0.0920 | 0.1136 | 0.0850 | 1.1x | 0.07 | 0.0770 | 0.0599 | 1.2x |\n"
+             f"| 1009x1013 | 0.0875 | 0.0590 | 0.0469 | 1.9x | 0.06 | 0.0558 | 0.0312 | 2.0x |\n")
+    # whole: size, C2C, off, ratio, R2C, off, ratio, R2C transposed, off, ratio, picture, off, cuFFT R2C + post, ratio
+    whole = (f"| 2048x2048 | {fast_c2c} | 0.0563 | 1.0x | 0.0400 | 0.04 | 1.0x | 0.0350 | 0.035 | 0.9x | 0.0500 | 0.05 | 0.0900 | 0.5x |\n"
+             f"| 3000x2000 | 0.0911 | 0.0913 | 1.0x | 0.0695 | 0.07 | 1.1x | 0.0570 | 0.058 | 0.9x | 0.0915 | 0.09 | 0.1439 | 0.6x |\n"
+             f"| 1009x1013 | 0.0847 | 0.0863 | 1.8x | 0.0594 | 0.06 | 1.9x | 0.0578 | 0.058 | 1.8x | 0.0670 | 0.07 | 0.0755 | 0.9x |\n")
+    return "other output\n" + HEAD_PEERS + peers + "\nCSV\n" + HEAD_WHOLE + whole + "CSV: x\n"
+
+
+class ReadmeTable(unittest.TestCase):
+    def table(self, *texts):
+        paths = []
+        for t in texts:
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+                f.write(t)
+                paths.append(f.name)
+        out = io.StringIO()
+        try:
+            with redirect_stdout(out):
+                readme_table.main(paths)
+        finally:
+            for p in paths:
+                os.unlink(p)
+        return {line.split("|")[1].strip(): [c.strip() for c in line.strip().strip("|").split("|")[1:]]
+                for line in out.getvalue().splitlines()[2:]}
+
+    def test_ratios_against_the_faster_peer_and_bold_where_met(self):
+        rows = self.table(run_text("0.0500", "0.0546"))
+        self.assertEqual(rows["2048×2048"][0:2], ["0.0546", "1.092×"])  # against VkFFT's 0.0500, target 0.95: not bold
+        self.assertEqual(rows["2048×2048"][4:6], ["**0.0350**", "**0.921×**"])  # transposed R2C against 0.0380
+        self.assertEqual(rows["2048×2048"][6:9], ["**0.0500**", "0.0900", "**0.556×**"])
+        self.assertEqual(rows["3000×2000"][0:2], ["0.0911", "1.072×"])  # exact size: target 1.0
+        self.assertEqual(rows["3000×2000"][4:6], ["**0.0570**", "**0.952×**"])
+        self.assertIn("1009×1013 (Bluestein)", rows)  # no target: never bold
+        self.assertNotIn("**", "".join(rows["1009×1013 (Bluestein)"]))
+
+    def test_each_cell_the_smallest_over_the_runs_for_both_sides(self):
+        rows = self.table(run_text("0.0500", "0.0893"), run_text("0.0650", "0.0546"))
+        self.assertEqual(rows["2048×2048"][0:2], ["0.0546", "1.092×"])  # ours from run 2, VkFFT's from run 1
+
+    def test_a_missing_table_is_an_error(self):
+        with self.assertRaises(SystemExit):
+            self.table(run_text("0.0500", "0.0546"), "no tables here\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
