@@ -149,7 +149,8 @@ sass)
   ;;
 ncu)
   # Nsight Compute on both sides' kernels matching AB_NCU_KERNEL at one size (AB_NCU_SIZE), the first AB_NCU_COUNT
-  # launches each: throughput, occupancy, launch shape, warp stalls; $OUT/ncu-a.txt, ncu-b.txt and their key lines.
+  # launches each: throughput, occupancy, launch shape (with the shared-memory carveout the driver chose: PERF_NOTES.md
+  # m51), warp stalls; $OUT/ncu-a.txt, ncu-b.txt and their key lines.
   size=${AB_NCU_SIZE:-3000x2000}
   kernel=${AB_NCU_KERNEL:-mixed_(rows_c2c|cols_interleaved)}
   for side in a b; do
@@ -160,8 +161,8 @@ ncu)
       "$work/$side/tests/specview-bench" --sizes "$size" --no-sweep --reps 5 --csv /dev/null > "$OUT/ncu-$side.txt" 2>&1
     r=$?
     echo "== $side: ncu rc=$r ($(( $(date +%s) - start )) s)"
-    grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per Thread|Issued Warp Per|No Eligible|Warp Cycles Per Issued|Stall Long Scoreboard|Block Limit (Registers|Shared Mem)|Waves Per SM" \
-      "$OUT/ncu-$side.txt" | cut -c1-160 | head -80
+    grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per Thread|Issued Warp Per|No Eligible|Warp Cycles Per Issued|Stall Long Scoreboard|Block Limit (Registers|Shared Mem)|Waves Per SM|Shared Memory Configuration Size|Dynamic Shared Memory Per Block" \
+      "$OUT/ncu-$side.txt" | cut -c1-160 | head -120
   done
   ;;
 *)
