@@ -7,6 +7,7 @@
 #include <cufft.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -50,17 +51,36 @@ struct StageStats {
     double median_total() const { return median(total); }
 };
 
-// Runs `body` (which marks stages on the timer) warmup + reps times; `reset` runs before each rep, untimed.
+// The least wall time a measurement's warm-up takes, whatever its count of runs: after the host has worked for a
+// while (VkFFT's plan and NVRTC compile, about a second; an error check on the host), the GPU's clocks have dropped,
+// and three runs of a few tens of microseconds did not bring them back before the timed runs. Two runs in the
+// sixteenth session each had one measurement slow over its whole block of repetitions (VkFFT's 1920x1080 C2C 1.9x,
+// custom-fast's 2048^2 C2C 1.6x), which its median could not reject (METHOD.md: warm up by time, as do_bench does).
+constexpr double kWarmupMs = 25.0;
+constexpr int kMaxWarmupRuns = 20000;
+
+// Runs `body` (which marks stages on the timer) `warmup` times and for at least kWarmupMs, then `reps` times, timed;
+// `reset` runs before each run, untimed.
 StageStats measure(int warmup, int reps, cudaStream_t s, const std::function<void()>& reset,
                    const std::function<void(StageTimer&)>& body) {
     StageTimer timer;
     StageStats st;
-    for (int r = 0; r < warmup + reps; ++r) {
+    const auto begin = std::chrono::steady_clock::now();
+    const auto warm_ms = [&begin] {
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    };
+    for (int w = 0; w < warmup || (w < kMaxWarmupRuns && warm_ms() < kWarmupMs); ++w) {
+        if (reset) reset();
+        timer.start(s);
+        body(timer);
+        timer.collect();
+        CUDA_CHECK(cudaStreamSynchronize(s));  // (a body that marks nothing leaves collect() nothing to wait for)
+    }
+    for (int r = 0; r < reps; ++r) {
         if (reset) reset();
         timer.start(s);
         body(timer);
         const auto t = timer.collect();
-        if (r < warmup) continue;
         if (st.names.empty())
             for (const auto& k : t) {
                 st.names.push_back(k.name);
