@@ -12,7 +12,15 @@ usage: readme_table.py RESULTS.txt [RESULTS.txt ...]
 import re
 import sys
 
-POW2 = {"256x256", "512x512", "1024x1024", "2048x2048", "4096x4096", "8192x8192"}
+
+
+def largest_prime_factor(n):
+    best, p = 1, 2
+    while p * p <= n:
+        while n % p == 0:
+            best, n = p, n // p
+        p += 1
+    return max(best, n) if n > 1 else best
 
 
 def tables(path):
@@ -68,9 +76,8 @@ def main(paths):
         c2c, r2c, r2ct = (smallest(runs, "whole", size, c) for c in (0, 3, 6))
         pic, pic_peer = smallest(runs, "whole", size, 9), smallest(runs, "whole", size, 11)
         w, h = (int(v) for v in size.split("x"))
-        pow2 = size in POW2
-        bluestein = not pow2 and any(n > 1 and all(n % p for p in range(2, int(n ** 0.5) + 1)) and n > 7
-                                     for n in (w, h))
+        pow2 = w == h and w & (w - 1) == 0
+        bluestein = any(largest_prime_factor(n) > 7 for n in (w, h))  # custom-fast's lines over a prime factor > 7
         if bluestein:
             t_c2c = t_r2c = t_pic = None
         elif pow2:
@@ -85,7 +92,7 @@ def main(paths):
             a, r = f"{v:.4f}", f"{ratio:.3f}×"
             return (f"**{a}** | **{r}**" if ok else f"{a} | {r}"), ok
 
-        label = size.replace("x", "×") if not pow2 else f"{w}×{h}"
+        label = f"{w}×{h}"
         if bluestein:
             label += " (Bluestein)"
         c2c_c, _ = cell(c2c, c2c / c2c_peer, t_c2c)

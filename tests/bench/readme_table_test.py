@@ -53,6 +53,8 @@ class ReadmeTable(unittest.TestCase):
         self.assertEqual(rows["3000×2000"][0:2], ["0.0911", "1.072×"])  # exact size: target 1.0
         self.assertEqual(rows["3000×2000"][4:6], ["**0.0570**", "**0.952×**"])
         self.assertIn("1009×1013 (Bluestein)", rows)  # no target: never bold
+        self.assertEqual(readme_table.largest_prime_factor(2022), 337)  # 2 * 3 * 337: Bluestein, though not prime
+        self.assertEqual(readme_table.largest_prime_factor(4032), 7)
         self.assertNotIn("**", "".join(rows["1009×1013 (Bluestein)"]))
 
     def test_each_cell_the_smallest_over_the_runs_for_both_sides(self):

@@ -69,18 +69,18 @@ StageStats measure(int warmup, int reps, cudaStream_t s, const std::function<voi
     const auto warm_ms = [&begin] {
         return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
     };
-    for (int w = 0; w < warmup || (w < kMaxWarmupRuns && warm_ms() < kWarmupMs); ++w) {
+    const auto run = [&] {
         if (reset) reset();
         timer.start(s);
         body(timer);
-        timer.collect();
+        return timer.collect();
+    };
+    for (int w = 0; w < warmup || (w < kMaxWarmupRuns && warm_ms() < kWarmupMs); ++w) {
+        run();
         CUDA_CHECK(cudaStreamSynchronize(s));  // (a body that marks nothing leaves collect() nothing to wait for)
     }
     for (int r = 0; r < reps; ++r) {
-        if (reset) reset();
-        timer.start(s);
-        body(timer);
-        const auto t = timer.collect();
+        const auto t = run();
         if (st.names.empty())
             for (const auto& k : t) {
                 st.names.push_back(k.name);
