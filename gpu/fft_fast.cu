@@ -287,8 +287,12 @@ struct RowArgs {
 };
 
 // Block `bx` of the row pass (the kernel below, and the one-launch C2C).
+// `in` may be `out` (the in-place C2C, m58): a block reads its rows (into registers, before the passes' barriers)
+// before any of its threads writes them, and no other block touches them; so no __restrict__. Apart, the loads take
+// the read-only path (__ldg) as they did through `const __restrict__`; in place, plain loads: the read-only path is
+// for data no thread writes while the kernel runs, and the one-launch C2C reads these rows again after its barrier.
 template <bool kInv, int kLog2 = 0>
-__device__ __forceinline__ void rows_c2c_block(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n,
+__device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, int n, int log2n,
                                                int rows, int lines, int group_log2, int half_rows, int bx) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
@@ -301,10 +305,17 @@ __device__ __forceinline__ void rows_c2c_block(const float2* __restrict__ in, fl
     float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
     float2 v[kE];
     const std::size_t base = std::size_t(row) * n;
-    if (active)
+    if (active) {
+        if (in == out) {
 #pragma unroll
-        for (int j = 0; j < kE; ++j)
-            if (j < e) v[j] = in[base + in_index(j, n, log2n, t, tpc)];
+            for (int j = 0; j < kE; ++j)
+                if (j < e) v[j] = in[base + in_index(j, n, log2n, t, tpc)];
+        } else {
+#pragma unroll
+            for (int j = 0; j < kE; ++j)
+                if (j < e) v[j] = __ldg(&in[base + in_index(j, n, log2n, t, tpc)]);
+        }
+    }
     stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
     if (half_rows > 0) {
         // The column FFT's first radix-2 stage (decimation in frequency) across rows y and y + H/2, done here where
@@ -348,7 +359,7 @@ __device__ __forceinline__ void rows_c2c_block(const float2* __restrict__ in, fl
 // kLog2 > 0: the line length 2^kLog2 is a compile-time constant (ilog2(n) must equal it), so the index arithmetic of
 // the passes folds into immediates (PERF_NOTES.md v9); 0: any length, from the arguments.
 template <bool kInv, int kThreads, int kLog2 = 0>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* __restrict__ in, float2* __restrict__ out, int n, int log2n, int rows,
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* in, float2* out, int n, int log2n, int rows,
                                      int lines, int group_log2, int half_rows) {
     fast_detail::begin_dependent();
     if constexpr (kLog2 > 0) rows_c2c_block<kInv, kLog2>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x);
@@ -922,12 +933,29 @@ bool FastFft::dependent_launch(int width, int height, bool picture) const {
     return (long long)width * height <= kDependentLaunchMaxPoints;
 }
 
+long long FastFft::l2_bytes() const {
+    if (l2_bytes_ < 0) {
+        int device = 0, bytes = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device));
+        l2_bytes_ = bytes;
+    }
+    return l2_bytes_;
+}
+
+bool FastFft::c2c_in_place(int width, int height) const {
+    check_size(width, height);
+    if (!variant_.in_place_c2c || !pow2_sizes(width, height) || 8.0 * width * height > double(l2_bytes())) return false;
+    return !(variant_.split && height == 8192 && width / elems_per_thread(width) <= 512);  // (the split: c2c's rule)
+}
+
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
     check_size(width, height);
     dependent_ = dependent_launch(width, height, false);
     if (!pow2_sizes(width, height)) {
         // Grouped for the column blocks as the power-of-two path is (v6b), where a block takes two columns or more
-        // that divide the width (the mixed kernels gain from it there: PERF_NOTES.md m3).
+        // that divide the width (the mixed kernels gain from it there: PERF_NOTES.md m3). Not in place (m58): the
+        // ungrouped columns cost more than the scratch's bytes (C2C 7-18% slower from 1920x1080 to 3000x2000).
         const auto [row_threads, col_threads] = mixed_c2c_threads(height);
         const int C = mixed::columns_per_block(height, width, col_threads, tables_, true);  // (c2c_cols' blocks)
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
@@ -950,12 +978,16 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     const int bound = bound_for(threads);
     // The column pass's blocks take C columns each; the row pass writes them grouped for it (a contiguous run
     // per block) when the variant says so.
+    const bool in_place = c2c_in_place(width, height);
     const int C = cols_per_block(ncol, width, col_threads(ncol));
-    const int group_log2 = use_grouped(C) && width % C == 0 ? ilog2(C) : -1;
-    const RowArgs a{data, scratch, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0};
+    // In place (m58): the rows row-major back into `data`, the columns from there (a block's C columns are its
+    // own: it reads them all before it writes them).
+    float2* const between = in_place ? data : scratch;
+    const int group_log2 = !in_place && use_grouped(C) && width % C == 0 ? ilog2(C) : -1;
+    const RowArgs a{data, between, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0};
     const int row_grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
 
-    ColParams p = column_params(scratch, width, data, width, width, width, ncol, C, group_log2, sub);
+    ColParams p = column_params(between, width, data, width, width, width, ncol, C, group_log2, sub);
     p.halves_adjacent = halves_adjacent(sub);
 
     if (sub == 1 && one_launch_blocks(width, height, inverse) > 0) {
@@ -970,7 +1002,8 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(std::max(row_grid, col_grid)),
                                                dim3(block), args, std::size_t(smem_one), s));
         CUDA_CHECK_LAUNCH("fast_c2c_one_launch_kernel");
-        mark(timer, "fast C2C in one launch: row FFTs, grid barrier, column FFTs", double(width) * height * 32.0);
+        mark(timer, std::string("fast C2C in one launch: row FFTs, grid barrier, column FFTs") + (in_place ? " (in place)" : ""),
+             double(width) * height * 32.0);
         return;
     }
 
@@ -985,7 +1018,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
                   a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows);
     mark(timer,
          std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
-             (group_log2 >= 0 ? " (grouped for the columns)" : ""),
+             (group_log2 >= 0 ? " (grouped for the columns)" : "") + (in_place ? " (in place)" : ""),
          double(width) * height * 16.0);
     run_cols(inverse, p, col_threads(ncol), variant_.bank_stride, s, dependent_);
     mark(timer, sub == 2 ? "fast pass 2: column FFTs (two halves)" : "fast pass 2: column FFTs", double(width) * height * 16.0);

@@ -146,6 +146,13 @@ public:
         // row-major outputs (C2C's, R2C's in cuFFT's layout) a block of two columns writes 16 bytes a row, half a
         // sector, and C2C took twice as long. Off: the benchmark's before/after.
         bool narrow_column_blocks = true;
+        // Power-of-two C2C in place on `data` (its scratch untouched) where the plane fits in the device's L2 cache
+        // (c2c_in_place): the row pass writes its rows back where they were (row-major, not grouped for the column
+        // blocks) and the column pass reads them there. One plane's bytes between the passes instead of two: the
+        // restore before a timed run, or the plane's preparation in the viewer, leaves it in L2, and VkFFT's C2C works
+        // in place on one buffer the same way (PERF_NOTES.md m58: 2048^2 -10%). The mixed sizes keep the scratch
+        // (their ungrouped columns lost more). Off: through the scratch, grouped.
+        bool in_place_c2c = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
@@ -158,6 +165,10 @@ public:
     // The blocks of the one-launch C2C of width x height, or 0 where c2c() launches twice (too large, not powers of
     // two, no cooperative launch on this device, not all blocks resident, or the variant says no).
     int one_launch_blocks(int width, int height, bool inverse = false) const;
+    // Whether c2c() of width x height transforms `data` in place, leaving its scratch alone (Variant::in_place_c2c):
+    // both sides powers of two, the plane (8 bytes a point) at most the device's L2 cache, and not the split
+    // 8192-point columns. The one-launch C2C (up to 1024^2) runs in place too.
+    bool c2c_in_place(int width, int height) const;
 
 private:
     // group_log2 >= 0: the half spectrum grouped for the column blocks (2^group_log2 bins of a row together, the last
@@ -192,6 +203,9 @@ private:
     mixed::Launch mixed_launch(cudaStream_t s) const {
         return {s, dependent_, variant_.interleaved_columns, variant_.capped_registers};
     }
+    // The device's L2 cache in bytes (read once).
+    long long l2_bytes() const;
+    mutable long long l2_bytes_ = -1;
     bool use_grouped(int C) const { return variant_.grouped && C >= 4 && (C & (C - 1)) == 0; }
     DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
     DeviceBuffer<float2> split_;     // r2c's split rows where the caller's output is half_ itself

@@ -158,6 +158,7 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "split_halves_adjacent") return &FastFft::Variant::split_halves_adjacent;
     if (name == "compiled_plans") return &FastFft::Variant::compiled_plans;
     if (name == "narrow_column_blocks") return &FastFft::Variant::narrow_column_blocks;
+    if (name == "in_place_c2c") return &FastFft::Variant::in_place_c2c;
     return nullptr;
 }
 
@@ -190,7 +191,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--ab FLAG]\n"
                          "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
-                         "        narrow_column_blocks\n",
+                         "        narrow_column_blocks, in_place_c2c\n",
                          argv[0]);
             return a == "--help" ? 0 : 2;
         }
@@ -501,7 +502,8 @@ int main(int argc, char** argv) {
             const FastFft::Variant var = variants[vi];
             if (var.split && h != 8192) continue;  // the same as the one before
             fast.set_variant(var);
-            fast_sweep += std::string(vi ? "\n                        " : "") + " " + variant_name(var) + ":";
+            fast_sweep += std::string(vi ? "\n                        " : "") + " " + variant_name(var) +
+                          (fast.c2c_in_place(w, h) ? " (in place)" : "") + ":";
             for (int rt : {256, 512, 1024})
                 for (int ct : {256, 512, 1024}) {
                     fast.set_block_threads(rt, ct);

@@ -163,13 +163,20 @@ TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
                     fast.set_variant({});
                     if (fast.one_launch_blocks(w, h, inverse) == 0) continue;
                 }
-                fast.set_variant({grouped, true, true, one_launch});
-                const double e = rel_l2(run_c2c(fast, x, w, h, inverse), want);
-                EXPECT_LT(e, 1e-5) << w << "x" << h << (inverse ? " inverse" : " forward") << (grouped ? "" : " ungrouped")
-                                   << (one_launch ? "" : " in two launches");
-                if (e > worst) {
-                    worst = e;
-                    where = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+                // in place where the plane fits in L2 (m58), and through the scratch
+                for (bool in_place : {true, false}) {
+                    gpu::FastFft::Variant v{grouped, true, true, one_launch};
+                    v.in_place_c2c = in_place;
+                    fast.set_variant(v);
+                    if (!in_place) EXPECT_FALSE(fast.c2c_in_place(w, h));
+                    const double e = rel_l2(run_c2c(fast, x, w, h, inverse), want);
+                    EXPECT_LT(e, 1e-5) << w << "x" << h << (inverse ? " inverse" : " forward")
+                                       << (grouped ? "" : " ungrouped") << (one_launch ? "" : " in two launches")
+                                       << (fast.c2c_in_place(w, h) ? " in place" : "");
+                    if (e > worst) {
+                        worst = e;
+                        where = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+                    }
                 }
             }
         }
@@ -185,7 +192,9 @@ TEST_F(FastFft, EveryLayoutVariantAndBlockSizeMatchesFftw) {
     for (int vi = 0; vi < 8; ++vi)
         for (auto [rt, ct] : {std::pair{256, 1024}, std::pair{512, 512}, std::pair{1024, 1024}, std::pair{512, 256}}) {
             gpu::FastFft fast;
-            fast.set_variant({(vi & 2) != 0, (vi & 1) != 0, (vi & 4) != 0});
+            gpu::FastFft::Variant var{(vi & 2) != 0, (vi & 1) != 0, (vi & 4) != 0};
+            var.in_place_c2c = vi == 0 || vi == 7;  // in place (m58) at every block size there; the layouts elsewhere
+            fast.set_variant(var);
             fast.set_block_threads(rt, ct);
             for (const auto& sz : sizes)
                 for (bool inverse : {false, true}) {
@@ -217,6 +226,51 @@ TEST_F(FastFft, EveryLayoutVariantAndBlockSizeMatchesFftw) {
                     }
                 }
         }
+}
+
+// m58: a power-of-two C2C whose plane fits in L2 runs in place, in one launch or two: the same transform as through
+// the scratch, and the scratch (poisoned) left as it was. Other sizes (mixed radices, Bluestein, over the L2) use
+// the scratch.
+TEST_F(FastFft, InPlaceC2cLeavesTheScratchAloneAndMatchesFftw) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    int device = 0, l2 = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), cudaSuccess);
+    const int sizes[][2] = {{1, 1}, {2, 8}, {256, 256}, {1024, 64}, {64, 1024}, {512, 1024}, {2048, 16}, {16, 4096}};
+    for (bool one_launch : {true, false}) {
+        gpu::FastFft fast;
+        gpu::FastFft::Variant v;
+        v.one_launch = one_launch;
+        fast.set_variant(v);
+        for (const auto& sz : sizes)
+            for (bool inverse : {false, true}) {
+                const int w = sz[0], h = sz[1];
+                const std::size_t n = std::size_t(w) * h;
+                ASSERT_LE(8.0 * double(n), double(l2)) << "the test's sizes fit in any L2 that runs it";
+                EXPECT_TRUE(fast.c2c_in_place(w, h)) << w << "x" << h;
+                const std::vector<cf> x = rng.complex(n);
+                gpu::DeviceBuffer<float2> d, scratch(n);
+                upload(d, x);
+                poison(scratch);
+                const std::vector<float2> before = download<float2>(scratch.get(), n);
+                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
+                const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward") +
+                                         (fast.one_launch_blocks(w, h, inverse) > 0 ? " in one launch" : " in two launches");
+                EXPECT_LT(rel_l2(download<cf>(d.get(), n), dft2d(widen(x), h, w, inverse)), 1e-5) << what;
+                const std::vector<float2> after = download<float2>(scratch.get(), n);
+                EXPECT_EQ(0, std::memcmp(before.data(), after.data(), n * sizeof(float2)))
+                    << what << ": the in-place C2C wrote to its scratch";
+            }
+    }
+    gpu::FastFft fast;
+    EXPECT_FALSE(fast.c2c_in_place(640, 480)) << "mixed radices keep the scratch";
+    EXPECT_FALSE(fast.c2c_in_place(1024, 1009)) << "a Bluestein side";
+    EXPECT_FALSE(fast.c2c_in_place(8192, 8192)) << "512 MiB: over any L2";
+    gpu::FastFft::Variant off;
+    off.in_place_c2c = false;
+    fast.set_variant(off);
+    EXPECT_FALSE(fast.c2c_in_place(256, 256)) << "switched off";
 }
 
 TEST_F(FastFft, RealSpectrumMatchesFftw) {
