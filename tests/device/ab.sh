@@ -15,7 +15,10 @@
 #   tests/device/ab.sh sass            both sides' static SASS counts of fft_mixed.cu (AB_SASS_OBJ), kernel by kernel
 #                                      (AB_SASS_MATCH: a regex), into $OUT/sass.md; needs the toolkit's cuobjdump
 #   tests/device/ab.sh ncu             Nsight Compute on both sides' kernels matching AB_NCU_KERNEL at AB_NCU_SIZE
-#                                      (default 3000x2000), the first AB_NCU_COUNT (4) launches; $OUT/ncu-{a,b}.txt
+#                                      (default 3000x2000), the first AB_NCU_COUNT (4) launches after AB_NCU_SKIP (0);
+#                                      AB_NCU_BASE=demangled matches the regex against the name with its template
+#                                      arguments (the benchmark runs other variants of a kernel before the engine's:
+#                                      e.g. 'fast_cols_kernel<0, 1024, 11>' for 2048^2 C2C's columns); $OUT/ncu-{a,b}.txt
 # Variables: AB_SIZES (the bench's --sizes; default the users' exact sizes), AB_RUNS (2), AB_BENCH_ARGS (default
 # --no-sweep), AB_TESTS (default FastFft.*:EngineGpu.*), AB_MATCH (a regex for the comparison's lines).
 # Both builds live in build-ab/ (ignored), which stays on the machine between calls while it is warm.
@@ -156,7 +159,8 @@ ncu)
   for side in a b; do
     [ -x "$work/$side/tests/specview-bench" ] || { echo "ab.sh: $work/$side has no specview-bench" >&2; exit 2; }
     start=$(date +%s)
-    ncu --kernel-name "regex:$kernel" --launch-count "${AB_NCU_COUNT:-4}" --section SpeedOfLight --section Occupancy \
+    ncu --kernel-name-base "${AB_NCU_BASE:-function}" --kernel-name "regex:$kernel" --launch-skip "${AB_NCU_SKIP:-0}" \
+      --launch-count "${AB_NCU_COUNT:-4}" --section SpeedOfLight --section Occupancy \
       --section LaunchStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis \
       "$work/$side/tests/specview-bench" --sizes "$size" --no-sweep --reps 5 --csv /dev/null > "$OUT/ncu-$side.txt" 2>&1
     r=$?
