@@ -150,7 +150,7 @@ public:
         // (c2c_in_place): the row pass writes its rows back where they were (row-major, not grouped for the column
         // blocks) and the column pass reads them there. One plane's bytes between the passes instead of two: the
         // restore before a timed run, or the plane's preparation in the viewer, leaves it in L2, and VkFFT's C2C works
-        // in place on one buffer the same way (PERF_NOTES.md m58: 2048^2 -10%). The mixed sizes keep the scratch
+        // in place on one buffer the same way (PERF_NOTES.md m58: 2048^2 -14%). The mixed sizes keep the scratch
         // (their ungrouped columns lost more). Off: through the scratch, grouped.
         bool in_place_c2c = true;
     };
