@@ -561,7 +561,9 @@ inline float2 root_of_unity(long long m, long long N) {
 // work - 1): the pass with ns keeps W^(r k), W = exp(-2 pi i / (ns R)), for r = 1..R-1 and k = 0..ns-1 at
 // [ns - 1 + (r - 1) ns + k], forward (the inverse takes conjugates); a warp's neighbouring k read neighbouring
 // entries. Computed in double and rounded once: the kernels load them (through the read-only cache) instead of
-// computing sin and cos and the powers in float, which was most of a pass's arithmetic.
+// computing sin and cos in float, which was most of a pass's arithmetic. Since m60 they read only row r = 1 (W^k)
+// and make the rest as its powers (twiddle_powers); the other rows stay in the table (the host emulation reads the
+// same layout), unread.
 inline std::vector<float2> twiddle_table(const LinePlan& p) {
     std::vector<float2> t;
     int ns = 1;
@@ -596,30 +598,35 @@ inline std::vector<float2> split_twiddle_table(int n) {
     for (int i = 0; i < (n + kSplitLow - 1) / kSplitLow; ++i) t.push_back(root_of_unity(1LL * kSplitLow * i, n));
     return t;
 }
+// Inputs r = 1..R-1 times W^r, given W = W_(ns R)^k (forward): W^r as W^(r-1) W (m60). One lookup a butterfly
+// instead of R - 1 (each of which was two shared-memory loads, their indices and a product from the split tables, or
+// a load through L1 from the whole table), at one rounding more a step: W^14, the most a pass takes (radix 15), is
+// 13 products from W.
+template <int R, bool kInv>
+SV_MR_HD void twiddle_powers(float2* v, float2 w) {
+    if (kInv) w.y = -w.y;
+    float2 p = w;
+    v[1] = c_mul(v[1], p);
+    SV_MR_UNROLL
+    for (int r = 2; r < R; ++r) {
+        p = c_mul(p, w);
+        v[r] = c_mul(v[r], p);
+    }
+}
+
 // Inputs r = 1..R-1 times W_(ns R)^(r k) from the split tables of the line's kN points (split_twiddle_table).
 template <int R, bool kInv, int kN>
 SV_MR_HD void twiddle_split(float2* v, const float2* table, int k, int ns) {
     if (k == 0) return;
     const int m = k * (kN / (ns * R));
-    SV_MR_UNROLL
-    for (int r = 1; r < R; ++r) {
-        const int i = r * m;
-        float2 w = c_mul(table[kSplitLow + (i >> kSplitLowLog2)], table[i & (kSplitLow - 1)]);
-        if (kInv) w.y = -w.y;
-        v[r] = c_mul(v[r], w);
-    }
+    twiddle_powers<R, kInv>(v, c_mul(table[kSplitLow + (m >> kSplitLowLog2)], table[m & (kSplitLow - 1)]));
 }
 
-// Inputs r = 1..R-1 times W^(r k) from the pass's part of the table (tw = table + ns - 1).
+// Inputs r = 1..R-1 times W^(r k) from the pass's part of the table (tw = table + ns - 1; its row r = 1, W^k).
 template <int R, bool kInv>
 SV_MR_HD void twiddle(float2* v, const float2* tw, int k, int ns) {
     if (k == 0) return;  // W^0 = 1
-    SV_MR_UNROLL
-    for (int r = 1; r < R; ++r) {
-        float2 w = load_twiddle(tw + (r - 1) * ns + k);
-        if (kInv) w.y = -w.y;
-        v[r] = c_mul(v[r], w);
-    }
+    twiddle_powers<R, kInv>(v, load_twiddle(tw + k));
 }
 
 template <int R>
