@@ -18,7 +18,9 @@
 #                                      (default 3000x2000), the first AB_NCU_COUNT (4) launches after AB_NCU_SKIP (0);
 #                                      AB_NCU_BASE=demangled matches the regex against the name with its template
 #                                      arguments (the benchmark runs other variants of a kernel before the engine's:
-#                                      e.g. 'fast_cols_kernel<0, 1024, 11>' for 2048^2 C2C's columns); $OUT/ncu-{a,b}.txt
+#                                      e.g. 'fast_cols_kernel<\(bool\)0, \(int\)1024' for 2048^2 C2C's columns: ncu
+#                                      writes the arguments with their casts; VkFFT's ~40 launches come first, so
+#                                      AB_NCU_SKIP or a larger AB_NCU_COUNT); $OUT/ncu-{a,b}.txt
 # Variables: AB_SIZES (the bench's --sizes; default the users' exact sizes), AB_RUNS (2), AB_BENCH_ARGS (default
 # --no-sweep), AB_TESTS (default FastFft.*:EngineGpu.*), AB_MATCH (a regex for the comparison's lines).
 # Both builds live in build-ab/ (ignored), which stays on the machine between calls while it is warm.
