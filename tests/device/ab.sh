@@ -6,9 +6,12 @@
 #   tests/device/ab.sh prepare [REV]   A = REV (default HEAD): copies REV's version of every file the working tree
 #                                      changes, adds or deletes into .ab-base/ (.gitignore has it; carry it). B = the tree.
 #                                      Also fetches .debs (tests/device/debs.txt) and copies .vkfft where missing.
+#                                      AB_MID=PATCH: a third side M = REV with PATCH applied (two steps measured in one
+#                                      build: A = before, M = the first step, B = the tree with both), its changed
+#                                      files kept in .ab-base/mid/; build, bench and the comparison then take all three.
 # There (the `device` tool; carry .ab-base, .debs and .vkfft), in as many calls as the 10-minute limit needs, on one
 # warm machine:
-#   tests/device/ab.sh build           builds A and B (specview-bench; B also specview_gpu_tests) in parallel
+#   tests/device/ab.sh build           builds A and B (specview-bench; B also specview_gpu_tests) in parallel (and M)
 #   tests/device/ab.sh bench           each side's specview-bench AB_RUNS times, alternately (A B A B ...), then the
 #                                      comparison (tests/bench/ab_compare.py) into $OUT/ab.txt
 #   tests/device/ab.sh test            B's GPU tests matching AB_TESTS (a gtest filter)
@@ -47,6 +50,22 @@ if [ "$step" = prepare ]; then
     fi
   done
   git rev-parse "$rev" > "$base_dir/rev"
+  if [ -n "${AB_MID:-}" ]; then
+    # M = REV with AB_MID applied: REV's copies of the files it touches, patched in a scratch folder (git apply works
+    # outside a repository), kept whole so that the device needs neither git nor patch
+    [ -f "$AB_MID" ] || { echo "ab.sh: no such patch: $AB_MID" >&2; exit 2; }
+    mid_abs=$(cd "$(dirname "$AB_MID")" && pwd)/$(basename "$AB_MID")
+    tmp=$(mktemp -d)
+    git apply --numstat "$mid_abs" | cut -f3 | while read -r f; do
+      mkdir -p "$tmp/$(dirname "$f")"
+      git cat-file -e "$rev:$f" 2>/dev/null && git show "$rev:$f" > "$tmp/$f"
+    done
+    if ! (cd "$tmp" && git apply "$mid_abs"); then
+      echo "ab.sh: $AB_MID does not apply to $rev" >&2; rm -rf "$tmp"; exit 2
+    fi
+    mkdir -p "$base_dir/mid" && cp -r "$tmp/." "$base_dir/mid/" && rm -rf "$tmp"
+    echo "$AB_MID" > "$base_dir/mid.name"
+  fi
   # what the build there needs and the checkout does not keep: the Debian packages (.debs) and VkFFT's headers
   if [ ! -f .debs/.from-debs-txt ] || ! cmp -s tests/device/debs.txt .debs/.from-debs-txt; then
     fetch=../shared/gpu/fetch-dev-debs.sh
@@ -63,6 +82,7 @@ if [ "$step" = prepare ]; then
   fi
   echo "A = $(git log -1 --format='%h %s' "$rev" | cut -c1-100)"
   echo "B = the working tree; files that differ: $(cd "$base_dir/files" && find . -type f | sed 's|^\./||' | tr '\n' ' ')"
+  [ -d "$base_dir/mid" ] && echo "M = A with $(cat "$base_dir/mid.name"): $(cd "$base_dir/mid" && find . -type f | sed 's|^\./||' | tr '\n' ' ')"
   [ -s "$base_dir/absent" ] && echo "absent from A: $(tr '\n' ' ' < "$base_dir/absent")"
   echo "carry: [\"$base_dir\", \".debs\", \".vkfft\"]"
   exit 0
@@ -83,8 +103,15 @@ build)
   tar -cf - --exclude=./build* --exclude=./.git --exclude=./.ab-base . | tar -xf - -C "$work/a-src"
   cp -r "$base_dir/files/." "$work/a-src/"
   while read -r f; do [ -n "$f" ] && rm -f "$work/a-src/$f"; done < "$base_dir/absent"
+  sides=2
+  if [ -d "$base_dir/mid" ]; then
+    # M's sources: A's with the patched files laid over them
+    rm -rf "$work/m-src" && mkdir -p "$work/m-src" && cp -r "$work/a-src/." "$work/m-src/" && cp -r "$base_dir/mid/." "$work/m-src/"
+    sides=3
+  fi
+  [ "${AB_DRY:-0}" = 1 ] && { echo "sources laid out ($sides sides); AB_DRY=1: not built"; exit 0; }
   start=$(date +%s)
-  jobs=$(( $(nproc) / 2 )); [ "$jobs" -lt 1 ] && jobs=1
+  jobs=$(( $(nproc) / sides )); [ "$jobs" -lt 1 ] && jobs=1
   one() {  # one() SIDE SOURCE TARGETS...
     local side=$1 src=$2; shift 2
     cmake -S "$src" -B "$root/$work/$side" -G Ninja -DSPECVIEW_BUILD_UI=OFF -DCMAKE_BUILD_TYPE=Release \
@@ -95,19 +122,24 @@ build)
   }
   one a "$root/$work/a-src" specview-bench & pa=$!
   one b "$root" specview-bench specview_gpu_tests & pb=$!
+  rm_=0
+  if [ "$sides" = 3 ]; then one m "$root/$work/m-src" specview-bench & pm=$!; fi
   wait $pa; ra=$?; wait $pb; rb=$?
+  [ "$sides" = 3 ] && { wait "$pm"; rm_=$?; }
   echo "builds: $(( $(date +%s) - start )) s"
-  exit $(( ra | rb ))
+  exit $(( ra | rb | rm_ ))
   ;;
 bench)
-  for side in a b; do
+  sides="a b"
+  [ -d "$base_dir/mid" ] && sides="a m b"
+  for side in $sides; do
     [ -x "$work/$side/tests/specview-bench" ] || { echo "ab.sh: $work/$side has no specview-bench (run 'ab.sh build' on this machine first)" >&2; exit 2; }
   done
   sizes=${AB_SIZES:-1920x1080,1080x1920,2560x1440,3000x2000,3840x2160,4000x3000,4032x3024}
   runs=${AB_RUNS:-2}
   rc=0
   for r in $(seq 1 "$runs"); do
-    for side in a b; do
+    for side in $sides; do
       start=$(date +%s)
       # shellcheck disable=SC2086
       "$work/$side/tests/specview-bench" ${AB_BENCH_ARGS:---no-sweep} --sizes "$sizes" --csv "$OUT/$side-$r.csv" \
@@ -116,17 +148,23 @@ bench)
       echo "$side run $r: rc=$x, $(( $(date +%s) - start )) s"
     done
   done
-  a_csv=$(ls "$OUT"/a-*.csv 2>/dev/null); b_csv=$(ls "$OUT"/b-*.csv 2>/dev/null)
-  if [ -n "$a_csv" ] && [ -n "$b_csv" ]; then
-    # shellcheck disable=SC2086
-    python3 tests/bench/ab_compare.py $a_csv -- $b_csv ${AB_MATCH:+--match "$AB_MATCH"} > "$OUT/ab.txt"
-    grep -E "^\| .*(FastFft's block sizes|, whole \[dependent launches on\]|vkfft_c2c)" "$OUT/ab.txt" | grep -v 'not capped' |
-      cut -c1-200
-  else
-    echo "ab.sh: a side wrote no CSV; its output:"; tail -n 5 "$OUT"/[ab]-*.txt
-  fi
+  compare() {  # compare FROM TO OUTFILE: the comparison of two sides' runs, and its key lines
+    local from_csv to_csv
+    from_csv=$(ls "$OUT"/"$1"-*.csv 2>/dev/null); to_csv=$(ls "$OUT"/"$2"-*.csv 2>/dev/null)
+    if [ -n "$from_csv" ] && [ -n "$to_csv" ]; then
+      # shellcheck disable=SC2086
+      python3 tests/bench/ab_compare.py $from_csv -- $to_csv ${AB_MATCH:+--match "$AB_MATCH"} > "$OUT/$3"
+      echo "== $3 ($1 -> $2)"
+      grep -E "^\| .*(FastFft's block sizes|, whole \[dependent launches on\]|vkfft_c2c)" "$OUT/$3" | grep -v 'not capped' |
+        cut -c1-200
+    else
+      echo "ab.sh: side $1 or $2 wrote no CSV; their output:"; tail -n 5 "$OUT"/"$1"-*.txt "$OUT"/"$2"-*.txt
+    fi
+  }
+  compare a b ab.txt
+  if [ "$sides" = "a m b" ]; then compare a m ab-am.txt; compare m b ab-mb.txt; fi
   # the runs' text and CSVs in one file (the device tool brings back at most 8)
-  (cd "$OUT" && shopt -s nullglob && tar -czf runs.tgz [ab]-*.txt [ab]-*.csv && rm -f [ab]-*.txt [ab]-*.csv)
+  (cd "$OUT" && shopt -s nullglob && tar -czf runs.tgz [amb]-*.txt [amb]-*.csv && rm -f [amb]-*.txt [amb]-*.csv)
   exit $rc
   ;;
 test)
