@@ -561,9 +561,8 @@ inline float2 root_of_unity(long long m, long long N) {
 // work - 1): the pass with ns keeps W^(r k), W = exp(-2 pi i / (ns R)), for r = 1..R-1 and k = 0..ns-1 at
 // [ns - 1 + (r - 1) ns + k], forward (the inverse takes conjugates); a warp's neighbouring k read neighbouring
 // entries. Computed in double and rounded once: the kernels load them (through the read-only cache) instead of
-// computing sin and cos in float, which was most of a pass's arithmetic. Since m60 they read only row r = 1 (W^k)
-// and make the rest as its powers (twiddle_powers); the other rows stay in the table (the host emulation reads the
-// same layout), unread.
+// computing sin and cos in float, which was most of a pass's arithmetic. Since m60 they read row r = 1 (W^k) and
+// make the rest as its powers (twiddle_powers), reading another row only where a chain starts afresh.
 inline std::vector<float2> twiddle_table(const LinePlan& p) {
     std::vector<float2> t;
     int ns = 1;
@@ -588,45 +587,70 @@ SV_MR_HD float2 load_twiddle(const float2* p) {
 // W_(ns R)^(r k) being W_n^(r k n / (ns R)) with r k n / (ns R) < n. 64 + ceil(n / 64) entries (1 KiB at 4000 points),
 // which a block keeps in shared memory, where the whole tables (n - 1 entries, 32 KiB at 4000) were read through L1
 // (a quarter of the row kernel's stall samples waited on them: PERF_NOTES.md, profile). Low part first: [0, 64)
-// W_n^j, then [64, ..) W_n^(64 i); forward, computed in double and rounded once. The product rounds once more: the
-// lines' error against FFTW grows by 4-8% (1.35e-7 -> 1.45e-7 at 4000 points, host emulation).
+// W_n^j - 1, then [64, ..) W_n^(64 i); forward, computed in double and rounded once. The product rounded once more
+// and grew the lines' error against FFTW by 4-8% (1.35e-7 -> 1.45e-7 at 4000 points, host emulation); since m61 the
+// low part is kept as W_n^j - 1 (its small real part exact to its own digits) and W = hi + hi (lo - 1), the small
+// product first and one rounding at W's size: the split tables' W is then as good as the whole table's (1.36e-7 at
+// 3000 points against 1.44e-7, one lookup a twiddle), which matters since m60 makes the other twiddles powers of it.
 constexpr int kSplitLowLog2 = 6, kSplitLow = 1 << kSplitLowLog2;
 SV_MR_HD constexpr int split_table_size(int n) { return kSplitLow + (n + kSplitLow - 1) / kSplitLow; }
 inline std::vector<float2> split_twiddle_table(int n) {
     std::vector<float2> t;
-    for (int j = 0; j < kSplitLow; ++j) t.push_back(root_of_unity(j, n));
+    for (int j = 0; j < kSplitLow; ++j) {  // W_n^j - 1 (m61): cos - 1 as -2 sin^2(a / 2), so small parts keep their digits
+        const double a = 3.14159265358979323846 * double(2 * j) / double(n), h = sin(a / 2);
+        t.push_back(c_make(float(-2.0 * h * h), float(-sin(a))));
+    }
     for (int i = 0; i < (n + kSplitLow - 1) / kSplitLow; ++i) t.push_back(root_of_unity(1LL * kSplitLow * i, n));
     return t;
 }
-// Inputs r = 1..R-1 times W^r, given W = W_(ns R)^k (forward): W^r as W^(r-1) W (m60). One lookup a butterfly
+// Inputs r = 1..R-1 times W^r, W = W_(ns R)^k (forward), `root(r)` looking W^r up (m60): W^r as W^(r-1) W, with
+// W^r looked up afresh only where r - 1 is a multiple of kTwiddleChain. One lookup a butterfly at the longest chain
 // instead of R - 1 (each of which was two shared-memory loads, their indices and a product from the split tables, or
-// a load through L1 from the whole table), at one rounding more a step: W^14, the most a pass takes (radix 15), is
-// 13 products from W.
-template <int R, bool kInv>
-SV_MR_HD void twiddle_powers(float2* v, float2 w) {
+// a load through L1 from the whole table), at one rounding more a step, and W's own rounding grows r-fold in W^r
+// (PERF_NOTES.md m60: 1.13-1.30x cuFFT's error at the exact sizes, from 0.61-0.66x). A shorter chain buys accuracy
+// back for a lookup every kTwiddleChain twiddles (m61, chains of four with the split root below: 0.70-0.84x on the H100).
+#ifndef SV_MR_TWIDDLE_CHAIN
+#define SV_MR_TWIDDLE_CHAIN 4
+#endif
+constexpr int kTwiddleChain = SV_MR_TWIDDLE_CHAIN;
+template <int R, bool kInv, class Root>
+SV_MR_HD void twiddle_powers(float2* v, const Root& root) {
+    float2 w = root(1);
     if (kInv) w.y = -w.y;
     float2 p = w;
     v[1] = c_mul(v[1], p);
     SV_MR_UNROLL
     for (int r = 2; r < R; ++r) {
-        p = c_mul(p, w);
+        if ((r - 1) % kTwiddleChain == 0) {
+            p = root(r);
+            if (kInv) p.y = -p.y;
+        } else {
+            p = c_mul(p, w);
+        }
         v[r] = c_mul(v[r], p);
     }
 }
 
 // Inputs r = 1..R-1 times W_(ns R)^(r k) from the split tables of the line's kN points (split_twiddle_table).
+// m62: no branch on k = 0 (W^0 = 1, which the tables hold exactly: its powers and the products by them are exact),
+// only on ns = 1, the same for every thread of the pass: a branch on k split every warp where ns < 32 (one lane in
+// ns) and put a reconvergence point in each butterfly.
 template <int R, bool kInv, int kN>
 SV_MR_HD void twiddle_split(float2* v, const float2* table, int k, int ns) {
-    if (k == 0) return;
+    if (ns == 1) return;  // the first pass: no twiddles
     const int m = k * (kN / (ns * R));
-    twiddle_powers<R, kInv>(v, c_mul(table[kSplitLow + (m >> kSplitLowLog2)], table[m & (kSplitLow - 1)]));
+    twiddle_powers<R, kInv>(v, [table, m](int r) {
+        const int i = r * m;
+        const float2 hi = table[kSplitLow + (i >> kSplitLowLog2)];
+        return c_add(hi, c_mul(hi, table[i & (kSplitLow - 1)]));  // hi + hi (lo - 1): the small product first
+    });
 }
 
-// Inputs r = 1..R-1 times W^(r k) from the pass's part of the table (tw = table + ns - 1; its row r = 1, W^k).
+// Inputs r = 1..R-1 times W^(r k) from the pass's part of the table (tw = table + ns - 1).
 template <int R, bool kInv>
 SV_MR_HD void twiddle(float2* v, const float2* tw, int k, int ns) {
-    if (k == 0) return;  // W^0 = 1
-    twiddle_powers<R, kInv>(v, load_twiddle(tw + k));
+    if (ns == 1) return;  // the first pass: no twiddles (m62: none skipped by k, as twiddle_split)
+    twiddle_powers<R, kInv>(v, [tw, k, ns](int r) { return load_twiddle(tw + (r - 1) * ns + k); });
 }
 
 template <int R>
