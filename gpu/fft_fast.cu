@@ -943,10 +943,14 @@ long long FastFft::l2_bytes() const {
     return l2_bytes_;
 }
 
+bool FastFft::split_c2c(int width, int height) const {
+    return variant_.split && height == 8192 && width / elems_per_thread(width) <= 512;
+}
+
 bool FastFft::c2c_in_place(int width, int height) const {
     check_size(width, height);
     if (!variant_.in_place_c2c || !pow2_sizes(width, height) || 8.0 * width * height > double(l2_bytes())) return false;
-    return !(variant_.split && height == 8192 && width / elems_per_thread(width) <= 512);  // (the split: c2c's rule)
+    return !split_c2c(width, height);
 }
 
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
@@ -969,7 +973,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     const int n = width, log2n = ilog2(width);
     // 8192-point columns (70 KiB of shared memory each, two a block: 16-byte pieces a row) are split: the row pass
     // does their first radix-2 stage, the column pass two 4096-point FFTs (four columns a block).
-    const int sub = variant_.split && height == 8192 && n / elems_per_thread(n) <= 512 ? 2 : 1;
+    const int sub = split_c2c(width, height) ? 2 : 1;
     const int ncol = height / sub;
     int lines = lines_per_block(n, rows_threads_, height);
     if (sub == 2) lines = std::max(lines, 2);

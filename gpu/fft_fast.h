@@ -41,9 +41,10 @@ constexpr int kMixedColThreads = 1024;
 class FastFft {
 public:
     FastFft();
-    // Complex 2D FFT of width x height (1..16384 a side) in place on `data`, using `scratch` (same size). Two
-    // kernels; the result is in natural order in `data`. Sides that are not powers of two go through the
-    // mixed-radix kernels (gpu/fft_mixed.h); a side over 8192 points with a prime factor over 7 is refused.
+    // Complex 2D FFT of width x height (1..16384 a side) in place on `data`, using `scratch` (same size; unused, and
+    // may be null, where c2c_in_place says so). Two kernels; the result is in natural order in `data`. Sides that are
+    // not powers of two go through the mixed-radix kernels (gpu/fft_mixed.h); a side over 8192 points with a prime
+    // factor over 7 is refused.
     void c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t stream,
              StageTimer* timer);
 
@@ -181,6 +182,10 @@ private:
     bool split_columns(int width, int height) const {
         return variant_.split && height == 8192 && (width & (width - 1)) == 0;
     }
+    // Whether c2c() splits the 8192-point power-of-two columns (the row pass takes their first radix-2 stage): the
+    // variant says so and a row's threads fit the row block with the paired rows. One rule for c2c() and
+    // c2c_in_place(), which never runs the split in place.
+    bool split_c2c(int width, int height) const;
     // Whether a column pass of `sub` FFTs a column runs a group's halves as neighbouring blocks (ColParams).
     bool halves_adjacent(int sub) const { return sub == 2 && variant_.split_halves_adjacent; }
     // The columns a transposed R2C's power-of-two column block takes, of C grouped by the row pass (2^group_log2 =

@@ -433,7 +433,10 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
             scale_real(m.inverse.get(), n, scale, s);
             m.timer.mark("scale 1/(width height)", double(n) * 8.0);
         } else {
-            m.inv_b.resize(n);
+            // custom-fast's inverse C2C needs no scratch where it runs in place (powers of two within the L2, m58):
+            // inv_b is not made for it there (33 MB at 2048^2), and a null scratch would fault rather than be used.
+            const bool fast_in_place = req.path != Path::Custom && m.fast.c2c_in_place(w, h);
+            if (!fast_in_place) m.inv_b.resize(n);
             const SpectrumSource fwd = req.path == Path::Custom ? m.custom_spectrum
                                                                  : SpectrumSource{fast_full(), w, h, w, false, nullptr};
             masked_full(fwd, mask, m.inv_a.get(), s);
@@ -444,7 +447,7 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
                 result = run_custom_2d(ip, nullptr, m.inv_a.get(), m.inv_b.get(), true, StopPoint{}, m.twiddles, s,
                                        &m.timer).data;
             } else {
-                m.fast.c2c(m.inv_a.get(), m.inv_b.get(), w, h, true, s, &m.timer);
+                m.fast.c2c(m.inv_a.get(), fast_in_place ? nullptr : m.inv_b.get(), w, h, true, s, &m.timer);
             }
             real_part(result, n, scale, m.inverse.get(), s);
             m.timer.mark("real part / (width height)", double(n) * 12.0);

@@ -258,10 +258,17 @@ TEST_F(FastFft, InPlaceC2cLeavesTheScratchAloneAndMatchesFftw) {
                 fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
                 const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward") +
                                          (fast.one_launch_blocks(w, h, inverse) > 0 ? " in one launch" : " in two launches");
-                EXPECT_LT(rel_l2(download<cf>(d.get(), n), dft2d(widen(x), h, w, inverse)), 1e-5) << what;
+                const std::vector<cf> got = download<cf>(d.get(), n);
+                EXPECT_LT(rel_l2(got, dft2d(widen(x), h, w, inverse)), 1e-5) << what;
                 const std::vector<float2> after = download<float2>(scratch.get(), n);
                 EXPECT_EQ(0, std::memcmp(before.data(), after.data(), n * sizeof(float2)))
                     << what << ": the in-place C2C wrote to its scratch";
+                // With no scratch at all, as the engine's inverse passes it there: the same bytes.
+                upload(d, x);
+                fast.c2c(d.get(), nullptr, w, h, inverse, nullptr, nullptr);
+                CUDA_CHECK(cudaDeviceSynchronize());
+                EXPECT_EQ(0, std::memcmp(got.data(), download<cf>(d.get(), n).data(), n * sizeof(cf)))
+                    << what << " with a null scratch";
             }
     }
     gpu::FastFft fast;
