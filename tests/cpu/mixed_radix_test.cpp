@@ -4,6 +4,7 @@
 // images have (1920, 1080, 3000, 2000, 4032, 3024), powers of two, and lengths with a large prime factor.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <iterator>
