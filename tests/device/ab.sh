@@ -122,12 +122,12 @@ build)
   }
   one a "$root/$work/a-src" specview-bench & pa=$!
   one b "$root" specview-bench specview_gpu_tests & pb=$!
-  rm_=0
+  rmid=0
   if [ "$sides" = 3 ]; then one m "$root/$work/m-src" specview-bench & pm=$!; fi
   wait $pa; ra=$?; wait $pb; rb=$?
-  [ "$sides" = 3 ] && { wait "$pm"; rm_=$?; }
+  [ "$sides" = 3 ] && { wait "$pm"; rmid=$?; }
   echo "builds: $(( $(date +%s) - start )) s"
-  exit $(( ra | rb | rm_ ))
+  exit $(( ra | rb | rmid ))
   ;;
 bench)
   sides="a b"
