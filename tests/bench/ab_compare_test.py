@@ -60,6 +60,28 @@ class AbCompare(unittest.TestCase):
         every = ab_compare.compare(ab_compare.read(a), ab_compare.read(b), None, True)
         self.assertTrue(any(label.startswith("custom (default)") for _, label, *_ in every))
 
+    def test_net_of_the_peers_drift(self):
+        # B's machine ran 2% faster (the peers, the same code: cuFFT and VkFFT both -2%); custom-fast -2% too: net 0
+        def text(fast, cu, vk):
+            return (HEADER + f'1024x1024,custom-fast C2C, whole,"dependent launches on",total,{fast},0,0\n'
+                    f'1024x1024,cufft_c2c,"",total,{cu},0,0\n1024x1024,vkfft_c2c,"",total,{vk},0,0\n'
+                    f'2048x2048,custom-fast C2C, whole,"dependent launches on",total,{fast},0,0\n')
+        a = self.write("a.csv", text(0.0200, 0.0150, 0.0160))
+        b = self.write("b.csv", text(0.0196, 0.0147, 0.01568))
+        drift = ab_compare.peer_drift(ab_compare.read([a]), ab_compare.read([b]))
+        self.assertAlmostEqual(drift["1024x1024"], 0.98)
+        self.assertNotIn("2048x2048", drift)  # no peers there: no drift, no net
+        out = subprocess.run([sys.executable, os.path.join(HERE, "ab_compare.py"), a, "--", b],
+                             capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("peers' drift, B vs A: 1024x1024 -2.0%", out.stdout)
+        self.assertIn("| 1024x1024 | custom-fast C2C, whole [dependent launches on] | 0.0200 | 0.0196 | -2.0% | +0.0% |",
+                      out.stdout)
+        self.assertIn("| 2048x2048 | custom-fast C2C, whole [dependent launches on] | 0.0200 | 0.0196 | -2.0% |  |",
+                      out.stdout)
+        # a peer's own line carries no net figure
+        self.assertIn("| 1024x1024 | cufft_c2c | 0.0150 | 0.0147 | -2.0% |  |", out.stdout)
+
     def test_exits(self):
         a = self.write("a.csv", csv_text(0.1, 0.05, 0.085))
         b = self.write("b.csv", csv_text(0.09, 0.04, 0.085))
