@@ -553,6 +553,16 @@ int main(int argc, char** argv) {
         fast.set_variant(fast_variant);
         fast.set_block_threads(fast_rows, fast_cols);
         if (n0 == n) w_c2c = whole_fast(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
+        // What the engine runs at a power of two (FastFft's own block sizes and variant), whole: the sweep's best above
+        // need not be it (at 2048^2 the sweep takes 1024-thread column blocks, FastFft 512).
+        double w_c2c_own = 0;
+        if (n0 == n) {
+            fast.reset_block_threads();
+            fast.set_variant(FastFft::Variant{});
+            w_c2c_own = whole(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
+            fast.set_variant(fast_variant);
+            fast.set_block_threads(fast_rows, fast_cols);
+        }
         // Where the C2C runs as one cooperative launch (PERF_NOTES.md s3), the same in two launches.
         StageStats st_fast_two;
         const int one_blocks = fast.one_launch_blocks(w, h);
@@ -804,6 +814,12 @@ int main(int argc, char** argv) {
                         ab_name.c_str(), w_c2c.on, w_c2c.ab, 100.0 * (w_c2c.on / w_c2c.ab - 1), w_r2c.on, w_r2c.ab,
                         100.0 * (w_r2c.on / w_r2c.ab - 1), w_r2c_t.on, w_r2c_t.ab, 100.0 * (w_r2c_t.on / w_r2c_t.ab - 1),
                         w_pic.on, w_pic.ab, 100.0 * (w_pic.on / w_pic.ab - 1));
+        if (w_c2c_own > 0) {
+            std::printf("  whole C2C at FastFft's own block sizes and variant (what the engine runs), ms: %.4f "
+                        "(the sweep's best: %.4f)\n", w_c2c_own, w_c2c.on);
+            csv.row(label, "custom-fast C2C, whole, FastFft's block sizes", "dependent launches on", "total", w_c2c_own, 0,
+                    copy_gbps);
+        }
         const std::pair<const char*, Whole> wholes[] = {{"custom-fast C2C, whole", w_c2c},
                                                         {"custom-fast R2C, whole", w_r2c},
                                                         {"custom-fast R2C transposed, whole", w_r2c_t},
