@@ -92,11 +92,12 @@ def main(argv):
     if not a_files or not b_files:
         print("ab_compare: give A's CSVs, then --, then B's", file=sys.stderr)
         return 2
-    rows = compare(read(a_files), read(b_files), re.compile(opts.match) if opts.match else None, opts.all)
+    a, b = read(a_files), read(b_files)  # once: read() warns about every line it cannot parse
+    rows = compare(a, b, re.compile(opts.match) if opts.match else None, opts.all)
     if not rows:
         print("ab_compare: no measurement both sides have (or none matched)", file=sys.stderr)
         return 1
-    drift = peer_drift(read(a_files), read(b_files))
+    drift = peer_drift(a, b)
     print(f"A: {' '.join(a_files)}\nB: {' '.join(b_files)}\nmedians of each side's runs, ms; spread = max/min - 1 "
           "of that side's runs; net = B vs A divided by the peers' drift at that size (the geometric mean of cuFFT's "
           "and VkFFT's C2C and R2C B/A: the same code on both sides)\n")

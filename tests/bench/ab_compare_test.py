@@ -96,6 +96,7 @@ class AbCompare(unittest.TestCase):
         mixed = subprocess.run(tool + [a, bad, "--", b], capture_output=True, text=True)
         self.assertEqual(mixed.returncode, 0)
         self.assertIn("not a bench CSV line", mixed.stderr)
+        self.assertEqual(mixed.stderr.count("not a bench CSV line"), 1, "each file is read once")
 
 
 if __name__ == "__main__":
