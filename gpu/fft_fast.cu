@@ -127,11 +127,19 @@ __device__ __forceinline__ void pass_load(float2 (&v)[kE], const float2* sm, int
     }
 }
 
+// The barrier of a pass's exchange: the block's, or (m72) where bar_id > 0 named barrier bar_id over the line's tpc
+// threads (whole warps): a line's exchange waits for its own threads only, not for the block's other lines.
+__device__ __forceinline__ void exchange_sync(int bar_id, int tpc) {
+    if (bar_id == 0) __syncthreads();
+    else asm volatile("bar.sync %0, %1;" ::"r"(bar_id), "r"(tpc) : "memory");
+}
+
 // One pass of stockham_line: radix R (the first pass's: loaded from global memory by the caller, no twiddles; the
 // others radix 16), log2ns the log2 of the product of the earlier radices; `last`: no store to shared memory after.
+// bar_id: exchange_sync's.
 template <bool kInv>
 __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n, int t, int tpc, bool active, int R,
-                                              bool first, bool last, int log2ns) {
+                                              bool first, bool last, int log2ns, int bar_id = 0) {
     const int nq = elems_per_thread(n) / R;
     if (!first && active) {
         switch (R) {
@@ -149,7 +157,7 @@ __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n
         }
     }
     if (!last) {
-        __syncthreads();  // everyone has read this pass's inputs
+        exchange_sync(bar_id, tpc);  // everyone has read this pass's inputs
         if (active) {
             switch (R) {
                 case 2: pass_store<2>(v, sm, nq, t, tpc, log2ns); break;
@@ -159,7 +167,7 @@ __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n
                 default: break;
             }
         }
-        __syncthreads();
+        exchange_sync(bar_id, tpc);
     }
 }
 
@@ -182,15 +190,17 @@ enum class Passes {
 // otherwise, and the real columns Rolled.
 // kLog2 > 0: n = 2^kLog2 (the caller's n and log2n must say so), a constant here, where nvcc unrolls or not: a length
 // known only in the kernel that inlines this one left Unrolled's loop rolled in the column pass (m38).
+// bar_id (Unrolled only): stockham_step's; 0, the block's barrier, elsewhere.
 template <bool kInv, Passes kPasses = Passes::Rolled, int kLog2 = 0>
-__device__ void stockham_line(float2 (&v)[kE], float2* sm, int n_arg, int log2n_arg, int t, int tpc, bool active) {
+__device__ void stockham_line(float2 (&v)[kE], float2* sm, int n_arg, int log2n_arg, int t, int tpc, bool active,
+                              int bar_id = 0) {
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
     const int passes = pass_count(log2n);
     if constexpr (kPasses == Passes::Unrolled) {
 #pragma unroll
         for (int p = 0; p < passes; ++p)
             stockham_step<kInv>(v, sm, n, t, tpc, active, p == 0 ? first_radix(log2n) : 16, p == 0, p + 1 == passes,
-                                p == 0 ? 0 : log2n - 4 * (passes - p));
+                                p == 0 ? 0 : log2n - 4 * (passes - p), bar_id);
     } else if constexpr (kPasses == Passes::Peeled) {
         if (passes == 0) return;
         const int r0 = first_radix(log2n);
@@ -284,6 +294,7 @@ struct RowArgs {
     int lines;       // rows a block takes
     int group_log2;  // >= 0: written grouped for the column blocks ([x / C][row][x % C]); -1: row-major
     int half_rows;   // > 0: rows y and y + half_rows in one block, with the columns' first radix-2 stage (v7)
+    int line_barriers;  // != 0: each line's exchanges on a barrier of its own where it can (m72; rows_c2c_block)
 };
 
 // Block `bx` of the row pass (the kernel below, and the one-launch C2C).
@@ -291,12 +302,19 @@ struct RowArgs {
 // before any of its threads writes them, and no other block touches them; so no __restrict__. Apart, the loads take
 // the read-only path (__ldg) as they did through `const __restrict__`; in place, plain loads: the read-only path is
 // for data no thread writes while the kernel runs, and the one-launch C2C reads these rows again after its barrier.
+// line_barriers (m72): a line's exchanges wait on a named barrier of its threads (1 + line) rather than the block's,
+// where its threads are whole warps and the block has 2 to 15 lines' threads (the hardware's 16 barriers, 0 the
+// block's); not with the split, whose lines read their partners' shared memory.
 template <bool kInv, int kLog2 = 0>
 __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, int n, int log2n,
-                                               int rows, int lines, int group_log2, int half_rows, int bx) {
+                                               int rows, int lines, int group_log2, int half_rows, int bx,
+                                               int line_barriers = 0) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
+    const int block_lines = int(blockDim.x) / tpc;
+    const int bar_id =
+        line_barriers && half_rows == 0 && tpc % 32 == 0 && block_lines >= 2 && block_lines <= 15 ? 1 + line : 0;
     // half_rows > 0: the block's first lines/2 lines are rows y, the others rows y + half_rows (their partners).
     const int hl = lines / 2;
     const bool upper = half_rows > 0 && line >= hl;
@@ -316,7 +334,7 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, in
                 if (j < e) v[j] = __ldg(&in[base + in_index(j, n, log2n, t, tpc)]);
         }
     }
-    stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
+    stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active, bar_id);
     if (half_rows > 0) {
         // The column FFT's first radix-2 stage (decimation in frequency) across rows y and y + H/2, done here where
         // both rows are at hand: y <- x_y + x_{y+H/2}, y + H/2 <- (x_y - x_{y+H/2}) W_H^y. The column pass is then
@@ -360,10 +378,11 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, in
 // the passes folds into immediates (PERF_NOTES.md v9); 0: any length, from the arguments.
 template <bool kInv, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* in, float2* out, int n, int log2n, int rows,
-                                     int lines, int group_log2, int half_rows) {
+                                     int lines, int group_log2, int half_rows, int line_barriers) {
     fast_detail::begin_dependent();
-    if constexpr (kLog2 > 0) rows_c2c_block<kInv, kLog2>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x);
-    else rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x);
+    if constexpr (kLog2 > 0)
+        rows_c2c_block<kInv, kLog2>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x, line_barriers);
+    else rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x, line_barriers);
 }
 
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
@@ -556,7 +575,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_c2c_one_launch
         a.log2n = p.log2n = kLog2;
     }
     if (int(blockIdx.x) < row_blocks)
-        rows_c2c_block<kInv, kLog2>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, blockIdx.x);
+        rows_c2c_block<kInv, kLog2>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, blockIdx.x,
+                                    a.line_barriers);
     cooperative_groups::this_grid().sync();
     if (int(blockIdx.x) < col_blocks) cols_block<kInv, false, kLog2>(p, blockIdx.x, 0);
 }
@@ -988,7 +1008,8 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     // own: it reads them all before it writes them).
     float2* const between = in_place ? data : scratch;
     const int group_log2 = !in_place && use_grouped(C) && width % C == 0 ? ilog2(C) : -1;
-    const RowArgs a{data, between, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0};
+    const RowArgs a{data, between, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0,
+                    variant_.line_barriers ? 1 : 0};
     const int row_grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
 
     ColParams p = column_params(between, width, data, width, width, width, ncol, C, group_log2, sub);
@@ -1019,7 +1040,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
                           : bound == 512 ? fast_rows_c2c_kernel<false, 512, L> : fast_rows_c2c_kernel<false, 1024, L>);
     });
     launch_kernel("fast_rows_c2c_kernel", rows, dim3(row_grid), dim3(threads), smem, s, dependent_, a.in, a.out,
-                  a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows);
+                  a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, a.line_barriers);
     mark(timer,
          std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
              (group_log2 >= 0 ? " (grouped for the columns)" : "") + (in_place ? " (in place)" : ""),

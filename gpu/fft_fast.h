@@ -154,6 +154,10 @@ public:
         // in place on one buffer the same way (PERF_NOTES.md m58: 2048^2 -14%). The mixed sizes keep the scratch
         // (their ungrouped columns lost more). Off: through the scratch, grouped.
         bool in_place_c2c = true;
+        // The power-of-two C2C row blocks of several lines with each line's exchanges on a named barrier of its own
+        // threads instead of the block's __syncthreads (rows_c2c_block, PERF_NOTES.md m72): a line whose loads have
+        // landed goes on without waiting for the block's slowest line. Off: the benchmark's before/after.
+        bool line_barriers = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {

@@ -190,6 +190,7 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "compiled_plans") return &FastFft::Variant::compiled_plans;
     if (name == "narrow_column_blocks") return &FastFft::Variant::narrow_column_blocks;
     if (name == "in_place_c2c") return &FastFft::Variant::in_place_c2c;
+    if (name == "line_barriers") return &FastFft::Variant::line_barriers;
     return nullptr;
 }
 
@@ -222,7 +223,7 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--ab FLAG]\n"
                          "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
-                         "        narrow_column_blocks, in_place_c2c\n",
+                         "        narrow_column_blocks, in_place_c2c, line_barriers\n",
                          argv[0]);
             return a == "--help" ? 0 : 2;
         }

@@ -229,6 +229,41 @@ TEST_F(FastFft, EveryLayoutVariantAndBlockSizeMatchesFftw) {
         }
 }
 
+// m72: the power-of-two C2C row blocks with each line's exchanges on its own named barrier give the same bytes as
+// with the block's barrier (the same arithmetic), and FFTW's transform: in one launch and two, in place and through
+// the scratch, at block sizes of 2 to 8 lines of whole warps (1024- and 2048-point rows) and where they do not apply.
+TEST_F(FastFft, LineBarriersGiveTheSameBytes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    const int sizes[][2] = {{1024, 1024}, {2048, 2048}, {1024, 64}, {2048, 32}, {512, 256}, {4096, 16}, {256, 8192}};
+    for (auto [rt, ct] : {std::pair{256, 256}, std::pair{256, 1024}, std::pair{1024, 512}})
+        for (const auto& sz : sizes)
+            for (bool inverse : {false, true})
+                for (int k = 0; k < 3; ++k) {  // in one launch (where it applies), in two, through the scratch
+                    const int w = sz[0], h = sz[1];
+                    const std::size_t n = std::size_t(w) * h;
+                    if (small_run() && n > (1u << 20)) continue;
+                    const std::vector<cf> x = rng.complex(n);
+                    std::vector<cf> got[2];
+                    std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward") +
+                                       " R" + std::to_string(rt) + "/C" + std::to_string(ct);
+                    for (bool lines : {true, false}) {
+                        gpu::FastFft fast;
+                        gpu::FastFft::Variant v;
+                        v.line_barriers = lines;
+                        v.one_launch = k == 0;
+                        v.in_place_c2c = k != 2;
+                        fast.set_variant(v);
+                        fast.set_block_threads(rt, ct);
+                        if (lines) what += fast.one_launch_blocks(w, h, inverse) > 0 ? ", one launch" : ", two launches";
+                        got[lines ? 0 : 1] = run_c2c(fast, x, w, h, inverse);
+                    }
+                    what += k == 2 ? ", through the scratch" : ", in place";
+                    EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), n * sizeof(cf))) << what;
+                    EXPECT_LT(rel_l2(got[0], dft2d(widen(x), h, w, inverse)), 1e-5) << what;
+                }
+}
+
 // m58: a power-of-two C2C whose plane fits in L2 runs in place, in one launch or two: the same transform as through
 // the scratch, and the scratch (poisoned) left as it was. Other sizes (mixed radices, Bluestein, over the L2) use
 // the scratch.
