@@ -964,7 +964,7 @@ long long FastFft::l2_bytes() const {
 }
 
 bool FastFft::split_c2c(int width, int height) const {
-    return variant_.split && height == 8192 && width / elems_per_thread(width) <= 512;
+    return split_columns(width, height) && width / elems_per_thread(width) <= 512;  // (its callers' sides are powers of two)
 }
 
 bool FastFft::c2c_in_place(int width, int height) const {

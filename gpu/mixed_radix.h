@@ -609,10 +609,7 @@ inline std::vector<float2> split_twiddle_table(int n) {
 // a load through L1 from the whole table), at one rounding more a step, and W's own rounding grows r-fold in W^r
 // (PERF_NOTES.md m60: 1.13-1.30x cuFFT's error at the exact sizes, from 0.61-0.66x). A shorter chain buys accuracy
 // back for a lookup every kTwiddleChain twiddles (m61, chains of four with the split root below: 0.70-0.84x on the H100).
-#ifndef SV_MR_TWIDDLE_CHAIN
-#define SV_MR_TWIDDLE_CHAIN 4
-#endif
-constexpr int kTwiddleChain = SV_MR_TWIDDLE_CHAIN;
+constexpr int kTwiddleChain = 4;
 template <int R, bool kInv, class Root>
 SV_MR_HD void twiddle_powers(float2* v, const Root& root) {
     float2 w = root(1);
