@@ -385,106 +385,6 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
     else rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x, line_barriers);
 }
 
-// ---- m74: 1024-point C2C rows one warp each ----
-
-// The 32-point DFT of v, natural order in and out: two 16-point DFTs (mixed_radix::dft_pow2) of the even and the odd
-// inputs, joined by W_32^k (cos, sin of pi k / 16, k = 0..15; W^0 and W^8 = -+i as the exact swaps they are).
-template <bool kInv>
-__device__ __forceinline__ void dft32(float2 (&v)[32]) {
-    constexpr float c[16] = {1.0f, 0.980785280403230f, 0.923879532511287f, 0.831469612302545f,
-                             0.707106781186548f, 0.555570233019602f, 0.382683432365090f, 0.195090322016128f,
-                             0.0f, -0.195090322016128f, -0.382683432365090f, -0.555570233019602f,
-                             -0.707106781186548f, -0.831469612302545f, -0.923879532511287f, -0.980785280403230f};
-    float2 e[16], o[16];
-#pragma unroll
-    for (int i = 0; i < 16; ++i) {
-        e[i] = v[2 * i];
-        o[i] = v[2 * i + 1];
-    }
-    mixed_radix::dft_pow2<16>(e, kInv);
-    mixed_radix::dft_pow2<16>(o, kInv);
-#pragma unroll
-    for (int k = 0; k < 16; ++k) {
-        const float sn = c[(k + 8) & 15] * (k < 8 ? -1.0f : 1.0f);  // sin(pi k / 16) = -cos(pi (k + 8) / 16)
-        const float2 t = k == 0   ? o[k]
-                         : k == 8 ? mixed_radix::c_rot(o[k], kInv)
-                                  : cmul(make_float2(c[k], kInv ? sn : -sn), o[k]);
-        v[k] = cadd(e[k], t);
-        v[k + 16] = csub(e[k], t);
-    }
-}
-
-// A warp's line of 1024 points, its shared memory's slots: one pad every 32, so that the exchange's transposing store
-// (slot t 33 + r) and its load (t + 33 r) are both free of bank conflicts.
-constexpr int kWarpLineSlots = 1024 + 32;
-
-// Block `bx` of the 1024-point C2C row pass with one warp a row (m74): 32 points a thread, 1024 = 32 · 32 as two
-// radix-32 passes (Stockham: the first's outputs go to t 32 + r, the second takes W_1024^(t r) and writes X[t + 32 r])
-// with one exchange between them through the warp's own shared memory on __syncwarp; rows_c2c_block's 16 points a
-// thread take three passes and two exchanges on named barriers of two warps. The block's first `lines` warps take rows
-// bx lines + warp; the others have no row. In place or not, row-major or grouped, as rows_c2c_block.
-template <bool kInv>
-__device__ __forceinline__ void rows_c2c_warp_block(const float2* in, float2* out, int rows, int lines, int group_log2,
-                                                    int bx) {
-    extern __shared__ float4 smem_f4[];
-    const int w = int(threadIdx.x) >> 5, t = int(threadIdx.x) & 31;
-    const int row = bx * lines + w;
-    if (w >= lines || row >= rows) return;
-    float2* sm = reinterpret_cast<float2*>(smem_f4) + w * kWarpLineSlots;
-    const std::size_t base = std::size_t(row) * 1024;
-    float2 v[32];
-    if (in == out) {
-#pragma unroll
-        for (int r = 0; r < 32; ++r) v[r] = in[base + t + 32 * r];
-    } else {
-#pragma unroll
-        for (int r = 0; r < 32; ++r) v[r] = __ldg(&in[base + t + 32 * r]);
-    }
-    dft32<kInv>(v);
-#pragma unroll
-    for (int r = 0; r < 32; ++r) sm[t * 33 + r] = v[r];
-    __syncwarp();
-#pragma unroll
-    for (int r = 0; r < 32; ++r) v[r] = sm[t + 33 * r];
-    // W^r for W = exp(-+2 pi i t / 1024): W, W^4 and W^16 from sincospif, W^2 and W^8 their squares, the rest
-    // products of at most five of them (as pass_compute's chains).
-    float2 p[5];
-    {
-        float sn, cs;
-#pragma unroll
-        for (int i = 0; i < 5; i += 2) {
-            sincospif(float(t << i) * (1.0f / 512.0f), &sn, &cs);
-            p[i] = make_float2(cs, kInv ? sn : -sn);
-        }
-        p[1] = cmul(p[0], p[0]);
-        p[3] = cmul(p[2], p[2]);
-    }
-#pragma unroll
-    for (int r = 1; r < 32; ++r) {
-        float2 tw = make_float2(1.0f, 0.0f);
-        bool first = true;
-#pragma unroll
-        for (int i = 0; i < 5; ++i)
-            if (r & (1 << i)) {
-                tw = first ? p[i] : cmul(tw, p[i]);
-                first = false;
-            }
-        v[r] = cmul(v[r], tw);
-    }
-    dft32<kInv>(v);
-    if (group_log2 < 0) {
-#pragma unroll
-        for (int r = 0; r < 32; ++r) out[base + t + 32 * r] = v[r];
-    } else {
-        const int gmask = (1 << group_log2) - 1;
-#pragma unroll
-        for (int r = 0; r < 32; ++r) {
-            const int x = t + 32 * r;
-            out[((std::size_t(x >> group_log2) * rows + row) << group_log2) + (x & gmask)] = v[r];
-        }
-    }
-}
-
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
 // group_log2 >= 0: the half spectrum written grouped for a column pass whose blocks take 2^group_log2 columns
@@ -667,19 +567,14 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
 // blocks. Launched cooperatively, so every block is resident and the barrier cannot deadlock; it also orders the
 // row pass's global stores before the column pass's loads.
 // kLog2 > 0: a square plane of side 2^kLog2, the lengths compile-time constants (as with_log2's kernels).
-// kWarpRows (m74, 1024^2 only): the rows one warp each (rows_c2c_warp_block), 32 points a thread, so up to 128 registers
-// (two blocks an SM, which the grid's 256 blocks need).
-template <bool kInv, int kThreads, int kLog2 = 0, bool kWarpRows = false>
-__global__ void __launch_bounds__(kThreads, (kWarpRows ? 512 : 1024) / kThreads)
-    fast_c2c_one_launch_kernel(RowArgs a, int row_blocks, ColParams p, int col_blocks) {
-    static_assert(!kWarpRows || kLog2 == 10, "the warp rows are 1024 points");
+template <bool kInv, int kThreads, int kLog2 = 0>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_c2c_one_launch_kernel(RowArgs a, int row_blocks, ColParams p,
+                                                                                                  int col_blocks) {
     if constexpr (kLog2 > 0) {
         a.n = p.n = 1 << kLog2;
         a.log2n = p.log2n = kLog2;
     }
-    if constexpr (kWarpRows) {
-        if (int(blockIdx.x) < row_blocks) rows_c2c_warp_block<kInv>(a.in, a.out, a.rows, a.lines, a.group_log2, blockIdx.x);
-    } else if (int(blockIdx.x) < row_blocks)
+    if (int(blockIdx.x) < row_blocks)
         rows_c2c_block<kInv, kLog2>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, blockIdx.x,
                                     a.line_barriers);
     cooperative_groups::this_grid().sync();
@@ -1012,10 +907,7 @@ void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStre
 using OneLaunchKernel = void (*)(RowArgs, int, ColParams, int);
 // square_log2: log2 of the side of a square plane (0: not square). The common shapes (square, 256-thread
 // blocks, 256^2..1024^2) have their lengths compiled in.
-// warp_rows: the 1024^2 kernel with the rows one warp each (m74; FastFft::warp_rows says where it applies).
-OneLaunchKernel one_launch_kernel(bool inverse, int bound, int square_log2, bool warp_rows) {
-    if (warp_rows)
-        return inverse ? fast_c2c_one_launch_kernel<true, 256, 10, true> : fast_c2c_one_launch_kernel<false, 256, 10, true>;
+OneLaunchKernel one_launch_kernel(bool inverse, int bound, int square_log2) {
     if (bound == 256 && square_log2 >= 8 && square_log2 <= 10) {
         auto pick = [&](auto l2) -> OneLaunchKernel {
             constexpr int L = decltype(l2)::value;
@@ -1128,17 +1020,14 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         const int col_grid = (width + C - 1) / C;
         const int block = std::max(threads, C * (ncol / elems_per_thread(ncol)));
         const int smem_one = std::max(smem, C * p.col_stride * int(sizeof(float2)));
-        const bool warp = warp_rows(width, height, block, lines);
-        auto kernel = one_launch_kernel(inverse, bound_for(block), width == height ? ilog2(width) : 0, warp);
+        auto kernel = one_launch_kernel(inverse, bound_for(block), width == height ? ilog2(width) : 0);
         int rg = row_grid, cg = col_grid;
         void* args[] = {const_cast<RowArgs*>(&a), &rg, &p, &cg};
         launch_setup(kernel, smem_one);
         CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(std::max(row_grid, col_grid)),
                                                dim3(block), args, std::size_t(smem_one), s));
         CUDA_CHECK_LAUNCH("fast_c2c_one_launch_kernel");
-        mark(timer,
-             std::string("fast C2C in one launch: row FFTs") + (warp ? " (a warp a row)" : "") +
-                 ", grid barrier, column FFTs" + (in_place ? " (in place)" : ""),
+        mark(timer, std::string("fast C2C in one launch: row FFTs, grid barrier, column FFTs") + (in_place ? " (in place)" : ""),
              double(width) * height * 32.0);
         return;
     }
@@ -1160,14 +1049,6 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     mark(timer, sub == 2 ? "fast pass 2: column FFTs (two halves)" : "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
-bool FastFft::warp_rows(int width, int height, int block, int lines) const {
-    // The kernel's block is 256 threads (its rows' warps the first `lines`), and its rows' shared memory,
-    // kWarpLineSlots a warp, within what the 16-points-a-thread rows of the same lines take.
-    static_assert(kWarpLineSlots <= mixed_radix::padded_len(1024), "the warp rows fit the row blocks' shared memory");
-    return variant_.warp_rows && width == 1024 && height == 1024 && bound_for(block) == 256 && block == 256 &&
-           lines <= block / 32;
-}
-
 int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
     if (!variant_.one_launch || !pow2_sizes(width, height) || double(width) * height > kOneLaunchMaxPoints ||
         height == 8192)
@@ -1186,8 +1067,7 @@ int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
     CUDA_CHECK(cudaGetDevice(&device));
     CUDA_CHECK(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device));
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    auto kernel = one_launch_kernel(inverse, bound_for(block), width == height ? ilog2(width) : 0,
-                                    warp_rows(width, height, block, lines));
+    auto kernel = one_launch_kernel(inverse, bound_for(block), width == height ? ilog2(width) : 0);
     launch_setup(kernel, smem);
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, std::size_t(smem)));
     // Every block must be resident at once for the grid barrier; otherwise two launches.

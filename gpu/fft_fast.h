@@ -158,10 +158,6 @@ public:
         // threads instead of the block's __syncthreads (rows_c2c_block, PERF_NOTES.md m72): a line whose loads have
         // landed goes on without waiting for the block's slowest line. Off: the benchmark's before/after.
         bool line_barriers = true;
-        // The 1024^2 one-launch C2C's rows one warp each, 32 points a thread in two radix-32 passes with one exchange
-        // on __syncwarp (rows_c2c_warp_block, PERF_NOTES.md m74), rather than two warps a row in three passes with two
-        // exchanges on the line's barrier. Off: the benchmark's before/after.
-        bool warp_rows = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
@@ -194,9 +190,6 @@ private:
     // variant says so and a row's threads fit the row block with the paired rows. One rule for c2c() and
     // c2c_in_place(), which never runs the split in place.
     bool split_c2c(int width, int height) const;
-    // Whether the one-launch C2C of width x height in blocks of `block` threads, `lines` rows a block, takes the rows
-    // one warp each (Variant::warp_rows: 1024^2 in 256-thread blocks).
-    bool warp_rows(int width, int height, int block, int lines) const;
     // Whether a column pass of `sub` FFTs a column runs a group's halves as neighbouring blocks (ColParams).
     bool halves_adjacent(int sub) const { return sub == 2 && variant_.split_halves_adjacent; }
     // The columns a transposed R2C's power-of-two column block takes, of C grouped by the row pass (2^group_log2 =

@@ -191,7 +191,6 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "narrow_column_blocks") return &FastFft::Variant::narrow_column_blocks;
     if (name == "in_place_c2c") return &FastFft::Variant::in_place_c2c;
     if (name == "line_barriers") return &FastFft::Variant::line_barriers;
-    if (name == "warp_rows") return &FastFft::Variant::warp_rows;
     return nullptr;
 }
 

@@ -264,56 +264,6 @@ TEST_F(FastFft, LineBarriersGiveTheSameBytes) {
                 }
 }
 
-// m74: the 1024^2 one-launch C2C with its rows one warp each (32 points a thread, two radix-32 passes) against the
-// same kernel's two-warps-a-row rows: both match FFTW, the warp rows no less accurately (within 1.5x and 1e-6), in
-// place and through the scratch (grouped), both directions. Where the warp rows apply the one launch must run.
-TEST_F(FastFft, WarpRowsMatchFftwAsTheTwoWarpRowsDo) {
-    Rng rng;
-    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    const int w = 1024, h = 1024;
-    const std::size_t n = std::size_t(w) * h;
-    for (bool in_place : {true, false})
-        for (bool inverse : {false, true}) {
-            const std::vector<cf> x = rng.complex(n);
-            const std::vector<cd> want = dft2d(widen(x), h, w, inverse);
-            double err[2] = {0, 0};
-            std::vector<cf> got[2];
-            std::string what = std::string(in_place ? "in place" : "through the scratch") + (inverse ? ", inverse" : ", forward");
-            for (bool warp : {true, false}) {
-                gpu::FastFft fast;
-                gpu::FastFft::Variant v;
-                v.warp_rows = warp;
-                v.in_place_c2c = in_place;
-                fast.set_variant(v);
-                ASSERT_GT(fast.one_launch_blocks(w, h, inverse), 0) << what << (warp ? ", warp rows" : "");
-                got[warp ? 0 : 1] = run_c2c(fast, x, w, h, inverse);
-                err[warp ? 0 : 1] = rel_l2(got[warp ? 0 : 1], want);
-            }
-            // Two algorithms round differently: equal bytes would mean the switch did not reach the kernel.
-            EXPECT_NE(0, std::memcmp(got[0].data(), got[1].data(), n * sizeof(cf))) << what << ": the warp rows did not run";
-            EXPECT_LT(err[0], 1e-5) << what << ", warp rows";
-            EXPECT_LT(err[1], 1e-5) << what << ", two warps a row";
-            EXPECT_LE(err[0], 1.5 * err[1] + 1e-6) << what;
-            std::printf("[ fast     ] 1024x1024 %s: rel L2 vs FFTW, warp rows %.3g, two warps a row %.3g\n", what.c_str(),
-                        err[0], err[1]);
-        }
-    // Elsewhere the switch changes nothing: the same bytes on and off.
-    for (auto [cw, ch] : {std::pair{512, 512}, std::pair{1024, 512}, std::pair{2048, 2048}}) {
-        const std::size_t cn = std::size_t(cw) * ch;
-        if (small_run() && cn > (1u << 20)) continue;
-        const std::vector<cf> x = rng.complex(cn);
-        std::vector<cf> got[2];
-        for (bool warp : {true, false}) {
-            gpu::FastFft fast;
-            gpu::FastFft::Variant v;
-            v.warp_rows = warp;
-            fast.set_variant(v);
-            got[warp ? 0 : 1] = run_c2c(fast, x, cw, ch, false);
-        }
-        EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), cn * sizeof(cf))) << cw << "x" << ch;
-    }
-}
-
 // m58: a power-of-two C2C whose plane fits in L2 runs in place, in one launch or two: the same transform as through
 // the scratch, and the scratch (poisoned) left as it was. Other sizes (mixed radices, Bluestein, over the L2) use
 // the scratch.
