@@ -1003,7 +1003,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     // The column pass's blocks take C columns each; the row pass writes them grouped for it (a contiguous run
     // per block) when the variant says so.
     const bool in_place = c2c_in_place(width, height);
-    const int C = cols_per_block(ncol, width, col_threads(ncol));
+    const int C = cols_per_block(ncol, width, c2c_col_threads(width, ncol, in_place));
     // In place (m58): the rows row-major back into `data`, the columns from there (a block's C columns are its
     // own: it reads them all before it writes them).
     float2* const between = in_place ? data : scratch;
@@ -1045,7 +1045,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
          std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
              (group_log2 >= 0 ? " (grouped for the columns)" : "") + (in_place ? " (in place)" : ""),
          double(width) * height * 16.0);
-    run_cols(inverse, p, col_threads(ncol), variant_.bank_stride, s, dependent_);
+    run_cols(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
     mark(timer, sub == 2 ? "fast pass 2: column FFTs (two halves)" : "fast pass 2: column FFTs", double(width) * height * 16.0);
 }
 
@@ -1059,7 +1059,7 @@ int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
     const int lines = lines_per_block(width, rows_threads_, height);
     const int row_threads = lines * (width / elems_per_thread(width));
     const int row_smem = lines * padded_len(width) * int(sizeof(float2));
-    const int C = cols_per_block(height, width, col_threads(height));
+    const int C = cols_per_block(height, width, c2c_col_threads(width, height, c2c_in_place(width, height)));
     const int block = std::max(row_threads, C * (height / elems_per_thread(height)));
     const int smem = std::max(row_smem, C * column_stride(height, C, variant_.bank_stride) * int(sizeof(float2)));
     const int grid = std::max((height + lines - 1) / lines, (width + C - 1) / C);

@@ -158,6 +158,10 @@ public:
         // threads instead of the block's __syncthreads (rows_c2c_block, PERF_NOTES.md m72): a line whose loads have
         // landed goes on without waiting for the block's slowest line. Off: the benchmark's before/after.
         bool line_barriers = true;
+        // The power-of-two 2048^2 C2C in place: its columns eight a block of 1024 threads (c2c_col_threads,
+        // PERF_NOTES.md m75), the benchmark's best block there in every H100 run, rather than col_threads' four. Off:
+        // the benchmark's before/after.
+        bool wide_2048_columns = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
@@ -196,6 +200,13 @@ private:
     // C; -1: not grouped): C, or C / 2 where Variant::narrow_column_blocks says so.
     int narrow_columns(int C, int group_log2) const;
     int col_threads(int n) const { return cols_threads_ > 0 ? cols_threads_ : std::clamp(n / 4, 256, 1024); }
+    // The power-of-two C2C's column blocks of `n`-point columns in a plane `width` wide (its column pass and the
+    // one-launch shape, which must agree): col_threads, but eight columns (1024 threads) at 2048² in place where
+    // Variant::wide_2048_columns says so (m75: there 4.5-5% faster; through the grouped scratch, 4096 x 2048, 5% slower).
+    int c2c_col_threads(int width, int n, bool in_place) const {
+        return cols_threads_ == 0 && n == 2048 && width == 2048 && in_place && variant_.wide_2048_columns ? 1024
+                                                                                                        : col_threads(n);
+    }
     // The mixed kernels' column blocks: up to this many threads (cols_threads_, else kMixedColThreads).
     int mixed_col_threads() const { return cols_threads_ > 0 ? cols_threads_ : kMixedColThreads; }
     // The mixed-radix passes' block sizes (C2C through mixed_c2c_threads, R2C, its transposed form, the picture): rows

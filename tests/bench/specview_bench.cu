@@ -191,6 +191,7 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "narrow_column_blocks") return &FastFft::Variant::narrow_column_blocks;
     if (name == "in_place_c2c") return &FastFft::Variant::in_place_c2c;
     if (name == "line_barriers") return &FastFft::Variant::line_barriers;
+    if (name == "wide_2048_columns") return &FastFft::Variant::wide_2048_columns;
     return nullptr;
 }
 
@@ -556,11 +557,17 @@ int main(int argc, char** argv) {
         if (n0 == n) w_c2c = whole_fast(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
         // What the engine runs at a power of two (FastFft's own block sizes and variant), whole: the sweep's best above
         // need not be it (at 2048^2 the sweep takes 1024-thread column blocks, FastFft 512).
-        double w_c2c_own = 0;
+        double w_c2c_own = 0, w_c2c_own_ab = 0;  // (the latter with --ab's switch off)
         if (n0 == n) {
             fast.reset_block_threads();
             fast.set_variant(FastFft::Variant{});
             w_c2c_own = whole(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
+            if (ab) {
+                FastFft::Variant off;
+                off.*ab = false;
+                fast.set_variant(off);
+                w_c2c_own_ab = whole(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
+            }
             fast.set_variant(fast_variant);
             fast.set_block_threads(fast_rows, fast_cols);
         }
@@ -818,6 +825,9 @@ int main(int argc, char** argv) {
         if (w_c2c_own > 0) {
             std::printf("  whole C2C at FastFft's own block sizes and variant (what the engine runs), ms: %.4f "
                         "(the sweep's best: %.4f)\n", w_c2c_own, w_c2c.on);
+            if (ab)
+                std::printf("  the same with %s on | off (--ab), ms: %.4f | %.4f (%+.1f%%)\n", ab_name.c_str(), w_c2c_own,
+                            w_c2c_own_ab, 100.0 * (w_c2c_own / w_c2c_own_ab - 1));
             csv.row(label, "custom-fast C2C, whole, FastFft's block sizes", "dependent launches on", "total", w_c2c_own, 0,
                     copy_gbps);
         }

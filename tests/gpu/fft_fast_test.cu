@@ -264,6 +264,35 @@ TEST_F(FastFft, LineBarriersGiveTheSameBytes) {
                 }
 }
 
+// m75: the 2048^2 C2C in place with its columns eight a block (Variant::wide_2048_columns) or four: each column's
+// arithmetic is the same, so the same bytes, and FFTW's transform, both directions. The other shapes with 2048-point
+// columns (one launch at 512 x 2048, through the scratch) keep four a block: the switch must not change their bytes.
+TEST_F(FastFft, Wide2048ColumnsGiveTheSameBytes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    for (auto [w, h] : {std::pair{512, 2048}, std::pair{2048, 2048}, std::pair{4096, 2048}, std::pair{64, 2048}})
+        for (bool in_place : {true, false})
+            for (bool inverse : {false, true}) {
+                const std::size_t n = std::size_t(w) * h;
+                if (small_run() && n > (1u << 20)) continue;
+                const std::vector<cf> x = rng.complex(n);
+                std::vector<cf> got[2];
+                std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward") +
+                                   (in_place ? ", in place" : ", through the scratch");
+                for (bool wide : {true, false}) {
+                    gpu::FastFft fast;
+                    gpu::FastFft::Variant v;
+                    v.wide_2048_columns = wide;
+                    v.in_place_c2c = in_place;
+                    fast.set_variant(v);
+                    if (wide) what += fast.one_launch_blocks(w, h, inverse) > 0 ? ", one launch" : ", two launches";
+                    got[wide ? 0 : 1] = run_c2c(fast, x, w, h, inverse);
+                }
+                EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), n * sizeof(cf))) << what;
+                EXPECT_LT(rel_l2(got[0], dft2d(widen(x), h, w, inverse)), 1e-5) << what;
+            }
+}
+
 // m58: a power-of-two C2C whose plane fits in L2 runs in place, in one launch or two: the same transform as through
 // the scratch, and the scratch (poisoned) left as it was. Other sizes (mixed radices, Bluestein, over the L2) use
 // the scratch.
