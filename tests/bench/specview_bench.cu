@@ -556,7 +556,8 @@ int main(int argc, char** argv) {
         fast.set_block_threads(fast_rows, fast_cols);
         if (n0 == n) w_c2c = whole_fast(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
         // What the engine runs at a power of two (FastFft's own block sizes and variant), whole: the sweep's best above
-        // need not be it (at 2048^2 the sweep takes 1024-thread column blocks, FastFft 512).
+        // need not be it (at 2048^2 the sweep took 1024-thread column blocks, FastFft 512, until m75). With --ab, also
+        // with the switch off.
         double w_c2c_own = 0, w_c2c_own_ab = 0;  // (the latter with --ab's switch off)
         if (n0 == n) {
             fast.reset_block_threads();
