@@ -184,9 +184,9 @@ int main(int argc, char** argv) {
     std::printf("  empty, plain %.4f, cooperative %.4f, cooperative + dependent %.4f, plain + dependent %.4f\n",
                 launch_cost(s, empty_kernel, false, false), launch_cost(s, empty_kernel, true, false),
                 launch_cost(s, empty_kernel, true, true), launch_cost(s, empty_kernel, false, true));
-    std::printf("  grid.sync(), cooperative %.4f, cooperative + dependent %.4f; own barrier, plain %.4f\n",
+    std::printf("  grid.sync(), cooperative %.4f, cooperative + dependent %.4f; own barrier, cooperative %.4f, plain %.4f\n",
                 launch_cost(s, cg_barrier_kernel, true, false), launch_cost(s, cg_barrier_kernel, true, true),
-                launch_cost(s, own_barrier_kernel, false, false));
+                launch_cost(s, own_barrier_kernel, true, false), launch_cost(s, own_barrier_kernel, false, false));
     std::printf("ms, medians of %d (stream: of 11 blocks of 50)\n", reps);
     std::printf("%-10s %-8s %8s %8s %8s %8s\n", "size", "who", "plain", "gated", "host", "stream");
     for (int side : sides) {
