@@ -201,6 +201,9 @@ int main(int argc, char** argv) {
     std::string csv_path = "specview-bench.csv";
     int reps = 50;
     bool sweep = true;
+    // --quick: custom-fast at FastFft's own block sizes and variant only, none of its block-size sweeps (the C2C's,
+    // the picture's, the exact sizes'): a shorter run for --ab comparisons, which time what the engine runs.
+    bool quick = false;
     std::string ab_name;
     VariantSwitch ab = nullptr;
     std::vector<std::pair<int, int>> sizes;
@@ -209,6 +212,7 @@ int main(int argc, char** argv) {
         if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
         else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
         else if (a == "--no-sweep") sweep = false;
+        else if (a == "--quick") quick = true;
         else if (a == "--ab" && i + 1 < argc && (ab = ab_flag(argv[i + 1]))) ab_name = argv[++i];
         else if (a == "--sizes" && i + 1 < argc) {
             std::string list = argv[++i];
@@ -222,9 +226,10 @@ int main(int argc, char** argv) {
                 p = q + 1;
             }
         } else {
-            std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--ab FLAG]\n"
+            std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--quick] [--ab FLAG]\n"
+                         "  --no-sweep: no sweep of the seed pipeline's settings; --quick: none of custom-fast's block-size sweeps\n"
                          "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
-                         "        narrow_column_blocks, in_place_c2c, line_barriers\n",
+                         "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns\n",
                          argv[0]);
             return a == "--help" ? 0 : 2;
         }
@@ -531,7 +536,21 @@ int main(int argc, char** argv) {
         auto variant_name = [](const FastFft::Variant& v) {
             return "g" + std::to_string(v.grouped) + "b" + std::to_string(v.bank_stride) + "s" + std::to_string(v.split);
         };
-        for (int vi = 0; vi < 5; ++vi) {
+        // The block sizes the sweeps leave in `fast`: their best, or with --quick FastFft's own (rows 0: not set).
+        auto use_blocks = [&](int rows, int cols) {
+            if (rows == 0) fast.reset_block_threads();
+            else fast.set_block_threads(rows, cols);
+        };
+        auto blocks_name = [](int rows, int cols) {
+            return rows == 0 ? std::string("own blocks") : "R" + std::to_string(rows) + "/C" + std::to_string(cols);
+        };
+        if (quick) {
+            fast.set_variant(fast_variant);
+            fast.reset_block_threads();
+            st_fast = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
+            fast_sweep = " none (--quick: FastFft's own block sizes)";
+        }
+        for (int vi = 0; vi < (quick ? 0 : 5); ++vi) {
             const FastFft::Variant var = variants[vi];
             if (var.split && h != 8192) continue;  // the same as the one before
             fast.set_variant(var);
@@ -553,7 +572,7 @@ int main(int argc, char** argv) {
                 }
         }
         fast.set_variant(fast_variant);
-        fast.set_block_threads(fast_rows, fast_cols);
+        use_blocks(fast_rows, fast_cols);
         if (n0 == n) w_c2c = whole_fast(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
         // What the engine runs at a power of two (FastFft's own block sizes and variant), whole: the sweep's best above
         // need not be it (at 2048^2 the sweep took 1024-thread column blocks, FastFft 512, until m75). With --ab, also
@@ -570,7 +589,7 @@ int main(int argc, char** argv) {
                 w_c2c_own_ab = whole(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
             }
             fast.set_variant(fast_variant);
-            fast.set_block_threads(fast_rows, fast_cols);
+            use_blocks(fast_rows, fast_cols);
         }
         // Where the C2C runs as one cooperative launch (PERF_NOTES.md s3), the same in two launches.
         StageStats st_fast_two;
@@ -589,6 +608,7 @@ int main(int argc, char** argv) {
         for (bool bank : {false, true})
             for (int rt : {256, 512, 1024})
                 for (int ct : {512, 1024}) {
+                    if (quick) break;
                     fast.set_variant({true, bank, true});
                     fast.set_block_threads(rt, ct);
                     const double ms = measure(2, 9, s, nullptr, [&](StageTimer& t) {
@@ -602,9 +622,10 @@ int main(int argc, char** argv) {
                     }
                 }
         fast.set_variant({true, pic_bank, true});
-        fast.set_block_threads(pic_rows, pic_cols);
-        fast_sweep += "\n                        picture best b" + std::to_string(pic_bank) + " R" + std::to_string(pic_rows) +
-                      "/C" + std::to_string(pic_cols);
+        use_blocks(pic_rows, pic_cols);
+        if (!quick)
+            fast_sweep += "\n                        picture best b" + std::to_string(pic_bank) + " R" + std::to_string(pic_rows) +
+                          "/C" + std::to_string(pic_cols);
         StageStats e2e_fast_cold = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
         });
@@ -648,10 +669,18 @@ int main(int argc, char** argv) {
         bool fast_x_grouped = true;
         std::string fast_x_sweep;
         if (n0 != n) {
+            if (quick) {
+                fast_x_rows = 0;
+                fast.set_variant(FastFft::Variant{});
+                fast.reset_block_threads();
+                st_fast_x = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                fast_x_sweep = " none (--quick)";
+            }
             // g0: not grouped; g1: grouped; g1u: grouped, no kernel with its registers capped (m28's before).
             for (int layout : {0, 1, 2})
                 for (int rt : {128, 256, 512, 1024})
                     for (int ct : {384, 512, 768, 1024}) {
+                        if (quick) break;
                         const bool grouped = layout > 0;
                         FastFft::Variant v{grouped, true, true};
                         v.capped_registers = layout != 2;
@@ -675,7 +704,7 @@ int main(int argc, char** argv) {
                         }
                     }
             fast.set_variant({fast_x_grouped, true, true});
-            fast.set_block_threads(fast_x_rows, fast_x_cols);
+            use_blocks(fast_x_rows, fast_x_cols);
             restore();
             fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr);
             CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), n0 * sizeof(float2), cudaMemcpyDeviceToDevice, s));
@@ -745,7 +774,7 @@ int main(int argc, char** argv) {
         print_stages(("custom (best of " + std::to_string(tried) + ")").c_str(), cfg_name(best, p_best), st_best);
         print_stages("custom-fast C2C",
                      (one_blocks > 0 ? "one launch of " + std::to_string(one_blocks) + " blocks, " : "two passes, ") +
-                         variant_name(fast_variant) + " R" + std::to_string(fast_rows) + "/C" + std::to_string(fast_cols),
+                         variant_name(fast_variant) + " " + blocks_name(fast_rows, fast_cols),
                      st_fast);
         if (!st_fast_two.total.empty()) print_stages("custom-fast C2C, two launches", "", st_fast_two);
         std::printf("      block-size sweep:%s\n", fast_sweep.c_str());
@@ -782,8 +811,7 @@ int main(int argc, char** argv) {
                     st_fast_r2c.median_total() / peer_r2c, st_fast_r2c_t.median_total() / peer_r2c,
                     n0 != n ? " (custom-fast padded)" : "");
         if (n0 != n) {
-            print_stages("custom-fast C2C, unpadded", "mixed radix g" + std::to_string(fast_x_grouped) + " R" + std::to_string(fast_x_rows) +
-                                                          "/C" + std::to_string(fast_x_cols), st_fast_x);
+            print_stages("custom-fast C2C, unpadded", "mixed radix g" + std::to_string(fast_x_grouped) + " " + blocks_name(fast_x_rows, fast_x_cols), st_fast_x);
             std::printf("      block-size sweep (ms):%s\n", fast_x_sweep.c_str());
             {
                 const auto [rt, ct] = fast.mixed_c2c_threads(h0);
