@@ -1,6 +1,9 @@
 #include "gpu/cuda_check.h"
 
+#include <map>
+#include <mutex>
 #include <sstream>
+#include <utility>
 
 namespace specview::gpu::detail {
 
@@ -29,6 +32,19 @@ const char* cufft_result_name(cufftResult r) {
         case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
         default: return "CUFFT_UNKNOWN_ERROR";
     }
+}
+
+void ensure_dynamic_smem(const void* func, int bytes) {
+    if (bytes <= 48 * 1024) return;
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    static std::mutex mu;
+    static std::map<std::pair<const void*, int>, int> limits;  // (kernel, device) -> the limit set
+    const std::lock_guard<std::mutex> lock(mu);
+    int& have = limits[{func, device}];
+    if (have >= bytes) return;
+    CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    have = bytes;
 }
 
 void throw_cufft(cufftResult r, const char* call, const char* file, int line) {

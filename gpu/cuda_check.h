@@ -15,6 +15,13 @@ namespace specview::gpu::detail {
 [[noreturn]] void throw_cufft(cufftResult r, const char* call, const char* file, int line);
 const char* cufft_result_name(cufftResult r);
 
+// A kernel launched with over 48 KiB of dynamic shared memory must first be allowed it
+// (cudaFuncAttributeMaxDynamicSharedMemorySize). That limit is the function's, shared by every host thread and stream,
+// so it is only ever raised here: once per kernel and device to the largest size asked for, under a lock. Set on every
+// launch to that launch's size, as before, a smaller launch could lower it under a larger one from another thread,
+// and each launch paid a driver call (PERF_NOTES.md m77). Nothing here calls cudaDeviceReset, which would forget it.
+void ensure_dynamic_smem(const void* func, int bytes);
+
 }  // namespace specview::gpu::detail
 
 #define CUDA_CHECK(call)                                                                   \

@@ -85,8 +85,7 @@ KernelResources kernel_resources(const void* func, const char* name, int threads
     CUDA_CHECK(cudaFuncGetAttributes(&fa, func));
     r.registers_per_thread = fa.numRegs;
     r.static_smem_bytes = int(fa.sharedSizeBytes);
-    if (dyn_smem > 48 * 1024)
-        CUDA_CHECK(cudaFuncSetAttribute(func, cudaFuncAttributeMaxDynamicSharedMemorySize, dyn_smem));
+    detail::ensure_dynamic_smem(func, dyn_smem);
     int blocks = 0;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, func, threads, dyn_smem));
     r.active_blocks_per_sm = blocks;

@@ -198,11 +198,10 @@ __device__ __forceinline__ void flush_range(unsigned int* minmax, float lo, floa
     }
 }
 
-// Kernels with over 48 KiB of dynamic shared memory have to say so before their launch.
+// Kernels with over 48 KiB of dynamic shared memory have to say so before their launch (detail::ensure_dynamic_smem).
 template <class Kernel>
 void launch_setup(Kernel k, int smem) {
-    if (smem > 48 * 1024)
-        CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    detail::ensure_dynamic_smem(reinterpret_cast<const void*>(k), smem);
 }
 
 // ---- Programmatic dependent launch (Hopper; PERF_NOTES.md m26) ----

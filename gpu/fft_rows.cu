@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "gpu/cuda_check.h"
 #include "gpu/device_info.h"
 #include "gpu/errors.h"
 
@@ -366,9 +367,7 @@ float2* run_row_fft(const RowFftPlan& p, const float* real_in, const float2* in,
     }
     const bool r = cur_real != nullptr;
     LocalKernel k = local_kernel(r, inverse, p.per_thread);
-    if (p.smem_bytes > 48 * 1024)
-        CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(k), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        p.smem_bytes));
+    detail::ensure_dynamic_smem(reinterpret_cast<const void*>(k), p.smem_bytes);
     const long long slots = (long long)p.rows << p.global_stages;
     const bool natural = stop.natural_order && stages == p.log2n;
     k<<<p.blocks, p.threads, p.smem_bytes, stream>>>(cur_real, cur, out, p.log2n, p.log2l, slots, p.block_height,

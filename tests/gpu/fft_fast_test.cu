@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <cstdlib>
 #include <limits>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 
@@ -901,6 +903,57 @@ TEST_F(FastFft, MixedRadixPictureMatchesTheCpuPicture) {
                 for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
     for (auto [w, h] : {std::pair{1920, 1080}, std::pair{1009, 1013}})
         expect_picture_like_the_cpus(rng, fast, w, h, View::LogMag, RangeMode::Auto, true, ++version);
+}
+
+// m77: a kernel's dynamic shared-memory limit only rises (detail::ensure_dynamic_smem): a smaller request after a
+// larger one leaves the larger allowed, and two host threads launching one kernel at two sizes over 48 KiB never see
+// a launch refused (set to each launch's own size, the smaller launch's setting could land between the larger's
+// setting and its launch).
+__global__ void smem_fill_kernel(unsigned int* out, int words) {
+    extern __shared__ unsigned int smem_words[];
+    for (int i = threadIdx.x; i < words; i += blockDim.x) smem_words[i] = unsigned(i);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = smem_words[words - 1];
+}
+
+TEST_F(FastFft, DynamicSharedMemoryLimitOnlyRises) {
+    int device = 0, optin = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device), cudaSuccess);
+    const int big = std::min(optin, 160 * 1024) & ~1023, small = 64 * 1024;
+    if (big <= small) GTEST_SKIP() << "this device allows " << optin << " bytes of shared memory a block";
+    const void* f = reinterpret_cast<const void*>(smem_fill_kernel);
+    gpu::detail::ensure_dynamic_smem(f, big);
+    gpu::detail::ensure_dynamic_smem(f, small);
+    cudaFuncAttributes fa{};
+    ASSERT_EQ(cudaFuncGetAttributes(&fa, f), cudaSuccess);
+    EXPECT_GE(fa.maxDynamicSharedSizeBytes, big) << "the smaller request lowered the limit";
+    gpu::DeviceBuffer<unsigned int> out(2);
+    std::atomic<int> refused{0};
+    auto worker = [&](int bytes, int slot) {
+        cudaStream_t s = nullptr;
+        if (cudaSetDevice(device) != cudaSuccess || cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+            ++refused;
+            return;
+        }
+        for (int i = 0; i < 300; ++i) {
+            gpu::detail::ensure_dynamic_smem(f, bytes);
+            smem_fill_kernel<<<1, 128, std::size_t(bytes), s>>>(out.get() + slot, bytes / 4);
+            if (cudaPeekAtLastError() != cudaSuccess) {
+                ++refused;
+                (void)cudaGetLastError();
+            }
+        }
+        if (cudaStreamSynchronize(s) != cudaSuccess) ++refused;
+        (void)cudaStreamDestroy(s);
+    };
+    std::thread a(worker, big, 0), b(worker, small + 4096, 1);
+    a.join();
+    b.join();
+    EXPECT_EQ(refused.load(), 0) << "launches refused or failed";
+    const std::vector<unsigned int> got = download<unsigned int>(out.get(), 2);
+    EXPECT_EQ(got[0], unsigned(big / 4 - 1));
+    EXPECT_EQ(got[1], unsigned((small + 4096) / 4 - 1));
 }
 
 }  // namespace
