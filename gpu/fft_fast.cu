@@ -5,6 +5,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -447,6 +448,49 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
             half[at] = a;
             if (has_b) half[at + (1 << group_log2)] = b;  // row rb = ra + 1
         }
+    }
+}
+
+// R2C in cuFFT's layout, columns first (Variant::r2c_columns_first, PERF_NOTES.md m78), its second pass. The first
+// transformed the columns of the real plane read as an H x n complex plane, z[y][m] = x[y][2m] + i x[y][2m + 1]
+// (n = W/2), into `in` (row-major, n a row). This pass transforms its rows, so that `in` holds Z, the 2D DFT of z, and
+// unpacks: with M = conj Z[-ky][-kx], A = (Z[ky][kx] + M) / 2 and B = -i (Z[ky][kx] - M) / 2 are the spectra of the
+// even and the odd columns, and X[ky][kx] = A + W_W^kx B for kx = 0..n. Row -ky is H - ky, so a block's lines come in
+// pairs (ky, H - ky), the first pair rows 0 and H/2 (each its own mirror), and each line writes its whole output row
+// of n + 1 bins (ld apart): contiguous stores, where the rows-first R2C's column pass stores C-bin pieces of rows
+// of n + 1 bins (PERF_NOTES.md m78). `lines` is even; the grid covers rows / lines blocks.
+template <int kThreads, int kLog2>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_kernel(const float2* __restrict__ in, float2* __restrict__ half,
+                                          int n_arg, int log2n_arg, int rows, int lines, int ld) {
+    fast_detail::begin_dependent();
+    extern __shared__ float4 smem_f4[];
+    const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
+    const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
+    const int pair = int(blockIdx.x) * (lines / 2) + line / 2;
+    const bool second = (line & 1) != 0;
+    const int row = pair == 0 ? (second ? rows / 2 : 0) : (second ? rows - pair : pair);
+    const bool active = line < lines && pair < rows / 2;
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
+    const float2* msm = pair == 0 ? sm : reinterpret_cast<const float2*>(smem_f4) + (line ^ 1) * padded_len(n);
+    float2 v[kE];
+    if (active)
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) v[j] = __ldg(&in[std::size_t(row) * n + in_index(j, n, log2n, t, tpc)]);
+    stockham_line<false, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
+    stage_natural(sm, v, e, n, t, tpc, active);  // the mirror line's bins too, on the block's barrier
+    if (!active) return;
+    float2* out = half + std::size_t(row) * ld;
+    for (int k = t; k <= n; k += tpc) {
+        float2 a, b;
+        const float2 zk = sm[padi(k & (n - 1))], zm = msm[padi((n - k) & (n - 1))];
+        a = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
+        const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);  // Z - conj(mirror)
+        b = make_float2(0.5f * d.y, -0.5f * d.x);
+        float sn, cs;
+        sincospif(float(k) / float(n), &sn, &cs);  // W_W^k = exp(-2 pi i k / 2n)
+        out[k] = cadd(a, cmul(b, make_float2(cs, -sn)));
     }
 }
 
@@ -963,6 +1007,12 @@ long long FastFft::l2_bytes() const {
     return l2_bytes_;
 }
 
+bool FastFft::r2c_columns_first(const float* plane, int width, int height, bool transposed) const {
+    return variant_.r2c_columns_first && !transposed && !variant_.r2c_scratch && pow2_sizes(width, height) &&
+           double(width) * height >= double(variant_.r2c_columns_first_min_points) && width >= 2 && height >= 2 &&
+           height <= 4096 && reinterpret_cast<std::uintptr_t>(plane) % alignof(float2) == 0;
+}
+
 bool FastFft::split_c2c(int width, int height) const {
     return split_columns(width, height) && width / elems_per_thread(width) <= 512;  // (its callers' sides are powers of two)
 }
@@ -1134,6 +1184,33 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         mixed::r2c_cols_transposed(scratch.get(), half, ld, height, tables_, mixed_col_threads(height), mixed_launch(s));
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix, from the scratch, transposed out)",
              double(ld) * height * 16.0);
+        return;
+    }
+    if (r2c_columns_first(plane, width, height, transposed)) {
+        // m78: the columns of the plane read as complex pairs first, into a scratch; then the rows in pairs (ky, H - ky),
+        // unpacked into whole rows of `half` (fast_rows_r2c_last_kernel).
+        check_size(width, height);
+        const int n = width / 2;
+        DeviceBuffer<float2>& scratch = half == half_.get() ? split_ : half_;
+        if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
+        scratch.resize(std::size_t(n) * height);
+        const ColParams p = column_params(reinterpret_cast<const float2*>(plane), n, scratch.get(), n, n, width, height,
+                                          0, -1, 1);
+        run_cols(false, p, col_threads(height), variant_.bank_stride, s, dependent_);
+        mark(timer, "fast pass 1: column FFTs (the real plane as complex pairs)", double(width) * height * 8.0);
+        const int lines = std::min(height, std::max(2, lines_per_block(n, rows_threads_, height)));
+        const int threads = lines * (n / elems_per_thread(n));
+        const int smem = lines * padded_len(n) * int(sizeof(float2));
+        const int bound = bound_for(threads);
+        auto kernel = with_log2(ilog2(n), [&](auto l2) {
+            constexpr int L = decltype(l2)::value;
+            return bound == 256 ? fast_rows_r2c_last_kernel<256, L>
+                   : bound == 512 ? fast_rows_r2c_last_kernel<512, L> : fast_rows_r2c_last_kernel<1024, L>;
+        });
+        launch_kernel("fast_rows_r2c_last_kernel", kernel, dim3(height / lines), dim3(threads), smem, s, dependent_,
+                      static_cast<const float2*>(scratch.get()), half, n, ilog2(n), height, lines, ld);
+        mark(timer, "fast pass 2: row FFTs in pairs (ky, H - ky), unpacked -> half spectrum",
+             double(n) * height * 8.0 + double(ld) * height * 8.0);
         return;
     }
     const bool split = split_columns(width, height);  // powers of two both

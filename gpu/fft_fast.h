@@ -162,6 +162,14 @@ public:
         // PERF_NOTES.md m75), the benchmark's best block there in every H100 run, rather than col_threads' four. Off:
         // the benchmark's before/after.
         bool wide_2048_columns = true;
+        // R2C in cuFFT's layout at powers of two (heights 2 to 4096, not transposed) columns first: the columns of the
+        // real plane read as an H x W/2 complex plane into a scratch, then the rows in pairs (ky, H - ky), each
+        // unpacked into a whole output row of W/2 + 1 bins (r2c_columns_first, PERF_NOTES.md m78), rather than the
+        // real rows first and the W/2 + 1 columns in place. Off: the benchmark's before/after. From
+        // r2c_columns_first_min_points points up: on the H200 it was 14-16% faster at 1024^2 and 4096^2, 3-6% at 2048^2,
+        // and 19-21% slower at 512^2 (its two passes there have 128 blocks each, half-sector column pieces).
+        bool r2c_columns_first = true;
+        long long r2c_columns_first_min_points = 1 << 20;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
@@ -178,6 +186,10 @@ public:
     // both sides powers of two, the plane (8 bytes a point) at most the device's L2 cache, and not the split
     // 8192-point columns. The one-launch C2C (up to 1024^2) runs in place too.
     bool c2c_in_place(int width, int height) const;
+    // Whether r2c() goes columns first (Variant::r2c_columns_first): powers of two of at least
+    // r2c_columns_first_min_points points, not transposed, heights 2 to 4096 (8192-point columns take the split, rows
+    // first), and a plane that can be read as float2.
+    bool r2c_columns_first(const float* plane, int width, int height, bool transposed) const;
 
 private:
     // group_log2 >= 0: the half spectrum grouped for the column blocks (2^group_log2 bins of a row together, the last

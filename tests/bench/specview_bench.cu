@@ -192,6 +192,7 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "in_place_c2c") return &FastFft::Variant::in_place_c2c;
     if (name == "line_barriers") return &FastFft::Variant::line_barriers;
     if (name == "wide_2048_columns") return &FastFft::Variant::wide_2048_columns;
+    if (name == "r2c_columns_first") return &FastFft::Variant::r2c_columns_first;
     return nullptr;
 }
 
@@ -229,7 +230,8 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--quick] [--ab FLAG]\n"
                          "  --no-sweep: no sweep of the seed pipeline's settings; --quick: none of custom-fast's block-size sweeps\n"
                          "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
-                         "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns\n",
+                         "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns,\n"
+                         "        r2c_columns_first\n",
                          argv[0]);
             return a == "--help" ? 0 : 2;
         }

@@ -390,6 +390,86 @@ TEST_F(FastFft, RealSpectrumMatchesFftw) {
     std::printf("[ fast     ] real-input worst relative L2 error vs FFTW (double): %.3g\n", worst);
 }
 
+// m78: the power-of-two R2C in cuFFT's layout columns first (the plane's columns as complex pairs, then the rows in
+// pairs (ky, H - ky) unpacked into whole output rows) against FFTW and against the rows-first path it replaces, at
+// the edges of its rule (height 2, width 2, one row of 8192 pairs, 4096-point columns; forced below its 1M-point
+// threshold) and at the block sizes the benchmark sweeps; through the caller's buffer and through real_spectrum (whose
+// own half_ buffer makes r2c take the other scratch). Heights of 1 and 8192, a transposed output, a plane that cannot
+// be read as float2 and, by default, fewer than 1M points go rows first.
+TEST_F(FastFft, R2cColumnsFirstMatchesFftwAndTheRowsFirstPath) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    for (auto [w, h] : {std::pair{2, 2}, std::pair{2, 64}, std::pair{64, 2}, std::pair{4, 4}, std::pair{16384, 2},
+                        std::pair{32, 4096}, std::pair{1024, 1024}, std::pair{512, 256}, std::pair{2048, 2048},
+                        std::pair{4096, 4096}}) {
+        const std::size_t n = std::size_t(w) * h;
+        if (small_run() && n > (1u << 20)) continue;
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        const std::vector<float> x = rng.real(n);
+        const std::vector<cd> full = dft2d(widen(x), h, w);
+        const std::vector<cd> want = half_spectrum(full, w, h);
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, x);
+        for (auto [rows, cols] : {std::pair{0, 0}, std::pair{1024, 1024}, std::pair{512, 256}}) {
+            std::vector<cf> got[2];
+            for (bool first : {true, false}) {
+                gpu::FastFft fast;
+                gpu::FastFft::Variant v;
+                v.r2c_columns_first = first;
+                v.r2c_columns_first_min_points = 0;
+                fast.set_variant(v);
+                if (rows) fast.set_block_threads(rows, cols);
+                EXPECT_EQ(first, fast.r2c_columns_first(plane.get(), w, h, false)) << what;
+                gpu::DeviceBuffer<float2> half(want.size());
+                poison(half);
+                fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
+                got[first ? 0 : 1] = download<cf>(half.get(), want.size());
+                const std::string how = what + (first ? " columns first" : " rows first") + ", block threads " +
+                                        std::to_string(rows) + "/" + std::to_string(cols);
+                EXPECT_LT(rel_l2(got[first ? 0 : 1], want), 1e-5) << how;
+                if (first && rows == 0) {  // twice more: the scratch it made is reused; real_spectrum's own buffer
+                    poison(half);
+                    fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
+                    EXPECT_LT(rel_l2(download<cf>(half.get(), want.size()), want), 1e-5) << how << ", again";
+                    gpu::DeviceBuffer<float2> whole(n);
+                    poison(whole);
+                    fast.real_spectrum(plane.get(), w, h, whole.get(), nullptr, nullptr);
+                    EXPECT_LT(rel_l2(download<cf>(whole.get(), n), full), 1e-5) << how << ", real_spectrum";
+                }
+            }
+            // Different arithmetic, the same transform: within float rounding of each other.
+            EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
+        }
+    }
+    gpu::FastFft fast;
+    gpu::DeviceBuffer<float> plane(2 * 64 + 1);
+    EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 512, 512, false)) << "fewer than 1M points, by default";
+    EXPECT_TRUE(fast.r2c_columns_first(plane.get(), 1024, 1024, false)) << "1M points";
+    EXPECT_TRUE(fast.r2c_columns_first(plane.get(), 16384, 64, false)) << "1M points, wide";
+    gpu::FastFft::Variant v;  // the rest of the rule, at any size
+    v.r2c_columns_first_min_points = 0;
+    fast.set_variant(v);
+    EXPECT_TRUE(fast.r2c_columns_first(plane.get(), 64, 2, false)) << "forced";
+    EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 64, 1, false)) << "one row";
+    EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 64, 8192, false)) << "8192-point columns: the split";
+    EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 64, 64, true)) << "transposed";
+    EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 60, 64, false)) << "not a power of two";
+    EXPECT_FALSE(fast.r2c_columns_first(plane.get() + 1, 64, 2, false)) << "a plane not aligned for float2";
+    {  // ... which still gives the transform, rows first
+        Rng r2;
+        const std::vector<float> x = r2.real(64 * 2);
+        gpu::DeviceBuffer<float> big;
+        std::vector<float> padded(1 + x.size());
+        std::copy(x.begin(), x.end(), padded.begin() + 1);
+        upload(big, padded);
+        const std::vector<cd> want = half_spectrum(dft2d(widen(x), 2, 64), 64, 2);
+        gpu::DeviceBuffer<float2> half(want.size());
+        poison(half);
+        fast.r2c(big.get() + 1, 64, 2, half.get(), nullptr, nullptr);
+        EXPECT_LT(rel_l2(download<cf>(half.get(), want.size()), want), 1e-5) << "unaligned plane";
+    }
+}
+
 // custom-fast's C2C and R2C error against FFTW (double) beside cuFFT's, on the same fresh inputs: with `bar`,
 // within 2x cuFFT's (issue 13's accuracy bar); always under `ceiling`. The R2C output is cuFFT's layout (height
 // rows of width/2 + 1).
