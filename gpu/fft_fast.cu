@@ -1168,7 +1168,8 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
                   bool transposed) {
     if (!half) throw ConfigError("internal: custom-fast r2c needs an output buffer");
     dependent_ = dependent_launch(width, height, false);
-    // The columns run in place on the row-major half spectrum. (Pass 1 writing them grouped for pass 2, as C2C does,
+    // Powers of two from 1M points go columns first (r2c_columns_first, m78, below). Otherwise the real rows first,
+    // then the columns in place on the row-major half spectrum. (Pass 1 writing them grouped for pass 2, as C2C does,
     // was slower here: 0.190 -> 0.218 ms at 4096^2 on the H100, PERF_NOTES.md v6: the rows of width/2 + 1 bins
     // leave pass 2's 32-byte stores straddling sectors, and pass 1's grouped stores cost more than pass 2 gained.)
     const int ld = width / 2 + 1;
