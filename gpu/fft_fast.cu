@@ -1164,6 +1164,13 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
          double(width) * height * 4.0 + double(ld) * height * 8.0);
 }
 
+float2* FastFft::r2c_scratch(const float2* half, std::size_t count) {
+    DeviceBuffer<float2>& scratch = half == half_.get() ? split_ : half_;
+    if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
+    scratch.resize(count);
+    return scratch.get();
+}
+
 void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaStream_t s, StageTimer* timer,
                   bool transposed) {
     if (!half) throw ConfigError("internal: custom-fast r2c needs an output buffer");
@@ -1178,11 +1185,9 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         // rows of `half` (each column's last pass written from registers, consecutive bins by consecutive threads).
         check_size(width, height);
         const int C = mixed::columns_per_block(height, ld, mixed_col_threads(height), tables_);
-        DeviceBuffer<float2>& scratch = half == half_.get() ? split_ : half_;
-        if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
-        scratch.resize(std::size_t((ld + C - 1) / C) * C * height);
-        rows_real(plane, width, height, s, timer, scratch.get(), ilog2(C));
-        mixed::r2c_cols_transposed(scratch.get(), half, ld, height, tables_, mixed_col_threads(height), mixed_launch(s));
+        float2* const scratch = r2c_scratch(half, std::size_t((ld + C - 1) / C) * C * height);
+        rows_real(plane, width, height, s, timer, scratch, ilog2(C));
+        mixed::r2c_cols_transposed(scratch, half, ld, height, tables_, mixed_col_threads(height), mixed_launch(s));
         mark(timer, "fast pass 2: column FFTs (half spectrum, mixed radix, from the scratch, transposed out)",
              double(ld) * height * 16.0);
         return;
@@ -1192,10 +1197,8 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         // unpacked into whole rows of `half` (fast_rows_r2c_last_kernel).
         check_size(width, height);
         const int n = width / 2;
-        DeviceBuffer<float2>& scratch = half == half_.get() ? split_ : half_;
-        if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
-        scratch.resize(std::size_t(n) * height);
-        const ColParams p = column_params(reinterpret_cast<const float2*>(plane), n, scratch.get(), n, n, width, height,
+        float2* const scratch = r2c_scratch(half, std::size_t(n) * height);
+        const ColParams p = column_params(reinterpret_cast<const float2*>(plane), n, scratch, n, n, width, height,
                                           0, -1, 1);
         run_cols(false, p, col_threads(height), variant_.bank_stride, s, dependent_);
         mark(timer, "fast pass 1: column FFTs (the real plane as complex pairs)", double(width) * height * 8.0);
@@ -1209,7 +1212,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
                    : bound == 512 ? fast_rows_r2c_last_kernel<512, L> : fast_rows_r2c_last_kernel<1024, L>;
         });
         launch_kernel("fast_rows_r2c_last_kernel", kernel, dim3(height / lines), dim3(threads), smem, s, dependent_,
-                      static_cast<const float2*>(scratch.get()), half, n, ilog2(n), height, lines, ld);
+                      static_cast<const float2*>(scratch), half, n, ilog2(n), height, lines, ld);
         mark(timer, "fast pass 2: row FFTs in pairs (ky, H - ky), unpacked -> half spectrum",
              double(n) * height * 8.0 + double(ld) * height * 8.0);
         return;
@@ -1224,11 +1227,9 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         const int C = cols_per_block(n, ld, col_threads(n));
         const int g = use_grouped(C) ? ilog2(C) : -1;
         const std::size_t need = g >= 0 ? std::size_t((ld + C - 1) / C) * C * height : std::size_t(ld) * height;
-        DeviceBuffer<float2>& scratch = half == half_.get() ? split_ : half_;
-        if (&scratch == &half_) pass1_ = {};  // no longer a picture's first pass
-        scratch.resize(need);
-        rows_real(plane, width, height, s, timer, scratch.get(), g, nullptr, split ? height / 2 : 0);
-        ColParams p = column_params(scratch.get(), ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
+        float2* const scratch = r2c_scratch(half, need);
+        rows_real(plane, width, height, s, timer, scratch, g, nullptr, split ? height / 2 : 0);
+        ColParams p = column_params(scratch, ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
         p.halves_adjacent = halves_adjacent(sub);
         if (transposed) p.cols_per_block = narrow_columns(C, g);

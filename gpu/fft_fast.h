@@ -239,6 +239,9 @@ private:
     long long l2_bytes() const;
     mutable long long l2_bytes_ = -1;
     bool use_grouped(int C) const { return variant_.grouped && C >= 4 && (C & (C - 1)) == 0; }
+    // r2c()'s scratch beside its output `half`, of at least `count` elements: split_ where `half` is half_ itself, else
+    // half_ (which then no longer holds a picture's first pass).
+    float2* r2c_scratch(const float2* half, std::size_t count);
     DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
     DeviceBuffer<float2> split_;     // r2c's split rows where the caller's output is half_ itself
     DeviceBuffer<float> values_, sorted_;
