@@ -451,6 +451,21 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
     }
 }
 
+// The columns-first R2C's output row (n + 1 bins at `out`) from Z, the 2D DFT of the plane read as complex pairs, along
+// its row (zr(i), i < n) and along its mirror row (zm(i)): with M = conj zm(-k), X[k] = (Z + M)/2 - i W_2n^k (Z - M)/2.
+template <class Zr, class Zm>
+__device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc, const Zr& zr, const Zm& zm_of) {
+    for (int k = t; k <= n; k += tpc) {
+        const float2 zk = zr(k & (n - 1)), zm = zm_of((n - k) & (n - 1));
+        const float2 a = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
+        const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);  // Z - conj(mirror)
+        const float2 b = make_float2(0.5f * d.y, -0.5f * d.x);
+        float sn, cs;
+        sincospif(float(k) / float(n), &sn, &cs);  // W_2n^k = exp(-2 pi i k / 2n)
+        out[k] = cadd(a, cmul(b, make_float2(cs, -sn)));
+    }
+}
+
 // R2C in cuFFT's layout, columns first (Variant::r2c_columns_first, PERF_NOTES.md m78), its second pass. The first
 // transformed the columns of the real plane read as an H x n complex plane, z[y][m] = x[y][2m] + i x[y][2m + 1]
 // (n = W/2), into `in` (row-major, n a row). This pass transforms its rows, so that `in` holds Z, the 2D DFT of z, and
@@ -481,17 +496,58 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
     stockham_line<false, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
     stage_natural(sm, v, e, n, t, tpc, active);  // the mirror line's bins too, on the block's barrier
     if (!active) return;
-    float2* out = half + std::size_t(row) * ld;
-    for (int k = t; k <= n; k += tpc) {
-        float2 a, b;
-        const float2 zk = sm[padi(k & (n - 1))], zm = msm[padi((n - k) & (n - 1))];
-        a = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
-        const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);  // Z - conj(mirror)
-        b = make_float2(0.5f * d.y, -0.5f * d.x);
-        float sn, cs;
-        sincospif(float(k) / float(n), &sn, &cs);  // W_W^k = exp(-2 pi i k / 2n)
-        out[k] = cadd(a, cmul(b, make_float2(cs, -sn)));
+    store_r2c_row(half + std::size_t(row) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
+                  [msm](int i) { return msm[padi(i)]; });
+}
+
+// m82: the same for 8192-point columns, split as C2C's are (v7) but the other way round. The column pass took the even
+// and the odd rows apart (the plane read as H/2 rows of 2n points, row j = rows 2j and 2j + 1: E and O, H/2 points a
+// column) into `in` (H/2 rows [E_k | O_k], 2n apart); this pass also does the columns' last radix-2 stage,
+// Z[k] = E_k + w^k O_k and Z[k + H/2] = E_k - w^k O_k (w = W_H), on the rows' spectra (the row FFT is linear, w^k constant
+// along a row). A block takes groups of four lines, E and O of rows a and b of `in`, whose output rows a, a + H/2, b and
+// b + H/2 are one another's mirrors: b = H/2 - a, or in group 0 a = 0 (rows 0 and H/2 their own) and b = H/4 (rows H/4
+// and 3H/4 each other's). rows >= 4; `lines` a multiple of four; the grid covers rows / lines blocks.
+template <int kThreads, int kLog2>
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_split_kernel(const float2* __restrict__ in, float2* __restrict__ half,
+                                          int n_arg, int log2n_arg, int rows, int lines, int ld) {
+    fast_detail::begin_dependent();
+    extern __shared__ float4 smem_f4[];
+    const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
+    const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
+    const int h2 = rows / 2, group = int(blockIdx.x) * (lines / 4) + line / 4, slot = line & 3;
+    const int a = group == 0 ? 0 : group, b = group == 0 ? h2 / 2 : h2 - group;
+    const bool active = group < rows / 4;
+    const float2* base = reinterpret_cast<const float2*>(smem_f4) + (line & ~3) * padded_len(n);  // the group's lines
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
+    float2 v[kE];
+    if (active) {
+        const float2* src = in + (std::size_t(slot < 2 ? a : b) * 2 + (slot & 1)) * n;
+#pragma unroll
+        for (int j = 0; j < kE; ++j)
+            if (j < e) v[j] = __ldg(&src[in_index(j, n, log2n, t, tpc)]);
     }
+    stockham_line<false, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
+    stage_natural(sm, v, e, n, t, tpc, active);  // the group's other lines too, on the block's barrier
+    if (!active) return;
+    const int r = slot == 0 ? a : slot == 1 ? a + h2 : slot == 2 ? b : b + h2;  // this line's output row
+    const int m = r == 0 ? 0 : rows - r;                                         // and its mirror
+    // Z of output row `row`: its source row k = row mod H/2 (a or b), and +-w^k.
+    auto source = [&](int row, const float2*& ek, const float2*& ok, float2& sw) {
+        const int k = row < h2 ? row : row - h2;
+        ek = base + (k == a ? 0 : 2) * padded_len(n);
+        ok = ek + padded_len(n);
+        float sn, cs;
+        sincospif(float(2 * k) / float(rows), &sn, &cs);
+        sw = row < h2 ? make_float2(cs, -sn) : make_float2(-cs, sn);
+    };
+    const float2 *er, *orow, *em, *om;
+    float2 wr, wm;
+    source(r, er, orow, wr);
+    source(m, em, om, wm);
+    store_r2c_row(half + std::size_t(r) * ld, n, t, tpc,
+                  [er, orow, wr](int i) { return cadd(er[padi(i)], cmul(wr, orow[padi(i)])); },
+                  [em, om, wm](int i) { return cadd(em[padi(i)], cmul(wm, om[padi(i)])); });
 }
 
 // ---- Pass 2: columns, with the epilogue the caller needs ----
@@ -891,6 +947,18 @@ decltype(auto) with_log2(int log2n, F&& f) {
     }
 }
 
+// The C2C row kernel for a direction, a launch bound (256, 512, 1024) and a row length 2^log2n.
+using RowsC2cKernel = void (*)(const float2*, float2*, int, int, int, int, int, int, int);
+RowsC2cKernel rows_c2c_kernel(bool inverse, int bound, int log2n) {
+    return with_log2(log2n, [&](auto l2) -> RowsC2cKernel {
+        constexpr int L = decltype(l2)::value;
+        return inverse ? (bound == 256 ? fast_rows_c2c_kernel<true, 256, L>
+                          : bound == 512 ? fast_rows_c2c_kernel<true, 512, L> : fast_rows_c2c_kernel<true, 1024, L>)
+                       : (bound == 256 ? fast_rows_c2c_kernel<false, 256, L>
+                          : bound == 512 ? fast_rows_c2c_kernel<false, 512, L> : fast_rows_c2c_kernel<false, 1024, L>);
+    });
+}
+
 template <bool kInv>
 void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams& p, cudaStream_t s, bool dependent) {
     auto go = [&](auto kernel) { launch_kernel("fast_cols_kernel", kernel, blocks, dim3(threads), smem, s, dependent, p); };
@@ -1010,7 +1078,13 @@ long long FastFft::l2_bytes() const {
 bool FastFft::r2c_columns_first(const float* plane, int width, int height, bool transposed) const {
     return variant_.r2c_columns_first && !transposed && !variant_.r2c_scratch && pow2_sizes(width, height) &&
            double(width) * height >= double(variant_.r2c_columns_first_min_points) && width >= 2 && height >= 2 &&
-           height <= 4096 && reinterpret_cast<std::uintptr_t>(plane) % alignof(float2) == 0;
+           (height <= 4096 || (height == 8192 && variant_.split_r2c_columns_first && width <= 8192)) &&
+           reinterpret_cast<std::uintptr_t>(plane) % alignof(float2) == 0;
+}
+
+bool FastFft::c2c_columns_first(int width, int height) const {
+    return variant_.c2c_columns_first && width != height && double(width) * height <= kOneLaunchMaxPoints &&
+           c2c_in_place(width, height);
 }
 
 bool FastFft::split_c2c(int width, int height) const {
@@ -1065,6 +1139,21 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     ColParams p = column_params(between, width, data, width, width, width, ncol, C, group_log2, sub);
     p.halves_adjacent = halves_adjacent(sub);
 
+    if (sub == 1 && in_place && c2c_columns_first(width, height)) {
+        // m80: cuFFT's order and shapes: the columns in place, C a block of 512 threads; then the rows in place, one a
+        // block (at least a warp's worth), as a dependent launch.
+        ColParams pc = column_params(data, width, data, width, width, width, height, 0, -1, 1);
+        run_cols(inverse, pc, cols_threads_ > 0 ? cols_threads_ : 512, variant_.bank_stride, s, dependent_);
+        mark(timer, "fast pass 1: column FFTs (in place, columns first)", double(width) * height * 16.0);
+        const int rl = lines_per_block(n, threads_set_ ? rows_threads_ : 32, height);
+        const int rthreads = rl * (n / elems_per_thread(n));
+        const int rbound = bound_for(rthreads);
+        launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, rbound, log2n), dim3((height + rl - 1) / rl), dim3(rthreads),
+                      rl * padded_len(n) * int(sizeof(float2)), s, dependent_, static_cast<const float2*>(data), data, n, log2n,
+                      height, rl, -1, 0, variant_.line_barriers ? 1 : 0);
+        mark(timer, "fast pass 2: row FFTs (in place, rows last)", double(width) * height * 16.0);
+        return;
+    }
     if (sub == 1 && one_launch_blocks(width, height, inverse) > 0) {
         p.col_stride = column_stride(ncol, C, variant_.bank_stride);
         const int col_grid = (width + C - 1) / C;
@@ -1082,14 +1171,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         return;
     }
 
-    auto rows = with_log2(log2n, [&](auto l2) {
-        constexpr int L = decltype(l2)::value;
-        return inverse ? (bound == 256 ? fast_rows_c2c_kernel<true, 256, L>
-                          : bound == 512 ? fast_rows_c2c_kernel<true, 512, L> : fast_rows_c2c_kernel<true, 1024, L>)
-                       : (bound == 256 ? fast_rows_c2c_kernel<false, 256, L>
-                          : bound == 512 ? fast_rows_c2c_kernel<false, 512, L> : fast_rows_c2c_kernel<false, 1024, L>);
-    });
-    launch_kernel("fast_rows_c2c_kernel", rows, dim3(row_grid), dim3(threads), smem, s, dependent_, a.in, a.out,
+    launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, bound, log2n), dim3(row_grid), dim3(threads), smem, s, dependent_, a.in, a.out,
                   a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, a.line_barriers);
     mark(timer,
          std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
@@ -1101,7 +1183,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
 
 int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
     if (!variant_.one_launch || !pow2_sizes(width, height) || double(width) * height > kOneLaunchMaxPoints ||
-        height == 8192)
+        height == 8192 || c2c_columns_first(width, height))
         return 0;
     const OneLaunchKey key{width, height, inverse, rows_threads_, cols_threads_, variant_.bank_stride};
     if (one_launch_.valid && one_launch_.key == key) return one_launch_.blocks;
@@ -1198,22 +1280,33 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         check_size(width, height);
         const int n = width / 2;
         float2* const scratch = r2c_scratch(half, std::size_t(n) * height);
-        const ColParams p = column_params(reinterpret_cast<const float2*>(plane), n, scratch, n, n, width, height,
-                                          0, -1, 1);
-        run_cols(false, p, col_threads(height), variant_.bank_stride, s, dependent_);
-        mark(timer, "fast pass 1: column FFTs (the real plane as complex pairs)", double(width) * height * 8.0);
-        const int lines = std::min(height, std::max(2, lines_per_block(n, rows_threads_, height)));
+        // m82: 8192-point columns as two 4096-point ones (the even and the odd rows: the plane read as H/2 rows of W
+        // points), their last radix-2 stage in the row pass.
+        const int sub = height == 8192 ? 2 : 1, cn = height / sub;
+        const ColParams p = column_params(reinterpret_cast<const float2*>(plane), sub * n, scratch, sub * n, sub * n,
+                                          width, cn, 0, -1, 1);
+        run_cols(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
+        mark(timer, std::string("fast pass 1: column FFTs (the real plane as complex pairs") +
+                        (sub == 2 ? ", even and odd rows)" : ")"), double(width) * height * 8.0);
+        const int per = 2 * sub;  // lines a pair (ky, H - ky) or a split group of four
+        const int lines = std::min(height, std::max(per, lines_per_block(n, rows_threads_, height)));
         const int threads = lines * (n / elems_per_thread(n));
         const int smem = lines * padded_len(n) * int(sizeof(float2));
         const int bound = bound_for(threads);
         auto kernel = with_log2(ilog2(n), [&](auto l2) {
             constexpr int L = decltype(l2)::value;
+            if (sub == 2)
+                return bound == 256 ? fast_rows_r2c_last_split_kernel<256, L>
+                       : bound == 512 ? fast_rows_r2c_last_split_kernel<512, L> : fast_rows_r2c_last_split_kernel<1024, L>;
             return bound == 256 ? fast_rows_r2c_last_kernel<256, L>
                    : bound == 512 ? fast_rows_r2c_last_kernel<512, L> : fast_rows_r2c_last_kernel<1024, L>;
         });
-        launch_kernel("fast_rows_r2c_last_kernel", kernel, dim3(height / lines), dim3(threads), smem, s, dependent_,
-                      static_cast<const float2*>(scratch), half, n, ilog2(n), height, lines, ld);
-        mark(timer, "fast pass 2: row FFTs in pairs (ky, H - ky), unpacked -> half spectrum",
+        launch_kernel(sub == 2 ? "fast_rows_r2c_last_split_kernel" : "fast_rows_r2c_last_kernel", kernel,
+                      dim3(height / lines), dim3(threads), smem, s, dependent_, static_cast<const float2*>(scratch),
+                      half, n, ilog2(n), height, lines, ld);
+        mark(timer,
+             std::string("fast pass 2: row FFTs in pairs (ky, H - ky)") + (sub == 2 ? " + last column stage" : "") +
+                 ", unpacked -> half spectrum",
              double(n) * height * 8.0 + double(ld) * height * 8.0);
         return;
     }

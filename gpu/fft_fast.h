@@ -170,6 +170,18 @@ public:
         // and 19-21% slower at 512^2 (its two passes there have 128 blocks each, half-sector column pieces).
         bool r2c_columns_first = true;
         long long r2c_columns_first_min_points = 1 << 20;
+        // m82: the same at 8192-point columns (widths up to 8192), split: the column pass takes the even and the odd
+        // rows as two 4096-point FFTs a column and the row pass does their last radix-2 stage (four lines a group),
+        // rather than rows first with the split (s4). Off: the benchmark's before/after.
+        bool split_r2c_columns_first = true;
+        // m80: the power-of-two C2C in place up to kOneLaunchMaxPoints, where width != height, in cuFFT's order and
+        // shapes (its 1024^2 kernels, PERF_NOTES.md "What cuFFT runs"): the columns first, eight a block of 512
+        // threads, then the rows, one a block of n/16 threads, in two launches (the second a dependent launch),
+        // instead of the one cooperative launch, rows first. The one launch has its length compiled in only for
+        // squares; elsewhere it was 24-42% slower than this on the H200 (1024x512: 0.0195 -> 0.0120 ms). At squares
+        // the one launch stays (1024^2 level, 512^2 0-10% and 256^2 65-94% faster than this). Off: the benchmark's
+        // before/after (the one launch).
+        bool c2c_columns_first = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {
@@ -180,16 +192,20 @@ public:
         pass1_ = {};
     }
     // The blocks of the one-launch C2C of width x height, or 0 where c2c() launches twice (too large, not powers of
-    // two, no cooperative launch on this device, not all blocks resident, or the variant says no).
+    // two, no cooperative launch on this device, not all blocks resident, columns first (c2c_columns_first), or the
+    // variant says no).
     int one_launch_blocks(int width, int height, bool inverse = false) const;
     // Whether c2c() of width x height transforms `data` in place, leaving its scratch alone (Variant::in_place_c2c):
     // both sides powers of two, the plane (8 bytes a point) at most the device's L2 cache, and not the split
     // 8192-point columns. The one-launch C2C (up to 1024^2) runs in place too.
     bool c2c_in_place(int width, int height) const;
     // Whether r2c() goes columns first (Variant::r2c_columns_first): powers of two of at least
-    // r2c_columns_first_min_points points, not transposed, heights 2 to 4096 (8192-point columns take the split, rows
-    // first), and a plane that can be read as float2.
+    // r2c_columns_first_min_points points, not transposed, heights 2 to 4096, or 8192 split
+    // (Variant::split_r2c_columns_first, m82) at widths up to 8192, and a plane that can be read as float2.
     bool r2c_columns_first(const float* plane, int width, int height, bool transposed) const;
+    // Whether c2c() runs columns first in two launches (Variant::c2c_columns_first): in place, powers of two up to
+    // kOneLaunchMaxPoints points, width != height (one_launch_blocks is then 0).
+    bool c2c_columns_first(int width, int height) const;
 
 private:
     // group_log2 >= 0: the half spectrum grouped for the column blocks (2^group_log2 bins of a row together, the last

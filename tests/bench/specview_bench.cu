@@ -193,6 +193,8 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "line_barriers") return &FastFft::Variant::line_barriers;
     if (name == "wide_2048_columns") return &FastFft::Variant::wide_2048_columns;
     if (name == "r2c_columns_first") return &FastFft::Variant::r2c_columns_first;
+    if (name == "split_r2c_columns_first") return &FastFft::Variant::split_r2c_columns_first;
+    if (name == "c2c_columns_first") return &FastFft::Variant::c2c_columns_first;
     return nullptr;
 }
 
@@ -231,7 +233,7 @@ int main(int argc, char** argv) {
                          "  --no-sweep: no sweep of the seed pipeline's settings; --quick: none of custom-fast's block-size sweeps\n"
                          "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
                          "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns,\n"
-                         "        r2c_columns_first\n",
+                         "        r2c_columns_first, split_r2c_columns_first, c2c_columns_first\n",
                          argv[0]);
             return a == "--help" ? 0 : 2;
         }

@@ -254,6 +254,7 @@ TEST_F(FastFft, LineBarriersGiveTheSameBytes) {
                         gpu::FastFft::Variant v;
                         v.line_barriers = lines;
                         v.one_launch = k == 0;
+                        v.c2c_columns_first = false;  // (its own test: ColumnsFirstShapesMatchFftwAndTheRowsFirstOnes)
                         v.in_place_c2c = k != 2;
                         fast.set_variant(v);
                         fast.set_block_threads(rt, ct);
@@ -305,10 +306,11 @@ TEST_F(FastFft, InPlaceC2cLeavesTheScratchAloneAndMatchesFftw) {
     ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
     ASSERT_EQ(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), cudaSuccess);
     const int sizes[][2] = {{1, 1}, {2, 8}, {256, 256}, {1024, 64}, {64, 1024}, {512, 1024}, {2048, 16}, {16, 4096}};
-    for (bool one_launch : {true, false}) {
+    for (int how = 0; how < 3; ++how) {  // the default (columns first where not square), the one launch, rows first
         gpu::FastFft fast;
         gpu::FastFft::Variant v;
-        v.one_launch = one_launch;
+        v.one_launch = how != 2;
+        v.c2c_columns_first = how == 0;
         fast.set_variant(v);
         for (const auto& sz : sizes)
             for (bool inverse : {false, true}) {
@@ -323,7 +325,9 @@ TEST_F(FastFft, InPlaceC2cLeavesTheScratchAloneAndMatchesFftw) {
                 const std::vector<float2> before = download<float2>(scratch.get(), n);
                 fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
                 const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward") +
-                                         (fast.one_launch_blocks(w, h, inverse) > 0 ? " in one launch" : " in two launches");
+                                         (fast.one_launch_blocks(w, h, inverse) > 0  ? " in one launch"
+                                          : fast.c2c_columns_first(w, h)          ? " columns first"
+                                                                                  : " in two launches");
                 const std::vector<cf> got = download<cf>(d.get(), n);
                 EXPECT_LT(rel_l2(got, dft2d(widen(x), h, w, inverse)), 1e-5) << what;
                 const std::vector<float2> after = download<float2>(scratch.get(), n);
@@ -394,14 +398,16 @@ TEST_F(FastFft, RealSpectrumMatchesFftw) {
 // pairs (ky, H - ky) unpacked into whole output rows) against FFTW and against the rows-first path it replaces, at
 // the edges of its rule (height 2, width 2, one row of 8192 pairs, 4096-point columns; forced below its 1M-point
 // threshold) and at the block sizes the benchmark sweeps; through the caller's buffer and through real_spectrum (whose
-// own half_ buffer makes r2c take the other scratch). Heights of 1 and 8192, a transposed output, a plane that cannot
-// be read as float2 and, by default, fewer than 1M points go rows first.
+// own half_ buffer makes r2c take the other scratch). Heights of 1, 8192 at widths over 8192, a transposed output, a
+// plane that cannot be read as float2 and, by default, fewer than 1M points go rows first.
 TEST_F(FastFft, R2cColumnsFirstMatchesFftwAndTheRowsFirstPath) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
     for (auto [w, h] : {std::pair{2, 2}, std::pair{2, 64}, std::pair{64, 2}, std::pair{4, 4}, std::pair{16384, 2},
                         std::pair{32, 4096}, std::pair{1024, 1024}, std::pair{512, 256}, std::pair{2048, 2048},
-                        std::pair{4096, 4096}}) {
+                        std::pair{4096, 4096},
+                        // m82, 8192-point columns split: narrow (one group a block at most), and wide
+                        std::pair{2, 8192}, std::pair{16, 8192}, std::pair{1024, 8192}}) {
         const std::size_t n = std::size_t(w) * h;
         if (small_run() && n > (1u << 20)) continue;
         const std::string what = std::to_string(w) + "x" + std::to_string(h);
@@ -416,6 +422,7 @@ TEST_F(FastFft, R2cColumnsFirstMatchesFftwAndTheRowsFirstPath) {
                 gpu::FastFft fast;
                 gpu::FastFft::Variant v;
                 v.r2c_columns_first = first;
+                v.split_r2c_columns_first = first;
                 v.r2c_columns_first_min_points = 0;
                 fast.set_variant(v);
                 if (rows) fast.set_block_threads(rows, cols);
@@ -451,7 +458,8 @@ TEST_F(FastFft, R2cColumnsFirstMatchesFftwAndTheRowsFirstPath) {
     fast.set_variant(v);
     EXPECT_TRUE(fast.r2c_columns_first(plane.get(), 64, 2, false)) << "forced";
     EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 64, 1, false)) << "one row";
-    EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 64, 8192, false)) << "8192-point columns: the split";
+    EXPECT_TRUE(fast.r2c_columns_first(plane.get(), 64, 8192, false)) << "8192-point columns, split (m82)";
+    EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 16384, 8192, false)) << "8192-point columns, rows over 4096 pairs";
     EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 64, 64, true)) << "transposed";
     EXPECT_FALSE(fast.r2c_columns_first(plane.get(), 60, 64, false)) << "not a power of two";
     EXPECT_FALSE(fast.r2c_columns_first(plane.get() + 1, 64, 2, false)) << "a plane not aligned for float2";
@@ -467,6 +475,52 @@ TEST_F(FastFft, R2cColumnsFirstMatchesFftwAndTheRowsFirstPath) {
         poison(half);
         fast.r2c(big.get() + 1, 64, 2, half.get(), nullptr, nullptr);
         EXPECT_LT(rel_l2(download<cf>(half.get(), want.size()), want), 1e-5) << "unaligned plane";
+    }
+}
+
+// m80: the small power-of-two C2C in place, not square, columns first in two launches (cuFFT's order and shapes)
+// against FFTW and against the one launch, both directions, with its scratch (poisoned) left alone; at the block sizes
+// the benchmark sweeps too; and the rule's edges.
+TEST_F(FastFft, ColumnsFirstShapesMatchFftwAndTheRowsFirstOnes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    for (auto [w, h] : {std::pair{1024, 512}, std::pair{512, 1024}, std::pair{256, 512}, std::pair{64, 1024},
+                        std::pair{1024, 64}, std::pair{2, 4}, std::pair{4, 2}, std::pair{16, 4}, std::pair{2048, 512}})
+        for (bool inverse : {false, true})
+            for (auto [rows, cols] : {std::pair{0, 0}, std::pair{256, 256}, std::pair{1024, 1024}}) {
+                const std::size_t n = std::size_t(w) * h;
+                const std::vector<cf> x = rng.complex(n);
+                const std::vector<cd> want = dft2d(widen(x), h, w, inverse);
+                std::vector<cf> got[2];
+                std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward") +
+                                   ", block threads " + std::to_string(rows) + "/" + std::to_string(cols);
+                for (bool first : {true, false}) {
+                    gpu::FastFft fast;
+                    gpu::FastFft::Variant v;
+                    v.c2c_columns_first = first;
+                    fast.set_variant(v);
+                    if (rows) fast.set_block_threads(rows, cols);
+                    EXPECT_EQ(first, fast.c2c_columns_first(w, h)) << what;
+                    gpu::DeviceBuffer<float2> d, scratch(n);
+                    upload(d, x);
+                    poison(scratch);
+                    const std::vector<float2> before = download<float2>(scratch.get(), n);
+                    fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
+                    got[first ? 0 : 1] = download<cf>(d.get(), n);
+                    EXPECT_LT(rel_l2(got[first ? 0 : 1], want), 1e-5) << what << (first ? ", columns first" : ", rows first");
+                    const std::vector<float2> after = download<float2>(scratch.get(), n);
+                    EXPECT_EQ(0, std::memcmp(before.data(), after.data(), n * sizeof(float2))) << what << ": scratch touched";
+                }
+                EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
+            }
+    {
+        gpu::FastFft fast;
+        EXPECT_TRUE(fast.c2c_columns_first(1024, 512)) << "by default where not square";
+        EXPECT_EQ(0, fast.one_launch_blocks(1024, 512)) << "columns first is not the one launch";
+        EXPECT_FALSE(fast.c2c_columns_first(1024, 1024)) << "squares: the one launch";
+        EXPECT_FALSE(fast.c2c_columns_first(256, 256)) << "squares: the one launch";
+        EXPECT_FALSE(fast.c2c_columns_first(2048, 1024)) << "over 1M points: the two passes rows first";
+        EXPECT_FALSE(fast.c2c_columns_first(1920, 1080)) << "not powers of two";
     }
 }
 
