@@ -386,6 +386,53 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
     else rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x, line_barriers);
 }
 
+// m83 (Variant::split_rows_alone): the split's row pass (8192-point columns, 8192-point rows) with each line a block of
+// its own. The paired row blocks (rows_c2c_block with half_rows) hold rows y and y + H/2 together, 2 x 66 KiB and 1024
+// threads: one block an SM, whose load, passes and store run in sequence with nothing to overlap them. Here the
+// columns' first radix-2 stage comes before the row FFT (it is linear and W_H^y is constant along a row): block g
+// reads rows y = g / 2 and y + H/2, and transforms y + H/2 <- (x_y - x_{y+H/2}) W_H^y if g is odd, else
+// y <- x_y + x_{y+H/2}. Each pair's rows are read twice, by neighbouring blocks (the second read from L2); a block is
+// 512 threads and 66 KiB, two or three an SM. Output as the paired blocks write it (row-major, or grouped).
+template <bool kInv>
+__global__ void __launch_bounds__(512, 2) fast_rows_c2c_split_alone_kernel(const float2* __restrict__ in,
+                                                                           float2* __restrict__ out, int rows,
+                                                                           int group_log2) {
+    fast_detail::begin_dependent();
+    extern __shared__ float4 smem_f4[];
+    constexpr int kLog2 = 13, n = 1 << kLog2, tpc = n / kE;
+    const int t = threadIdx.x, h2 = rows / 2, y = int(blockIdx.x) >> 1;
+    const bool upper = (blockIdx.x & 1) != 0;
+    const int row = upper ? y + h2 : y;
+    float2* sm = reinterpret_cast<float2*>(smem_f4);
+    const float2* ra = in + std::size_t(y) * n;
+    const float2* rb = in + std::size_t(y + h2) * n;
+    float2 w = make_float2(1.0f, 0.0f);
+    if (upper) {
+        float sn, cs;
+        sincospif(float(2 * y) / float(rows), &sn, &cs);
+        w = make_float2(cs, kInv ? sn : -sn);
+    }
+    float2 v[kE];
+#pragma unroll
+    for (int j = 0; j < kE; ++j) {
+        const int i = in_index(j, n, kLog2, t, tpc);
+        const float2 xa = __ldg(&ra[i]), xb = __ldg(&rb[i]);
+        v[j] = upper ? cmul(csub(xa, xb), w) : cadd(xa, xb);
+    }
+    stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, kLog2, t, tpc, true);
+    if (group_log2 < 0) {
+#pragma unroll
+        for (int j = 0; j < kE; ++j) out[std::size_t(row) * n + out_index(j, n, t, tpc)] = v[j];
+    } else {
+        const int gmask = (1 << group_log2) - 1;
+#pragma unroll
+        for (int j = 0; j < kE; ++j) {
+            const int x = out_index(j, n, t, tpc);
+            out[((std::size_t(x >> group_log2) * rows + row) << group_log2) + (x & gmask)] = v[j];
+        }
+    }
+}
+
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
 // group_log2 >= 0: the half spectrum written grouped for a column pass whose blocks take 2^group_log2 columns
@@ -548,6 +595,45 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
     store_r2c_row(half + std::size_t(r) * ld, n, t, tpc,
                   [er, orow, wr](int i) { return cadd(er[padi(i)], cmul(wr, orow[padi(i)])); },
                   [em, om, wm](int i) { return cadd(em[padi(i)], cmul(wm, om[padi(i)])); });
+}
+
+// m84 (Variant::split_r2c_rows_alone): m82's row pass with two lines a block instead of groups of four, for the rows of
+// 2048 and 4096 points (the group then takes 66-132 KiB and one block an SM). The last column stage is linear too, so
+// output row r's line is formed as it is loaded: z_r = e_k + w^k o_k (r = k < H/2) or e_k - w^k o_k (r = k + H/2),
+// from `in`'s row k = [e_k | o_k]. A block's lines come in mirror pairs: for group g > 0 (a = g, b = H/2 - g) the pairs
+// (a, b + H/2) and (a + H/2, b); group 0 gives (0, H/2), each its own mirror, and (H/4, 3H/4). The two pairs of a
+// group read the same two rows of `in` (pair q = 2g + which, neighbours: the second read from L2 or L1). 512 threads
+// a block (2 lines of 4096 points or 4 of 2048), two blocks an SM; the grid covers rows / lines blocks.
+template <int kLog2>
+__global__ void __launch_bounds__(512, 2) fast_rows_r2c_last_split_pairs_kernel(const float2* __restrict__ in,
+                                                                                float2* __restrict__ half, int rows, int ld) {
+    fast_detail::begin_dependent();
+    extern __shared__ float4 smem_f4[];
+    constexpr int n = 1 << kLog2, tpc = n / kE, lines = 512 / tpc;
+    static_assert(n >= 256 && lines % 2 == 0, "whole mirror pairs of lines in a block of 512 threads");
+    const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
+    const int h2 = rows / 2, q = int(blockIdx.x) * (lines / 2) + line / 2, g = q >> 1;
+    const bool which = (q & 1) != 0, second = (line & 1) != 0;
+    const int r = g == 0 ? (which ? h2 / 2 + (second ? h2 : 0) : (second ? h2 : 0))
+                         : (which ? (second ? h2 - g : g + h2) : (second ? rows - g : g));
+    const int k = r < h2 ? r : r - h2;
+    float sn, cs;
+    sincospif(float(2 * k) / float(rows), &sn, &cs);
+    const float2 sw = r < h2 ? make_float2(cs, -sn) : make_float2(-cs, sn);  // +-w^k, w = W_H
+    const float2* ek = in + std::size_t(k) * 2 * n;
+    const float2* ok = ek + n;
+    float2 v[kE];
+#pragma unroll
+    for (int j = 0; j < kE; ++j) {
+        const int i = in_index(j, n, kLog2, t, tpc);
+        v[j] = cadd(__ldg(&ek[i]), cmul(sw, __ldg(&ok[i])));
+    }
+    float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
+    const float2* msm = r == 0 || r == h2 ? sm : reinterpret_cast<const float2*>(smem_f4) + (line ^ 1) * padded_len(n);
+    stockham_line<false, Passes::Unrolled, kLog2>(v, sm, n, kLog2, t, tpc, true);
+    stage_natural(sm, v, kE, n, t, tpc, true);  // the mirror line's bins too, on the block's barrier
+    store_r2c_row(half + std::size_t(r) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
+                  [msm](int i) { return msm[padi(i)]; });
 }
 
 // ---- Pass 2: columns, with the epilogue the caller needs ----
@@ -1171,10 +1257,17 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         return;
     }
 
-    launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, bound, log2n), dim3(row_grid), dim3(threads), smem, s, dependent_, a.in, a.out,
-                  a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, a.line_barriers);
+    const bool alone = sub == 2 && n == 8192 && variant_.split_rows_alone && between != data;
+    if (alone)  // m83: a line a block, the first column stage before the row FFT
+        launch_kernel("fast_rows_c2c_split_alone_kernel",
+                      inverse ? fast_rows_c2c_split_alone_kernel<true> : fast_rows_c2c_split_alone_kernel<false>,
+                      dim3(height), dim3(n / elems_per_thread(n)), padded_len(n) * int(sizeof(float2)), s, dependent_,
+                      static_cast<const float2*>(data), between, height, group_log2);
+    else
+        launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, bound, log2n), dim3(row_grid), dim3(threads), smem, s,
+                      dependent_, a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, a.line_barriers);
     mark(timer,
-         std::string("fast pass 1: row FFTs") + (sub == 2 ? " + first column stage" : "") +
+         std::string("fast pass 1: row FFTs") + (sub == 2 ? (alone ? " + first column stage, a line a block" : " + first column stage") : "") +
              (group_log2 >= 0 ? " (grouped for the columns)" : "") + (in_place ? " (in place)" : ""),
          double(width) * height * 16.0);
     run_cols(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
@@ -1288,6 +1381,17 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         run_cols(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
         mark(timer, std::string("fast pass 1: column FFTs (the real plane as complex pairs") +
                         (sub == 2 ? ", even and odd rows)" : ")"), double(width) * height * 8.0);
+        if (sub == 2 && variant_.split_r2c_rows_alone && (n == 2048 || n == 4096)) {
+            // m84: two lines a block, each mirror pair formed from the scratch as loaded (512 threads).
+            const int pl = 512 / (n / elems_per_thread(n));
+            launch_kernel("fast_rows_r2c_last_split_pairs_kernel",
+                          n == 4096 ? fast_rows_r2c_last_split_pairs_kernel<12> : fast_rows_r2c_last_split_pairs_kernel<11>,
+                          dim3(height / pl), dim3(512), pl * padded_len(n) * int(sizeof(float2)), s, dependent_,
+                          static_cast<const float2*>(scratch), half, height, ld);
+            mark(timer, "fast pass 2: row FFTs in mirror pairs, last column stage as loaded, unpacked -> half spectrum",
+                 double(n) * height * 8.0 + double(ld) * height * 8.0);  // (as the groups' line: the bytes once)
+            return;
+        }
         const int per = 2 * sub;  // lines a pair (ky, H - ky) or a split group of four
         const int lines = std::min(height, std::max(per, lines_per_block(n, rows_threads_, height)));
         const int threads = lines * (n / elems_per_thread(n));

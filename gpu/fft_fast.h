@@ -182,6 +182,15 @@ public:
         // the one launch stays (1024^2 level, 512^2 0-10% and 256^2 65-94% faster than this). Off: the benchmark's
         // before/after (the one launch).
         bool c2c_columns_first = true;
+        // m83: the split C2C's row pass at 8192-point rows (8192^2) with each line a block of its own, the columns'
+        // first radix-2 stage done on the two rows as loaded, before the row FFT (each pair's rows read by two
+        // neighbouring blocks), rather than rows y and y + H/2 paired in a block of 1024 threads and 132 KiB, one
+        // block an SM. Off: the benchmark's before/after.
+        bool split_rows_alone = true;
+        // m84: the columns-first R2C's split row pass (m82) at rows of 2048 and 4096 points with two lines a block (a
+        // pair of mirror rows, each formed from the scratch with the last column stage as loaded), rather than groups
+        // of four lines (E and O of two rows) in 1024 threads and 132 KiB. Off: the benchmark's before/after.
+        bool split_r2c_rows_alone = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {

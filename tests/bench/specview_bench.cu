@@ -195,6 +195,8 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "r2c_columns_first") return &FastFft::Variant::r2c_columns_first;
     if (name == "split_r2c_columns_first") return &FastFft::Variant::split_r2c_columns_first;
     if (name == "c2c_columns_first") return &FastFft::Variant::c2c_columns_first;
+    if (name == "split_rows_alone") return &FastFft::Variant::split_rows_alone;
+    if (name == "split_r2c_rows_alone") return &FastFft::Variant::split_r2c_rows_alone;
     return nullptr;
 }
 
@@ -216,7 +218,14 @@ int main(int argc, char** argv) {
         else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
         else if (a == "--no-sweep") sweep = false;
         else if (a == "--quick") quick = true;
-        else if (a == "--ab" && i + 1 < argc && (ab = ab_flag(argv[i + 1]))) ab_name = argv[++i];
+        else if (a == "--ab" && i + 1 < argc && (ab = ab_flag(argv[i + 1]))) {
+            ab_name = argv[++i];
+            if (!(FastFft::Variant{}.*ab)) {  // its "on" side is the default variant: both sides would be the same run
+                std::fprintf(stderr, "--ab %s: that switch is off by default, and --ab times the default against the "
+                                     "switch off; turn it on by default in the build to compare\n", ab_name.c_str());
+                return 2;
+            }
+        }
         else if (a == "--sizes" && i + 1 < argc) {
             std::string list = argv[++i];
             for (std::size_t p = 0; p < list.size();) {
@@ -233,7 +242,8 @@ int main(int argc, char** argv) {
                          "  --no-sweep: no sweep of the seed pipeline's settings; --quick: none of custom-fast's block-size sweeps\n"
                          "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
                          "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns,\n"
-                         "        r2c_columns_first, split_r2c_columns_first, c2c_columns_first\n",
+                         "        r2c_columns_first, split_r2c_columns_first, c2c_columns_first, split_rows_alone,\n"
+                         "        split_r2c_rows_alone\n",
                          argv[0]);
             return a == "--help" ? 0 : 2;
         }

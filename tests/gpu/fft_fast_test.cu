@@ -267,6 +267,64 @@ TEST_F(FastFft, LineBarriersGiveTheSameBytes) {
                 }
 }
 
+// m83: the split C2C's row pass at 8192^2 with each line a block (Variant::split_rows_alone, the columns' first stage
+// before the row FFT) and with the rows paired: the same transform within float rounding, both directions, grouped
+// for the column blocks and not; against FFTW forward. 8192^2 is the only shape it runs at (skipped in a small run).
+TEST_F(FastFft, SplitRowsAloneGiveTheTransformOfThePairedRows) {
+    if (small_run()) GTEST_SKIP() << "8192^2 only (a small run)";
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    const int w = 8192, h = 8192;
+    const std::vector<cf> x = rng.complex(std::size_t(w) * h);
+    for (bool inverse : {false, true})
+        for (bool grouped : {true, false}) {
+            const std::string what = std::string(inverse ? "inverse" : "forward") + (grouped ? ", grouped" : ", row-major");
+            std::vector<cf> got[2];
+            for (bool alone : {true, false}) {
+                gpu::FastFft fast;
+                gpu::FastFft::Variant v;
+                v.grouped = grouped;
+                v.split_rows_alone = alone;
+                fast.set_variant(v);
+                EXPECT_FALSE(fast.c2c_in_place(w, h)) << "the split runs through the scratch";
+                got[alone ? 0 : 1] = run_c2c(fast, x, w, h, inverse);
+            }
+            EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
+            if (!inverse && grouped) EXPECT_LT(rel_l2(got[0], dft2d(widen(x), h, w, false)), 1e-5) << what << " vs FFTW";
+        }
+}
+
+// m84: the columns-first R2C's split row pass (height 8192) at rows of 2048 and 4096 points with two mirror lines a block
+// (Variant::split_r2c_rows_alone) and in groups of four: the same half spectrum within float rounding; FFTW's at
+// 4096 x 8192. Only these shapes take it (skipped in a small run).
+TEST_F(FastFft, SplitR2cRowsInMirrorPairsGiveTheGroupsTransform) {
+    if (small_run()) GTEST_SKIP() << "4096 x 8192 and 8192^2 only (a small run)";
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    for (int w : {4096, 8192}) {
+        const int h = 8192;
+        const std::size_t n = std::size_t(w) * h, m = std::size_t(w / 2 + 1) * h;
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        const std::vector<float> x = rng.real(n);
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, x);
+        std::vector<cf> got[2];
+        for (bool pairs : {true, false}) {
+            gpu::FastFft fast;
+            gpu::FastFft::Variant v;
+            v.split_r2c_rows_alone = pairs;
+            fast.set_variant(v);
+            ASSERT_TRUE(fast.r2c_columns_first(plane.get(), w, h, false)) << what;
+            gpu::DeviceBuffer<float2> half(m);
+            poison(half);
+            fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
+            got[pairs ? 0 : 1] = download<cf>(half.get(), m);
+        }
+        EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
+        if (w == 4096) EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h)), 1e-5) << what << " vs FFTW";
+    }
+}
+
 // m75: the 2048^2 C2C in place with its columns eight a block (Variant::wide_2048_columns) or four: each column's
 // arithmetic is the same, so the same bytes, and FFTW's transform, both directions. The other shapes with 2048-point
 // columns (one launch at 512 x 2048, through the scratch) keep four a block: the switch must not change their bytes.
