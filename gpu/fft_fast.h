@@ -191,6 +191,11 @@ public:
         // pair of mirror rows, each formed from the scratch with the last column stage as loaded), rather than groups
         // of four lines (E and O of two rows) in 1024 threads and 132 KiB. Off: the benchmark's before/after.
         bool split_r2c_rows_alone = true;
+        // m85: the columns-first R2C's first pass (the real plane's columns, at 4096 points: 4096^2, and 8192^2 as
+        // its even and odd rows) loads each block's columns with tensor-memory-accelerator copies into shared memory
+        // (fast_cols_tma_kernel) rather than with each thread's 8-byte loads, which stalled its warps on lg_throttle:
+        // on the H200 R2C 8192^2 -10%, 4096^2 -4%. Off: the benchmark's before/after.
+        bool tma_plane_columns = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {

@@ -18,6 +18,7 @@
 #include "gpu/fft_fast.h"
 #include "gpu/fft_fast_detail.h"
 #include "gpu/mixed_radix.h"
+#include "gpu/timing.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
 
@@ -322,6 +323,53 @@ TEST_F(FastFft, SplitR2cRowsInMirrorPairsGiveTheGroupsTransform) {
         }
         EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
         if (w == 4096) EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h)), 1e-5) << what << " vs FFTW";
+    }
+}
+
+// m85: the columns-first R2C's first pass with its loads through the tensor memory accelerator (Variant::
+// tma_plane_columns) or a thread's own: the same half spectrum within float rounding, and FFTW's. Where the columns have
+// 4096 points and a block takes two or more (sm_90 and up) the pass's timer mark must say that the TMA path ran; one
+// column a block (narrow planes) and the shorter columns keep the loads.
+TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    int device = 0, major = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    struct Shape {
+        int w, h;
+        bool tma;  // (on a device that has it) two columns a block or more
+    };
+    for (Shape sh : {Shape{1024, 1024, false}, Shape{2048, 2048, false}, Shape{512, 4096, true}, Shape{64, 4096, false},
+                     Shape{2048, 4096, true}, Shape{4096, 4096, true}, Shape{2048, 8192, true}}) {
+        const int w = sh.w, h = sh.h;
+        const std::size_t n = std::size_t(w) * h, m = std::size_t(w / 2 + 1) * h;
+        if (small_run() && n > (1u << 22)) continue;
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        const std::vector<float> x = rng.real(n);
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, x);
+        std::vector<cf> got[2];
+        for (bool tma : {true, false}) {
+            gpu::FastFft fast;
+            gpu::FastFft::Variant v;
+            v.tma_plane_columns = tma;
+            v.r2c_columns_first_min_points = 0;
+            fast.set_variant(v);
+            ASSERT_TRUE(fast.r2c_columns_first(plane.get(), w, h, false)) << what;
+            gpu::DeviceBuffer<float2> half(m);
+            poison(half);
+            gpu::StageTimer timer;
+            timer.start(nullptr);
+            fast.r2c(plane.get(), w, h, half.get(), nullptr, &timer);
+            bool ran = false;
+            for (const auto& k : timer.collect()) ran = ran || k.name.find("TMA loads") != std::string::npos;
+            EXPECT_EQ(ran, tma && sh.tma && major >= 9) << what << (tma ? ", TMA on" : ", TMA off");
+            got[tma ? 0 : 1] = download<cf>(half.get(), m);
+        }
+        EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
+        if (n <= (1u << 22))
+            EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h)), 1e-5) << what << " vs FFTW";
     }
 }
 
