@@ -187,6 +187,10 @@ public:
         // neighbouring blocks), rather than rows y and y + H/2 paired in a block of 1024 threads and 132 KiB, one
         // block an SM. Off: the benchmark's before/after.
         bool split_rows_alone = true;
+        // m89: with split_rows_alone, row y of each pair comes into shared memory through bulk copies (the tensor memory
+        // accelerator, sm_90 and up) while the threads load row y + H/2, rather than every point through a thread's
+        // 8-byte load. Off: the benchmark's before/after.
+        bool tma_split_rows = true;
         // m84: the columns-first R2C's split row pass (m82) at rows of 2048 and 4096 points with two lines a block (a
         // pair of mirror rows, each formed from the scratch with the last column stage as loaded), rather than groups
         // of four lines (E and O of two rows) in 1024 threads and 132 KiB. Off: the benchmark's before/after.
@@ -196,6 +200,10 @@ public:
         // (fast_cols_tma_kernel) rather than with each thread's 8-byte loads, which stalled its warps on lg_throttle:
         // on the H200 R2C 8192^2 -10%, 4096^2 -4%. Off: the benchmark's before/after.
         bool tma_plane_columns = true;
+        // m86: the C2C's column pass over the grouped scratch at 4096-point columns (4096^2 and the like, and the
+        // 8192-point columns' halves) loads each block's contiguous run with bulk copies into shared memory
+        // (fast_cols_tma_kernel) rather than each thread's 8-byte loads. Off: the benchmark's before/after.
+        bool tma_grouped_columns = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {

@@ -219,9 +219,9 @@ __device__ __forceinline__ void begin_dependent() {
 #endif
 }
 
-// Whether the current device takes programmatic dependent launches (compute capability 9.0 and up); asked of the
-// driver once a device (every launch asks).
-inline bool dependent_launch_supported() {
+// Whether the current device is of compute capability 9.0 or more (programmatic dependent launches, the tensor memory
+// accelerator); asked of the driver once a device (every launch asks).
+inline bool sm90_or_later() {
     constexpr int kDevices = 64;
     static std::atomic<int> known[kDevices];  // (zero before the first call) 0: not asked yet, 1: no, 2: yes
     int device = 0;
@@ -233,6 +233,8 @@ inline bool dependent_launch_supported() {
     if (device < kDevices) known[device].store(major >= 9 ? 2 : 1, std::memory_order_relaxed);
     return major >= 9;
 }
+// Whether the current device takes programmatic dependent launches.
+inline bool dependent_launch_supported() { return sm90_or_later(); }
 
 // kernel<<<grid, block, smem, s>>>(args...), checked (naming the kernel), as a programmatic dependent launch where
 // `dependent` and the device takes them. Only kernels that call begin_dependent() first may be launched so.

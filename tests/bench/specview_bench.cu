@@ -198,6 +198,8 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "split_rows_alone") return &FastFft::Variant::split_rows_alone;
     if (name == "split_r2c_rows_alone") return &FastFft::Variant::split_r2c_rows_alone;
     if (name == "tma_plane_columns") return &FastFft::Variant::tma_plane_columns;
+    if (name == "tma_grouped_columns") return &FastFft::Variant::tma_grouped_columns;
+    if (name == "tma_split_rows") return &FastFft::Variant::tma_split_rows;
     return nullptr;
 }
 
@@ -244,7 +246,7 @@ int main(int argc, char** argv) {
                          "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
                          "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns,\n"
                          "        r2c_columns_first, split_r2c_columns_first, c2c_columns_first, split_rows_alone,\n"
-                         "        split_r2c_rows_alone, tma_plane_columns\n",
+                         "        split_r2c_rows_alone, tma_plane_columns, tma_grouped_columns, tma_split_rows\n",
                          argv[0]);
             return a == "--help" ? 0 : 2;
         }

@@ -295,6 +295,48 @@ TEST_F(FastFft, SplitRowsAloneGiveTheTransformOfThePairedRows) {
         }
 }
 
+// m89: m83's row pass with row y of each pair through bulk copies (Variant::tma_split_rows) or a thread's loads: each
+// point's arithmetic is the same, so the same bytes, both directions, grouped and row-major; the pass's timer mark says
+// whether the bulk copies ran (sm_90 and up). 8192^2 only (skipped in a small run; memcheck runs it at full size).
+TEST_F(FastFft, TmaSplitRowsGiveTheSameBytes) {
+    if (small_run()) GTEST_SKIP() << "8192^2 only (a small run)";
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    int device = 0, major = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    const int w = 8192, h = 8192;
+    const std::size_t n = std::size_t(w) * h;
+    const std::vector<cf> x = rng.complex(n);
+    gpu::DeviceBuffer<float2> d, scratch(n);
+    for (bool inverse : {false, true})
+        for (bool grouped : {true, false}) {
+            const std::string what = std::string(inverse ? "inverse" : "forward") + (grouped ? ", grouped" : ", row-major");
+            std::vector<cf> got[2];
+            for (bool bulk : {true, false}) {
+                gpu::FastFft fast;
+                gpu::FastFft::Variant v;
+                v.grouped = grouped;
+                v.tma_split_rows = bulk;
+                fast.set_variant(v);
+                upload(d, x);
+                poison(scratch);
+                gpu::StageTimer timer;
+                timer.start(nullptr);
+                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
+                bool ran = false, alone = false;
+                for (const auto& k : timer.collect()) {
+                    ran = ran || k.name.find("a line a block, bulk-copied loads") != std::string::npos;
+                    alone = alone || k.name.find("a line a block") != std::string::npos;
+                }
+                EXPECT_TRUE(alone) << what << ": m83's row pass";
+                EXPECT_EQ(ran, bulk && major >= 9) << what << (bulk ? ", bulk copies on" : ", bulk copies off");
+                got[bulk ? 0 : 1] = download<cf>(d.get(), n);
+            }
+            EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), n * sizeof(cf))) << what;
+        }
+}
+
 // m84: the columns-first R2C's split row pass (height 8192) at rows of 2048 and 4096 points with two mirror lines a block
 // (Variant::split_r2c_rows_alone) and in groups of four: the same half spectrum within float rounding; FFTW's at
 // 4096 x 8192. Only these shapes take it (skipped in a small run).
@@ -371,6 +413,51 @@ TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
         if (n <= (1u << 22))
             EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h)), 1e-5) << what << " vs FFTW";
     }
+}
+
+// m86: the C2C's column pass over the grouped scratch with its loads as bulk copies (Variant::tma_grouped_columns) or a
+// thread's own: each column's arithmetic is the same, so the same bytes, both directions; FFTW's transform at 4096^2.
+// The pass's timer mark must say that the bulk copies ran where the columns have 4096 points (whole, or the halves of
+// 8192) and the scratch is grouped (not in place), on sm_90 and up; elsewhere the loads.
+TEST_F(FastFft, TmaGroupedColumnsGiveTheSameBytes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    int device = 0, major = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    for (auto [w, h] : {std::pair{256, 4096}, std::pair{4096, 4096}, std::pair{1024, 8192}, std::pair{4096, 2048},
+                        std::pair{8192, 8192}})
+        for (bool inverse : {false, true}) {
+            const std::size_t n = std::size_t(w) * h;
+            if (small_run() && n > (1u << 20)) continue;
+            const std::vector<cf> x = rng.complex(n);
+            const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+            std::vector<cf> got[2];
+            for (bool tma : {true, false}) {
+                gpu::FastFft fast;
+                gpu::FastFft::Variant v;
+                v.tma_grouped_columns = tma;
+                fast.set_variant(v);
+                const bool want_tma = tma && major >= 9 && !fast.c2c_in_place(w, h) && (h == 4096 || h == 8192) &&
+                                      fast.one_launch_blocks(w, h, inverse) == 0;
+                gpu::DeviceBuffer<float2> d, scratch(n);
+                upload(d, x);
+                poison(scratch);
+                gpu::StageTimer timer;
+                timer.start(nullptr);
+                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
+                bool ran = false;
+                for (const auto& k : timer.collect())  // (the column pass's mark: m89's row pass has bulk copies too)
+                    ran = ran || (k.name.rfind("fast pass 2", 0) == 0 && k.name.find("bulk-copied loads") != std::string::npos);
+                EXPECT_EQ(ran, want_tma) << what << (tma ? ", bulk copies on" : ", bulk copies off");
+                got[tma ? 0 : 1] = download<cf>(d.get(), n);
+            }
+            EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), n * sizeof(cf))) << what;
+            if (w == 4096 && h == 4096) {
+                std::vector<cd> want = dft2d(widen(x), h, w, inverse);
+                EXPECT_LT(rel_l2(got[0], want), 1e-5) << what << " vs FFTW";
+            }
+        }
 }
 
 // m75: the 2048^2 C2C in place with its columns eight a block (Variant::wide_2048_columns) or four: each column's
