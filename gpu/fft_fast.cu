@@ -830,6 +830,12 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
     cols_block<kInv, false, kLog2>(p, col_group(p), col_half(p));
 }
 
+// Shared memory of fast_cols_tma_kernel: the larger of the staged points and the lines' buffers, then the barrier.
+__host__ __device__ inline int tma_cols_bar_offset(int n, int C, int col_stride) {
+    const int staged = n * C * int(sizeof(float2)), lines = C * col_stride * int(sizeof(float2));
+    return ((staged > lines ? staged : lines) + 7) & ~7;
+}
+
 // m85: a column pass of C neighbouring columns of a row-major plane (sub 1, ungrouped, not transposed out; the
 // columns-first R2C's first pass) whose loads are tensor-memory-accelerator copies rather than a thread's eight-byte
 // loads: thread 0 asks for the block's C columns x n rows as n / box_rows boxes of C x box_rows points, which land
@@ -837,13 +843,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(Co
 // memory and the line runs as cols_block's does, in the same memory. Under ncu the register-loaded version's warps
 // stalled mostly on lg_throttle (9.8 a issued instruction at 8192^2, 36% of DRAM's peak): 16 K strided 8-byte loads
 // a block through the LSU.
-
-// Shared memory of fast_cols_tma_kernel: the larger of the staged points and the lines' buffers, then the barrier.
-__host__ __device__ inline int tma_cols_bar_offset(int n, int C, int col_stride) {
-    const int staged = n * C * int(sizeof(float2)), lines = C * col_stride * int(sizeof(float2));
-    return ((staged > lines ? staged : lines) + 7) & ~7;
-}
-
+//
 // m86: the same for a column pass over a grouped scratch (p.group_log2 >= 0, the block's C columns one whole group:
 // C2C pass 2 at 4096-point columns, whole or as the split's halves): the block's input is one contiguous run of
 // n x C points ([row][c], as the TMA boxes leave them), copied as n / box_rows bulk copies of box_rows rows; its
