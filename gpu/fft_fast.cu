@@ -388,48 +388,15 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kerne
     else rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x, line_barriers);
 }
 
-// The tensor memory accelerator's copies into shared memory, completing on an mbarrier there (sm_90 and up; empty
-// below, where the host never launches the kernels that use them): m83's bulk rows (m89), m85's and m86's columns.
+// The tensor memory accelerator's copies (fast_detail::tma), and here its 2D copy through a tensor map (m85).
 namespace tma {
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
-__device__ __forceinline__ void bar_init(unsigned bar, unsigned count) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-__device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-#endif
-}
+using namespace fast_detail::tma;
 __device__ __forceinline__ void load_2d(unsigned dst, const CUtensorMap* map, int x, int y, unsigned bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
         "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(bar)
         : "memory");
-#endif
-}
-// m86: a contiguous run of `bytes` (a multiple of 16, both ends 16-byte aligned) from global memory.
-__device__ __forceinline__ void load_bulk(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-                 "l"(src), "r"(bytes), "r"(bar)
-                 : "memory");
-#endif
-}
-__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    unsigned done = 0;
-    do {
-        asm volatile(
-            "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
-            : "=r"(done)
-            : "r"(bar), "r"(parity)
-            : "memory");
-    } while (!done);
 #endif
 }
 }  // namespace tma
@@ -465,15 +432,8 @@ __global__ void __launch_bounds__(512, 2) fast_rows_c2c_split_alone_kernel(const
     const float2* ra = in + std::size_t(y) * n;
     const float2* rb = in + std::size_t(y + h2) * n;
     [[maybe_unused]] const unsigned base = tma::smem_addr(smem_f4), bar = base + unsigned(split_alone_bar_offset());
-    if constexpr (kBulk) {
-        if (t == 0) {
-            tma::bar_init(bar, 1);
-            constexpr unsigned kPiece = 8192, kBytes = n * unsigned(sizeof(float2));
-            tma::bar_expect(bar, kBytes);
-            for (unsigned i = 0; i < kBytes / kPiece; ++i)
-                tma::load_bulk(base + i * kPiece, reinterpret_cast<const unsigned char*>(ra) + i * kPiece, kPiece, bar);
-        }
-    }
+    if constexpr (kBulk)
+        tma::start_stage(bar, n * unsigned(sizeof(float2)), [&] { tma::load_run(base, ra, n * unsigned(sizeof(float2)), bar); });
     float2 w = make_float2(1.0f, 0.0f);
     if (upper) {
         float sn, cs;
@@ -484,8 +444,7 @@ __global__ void __launch_bounds__(512, 2) fast_rows_c2c_split_alone_kernel(const
     if constexpr (kBulk) {
 #pragma unroll
         for (int j = 0; j < kE; ++j) v[j] = __ldg(&rb[in_index(j, n, kLog2, t, tpc)]);
-        __syncthreads();  // the barrier initialised (by thread 0) before any thread waits on it
-        tma::bar_wait(bar, 0);
+        tma::finish_stage(bar);
 #pragma unroll
         for (int j = 0; j < kE; ++j) {
             const float2 xa = sm[in_index(j, n, kLog2, t, tpc)];
@@ -514,6 +473,10 @@ __global__ void __launch_bounds__(512, 2) fast_rows_c2c_split_alone_kernel(const
     }
 }
 
+// m92: a row kernel's shared memory with kBulk: the lines' buffers, then the barrier.
+__host__ __device__ inline int bulk_rows_bar_offset(int n, int lines) {
+    return (lines * padded_len(n) * int(sizeof(float2)) + 7) & ~7;
+}
 // Two real rows a, b as one complex row z = a + i b; after the FFT, A[k] = (Z[k] + conj Z[-k]) / 2 and
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, kept for k = 0..n/2 (the rest is their conjugate mirror).
 // group_log2 >= 0: the half spectrum written grouped for a column pass whose blocks take 2^group_log2 columns
@@ -523,7 +486,12 @@ __global__ void __launch_bounds__(512, 2) fast_rows_c2c_split_alone_kernel(const
 // pass is then two FFTs of rows/2 points a column (PERF_NOTES.md s4). kSplit: half_rows > 0 (a template parameter:
 // the split's arithmetic in the other kernels pushed their 2048-point rows from no spills to 40 bytes, 12-25%
 // slower on the H100).
-template <int kThreads, int kLog2, bool kSplit>
+//
+// m92 (kBulk, Variant::tma_real_rows; whole blocks, rows of 4096 points or more: rows_real decides): the block's
+// real rows come into shared memory as bulk copies (thread 0, onto an mbarrier after the lines' buffers), no thread's
+// loads: without the split its lines' rows 2p, 2p + 1 are one contiguous run (line l's at 2l x n floats), with it rows
+// p (line l's at l x n) and p + half_rows (at (lines + l) x n) are two.
+template <int kThreads, int kLog2, bool kSplit, bool kBulk = false>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n_arg, int log2n_arg,
                                       int rows, int lines, int ld, int group_log2, unsigned int* reset_minmax,
                                       int half_rows) {
@@ -540,13 +508,38 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
     const bool has_b = rb < rows;
     float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
     float2 v[kE];
-    if (active)
+    if constexpr (kBulk) {
+        const unsigned base = tma::smem_addr(smem_f4), bar = base + unsigned(bulk_rows_bar_offset(n, lines));
+        const unsigned run = unsigned(lines) * unsigned(n) * unsigned(sizeof(float));  // `lines` rows
+        const int first = int(blockIdx.x) * lines;  // the block's first pair
+        tma::start_stage(bar, 2u * run, [&] {
+            if constexpr (split) {
+                tma::load_run(base, plane + std::size_t(first) * n, run, bar);
+                tma::load_run(base + run, plane + std::size_t(first + half_rows) * n, run, bar);
+            } else {
+                tma::load_run(base, plane + std::size_t(2 * first) * n, 2u * run, bar);
+            }
+        });
+        tma::finish_stage(bar);
+        const float* staged = reinterpret_cast<const float*>(smem_f4);
+        const float* sa = staged + std::size_t(split ? line : 2 * line) * n;
+        const float* sb = staged + std::size_t(split ? lines + line : 2 * line + 1) * n;
 #pragma unroll
         for (int j = 0; j < kE; ++j)
             if (j < e) {
                 const int i = in_index(j, n, log2n, t, tpc);
-                v[j] = make_float2(__ldg(&plane[std::size_t(ra) * n + i]), has_b ? __ldg(&plane[std::size_t(rb) * n + i]) : 0.0f);
+                v[j] = make_float2(sa[i], sb[i]);
             }
+        __syncthreads();  // every staged point read before the lines' exchanges (the same memory) are written
+    } else {
+        if (active)
+#pragma unroll
+            for (int j = 0; j < kE; ++j)
+                if (j < e) {
+                    const int i = in_index(j, n, log2n, t, tpc);
+                    v[j] = make_float2(__ldg(&plane[std::size_t(ra) * n + i]), has_b ? __ldg(&plane[std::size_t(rb) * n + i]) : 0.0f);
+                }
+    }
     stockham_line<false, kLog2 == 13 ? Passes::Peeled : Passes::Rolled, kLog2 == 13 ? kLog2 : 0>(v, sm, n, log2n, t, tpc, active);
     stage_natural(sm, v, e, n, t, tpc, active);
     if (!active) return;
@@ -1261,7 +1254,7 @@ bool make_tensor_map(CUtensorMap& map, const float2* base, std::uint64_t width, 
 bool run_cols_tma(bool inverse, ColParams p, int target_threads, bool bank_aware, cudaStream_t s, bool dependent,
                   bool grouped = false) {
     const int n = p.n;
-    if (n != 4096) return false;
+    if (n != 4096 && n != 2048) return false;  // (2048: m95's in-place C2C columns only; the callers choose)
     if (p.sub < 1) p.sub = 1;
     const int C = p.cols_per_block ? p.cols_per_block : cols_per_block(n, p.ncols, target_threads);
     if (C < 2 || C > 8 || p.ncols % C != 0) return false;
@@ -1286,9 +1279,15 @@ bool run_cols_tma(bool inverse, ColParams p, int target_threads, bool bank_aware
     const int bound = bound_for(threads);
     auto pick = [&](auto inv) {
         constexpr bool kInv = decltype(inv)::value;
-        if (bound == 256) go(fast_cols_tma_kernel<kInv, 256, 12>);
-        else if (bound == 512) go(fast_cols_tma_kernel<kInv, 512, 12>);
-        else go(fast_cols_tma_kernel<kInv, 1024, 12>);
+        if (n == 2048) {
+            if (bound == 256) go(fast_cols_tma_kernel<kInv, 256, 11>);
+            else if (bound == 512) go(fast_cols_tma_kernel<kInv, 512, 11>);
+            else go(fast_cols_tma_kernel<kInv, 1024, 11>);
+        } else {
+            if (bound == 256) go(fast_cols_tma_kernel<kInv, 256, 12>);
+            else if (bound == 512) go(fast_cols_tma_kernel<kInv, 512, 12>);
+            else go(fast_cols_tma_kernel<kInv, 1024, 12>);
+        }
     };
     if (inverse) pick(std::true_type{});
     else pick(std::false_type{});
@@ -1415,8 +1414,10 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         const auto [row_threads, col_threads] = mixed_c2c_threads(height);
         const int C = mixed::columns_per_block(height, width, col_threads, tables_, true);  // (c2c_cols' blocks)
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
-        mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, mixed_launch(s), grouped ? C : 0);
-        mark(timer, std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : ""),
+        const bool bulk = mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, mixed_launch(s), grouped ? C : 0);
+        mark(timer,
+             std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : "") +
+                 (bulk ? " (bulk-copied loads)" : ""),
              double(width) * height * 16.0);
         mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, col_threads, mixed_launch(s), grouped ? C : 0, true);
         mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
@@ -1500,12 +1501,19 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
              (group_log2 >= 0 ? " (grouped for the columns)" : "") + (in_place ? " (in place)" : ""),
          double(width) * height * 16.0);
     // m86: the grouped scratch's runs through bulk copies, where they apply.
-    const bool tma = variant_.tma_grouped_columns && group_log2 >= 0 &&
+    // (4096-point runs only: run_cols_tma also takes 2048 points since m95, for the in-place columns below; the grouped
+    // 2048-point columns, 4096 x 2048, were never measured through it.)
+    const bool tma = variant_.tma_grouped_columns && group_log2 >= 0 && p.n == 4096 &&
                      run_cols_tma(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_, true);
-    if (!tma) run_cols(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
+    // m95: the in-place columns of 2048 points (2048^2) through the tensor memory accelerator (2D boxes of the block's
+    // columns, as m85's), the plane in L2 from the row pass.
+    const bool tma_in_place = !tma && variant_.tma_inplace_columns && in_place && ncol == 2048 &&
+                              run_cols_tma(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
+    if (!tma && !tma_in_place) run_cols(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
     std::string label = "fast pass 2: column FFTs";
     if (sub == 2) label += tma ? " (two halves, bulk-copied loads)" : " (two halves)";
     else if (tma) label += " (bulk-copied loads)";
+    else if (tma_in_place) label += " (in place, TMA loads)";
     mark(timer, label, double(width) * height * 16.0);
 }
 
@@ -1556,10 +1564,22 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     const int n = width, pairs = half_rows > 0 ? half_rows : (height + 1) / 2;
     const int lines = lines_per_block(n, rows_threads_, pairs);
     const int threads = lines * (n / elems_per_thread(n));
-    const int smem = lines * padded_len(n) * int(sizeof(float2));
+    // m92: rows of 4096 points or more through bulk copies, where every block is whole (the plane 16-byte aligned). At
+    // 2048-point rows the copies measured 3-6% slower (PERF_NOTES.md m92), so those keep the threads' loads.
+    const bool bulk = variant_.tma_real_rows && n >= 4096 && height % 2 == 0 && pairs % lines == 0 &&
+                      (reinterpret_cast<std::uintptr_t>(plane) & 15) == 0 && fast_detail::sm90_or_later();
+    const int smem = bulk ? bulk_rows_bar_offset(n, lines) + 8 : lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
     auto kernel = with_log2(ilog2(n), [&](auto l2) {
         constexpr int L = decltype(l2)::value;
+        if constexpr (L >= 9) {
+            if (bulk && half_rows > 0)
+                return bound == 256 ? fast_rows_real_kernel<256, L, true, true>
+                       : bound == 512 ? fast_rows_real_kernel<512, L, true, true> : fast_rows_real_kernel<1024, L, true, true>;
+            if (bulk)
+                return bound == 256 ? fast_rows_real_kernel<256, L, false, true>
+                       : bound == 512 ? fast_rows_real_kernel<512, L, false, true> : fast_rows_real_kernel<1024, L, false, true>;
+        }
         if (half_rows > 0)
             return bound == 256 ? fast_rows_real_kernel<256, L, true>
                    : bound == 512 ? fast_rows_real_kernel<512, L, true> : fast_rows_real_kernel<1024, L, true>;
@@ -1570,7 +1590,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
                   dependent_, plane, out, n, ilog2(n), height, lines, ld, group_log2, reset_minmax, half_rows);
     mark(timer,
          std::string("fast pass 1: real rows (2 per FFT) -> half spectrum") + (half_rows > 0 ? " + first column stage" : "") +
-             (group_log2 >= 0 ? " (grouped)" : ""),
+             (group_log2 >= 0 ? " (grouped)" : "") + (bulk ? " (bulk-copied loads)" : ""),
          double(width) * height * 4.0 + double(ld) * height * 8.0);
 }
 
@@ -1614,7 +1634,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         const ColParams p = column_params(reinterpret_cast<const float2*>(plane), sub * n, scratch, sub * n, sub * n,
                                           width, cn, 0, -1, 1);
         // m85: the plane's columns through the tensor memory accelerator where it applies.
-        const bool tma = variant_.tma_plane_columns && run_cols_tma(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
+        const bool tma = variant_.tma_plane_columns && cn == 4096 && run_cols_tma(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
         if (!tma) run_cols(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
         mark(timer, std::string("fast pass 1: column FFTs (the real plane as complex pairs") +
                         (sub == 2 ? ", even and odd rows" : "") + (tma ? ", TMA loads)" : ")"), double(width) * height * 8.0);

@@ -191,6 +191,18 @@ public:
         // accelerator, sm_90 and up) while the threads load row y + H/2, rather than every point through a thread's
         // 8-byte load. Off: the benchmark's before/after.
         bool tma_split_rows = true;
+        // m92: the real rows' pass (the transposed R2C's, the picture's, the rows-first R2C's) at rows of 4096 points
+        // or more takes its rows through bulk copies, no thread's loads, where its blocks are whole (4096^2 transposed
+        // R2C -10%, picture -6%; at 2048 points +3-6%, so not there). Off: the benchmark's before/after.
+        bool tma_real_rows = true;
+        // m93: the mixed-radix C2C's row pass at a compiled-in length (the users' exact sizes: 1920, 3000, 4032
+        // points, ...) takes its rows through bulk copies into the line buffers, no thread's loads (mixed::Launch::
+        // bulk_rows). Off: the benchmark's before/after.
+        bool tma_mixed_rows = true;
+        // m95: the 2048^2 C2C's in-place column pass (2048-point columns, eight a block) loads its columns through
+        // the tensor memory accelerator (fast_cols_tma_kernel, as m85's) rather than each thread's loads. Off: the
+        // benchmark's before/after.
+        bool tma_inplace_columns = true;
         // m84: the columns-first R2C's split row pass (m82) at rows of 2048 and 4096 points with two lines a block (a
         // pair of mirror rows, each formed from the scratch with the last column stage as loaded), rather than groups
         // of four lines (E and O of two rows) in 1024 threads and 132 KiB. Off: the benchmark's before/after.
@@ -271,7 +283,7 @@ private:
     bool dependent_ = true;
     // The mixed passes' launches on stream s: dependent_ and the Variant's kernel choices.
     mixed::Launch mixed_launch(cudaStream_t s) const {
-        return {s, dependent_, variant_.interleaved_columns, variant_.capped_registers};
+        return {s, dependent_, variant_.interleaved_columns, variant_.capped_registers, variant_.tma_mixed_rows};
     }
     // The device's L2 cache in bytes (read once).
     long long l2_bytes() const;

@@ -256,4 +256,65 @@ void launch_kernel(const char* name, void (*kernel)(Params...), dim3 grid, dim3 
     if (e != cudaSuccess) detail::throw_cuda(e, name, __FILE__, __LINE__);
 }
 
+// The tensor memory accelerator's bulk copies into shared memory, completing on an mbarrier there (sm_90 and up;
+// empty below, where the host never launches the kernels that use them): custom-fast's rows and columns (m86, m89, m92),
+// the mixed-radix rows (m93). fft_fast.cu adds the 2D copy through a tensor map (m85).
+namespace tma {
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ void bar_init(unsigned bar, unsigned count) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void bar_expect(unsigned bar, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+#endif
+}
+// m86: a contiguous run of `bytes` (a multiple of 16, both ends 16-byte aligned) from global memory.
+__device__ __forceinline__ void load_bulk(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+#endif
+}
+__device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    unsigned done = 0;
+    do {
+        asm volatile(
+            "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}"
+            : "=r"(done)
+            : "r"(bar), "r"(parity)
+            : "memory");
+    } while (!done);
+#endif
+}
+// `bytes` from `src` into shared memory at `dst` as bulk copies of at most 8 KiB on barrier `bar` (16-byte aligned
+// both; bytes a multiple of 16). The caller has set the barrier's expected bytes.
+__device__ __forceinline__ void load_run(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
+    const unsigned char* from = static_cast<const unsigned char*>(src);
+    for (unsigned i = 0; i < bytes; i += 8192u) load_bulk(dst + i, from + i, bytes - i < 8192u ? bytes - i : 8192u, bar);
+}
+// The staging shape of the bulk-copied row passes (m89, m92, m93). start_stage: thread 0 initialises the block's
+// barrier `bar`, sets the `bytes` it expects and calls `issue()` to start the copies onto it. finish_stage: the block
+// passes a barrier (so that no thread waits on one not yet initialised) and waits for the bytes. Work that does not
+// read the staged data (another row's loads, the twiddles' staging) goes between the two.
+template <class Issue>
+__device__ __forceinline__ void start_stage(unsigned bar, unsigned bytes, const Issue& issue) {
+    if (threadIdx.x == 0) {
+        bar_init(bar, 1);
+        bar_expect(bar, bytes);
+        issue();
+    }
+}
+__device__ __forceinline__ void finish_stage(unsigned bar) {
+    __syncthreads();
+    bar_wait(bar, 0);
+}
+}  // namespace tma
+
 }  // namespace specview::gpu::fast_detail

@@ -205,6 +205,21 @@ __device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2
                [&](auto r) { last_pass<decltype(r)::value, kInv>(at, put, sm, tw, n, t, L.tpc, active, only); });
 }
 
+// m93: a compiled-in length's whole FFT of a line already in shared memory in natural order, plain (not padded: the
+// bulk copies of the row kernels, m93), to `put(i, X_i)`: the first pass gathers from there (with a barrier before
+// its scatter overwrites the line), the last scatters to `put`, as line_fft_to's do.
+template <bool kInv, int kWork, bool kSplit, class Put>
+__device__ __forceinline__ void line_fft_staged_to(const Put& put, float2* sm, const Line& L, int t, bool active) {
+    using F = mixed_radix::FixedLine<kWork>;
+    constexpr int last = F::passes - 1;
+    static_assert(last > 0, "a compiled-in plan has two passes or more");
+    pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, false, F::template kPadOut<0>, true>(sm, L.twiddles, kWork, 1,
+                                                                                                       t, F::tpc, active);
+    fixed_passes<kWork, 1, last, kInv, kSplit>(sm, L.twiddles, t, active);
+    last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true,
+              kSplit ? kWork : 0>([](int) { return float2{}; }, put, sm, L.twiddles, kWork, t, F::tpc, active, false);
+}
+
 // A compiled-in length's whole FFT of a line already in shared memory in natural order (padded), left there (the
 // last pass's output padded); on exit the block has passed a barrier since it was written. Every thread calls it.
 template <bool kInv, int kWork>
@@ -343,7 +358,16 @@ static_assert(capped_registers(224, 5) == 56 && capped_registers(224, 6) == 48 &
 
 // group > 0: the output is grouped for the column pass, the `group` columns a column block takes next to each
 // other row after row ([x / group][row][x % group]), so that block reads one contiguous run (PERF_NOTES.md v6b).
-template <bool kInv, int kWork>
+//
+// m93 (kBulk, compiled-in lengths, Launch::bulk_rows): the block's rows come into their line buffers as bulk copies
+// (thread 0, plain order; each buffer's start 16-byte aligned: one line a block, or an even stride) onto an mbarrier
+// after the staged twiddles (bulk_rows_bar_offset), and the line's first pass gathers from there: no thread's loads
+// (custom-fast's power-of-two rows gained 9% from half of theirs, m89).
+template <int kWork>
+__host__ __device__ constexpr int bulk_rows_bar_offset(int stride, int lines) {
+    return (lines * stride + mixed_radix::split_table_size(kWork)) * int(sizeof(float2));
+}
+template <bool kInv, int kWork, bool kBulk = false>
 __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, Line L, int rows, int lines, int group) {
     extern __shared__ float2 sm_rows[];
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
@@ -353,24 +377,39 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, Li
     // x goes to [x / group][row][x % group] (group a power of two), or to [row][x]: one put for both (a second
     // instantiation of the line engine in one kernel makes ptxas spill, PERF_NOTES.md m5).
     const mixed_radix::RowPut put(out + std::size_t(row) * (group > 0 ? group : n), rows, group);
-    line_fft_to<kInv, kWork, kWork != 0>([src](int i) { return src[i]; }, put, sm_rows + line * L.stride,
-                                         with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
+    if constexpr (kBulk) {
+        static_assert(kWork > 0, "m93: compiled-in lengths only");
+        namespace tma = fast_detail::tma;
+        const unsigned base = tma::smem_addr(sm_rows), bar = base + unsigned(bulk_rows_bar_offset<kWork>(L.stride, lines));
+        constexpr unsigned row_bytes = unsigned(kWork) * unsigned(sizeof(float2));
+        tma::start_stage(bar, unsigned(nl) * row_bytes, [&] {
+            for (int l = 0; l < nl; ++l)
+                tma::load_run(base + unsigned(l * L.stride) * unsigned(sizeof(float2)), in + std::size_t(row0 + l) * kWork,
+                              row_bytes, bar);
+        });
+        const Line S = with_staged_twiddles<kWork>(L, sm_rows, lines);
+        tma::finish_stage(bar);  // (its block barrier also covers the twiddles' staging)
+        line_fft_staged_to<kInv, kWork, true>(put, sm_rows + line * L.stride, S, t, line < nl);
+    } else {
+        line_fft_to<kInv, kWork, kWork != 0>([src](int i) { return src[i]; }, put, sm_rows + line * L.stride,
+                                             with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
+    }
 }
-template <bool kInv, int kWork>
+template <bool kInv, int kWork, bool kBulk = false>
 __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {
     fast_detail::begin_dependent();
-    rows_c2c_block<kInv, kWork>(in, out, L, rows, lines, group);
+    rows_c2c_block<kInv, kWork, kBulk>(in, out, L, rows, lines, group);
 }
 // The same, one line a block (FixedLine<kWork>::tpc threads), its registers capped so that kMinBlocks blocks fit an SM
 // (m28, capped_row_blocks; the cap by __maxnreg__, m44). (A kernel of its own: __launch_bounds__(1024, 1) is not
 // __launch_bounds__(1024) to ptxas, which then gave every other length's kernel 64 registers and some a few bytes of
 // spills.)
-template <bool kInv, int kWork, int kMinBlocks>
+template <bool kInv, int kWork, int kMinBlocks, bool kBulk = false>
 __global__ void __launch_bounds__(mixed_radix::fixed_threads(kWork))
     __maxnreg__(capped_registers(mixed_radix::fixed_threads(kWork), kMinBlocks))
     mixed_rows_c2c_capped_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {
     fast_detail::begin_dependent();
-    rows_c2c_block<kInv, kWork>(in, out, L, rows, lines, group);
+    rows_c2c_block<kInv, kWork, kBulk>(in, out, L, rows, lines, group);
 }
 
 // Real rows 2p and 2p + 1 as one complex row; bins 0..n/2 of each to the half spectrum (row stride ld), or with
@@ -794,15 +833,36 @@ int columns_per_block(int n, int ncols, int max_threads, const LineTables& table
     return column_block(L, ncols, max_threads, rounds);
 }
 
-void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
+bool c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
               Launch at, int group) {
     Line L = make_line(n, inverse, tables);
     const int lines = row_lines(L, rows, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
     const int blocks = (rows + lines - 1) / lines;
     if (group > 0 && n % group != 0) throw ConfigError("internal: a grouped row pass needs whole groups");
+    bool bulk_ran = false;
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
+        if constexpr (W > 0) {
+            // m93: the rows through bulk copies, where each line buffer starts 16-byte aligned, as the rows do.
+            const bool bulk = at.bulk_rows && W % 2 == 0 && (lines == 1 || L.stride % 2 == 0) &&
+                              (reinterpret_cast<std::uintptr_t>(in) & 15) == 0 && fast_detail::sm90_or_later();
+            if (bulk) {
+                const int bulk_smem = bulk_rows_bar_offset<W>(L.stride, lines) + 8;
+                bulk_ran = true;
+                if constexpr (capped_row_blocks(W) > 0) {
+                    if (lines == 1 && at.capped_registers) {
+                        constexpr int B = capped_row_blocks(W);
+                        launch(inverse ? mixed_rows_c2c_capped_kernel<true, W, B, true> : mixed_rows_c2c_capped_kernel<false, W, B, true>,
+                               "mixed_rows_c2c_capped_kernel", blocks, L.tpc, bulk_smem, at, in, out, L, rows, lines, group);
+                        return;
+                    }
+                }
+                launch(inverse ? mixed_rows_c2c_kernel<true, W, true> : mixed_rows_c2c_kernel<false, W, true>, "mixed_rows_c2c_kernel",
+                       blocks, lines * L.tpc, bulk_smem, at, in, out, L, rows, lines, group);
+                return;
+            }
+        }
         if constexpr (capped_row_blocks(W) > 0) {
             if (lines == 1 && at.capped_registers) {
                 constexpr int B = capped_row_blocks(W);
@@ -820,6 +880,7 @@ void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
         else
             launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), at, in, out, L, rows, lines, group);
     }, true);
+    return bulk_ran;
 }
 
 void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,

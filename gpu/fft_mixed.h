@@ -61,6 +61,8 @@ struct Launch {
     bool dependent = false;
     bool interleaved_columns = true;
     bool capped_registers = true;
+    // m93: the C2C rows of a compiled-in length through bulk copies into shared memory (sm_90 and up).
+    bool bulk_rows = true;
 };
 
 // Columns of n points a column block takes when there are `ncols` of them and a block may have `max_threads`
@@ -75,8 +77,8 @@ int line_threads_for(int n, const LineTables& tables);
 int interleaved_block_threads(int n, const LineTables& tables);
 // Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in` unless grouped). group > 0 (a
 // divisor of n): `out` grouped for c2c_cols, the `group` columns a column block takes next to each other row
-// after row ([x / group][row][x % group]).
-void c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
+// after row ([x / group][row][x % group]). Returns whether the rows came in through bulk copies (m93, Launch::bulk_rows).
+bool c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
               Launch at, int group = 0);
 // Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`); group > 0:
 // `in` as c2c_rows writes it with that group, which must be columns_per_block(n, ncols, max_threads, tables, rounds)

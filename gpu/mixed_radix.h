@@ -320,9 +320,11 @@ constexpr int line_threads(int work) {
 // The lengths whose plans the kernels have compiled in (gpu/fft_mixed.cu: with every pass's radix, its Ns and the
 // threads a line known to the compiler, the indexing folds to constants and nothing spills, as v9 found for the
 // powers of two; PERF_NOTES.md m9): the sides of the users' photos and video frames, landscape and portrait
-// (720p, 1080p, 1440p, 4K UHD; 6, 12, 16, 24 and 48 MP photos at 3:2 and 4:3). Other lengths run the same passes
-// from the run-time plan.
-constexpr int kFixedLengths[] = {720, 1080, 1280, 1440, 1920, 2000, 2160, 2560, 3000, 3024, 3456, 3840, 4000, 4032, 4608, 6000, 6048, 8064};
+// (720p, 1080p, 1440p, 4K UHD; 6, 12, 16, 24 and 48 MP photos at 3:2 and 4:3; m94: the 4:3 screen and camera sizes
+// VGA, SVGA, XGA and UXGA, 640x480, 800x600, 1024x768, 1600x1200, whose run-time plans were 2.3x slower). Other
+// lengths run the same passes from the run-time plan.
+constexpr int kFixedLengths[] = {480, 600, 640, 720, 768, 800, 1024, 1080, 1200, 1280, 1440, 1600, 1920, 2000, 2160, 2560,
+                                 3000, 3024, 3456, 3840, 4000, 4032, 4608, 6000, 6048, 8064};
 
 // Two plans with the same passes (and so the same twiddle table).
 constexpr bool same_passes(const LinePlan& a, const LinePlan& b) {

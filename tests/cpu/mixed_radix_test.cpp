@@ -330,6 +330,43 @@ TEST(MixedRadix, CompiledInPassesAndLayoutsMatchFftw) {
         << "some lengths take fewer threads in the column blocks";
 }
 
+// m93: the mixed C2C rows through bulk copies gather their first pass from the row in shared memory in plain order
+// (fft_mixed.cu line_fft_staged_to: pass_gather with a plain layout, kKnown) instead of from global memory
+// (first_pass: pass_gather_from, loads first). For every compiled-in length and both directions, every thread's
+// butterfly registers must be the same bits either way, so the staged rows give the same line as the loaded ones.
+template <int kN>
+void check_staged_first_pass(Rng& rng) {
+    using F = mr::FixedLine<kN>;
+    constexpr int R = F::template kRadix<0>, kB = F::template kButterflies<0>;
+    const std::vector<float2> table = mr::split_twiddle_table(kN);
+    for (bool inverse : {false, true}) {
+        const std::vector<float2> x = to_float2(rng.complex(static_cast<std::size_t>(kN)));
+        int differ = 0;
+        for (int t = 0; t < F::tpc; ++t) {
+            mr::PassRegs<R, kB> a = {}, b = {};
+            if (inverse) {
+                mr::pass_gather_from<R, true, 0, true>([&x](int i) { return x.at(std::size_t(i)); }, a, table.data(), kN, 1, t, F::tpc);
+                mr::pass_gather<R, true, kB, false, true>(x.data(), b, table.data(), kN, 1, t, F::tpc);
+            } else {
+                mr::pass_gather_from<R, false, 0, true>([&x](int i) { return x.at(std::size_t(i)); }, a, table.data(), kN, 1, t, F::tpc);
+                mr::pass_gather<R, false, kB, false, true>(x.data(), b, table.data(), kN, 1, t, F::tpc);
+            }
+            for (int k = 0; k < kB; ++k)
+                for (int r = 0; r < R; ++r)
+                    differ += (a.v[k][r].x != b.v[k][r].x || a.v[k][r].y != b.v[k][r].y) ? 1 : 0;
+        }
+        EXPECT_EQ(differ, 0) << kN << (inverse ? " inverse" : " forward") << ": butterfly registers that differ";
+    }
+}
+template <std::size_t... I>
+void check_staged_first_passes(Rng& rng, std::index_sequence<I...>) {
+    (check_staged_first_pass<mr::kFixedLengths[I]>(rng), ...);
+}
+TEST(MixedRadix, StagedFirstPassGathersWhatTheLoadedOneDoes) {
+    Rng rng;
+    check_staged_first_passes(rng, std::make_index_sequence<std::size(mr::kFixedLengths)>{});
+}
+
 // The column blocks' threads (column_threads): fewer than fixed_threads where the passes leave threads idle, never
 // more points a thread in any pass, within PassRegs' butterfly bound, four lines in whole warps; or, for the measured
 // lengths (m40), more threads that hold fewer points a thread.

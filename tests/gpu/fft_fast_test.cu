@@ -337,6 +337,137 @@ TEST_F(FastFft, TmaSplitRowsGiveTheSameBytes) {
         }
 }
 
+// m92: the real rows' pass with its rows through bulk copies (Variant::tma_real_rows: rows of 4096 points or more,
+// whole blocks) or a thread's loads, in the transposed R2C (rows paired 2p, 2p + 1; at height 8192 the split's p,
+// p + H/2): the same bins to the bit; FFTW's at the small sizes; the pass's mark says whether the copies ran (sm_90 and
+// up). Rows of 2048 points or fewer keep the loads (there the copies measured 3-6% slower); 4096 x 64 is in a small
+// run, for memcheck.
+TEST_F(FastFft, TmaRealRowsGiveTheSameBytes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    int device = 0, major = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    for (auto [w, h] : {std::pair{256, 64}, std::pair{512, 512}, std::pair{2048, 1024}, std::pair{4096, 64},
+                        std::pair{4096, 4096}, std::pair{1024, 8192}, std::pair{8192, 8192}}) {
+        const std::size_t n = std::size_t(w) * h, m = std::size_t(w / 2 + 1) * h;
+        if (small_run() && n > (1u << 20)) continue;
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        const std::vector<float> x = rng.real(n);
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, x);
+        std::vector<cf> got[2];
+        bool ran[2] = {false, false};
+        for (bool bulk : {true, false}) {
+            gpu::FastFft fast;
+            gpu::FastFft::Variant v;
+            v.tma_real_rows = bulk;
+            fast.set_variant(v);
+            gpu::DeviceBuffer<float2> t(m);
+            poison(t);
+            gpu::StageTimer timer;
+            timer.start(nullptr);
+            fast.r2c(plane.get(), w, h, t.get(), nullptr, &timer, true);
+            for (const auto& k : timer.collect())
+                ran[bulk ? 0 : 1] = ran[bulk ? 0 : 1] || (k.name.rfind("fast pass 1: real rows", 0) == 0 &&
+                                                          k.name.find("bulk-copied loads") != std::string::npos);
+            got[bulk ? 0 : 1] = download<cf>(t.get(), m);
+        }
+        EXPECT_FALSE(ran[1]) << what << ": bulk copies off";
+        if (w < 4096 || major < 9) EXPECT_FALSE(ran[0]) << what << ": rows of " << w << " points keep the loads";
+        else EXPECT_TRUE(ran[0]) << what << ": bulk copies on";
+        EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), m * sizeof(cf))) << what;
+        if (n <= (1u << 21))
+            EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h, true)), 1e-5) << what << " vs FFTW";
+    }
+}
+
+// m93: the mixed-radix C2C's row pass at a compiled-in length with its rows through bulk copies (Variant::
+// tma_mixed_rows) or a thread's loads: the same spectrum (the same butterflies on the same points; compared within
+// float rounding, not to the bit, as the first pass's gather is another instantiation), FFTW's where it is small
+// enough, both directions. The pass's mark must say that the copies ran at 3000-point rows (one line a block, sm_90
+// and up; 3000 x 16 is in a small run, for memcheck) and never with the switch off; 1009 x 4 (Bluestein) never.
+TEST_F(FastFft, TmaMixedRowsGiveTheSameSpectrum) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    int device = 0, major = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    for (auto [w, h] : {std::pair{3000, 2000}, std::pair{1920, 1080}, std::pair{1080, 1920}, std::pair{4032, 3024},
+                        std::pair{720, 720}, std::pair{3000, 16}, std::pair{1009, 4}})
+        for (bool inverse : {false, true}) {
+            const std::size_t n = std::size_t(w) * h;
+            if (small_run() && n > (1u << 20)) continue;
+            const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+            const std::vector<cf> x = rng.complex(n);
+            std::vector<cf> got[2];
+            bool ran[2] = {false, false};
+            for (bool bulk : {true, false}) {
+                gpu::FastFft fast;
+                gpu::FastFft::Variant v;
+                v.tma_mixed_rows = bulk;
+                fast.set_variant(v);
+                gpu::DeviceBuffer<float2> d, scratch(n);
+                upload(d, x);
+                poison(scratch);
+                gpu::StageTimer timer;
+                timer.start(nullptr);
+                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
+                for (const auto& k : timer.collect())
+                    ran[bulk ? 0 : 1] = ran[bulk ? 0 : 1] || (k.name.rfind("fast pass 1", 0) == 0 &&
+                                                              k.name.find("bulk-copied loads") != std::string::npos);
+                got[bulk ? 0 : 1] = download<cf>(d.get(), n);
+            }
+            std::printf("[ fast     ] %s: rows through bulk copies %s\n", what.c_str(), ran[0] ? "yes" : "no");
+            EXPECT_FALSE(ran[1]) << what << ": bulk copies off";
+            if (w == 3000) EXPECT_EQ(ran[0], major >= 9) << what;
+            if (w == 1009) EXPECT_FALSE(ran[0]) << what << ": Bluestein has no compiled-in plan";
+            EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-6) << what;
+            if (n <= (1u << 21)) EXPECT_LT(rel_l2(got[0], dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
+        }
+}
+
+// m95: the power-of-two C2C's in-place column pass at 2048 points with its loads through the tensor memory
+// accelerator (Variant::tma_inplace_columns) or a thread's: the same transform within float rounding (another
+// instantiation of the line), both directions; FFTW's at 2048^2; the
+// pass's mark must say that the TMA ran at 2048^2 (sm_90 and up) and never with the switch off.
+TEST_F(FastFft, TmaInPlaceColumnsGiveTheSameBytes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    int device = 0, major = 0;
+    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    for (auto [w, h] : {std::pair{2048, 2048}, std::pair{1024, 2048}, std::pair{4096, 2048}})
+        for (bool inverse : {false, true}) {
+            const std::size_t n = std::size_t(w) * h;
+            if (small_run() && n > (1u << 22)) continue;
+            const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+            const std::vector<cf> x = rng.complex(n);
+            std::vector<cf> got[2];
+            bool ran[2] = {false, false};
+            for (bool tma : {true, false}) {
+                gpu::FastFft fast;
+                gpu::FastFft::Variant v;
+                v.tma_inplace_columns = tma;
+                fast.set_variant(v);
+                gpu::DeviceBuffer<float2> d, scratch(n);
+                upload(d, x);
+                poison(scratch);
+                gpu::StageTimer timer;
+                timer.start(nullptr);
+                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
+                for (const auto& k : timer.collect())
+                    ran[tma ? 0 : 1] = ran[tma ? 0 : 1] || k.name.find("in place, TMA loads") != std::string::npos;
+                got[tma ? 0 : 1] = download<cf>(d.get(), n);
+            }
+            std::printf("[ fast     ] %s: in-place columns through the TMA %s\n", what.c_str(), ran[0] ? "yes" : "no");
+            EXPECT_FALSE(ran[1]) << what << ": TMA off";
+            if (w == 2048) EXPECT_EQ(ran[0], major >= 9) << what;
+            EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-6) << what << ": TMA against the loads";
+            if (w == 2048) EXPECT_LT(rel_l2(got[0], dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
+        }
+}
+
 // m84: the columns-first R2C's split row pass (height 8192) at rows of 2048 and 4096 points with two mirror lines a block
 // (Variant::split_r2c_rows_alone) and in groups of four: the same half spectrum within float rounding; FFTW's at
 // 4096 x 8192. Only these shapes take it (skipped in a small run).
