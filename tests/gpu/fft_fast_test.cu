@@ -38,13 +38,39 @@ std::vector<cd> half_spectrum(const std::vector<cd>& full, int w, int h, bool tr
     return half;
 }
 
-// x through fast.c2c (its scratch poisoned), back from the device.
-std::vector<cf> run_c2c(gpu::FastFft& fast, const std::vector<cf>& x, int w, int h, bool inverse) {
+// x through fast.c2c (its scratch poisoned), back from the device, with the names of the stage marks the run left.
+struct C2cRun {
+    std::vector<cf> out;
+    std::vector<std::string> marks;
+    // Whether a mark that starts with `prefix` contains `part`.
+    bool marked(const std::string& prefix, const std::string& part) const {
+        for (const auto& m : marks)
+            if (m.rfind(prefix, 0) == 0 && m.find(part) != std::string::npos) return true;
+        return false;
+    }
+};
+C2cRun run_c2c_marked(gpu::FastFft& fast, const std::vector<cf>& x, int w, int h, bool inverse) {
     gpu::DeviceBuffer<float2> d, scratch(x.size());
     upload(d, x);
     poison(scratch);
-    fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
-    return download<cf>(d.get(), x.size());
+    gpu::StageTimer timer;
+    timer.start(nullptr);
+    fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
+    C2cRun r;
+    for (const auto& k : timer.collect()) r.marks.push_back(k.name);
+    r.out = download<cf>(d.get(), x.size());
+    return r;
+}
+std::vector<cf> run_c2c(gpu::FastFft& fast, const std::vector<cf>& x, int w, int h, bool inverse) {
+    return run_c2c_marked(fast, x, w, h, inverse).out;
+}
+
+// The current device's compute capability, major number (the TMA paths need 9).
+int device_major() {
+    int device = 0, major = 0;
+    EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+    EXPECT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    return major;
 }
 
 // The mixed-radix small DFTs (gpu/mixed_radix.h) of `lines` lines of R points each, on the device.
@@ -302,13 +328,10 @@ TEST_F(FastFft, TmaSplitRowsGiveTheSameBytes) {
     if (small_run()) GTEST_SKIP() << "8192^2 only (a small run)";
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    int device = 0, major = 0;
-    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    const int major = device_major();
     const int w = 8192, h = 8192;
     const std::size_t n = std::size_t(w) * h;
     const std::vector<cf> x = rng.complex(n);
-    gpu::DeviceBuffer<float2> d, scratch(n);
     for (bool inverse : {false, true})
         for (bool grouped : {true, false}) {
             const std::string what = std::string(inverse ? "inverse" : "forward") + (grouped ? ", grouped" : ", row-major");
@@ -319,19 +342,11 @@ TEST_F(FastFft, TmaSplitRowsGiveTheSameBytes) {
                 v.grouped = grouped;
                 v.tma_split_rows = bulk;
                 fast.set_variant(v);
-                upload(d, x);
-                poison(scratch);
-                gpu::StageTimer timer;
-                timer.start(nullptr);
-                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
-                bool ran = false, alone = false;
-                for (const auto& k : timer.collect()) {
-                    ran = ran || k.name.find("a line a block, bulk-copied loads") != std::string::npos;
-                    alone = alone || k.name.find("a line a block") != std::string::npos;
-                }
-                EXPECT_TRUE(alone) << what << ": m83's row pass";
-                EXPECT_EQ(ran, bulk && major >= 9) << what << (bulk ? ", bulk copies on" : ", bulk copies off");
-                got[bulk ? 0 : 1] = download<cf>(d.get(), n);
+                C2cRun run = run_c2c_marked(fast, x, w, h, inverse);
+                EXPECT_TRUE(run.marked("", "a line a block")) << what << ": m83's row pass";
+                EXPECT_EQ(run.marked("", "a line a block, bulk-copied loads"), bulk && major >= 9)
+                    << what << (bulk ? ", bulk copies on" : ", bulk copies off");
+                got[bulk ? 0 : 1] = std::move(run.out);
             }
             EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), n * sizeof(cf))) << what;
         }
@@ -345,9 +360,7 @@ TEST_F(FastFft, TmaSplitRowsGiveTheSameBytes) {
 TEST_F(FastFft, TmaRealRowsGiveTheSameBytes) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    int device = 0, major = 0;
-    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    const int major = device_major();
     for (auto [w, h] : {std::pair{256, 64}, std::pair{512, 512}, std::pair{2048, 1024}, std::pair{4096, 64},
                         std::pair{4096, 4096}, std::pair{1024, 8192}, std::pair{8192, 8192}}) {
         const std::size_t n = std::size_t(w) * h, m = std::size_t(w / 2 + 1) * h;
@@ -390,9 +403,7 @@ TEST_F(FastFft, TmaRealRowsGiveTheSameBytes) {
 TEST_F(FastFft, TmaMixedRowsGiveTheSameSpectrum) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    int device = 0, major = 0;
-    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    const int major = device_major();
     for (auto [w, h] : {std::pair{3000, 2000}, std::pair{1920, 1080}, std::pair{1080, 1920}, std::pair{4032, 3024},
                         std::pair{720, 720}, std::pair{3000, 16}, std::pair{1009, 4}})
         for (bool inverse : {false, true}) {
@@ -407,16 +418,9 @@ TEST_F(FastFft, TmaMixedRowsGiveTheSameSpectrum) {
                 gpu::FastFft::Variant v;
                 v.tma_mixed_rows = bulk;
                 fast.set_variant(v);
-                gpu::DeviceBuffer<float2> d, scratch(n);
-                upload(d, x);
-                poison(scratch);
-                gpu::StageTimer timer;
-                timer.start(nullptr);
-                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
-                for (const auto& k : timer.collect())
-                    ran[bulk ? 0 : 1] = ran[bulk ? 0 : 1] || (k.name.rfind("fast pass 1", 0) == 0 &&
-                                                              k.name.find("bulk-copied loads") != std::string::npos);
-                got[bulk ? 0 : 1] = download<cf>(d.get(), n);
+                C2cRun run = run_c2c_marked(fast, x, w, h, inverse);
+                ran[bulk ? 0 : 1] = run.marked("fast pass 1", "bulk-copied loads");
+                got[bulk ? 0 : 1] = std::move(run.out);
             }
             std::printf("[ fast     ] %s: rows through bulk copies %s\n", what.c_str(), ran[0] ? "yes" : "no");
             EXPECT_FALSE(ran[1]) << what << ": bulk copies off";
@@ -434,9 +438,7 @@ TEST_F(FastFft, TmaMixedRowsGiveTheSameSpectrum) {
 TEST_F(FastFft, TmaInPlaceColumnsGiveTheSameBytes) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    int device = 0, major = 0;
-    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    const int major = device_major();
     for (auto [w, h] : {std::pair{2048, 2048}, std::pair{1024, 2048}, std::pair{4096, 2048}})
         for (bool inverse : {false, true}) {
             const std::size_t n = std::size_t(w) * h;
@@ -450,15 +452,9 @@ TEST_F(FastFft, TmaInPlaceColumnsGiveTheSameBytes) {
                 gpu::FastFft::Variant v;
                 v.tma_inplace_columns = tma;
                 fast.set_variant(v);
-                gpu::DeviceBuffer<float2> d, scratch(n);
-                upload(d, x);
-                poison(scratch);
-                gpu::StageTimer timer;
-                timer.start(nullptr);
-                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
-                for (const auto& k : timer.collect())
-                    ran[tma ? 0 : 1] = ran[tma ? 0 : 1] || k.name.find("in place, TMA loads") != std::string::npos;
-                got[tma ? 0 : 1] = download<cf>(d.get(), n);
+                C2cRun run = run_c2c_marked(fast, x, w, h, inverse);
+                ran[tma ? 0 : 1] = run.marked("", "in place, TMA loads");
+                got[tma ? 0 : 1] = std::move(run.out);
             }
             std::printf("[ fast     ] %s: in-place columns through the TMA %s\n", what.c_str(), ran[0] ? "yes" : "no");
             EXPECT_FALSE(ran[1]) << what << ": TMA off";
@@ -506,9 +502,7 @@ TEST_F(FastFft, SplitR2cRowsInMirrorPairsGiveTheGroupsTransform) {
 TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    int device = 0, major = 0;
-    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    const int major = device_major();
     struct Shape {
         int w, h;
         bool tma;  // (on a device that has it) two columns a block or more
@@ -553,9 +547,7 @@ TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
 TEST_F(FastFft, TmaGroupedColumnsGiveTheSameBytes) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    int device = 0, major = 0;
-    ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-    ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), cudaSuccess);
+    const int major = device_major();
     for (auto [w, h] : {std::pair{256, 4096}, std::pair{4096, 4096}, std::pair{1024, 8192}, std::pair{4096, 2048},
                         std::pair{8192, 8192}})
         for (bool inverse : {false, true}) {
@@ -571,17 +563,11 @@ TEST_F(FastFft, TmaGroupedColumnsGiveTheSameBytes) {
                 fast.set_variant(v);
                 const bool want_tma = tma && major >= 9 && !fast.c2c_in_place(w, h) && (h == 4096 || h == 8192) &&
                                       fast.one_launch_blocks(w, h, inverse) == 0;
-                gpu::DeviceBuffer<float2> d, scratch(n);
-                upload(d, x);
-                poison(scratch);
-                gpu::StageTimer timer;
-                timer.start(nullptr);
-                fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
-                bool ran = false;
-                for (const auto& k : timer.collect())  // (the column pass's mark: m89's row pass has bulk copies too)
-                    ran = ran || (k.name.rfind("fast pass 2", 0) == 0 && k.name.find("bulk-copied loads") != std::string::npos);
-                EXPECT_EQ(ran, want_tma) << what << (tma ? ", bulk copies on" : ", bulk copies off");
-                got[tma ? 0 : 1] = download<cf>(d.get(), n);
+                C2cRun run = run_c2c_marked(fast, x, w, h, inverse);
+                // (the column pass's mark: m89's row pass has bulk copies too)
+                EXPECT_EQ(run.marked("fast pass 2", "bulk-copied loads"), want_tma)
+                    << what << (tma ? ", bulk copies on" : ", bulk copies off");
+                got[tma ? 0 : 1] = std::move(run.out);
             }
             EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), n * sizeof(cf))) << what;
             if (w == 4096 && h == 4096) {
