@@ -16,7 +16,7 @@ if [[ $steps == *" build "* ]]; then
   echo "build done $SECONDS s"
 fi
 if [[ $steps == *" tests "* ]]; then
-  timeout 200 $B/tests/specview_gpu_tests --gtest_filter='FastFft.R2cUnpackSteps*:FastFft.R2cColumnsFirst*:FastFft.SplitR2c*:FastFft.RealSpectrum*:FastFft.TmaGrouped*:FastFft.TmaInPlace*:FastFft.ComplexTransform*' > $OUT/tests.txt 2>&1
+  timeout 200 $B/tests/specview_gpu_tests --gtest_filter='FastFft.R2cUnpackSteps*:FastFft.R2cColumnsFirst*:FastFft.SplitR2c*:FastFft.RealSpectrum*:FastFft.TmaGrouped*:FastFft.TmaInPlace*:FastFft.ComplexTransform*:FastFft.TmaMixedRows*:FastFft.TmaSplitRows*:FastFft.TmaRealRows*:FastFft.TmaPlane*' > $OUT/tests.txt 2>&1
   echo "tests rc=$? $SECONDS s"; grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure|vs FFTW" -A3 $OUT/tests.txt | head -40
 fi
 if [[ $steps == *" memcheck "* ]]; then
