@@ -1246,15 +1246,17 @@ bool make_tensor_map(CUtensorMap& map, const float2* base, std::uint64_t width, 
     return true;
 }
 
-// run_cols through fast_cols_tma_kernel where it applies, at columns of 4096 points on a device of compute capability
-// 9.0 or more: (m85) a row-major plane read whole (sub 1, ungrouped, not transposed out), C of 2 to 8 columns dividing
-// the plane's, through a tensor map; or (m86, `grouped`) a grouped scratch whose groups are the blocks' C columns,
-// through bulk copies. Returns false (nothing launched) elsewhere. (Measured on the H200, m85: R2C 8192^2 -10%,
-// 4096^2 -4%; at 2048-point columns +0.4/+2.0% and at 1024 within the noise, so those keep the loads.)
+// run_cols through fast_cols_tma_kernel where it applies, at columns of 4096 or 2048 points on a device of compute
+// capability 9.0 or more: (m85) a row-major plane read whole (sub 1, ungrouped, not transposed out), C of 2 to 8 columns
+// dividing the plane's, through a tensor map; or (m86, `grouped`) a grouped scratch whose groups are the blocks' C
+// columns, through bulk copies. Returns false (nothing launched) elsewhere. Which lengths pay is each caller's choice,
+// by what was measured on the H200: the R2C's plane columns (m85) at 4096 points only (R2C 8192^2 -10%, 4096^2 -4%; at
+// 2048-point columns +0.4/+2.0%, at 1024 noise); the C2C's grouped columns (m86) at 4096 points only (2048 unmeasured:
+// m97, pending); the 2048^2 C2C's in-place columns (m95) at 2048 points (-2.1 to -2.7%).
 bool run_cols_tma(bool inverse, ColParams p, int target_threads, bool bank_aware, cudaStream_t s, bool dependent,
                   bool grouped = false) {
     const int n = p.n;
-    if (n != 4096 && n != 2048) return false;  // (2048: m95's in-place C2C columns only; the callers choose)
+    if (n != 4096 && n != 2048) return false;  // (the callers choose among these; see above)
     if (p.sub < 1) p.sub = 1;
     const int C = p.cols_per_block ? p.cols_per_block : cols_per_block(n, p.ncols, target_threads);
     if (C < 2 || C > 8 || p.ncols % C != 0) return false;
