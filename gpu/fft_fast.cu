@@ -572,18 +572,67 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
     }
 }
 
+// m96: exp(-i pi m / kE) for m = 0..kE - 1, to float precision (from double Taylor series, evaluated by the compiler):
+// the steps of W_2n^k between the bins k = t + m tpc that a thread of store_r2c_row writes when tpc = n / kE.
+struct HalfTurnSteps {
+    float2 w[kE];
+};
+constexpr double taylor_sin(double x) {  // |x| <= pi: the terms fall below 1e-17 well before the 30th
+    double term = x, sum = x;
+    for (int i = 1; i < 30; ++i) {
+        term *= -x * x / double((2 * i) * (2 * i + 1));
+        sum += term;
+    }
+    return sum;
+}
+constexpr double taylor_cos(double x) {
+    double term = 1.0, sum = 1.0;
+    for (int i = 1; i < 30; ++i) {
+        term *= -x * x / double((2 * i - 1) * (2 * i));
+        sum += term;
+    }
+    return sum;
+}
+constexpr HalfTurnSteps half_turn_steps() {
+    HalfTurnSteps s{};
+    for (int m = 0; m < kE; ++m) {
+        const double x = 3.14159265358979323846 * double(m) / double(kE);
+        s.w[m] = float2{float(taylor_cos(x)), float(-taylor_sin(x))};
+    }
+    return s;
+}
+__constant__ HalfTurnSteps kHalfTurnSteps = half_turn_steps();
+
 // The columns-first R2C's output row (n + 1 bins at `out`) from Z, the 2D DFT of the plane read as complex pairs, along
 // its row (zr(i), i < n) and along its mirror row (zm(i)): with M = conj zm(-k), X[k] = (Z + M)/2 - i W_2n^k (Z - M)/2.
+// m96 (`steps`, Variant::r2c_unpack_steps; rows of kE points or more): W_2n^k for k = t + m tpc as W_2n^t exp(-i pi m /
+// kE), one sincospif a thread and a product a bin with a constant (kHalfTurnSteps), where each bin took a sincospif of
+// its own: 17 a thread, more than the line's FFT (three a thread at 4096 points). Nsight Compute had the 8192^2 pass
+// at 76% of the SMs' throughput and 44% of DRAM's (tests/bench/ncu/s25-8192-passes.txt), and m90 (its loads as bulk
+// copies) moved nothing.
 template <class Zr, class Zm>
-__device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc, const Zr& zr, const Zm& zm_of) {
-    for (int k = t; k <= n; k += tpc) {
+__device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc, const Zr& zr, const Zm& zm_of,
+                                              bool steps) {
+    auto bin = [&](int k, float2 w) {
         const float2 zk = zr(k & (n - 1)), zm = zm_of((n - k) & (n - 1));
         const float2 a = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
         const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);  // Z - conj(mirror)
         const float2 b = make_float2(0.5f * d.y, -0.5f * d.x);
+        out[k] = cadd(a, cmul(b, w));
+    };
+    if (steps && tpc * kE == n) {
+        float sn, cs;
+        sincospif(float(t) / float(n), &sn, &cs);
+        const float2 wt = make_float2(cs, -sn);  // W_2n^t
+#pragma unroll
+        for (int m = 0; m < kE; ++m) bin(t + m * tpc, cmul(wt, kHalfTurnSteps.w[m]));
+        if (t == 0) bin(n, make_float2(-1.0f, -0.0f));  // W_2n^n = -1
+        return;
+    }
+    for (int k = t; k <= n; k += tpc) {
         float sn, cs;
         sincospif(float(k) / float(n), &sn, &cs);  // W_2n^k = exp(-2 pi i k / 2n)
-        out[k] = cadd(a, cmul(b, make_float2(cs, -sn)));
+        bin(k, make_float2(cs, -sn));
     }
 }
 
@@ -597,7 +646,7 @@ __device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc
 // of n + 1 bins (PERF_NOTES.md m78). `lines` is even; the grid covers rows / lines blocks.
 template <int kThreads, int kLog2>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_kernel(const float2* __restrict__ in, float2* __restrict__ half,
-                                          int n_arg, int log2n_arg, int rows, int lines, int ld) {
+                                          int n_arg, int log2n_arg, int rows, int lines, int ld, bool steps) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
@@ -618,7 +667,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
     stage_natural(sm, v, e, n, t, tpc, active);  // the mirror line's bins too, on the block's barrier
     if (!active) return;
     store_r2c_row(half + std::size_t(row) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
-                  [msm](int i) { return msm[padi(i)]; });
+                  [msm](int i) { return msm[padi(i)]; }, steps);
 }
 
 // m82: the same for 8192-point columns, split as C2C's are (v7) but the other way round. The column pass took the even
@@ -630,7 +679,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
 // and 3H/4 each other's). rows >= 4; `lines` a multiple of four; the grid covers rows / lines blocks.
 template <int kThreads, int kLog2>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_split_kernel(const float2* __restrict__ in, float2* __restrict__ half,
-                                          int n_arg, int log2n_arg, int rows, int lines, int ld) {
+                                          int n_arg, int log2n_arg, int rows, int lines, int ld, bool steps) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
@@ -668,7 +717,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
     source(m, em, om, wm);
     store_r2c_row(half + std::size_t(r) * ld, n, t, tpc,
                   [er, orow, wr](int i) { return cadd(er[padi(i)], cmul(wr, orow[padi(i)])); },
-                  [em, om, wm](int i) { return cadd(em[padi(i)], cmul(wm, om[padi(i)])); });
+                  [em, om, wm](int i) { return cadd(em[padi(i)], cmul(wm, om[padi(i)])); }, steps);
 }
 
 // m84 (Variant::split_r2c_rows_alone): m82's row pass with two lines a block instead of groups of four, for the rows of
@@ -680,7 +729,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
 // a block (2 lines of 4096 points or 4 of 2048), two blocks an SM; the grid covers rows / lines blocks.
 template <int kLog2>
 __global__ void __launch_bounds__(512, 2) fast_rows_r2c_last_split_pairs_kernel(const float2* __restrict__ in,
-                                                                                float2* __restrict__ half, int rows, int ld) {
+                                                                                float2* __restrict__ half, int rows, int ld,
+                                                                                bool steps) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     constexpr int n = 1 << kLog2, tpc = n / kE, lines = 512 / tpc;
@@ -707,7 +757,7 @@ __global__ void __launch_bounds__(512, 2) fast_rows_r2c_last_split_pairs_kernel(
     stockham_line<false, Passes::Unrolled, kLog2>(v, sm, n, kLog2, t, tpc, true);
     stage_natural(sm, v, kE, n, t, tpc, true);  // the mirror line's bins too, on the block's barrier
     store_r2c_row(half + std::size_t(r) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
-                  [msm](int i) { return msm[padi(i)]; });
+                  [msm](int i) { return msm[padi(i)]; }, steps);
 }
 
 // ---- Pass 2: columns, with the epilogue the caller needs ----
@@ -1503,9 +1553,10 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
              (group_log2 >= 0 ? " (grouped for the columns)" : "") + (in_place ? " (in place)" : ""),
          double(width) * height * 16.0);
     // m86: the grouped scratch's runs through bulk copies, where they apply.
-    // (4096-point runs only: run_cols_tma also takes 2048 points since m95, for the in-place columns below; the grouped
-    // 2048-point columns, 4096 x 2048, were never measured through it.)
-    const bool tma = variant_.tma_grouped_columns && group_log2 >= 0 && p.n == 4096 &&
+    // (4096-point runs; m97: 2048-point runs too, the grouped columns of 4096 x 2048 and wider, with tma_grouped_2048.
+    // run_cols_tma takes 2048 points since m95, for the in-place columns below.)
+    const bool tma = variant_.tma_grouped_columns && group_log2 >= 0 &&
+                     (p.n == 4096 || (p.n == 2048 && variant_.tma_grouped_2048)) &&
                      run_cols_tma(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_, true);
     // m95: the in-place columns of 2048 points (2048^2) through the tensor memory accelerator (2D boxes of the block's
     // columns, as m85's), the plane in L2 from the row pass.
@@ -1646,7 +1697,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
             launch_kernel("fast_rows_r2c_last_split_pairs_kernel",
                           n == 4096 ? fast_rows_r2c_last_split_pairs_kernel<12> : fast_rows_r2c_last_split_pairs_kernel<11>,
                           dim3(height / pl), dim3(512), pl * padded_len(n) * int(sizeof(float2)), s, dependent_,
-                          static_cast<const float2*>(scratch), half, height, ld);
+                          static_cast<const float2*>(scratch), half, height, ld, variant_.r2c_unpack_steps);
             mark(timer, "fast pass 2: row FFTs in mirror pairs, last column stage as loaded, unpacked -> half spectrum",
                  double(n) * height * 8.0 + double(ld) * height * 8.0);  // (as the groups' line: the bytes once)
             return;
@@ -1666,7 +1717,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         });
         launch_kernel(sub == 2 ? "fast_rows_r2c_last_split_kernel" : "fast_rows_r2c_last_kernel", kernel,
                       dim3(height / lines), dim3(threads), smem, s, dependent_, static_cast<const float2*>(scratch),
-                      half, n, ilog2(n), height, lines, ld);
+                      half, n, ilog2(n), height, lines, ld, variant_.r2c_unpack_steps);
         mark(timer,
              std::string("fast pass 2: row FFTs in pairs (ky, H - ky)") + (sub == 2 ? " + last column stage" : "") +
                  ", unpacked -> half spectrum",

@@ -395,6 +395,47 @@ TEST_F(FastFft, TmaRealRowsGiveTheSameBytes) {
     }
 }
 
+// m96 (pending): the columns-first R2C (cuFFT's layout) with its unpacking's twiddles W_2n^k as a thread's one
+// sincospif times constant steps (Variant::r2c_unpack_steps) or a sincospif a bin: other roundings, so compared within
+// float error, and against FFTW in double where that is quick (up to 2M points), where the steps must be as accurate
+// as the per-bin twiddles (within 10% of their error, or under 1e-7 more). Its three row kernels: in pairs (512^2 to
+// 4096^2, rows of 256 to 2048 points; 16 x 16 has rows of 8 points, fewer than a thread's 16, and keeps the per-bin
+// twiddles), the split's groups of four (8192 x 8192 is m84's, 2048 x 8192 the groups') and m84's mirror pairs.
+TEST_F(FastFft, R2cUnpackStepsMatchFftwAsThePerBinTwiddlesDo) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    for (auto [w, h] : {std::pair{16, 16}, std::pair{512, 512}, std::pair{1024, 1024}, std::pair{2048, 1024},
+                        std::pair{1024, 2048}, std::pair{4096, 4096}, std::pair{2048, 8192}, std::pair{4096, 8192},
+                        std::pair{8192, 8192}}) {
+        const std::size_t n = std::size_t(w) * h, m = std::size_t(w / 2 + 1) * h;
+        if (small_run() && n > (1u << 20)) continue;
+        const std::string what = std::to_string(w) + "x" + std::to_string(h);
+        const std::vector<float> x = rng.real(n);
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, x);
+        std::vector<cf> got[2];
+        for (bool steps : {true, false}) {
+            gpu::FastFft fast;
+            gpu::FastFft::Variant v;
+            v.r2c_unpack_steps = steps;
+            v.r2c_columns_first_min_points = 0;
+            fast.set_variant(v);
+            ASSERT_TRUE(fast.r2c_columns_first(plane.get(), w, h, false)) << what;
+            gpu::DeviceBuffer<float2> half(m);
+            poison(half);
+            fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
+            got[steps ? 0 : 1] = download<cf>(half.get(), m);
+        }
+        EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-6) << what << ": steps against per-bin twiddles";
+        if (n <= (1u << 21)) {
+            const std::vector<cd> want = half_spectrum(dft2d(widen(x), h, w), w, h);
+            const double e_steps = rel_l2(got[0], want), e_bins = rel_l2(got[1], want);
+            EXPECT_LT(e_steps, std::max(1.1 * e_bins, e_bins + 1e-7)) << what << " vs FFTW: steps " << e_steps << ", per bin " << e_bins;
+            EXPECT_LT(e_steps, 1e-6) << what << " vs FFTW";
+        }
+    }
+}
+
 // m93: the mixed-radix C2C's row pass at a compiled-in length with its rows through bulk copies (Variant::
 // tma_mixed_rows) or a thread's loads: the same spectrum (the same butterflies on the same points; compared within
 // float rounding, not to the bit, as the first pass's gather is another instantiation), FFTW's where it is small
@@ -543,7 +584,8 @@ TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
 // m86: the C2C's column pass over the grouped scratch with its loads as bulk copies (Variant::tma_grouped_columns) or a
 // thread's own: each column's arithmetic is the same, so the same bytes, both directions; FFTW's transform at 4096^2.
 // The pass's timer mark must say that the bulk copies ran where the columns have 4096 points (whole, or the halves of
-// 8192) and the scratch is grouped (not in place), on sm_90 and up; elsewhere the loads.
+// 8192), or 2048 (m97, pending: 4096 x 2048, with tma_grouped_2048), and the scratch is grouped (not in place), on sm_90
+// and up; elsewhere the loads.
 TEST_F(FastFft, TmaGroupedColumnsGiveTheSameBytes) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
@@ -561,7 +603,7 @@ TEST_F(FastFft, TmaGroupedColumnsGiveTheSameBytes) {
                 gpu::FastFft::Variant v;
                 v.tma_grouped_columns = tma;
                 fast.set_variant(v);
-                const bool want_tma = tma && major >= 9 && !fast.c2c_in_place(w, h) && (h == 4096 || h == 8192) &&
+                const bool want_tma = tma && major >= 9 && !fast.c2c_in_place(w, h) && (h == 2048 || h == 4096 || h == 8192) &&
                                       fast.one_launch_blocks(w, h, inverse) == 0;
                 C2cRun run = run_c2c_marked(fast, x, w, h, inverse);
                 // (the column pass's mark: m89's row pass has bulk copies too)
