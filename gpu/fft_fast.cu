@@ -1301,8 +1301,8 @@ bool make_tensor_map(CUtensorMap& map, const float2* base, std::uint64_t width, 
 // dividing the plane's, through a tensor map; or (m86, `grouped`) a grouped scratch whose groups are the blocks' C
 // columns, through bulk copies. Returns false (nothing launched) elsewhere. Which lengths pay is each caller's choice,
 // by what was measured on the H200: the R2C's plane columns (m85) at 4096 points only (R2C 8192^2 -10%, 4096^2 -4%; at
-// 2048-point columns +0.4/+2.0%, at 1024 noise); the C2C's grouped columns (m86) at 4096 points only (2048 unmeasured:
-// m97, pending); the 2048^2 C2C's in-place columns (m95) at 2048 points (-2.1 to -2.7%).
+// 2048-point columns +0.4/+2.0%, at 1024 noise); the C2C's grouped columns at 4096 points (m86) and 2048 (m97: C2C
+// 4096 x 2048 and 8192 x 2048 -3 to -4%); the 2048^2 C2C's in-place columns (m95) at 2048 points (-2.1 to -2.7%).
 bool run_cols_tma(bool inverse, ColParams p, int target_threads, bool bank_aware, cudaStream_t s, bool dependent,
                   bool grouped = false) {
     const int n = p.n;

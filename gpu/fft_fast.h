@@ -191,11 +191,12 @@ public:
         // accelerator, sm_90 and up) while the threads load row y + H/2, rather than every point through a thread's
         // 8-byte load. Off: the benchmark's before/after.
         bool tma_split_rows = true;
-        // m97 (pending): m86's bulk copies also for the grouped columns of 2048 points (the C2C at 4096 x 2048 and wider,
-        // not in place). Off: the benchmark's before/after.
+        // m97: m86's bulk copies also for the grouped columns of 2048 points (the C2C at 4096 x 2048 and wider, not in
+        // place; H200 -3 to -4%). Off: the benchmark's before/after.
         bool tma_grouped_2048 = true;
-        // m96 (pending): the columns-first R2C's unpacking (cuFFT's layout) takes W_2n^k for a thread's bins as one
-        // sincospif times constant steps, rather than a sincospif a bin. Off: the benchmark's before/after.
+        // m96: the columns-first R2C's unpacking (cuFFT's layout) takes W_2n^k for a thread's bins as one sincospif
+        // times constant steps, rather than a sincospif a bin (H200: R2C 2048^2-4096^2 -5 to -7%, 8192^2 -1 to -3%).
+        // Off: the benchmark's before/after.
         bool r2c_unpack_steps = true;
         // m92: the real rows' pass (the transposed R2C's, the picture's, the rows-first R2C's) at rows of 4096 points
         // or more takes its rows through bulk copies, no thread's loads, where its blocks are whole (4096^2 transposed
