@@ -38,8 +38,9 @@ std::vector<cd> half_spectrum(const std::vector<cd>& full, int w, int h, bool tr
     return half;
 }
 
-// x through fast.c2c (its scratch poisoned), back from the device, with the names of the stage marks the run left.
-struct C2cRun {
+// A run's output, back from the device, with the names of the stage marks it left (run_c2c_marked,
+// run_r2c_columns_first_marked).
+struct MarkedRun {
     std::vector<cf> out;
     std::vector<std::string> marks;
     // Whether a mark that starts with `prefix` contains `part`.
@@ -49,20 +50,38 @@ struct C2cRun {
         return false;
     }
 };
-C2cRun run_c2c_marked(gpu::FastFft& fast, const std::vector<cf>& x, int w, int h, bool inverse) {
+// x through fast.c2c (its scratch poisoned).
+MarkedRun run_c2c_marked(gpu::FastFft& fast, const std::vector<cf>& x, int w, int h, bool inverse) {
     gpu::DeviceBuffer<float2> d, scratch(x.size());
     upload(d, x);
     poison(scratch);
     gpu::StageTimer timer;
     timer.start(nullptr);
     fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, &timer);
-    C2cRun r;
+    MarkedRun r;
     for (const auto& k : timer.collect()) r.marks.push_back(k.name);
     r.out = download<cf>(d.get(), x.size());
     return r;
 }
 std::vector<cf> run_c2c(gpu::FastFft& fast, const std::vector<cf>& x, int w, int h, bool inverse) {
     return run_c2c_marked(fast, x, w, h, inverse).out;
+}
+// The columns-first R2C (cuFFT's layout) of the real w x h `plane` on the device under variant v, which must take that
+// path: the half spectrum, written over a poisoned buffer, and the timer's marks.
+MarkedRun run_r2c_columns_first_marked(const float* plane, int w, int h, const gpu::FastFft::Variant& v) {
+    gpu::FastFft fast;
+    fast.set_variant(v);
+    EXPECT_TRUE(fast.r2c_columns_first(plane, w, h, false)) << w << "x" << h << ": the columns-first R2C";
+    const std::size_t m = std::size_t(w / 2 + 1) * h;
+    gpu::DeviceBuffer<float2> half(m);
+    poison(half);
+    gpu::StageTimer timer;
+    timer.start(nullptr);
+    fast.r2c(plane, w, h, half.get(), nullptr, &timer);
+    MarkedRun r;
+    for (const auto& k : timer.collect()) r.marks.push_back(k.name);
+    r.out = download<cf>(half.get(), m);
+    return r;
 }
 
 // The current device's compute capability, major number (the TMA paths need 9).
@@ -342,7 +361,7 @@ TEST_F(FastFft, TmaSplitRowsGiveTheSameBytes) {
                 v.grouped = grouped;
                 v.tma_split_rows = bulk;
                 fast.set_variant(v);
-                C2cRun run = run_c2c_marked(fast, x, w, h, inverse);
+                MarkedRun run = run_c2c_marked(fast, x, w, h, inverse);
                 EXPECT_TRUE(run.marked("", "a line a block")) << what << ": m83's row pass";
                 EXPECT_EQ(run.marked("", "a line a block, bulk-copied loads"), bulk && major >= 9)
                     << what << (bulk ? ", bulk copies on" : ", bulk copies off");
@@ -407,7 +426,7 @@ TEST_F(FastFft, R2cUnpackStepsMatchFftwAsThePerBinTwiddlesDo) {
     for (auto [w, h] : {std::pair{16, 16}, std::pair{512, 512}, std::pair{1024, 1024}, std::pair{2048, 1024},
                         std::pair{1024, 2048}, std::pair{4096, 4096}, std::pair{2048, 8192}, std::pair{4096, 8192},
                         std::pair{8192, 8192}}) {
-        const std::size_t n = std::size_t(w) * h, m = std::size_t(w / 2 + 1) * h;
+        const std::size_t n = std::size_t(w) * h;
         if (small_run() && n > (1u << 20)) continue;
         const std::string what = std::to_string(w) + "x" + std::to_string(h);
         const std::vector<float> x = rng.real(n);
@@ -415,16 +434,10 @@ TEST_F(FastFft, R2cUnpackStepsMatchFftwAsThePerBinTwiddlesDo) {
         upload(plane, x);
         std::vector<cf> got[2];
         for (bool steps : {true, false}) {
-            gpu::FastFft fast;
             gpu::FastFft::Variant v;
             v.r2c_unpack_steps = steps;
             v.r2c_columns_first_min_points = 0;
-            fast.set_variant(v);
-            ASSERT_TRUE(fast.r2c_columns_first(plane.get(), w, h, false)) << what;
-            gpu::DeviceBuffer<float2> half(m);
-            poison(half);
-            fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
-            got[steps ? 0 : 1] = download<cf>(half.get(), m);
+            got[steps ? 0 : 1] = run_r2c_columns_first_marked(plane.get(), w, h, v).out;
         }
         EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-6) << what << ": steps against per-bin twiddles";
         if (n <= (1u << 21)) {
@@ -459,7 +472,7 @@ TEST_F(FastFft, TmaMixedRowsGiveTheSameSpectrum) {
                 gpu::FastFft::Variant v;
                 v.tma_mixed_rows = bulk;
                 fast.set_variant(v);
-                C2cRun run = run_c2c_marked(fast, x, w, h, inverse);
+                MarkedRun run = run_c2c_marked(fast, x, w, h, inverse);
                 ran[bulk ? 0 : 1] = run.marked("fast pass 1", "bulk-copied loads");
                 got[bulk ? 0 : 1] = std::move(run.out);
             }
@@ -493,7 +506,7 @@ TEST_F(FastFft, TmaInPlaceColumnsGiveTheSameBytes) {
                 gpu::FastFft::Variant v;
                 v.tma_inplace_columns = tma;
                 fast.set_variant(v);
-                C2cRun run = run_c2c_marked(fast, x, w, h, inverse);
+                MarkedRun run = run_c2c_marked(fast, x, w, h, inverse);
                 ran[tma ? 0 : 1] = run.marked("", "in place, TMA loads");
                 got[tma ? 0 : 1] = std::move(run.out);
             }
@@ -514,22 +527,16 @@ TEST_F(FastFft, SplitR2cRowsInMirrorPairsGiveTheGroupsTransform) {
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
     for (int w : {4096, 8192}) {
         const int h = 8192;
-        const std::size_t n = std::size_t(w) * h, m = std::size_t(w / 2 + 1) * h;
+        const std::size_t n = std::size_t(w) * h;
         const std::string what = std::to_string(w) + "x" + std::to_string(h);
         const std::vector<float> x = rng.real(n);
         gpu::DeviceBuffer<float> plane;
         upload(plane, x);
         std::vector<cf> got[2];
         for (bool pairs : {true, false}) {
-            gpu::FastFft fast;
             gpu::FastFft::Variant v;
             v.split_r2c_rows_alone = pairs;
-            fast.set_variant(v);
-            ASSERT_TRUE(fast.r2c_columns_first(plane.get(), w, h, false)) << what;
-            gpu::DeviceBuffer<float2> half(m);
-            poison(half);
-            fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
-            got[pairs ? 0 : 1] = download<cf>(half.get(), m);
+            got[pairs ? 0 : 1] = run_r2c_columns_first_marked(plane.get(), w, h, v).out;
         }
         EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
         if (w == 4096) EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h)), 1e-5) << what << " vs FFTW";
@@ -551,7 +558,7 @@ TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
     for (Shape sh : {Shape{1024, 1024, false}, Shape{2048, 2048, false}, Shape{512, 4096, true}, Shape{64, 4096, false},
                      Shape{2048, 4096, true}, Shape{4096, 4096, true}, Shape{2048, 8192, true}}) {
         const int w = sh.w, h = sh.h;
-        const std::size_t n = std::size_t(w) * h, m = std::size_t(w / 2 + 1) * h;
+        const std::size_t n = std::size_t(w) * h;
         if (small_run() && n > (1u << 22)) continue;
         const std::string what = std::to_string(w) + "x" + std::to_string(h);
         const std::vector<float> x = rng.real(n);
@@ -559,21 +566,12 @@ TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
         upload(plane, x);
         std::vector<cf> got[2];
         for (bool tma : {true, false}) {
-            gpu::FastFft fast;
             gpu::FastFft::Variant v;
             v.tma_plane_columns = tma;
             v.r2c_columns_first_min_points = 0;
-            fast.set_variant(v);
-            ASSERT_TRUE(fast.r2c_columns_first(plane.get(), w, h, false)) << what;
-            gpu::DeviceBuffer<float2> half(m);
-            poison(half);
-            gpu::StageTimer timer;
-            timer.start(nullptr);
-            fast.r2c(plane.get(), w, h, half.get(), nullptr, &timer);
-            bool ran = false;
-            for (const auto& k : timer.collect()) ran = ran || k.name.find("TMA loads") != std::string::npos;
-            EXPECT_EQ(ran, tma && sh.tma && major >= 9) << what << (tma ? ", TMA on" : ", TMA off");
-            got[tma ? 0 : 1] = download<cf>(half.get(), m);
+            MarkedRun run = run_r2c_columns_first_marked(plane.get(), w, h, v);
+            EXPECT_EQ(run.marked("", "TMA loads"), tma && sh.tma && major >= 9) << what << (tma ? ", TMA on" : ", TMA off");
+            got[tma ? 0 : 1] = std::move(run.out);
         }
         EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
         if (n <= (1u << 22))
@@ -584,7 +582,7 @@ TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
 // m86: the C2C's column pass over the grouped scratch with its loads as bulk copies (Variant::tma_grouped_columns) or a
 // thread's own: each column's arithmetic is the same, so the same bytes, both directions; FFTW's transform at 4096^2.
 // The pass's timer mark must say that the bulk copies ran where the columns have 4096 points (whole, or the halves of
-// 8192), or 2048 (m97, pending: 4096 x 2048, with tma_grouped_2048), and the scratch is grouped (not in place), on sm_90
+// 8192), or 2048 (m97: 4096 x 2048, with tma_grouped_2048), and the scratch is grouped (not in place), on sm_90
 // and up; elsewhere the loads.
 TEST_F(FastFft, TmaGroupedColumnsGiveTheSameBytes) {
     Rng rng;
@@ -605,7 +603,7 @@ TEST_F(FastFft, TmaGroupedColumnsGiveTheSameBytes) {
                 fast.set_variant(v);
                 const bool want_tma = tma && major >= 9 && !fast.c2c_in_place(w, h) && (h == 2048 || h == 4096 || h == 8192) &&
                                       fast.one_launch_blocks(w, h, inverse) == 0;
-                C2cRun run = run_c2c_marked(fast, x, w, h, inverse);
+                MarkedRun run = run_c2c_marked(fast, x, w, h, inverse);
                 // (the column pass's mark: m89's row pass has bulk copies too)
                 EXPECT_EQ(run.marked("fast pass 2", "bulk-copied loads"), want_tma)
                     << what << (tma ? ", bulk copies on" : ", bulk copies off");
