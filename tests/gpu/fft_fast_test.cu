@@ -414,7 +414,7 @@ TEST_F(FastFft, TmaRealRowsGiveTheSameBytes) {
     }
 }
 
-// m96 (pending): the columns-first R2C (cuFFT's layout) with its unpacking's twiddles W_2n^k as a thread's one
+// m96: the columns-first R2C (cuFFT's layout) with its unpacking's twiddles W_2n^k as a thread's one
 // sincospif times constant steps (Variant::r2c_unpack_steps) or a sincospif a bin: other roundings, so compared within
 // float error, and against FFTW in double where that is quick (up to 2M points), where the steps must be as accurate
 // as the per-bin twiddles (within 10% of their error, or under 1e-7 more). Its three row kernels: in pairs (512^2 to
