@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -65,6 +66,19 @@ MarkedRun run_c2c_marked(gpu::FastFft& fast, const std::vector<cf>& x, int w, in
 }
 std::vector<cf> run_c2c(gpu::FastFft& fast, const std::vector<cf>& x, int w, int h, bool inverse) {
     return run_c2c_marked(fast, x, w, h, inverse).out;
+}
+// x through fast.c2c with the switch `sw` of `base` on ([0]) and off ([1]), each on a FastFft of its own: the A/B of a
+// step's same-bytes tests.
+std::array<MarkedRun, 2> run_c2c_on_off(bool gpu::FastFft::Variant::*sw, gpu::FastFft::Variant base,
+                                        const std::vector<cf>& x, int w, int h, bool inverse) {
+    std::array<MarkedRun, 2> runs;
+    for (int side : {0, 1}) {
+        gpu::FastFft fast;
+        base.*sw = side == 0;
+        fast.set_variant(base);
+        runs[side] = run_c2c_marked(fast, x, w, h, inverse);
+    }
+    return runs;
 }
 // The columns-first R2C (cuFFT's layout) of the real w x h `plane` on the device under variant v, which must take that
 // path: the half spectrum, written over a poisoned buffer, and the timer's marks.
@@ -354,20 +368,15 @@ TEST_F(FastFft, TmaSplitRowsGiveTheSameBytes) {
     for (bool inverse : {false, true})
         for (bool grouped : {true, false}) {
             const std::string what = std::string(inverse ? "inverse" : "forward") + (grouped ? ", grouped" : ", row-major");
-            std::vector<cf> got[2];
-            for (bool bulk : {true, false}) {
-                gpu::FastFft fast;
-                gpu::FastFft::Variant v;
-                v.grouped = grouped;
-                v.tma_split_rows = bulk;
-                fast.set_variant(v);
-                MarkedRun run = run_c2c_marked(fast, x, w, h, inverse);
-                EXPECT_TRUE(run.marked("", "a line a block")) << what << ": m83's row pass";
-                EXPECT_EQ(run.marked("", "a line a block, bulk-copied loads"), bulk && major >= 9)
-                    << what << (bulk ? ", bulk copies on" : ", bulk copies off");
-                got[bulk ? 0 : 1] = std::move(run.out);
+            gpu::FastFft::Variant v;
+            v.grouped = grouped;
+            const auto runs = run_c2c_on_off(&gpu::FastFft::Variant::tma_split_rows, v, x, w, h, inverse);
+            for (int side : {0, 1}) {
+                EXPECT_TRUE(runs[side].marked("", "a line a block")) << what << ": m83's row pass";
+                EXPECT_EQ(runs[side].marked("", "a line a block, bulk-copied loads"), side == 0 && major >= 9)
+                    << what << (side == 0 ? ", bulk copies on" : ", bulk copies off");
             }
-            EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), n * sizeof(cf))) << what;
+            EXPECT_EQ(0, std::memcmp(runs[0].out.data(), runs[1].out.data(), n * sizeof(cf))) << what;
         }
 }
 
@@ -465,23 +474,16 @@ TEST_F(FastFft, TmaMixedRowsGiveTheSameSpectrum) {
             if (small_run() && n > (1u << 20)) continue;
             const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
             const std::vector<cf> x = rng.complex(n);
-            std::vector<cf> got[2];
-            bool ran[2] = {false, false};
-            for (bool bulk : {true, false}) {
-                gpu::FastFft fast;
-                gpu::FastFft::Variant v;
-                v.tma_mixed_rows = bulk;
-                fast.set_variant(v);
-                MarkedRun run = run_c2c_marked(fast, x, w, h, inverse);
-                ran[bulk ? 0 : 1] = run.marked("fast pass 1", "bulk-copied loads");
-                got[bulk ? 0 : 1] = std::move(run.out);
-            }
+            const auto runs = run_c2c_on_off(&gpu::FastFft::Variant::tma_mixed_rows, {}, x, w, h, inverse);
+            const bool ran[2] = {runs[0].marked("fast pass 1", "bulk-copied loads"),
+                                 runs[1].marked("fast pass 1", "bulk-copied loads")};
+            const std::vector<cf>* got[2] = {&runs[0].out, &runs[1].out};
             std::printf("[ fast     ] %s: rows through bulk copies %s\n", what.c_str(), ran[0] ? "yes" : "no");
             EXPECT_FALSE(ran[1]) << what << ": bulk copies off";
             if (w == 3000) EXPECT_EQ(ran[0], major >= 9) << what;
             if (w == 1009) EXPECT_FALSE(ran[0]) << what << ": Bluestein has no compiled-in plan";
-            EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-6) << what;
-            if (n <= (1u << 21)) EXPECT_LT(rel_l2(got[0], dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
+            EXPECT_LT(rel_l2(*got[0], widen(*got[1])), 1e-6) << what;
+            if (n <= (1u << 21)) EXPECT_LT(rel_l2(*got[0], dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
         }
 }
 
@@ -499,22 +501,14 @@ TEST_F(FastFft, TmaInPlaceColumnsGiveTheSameBytes) {
             if (small_run() && n > (1u << 22)) continue;
             const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
             const std::vector<cf> x = rng.complex(n);
-            std::vector<cf> got[2];
-            bool ran[2] = {false, false};
-            for (bool tma : {true, false}) {
-                gpu::FastFft fast;
-                gpu::FastFft::Variant v;
-                v.tma_inplace_columns = tma;
-                fast.set_variant(v);
-                MarkedRun run = run_c2c_marked(fast, x, w, h, inverse);
-                ran[tma ? 0 : 1] = run.marked("", "in place, TMA loads");
-                got[tma ? 0 : 1] = std::move(run.out);
-            }
+            const auto runs = run_c2c_on_off(&gpu::FastFft::Variant::tma_inplace_columns, {}, x, w, h, inverse);
+            const bool ran[2] = {runs[0].marked("", "in place, TMA loads"), runs[1].marked("", "in place, TMA loads")};
+            const std::vector<cf>* got[2] = {&runs[0].out, &runs[1].out};
             std::printf("[ fast     ] %s: in-place columns through the TMA %s\n", what.c_str(), ran[0] ? "yes" : "no");
             EXPECT_FALSE(ran[1]) << what << ": TMA off";
             if (w == 2048) EXPECT_EQ(ran[0], major >= 9) << what;
-            EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-6) << what << ": TMA against the loads";
-            if (w == 2048) EXPECT_LT(rel_l2(got[0], dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
+            EXPECT_LT(rel_l2(*got[0], widen(*got[1])), 1e-6) << what << ": TMA against the loads";
+            if (w == 2048) EXPECT_LT(rel_l2(*got[0], dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
         }
 }
 
