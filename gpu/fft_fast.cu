@@ -140,9 +140,13 @@ __device__ __forceinline__ void exchange_sync(int bar_id, int tpc) {
 // One pass of stockham_line: radix R (the first pass's: loaded from global memory by the caller, no twiddles; the
 // others radix 16), log2ns the log2 of the product of the earlier radices; `last`: no store to shared memory after.
 // bar_id: exchange_sync's.
+// blocked_first (m102, the column blocks): the first pass's butterflies of thread t are bb = t nq + q (its inputs
+// loaded so by the caller: in_index with t nq and 1 for t and tpc) rather than t + q tpc, so that its R outputs of
+// each of them land in 16 neighbouring slots, not R apart: where C columns interleave in a half-warp, R apart put
+// 4 (R = 4) or 2 (R = 2, 8) threads on one bank pair. Only the first pass's store changes; it has no twiddles.
 template <bool kInv>
 __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n, int t, int tpc, bool active, int R,
-                                              bool first, bool last, int log2ns, int bar_id = 0) {
+                                              bool first, bool last, int log2ns, int bar_id = 0, bool blocked_first = false) {
     const int nq = elems_per_thread(n) / R;
     if (!first && active) {
         switch (R) {
@@ -161,12 +165,14 @@ __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n
     }
     if (!last) {
         exchange_sync(bar_id, tpc);  // everyone has read this pass's inputs
+        const bool blocked = first && blocked_first;
+        const int ts = blocked ? t * nq : t, qs = blocked ? 1 : tpc;
         if (active) {
             switch (R) {
-                case 2: pass_store<2>(v, sm, nq, t, tpc, log2ns); break;
-                case 4: pass_store<4>(v, sm, nq, t, tpc, log2ns); break;
-                case 8: pass_store<8>(v, sm, nq, t, tpc, log2ns); break;
-                case 16: pass_store<16>(v, sm, nq, t, tpc, log2ns); break;
+                case 2: pass_store<2>(v, sm, nq, ts, qs, log2ns); break;
+                case 4: pass_store<4>(v, sm, nq, ts, qs, log2ns); break;
+                case 8: pass_store<8>(v, sm, nq, ts, qs, log2ns); break;
+                case 16: pass_store<16>(v, sm, nq, ts, qs, log2ns); break;
                 default: break;
             }
         }
@@ -193,17 +199,18 @@ enum class Passes {
 // otherwise, and the real columns Rolled.
 // kLog2 > 0: n = 2^kLog2 (the caller's n and log2n must say so), a constant here, where nvcc unrolls or not: a length
 // known only in the kernel that inlines this one left Unrolled's loop rolled in the column pass (m38).
-// bar_id (Unrolled only): stockham_step's; 0, the block's barrier, elsewhere.
+// bar_id (Unrolled only): stockham_step's; 0, the block's barrier, elsewhere. blocked_first (Unrolled only):
+// stockham_step's (m102); v then holds x[t nq + q + r n/R0] in v[q R0 + r], nq = E/R0.
 template <bool kInv, Passes kPasses = Passes::Rolled, int kLog2 = 0>
 __device__ void stockham_line(float2 (&v)[kE], float2* sm, int n_arg, int log2n_arg, int t, int tpc, bool active,
-                              int bar_id = 0) {
+                              int bar_id = 0, bool blocked_first = false) {
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
     const int passes = pass_count(log2n);
     if constexpr (kPasses == Passes::Unrolled) {
 #pragma unroll
         for (int p = 0; p < passes; ++p)
             stockham_step<kInv>(v, sm, n, t, tpc, active, p == 0 ? first_radix(log2n) : 16, p == 0, p + 1 == passes,
-                                p == 0 ? 0 : log2n - 4 * (passes - p), bar_id);
+                                p == 0 ? 0 : log2n - 4 * (passes - p), bar_id, p == 0 && blocked_first);
     } else if constexpr (kPasses == Passes::Peeled) {
         if (passes == 0) return;
         const int r0 = first_radix(log2n);
@@ -793,22 +800,27 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
     const bool active = t < tpc && col < p.ncols;
     const int sub = p.sub, s0 = by * n;  // s0: the first input row of this sub-column
     float2* sm = reinterpret_cast<float2*>(smem_f4) + c * p.col_stride;
+    // m102: the first pass's butterflies a thread's neighbouring ones (stockham_step's blocked_first) where its radix
+    // is below 16 and C > 1 columns share a half-warp; its loads follow (which rows a warp reads does not matter here:
+    // every load is a row's C columns).
+    const bool blocked = p.blocked_first && C > 1 && first_radix(log2n) < 16 && n > kE;
+    const int tl = blocked ? t * (e / first_radix(log2n)) : t, ql = blocked ? 1 : tpc;
     float2 v[kE];
     if (active) {
         if (p.group_log2 < 0) {
 #pragma unroll
             for (int j = 0; j < kE; ++j)
-                if (j < e) v[j] = p.in[std::size_t(s0 + in_index(j, n, log2n, t, tpc)) * p.ld_in + col];
+                if (j < e) v[j] = p.in[std::size_t(s0 + in_index(j, n, log2n, tl, ql)) * p.ld_in + col];
         } else {
             // This column's group (a block's C columns may be part of one: narrow_column_blocks) and place in it.
             const float2* g = p.in + ((std::size_t(col >> p.group_log2) * n * sub) << p.group_log2) +
                               (col & ((1 << p.group_log2) - 1));
 #pragma unroll
             for (int j = 0; j < kE; ++j)
-                if (j < e) v[j] = g[std::size_t(s0 + in_index(j, n, log2n, t, tpc)) << p.group_log2];
+                if (j < e) v[j] = g[std::size_t(s0 + in_index(j, n, log2n, tl, ql)) << p.group_log2];
         }
     }
-    stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
+    stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active, 0, blocked);
 
     if constexpr (kValues) {
         float lo = FLT_MAX, hi = -FLT_MAX;
@@ -1499,6 +1511,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
 
     ColParams p = column_params(between, width, data, width, width, width, ncol, C, group_log2, sub);
     p.halves_adjacent = halves_adjacent(sub);
+    p.blocked_first = variant_.blocked_first_pass;
 
     if (sub == 1 && in_place && c2c_columns_first(width, height)) {
         // m80: cuFFT's order and shapes: the columns in place, C a block of 512 threads; then the rows in place, one a

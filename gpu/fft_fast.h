@@ -223,6 +223,12 @@ public:
         // 8192-point columns' halves) loads each block's contiguous run with bulk copies into shared memory
         // (fast_cols_tma_kernel) rather than each thread's 8-byte loads. Off: the benchmark's before/after.
         bool tma_grouped_columns = true;
+        // m102: the C2C's column blocks (the column pass run_cols launches and the one-launch C2C's column phase) give a
+        // thread the first pass's neighbouring butterflies where that pass's radix is below 16 (512, 1024, 2048, 8192
+        // points) and C > 1 columns share a block: its stores to shared memory then free of bank conflicts (ncu at
+        // 1024^2, four columns a block: 4-way, 8 wavefronts a store for 2). The same bytes. H200: C2C 1024^2 -5%,
+        // 4096 x 512 -1.5 to -2%, 512^2 within its spread. Off: the benchmark's before/after.
+        bool blocked_first_pass = true;
     };
     const Variant& variant() const { return variant_; }
     void set_variant(Variant v) {

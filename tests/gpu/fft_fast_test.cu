@@ -512,6 +512,27 @@ TEST_F(FastFft, TmaInPlaceColumnsGiveTheSameBytes) {
         }
 }
 
+// m102: the C2C's column blocks with the first pass's butterflies a thread's neighbours (Variant::blocked_first_pass)
+// or tpc apart: the same bytes (the first pass has no twiddles, so only which thread does a butterfly and where it
+// is stored change), both directions, at the one-launch squares (512^2: radix 2 first, 1024^2: radix 4) and shapes
+// whose column pass run_cols launches with C > 1 (2048-, 512- and 8192-point columns: radix 8, 2, and the split's
+// 4096, which keeps the strided order); FFTW's where it is cheap. 256 x 1024 is in a small run, for memcheck.
+TEST_F(FastFft, BlockedFirstPassGivesTheSameBytes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    for (auto [w, h] : {std::pair{256, 1024}, std::pair{512, 512}, std::pair{1024, 1024}, std::pair{4096, 512},
+                        std::pair{1024, 2048}, std::pair{512, 8192}})
+        for (bool inverse : {false, true}) {
+            const std::size_t n = std::size_t(w) * h;
+            if (small_run() && n > (1u << 18)) continue;
+            const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+            const std::vector<cf> x = rng.complex(n);
+            const auto runs = run_c2c_on_off(&gpu::FastFft::Variant::blocked_first_pass, {}, x, w, h, inverse);
+            EXPECT_EQ(0, std::memcmp(runs[0].out.data(), runs[1].out.data(), n * sizeof(cf))) << what;
+            if (n <= (1u << 20)) EXPECT_LT(rel_l2(runs[0].out, dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
+        }
+}
+
 // m84: the columns-first R2C's split row pass (height 8192) at rows of 2048 and 4096 points with two mirror lines a block
 // (Variant::split_r2c_rows_alone) and in groups of four: the same half spectrum within float rounding; FFTW's at
 // 4096 x 8192. Only these shapes take it (skipped in a small run).
