@@ -97,6 +97,25 @@ MarkedRun run_r2c_columns_first_marked(const float* plane, int w, int h, const g
     r.out = download<cf>(half.get(), m);
     return r;
 }
+// The columns-first R2C of the real w x h plane x (uploaded here) with the switch `sw` of `base` on ([0]) and off
+// ([1]), each on a FastFft of its own: the R2C steps' A/B (run_c2c_on_off's for the C2C).
+std::array<MarkedRun, 2> run_r2c_on_off(bool gpu::FastFft::Variant::*sw, gpu::FastFft::Variant base,
+                                        const std::vector<float>& x, int w, int h) {
+    gpu::DeviceBuffer<float> plane;
+    upload(plane, x);
+    std::array<MarkedRun, 2> runs;
+    for (int side : {0, 1}) {
+        base.*sw = side == 0;
+        runs[side] = run_r2c_columns_first_marked(plane.get(), w, h, base);
+    }
+    return runs;
+}
+// The default variant with the R2C columns first at every size (r2c_columns_first_min_points 0).
+gpu::FastFft::Variant r2c_columns_first_everywhere() {
+    gpu::FastFft::Variant v;
+    v.r2c_columns_first_min_points = 0;
+    return v;
+}
 
 // The current device's compute capability, major number (the TMA paths need 9).
 int device_major() {
@@ -439,15 +458,8 @@ TEST_F(FastFft, R2cUnpackStepsMatchFftwAsThePerBinTwiddlesDo) {
         if (small_run() && n > (1u << 20)) continue;
         const std::string what = std::to_string(w) + "x" + std::to_string(h);
         const std::vector<float> x = rng.real(n);
-        gpu::DeviceBuffer<float> plane;
-        upload(plane, x);
-        std::vector<cf> got[2];
-        for (bool steps : {true, false}) {
-            gpu::FastFft::Variant v;
-            v.r2c_unpack_steps = steps;
-            v.r2c_columns_first_min_points = 0;
-            got[steps ? 0 : 1] = run_r2c_columns_first_marked(plane.get(), w, h, v).out;
-        }
+        auto runs = run_r2c_on_off(&gpu::FastFft::Variant::r2c_unpack_steps, r2c_columns_first_everywhere(), x, w, h);
+        const std::vector<cf> got[2] = {std::move(runs[0].out), std::move(runs[1].out)};
         EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-6) << what << ": steps against per-bin twiddles";
         if (n <= (1u << 21)) {
             const std::vector<cd> want = half_spectrum(dft2d(widen(x), h, w), w, h);
@@ -545,14 +557,8 @@ TEST_F(FastFft, SplitR2cRowsInMirrorPairsGiveTheGroupsTransform) {
         const std::size_t n = std::size_t(w) * h;
         const std::string what = std::to_string(w) + "x" + std::to_string(h);
         const std::vector<float> x = rng.real(n);
-        gpu::DeviceBuffer<float> plane;
-        upload(plane, x);
-        std::vector<cf> got[2];
-        for (bool pairs : {true, false}) {
-            gpu::FastFft::Variant v;
-            v.split_r2c_rows_alone = pairs;
-            got[pairs ? 0 : 1] = run_r2c_columns_first_marked(plane.get(), w, h, v).out;
-        }
+        auto runs = run_r2c_on_off(&gpu::FastFft::Variant::split_r2c_rows_alone, {}, x, w, h);
+        const std::vector<cf> got[2] = {std::move(runs[0].out), std::move(runs[1].out)};
         EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
         if (w == 4096) EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h)), 1e-5) << what << " vs FFTW";
     }
@@ -577,17 +583,10 @@ TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
         if (small_run() && n > (1u << 22)) continue;
         const std::string what = std::to_string(w) + "x" + std::to_string(h);
         const std::vector<float> x = rng.real(n);
-        gpu::DeviceBuffer<float> plane;
-        upload(plane, x);
-        std::vector<cf> got[2];
-        for (bool tma : {true, false}) {
-            gpu::FastFft::Variant v;
-            v.tma_plane_columns = tma;
-            v.r2c_columns_first_min_points = 0;
-            MarkedRun run = run_r2c_columns_first_marked(plane.get(), w, h, v);
-            EXPECT_EQ(run.marked("", "TMA loads"), tma && sh.tma && major >= 9) << what << (tma ? ", TMA on" : ", TMA off");
-            got[tma ? 0 : 1] = std::move(run.out);
-        }
+        auto runs = run_r2c_on_off(&gpu::FastFft::Variant::tma_plane_columns, r2c_columns_first_everywhere(), x, w, h);
+        for (int side : {0, 1})
+            EXPECT_EQ(runs[side].marked("", "TMA loads"), side == 0 && sh.tma && major >= 9) << what << (side == 0 ? ", TMA on" : ", TMA off");
+        const std::vector<cf> got[2] = {std::move(runs[0].out), std::move(runs[1].out)};
         EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
         if (n <= (1u << 22))
             EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h)), 1e-5) << what << " vs FFTW";
