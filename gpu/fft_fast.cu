@@ -92,13 +92,14 @@ __device__ __forceinline__ void pass_compute(float2 (&v)[kE], int nq, int t, int
     }
 }
 
+// qx (m104): the thread's q-th butterfly is t + (q ^ qx) tpc (0 elsewhere: t + q tpc).
 template <int R>
-__device__ __forceinline__ void pass_store(const float2 (&v)[kE], float2* sm, int nq, int t, int tpc, int log2ns) {
+__device__ __forceinline__ void pass_store(const float2 (&v)[kE], float2* sm, int nq, int t, int tpc, int log2ns, int qx = 0) {
     const int ns = 1 << log2ns;
 #pragma unroll
     for (int q = 0; q < kE / R; ++q) {
         if (q >= nq) break;
-        const int bb = t + q * tpc;
+        const int bb = t + (q ^ qx) * tpc;
         const int base = ((bb >> log2ns) * ns * R) + (bb & (ns - 1));
         if (log2ns >= 4) {
             float2* p = sm + padi(base);
@@ -146,7 +147,8 @@ __device__ __forceinline__ void exchange_sync(int bar_id, int tpc) {
 // 4 (R = 4) or 2 (R = 2, 8) threads on one bank pair. Only the first pass's store changes; it has no twiddles.
 template <bool kInv>
 __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n, int t, int tpc, bool active, int R,
-                                              bool first, bool last, int log2ns, int bar_id = 0, bool blocked_first = false) {
+                                              bool first, bool last, int log2ns, int bar_id = 0, bool blocked_first = false,
+                                              int first_swizzle = 0) {
     const int nq = elems_per_thread(n) / R;
     if (!first && active) {
         switch (R) {
@@ -166,13 +168,13 @@ __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n
     if (!last) {
         exchange_sync(bar_id, tpc);  // everyone has read this pass's inputs
         const bool blocked = first && blocked_first;
-        const int ts = blocked ? t * nq : t, qs = blocked ? 1 : tpc;
+        const int ts = blocked ? t * nq : t, qs = blocked ? 1 : tpc, qx = blocked ? first_swizzle : 0;
         if (active) {
             switch (R) {
-                case 2: pass_store<2>(v, sm, nq, ts, qs, log2ns); break;
-                case 4: pass_store<4>(v, sm, nq, ts, qs, log2ns); break;
-                case 8: pass_store<8>(v, sm, nq, ts, qs, log2ns); break;
-                case 16: pass_store<16>(v, sm, nq, ts, qs, log2ns); break;
+                case 2: pass_store<2>(v, sm, nq, ts, qs, log2ns, qx); break;
+                case 4: pass_store<4>(v, sm, nq, ts, qs, log2ns, qx); break;
+                case 8: pass_store<8>(v, sm, nq, ts, qs, log2ns, qx); break;
+                case 16: pass_store<16>(v, sm, nq, ts, qs, log2ns, qx); break;
                 default: break;
             }
         }
@@ -200,17 +202,18 @@ enum class Passes {
 // kLog2 > 0: n = 2^kLog2 (the caller's n and log2n must say so), a constant here, where nvcc unrolls or not: a length
 // known only in the kernel that inlines this one left Unrolled's loop rolled in the column pass (m38).
 // bar_id (Unrolled only): stockham_step's; 0, the block's barrier, elsewhere. blocked_first (Unrolled only):
-// stockham_step's (m102); v then holds x[t nq + q + r n/R0] in v[q R0 + r], nq = E/R0.
+// stockham_step's (m102); v then holds x[t nq + (q ^ first_swizzle) + r n/R0] in v[q R0 + r], nq = E/R0 (m104:
+// first_swizzle < nq, 0 but in fast_cols_tma_kernel).
 template <bool kInv, Passes kPasses = Passes::Rolled, int kLog2 = 0>
 __device__ void stockham_line(float2 (&v)[kE], float2* sm, int n_arg, int log2n_arg, int t, int tpc, bool active,
-                              int bar_id = 0, bool blocked_first = false) {
+                              int bar_id = 0, bool blocked_first = false, int first_swizzle = 0) {
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
     const int passes = pass_count(log2n);
     if constexpr (kPasses == Passes::Unrolled) {
 #pragma unroll
         for (int p = 0; p < passes; ++p)
             stockham_step<kInv>(v, sm, n, t, tpc, active, p == 0 ? first_radix(log2n) : 16, p == 0, p + 1 == passes,
-                                p == 0 ? 0 : log2n - 4 * (passes - p), bar_id, p == 0 && blocked_first);
+                                p == 0 ? 0 : log2n - 4 * (passes - p), bar_id, p == 0 && blocked_first, first_swizzle);
     } else if constexpr (kPasses == Passes::Peeled) {
         if (passes == 0) return;
         const int r0 = first_radix(log2n);
@@ -932,12 +935,20 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     }
     tma::bar_wait(bar, 0);
     const float2* staged = reinterpret_cast<const float2*>(tma_smem);
+    // m104: m102's first-pass order (a thread's butterflies neighbours: its first-pass stores free of bank conflicts)
+    // with the butterflies' order within a thread swizzled by the Gray code of t, so that the half-warp's reads of the
+    // dense staged rows ([row][c], rows nq apart otherwise on one bank) stay free of them too
+    // (tests/device/smem_banks.py's model: 2048 points, C = 4 or 8: 1.00 both, against 2-way stores before).
+    constexpr int kR0 = 1 << (kLog2 % 4 ? kLog2 % 4 : 4), kNq = kE / kR0;
+    const bool blocked = p.blocked_first && kR0 < 16;
+    const int swz = blocked ? ((t ^ (t >> 1)) & (kNq - 1)) : 0;
     float2 v[kE];
 #pragma unroll
-    for (int j = 0; j < kE; ++j) v[j] = staged[in_index(j, n, log2n, t, tpc) * C + c];
+    for (int j = 0; j < kE; ++j)
+        v[j] = staged[(blocked ? t * kNq + ((j / kR0) ^ swz) + (j % kR0) * (n / kR0) : in_index(j, n, log2n, t, tpc)) * C + c];
     __syncthreads();  // every point read before the lines' buffers (the same memory) are written
     float2* sm = reinterpret_cast<float2*>(tma_smem) + c * p.col_stride;
-    stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, true);
+    stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, true, 0, blocked, swz);
     if (col >= p.ncols) return;
     const int sub = p.sub;
     if (p.out_transposed) {
@@ -1517,6 +1528,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         // m80: cuFFT's order and shapes: the columns in place, C a block of 512 threads; then the rows in place, one a
         // block (at least a warp's worth), as a dependent launch.
         ColParams pc = column_params(data, width, data, width, width, width, height, 0, -1, 1);
+        pc.blocked_first = variant_.blocked_first_elsewhere;
         run_cols(inverse, pc, cols_threads_ > 0 ? cols_threads_ : 512, variant_.bank_stride, s, dependent_);
         mark(timer, "fast pass 1: column FFTs (in place, columns first)", double(width) * height * 16.0);
         const int rl = lines_per_block(n, threads_set_ ? rows_threads_ : 32, height);
@@ -1568,13 +1580,16 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     // m86: the grouped scratch's runs through bulk copies, where they apply.
     // (4096-point runs; m97: 2048-point runs too, the grouped columns of 4096 x 2048 and wider, with tma_grouped_2048.
     // run_cols_tma takes 2048 points since m95, for the in-place columns below.)
+    // m104: the TMA kernel's first-pass order by its own switch (2048-point columns; 4096 have radix 16 first).
+    ColParams pt = p;
+    pt.blocked_first = variant_.blocked_first_tma;
     const bool tma = variant_.tma_grouped_columns && group_log2 >= 0 &&
                      (p.n == 4096 || (p.n == 2048 && variant_.tma_grouped_2048)) &&
-                     run_cols_tma(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_, true);
+                     run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_, true);
     // m95: the in-place columns of 2048 points (2048^2) through the tensor memory accelerator (2D boxes of the block's
     // columns, as m85's), the plane in L2 from the row pass.
     const bool tma_in_place = !tma && variant_.tma_inplace_columns && in_place && ncol == 2048 &&
-                              run_cols_tma(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
+                              run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
     if (!tma && !tma_in_place) run_cols(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
     std::string label = "fast pass 2: column FFTs";
     if (sub == 2) label += tma ? " (two halves, bulk-copied loads)" : " (two halves)";
@@ -1697,8 +1712,9 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         // m82: 8192-point columns as two 4096-point ones (the even and the odd rows: the plane read as H/2 rows of W
         // points), their last radix-2 stage in the row pass.
         const int sub = height == 8192 ? 2 : 1, cn = height / sub;
-        const ColParams p = column_params(reinterpret_cast<const float2*>(plane), sub * n, scratch, sub * n, sub * n,
-                                          width, cn, 0, -1, 1);
+        ColParams p = column_params(reinterpret_cast<const float2*>(plane), sub * n, scratch, sub * n, sub * n, width, cn,
+                                    0, -1, 1);
+        p.blocked_first = variant_.blocked_first_elsewhere;  // m103 (run_cols's blocks; the TMA kernel's order is its own)
         // m85: the plane's columns through the tensor memory accelerator where it applies.
         const bool tma = variant_.tma_plane_columns && cn == 4096 && run_cols_tma(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
         if (!tma) run_cols(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
@@ -1751,6 +1767,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         rows_real(plane, width, height, s, timer, scratch, g, nullptr, split ? height / 2 : 0);
         ColParams p = column_params(scratch, ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
+        p.blocked_first = variant_.blocked_first_elsewhere;  // m103
         p.halves_adjacent = halves_adjacent(sub);
         if (transposed) p.cols_per_block = narrow_columns(C, g);
         run_cols(false, p, col_threads(n), variant_.bank_stride, s, dependent_);
@@ -1767,7 +1784,8 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         return;
     }
     // In place: a block reads its whole columns before writing them back. (C = 0: run_cols chooses.)
-    const ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
+    ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
+    p.blocked_first = variant_.blocked_first_elsewhere;  // m103
     run_cols(false, p, col_threads(height), variant_.bank_stride, s, dependent_);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }
@@ -1953,6 +1971,7 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     p.halves_adjacent = halves_adjacent(sub);
     p.values = values_.get();
     p.values_log2 = g;
+    p.blocked_first = variant_.blocked_first_elsewhere;  // m103
     const int threads = C * tpc, smem = C * p.col_stride * int(sizeof(float2)), bound = bound_for(threads);
     auto kernel = with_log2(p.log2n, [&](auto l2) {
         constexpr int L = decltype(l2)::value;

@@ -528,12 +528,13 @@ TEST_F(FastFft, TmaInPlaceColumnsGiveTheSameBytes) {
 // or tpc apart: the same bytes (the first pass has no twiddles, so only which thread does a butterfly and where it
 // is stored change), both directions, at the one-launch squares (512^2: radix 2 first, 1024^2: radix 4) and shapes
 // whose column pass run_cols launches with C > 1 (2048-, 512- and 8192-point columns: radix 8, 2, and the split's
-// 4096, which keeps the strided order); FFTW's where it is cheap. 256 x 1024 is in a small run, for memcheck.
+// 4096, which keeps the strided order; 8192 x 1024, 64 MiB, through the grouped scratch: the grouped loads in that
+// order); FFTW's where it is cheap. 256 x 1024 is in a small run, for memcheck.
 TEST_F(FastFft, BlockedFirstPassGivesTheSameBytes) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
     for (auto [w, h] : {std::pair{256, 1024}, std::pair{512, 512}, std::pair{1024, 1024}, std::pair{4096, 512},
-                        std::pair{1024, 2048}, std::pair{512, 8192}})
+                        std::pair{1024, 2048}, std::pair{512, 8192}, std::pair{8192, 1024}})
         for (bool inverse : {false, true}) {
             const std::size_t n = std::size_t(w) * h;
             if (small_run() && n > (1u << 18)) continue;
@@ -542,6 +543,97 @@ TEST_F(FastFft, BlockedFirstPassGivesTheSameBytes) {
             const auto runs = run_c2c_on_off(&gpu::FastFft::Variant::blocked_first_pass, {}, x, w, h, inverse);
             EXPECT_EQ(0, std::memcmp(runs[0].out.data(), runs[1].out.data(), n * sizeof(cf))) << what;
             if (n <= (1u << 20)) EXPECT_LT(rel_l2(runs[0].out, dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
+        }
+}
+
+// m103: m102's first-pass order in the other column passes (Variant::blocked_first_elsewhere) or the strided one: the
+// same bytes in every one of them, on a FastFft of each side. The columns-first C2C (not square; its mark says it ran),
+// the columns-first R2C (cuFFT's layout; 1024- and 2048-point columns through run_cols), the R2C's half spectrum from
+// the scratch (transposed out, grouped) and in place (columns first off), and the rows-first picture (its column
+// values pass: the RGBA texels and the range). FFTW's for the C2C where it is cheap. 512 x 256 and 256 x 512 are in
+// a small run, for memcheck.
+TEST_F(FastFft, BlockedFirstElsewhereGivesTheSameBytes) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    using V = gpu::FastFft::Variant;
+    for (auto [w, h] : {std::pair{512, 256}, std::pair{256, 1024}, std::pair{2048, 512}})
+        for (bool inverse : {false, true}) {
+            const std::size_t n = std::size_t(w) * h;
+            const std::string what = "C2C " + std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+            const std::vector<cf> x = rng.complex(n);
+            const auto runs = run_c2c_on_off(&V::blocked_first_elsewhere, {}, x, w, h, inverse);
+            for (int side : {0, 1}) EXPECT_TRUE(runs[side].marked("fast pass 1", "columns first")) << what << ", side " << side;
+            EXPECT_EQ(0, std::memcmp(runs[0].out.data(), runs[1].out.data(), n * sizeof(cf))) << what;
+            EXPECT_LT(rel_l2(runs[0].out, dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
+        }
+    for (auto [w, h] : {std::pair{256, 512}, std::pair{1024, 1024}, std::pair{2048, 2048}, std::pair{2048, 1024}}) {
+        const std::size_t n = std::size_t(w) * h, m = std::size_t(w / 2 + 1) * h;
+        if (small_run() && n > (1u << 18)) continue;
+        const std::string size = std::to_string(w) + "x" + std::to_string(h);
+        const std::vector<float> x = rng.real(n);
+        gpu::DeviceBuffer<float> plane;
+        upload(plane, x);
+        std::vector<cf> first[2], transposed[2], in_place[2];
+        std::vector<std::uint32_t> texels[2];
+        float range[2][2] = {};
+        for (int side : {0, 1}) {
+            V v;
+            v.blocked_first_elsewhere = side == 0;
+            v.r2c_columns_first_min_points = 0;
+            first[side] = run_r2c_columns_first_marked(plane.get(), w, h, v).out;
+            gpu::FastFft fast;
+            fast.set_variant(v);
+            gpu::DeviceBuffer<float2> half(m);
+            poison(half);
+            fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr, true);
+            transposed[side] = download<cf>(half.get(), m);
+            V off = v;
+            off.r2c_columns_first = false;
+            fast.set_variant(off);
+            poison(half);
+            fast.r2c(plane.get(), w, h, half.get(), nullptr, nullptr);
+            in_place[side] = download<cf>(half.get(), m);
+            fast.set_variant(v);
+            ViewParams vp;
+            gpu::DeviceBuffer<std::uint32_t> rgba(n);
+            poison(rgba);
+            fast.picture(plane.get(), w, h, 1, vp, gpu::PictureTarget{rgba.get()}, nullptr, nullptr);
+            texels[side] = download<std::uint32_t>(rgba.get(), n);
+            fast.range(&range[side][0], &range[side][1], nullptr);
+        }
+        EXPECT_EQ(0, std::memcmp(first[0].data(), first[1].data(), m * sizeof(cf))) << size << ": R2C columns first";
+        EXPECT_EQ(0, std::memcmp(transposed[0].data(), transposed[1].data(), m * sizeof(cf))) << size << ": R2C transposed";
+        EXPECT_EQ(0, std::memcmp(in_place[0].data(), in_place[1].data(), m * sizeof(cf))) << size << ": R2C in place";
+        EXPECT_EQ(texels[0], texels[1]) << size << ": picture";
+        EXPECT_EQ(range[0][0], range[1][0]) << size << ": picture range";
+        EXPECT_EQ(range[0][1], range[1][1]) << size << ": picture range";
+        if (n <= (1u << 20)) {
+            const std::vector<cd> want = half_spectrum(dft2d(widen(x), h, w), w, h);
+            EXPECT_LT(rel_l2(first[0], want), 1e-5) << size << ": R2C columns first vs FFTW";
+            EXPECT_LT(rel_l2(in_place[0], want), 1e-5) << size << ": R2C in place vs FFTW";
+        }
+    }
+}
+
+// m104: the C2C's TMA column kernel with m102's first-pass order, Gray-swizzled (Variant::blocked_first_tma), or the
+// strided one: the same bytes, both directions, at 2048^2 (in place, eight columns a block) and 4096 x 2048 (the
+// grouped scratch, m97), the marks saying the TMA kernel ran on both sides (sm_90 and up); FFTW's at 2048^2.
+TEST_F(FastFft, BlockedFirstTmaGivesTheSameBytes) {
+    if (small_run()) GTEST_SKIP() << "2048-point TMA columns only at 2048^2 and 4096 x 2048 (a small run)";
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    const int major = device_major();
+    for (auto [w, h] : {std::pair{2048, 2048}, std::pair{4096, 2048}})
+        for (bool inverse : {false, true}) {
+            const std::size_t n = std::size_t(w) * h;
+            const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward");
+            const std::vector<cf> x = rng.complex(n);
+            const auto runs = run_c2c_on_off(&gpu::FastFft::Variant::blocked_first_tma, {}, x, w, h, inverse);
+            const char* mark = w == 2048 ? "in place, TMA loads" : "bulk-copied loads";
+            for (int side : {0, 1})
+                EXPECT_EQ(runs[side].marked("fast pass 2", mark), major >= 9) << what << ", side " << side;
+            EXPECT_EQ(0, std::memcmp(runs[0].out.data(), runs[1].out.data(), n * sizeof(cf))) << what;
+            if (w == 2048) EXPECT_LT(rel_l2(runs[0].out, dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
         }
 }
 
