@@ -1528,7 +1528,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         // m80: cuFFT's order and shapes: the columns in place, C a block of 512 threads; then the rows in place, one a
         // block (at least a warp's worth), as a dependent launch.
         ColParams pc = column_params(data, width, data, width, width, width, height, 0, -1, 1);
-        pc.blocked_first = variant_.blocked_first_elsewhere;
+        pc.blocked_first = variant_.blocked_first_ungrouped;  // m105
         run_cols(inverse, pc, cols_threads_ > 0 ? cols_threads_ : 512, variant_.bank_stride, s, dependent_);
         mark(timer, "fast pass 1: column FFTs (in place, columns first)", double(width) * height * 16.0);
         const int rl = lines_per_block(n, threads_set_ ? rows_threads_ : 32, height);
@@ -1714,7 +1714,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         const int sub = height == 8192 ? 2 : 1, cn = height / sub;
         ColParams p = column_params(reinterpret_cast<const float2*>(plane), sub * n, scratch, sub * n, sub * n, width, cn,
                                     0, -1, 1);
-        p.blocked_first = variant_.blocked_first_elsewhere;  // m103 (run_cols's blocks; the TMA kernel's order is its own)
+        p.blocked_first = variant_.blocked_first_ungrouped;  // m105 (run_cols's blocks; 4096 points have radix 16 first)
         // m85: the plane's columns through the tensor memory accelerator where it applies.
         const bool tma = variant_.tma_plane_columns && cn == 4096 && run_cols_tma(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
         if (!tma) run_cols(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
@@ -1767,7 +1767,6 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         rows_real(plane, width, height, s, timer, scratch, g, nullptr, split ? height / 2 : 0);
         ColParams p = column_params(scratch, ld, half, transposed ? height : ld, ld, width, n, C, g, sub);
         p.out_transposed = transposed;
-        p.blocked_first = variant_.blocked_first_elsewhere;  // m103
         p.halves_adjacent = halves_adjacent(sub);
         if (transposed) p.cols_per_block = narrow_columns(C, g);
         run_cols(false, p, col_threads(n), variant_.bank_stride, s, dependent_);
@@ -1785,7 +1784,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     }
     // In place: a block reads its whole columns before writing them back. (C = 0: run_cols chooses.)
     ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
-    p.blocked_first = variant_.blocked_first_elsewhere;  // m103
+    p.blocked_first = variant_.blocked_first_ungrouped;  // m105
     run_cols(false, p, col_threads(height), variant_.bank_stride, s, dependent_);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }
@@ -1971,7 +1970,6 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     p.halves_adjacent = halves_adjacent(sub);
     p.values = values_.get();
     p.values_log2 = g;
-    p.blocked_first = variant_.blocked_first_elsewhere;  // m103
     const int threads = C * tpc, smem = C * p.col_stride * int(sizeof(float2)), bound = bound_for(threads);
     auto kernel = with_log2(p.log2n, [&](auto l2) {
         constexpr int L = decltype(l2)::value;
