@@ -1522,13 +1522,14 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
 
     ColParams p = column_params(between, width, data, width, width, width, ncol, C, group_log2, sub);
     p.halves_adjacent = halves_adjacent(sub);
-    p.blocked_first = variant_.blocked_first_pass;
+    // m102's order where the column blocks read the plane as the rows left it (in place, or the one launch); over the
+    // grouped scratch it lost: C2C 8192 x 1024 and 16384 x 1024 +4% (a warp's loads rows nq apart, each a line).
+    p.blocked_first = variant_.blocked_first_pass && group_log2 < 0;
 
     if (sub == 1 && in_place && c2c_columns_first(width, height)) {
         // m80: cuFFT's order and shapes: the columns in place, C a block of 512 threads; then the rows in place, one a
         // block (at least a warp's worth), as a dependent launch.
         ColParams pc = column_params(data, width, data, width, width, width, height, 0, -1, 1);
-        pc.blocked_first = variant_.blocked_first_ungrouped;  // m105
         run_cols(inverse, pc, cols_threads_ > 0 ? cols_threads_ : 512, variant_.bank_stride, s, dependent_);
         mark(timer, "fast pass 1: column FFTs (in place, columns first)", double(width) * height * 16.0);
         const int rl = lines_per_block(n, threads_set_ ? rows_threads_ : 32, height);
@@ -1712,9 +1713,8 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         // m82: 8192-point columns as two 4096-point ones (the even and the odd rows: the plane read as H/2 rows of W
         // points), their last radix-2 stage in the row pass.
         const int sub = height == 8192 ? 2 : 1, cn = height / sub;
-        ColParams p = column_params(reinterpret_cast<const float2*>(plane), sub * n, scratch, sub * n, sub * n, width, cn,
-                                    0, -1, 1);
-        p.blocked_first = variant_.blocked_first_ungrouped;  // m105 (run_cols's blocks; 4096 points have radix 16 first)
+        const ColParams p = column_params(reinterpret_cast<const float2*>(plane), sub * n, scratch, sub * n, sub * n,
+                                          width, cn, 0, -1, 1);
         // m85: the plane's columns through the tensor memory accelerator where it applies.
         const bool tma = variant_.tma_plane_columns && cn == 4096 && run_cols_tma(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
         if (!tma) run_cols(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
@@ -1784,7 +1784,6 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     }
     // In place: a block reads its whole columns before writing them back. (C = 0: run_cols chooses.)
     ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
-    p.blocked_first = variant_.blocked_first_ungrouped;  // m105
     run_cols(false, p, col_threads(height), variant_.bank_stride, s, dependent_);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }

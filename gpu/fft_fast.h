@@ -229,12 +229,6 @@ public:
         // 1024^2, four columns a block: 4-way, 8 wavefronts a store for 2). The same bytes. H200: C2C 1024^2 -5%,
         // 4096 x 512 -1.5 to -2%, 512^2 within its spread. Off: the benchmark's before/after.
         bool blocked_first_pass = true;
-        // m105: m102's first-pass order in the column passes that read an input not grouped for them: the
-        // columns-first C2C (m80, powers of two, not square), the columns-first R2C's plane columns below 4096 points
-        // and the R2C's in-place half-spectrum columns. (m103 had it in the grouped ones too, the R2C's scratch and the
-        // picture's column values: +1 to +11% there, a warp's loads over rows nq apart, each a line of its own.)
-        // The same bytes. Off: the benchmark's before/after.
-        bool blocked_first_ungrouped = true;
         // m104: the C2C's TMA column kernel (fast_cols_tma_kernel: 2048^2 in place, m95; the grouped 2048-point columns,
         // m97) with m102's first-pass order, its butterflies' order within a thread swizzled by the Gray code of t so
         // that the reads of the staged rows keep free of bank conflicts as the first-pass stores become so. The same

@@ -207,7 +207,6 @@ VariantSwitch ab_flag(const std::string& name) {
     if (name == "tma_inplace_columns") return &FastFft::Variant::tma_inplace_columns;
     if (name == "blocked_first_pass") return &FastFft::Variant::blocked_first_pass;
     if (name == "blocked_first_tma") return &FastFft::Variant::blocked_first_tma;
-    if (name == "blocked_first_ungrouped") return &FastFft::Variant::blocked_first_ungrouped;
     return nullptr;
 }
 
@@ -255,7 +254,7 @@ int main(int argc, char** argv) {
                          "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns,\n"
                          "        r2c_columns_first, split_r2c_columns_first, c2c_columns_first, split_rows_alone,\n"
                          "        split_r2c_rows_alone, tma_plane_columns, tma_grouped_columns, tma_split_rows,\n"
-                         "        tma_real_rows, tma_mixed_rows, tma_inplace_columns, r2c_unpack_steps,\n        tma_grouped_2048, blocked_first_pass, blocked_first_tma,\n        blocked_first_ungrouped\n",
+                         "        tma_real_rows, tma_mixed_rows, tma_inplace_columns, r2c_unpack_steps,\n        tma_grouped_2048, blocked_first_pass, blocked_first_tma\n",
                          argv[0]);
             return a == "--help" ? 0 : 2;
         }
