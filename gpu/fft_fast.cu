@@ -1783,7 +1783,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         return;
     }
     // In place: a block reads its whole columns before writing them back. (C = 0: run_cols chooses.)
-    ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
+    const ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
     run_cols(false, p, col_threads(height), variant_.bank_stride, s, dependent_);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }

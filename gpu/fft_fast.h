@@ -227,7 +227,8 @@ public:
         // thread the first pass's neighbouring butterflies where that pass's radix is below 16 (512, 1024, 2048, 8192
         // points) and C > 1 columns share a block: its stores to shared memory then free of bank conflicts (ncu at
         // 1024^2, four columns a block: 4-way, 8 wavefronts a store for 2). The same bytes. H200: C2C 1024^2 -5%,
-        // 4096 x 512 -1.5 to -2%, 512^2 within its spread. Off: the benchmark's before/after.
+        // 4096 x 512 -1.5 to -2%, 512^2 within its spread. Only where the column blocks' input is not grouped (c2c
+        // checks): over the grouped scratch it cost +4% (8192 x 1024, 16384 x 1024). Off: the benchmark's before/after.
         bool blocked_first_pass = true;
         // m104: the C2C's TMA column kernel (fast_cols_tma_kernel: 2048^2 in place, m95; the grouped 2048-point columns,
         // m97) with m102's first-pass order, its butterflies' order within a thread swizzled by the Gray code of t so
