@@ -67,7 +67,8 @@ struct ColParams {
     unsigned int* minmax;     // HalfValues
     float* values;            // Values (W x H, shifted as the picture), HalfValues (W x (H/2 + 1), unshifted)
     int values_log2;          // the rows-first picture's column values: grouped by 2^values_log2 columns
-    bool blocked_first;       // m102: cols_block's first pass with a thread's butterflies neighbours (C2C columns)
+    bool blocked_first;       // m102: cols_block's first pass with a thread's butterflies neighbours (C2C columns
+                              // whose input is not grouped: c2c sets it so; m104: the TMA column kernel's own)
 };
 
 // Where bin (kx, ky) of a W x H spectrum and its conjugate mirror (-kx, -ky) go in the picture, shifted or not
