@@ -273,10 +273,10 @@ template <class T>  // float2 or const float2
 __device__ __forceinline__ T* out_slot(T* sm, int j, int n, int t, int tpc) {
     return n >= 256 ? sm + padi(t) + j * padded_step(n / 16) : sm + padi(out_index(j, n, t, tpc));
 }
-// Index of v[j] on entry (first pass inputs).
-__device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc) {
+// Index of v[j] on entry (first pass inputs). qx: as pass_store's (m104), the q-th butterfly t + (q ^ qx) tpc.
+__device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc, int qx = 0) {
     const int r0 = first_radix(log2n);
-    return t + (j / r0) * tpc + (j % r0) * (n / r0);
+    return t + ((j / r0) ^ qx) * tpc + (j % r0) * (n / r0);
 }
 
 // After the FFT of z = a + i b (a line of two real signals packed as one complex one): leave the result in
@@ -945,7 +945,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     float2 v[kE];
 #pragma unroll
     for (int j = 0; j < kE; ++j)
-        v[j] = staged[(blocked ? t * kNq + ((j / kR0) ^ swz) + (j % kR0) * (n / kR0) : in_index(j, n, log2n, t, tpc)) * C + c];
+        v[j] = staged[in_index(j, n, log2n, blocked ? t * kNq : t, blocked ? 1 : tpc, swz) * C + c];
     __syncthreads();  // every point read before the lines' buffers (the same memory) are written
     float2* sm = reinterpret_cast<float2*>(tma_smem) + c * p.col_stride;
     stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, true, 0, blocked, swz);
