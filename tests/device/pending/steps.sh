@@ -2,7 +2,8 @@
 # carried packages' environment, then `pending_steps SWITCH SIZES TESTS SANITIZED "$@"` runs the steps named in
 # "$@": build (the benchmark and the GPU tests, no UI), tests (gtest filter TESTS), memcheck (memcheck and racecheck
 # of the filter SANITIZED, a small run), ab1 ab2 ab3 (rounds of --ab SWITCH at SIZES), quick (two --quick runs),
-# suite (the whole GPU suite). Logs and results land in $OUT.
+# suite (the whole GPU suite). Logs and results land in $OUT. On a fresh machine build (~285 s) + quick (~90 s) +
+# suite (~220 s) overran one 600 s call in the thirty-first session: give the suite a warm call of its own.
 source tests/device/env.sh
 B=build-device
 pending_steps() {
