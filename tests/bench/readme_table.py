@@ -7,10 +7,20 @@ With several files every cell is the smallest of the runs' medians, custom-fast'
 stretch of a run, which a median of one block of repetitions does not reject, then costs neither side). Ratios
 are against the faster peer, to three decimals, bold where issue 13's target is met.
 
-usage: readme_table.py RESULTS.txt [RESULTS.txt ...]
+With --log FILE.csv (and --commit SHA, --date YYYY-MM-DD), each run's whole-run figures are also appended to the
+results log, one line per run and size (tests/bench/results.csv: the project's one append-only record of speed,
+keyed by date, commit and GPU; its header is written when the file is new).
+
+usage: readme_table.py [--log results.csv --commit SHA [--date YYYY-MM-DD]] RESULTS.txt [RESULTS.txt ...]
 """
+import csv
+import datetime
+import os
 import re
 import sys
+
+LOG_COLUMNS = ["date", "commit", "gpu", "size", "fast_c2c_ms", "c2c_peer_ms", "fast_r2c_ms", "fast_r2c_transposed_ms",
+               "r2c_peer_ms", "picture_ms", "picture_peer_ms", "run"]
 
 
 
@@ -24,12 +34,15 @@ def largest_prime_factor(n):
 
 
 def tables(path):
-    """{'peers': {size: [cells]}, 'whole': {size: [cells]}} of one run."""
-    out = {"peers": {}, "whole": {}}
+    """{'peers': {size: [cells]}, 'whole': {size: [cells]}, 'gpu': name} of one run."""
+    out = {"peers": {}, "whole": {}, "gpu": ""}
     cur = None
     with open(path, encoding="utf-8") as f:
         lines = f.readlines()
     for line in lines:
+        m = re.match(r"GPU: ([^,]+),", line)
+        if m and not out["gpu"]:
+            out["gpu"] = m.group(1).strip()
         if line.startswith("Issue 13 on "):
             cur = "peers"
             continue
@@ -59,7 +72,33 @@ def smallest(runs, table, size, col):
     return min(vals)
 
 
-def main(paths):
+def log_rows(runs, commit, date):
+    """The results log's lines of these runs: each run its own (the README's table takes the smallest)."""
+    rows = []
+    for i, run in enumerate(runs, 1):
+        for size in run["whole"]:
+            one = [run]
+            rows.append([date, commit, run["gpu"] or "unknown", size,
+                         smallest(one, "whole", size, 0),
+                         min(smallest(one, "peers", size, 1), smallest(one, "peers", size, 2)),
+                         smallest(one, "whole", size, 3), smallest(one, "whole", size, 6),
+                         min(smallest(one, "peers", size, 5), smallest(one, "peers", size, 6)),
+                         smallest(one, "whole", size, 9), smallest(one, "whole", size, 11), i])
+    return rows
+
+
+def append_log(path, rows):
+    new = not os.path.exists(path) or os.path.getsize(path) == 0
+    with open(path, "a", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        if new:
+            w.writerow(LOG_COLUMNS)
+        w.writerows(rows)
+
+
+def main(paths, log=None, commit=None, date=None):
+    if log and (not commit or not re.fullmatch(r"[0-9a-f]{7,40}", commit)):
+        raise SystemExit("readme_table.py: --log needs --commit SHA (7 to 40 hex digits)")
     runs = [tables(p) for p in paths]
     for path, run in zip(paths, runs):
         if not run["peers"] or not run["whole"]:
@@ -102,9 +141,26 @@ def main(paths):
         pic_ok = t_pic is not None and round(pr, 3) <= t_pic
         pic_c = f"**{pic:.4f}** | {pic_peer:.4f} | **{pr:.3f}×**" if pic_ok else f"{pic:.4f} | {pic_peer:.4f} | {pr:.3f}×"
         print(f"| {label} | {c2c_c} | {r2c_c} | {r2ct_c} | {pic_c} |")
+    if log:
+        append_log(log, log_rows(runs, commit, date or datetime.date.today().isoformat()))
+
+
+def parse_args(argv):
+    opts, paths = {"log": None, "commit": None, "date": None}, []
+    it = iter(argv)
+    for a in it:
+        if a in ("--log", "--commit", "--date"):
+            value = next(it, None)
+            if value is None:
+                raise SystemExit(f"readme_table.py: {a} needs a value")
+            opts[a[2:]] = value
+        else:
+            paths.append(a)
+    if not paths:
+        raise SystemExit(__doc__)
+    return paths, opts
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    main(sys.argv[1:])
+    paths, opts = parse_args(sys.argv[1:])
+    main(paths, **opts)

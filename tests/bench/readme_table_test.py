@@ -61,6 +61,36 @@ class ReadmeTable(unittest.TestCase):
         rows = self.table(run_text("0.0500", "0.0893"), run_text("0.0650", "0.0546"))
         self.assertEqual(rows["2048×2048"][0:2], ["0.0546", "1.092×"])  # ours from run 2, VkFFT's from run 1
 
+    def test_the_log_gets_one_line_per_run_and_size_with_its_own_figures(self):
+        paths = []
+        for t in (run_text("0.0500", "0.0893"), run_text("0.0650", "0.0546")):
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+                f.write("GPU: NVIDIA H100 80GB HBM3, 132 SMs, 79 GiB; copy\n" + t)
+                paths.append(f.name)
+        log = tempfile.mktemp(suffix=".csv")
+        try:
+            with redirect_stdout(io.StringIO()):
+                readme_table.main(paths, log=log, commit="abc1234", date="2026-12-06")
+                readme_table.main(paths[:1], log=log, commit="def5678", date="2026-12-07")
+            with open(log, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        finally:
+            for p in paths + [log]:
+                if os.path.exists(p):
+                    os.unlink(p)
+        self.assertEqual(lines[0].split(","), readme_table.LOG_COLUMNS)  # the header once, appended after
+        self.assertEqual(len(lines), 1 + 3 * 2 + 3)
+        first = lines[1].split(",")
+        self.assertEqual(first[:4], ["2026-12-06", "abc1234", "NVIDIA H100 80GB HBM3", "2048x2048"])
+        self.assertEqual(float(first[4]), 0.0893)  # run 1's own C2C, not the smaller of the two runs
+        self.assertEqual(float(first[5]), 0.0500)  # the faster peer of run 1 (VkFFT)
+        self.assertEqual(lines[4].split(",")[4], "0.0546")  # run 2's 2048x2048
+        self.assertTrue(lines[-1].startswith("2026-12-07,def5678,"))
+
+    def test_the_log_needs_a_commit(self):
+        with self.assertRaises(SystemExit):
+            readme_table.main([], log="x.csv", commit=None)
+
     def test_a_missing_table_is_an_error(self):
         with self.assertRaises(SystemExit):
             self.table(run_text("0.0500", "0.0546"), "no tables here\n")

@@ -19,16 +19,16 @@
 #include <string>
 #include <vector>
 
-#include "gpu/spectrum_math.h"
-#include "gpu/cufft_backend.h"
-#include "gpu/cuda_check.h"
-#include "gpu/device_info.h"
-#include "gpu/fft_fast.h"
-#include "gpu/mixed_radix.h"
-#include "gpu/pipeline.h"
-#include "gpu/resources.h"
-#include "gpu/spectrum_view.h"
-#include "gpu/timing.h"
+#include "gpu/common/spectrum_math.h"
+#include "gpu/cufft/cufft_backend.h"
+#include "gpu/runtime/cuda_check.h"
+#include "gpu/runtime/device_info.h"
+#include "gpu/fast/fft_fast.h"
+#include "gpu/common/mixed_radix.h"
+#include "gpu/custom/pipeline.h"
+#include "gpu/runtime/resources.h"
+#include "gpu/picture/spectrum_view.h"
+#include "gpu/runtime/timing.h"
 #include "tests/bench/vkfft_peer.h"
 
 using namespace specview;

@@ -1,4 +1,4 @@
-// What decoding in sandboxed child processes costs (app/decoder_pool.h), against decoding in this process, on
+// What decoding in sandboxed child processes costs (app/io/decoder_pool.h), against decoding in this process, on
 // photo-like 1920x1080 JPEGs (the batch case) and a 4096^2 PNG: median ms per image over repeated passes after a
 // warm-up pass, one thread, pool warm, every sample read once after the load (as a consumer would); then
 // images/s with several threads.
@@ -7,7 +7,7 @@
 //   specview-decode-bench --stack FILE [STREAMS...]   a stack's frames through load_frames_parallel, each sample
 //                                                     touched, nothing else: frames/s per decoder count (the
 //                                                     decoding side of --average alone; default 1 2 4 8)
-//   specview-decode-bench --nvdec FILE                a video decoded on the GPU (app/video_gpu.h), in this
+//   specview-decode-bench --nvdec FILE                a video decoded on the GPU (app/io/video_gpu.h), in this
 //                                                     process, every frame once: open time and frames/s
 //   SPECVIEW_BENCH_CONSUME_MS=M specview-decode-bench --stack ...   the consumer also sleeps M ms a frame (a
 //                                                     transform that does not compete for the cores): whether
@@ -31,9 +31,9 @@
 
 #include <cuda_runtime.h>
 
-#include "app/decoder_pool.h"
-#include "app/video_gpu.h"
-#include "app/image.h"
+#include "app/io/decoder_pool.h"
+#include "app/io/video_gpu.h"
+#include "app/io/load/load.h"
 #include "tests/bench/photo.h"
 
 namespace fs = std::filesystem;

@@ -30,10 +30,10 @@
 #include <thread>
 #include <vector>
 
-#include "app/engine.h"
-#include "app/video_encode.h"
-#include "app/worker.h"
-#include "gpu/device_info.h"
+#include "app/engine/engine.h"
+#include "app/io/video_encode.h"
+#include "ui/worker/worker.h"
+#include "gpu/runtime/device_info.h"
 
 using namespace specview;
 using Clock = std::chrono::steady_clock;
