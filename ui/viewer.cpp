@@ -1,6 +1,6 @@
 #include "ui/viewer.h"
 
-#include "app/memory_need.h"
+#include "app/io/memory_need.h"
 
 #include <glad/gl.h>
 #include <imgui.h>
@@ -15,17 +15,17 @@
 #include <future>
 #include <thread>
 
-#include "app/filter.h"
-#include "app/image.h"
-#include "gpu/device_info.h"
-#include "gpu/errors.h"
-#include "ui/analysis_view.h"
-#include "ui/colorbar.h"
-#include "ui/image_view.h"
-#include "ui/screenshot.h"
-#include "ui/script.h"
+#include "app/lab/filter.h"
+#include "app/io/load/load.h"
+#include "gpu/runtime/device_info.h"
+#include "gpu/common/errors.h"
+#include "ui/views/analysis_view.h"
+#include "ui/views/colorbar.h"
+#include "ui/views/image_view.h"
+#include "ui/platform/screenshot.h"
+#include "ui/script/script.h"
 #include "ui/viewer_state.h"
-#include "ui/window.h"
+#include "ui/platform/window.h"
 
 namespace specview::ui {
 namespace fs = std::filesystem;

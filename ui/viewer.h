@@ -1,7 +1,7 @@
 // The viewer's entry point: a window with the image and its spectrum, live panels, classroom mode.
 #pragma once
 
-#include "app/cli.h"
+#include "app/cli/cli.h"
 
 namespace specview::ui {
 

@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "app/engine.h"
-#include "app/settings.h"
-#include "app/worker.h"
-#include "ui/gl_texture.h"
+#include "app/engine/engine.h"
+#include "app/core/settings.h"
+#include "ui/worker/worker.h"
+#include "ui/platform/gl_texture.h"
 #include "ui/panels/panel.h"
 
 #ifdef SPECVIEW_HAS_GL_INTEROP
-#include "gpu/gl_interop.h"
+#include "gpu/interop/gl_interop.h"
 #endif
 
 namespace specview::ui {
@@ -38,7 +38,7 @@ struct Hover {
     float fx = 0, fy = 0;    // where in it, in texels
 };
 
-// The scripted viewer's record: one entry per change of settings, the frame times (ui/script.h).
+// The scripted viewer's record: one entry per change of settings, the frame times (ui/script/script.h).
 struct ChangeRecord {
     int line = 0;             // script line (0: a change made by hand)
     std::string action;

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "app/image.h"
+#include "app/io/load/load.h"
 #include "tests/support/temp_dir.h"
 
 namespace specview::test {

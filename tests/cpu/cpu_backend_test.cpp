@@ -7,10 +7,10 @@
 #include <cstring>
 #include <filesystem>
 
-#include "app/cpu_backend.h"
-#include "app/engine.h"
-#include "app/plane.h"
-#include "gpu/errors.h"
+#include "app/engine/cpu_backend.h"
+#include "app/engine/engine.h"
+#include "app/core/plane.h"
+#include "gpu/common/errors.h"
 #include "tests/support/oracle.h"
 #include "tests/support/random_image.h"
 #include "tests/support/temp_dir.h"

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <thread>
 
-#include "app/decoder_pool.h"
-#include "app/image.h"
+#include "app/io/decoder_pool.h"
+#include "app/io/load/load.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/temp_dir.h"
 

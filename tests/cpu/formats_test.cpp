@@ -16,9 +16,9 @@
 #include <sstream>
 #include <thread>
 
-#include "app/decoder_pool.h"
-#include "app/image.h"
-#include "app/npy_decode.h"
+#include "app/io/decoder_pool.h"
+#include "app/io/load/load.h"
+#include "app/io/load/npy_decode.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/temp_dir.h"
 

@@ -12,10 +12,10 @@
 #include <filesystem>
 #include <tuple>
 
-#include "app/image.h"
-#include "app/png_write.h"
-#include "gpu/spectrum_math.h"
-#include "app/plane.h"
+#include "app/io/load/load.h"
+#include "app/io/png_write.h"
+#include "gpu/common/spectrum_math.h"
+#include "app/core/plane.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/temp_dir.h"
 
@@ -386,7 +386,7 @@ TEST(ImageLoad, PsdRawAndRunLengthAt8And16BitsWithTheMatteRemovedAndClamped) {
             }
 }
 
-// PNG is decoded by libspng (app/png_decode.h) with stb's output conventions: for every colour type, bit depth
+// PNG is decoded by libspng (app/io/load/png_decode.h) with stb's output conventions: for every colour type, bit depth
 // (1, 2, 4, 8, 16), tRNS chunk and palette, the samples equal what stb_image gives for the same file.
 TEST(ImageLoad, PngThroughLibspngEqualsStbForEveryKind) {
     TempDir dir;

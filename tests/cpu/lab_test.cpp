@@ -8,12 +8,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/analysis.h"
-#include "app/cpu_backend.h"
-#include "app/engine.h"
-#include "app/filter.h"
-#include "app/plane.h"
-#include "gpu/errors.h"
+#include "app/lab/analysis.h"
+#include "app/engine/cpu_backend.h"
+#include "app/engine/engine.h"
+#include "app/lab/filter.h"
+#include "app/core/plane.h"
+#include "gpu/common/errors.h"
 #include "tests/support/lab_oracle.h"
 #include "tests/support/oracle.h"
 #include "tests/support/random_image.h"

@@ -1,4 +1,4 @@
-// The mixed-radix plan and host reference for custom-fast's exact sizes (gpu/mixed_radix.h): every length's
+// The mixed-radix plan and host reference for custom-fast's exact sizes (gpu/common/mixed_radix.h): every length's
 // passes multiply to it (or it goes to Bluestein over a power of two >= 2n - 1), each small DFT is the DFT, and
 // whole lines in float, forward and inverse, match FFTW in double on fresh random inputs at the sizes users'
 // images have (1920, 1080, 3000, 2000, 4032, 3024), powers of two, and lengths with a large prime factor.
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpu/mixed_radix.h"
+#include "gpu/common/mixed_radix.h"
 #include "tests/support/oracle.h"
 
 namespace specview::test {
@@ -134,7 +134,7 @@ TEST(MixedRadix, LinesMatchFftwAtUsersSizesPowersOfTwoAndPrimes) {
     std::cout << "[ mixed    ] worst relative L2 error vs FFTW (double): " << worst << " at n = " << worst_n << "\n";
 }
 
-// ---- The kernels' line engine (gpu/fft_mixed.cu), run on the host: the block's threads one after another
+// ---- The kernels' line engine (gpu/fast/fft_mixed.cu), run on the host: the block's threads one after another
 // between its barriers, on a padded shared-memory line poisoned with NaN. What the device adds to this is the
 // launch, its shared memory and the barriers themselves. ----
 
@@ -486,7 +486,7 @@ TEST(MixedRadix, TheDividerIsExactForEveryIndexAndStride) {
 TEST(MixedRadix, NoThreadHasMoreButterfliesThanItsRegistersHold) {
     for (int n = 1; n <= 16384; ++n) {
         const mr::LinePlan p0 = mr::plan_line(n);
-        if (p0.bluestein && n > 8192) continue;  // refused (gpu/fft_mixed.h)
+        if (p0.bluestein && n > 8192) continue;  // refused (gpu/fast/fft_mixed.h)
         const mr::LinePlan p = p0.bluestein ? mr::plan_line(p0.m) : p0;
         const int work = p0.bluestein ? p0.m : n;
         const int tpc = mr::line_threads(work);

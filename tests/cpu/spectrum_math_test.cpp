@@ -4,10 +4,10 @@
 #include <cmath>
 #include <complex>
 
-#include "app/cpu_backend.h"
-#include "app/plane.h"
-#include "app/settings.h"
-#include "gpu/spectrum_math.h"
+#include "app/engine/cpu_backend.h"
+#include "app/core/plane.h"
+#include "app/core/settings.h"
+#include "gpu/common/spectrum_math.h"
 
 namespace specview::test {
 namespace {

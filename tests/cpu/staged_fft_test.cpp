@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "app/staged_fft.h"
-#include "gpu/errors.h"
+#include "app/engine/staged_fft.h"
+#include "gpu/common/errors.h"
 #include "tests/support/oracle.h"
 
 namespace specview::test {

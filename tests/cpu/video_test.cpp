@@ -7,10 +7,10 @@
 #include <cmath>
 #include <random>
 
-#include "app/decoder_pool.h"
-#include "app/engine.h"
-#include "app/image.h"
-#include "app/video_decode.h"
+#include "app/io/decoder_pool.h"
+#include "app/engine/engine.h"
+#include "app/io/load/load.h"
+#include "app/io/load/video_decode.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/temp_dir.h"
 

@@ -8,9 +8,9 @@
 #include <random>
 #include <vector>
 
-#include "app/engine.h"
-#include "app/npy.h"
-#include "app/worker.h"
+#include "app/engine/engine.h"
+#include "app/io/npy.h"
+#include "ui/worker/worker.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/oracle.h"
 #include "tests/support/temp_dir.h"

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "app/image.h"
+#include "app/io/load/load.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     specview::LoadLimits lim;

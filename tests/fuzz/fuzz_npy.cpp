@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "app/npy.h"
+#include "app/io/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     try {

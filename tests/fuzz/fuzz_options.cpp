@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "app/filter.h"
-#include "app/settings.h"
+#include "app/lab/filter.h"
+#include "app/core/settings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

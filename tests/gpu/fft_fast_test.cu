@@ -12,14 +12,14 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "app/cpu_backend.h"
-#include "gpu/cuda_check.h"
-#include "gpu/cufft_backend.h"
-#include "gpu/errors.h"
-#include "gpu/fft_fast.h"
-#include "gpu/fft_fast_detail.h"
-#include "gpu/mixed_radix.h"
-#include "gpu/timing.h"
+#include "app/engine/cpu_backend.h"
+#include "gpu/runtime/cuda_check.h"
+#include "gpu/cufft/cufft_backend.h"
+#include "gpu/common/errors.h"
+#include "gpu/fast/fft_fast.h"
+#include "gpu/fast/fft_fast_detail.h"
+#include "gpu/common/mixed_radix.h"
+#include "gpu/runtime/timing.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
 
@@ -125,7 +125,7 @@ int device_major() {
     return major;
 }
 
-// The mixed-radix small DFTs (gpu/mixed_radix.h) of `lines` lines of R points each, on the device.
+// The mixed-radix small DFTs (gpu/common/mixed_radix.h) of `lines` lines of R points each, on the device.
 __global__ void small_dft_kernel(float2* v, int R, int lines, bool inverse) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < lines) mixed_radix::dft_small(v + std::size_t(i) * R, R, inverse);
@@ -202,7 +202,7 @@ TEST_F(FastFft, FastViewValuesStayWithinAMillionthOfViewValue) {
     }
 }
 
-// Powers of two by the register-resident kernels; any other side by the mixed-radix ones (gpu/fft_mixed.h):
+// Powers of two by the register-resident kernels; any other side by the mixed-radix ones (gpu/fast/fft_mixed.h):
 // 7-smooth sides by Stockham passes, a prime over 7 by Bluestein (1009, 13, 8191, 11 x 17), a power of two beside
 // one that is not, the users' sizes. The mixed path runs with its row pass's output grouped for the column blocks
 // and without.

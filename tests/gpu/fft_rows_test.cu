@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "app/staged_fft.h"
-#include "gpu/errors.h"
-#include "gpu/fft_rows.h"
+#include "app/engine/staged_fft.h"
+#include "gpu/common/errors.h"
+#include "gpu/custom/fft_rows.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
 

@@ -5,8 +5,8 @@
 #include <GL/gl.h>
 #include <gtest/gtest.h>
 
-#include "app/engine.h"
-#include "gpu/gl_interop.h"
+#include "app/engine/engine.h"
+#include "gpu/interop/gl_interop.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
 

@@ -3,11 +3,11 @@
 // inverse (the forward spectrum is kept), and without a mask the inverse gives the plane back.
 #include <gtest/gtest.h>
 
-#include "app/analysis.h"
-#include "app/engine.h"
-#include "app/filter.h"
-#include "app/worker.h"
-#include "app/plane.h"
+#include "app/lab/analysis.h"
+#include "app/engine/engine.h"
+#include "app/lab/filter.h"
+#include "ui/worker/worker.h"
+#include "app/core/plane.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/lab_oracle.h"
 #include "tests/support/oracle.h"

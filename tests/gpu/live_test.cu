@@ -8,14 +8,14 @@
 #include <iostream>
 #include <thread>
 
-#include "app/cpu_backend.h"
-#include "app/engine.h"
-#include "app/memory_need.h"
-#include "app/plane.h"
-#include "app/backend.h"
-#include "app/worker.h"
-#include "gpu/gpu_engine.h"
-#include "gpu/plane_prep.h"
+#include "app/engine/cpu_backend.h"
+#include "app/engine/engine.h"
+#include "app/io/memory_need.h"
+#include "app/core/plane.h"
+#include "app/engine/backend.h"
+#include "ui/worker/worker.h"
+#include "gpu/engine/gpu_engine.h"
+#include "gpu/plane/plane_prep.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"

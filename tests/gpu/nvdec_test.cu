@@ -1,4 +1,4 @@
-// Video decoded on the GPU (app/video_gpu.h): NVDEC's luma equals the CPU decoder's sample for sample (H.264
+// Video decoded on the GPU (app/io/video_gpu.h): NVDEC's luma equals the CPU decoder's sample for sample (H.264
 // decoding is exact), forwards, by seeking and backwards; a GPU-decoded frame's spectrum equals the one of the
 // same frame decoded on the CPU and uploaded; the caller may hold kGpuVideoFramesHeld frames while decoding on;
 // the CPU backend refuses a device frame by name. Skips without a device, without FFmpeg, or where NVDEC is not
@@ -11,11 +11,11 @@
 #include <iterator>
 #include <random>
 
-#include "app/engine.h"
-#include "app/worker.h"
-#include "app/video_decode.h"
-#include "app/video_gpu.h"
-#include "gpu/cuda_check.h"
+#include "app/engine/engine.h"
+#include "ui/worker/worker.h"
+#include "app/io/load/video_decode.h"
+#include "app/io/video_gpu.h"
+#include "gpu/runtime/cuda_check.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/temp_dir.h"

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <sstream>
 
-#include "app/plane.h"
-#include "app/staged_fft.h"
-#include "gpu/cufft_backend.h"
-#include "gpu/errors.h"
-#include "gpu/pipeline.h"
+#include "app/core/plane.h"
+#include "app/engine/staged_fft.h"
+#include "gpu/cufft/cufft_backend.h"
+#include "gpu/common/errors.h"
+#include "gpu/custom/pipeline.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
 

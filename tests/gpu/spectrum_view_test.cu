@@ -4,10 +4,10 @@
 
 #include <cstdlib>
 
-#include "app/cpu_backend.h"
-#include "app/engine.h"
-#include "app/settings.h"
-#include "gpu/spectrum_view.h"
+#include "app/engine/cpu_backend.h"
+#include "app/engine/engine.h"
+#include "app/core/settings.h"
+#include "gpu/picture/spectrum_view.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
 

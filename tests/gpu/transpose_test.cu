@@ -1,8 +1,8 @@
 // The tiled transpose: exact, for any shape and every tile.
 #include <gtest/gtest.h>
 
-#include "gpu/errors.h"
-#include "gpu/transpose.h"
+#include "gpu/common/errors.h"
+#include "gpu/custom/transpose.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
 

@@ -12,11 +12,11 @@
 #include <map>
 #include <sstream>
 
-#include "app/image.h"
-#include "app/memory_need.h"
-#include "app/settings.h"
-#include "app/video_decode.h"
-#include "gpu/device_info.h"
+#include "app/io/load/load.h"
+#include "app/io/memory_need.h"
+#include "app/core/settings.h"
+#include "app/io/load/video_decode.h"
+#include "gpu/runtime/device_info.h"
 #include "tests/fixtures/image_writers.h"
 #include "tests/support/temp_dir.h"
 

@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <vector>
 
-#include "gpu/spectrum_math.h"
-#include "gpu/config.h"
-#include "gpu/device_info.h"
-#include "gpu/resources.h"
+#include "gpu/common/spectrum_math.h"
+#include "gpu/common/config.h"
+#include "gpu/runtime/device_info.h"
+#include "gpu/runtime/resources.h"
 
 namespace specview::test {
 
@@ -28,7 +28,7 @@ protected:
     }
 };
 
-// Largest colormap-level difference between two pictures (see gpu/spectrum_math.h).
+// Largest colormap-level difference between two pictures (see gpu/common/spectrum_math.h).
 inline int max_level_diff(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b, Colormap cm) {
     if (a.size() != b.size()) return 256;
     return max_level_difference(a.data(), b.data(), (long long)a.size(), cm);

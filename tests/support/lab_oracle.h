@@ -1,4 +1,4 @@
-// The frequency lab's reference, written from the formulas independently of gpu/mask_math.h: the mask
+// The frequency lab's reference, written from the formulas independently of gpu/common/mask_math.h: the mask
 // of --filter specs at a bin, and ifft2(fft2(plane) * mask) in double precision (FFTW).
 #pragma once
 
@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "app/filter.h"
-#include "app/settings.h"
+#include "app/lab/filter.h"
+#include "app/core/settings.h"
 #include "tests/support/oracle.h"
 
 namespace specview::test {

@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "app/image.h"
+#include "app/core/image.h"
 #include "tests/support/oracle.h"
 
 namespace specview::test {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iomanip>
 
-#include "app/analysis.h"
+#include "app/lab/analysis.h"
 #include "ui/panels/panel.h"
 
 namespace specview::ui {

@@ -8,7 +8,7 @@
 #include <complex>
 #include <sstream>
 
-#include "app/staged_fft.h"
+#include "app/engine/staged_fft.h"
 #include "ui/panels/panel.h"
 
 namespace specview::ui {

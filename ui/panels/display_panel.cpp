@@ -1,7 +1,7 @@
 // Display: view, range, colormap (with its colour bar), shift, presentation mode.
 #include <imgui.h>
 
-#include "ui/colorbar.h"
+#include "ui/views/colorbar.h"
 #include "ui/panels/panel.h"
 
 namespace specview::ui {

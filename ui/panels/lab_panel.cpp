@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <string>
 
-#include "app/filter.h"
-#include "app/mask_io.h"
+#include "app/lab/filter.h"
+#include "app/lab/mask_io.h"
 #include "ui/panels/panel.h"
 
 namespace specview::ui {

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "app/engine.h"
-#include "app/settings.h"
-#include "app/worker.h"
-#include "ui/plot.h"
+#include "app/engine/engine.h"
+#include "app/core/settings.h"
+#include "ui/worker/worker.h"
+#include "ui/views/plot.h"
 
 namespace specview::ui {
 
@@ -110,7 +110,7 @@ struct LabUi {
     std::string mask_path = "mask.png";
 };
 
-// The analysis plots under the views (ui/analysis_view.cpp): the radial PSD with its fitted slope, the angular
+// The analysis plots under the views (ui/views/analysis_view.cpp): the radial PSD with its fitted slope, the angular
 // profile, a line profile drawn on the spectrum, the log-phi view, and a phase correlation's heat map.
 struct AnalysisUi {
     bool open = false;

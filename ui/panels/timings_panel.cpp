@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpu/errors.h"
+#include "gpu/common/errors.h"
 #include "ui/panels/panel.h"
 
 namespace specview::ui {

@@ -1,0 +1,82 @@
+// What the user chose: everything the engine needs to turn an image into a spectrum picture.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpu/common/mask_math.h"
+#include "gpu/common/spectrum_math.h"
+#include "gpu/common/config.h"
+
+namespace specview {
+
+enum class Backend : int { Cpu = 0, Custom, Cufft, CustomFast };
+enum class PadMode : int { Pow2 = 0, Crop, None };
+enum class PadFill : int { Zero = 0, Mean };
+enum class Window : int { None = 0, Hann, Hamming, Tukey, Blackman, BlackmanHarris, Kaiser, FlatTop, Welch };
+// Separable: w(x) w(y). Radial: w of the distance from the centre, the content's inscribed ellipse at the edge.
+enum class WindowShape : int { Separable = 0, Radial };
+// What is subtracted before the window: nothing, the content's mean, or its least-squares plane a + bx x + by y.
+enum class Level : int { None = 0, Mean, Plane };
+enum class Channel : int { Luma = 0, R, G, B, A };
+// The viewer's third view when filters are on: the filtered image, what the filters removed (plane - filtered),
+// or the size of that difference as a heat map.
+enum class LabView : int { Filtered = 0, Removed, Difference };
+
+struct Settings {
+    Backend backend = Backend::Cpu;
+    Channel channel = Channel::Luma;
+    Window window = Window::None;
+    float tukey_alpha = 0.5f;
+    float kaiser_beta = 8.6f;
+    WindowShape window_shape = WindowShape::Separable;
+    Level level = Level::None;
+    PadMode pad = PadMode::Pow2;
+    PadFill pad_fill = PadFill::Zero;
+    ViewParams view;
+    gpu::CustomConfig custom;
+    gpu::CufftMode cufft_mode = gpu::CufftMode::R2C;
+    gpu::StopPoint stop;  // classroom mode; Done for a normal run
+    // The frequency lab: masks that multiply the spectrum the picture shows and the inverse transform takes
+    // (app/lab/filter.h); empty: none. Not applied at classroom stops.
+    std::vector<FilterSpec> filters;
+    // On top of the filters: freehand brush dabs in spectrum bins (mirrored; app/lab/filter.h), and 1 - mask.
+    std::vector<BrushStroke> strokes;
+    bool mask_invert = false;
+    LabView lab_view = LabView::Filtered;
+};
+
+// Whether a mask multiplies the spectrum (filters, brush dabs or an inverted all-pass).
+inline bool has_mask(const Settings& s) { return !s.filters.empty() || !s.strokes.empty() || s.mask_invert; }
+
+// Names as the CLI and the UI spell them; parse_* return nullopt for an unknown name.
+const std::vector<std::string>& backend_names();
+const std::vector<std::string>& pad_names();
+const std::vector<std::string>& pad_fill_names();
+const std::vector<std::string>& window_names();
+const std::vector<std::string>& channel_names();
+const std::vector<std::string>& view_names();
+const std::vector<std::string>& range_names();
+const std::vector<std::string>& colormap_names();
+const std::vector<std::string>& cufft_mode_names();
+const std::vector<std::string>& lab_view_names();
+const std::vector<std::string>& window_shape_names();
+const std::vector<std::string>& level_names();
+
+// Sets an option named as on the command line without the dashes ("threads-per-block", "window",
+// "percentiles", "no-shift", ...) from its value words; also "filter SPEC" (adds a filter, app/lab/filter.h),
+// "filters none" (removes them all), "paint U V R" / "erase U V R" (a brush dab), "strokes none",
+// "invert-mask on|off" and "lab-view filtered|removed|difference". Returns "" when done, else what is wrong (the
+// settings are then unchanged).
+std::string set_option(Settings& s, const std::string& option, const std::vector<std::string>& values);
+// The values a slider or list walks for an option with a fixed set of values (threads-per-block, block-height,
+// local-length, tile and the named choices); empty for a continuous one (tukey-alpha, top-span, ...).
+std::vector<std::string> option_steps(const std::string& option);
+
+template <class E>
+const std::string& name_of(E e);
+template <class E>
+std::optional<E> parse_name(const std::string& s);
+
+}  // namespace specview

@@ -1,0 +1,863 @@
+#include "app/engine/cpu_backend.h"
+#include "app/core/parallel_bands.h"
+
+#include "app/engine/backend.h"
+#include "app/lab/filter.h"
+#include "app/engine/staged_fft.h"
+#include "gpu/common/errors.h"
+#include "gpu/common/config.h"
+
+#include <fftw3.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <atomic>
+#include <cfloat>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace specview {
+
+struct CpuFft::Impl {
+    int w = 0, h = 0, threads = 0;
+    fftwf_plan plan = nullptr;
+    fftwf_plan inverse = nullptr;  // c2r in place, made on first use
+    float* in = nullptr;  // in place: the padded real rows, then the half spectrum
+    bool measured = false;  // planned from measurements (wisdom) rather than estimated
+
+    void reset() {
+        if (plan) fftwf_destroy_plan(plan);
+        if (inverse) fftwf_destroy_plan(inverse);
+        inverse = nullptr;
+        if (in) fftwf_free(in);
+        plan = nullptr;
+        in = nullptr;
+        w = h = 0;
+    }
+    ~Impl() { reset(); }
+};
+
+namespace {
+std::mutex& planner_mutex() {  // FFTW's planner is not thread-safe
+    static std::mutex m;
+    return m;
+}
+std::atomic<int> g_threads{0};  // 0: all cores
+int fft_threads() {
+    const int t = g_threads.load();
+    return t > 0 ? t : int(std::max(1u, std::thread::hardware_concurrency()));
+}
+void init_threads_once() {
+    static std::once_flag once;
+    std::call_once(once, [] { fftwf_init_threads(); });
+}
+}  // namespace
+
+void set_cpu_fft_threads(int threads) { g_threads.store(std::max(0, threads)); }
+
+namespace {
+std::atomic<bool> g_measure{false};
+std::atomic<double> g_measure_limit{-1.0};  // seconds FFTW may spend measuring a plan; < 0: no limit
+
+// $XDG_CACHE_HOME/specview (or ~/.cache/specview)/fftwf-wisdom; empty when neither is known.
+std::string wisdom_path() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/specview/fftwf-wisdom";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/specview/fftwf-wisdom";
+    return "";
+}
+
+// With the planner mutex held: the saved wisdom, once a process.
+void import_wisdom_once() {
+    static bool done = false;
+    if (done) return;
+    done = true;
+    const std::string p = wisdom_path();
+    if (!p.empty()) fftwf_import_wisdom_from_filename(p.c_str());  // none yet, or unreadable: plan without it
+}
+
+// With the planner mutex held: all wisdom so far, written atomically.
+void export_wisdom() {
+    const std::string p = wisdom_path();
+    if (p.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(p).parent_path(), ec);
+    const std::string tmp = p + ".tmp-" + std::to_string(::getpid());
+    if (fftwf_export_wisdom_to_filename(tmp.c_str())) std::filesystem::rename(tmp, p, ec);
+    else std::filesystem::remove(tmp, ec);
+}
+}  // namespace
+
+void set_cpu_fft_measure(bool measure, double time_limit_s) {
+    g_measure.store(measure);
+    g_measure_limit.store(time_limit_s);
+}
+std::string cpu_fft_wisdom_path() { return wisdom_path(); }
+
+CpuFft::CpuFft() : impl_(new Impl) {}
+CpuFft::~CpuFft() {
+    std::lock_guard<std::mutex> lock(planner_mutex());
+    impl_.reset();
+}
+
+double CpuFft::plan(int w, int h) {
+    Impl& m = *impl_;
+    if (m.w == w && m.h == h && m.threads == fft_threads()) return 0.0;
+    const auto t0 = std::chrono::steady_clock::now();
+    make_plan(w, h);
+    return std::max(1e-6, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+}
+
+void CpuFft::forward(const Plane& p, std::vector<std::complex<float>>& out) {
+    const int w = p.width, h = p.height;
+    float* in = input(w, h);
+    const std::size_t st = stride();
+    for (int y = 0; y < h; ++y) std::memcpy(in + std::size_t(y) * st, p.v.data() + std::size_t(y) * w, sizeof(float) * w);
+    execute();
+    full(out);
+}
+
+float* CpuFft::input(int w, int h) {
+    Impl& m = *impl_;
+    if (m.w != w || m.h != h || m.threads != fft_threads()) make_plan(w, h);
+    return m.in;
+}
+bool CpuFft::measured() const { return impl_->measured; }
+std::size_t CpuFft::stride() const { return 2 * std::size_t(impl_->w / 2 + 1); }
+void CpuFft::execute() { fftwf_execute(impl_->plan); }
+const std::complex<float>* CpuFft::half() const { return reinterpret_cast<const std::complex<float>*>(impl_->in); }
+std::complex<float>* CpuFft::half() { return reinterpret_cast<std::complex<float>*>(impl_->in); }
+
+void CpuFft::inverse(std::vector<float>& out) {
+    Impl& m = *impl_;
+    if (!m.plan) throw std::logic_error("CpuFft::inverse before a forward transform");
+    if (!m.inverse) {
+        std::lock_guard<std::mutex> lock(planner_mutex());
+        fftwf_plan_with_nthreads(m.threads);
+        // Estimated: planning must not touch the half spectrum waiting in the buffer.
+        m.inverse = fftwf_plan_dft_c2r_2d(m.h, m.w, reinterpret_cast<fftwf_complex*>(m.in), m.in, FFTW_ESTIMATE);
+        if (!m.inverse) throw std::runtime_error("FFTW could not plan the inverse transform");
+    }
+    fftwf_execute(m.inverse);
+    const std::size_t st = stride();
+    const float scale = 1.0f / (float(m.w) * float(m.h));
+    out.resize(std::size_t(m.w) * m.h);
+    for (int y = 0; y < m.h; ++y) {
+        const float* row = m.in + std::size_t(y) * st;
+        float* dst = out.data() + std::size_t(y) * m.w;
+        for (int x = 0; x < m.w; ++x) dst[x] = row[x] * scale;
+    }
+}
+
+void CpuFft::make_plan(int w, int h) {
+    const int hw = w / 2 + 1;
+    Impl& m = *impl_;
+    {
+        std::lock_guard<std::mutex> lock(planner_mutex());
+        init_threads_once();
+        m.threads = fft_threads();
+        fftwf_plan_with_nthreads(m.threads);
+        m.reset();
+        // In place: the real rows padded to 2 (w/2 + 1) floats hold the half spectrum afterwards.
+        m.in = fftwf_alloc_real(2 * std::size_t(hw) * h);
+        if (!m.in) {
+            m.reset();
+            throw std::bad_alloc();
+        }
+        // Saved wisdom (FFTW_MEASURE's choices from an earlier run) when there is some for this size and thread
+        // count; else measure now when asked (--fftw-measure: seconds, saved for later runs), else estimate.
+        import_wisdom_once();
+        auto* out = reinterpret_cast<fftwf_complex*>(m.in);
+        m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, out, FFTW_MEASURE | FFTW_WISDOM_ONLY);
+        m.measured = m.plan != nullptr;
+        if (!m.plan && g_measure.load()) {
+            fftwf_set_timelimit(g_measure_limit.load() > 0 ? g_measure_limit.load() : FFTW_NO_TIMELIMIT);
+            m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, out, FFTW_MEASURE);
+            fftwf_set_timelimit(FFTW_NO_TIMELIMIT);
+            m.measured = m.plan != nullptr;
+            if (m.plan) export_wisdom();
+        }
+        if (!m.plan) m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, out, FFTW_ESTIMATE);
+        if (!m.plan) {
+            m.reset();
+            throw std::runtime_error("FFTW could not plan a " + std::to_string(w) + "x" + std::to_string(h) + " transform");
+        }
+        m.w = w;
+        m.h = h;
+    }
+}
+
+namespace {
+// Bin (x, y) of a w x h real input's whole spectrum from its half one (h rows of w/2 + 1), and the whole one.
+std::complex<float> half_spectrum_bin(const std::complex<float>* H, int w, int h, int x, int y) {
+    const int hw = w / 2 + 1;
+    if (x < hw) return H[std::size_t(y) * hw + x];
+    return std::conj(H[std::size_t(y == 0 ? 0 : h - y) * hw + (w - x)]);
+}
+
+void expand_half_spectrum(const std::complex<float>* H, int w, int h, std::vector<std::complex<float>>& out) {
+    const int hw = w / 2 + 1;
+    out.resize(std::size_t(w) * h);
+    for (int y = 0; y < h; ++y) {
+        const std::complex<float>* row = H + std::size_t(y) * hw;
+        std::complex<float>* dst = out.data() + std::size_t(y) * w;
+        for (int x = 0; x < hw; ++x) dst[x] = row[x];
+        const std::complex<float>* mirror = H + std::size_t(y == 0 ? 0 : h - y) * hw;
+        for (int x = hw; x < w; ++x) dst[x] = std::conj(mirror[w - x]);
+    }
+}
+}  // namespace
+
+std::complex<float> CpuFft::at(int x, int y) const { return half_spectrum_bin(half(), impl_->w, impl_->h, x, y); }
+
+void CpuFft::full(std::vector<std::complex<float>>& out) const { expand_half_spectrum(half(), impl_->w, impl_->h, out); }
+
+void compute_view_values(const std::complex<float>* F, int w, int h, const ViewParams& vp, std::vector<float>& values) {
+    values.resize(std::size_t(w) * h);
+    for (int y = 0; y < h; ++y) {
+        const int sy = vp.shift ? shift_source(y, h) : y;
+        for (int x = 0; x < w; ++x) {
+            const int sx = vp.shift ? shift_source(x, w) : x;
+            const std::complex<float> f = F[std::size_t(sy) * w + sx];
+            values[std::size_t(y) * w + x] = view_value(vp.view, f.real(), f.imag());
+        }
+    }
+}
+
+std::vector<float> mean_power_view_values(const std::vector<double>& power_sum, int frames, int width, int height,
+                                          const ViewParams& vp, float* lo, float* hi) {
+    if (frames < 1 || power_sum.size() != std::size_t(width) * std::size_t(height))
+        throw std::invalid_argument("mean_power_view_values: a sum of " + std::to_string(power_sum.size()) + " bins for " +
+                                    std::to_string(width) + "x" + std::to_string(height));
+    std::vector<std::complex<float>> F(power_sum.size());
+    for (std::size_t i = 0; i < F.size(); ++i) F[i] = std::complex<float>(float(std::sqrt(power_sum[i] / frames)), 0.0f);
+    std::vector<float> values;
+    compute_view_values(F.data(), width, height, vp, values);
+    compute_range(values, vp, lo, hi);
+    return values;
+}
+
+void compute_range(const std::vector<float>& values, const ViewParams& vp, float* lo, float* hi) {
+    switch (vp.range) {
+        case RangeMode::Auto:
+        case RangeMode::Top: {
+            float mn = FLT_MAX, mx = -FLT_MAX;
+            for (float v : values) {
+                mn = std::min(mn, v);
+                mx = std::max(mx, v);
+            }
+            if (vp.range == RangeMode::Auto) {
+                *lo = mn;
+                *hi = mx;
+            } else {
+                *lo = mx - vp.top_span;
+                *hi = mx;
+            }
+            return;
+        }
+        case RangeMode::Percentile: {
+            const long long n = (long long)values.size();
+            *lo = kth_smallest(values.data(), values.size(), std::size_t(percentile_index(vp.pct_lo, n)));
+            *hi = kth_smallest(values.data(), values.size(), std::size_t(percentile_index(vp.pct_hi, n)));
+            return;
+        }
+        case RangeMode::Fixed:
+            *lo = vp.fixed_lo;
+            *hi = vp.fixed_hi;
+            return;
+    }
+}
+
+void colorize(const std::vector<float>& values, float lo, float hi, Colormap cm, std::vector<std::uint32_t>& rgba) {
+    const ColormapLut lut = make_colormap_lut(cm);
+    rgba.resize(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i) rgba[i] = lut.rgba[level_of(normalize_to_range(values[i], lo, hi))];
+}
+
+// ---- The CPU backend behind SpectrumBackend: FFTW (or the staged radix-2 model at classroom stops) ----
+
+namespace {
+// Floats as unsigned keys in the same order (negative ones reversed).
+inline std::uint32_t order_key(float v) {
+    std::uint32_t b;
+    std::memcpy(&b, &v, 4);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+inline float from_key(std::uint32_t k) {
+    const std::uint32_t b = (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
+    float v;
+    std::memcpy(&v, &b, 4);
+    return v;
+}
+
+}  // namespace
+
+namespace {
+// The k-th smallest key of n (k from 0): pass 1 finds which high half-word holds it, pass 2 which low one.
+template <class KeyOf>
+std::uint32_t kth_key(std::size_t n, std::size_t k, KeyOf key_of) {
+    std::vector<std::size_t> count(65536, 0);
+    for (std::size_t i = 0; i < n; ++i) ++count[key_of(i) >> 16];
+    std::uint32_t high = 0;
+    for (std::size_t acc = 0;; ++high) {
+        if (acc + count[high] > k) {
+            k -= acc;
+            break;
+        }
+        acc += count[high];
+    }
+    std::fill(count.begin(), count.end(), 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::uint32_t key = key_of(i);
+        if ((key >> 16) == high) ++count[key & 0xFFFFu];
+    }
+    std::uint32_t low = 0;
+    for (std::size_t acc = 0;; ++low) {
+        if (acc + count[low] > k) break;
+        acc += count[low];
+    }
+    return (high << 16) | low;
+}
+
+// The same over float bit patterns stored as uint32 (the picture buffer before it is coloured).
+float kth_smallest_bits(const std::uint32_t* bits, std::size_t n, std::size_t k) {
+    if (n == 0) return 0.0f;
+    return from_key(kth_key(n, std::min(k, n - 1), [bits](std::size_t i) {
+        float v;
+        std::memcpy(&v, bits + i, 4);
+        return order_key(v);
+    }));
+}
+}  // namespace
+
+float kth_smallest(const float* values, std::size_t n, std::size_t k) {
+    if (n == 0) return 0.0f;
+    return from_key(kth_key(n, std::min(k, n - 1), [values](std::size_t i) { return order_key(values[i]); }));
+}
+
+namespace {
+// fast_ln's body, for the loops below to inline (and vectorise).
+inline float ln_fast(float y) {
+    // y = m 2^e with m in [sqrt(1/2), sqrt(2)); ln m = 2 atanh(t), t = (m - 1) / (m + 1), |t| <= 0.1716: the odd
+    // series to t^9 leaves < 4e-10. Branch-free, so the loops over it vectorise. Not for 0, inf or NaN.
+    std::uint32_t b;
+    std::memcpy(&b, &y, 4);
+    std::int32_t e = std::int32_t(b >> 23) - 127;
+    std::uint32_t mb = (b & 0x007FFFFFu) | 0x3F800000u;
+    const std::uint32_t big = mb > 0x3FB504F3u;  // m > sqrt(2): use m / 2, e + 1
+    mb -= big << 23;
+    e += std::int32_t(big);
+    float m;
+    std::memcpy(&m, &mb, 4);
+    const float t = (m - 1.0f) / (m + 1.0f), t2 = t * t;
+    const float series = t * (2.0f + t2 * (2.0f / 3.0f + t2 * (2.0f / 5.0f + t2 * (2.0f / 7.0f + t2 * (2.0f / 9.0f)))));
+    return float(e) * 0.6931471805599453f + series;
+}
+}  // namespace
+
+float fast_ln(float y) { return ln_fast(y); }
+
+namespace {
+// The view's values of one output row, in output (shifted) order, from the half spectrum: the complex values
+// gathered first (the mirror half conjugated), then the value formula over the row in one loop the compiler
+// vectorises. Log-magnitude and power use fast_ln (within a few 1e-7 of log1pf/log10f: never a colormap level
+// apart except at a level's edge); phase, real and imaginary are exact.
+void view_row(const std::complex<float>* half, int w, int h, int y, const ViewParams& vp, float* re, float* im,
+              float* out) {
+    const int hw = w / 2 + 1;
+    const int sy = vp.shift ? shift_source(y, h) : y;
+    const std::complex<float>* row = half + std::size_t(sy) * hw;
+    const std::complex<float>* mirror = half + std::size_t(sy == 0 ? 0 : h - sy) * hw;
+    // Output x shows column sx = x + s0 (mod w): two runs of consecutive columns, each split where the stored
+    // half ends (the rest is the mirror row, conjugated and backwards); plain loops that vectorise.
+    auto run = [&](int x0, int sx0, int count) {
+        const int direct = std::clamp(hw - sx0, 0, count);
+        for (int i = 0; i < direct; ++i) {
+            re[x0 + i] = row[sx0 + i].real();
+            im[x0 + i] = row[sx0 + i].imag();
+        }
+        for (int i = direct; i < count; ++i) {
+            const std::complex<float> m = mirror[w - sx0 - i];
+            re[x0 + i] = m.real();
+            im[x0 + i] = -m.imag();
+        }
+    };
+    const int s0 = vp.shift ? shift_source(0, w) : 0;
+    run(0, s0, w - s0);
+    run(w - s0, 0, s0);
+    switch (vp.view) {
+        // Branch-free over the row (so it vectorises); the rare infinite or NaN bins again afterwards, as the
+        // library's log1pf/log10f give them.
+        case View::LogMag: {
+            int odd = 0;
+            for (int x = 0; x < w; ++x) {
+                const float y1 = 1.0f + std::sqrt(re[x] * re[x] + im[x] * im[x]);
+                out[x] = ln_fast(y1);
+                odd |= !(y1 < 3.0e38f);
+            }
+            if (odd)
+                for (int x = 0; x < w; ++x) {
+                    const float y1 = 1.0f + std::sqrt(re[x] * re[x] + im[x] * im[x]);
+                    if (!(y1 < 3.0e38f)) out[x] = log1pf(y1 - 1.0f);
+                }
+            break;
+        }
+        case View::PowerDb: {
+            int odd = 0;
+            for (int x = 0; x < w; ++x) {
+                const float p = re[x] * re[x] + im[x] * im[x] + kPowerFloor;
+                out[x] = 4.342944819032518f * ln_fast(p);
+                odd |= !(p < 3.0e38f);
+            }
+            if (odd)
+                for (int x = 0; x < w; ++x) {
+                    const float p = re[x] * re[x] + im[x] * im[x] + kPowerFloor;
+                    if (!(p < 3.0e38f)) out[x] = 10.0f * log10f(p);
+                }
+            break;
+        }
+        default:
+            for (int x = 0; x < w; ++x) out[x] = view_value(vp.view, re[x], im[x]);
+            break;
+    }
+}
+}  // namespace
+
+namespace {
+float unit_of(float v, float lo, float span) {
+    float t = (v - lo) / span;
+    t = t > 0.0f ? t : 0.0f;
+    return t < 1.0f ? t : 1.0f;
+}
+// Values (float bits) -> 8-bit levels, 16-bit levels, or colours through `lut` (in place: dst == src).
+void to_levels(const std::uint32_t* __restrict src, unsigned char* __restrict dst, std::size_t n, float lo, float span,
+               bool flat, const std::uint32_t*) {
+    if (flat) {
+        std::memset(dst, 0, n);
+        return;
+    }
+    std::size_t i = 0;
+#ifdef __SSE2__
+    // Sixteen at a time: MAXPS returns its second operand for NaN, so max(t, 0) maps NaN to 0 as unit_of does;
+    // the multiply and add stay separate, as in level_of.
+    const __m128 vlo = _mm_set1_ps(lo), vspan = _mm_set1_ps(span), zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f),
+                 k255 = _mm_set1_ps(255.0f), half = _mm_set1_ps(0.5f);
+    auto quad = [&](std::size_t j) {
+        __m128 t = _mm_div_ps(_mm_sub_ps(_mm_loadu_ps(reinterpret_cast<const float*>(src + j)), vlo), vspan);
+        t = _mm_min_ps(_mm_max_ps(t, zero), one);
+        return _mm_cvttps_epi32(_mm_add_ps(_mm_mul_ps(t, k255), half));
+    };
+    for (; i + 16 <= n; i += 16) {
+        const __m128i a = _mm_packs_epi32(quad(i), quad(i + 4)), b = _mm_packs_epi32(quad(i + 8), quad(i + 12));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm_packus_epi16(a, b));
+    }
+#endif
+    for (; i < n; ++i) {
+        float v;
+        std::memcpy(&v, src + i, 4);
+        dst[i] = static_cast<unsigned char>(level_of(unit_of(v, lo, span)));
+    }
+}
+void to_levels(const std::uint32_t* __restrict src, std::uint16_t* __restrict dst, std::size_t n, float lo, float span,
+               bool flat, const std::uint32_t*) {
+    if (flat) {
+        std::memset(dst, 0, 2 * n);
+        return;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        float v;
+        std::memcpy(&v, src + i, 4);
+        dst[i] = static_cast<std::uint16_t>(level16_of(unit_of(v, lo, span)));
+    }
+}
+void to_levels(const std::uint32_t* src, std::uint32_t* dst, std::size_t n, float lo, float span, bool flat,
+               const std::uint32_t* lut) {
+    for (std::size_t i = 0; i < n; ++i) {
+        float v;
+        std::memcpy(&v, src + i, 4);
+        dst[i] = lut[flat ? 0 : level_of(unit_of(v, lo, span))];
+    }
+}
+}  // namespace
+
+void picture_from_half(const std::complex<float>* half, int w, int h, const ViewParams& vp, int threads,
+                       std::vector<std::uint32_t>& rgba, float* lo, float* hi, PictureFormat format,
+                       std::vector<unsigned char>* levels) {
+    if (format != PictureFormat::Rgba8 && !levels) throw std::invalid_argument("picture_from_half: no level buffer");
+    rgba.resize(std::size_t(w) * h);
+    std::uint32_t* out = rgba.data();
+    // The view values, as float bits in the picture's own buffer; min and max per band.
+    std::vector<float> mins(std::size_t(std::max(1, threads)), FLT_MAX), maxs(std::size_t(std::max(1, threads)), -FLT_MAX);
+    parallel_bands(h, threads, [&](int y0, int y1, int band) {
+        const std::size_t n = static_cast<std::size_t>(w);
+        std::vector<float> re(n), im(n), v(n);
+        // Eight running minima and maxima (NaN skipped, as std::min/max do): a loop that vectorises.
+        constexpr int kLanes = 8;
+        float mn8[kLanes], mx8[kLanes];
+        std::fill(mn8, mn8 + kLanes, FLT_MAX);
+        std::fill(mx8, mx8 + kLanes, -FLT_MAX);
+        float mn = FLT_MAX, mx = -FLT_MAX;
+        for (int y = y0; y < y1; ++y) {
+            view_row(half, w, h, y, vp, re.data(), im.data(), v.data());
+            const float* vv = v.data();
+            int x = 0;
+            for (; x + kLanes <= w; x += kLanes)
+                for (int k = 0; k < kLanes; ++k) {
+                    mn8[k] = vv[x + k] < mn8[k] ? vv[x + k] : mn8[k];
+                    mx8[k] = vv[x + k] > mx8[k] ? vv[x + k] : mx8[k];
+                }
+            for (; x < w; ++x) {
+                mn = std::min(mn, vv[x]);
+                mx = std::max(mx, vv[x]);
+            }
+            std::memcpy(out + std::size_t(y) * w, vv, sizeof(float) * std::size_t(w));
+        }
+        for (int k = 0; k < kLanes; ++k) {
+            mn = std::min(mn, mn8[k]);
+            mx = std::max(mx, mx8[k]);
+        }
+        mins[std::size_t(band)] = mn;
+        maxs[std::size_t(band)] = mx;
+    });
+    const float mn = *std::min_element(mins.begin(), mins.end()), mx = *std::max_element(maxs.begin(), maxs.end());
+    switch (vp.range) {
+        case RangeMode::Auto: *lo = mn; *hi = mx; break;
+        case RangeMode::Top: *lo = mx - vp.top_span; *hi = mx; break;
+        case RangeMode::Fixed: *lo = vp.fixed_lo; *hi = vp.fixed_hi; break;
+        case RangeMode::Percentile: {
+            const long long n = (long long)rgba.size();
+            *lo = kth_smallest_bits(out, rgba.size(), std::size_t(percentile_index(vp.pct_lo, n)));
+            *hi = kth_smallest_bits(out, rgba.size(), std::size_t(percentile_index(vp.pct_hi, n)));
+            break;
+        }
+    }
+    const ColormapLut lut = make_colormap_lut(vp.colormap);
+    const float l = *lo, hgh = *hi;
+    if (format != PictureFormat::Rgba8) levels->resize(std::size_t(w) * h * std::size_t(level_bytes(format)));
+    unsigned char* l8 = levels ? levels->data() : nullptr;
+    std::uint16_t* l16 = reinterpret_cast<std::uint16_t*>(l8);
+    // normalize_to_range without branches (NaN maps to 0; a degenerate range maps everything to 0), one loop a
+    // format over restrict pointers, so the level loops vectorise.
+    const float span = hgh - l;
+    const bool flat = !(span > 0.0f);
+    parallel_bands(h, threads, [&](int y0, int y1, int) {
+        const std::size_t i0 = std::size_t(y0) * w, n = std::size_t(y1 - y0) * w;
+        switch (format) {
+            case PictureFormat::Rgba8: to_levels(out + i0, out + i0, n, l, span, flat, lut.rgba); break;
+            case PictureFormat::Level8: to_levels(out + i0, l8 + i0, n, l, span, flat, nullptr); break;
+            case PictureFormat::Level16: to_levels(out + i0, l16 + i0, n, l, span, flat, nullptr); break;
+        }
+    });
+    if (format != PictureFormat::Rgba8) std::vector<std::uint32_t>().swap(rgba);
+}
+
+namespace {
+using BackendClock = std::chrono::steady_clock;
+
+// Where the content sits in the plane and where it came from in the image, as the frame reports it.
+void set_content(Frame& f, int x, int y, int w, int h, int crop_x, int crop_y) {
+    f.content_x = x;
+    f.content_y = y;
+    f.content_w = w;
+    f.content_h = h;
+    f.crop_x = crop_x;
+    f.crop_y = crop_y;
+}
+double ms_since(BackendClock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(BackendClock::now() - t0).count();
+}
+
+class CpuSpectrumBackend : public SpectrumBackend {
+public:
+    double plan(const PlaneContext& ctx, const Settings& s) override {
+        if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;  // the staged model plans nothing
+        int w = 0, h = 0;
+        transform_size(s.pad, ctx.image->width, ctx.image->height, &w, &h);
+        return fft_.plan(w, h);
+    }
+    double plan_size(const Settings& s, int plane_w, int plane_h) override {
+        if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;
+        return fft_.plan(plane_w, plane_h);
+    }
+
+    Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
+        if (s.stop.kind != gpu::StopPoint::Kind::Done) return run_staged(ctx, s, o);
+        Frame f;
+        // The plane goes straight into FFTW's in-place buffer: from the engine's cached plane (the viewer
+        // re-runs with it), or for a one-shot run made there from the image's samples (no plane kept).
+        auto t0 = BackendClock::now();
+        double prepare_ms = 0;
+        int w = 0, h = 0;
+        if (o.one_shot) {
+            require_host_samples(*ctx.image, "(the CPU backend)");
+            transform_size(s.pad, ctx.image->width, ctx.image->height, &w, &h);
+            float* in = fft_.input(w, h);
+            t0 = BackendClock::now();
+            const PlaneGeometry g = prepare_plane_into(*ctx.image, s, in, fft_.stride(), "image", fft_threads());
+            prepare_ms = std::max(ms_since(t0), 1e-6);
+            set_content(f, 0, 0, g.content_w, g.content_h, g.crop_x, g.crop_y);
+        } else {
+            const PreparedPlane& pp = ctx.host_plane(&prepare_ms);
+            set_content(f, pp.content_x, pp.content_y, pp.content_w, pp.content_h, pp.crop_x, pp.crop_y);
+            w = pp.plane.width;
+            h = pp.plane.height;
+            float* in = fft_.input(w, h);
+            const std::size_t st = fft_.stride();
+            for (int y = 0; y < h; ++y)
+                std::memcpy(in + std::size_t(y) * st, pp.plane.v.data() + std::size_t(y) * w, sizeof(float) * w);
+        }
+        if (prepare_ms > 0) f.timings.push_back({"prepare plane (channel, window, pad) [CPU]", prepare_ms, 0.0});
+        const std::size_t first = f.timings.size();
+        f.width = w;
+        f.height = h;
+        t0 = BackendClock::now();
+        fft_.execute();
+        f.timings.push_back({std::string("FFTW r2c 2D (in place, ") + (fft_.measured() ? "measured plan)" : "estimated plan)"),
+                             ms_since(t0), double(w) * h * 8.0});
+        f.backend = "CPU (FFTW)";
+        // The full spectrum only where it is asked for (--raw); readouts, bins and profiles read the transform's
+        // half spectrum, before any mask: in FFTW's buffer, or (a mask or an inverse will change that) a copy of it.
+        // Expanding the whole spectrum for them took 66-69 ms of a 4096^2 run here (and 8 bytes a bin).
+        data_.reset();
+        spectrum_kept_ = false;
+        half_kept_ = false;
+        if (o.want_spectrum) fft_.full(f.spectrum);
+        if (!o.one_shot && (has_mask(s) || o.want_inverse)) {
+            t0 = BackendClock::now();
+            const std::size_t count = std::size_t(w / 2 + 1) * h;
+            kept_half_.resize(count);
+            std::memcpy(kept_half_.data(), fft_.half(), count * sizeof(std::complex<float>));
+            half_kept_ = true;
+            f.timings.push_back({"keep the half spectrum (readout, profiles)", ms_since(t0), double(count) * 16.0});
+        }
+        const int threads = fft_threads();
+        half_ok_ = true;
+        if (o.accumulate_power) add_power(w, h);
+        if (has_mask(s)) {  // the mask (made once per description and size) times the half spectrum, in place
+            t0 = BackendClock::now();
+            const bool same_base = !mask_.empty() && mask_filters_ == s.filters && mask_invert_ == s.mask_invert &&
+                                   mask_w_ == w && mask_h_ == h;
+            const bool extends = same_base && mask_strokes_.size() <= s.strokes.size() &&
+                                 std::equal(mask_strokes_.begin(), mask_strokes_.end(), s.strokes.begin());
+            if (extends && mask_strokes_.size() < s.strokes.size()) {
+                // New brush dabs only: stamped into the kept layer, the mask re-made where they landed.
+                const float* fh = filter_half_.empty() ? nullptr : filter_half_.data();
+                const bool inv = s.mask_invert;
+                stamp_strokes_half(s.strokes.data() + mask_strokes_.size(), s.strokes.size() - mask_strokes_.size(), w, h,
+                                   brush_half_.data(), [&](std::size_t i) {
+                                       const float m = (fh ? fh[i] : 1.0f) * brush_half_[i];
+                                       mask_[i] = inv ? 1.0f - m : m;
+                                   });
+                mask_strokes_ = s.strokes;
+            } else if (!extends) {
+                // The filters' part is kept: a change of the dabs re-makes only the brush layer and the product.
+                if (filter_half_key_ != s.filters || mask_w_ != w || mask_h_ != h) {
+                    filter_half_ = half_mask(s.filters, w, h, threads);
+                    filter_half_key_ = s.filters;
+                }
+                mask_ = combine_half_mask(filter_half_, {}, s.mask_invert, w, h, threads);
+                if (mask_.empty()) mask_.assign(std::size_t(w / 2 + 1) * h, 1.0f);  // dabs alone
+                brush_half_.assign(std::size_t(w / 2 + 1) * h, 1.0f);
+                if (!s.strokes.empty()) {
+                    const float* fh = filter_half_.empty() ? nullptr : filter_half_.data();
+                    const bool inv = s.mask_invert;
+                    stamp_strokes_half(s.strokes.data(), s.strokes.size(), w, h, brush_half_.data(), [&](std::size_t i) {
+                        const float m = (fh ? fh[i] : 1.0f) * brush_half_[i];
+                        mask_[i] = inv ? 1.0f - m : m;
+                    });
+                }
+                mask_filters_ = s.filters;
+                mask_strokes_ = s.strokes;
+                mask_invert_ = s.mask_invert;
+                mask_w_ = w;
+                mask_h_ = h;
+            }
+            std::complex<float>* half = fft_.half();
+            const std::size_t count = mask_.size();
+            const float* m = mask_.data();
+            for (std::size_t i = 0; i < count; ++i) half[i] *= m[i];
+            half_ok_ = false;  // readouts come from data_, the unmasked spectrum
+            f.timings.push_back({"mask (" + mask_summary(s.filters, s.strokes, s.mask_invert) + ")", ms_since(t0), double(count) * 20.0});
+        }
+        f.picture = o.picture;
+        if (o.want_rgba) {  // not for a stack's power sum, a saved spectrum, a correlation: 14% of --average's time
+            t0 = BackendClock::now();
+            picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.picture, &f.levels);
+            f.timings.push_back({"view + range + colormap (" + std::to_string(threads) + " threads)", ms_since(t0),
+                                 double(w) * h * 12.0});
+        }
+        if (o.want_inverse) {
+            t0 = BackendClock::now();
+            fft_.inverse(f.inverse);
+            half_ok_ = false;
+            f.timings.push_back({"FFTW c2r 2D (inverse)", ms_since(t0), double(w) * h * 8.0});
+        }
+        width_ = f.width;
+        height_ = f.height;
+        for (std::size_t i = first; i < f.timings.size(); ++i) f.total_ms += f.timings[i].ms;
+        return f;
+    }
+
+    // Classroom mode: the staged radix-2 model's data at the stop, then the view on it.
+    Frame run_staged(const PlaneContext& ctx, const Settings& s, const RunOptions& o) {
+        Frame f;
+        double prepare_ms = 0;
+        const PreparedPlane& pp = ctx.host_plane(&prepare_ms);
+        set_content(f, pp.content_x, pp.content_y, pp.content_w, pp.content_h, pp.crop_x, pp.crop_y);
+        const int w = pp.plane.width, h = pp.plane.height;
+        if (prepare_ms > 0) f.timings.push_back({"prepare plane (channel, window, pad) [CPU]", prepare_ms, 0.0});
+        const std::size_t first = f.timings.size();
+        auto t0 = BackendClock::now();
+        // The previous run's data may still be shown (Frame::host_data): write into a fresh buffer then.
+        spectrum_kept_ = false;  // a classroom stop's data
+        half_kept_ = false;
+        if (data_.use_count() > 1 || !data_) data_ = std::make_shared<std::vector<std::complex<float>>>();
+        StagedResult r = run_staged_2d(pp.plane, s.stop);
+        *data_ = std::move(r.data);
+        f.width = r.cols;
+        f.height = r.rows;
+        f.timings.push_back({"staged radix-2 model", ms_since(t0), 0.0});
+        f.backend = "CPU (staged radix-2 model)";
+        // The launch shapes the GPU would use, for classroom mode's thread mapping (H100 limits).
+        f.row_plans = {gpu::plan_row_fft_shape(w, h, s.custom.rows, 1024, 227 * 1024, "an H100"),
+                       gpu::plan_row_fft_shape(h, w, s.custom.rows, 1024, 227 * 1024, "an H100")};
+        t0 = BackendClock::now();
+        compute_view_values(data_->data(), f.width, f.height, s.view, values_);
+        f.timings.push_back({"view (shift + value)", ms_since(t0), double(w) * h * 12.0});
+        t0 = BackendClock::now();
+        compute_range(values_, s.view, &f.range_lo, &f.range_hi);
+        f.timings.push_back({"range", ms_since(t0), double(w) * h * 4.0});
+        t0 = BackendClock::now();
+        colorize(values_, f.range_lo, f.range_hi, s.view.colormap, f.rgba);
+        f.timings.push_back({"colormap -> RGBA8", ms_since(t0), double(w) * h * 8.0});
+        std::vector<float>().swap(values_);
+        if (o.want_spectrum) f.spectrum = *data_;
+        f.host_data = data_;
+        half_ok_ = false;
+        width_ = f.width;
+        height_ = f.height;
+        for (std::size_t i = first; i < f.timings.size(); ++i) f.total_ms += f.timings[i].ms;
+        return f;
+    }
+
+    // The full-size sum, its mirrored half made once here from the half-spectrum sum.
+    int take_power_sum(std::vector<double>& sum, int* width, int* height) override {
+        const int n = power_count_, w = power_w_, h = power_h_, hw = w / 2 + 1;
+        sum.assign(n > 0 ? std::size_t(w) * h : 0, 0.0);
+        for (int y = 0; n > 0 && y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                sum[std::size_t(y) * w + x] = x < hw ? power_[std::size_t(y) * hw + x]
+                                                     : power_[std::size_t(y == 0 ? 0 : h - y) * hw + (w - x)];
+        *width = w;
+        *height = h;
+        power_.clear();
+        power_count_ = 0;
+        return n;
+    }
+
+    // |F|^2 of the half spectrum in the buffer (unmasked: before the mask), added to a half-size sum (a half bin
+    // stands for its mirror too, which take_power_sum fills in): one contiguous pass a frame.
+    void add_power(int w, int h) {
+        if (power_count_ > 0 && (w != power_w_ || h != power_h_))
+            throw gpu::ConfigError("a power sum of " + std::to_string(power_w_) + "x" + std::to_string(power_h_) +
+                                   " spectra cannot take a " + std::to_string(w) + "x" + std::to_string(h) + " one");
+        const std::size_t count = std::size_t(w / 2 + 1) * h;
+        if (power_count_ == 0) power_.assign(count, 0.0);
+        power_w_ = w;
+        power_h_ = h;
+        const std::complex<float>* half = fft_.half();
+        double* sum = power_.data();
+        for (std::size_t i = 0; i < count; ++i) sum[i] += double(std::norm(half[i]));
+        ++power_count_;
+    }
+
+    // The last run's unmasked half spectrum: FFTW's buffer while nothing changed it, else the copy kept; null
+    // when there is none.
+    const std::complex<float>* kept_half() const {
+        if (half_ok_) return fft_.half();
+        return half_kept_ && kept_half_.size() == std::size_t(width_ / 2 + 1) * height_ ? kept_half_.data() : nullptr;
+    }
+    // Its bin (x, y) of the whole spectrum; false when none is kept.
+    bool kept_bin(int x, int y, std::complex<float>* out) const {
+        const std::complex<float>* H = kept_half();
+        if (H) *out = half_spectrum_bin(H, width_, height_, x, y);
+        return H != nullptr;
+    }
+    // The whole unmasked spectrum in data_ (the profiles take it whole), made from the half once a run.
+    bool keep_whole() {
+        if (spectrum_kept_ && data_ && data_->size() == std::size_t(width_) * height_) return true;
+        const std::complex<float>* H = kept_half();
+        if (!H) return false;
+        auto full = std::make_shared<std::vector<std::complex<float>>>();
+        expand_half_spectrum(H, width_, height_, *full);
+        data_ = full;
+        spectrum_kept_ = true;
+        return true;
+    }
+
+    PowerProfiles power_profiles(const Settings&) override {
+        if (!keep_whole() || !data_ || data_->size() != std::size_t(width_) * height_)
+            throw gpu::ConfigError("no spectrum kept from the last run for the power profiles");
+        const auto t0 = BackendClock::now();
+        const int threads = fft_threads();
+        PowerProfiles p;
+        p.radial = radial_profile(data_->data(), width_, height_, threads);
+        p.angular = angular_profile(data_->data(), width_, height_, threads);
+        p.ms = ms_since(t0);
+        p.where = "CPU (" + std::to_string(threads) + " thread" + (threads > 1 ? "s)" : ")");
+        return p;
+    }
+
+    std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx, const std::vector<int>& ky) override {
+        const bool whole = spectrum_kept_ && data_ && data_->size() == std::size_t(width_) * height_;
+        if (!whole && !kept_half()) throw gpu::ConfigError("no spectrum kept from the last run");
+        std::vector<std::complex<float>> out(kx.size());
+        for (std::size_t i = 0; i < kx.size(); ++i) {
+            if (kx[i] < 0 || ky[i] < 0 || kx[i] >= width_ || ky[i] >= height_) throw gpu::ConfigError("bin outside the spectrum");
+            if (whole) out[i] = (*data_)[std::size_t(ky[i]) * width_ + kx[i]];
+            else kept_bin(kx[i], ky[i], &out[i]);
+        }
+        return out;
+    }
+
+    std::complex<double> read_value(const Settings&, int x, int y) override {
+        if (x < 0 || y < 0 || x >= width_ || y >= height_)
+            throw gpu::ConfigError("no value at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
+        // A classroom stop's data (or the whole spectrum made for the profiles), else the half spectrum kept.
+        if (data_ && data_->size() == std::size_t(width_) * height_) return (*data_)[std::size_t(y) * width_ + x];
+        std::complex<float> v;
+        if (kept_bin(x, y, &v)) return v;
+        throw gpu::ConfigError("no value at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
+    }
+
+private:
+    CpuFft fft_;
+    std::shared_ptr<std::vector<std::complex<float>>> data_;
+    std::vector<float> values_;
+    bool half_ok_ = false;  // fft_ holds the last run's half spectrum
+    bool spectrum_kept_ = false;  // data_ is the last run's whole unmasked spectrum
+    std::vector<std::complex<float>> kept_half_;  // the last run's unmasked half spectrum, when a mask or inverse followed
+    bool half_kept_ = false;
+    std::vector<float> mask_;  // over the half spectrum, for mask_filters_ at mask_w_ x mask_h_
+    std::vector<FilterSpec> mask_filters_, filter_half_key_;
+    std::vector<BrushStroke> mask_strokes_;
+    bool mask_invert_ = false;
+    std::vector<float> filter_half_;  // the filters' part of mask_
+    std::vector<float> brush_half_;   // the brush dabs' layer over the half spectrum (1 keeps, 0 removes)
+    std::vector<double> power_;       // RunOptions::accumulate_power's sum, power_w_ x power_h_, unshifted
+    int power_count_ = 0, power_w_ = 0, power_h_ = 0;
+    int mask_w_ = 0, mask_h_ = 0;
+    int width_ = 0, height_ = 0;
+};
+}  // namespace
+
+std::unique_ptr<SpectrumBackend> make_cpu_backend() { return std::make_unique<CpuSpectrumBackend>(); }
+
+}  // namespace specview

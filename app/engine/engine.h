@@ -1,0 +1,138 @@
+// The engine: an image and settings in, a Frame out (the spectrum picture, optionally the complex spectrum,
+// timings), through the chosen backend. The UI and the CLI only talk to this.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/lab/analysis.h"
+#include "app/core/image.h"
+#include "app/core/plane.h"
+#include "app/core/settings.h"
+#include "gpu/common/config.h"
+
+namespace specview {
+
+struct RunOptions {
+    bool want_spectrum = false;  // keep the complex spectrum (unshifted) in the frame
+    bool want_rgba = true;       // the picture in host memory
+    std::uint64_t surface = 0;   // GPU backends: a cudaSurfaceObject_t to write the picture into
+    // GPU backends: >= 0 leaves the picture on the device in this slot (Frame::device_rgba) for the viewer to
+    // copy into its texture; see gpu::GpuEngine's picture slots.
+    int picture_slot = -1;
+    // This image runs once (the CLI): nothing is kept for a later run. The CPU backend makes the plane straight
+    // into FFTW's buffer from the samples and keeps no full spectrum for readouts (Frame::host_data).
+    bool one_shot = false;
+    // How the picture comes back (no classroom stop): RGBA8 colours in Frame::rgba, or levels in Frame::levels
+    // (Level8: the colormap level, 1 byte a pixel; Level16: lo..hi -> 0..65535, 2 bytes) for a file writer, a
+    // quarter or half of the bytes to download and convert.
+    PictureFormat picture = PictureFormat::Rgba8;
+    // The inverse transform of the (masked) spectrum in Frame::inverse: the filtered plane.
+    bool want_inverse = false;
+    // GPU backends, with want_inverse and a picture slot: the lab's third view (Settings::lab_view over the
+    // content) is made on the device into the slot (Frame::device_lab_rgba) instead of downloading the inverse.
+    bool lab_on_device = false;
+    // Adds |F|^2 of this run's unmasked spectrum to a running sum the backend keeps (on the device for the GPU
+    // backends: nothing is downloaded per frame), for a stack's mean power spectrum; Engine::take_power_sum.
+    bool accumulate_power = false;
+};
+
+using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;
+
+struct Frame {
+    int width = 0, height = 0;  // of the picture: the transform size (transposed at some classroom stops)
+    int image_width = 0, image_height = 0;
+    int content_x = 0, content_y = 0, content_w = 0, content_h = 0, crop_x = 0, crop_y = 0;
+    std::vector<std::complex<float>> spectrum;  // row-major, unshifted
+    std::vector<std::uint32_t> rgba;            // row-major, shifted when view.shift
+    bool rgba_on_surface = false;
+    PictureFormat picture = PictureFormat::Rgba8;  // what holds the picture: rgba, or levels (RunOptions::picture)
+    std::vector<unsigned char> levels;             // width x height levels of level_bytes(picture) each (native order)
+    // RunOptions::want_inverse: the real part of the inverse transform of the masked spectrum, width x height
+    // (the transform size), scaled so that no filter gives the plane back.
+    std::vector<float> inverse;
+    const std::uint32_t* device_rgba = nullptr;  // GPU, with RunOptions::picture_slot: the picture on the device
+    // GPU, with RunOptions::lab_on_device: the third view in the slot (lab_width x lab_height RGBA8), the values
+    // at its ends, and the event the consumer records after copying it.
+    const std::uint32_t* device_lab_rgba = nullptr;
+    int lab_width = 0, lab_height = 0;
+    float lab_lo = 0, lab_hi = 0;
+    std::uint64_t slot_lab_consumed_event = 0;
+    int picture_slot = -1;
+    std::uint64_t slot_consumed_event = 0;       // cudaEvent_t the consumer records after copying the slot
+    // CPU backend: the data the picture shows (the spectrum, or the classroom stop's data), unshifted,
+    // width x height; shared, never copied. GPU backends keep theirs on the device (Engine::read_value).
+    SharedSpectrum host_data;
+    float range_lo = 0, range_hi = 0;
+    std::vector<gpu::KernelTiming> timings;
+    double total_ms = 0;                        // transform + view stages (not uploads/downloads)
+    std::string backend;                        // what actually ran, in words
+    std::vector<std::string> notes;             // clamps and fallbacks, in words
+    std::vector<gpu::KernelResources> resources;
+    // The custom pipeline's two row passes as launched (on the CPU model: as they would be on an H100).
+    std::vector<gpu::RowFftPlan> row_plans;
+};
+
+// The picture's size for an image of image_w x image_h under these settings (transposed at classroom stops
+// between the transposes).
+void picture_size(const Settings& s, int image_w, int image_h, int* width, int* height);
+
+// The measurements of a spectrum the analysis plots show (app/lab/analysis.h), and where and how fast they were made.
+struct PowerProfiles {
+    Profile radial, angular;
+    double ms = 0;
+    std::string where;  // "GPU (...)" or "CPU (n threads)"
+};
+
+class Engine {
+public:
+    Engine();
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    void set_image(Image img, std::string name);
+    void set_image(std::shared_ptr<const Image> img, std::string name);
+    bool has_image() const;
+
+    // Builds the plan for an image of image_w x image_h under these settings before the image is here (the CLI
+    // calls it when a decoder has read the header, so that planning overlaps decoding and the run computes
+    // once). Returns its milliseconds (0: planned already); the next run() reports them as its plan line.
+    // Throws like run().
+    double plan_for(const Settings& s, int image_w, int image_h);
+
+    // Throws InputError (e.g. --channel a without alpha), gpu::GpuUnavailable, gpu::ConfigError, gpu::GpuError.
+    Frame run(const Settings& s, const RunOptions& o = {});
+
+    // The complex value behind picture element (x, y) of the last run with these settings, in unshifted data
+    // coordinates: the spectrum bin (a direct DFT of the plane on the device for the GPU backends, so nothing
+    // is downloaded but 16 bytes), or the classroom stop's data element.
+    std::complex<double> read_value(const Settings& s, int x, int y);
+    // The running sum of |F|^2 (width x height, unshifted) that runs with RunOptions::accumulate_power added to,
+    // and how many runs did; the sum starts again at zero. 0 when nothing was added. Throws gpu::ConfigError
+    // when runs of different sizes were added.
+    int take_power_sum(std::vector<double>& sum, int* width, int* height);
+    // The radial and angular power profiles of the last run's unmasked spectrum (the run must have been with
+    // these settings, to the end); on the GPU they are reduced on the device and only the bins come back.
+    PowerProfiles power_profiles(const Settings& s);
+    // Unmasked spectrum values of the last run at unshifted bins (kx[i], ky[i]), for the line profile and the
+    // log-phi view; every bin must lie in the transform.
+    std::vector<std::complex<float>> spectrum_bins(const Settings& s, const std::vector<int>& kx, const std::vector<int>& ky);
+
+    // The plane fed to the FFT for these settings (prepared now if needed).
+    const PreparedPlane& prepared(const Settings& s);
+
+    // The GPU, probed once; never throws.
+    const gpu::DeviceInfo& device_info();
+    // Custom-pipeline kernel resources for the current image size (empty without a GPU or image).
+    std::vector<gpu::KernelResources> custom_resources(const Settings& s);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace specview

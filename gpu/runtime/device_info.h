@@ -1,0 +1,17 @@
+// What the device is and what it allows, and the occupancy arithmetic of seed 000's appendix.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "gpu/common/config.h"
+
+namespace specview::gpu {
+
+// Never throws: a missing driver or device gives available = false with the reason.
+DeviceInfo probe_device(int device = 0);
+
+// Fills a KernelResources from cudaFuncGetAttributes and the occupancy calculator.
+KernelResources kernel_resources(const void* func, const char* name, int threads, int dyn_smem,
+                                 const DeviceInfo& dev);
+
+}  // namespace specview::gpu

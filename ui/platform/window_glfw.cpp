@@ -1,0 +1,108 @@
+// The GLFW platform: a desktop window (or one on Xvfb) with a 3.3 core context, vsync, HiDPI scale, drops.
+// glad first: it provides the GL declarations GLFW would otherwise pull in.
+#include <glad/gl.h>
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+#include "ui/platform/window.h"
+
+namespace specview::ui {
+namespace {
+std::string g_last_error;
+
+void on_glfw_error(int code, const char* text) {
+    g_last_error = "GLFW error " + std::to_string(code) + ": " + (text ? text : "");
+    std::fprintf(stderr, "specview: %s\n", g_last_error.c_str());
+}
+
+class GlfwWindow : public Window {
+public:
+    GlfwWindow(int width, int height, const std::string& title) {
+        glfwSetErrorCallback(on_glfw_error);
+        if (!glfwInit())
+            throw std::runtime_error("cannot open a window (" +
+                                     (g_last_error.empty() ? std::string("no display?") : g_last_error) +
+                                     "); run with --headless to write spectra without one, or --offscreen on a GPU");
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+        glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+        glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+        glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+        window_ = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
+        if (!window_) {
+            glfwTerminate();
+            throw std::runtime_error("cannot create an OpenGL 3.3 core window (" + g_last_error + ")");
+        }
+        glfwMakeContextCurrent(window_);
+        if (!gladLoadGL(glfwGetProcAddress)) {
+            glfwDestroyWindow(window_);
+            glfwTerminate();
+            throw std::runtime_error("cannot load OpenGL 3.3 functions");
+        }
+        glfwSwapInterval(1);  // vsync
+        float sx = 1.0f, sy = 1.0f;
+        glfwGetWindowContentScale(window_, &sx, &sy);
+        scale_ = sx > 0 ? sx : 1.0f;
+        glfwSetWindowUserPointer(window_, this);
+        glfwSetDropCallback(window_, [](GLFWwindow* w, int count, const char** paths) {
+            auto* self = static_cast<GlfwWindow*>(glfwGetWindowUserPointer(w));
+            if (self && count > 0) self->drops_.emplace_back(paths[0]);  // the first file of a multi-file drop
+        });
+
+        IMGUI_CHECKVERSION();
+        ImGui::CreateContext();
+        ImGui::GetIO().IniFilename = nullptr;  // the layout is computed, nothing to persist
+        ImGui_ImplGlfw_InitForOpenGL(window_, true);
+        ImGui_ImplOpenGL3_Init("#version 330 core");
+        imgui_ = true;
+        apply_style(1.0f, false);
+    }
+    ~GlfwWindow() override {
+        if (imgui_) {
+            ImGui_ImplOpenGL3_Shutdown();
+            ImGui_ImplGlfw_Shutdown();
+            ImGui::DestroyContext();
+        }
+        if (window_) glfwDestroyWindow(window_);
+        glfwTerminate();
+    }
+    bool should_close() const override { return glfwWindowShouldClose(window_); }
+    void begin_frame() override {
+        glfwPollEvents();
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+    }
+    void end_frame() override {
+        ImGui::Render();
+        int w = 0, h = 0;
+        glfwGetFramebufferSize(window_, &w, &h);
+        glViewport(0, 0, w, h);
+        glClearColor(0.08f, 0.08f, 0.09f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    }
+    void swap() override { glfwSwapBuffers(window_); }
+    void framebuffer_size(int* w, int* h) const override { glfwGetFramebufferSize(window_, w, h); }
+    std::vector<std::string> take_drops() override { return std::exchange(drops_, {}); }
+    void bind_for_readback() override { glReadBuffer(GL_BACK); }
+    std::string platform() const override { return "GLFW"; }
+
+private:
+    GLFWwindow* window_ = nullptr;
+    bool imgui_ = false;
+    std::vector<std::string> drops_;
+};
+}  // namespace
+
+std::unique_ptr<Window> open_glfw_window(int width, int height, const std::string& title) {
+    return std::make_unique<GlfwWindow>(width, height, title);
+}
+
+}  // namespace specview::ui

@@ -1,0 +1,392 @@
+#include "ui/script/script.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "app/io/npy.h"
+#include "gpu/common/spectrum_math.h"
+#include "ui/viewer_state.h"
+
+namespace specview::ui {
+
+namespace {
+
+std::vector<std::string> split_words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> w;
+    std::string x;
+    while (in >> x) w.push_back(x);
+    return w;
+}
+
+bool parse_number(const std::string& w, double* v) {
+    try {
+        std::size_t used = 0;
+        *v = std::stod(w, &used);
+        return used == w.size() && std::isfinite(*v);
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+bool parse_count(const std::string& w, int* v, int lo, int hi) {
+    double d = 0;
+    if (!parse_number(w, &d) || d != std::floor(d) || d < lo || d > hi) return false;
+    *v = int(d);
+    return true;
+}
+
+std::string fmt(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.6g", v);
+    return b;
+}
+
+// The values of a drag, one a frame.
+std::vector<std::string> drag_steps(int line, const std::string& option, const std::string& from, const std::string& to,
+                                    int frames) {
+    const std::vector<std::string> list = option_steps(option);
+    std::vector<std::string> steps;
+    if (!list.empty()) {
+        const auto a = std::find(list.begin(), list.end(), from), b = std::find(list.begin(), list.end(), to);
+        if (a == list.end() || b == list.end()) throw ScriptError(line, "drag " + option + ": FROM and TO must be values it takes");
+        const int ia = int(a - list.begin()), ib = int(b - list.begin());
+        for (int k = 0; k < frames; ++k) {
+            const double t = frames > 1 ? double(k) / (frames - 1) : 1.0;
+            steps.push_back(list[std::size_t(std::lround(ia + (ib - ia) * t))]);
+        }
+        return steps;
+    }
+    double a = 0, b = 0;
+    if (!parse_number(from, &a) || !parse_number(to, &b)) throw ScriptError(line, "drag " + option + ": FROM and TO must be numbers");
+    for (int k = 0; k < frames; ++k) steps.push_back(fmt(frames > 1 ? a + (b - a) * double(k) / (frames - 1) : b));
+    return steps;
+}
+
+}  // namespace
+
+std::vector<ScriptAction> parse_script(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(path + ": cannot read the script");
+    std::vector<ScriptAction> out;
+    std::string raw;
+    int line = 0;
+    while (std::getline(in, raw)) {
+        ++line;
+        const std::size_t hash = raw.find('#');
+        if (hash != std::string::npos) raw.erase(hash);
+        std::vector<std::string> w = split_words(raw);
+        if (w.empty()) continue;
+        ScriptAction a;
+        a.line = line;
+        a.verb = w[0];
+        a.args.assign(w.begin() + 1, w.end());
+        for (const auto& x : w) a.text += (a.text.empty() ? "" : " ") + x;
+        const std::size_t n = a.args.size();
+        const std::string& v = a.verb;
+        if (v == "save-texture") {
+            if (n < 1 || n > 2 || (n == 2 && a.args[1] != "spectrum" && a.args[1] != "image" && a.args[1] != "lab"))
+                throw ScriptError(line, "save-texture takes a path (no spaces) and optionally spectrum, image or lab");
+        } else if (v == "open" || v == "screenshot") {
+            if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
+        } else if (v == "set") {
+            if (n < 2) throw ScriptError(line, "set takes OPTION VALUE...");
+            Settings probe;
+            const std::string err = set_option(probe, a.args[0], {a.args.begin() + 1, a.args.end()});
+            if (!err.empty()) throw ScriptError(line, err);
+        } else if (v == "filter") {
+            if (n != 1) throw ScriptError(line, "filter takes one SPEC (as --filter: lowpass:R, notch:U:V:R, ...)");
+            Settings probe;
+            const std::string err = set_option(probe, "filter", {a.args[0]});
+            if (!err.empty()) throw ScriptError(line, err);
+        } else if (v == "paint" || v == "erase") {
+            Settings probe;
+            const std::string err = set_option(probe, v, a.args);
+            if (!err.empty()) throw ScriptError(line, err);
+        } else if (v == "correlate") {
+            if (n < 1 || n > 2 || (n == 2 && a.args[1] != "cross" && a.args[1] != "phase"))
+                throw ScriptError(line, "correlate takes a path (no spaces) and optionally phase or cross");
+        } else if (v == "save-mask" || v == "load-mask" || v == "export-analysis") {
+            if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
+        } else if (v == "stack-analysis") {
+            int u = 0;
+            if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) || !parse_count(a.args[1], &u, -1048576, 1048576))
+                throw ScriptError(line, "stack-analysis takes a bin U V (signed, from DC)");
+        } else if (v == "play") {
+            double fps = 0;
+            if (n != 1 || !parse_number(a.args[0], &fps) || fps < 1 || fps > 60) throw ScriptError(line, "play takes frames/s (1 to 60)");
+        } else if (v == "pause") {
+            if (n != 0) throw ScriptError(line, "pause takes no arguments");
+        } else if (v == "frame") {
+            int f = 0;
+            if (n != 1 || !parse_count(a.args[0], &f, 1, 1000000)) throw ScriptError(line, "frame takes a frame number (1 = the first)");
+        } else if (v == "analysis") {
+            if (n != 1 || (a.args[0] != "on" && a.args[0] != "off")) throw ScriptError(line, "analysis takes on or off");
+        } else if (v == "line") {
+            double x = 0;
+            if (n != 4) throw ScriptError(line, "line takes U0 V0 U1 V1 (signed bins from DC, v down)");
+            for (const auto& w : a.args)
+                if (!parse_number(w, &x) || std::abs(x) > 1e6) throw ScriptError(line, "line: '" + w + "' is not a bin offset");
+        } else if (v == "drag") {
+            int frames = 0;
+            if (n != 4) throw ScriptError(line, "drag takes OPTION FROM TO FRAMES");
+            if (!parse_count(a.args[3], &frames, 1, 100000)) throw ScriptError(line, "drag: FRAMES must be a whole number >= 1");
+            a.steps = drag_steps(line, a.args[0], a.args[1], a.args[2], frames);
+            for (const auto& s : a.steps) {
+                Settings probe;
+                const std::string err = set_option(probe, a.args[0], {s});
+                if (!err.empty()) throw ScriptError(line, err);
+            }
+        } else if (v == "hover") {
+            int u = 0;
+            if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) || !parse_count(a.args[1], &u, -1048576, 1048576))
+                throw ScriptError(line, "hover takes two whole numbers U V (signed bin indices, DC = 0 0)");
+        } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit" || v == "clear-filters" ||
+                   v == "clear-brush") {
+            if (n != 0) throw ScriptError(line, v + " takes no arguments");
+        } else if (v == "wait") {
+            int f = 0;
+            if (n != 1 || !parse_count(a.args[0], &f, 0, 10000000)) throw ScriptError(line, "wait takes a number of frames");
+        } else {
+            throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
+                                    "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
+                                    "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
+                                    "save-texture, quit)");
+        }
+        out.push_back(std::move(a));
+    }
+    return out;
+}
+
+bool ScriptRunner::before_frame(ViewerState& st) {
+    constexpr double kReadyTimeout = 300.0;  // seconds a wait-ready may take before the run gives up
+    while (next_ < actions_.size()) {
+        const ScriptAction& a = actions_[next_];
+        st.script_line = a.line;
+        st.script_action = a.text;
+        if (a.verb == "wait") {
+            if (wait_frames_ == 0) wait_frames_ = std::stoi(a.args[0]) + 1;
+            if (--wait_frames_ > 0) return true;
+            ++next_;
+            continue;
+        }
+        if (a.verb == "wait-ready") {
+            if (!waiting_ready_) {
+                waiting_ready_ = true;
+                wait_started_ = viewer_clock();
+            }
+            if (!picture_current(st)) {
+                if (viewer_clock() - wait_started_ > kReadyTimeout) {
+                    timed_out_ = true;
+                    timeout_reason_ = "script line " + std::to_string(a.line) + ": wait-ready waited " +
+                                      std::to_string(int(kReadyTimeout)) + " s";
+                    return false;
+                }
+                return true;
+            }
+            waiting_ready_ = false;
+            ++next_;
+            continue;
+        }
+        if (a.verb == "drag") {
+            // Every step is a change, as every frame of a hand on a slider is (a list option may repeat a value
+            // when FRAMES is longer than the list: that step re-runs it).
+            set_option(st.settings, a.args[0], {a.steps[drag_step_]});
+            st.dirty = true;
+            if (++drag_step_ >= a.steps.size()) {
+                drag_step_ = 0;
+                ++next_;
+            }
+            return true;  // one step a frame
+        }
+        ++next_;
+        if (a.verb == "quit") return false;
+        if (a.verb == "open") {
+            st.context().open(a.args[0]);
+            return true;
+        }
+        if (a.verb == "set") {
+            set_option(st.settings, a.args[0], {a.args.begin() + 1, a.args.end()});
+            st.dirty = true;
+            return true;
+        }
+        if (a.verb == "filter" || a.verb == "clear-filters" || a.verb == "paint" || a.verb == "erase" ||
+            a.verb == "clear-brush") {
+            const std::string err = a.verb == "filter"          ? set_option(st.settings, "filter", {a.args[0]})
+                                    : a.verb == "clear-filters" ? set_option(st.settings, "filters", {"none"})
+                                    : a.verb == "clear-brush"   ? set_option(st.settings, "strokes", {"none"})
+                                                                : set_option(st.settings, a.verb, a.args);
+            if (!err.empty()) st.messages.error("script line " + std::to_string(a.line) + ": " + err);
+            st.dirty = true;
+            return true;
+        }
+        if (a.verb == "stack-analysis") {
+            if (!st.shown.image || st.shown.image->frames < 2) throw ScriptError(a.line, "stack-analysis: the image is not a stack");
+            st.analysis.open = true;
+            st.analysis.stack_u = std::stoi(a.args[0]);
+            st.analysis.stack_v = std::stoi(a.args[1]);
+            st.worker->stack_analysis(st.settings, st.shown.image_path, st.analysis.stack_u, st.analysis.stack_v);
+            continue;
+        }
+        if (a.verb == "play" || a.verb == "pause") {
+            st.file.playing = a.verb == "play";
+            if (st.file.playing) {
+                st.file.fps = float(std::stod(a.args[0]));
+                st.file.last_step = -1e9;  // the first step at once
+            }
+            continue;
+        }
+        if (a.verb == "frame") {
+            if (!st.shown.image) throw ScriptError(a.line, "frame: no image");
+            const int f = std::stoi(a.args[0]);
+            if (f > st.shown.image->frames)
+                throw ScriptError(a.line, "frame " + a.args[0] + ": the image has " + std::to_string(st.shown.image->frames));
+            st.context().open(st.shown.image_path, f - 1);
+            continue;
+        }
+        if (a.verb == "analysis") {
+            st.analysis.open = a.args[0] == "on";
+            st.analysis.ask = true;
+            continue;
+        }
+        if (a.verb == "line") {
+            AnalysisUi& an = st.analysis;
+            an.u0 = std::stod(a.args[0]), an.v0 = std::stod(a.args[1]), an.u1 = std::stod(a.args[2]), an.v1 = std::stod(a.args[3]);
+            an.have_line = true;
+            an.open = true;
+            an.ask = true;
+            continue;
+        }
+        if (a.verb == "correlate") {
+            if (!st.shown.image) throw ScriptError(a.line, "correlate: no image");
+            st.worker->correlate(st.settings, a.args[0], a.args.size() < 2 || a.args[1] == "phase");
+            continue;
+        }
+        if (a.verb == "export-analysis") {
+            std::string wrote;
+            const std::string err = export_analysis_csv(st.analysis, a.args[0], &wrote);
+            if (!err.empty()) throw ScriptError(a.line, err);
+            st.messages.info("wrote " + wrote);
+            continue;
+        }
+        if (a.verb == "save-mask" || a.verb == "load-mask") {
+            PanelContext ctx = st.context();
+            const std::string err = a.verb == "save-mask" ? save_mask_from(ctx, a.args[0]) : load_mask_into(ctx, a.args[0]);
+            if (!err.empty()) throw ScriptError(a.line, err);
+            continue;
+        }
+        if (a.verb == "hover") {
+            const int u = std::stoi(a.args[0]), v = std::stoi(a.args[1]);
+            int w = 0, h = 0;
+            st.context().picture_dims(st.settings, &w, &h);
+            if (w > 0 && h > 0) {
+                const int ux = ((u % w) + w) % w, uy = ((v % h) + h) % h;
+                st.script_hover = true;
+                st.script_hover_x = st.settings.view.shift ? shift_dest(ux, w) : ux;
+                st.script_hover_y = st.settings.view.shift ? shift_dest(uy, h) : uy;
+            }
+            continue;
+        }
+        if (a.verb == "next" || a.verb == "prev") {
+            st.classroom.enabled = true;
+            st.classroom.step += a.verb == "next" ? 1 : -1;
+            st.classroom.step = std::max(st.classroom.step, 0);
+            return true;
+        }
+        if (a.verb == "screenshot") {
+            screenshot_ = a.args[0];
+            return true;
+        }
+        if (a.verb == "save-texture") {
+            texture_shot_ = a.args[0];
+            texture_which_ = a.args.size() > 1 ? a.args[1] : "spectrum";
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string ScriptRunner::take_screenshot() { return std::exchange(screenshot_, std::string()); }
+
+namespace {
+std::string json_string(const std::string& s) {
+    std::string o = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') o += '\\', o += char(c);
+        else if (c < 0x20) {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\u%04x", c);
+            o += b;
+        } else o += char(c);
+    }
+    return o + "\"";
+}
+}  // namespace
+
+void write_script_report(const std::string& path, const ViewerState& st, const std::vector<double>& frame_ms) {
+    std::ostringstream o;
+    o << "{\n  \"backend\": " << json_string(st.shown.have_frame ? st.shown.frame.backend : name_of(st.settings.backend)) << ",\n";
+    o << "  \"device\": " << json_string(st.machine.device.available ? st.machine.device.name : "none (" + st.machine.device.why_unavailable + ")")
+      << ",\n";
+    o << "  \"image\": [" << (st.shown.image ? st.shown.image->width : 0) << ", " << (st.shown.image ? st.shown.image->height : 0) << "],\n";
+    o << "  \"first_picture_ms\": " << fmt(st.first_picture_ms) << ",\n  \"first_decode_ms\": " << fmt(st.first_decode_ms) << ",\n";
+    {
+        const auto& u = st.startup;
+        o << "  \"startup\": {\"window\": " << fmt(u.window) << ", \"probed\": " << fmt(u.probed) << ", \"interop\": " << fmt(u.interop)
+          << ", \"open\": " << fmt(u.open) << ", \"decode_started\": " << fmt(u.decode_started)
+          << ", \"header\": " << fmt(u.header) << ", \"decoded\": " << fmt(u.decoded) << ", \"prepared\": " << fmt(u.prepared)
+          << ", \"taken\": " << fmt(u.taken) << ", \"posted\": " << fmt(u.posted) << ", \"engine_started\": " << fmt(u.engine_started)
+          << ", \"engine_ended\": " << fmt(u.engine_ended) << ", \"run_taken\": " << fmt(u.run_taken) << ", \"written\": " << fmt(u.written)
+          << ", \"image_shown\": " << fmt(u.image_shown) << "},\n";
+        o << "  \"opens\": [";
+        for (std::size_t i = 0; i < st.opens.size(); ++i) {
+            const auto& r = st.opens[i];
+            o << (i ? ",\n    " : "\n    ") << "{\"path\": " << json_string(r.path) << ", \"started\": " << fmt(r.started)
+              << ", \"decoded\": " << fmt(r.decoded) << ", \"decode_ms\": " << fmt(r.decode_ms) << ", \"picture\": " << fmt(r.picture) << "}";
+        }
+        o << "],\n";
+        o << "  \"stack_frames\": [";
+        for (std::size_t i = 0; i < st.stack_frames.size(); ++i)
+            o << (i ? ", " : "") << "[" << st.stack_frames[i].first << ", " << fmt(st.stack_frames[i].second) << "]";
+        o << "],\n";
+        o << "  \"first_run_timings\": [";
+        for (std::size_t i = 0; i < st.first_run_timings.size(); ++i)
+            o << (i ? ", " : "") << "[" << json_string(st.first_run_timings[i].first) << ", " << fmt(st.first_run_timings[i].second) << "]";
+        o << "],\n";
+    }
+    o << "  \"frame_ms\": [";
+    for (std::size_t i = 0; i < frame_ms.size(); ++i) o << (i ? ", " : "") << fmt(frame_ms[i]);
+    o << "],\n  \"frame_line\": [";
+    for (std::size_t i = 0; i < st.frame_lines.size(); ++i) o << (i ? ", " : "") << st.frame_lines[i];
+    o << "],\n  \"slow_frames\": [";
+    for (std::size_t i = 0; i < st.slow_frames.size(); ++i) {
+        const auto& f = st.slow_frames[i];
+        o << (i ? ",\n    " : "\n    ") << "{\"frame\": " << f.frame << ", \"ms\": " << fmt(f.total_ms) << ", \"begin_ms\": " << fmt(f.begin_ms)
+          << ", \"updates_ms\": " << fmt(f.updates_ms) << ", \"build_ms\": " << fmt(f.build_ms)
+          << ", \"render_ms\": " << fmt(f.render_ms) << ", \"copy_ms\": " << fmt(f.copy_ms) << "}";
+    }
+    o << "],\n  \"changes\": [";
+    bool first = true;
+    for (const ChangeRecord& c : st.changes) {
+        if (c.line == 0) continue;  // the picture of the image given on the command line, before the script began
+        o << (first ? "\n" : ",\n") << "    {\"line\": " << c.line << ", \"action\": " << json_string(c.action)
+          << ", \"ready_ms\": " << (c.ready_ms >= 0 ? fmt(c.ready_ms) : "null")
+          << ", \"seen_ms\": " << (c.seen_ms >= 0 ? fmt(c.seen_ms) : "null")
+          << ", \"frame_wait_ms\": " << fmt(c.frame_wait_ms) << ", \"pickup_ms\": " << fmt(c.pickup_ms)
+          << ", \"slot_wait_ms\": " << fmt(c.slot_wait_ms) << ", \"engine_ms\": " << fmt(c.engine_ms)
+          << ", \"after_engine_ms\": " << fmt(c.after_engine_ms);
+        if (const auto& x = c.copy; x.issue_ms >= 0)
+            o << ", \"copy\": {\"issue_ms\": " << fmt(x.issue_ms) << ", \"map_ms\": " << fmt(x.map_ms)
+              << ", \"copy_ms\": " << fmt(x.copy_ms) << ", \"unmap_ms\": " << fmt(x.unmap_ms) << "}";
+        o << "}";
+        first = false;
+    }
+    o << "\n  ]\n}\n";
+    write_file_atomically(path, o.str());
+}
+
+}  // namespace specview::ui
