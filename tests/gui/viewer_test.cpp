@@ -1,6 +1,7 @@
 // The real viewer under X (Xvfb in CI): it renders frames, saves the window and where it drew what, and the
 // tests check the picture. Run under xvfb-run (the README's test command does).
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <cmath>
@@ -202,6 +203,24 @@ protected:
         std::ifstream in(dir.file(name));
         return std::string((std::istreambuf_iterator<char>(in)), {});
     }
+    // The report, parsed (a report that is not JSON fails the test here).
+    nlohmann::json report() {
+        const std::string text = read("r.json");
+        nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+        EXPECT_FALSE(j.is_discarded()) << "the report is not JSON: " << text;
+        return j.is_discarded() ? nlohmann::json::object() : j;
+    }
+    // The report's "changes" whose action is `action`.
+    std::vector<nlohmann::json> changes_of(const nlohmann::json& r, const std::string& action) {
+        std::vector<nlohmann::json> out;
+        for (const auto& c : r.value("changes", nlohmann::json::array()))
+            if (c.value("action", "") == action) out.push_back(c);
+        return out;
+    }
+    std::vector<int> image_size() {
+        const nlohmann::json r = report();
+        return r.contains("image") ? r["image"].get<std::vector<int>>() : std::vector<int>{};
+    }
 };
 
 TEST_F(Script, DrivesTheViewerAndReportsEveryChange) {
@@ -220,18 +239,20 @@ TEST_F(Script, DrivesTheViewerAndReportsEveryChange) {
                          {img}),
               0)
         << read("out.txt");
-    const std::string r = read("r.json");
-    EXPECT_NE(r.find("\"backend\": \"CPU (FFTW)\""), std::string::npos) << r;
-    EXPECT_NE(r.find("\"image\": [128, 128]"), std::string::npos) << r;
-    EXPECT_NE(r.find("\"frame_ms\": ["), std::string::npos) << r;
+    const nlohmann::json r = report();
+    EXPECT_EQ(r.value("backend", ""), "CPU (FFTW)") << r;
+    EXPECT_EQ(image_size(), (std::vector<int>{128, 128})) << r;
+    ASSERT_TRUE(r.contains("frame_ms") && r["frame_ms"].is_array() && !r["frame_ms"].empty()) << r;
+    EXPECT_EQ(r["frame_line"].size(), r["frame_ms"].size()) << "a script line for every frame";
     // One change for the colormap, five drag steps, one for the window (the picture of the image given on the
     // command line comes before the script starts and is not a change).
-    std::size_t changes = 0, pos = 0;
-    while ((pos = r.find("\"line\":", pos)) != std::string::npos) ++changes, ++pos;
-    EXPECT_EQ(changes, 7u) << r;
-    EXPECT_NE(r.find("\"line\": 5, \"action\": \"set window tukey\", \"ready_ms\": "), std::string::npos) << r;
-    EXPECT_EQ(r.find("\"line\": 5, \"action\": \"set window tukey\", \"ready_ms\": null"), std::string::npos)
-        << "the last change before a wait-ready is never null: " << r;
+    ASSERT_EQ(r["changes"].size(), 7u) << r;
+    const auto window = changes_of(r, "set window tukey");
+    ASSERT_EQ(window.size(), 1u) << r;
+    EXPECT_EQ(window[0]["line"], 5) << r;
+    EXPECT_TRUE(window[0]["ready_ms"].is_number()) << "the last change before a wait-ready is never null: " << r;
+    for (const char* key : {"seen_ms", "frame_wait_ms", "pickup_ms", "slot_wait_ms", "engine_ms", "after_engine_ms"})
+        EXPECT_TRUE(window[0].contains(key)) << key << ": " << r;
     // The readout shows the grating's bin: |F| = 128^2 / 4 (the window takes some: Tukey 1 is Hann, 1/4 of it).
     const Layout l = layout(shot);
     const std::string ro = l.line("readout 6 -4 ");
@@ -483,19 +504,11 @@ TEST_F(Script, AVideoPlaysAndJumps) {
     EXPECT_EQ(lb.line("frame "), "frame 3 of 20");
     // The report lists the frames whose spectra reached the textures, in time order: the first, some played, and
     // the one jumped to last.
-    const std::string r = read("r.json");
-    const std::size_t at = r.find("\"stack_frames\": [");
-    ASSERT_NE(at, std::string::npos) << r;
+    const nlohmann::json r = report();
+    ASSERT_TRUE(r.contains("stack_frames")) << r;
     std::vector<std::pair<int, double>> shown;
-    for (std::size_t p = r.find('[', at + 16) + 1; r[p] == '['; ) {
-        int f = 0;
-        double ms = 0;
-        ASSERT_EQ(std::sscanf(r.c_str() + p, "[%d, %lf]", &f, &ms), 2) << r.substr(at, 200);
-        shown.emplace_back(f, ms);
-        p = r.find(']', p) + 1;
-        if (r.compare(p, 2, ", ") == 0) p += 2;
-    }
-    ASSERT_GE(shown.size(), 3u) << r.substr(at, 300);
+    for (const auto& e : r["stack_frames"]) shown.emplace_back(e.at(0).get<int>(), e.at(1).get<double>());
+    ASSERT_GE(shown.size(), 3u) << r["stack_frames"];
     EXPECT_EQ(shown.front().first, 0);
     EXPECT_EQ(shown.back().first, 2) << "frame 3, 0-based";
     for (std::size_t i = 1; i < shown.size(); ++i) EXPECT_GE(shown[i].second, shown[i - 1].second) << "in time order";
@@ -568,19 +581,11 @@ TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
                          {grating(64, 3, 2)}),
               0)
         << read("out.txt");
-    const std::string r = read("r.json");
-    auto count = [&](const std::string& action) {
-        std::size_t n = 0, pos = 0;
-        const std::string key = "\"action\": \"" + action + "\"";
-        while ((pos = r.find(key, pos)) != std::string::npos) ++n, ++pos;
-        return n;
-    };
-    EXPECT_EQ(count("drag threads-per-block 32 1024 10"), 10u) << r;
-    EXPECT_EQ(count("drag window none hann 3"), 3u) << r;
-    const std::size_t last = r.rfind("\"action\": \"drag window none hann 3\", \"ready_ms\": ");
-    ASSERT_NE(last, std::string::npos);
-    EXPECT_NE(r.compare(last + std::string("\"action\": \"drag window none hann 3\", \"ready_ms\": ").size(), 4, "null"), 0)
-        << "the last step's picture arrives: " << r;
+    const nlohmann::json r = report();
+    EXPECT_EQ(changes_of(r, "drag threads-per-block 32 1024 10").size(), 10u) << r;
+    const auto window = changes_of(r, "drag window none hann 3");
+    ASSERT_EQ(window.size(), 3u) << r;
+    EXPECT_TRUE(window.back()["ready_ms"].is_number()) << "the last step's picture arrives: " << r;
 }
 
 // The report's "opens": one record per image shown (the one the viewer started with, then each opened in it), in
@@ -589,37 +594,23 @@ TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
 TEST_F(Script, ReportsWhenEachOpenedImageWasDecodedAndPictured) {
     const std::string a = grating(64, 3, 2), b = grating(96, 5, -1);
     ASSERT_EQ(run_script("wait-ready\nopen " + b + "\nwait-ready\nset colormap magma\nwait-ready\nquit\n", {a}), 0) << read("out.txt");
-    const std::string r = read("r.json");
-    const std::size_t at = r.find("\"opens\": [");
-    ASSERT_NE(at, std::string::npos) << r;
-    const std::string opens = r.substr(at, r.find(']', at) - at);
-    std::vector<std::map<std::string, std::string>> recs;  // each record's fields, values as the report writes them
-    for (std::size_t p = opens.find('{'); p != std::string::npos; p = opens.find('{', p + 1)) {
-        std::map<std::string, std::string> rec;
-        const std::string body = opens.substr(p + 1, opens.find('}', p) - p - 1);
-        std::size_t q = 0;
-        while ((q = body.find('"', q)) != std::string::npos) {
-            const std::size_t k_end = body.find('"', q + 1), v_start = body.find(':', k_end) + 2;
-            const std::size_t v_end = body.find(", \"", v_start);
-            rec[body.substr(q + 1, k_end - q - 1)] = body.substr(v_start, v_end == std::string::npos ? std::string::npos : v_end - v_start);
-            if (v_end == std::string::npos) break;
-            q = v_end + 2;
-        }
-        recs.push_back(rec);
-    }
-    ASSERT_EQ(recs.size(), 2u) << "the first image and the one opened; a colormap change is no open: " << opens;
-    EXPECT_EQ(recs[0]["path"], "\"" + a + "\"");
-    EXPECT_EQ(recs[1]["path"], "\"" + b + "\"");
-    for (auto& rec : recs) {
-        ASSERT_NE(rec["picture"], "null") << opens;
-        const double started = std::stod(rec["started"]), decoded = std::stod(rec["decoded"]), picture = std::stod(rec["picture"]);
-        const double decode_ms = std::stod(rec["decode_ms"]);
+    const nlohmann::json r = report();
+    ASSERT_TRUE(r.contains("opens")) << r;
+    const nlohmann::json& opens = r["opens"];
+    ASSERT_EQ(opens.size(), 2u) << "the first image and the one opened; a colormap change is no open: " << opens;
+    EXPECT_EQ(opens[0].value("path", ""), a);
+    EXPECT_EQ(opens[1].value("path", ""), b);
+    for (const auto& rec : opens) {
+        ASSERT_TRUE(rec["picture"].is_number()) << opens;
+        const double started = rec["started"], decoded = rec["decoded"], picture = rec["picture"];
+        const double decode_ms = rec["decode_ms"];
         EXPECT_LE(started, decoded) << opens;
         EXPECT_LT(decoded, picture) << opens;
         EXPECT_GT(decode_ms, 0.0) << opens;
         EXPECT_LE(decode_ms, decoded - started + 1.0) << "the read + decode lies within the open: " << opens;
     }
-    EXPECT_LT(std::stod(recs[0]["picture"]), std::stod(recs[1]["started"])) << "the second open came after the first picture";
+    EXPECT_LT(opens[0]["picture"].get<double>(), opens[1]["started"].get<double>())
+        << "the second open came after the first picture";
 }
 
 // A malformed file never takes the viewer down: every input that once broke a decoder is opened in turn, and the
@@ -629,13 +620,13 @@ TEST_F(Script, EveryRegressionCorpusFileIsOpenedAndTheViewerKeepsRendering) {
     int files = 0;
     // What the viewer should show at the end: the last file that decodes (some regression files are valid images
     // that once tripped a decoder), else the good image it started with.
-    std::string expect = "\"image\": [64, 64]";
+    std::vector<int> expect{64, 64};
     for (const auto& e : std::filesystem::directory_iterator(SPECVIEW_REGRESSION_DIR)) {
         script += "open " + e.path().string() + "\nwait-ready\nwait 2\n";
         ++files;
         try {
             const Image img = load_image(e.path().string());
-            expect = "\"image\": [" + std::to_string(img.width) + ", " + std::to_string(img.height) + "]";
+            expect = {img.width, img.height};
         } catch (const InputError&) {
         }
     }
@@ -643,11 +634,9 @@ TEST_F(Script, EveryRegressionCorpusFileIsOpenedAndTheViewerKeepsRendering) {
     const std::string shot = dir.file("shot.png");
     script += "set colormap viridis\nwait-ready\nscreenshot " + shot + "\n";
     ASSERT_EQ(run_script(script, {grating(64, 3, 2)}), 0) << read("out.txt");
-    const std::string r = read("r.json");
-    EXPECT_NE(r.find(expect), std::string::npos) << "the last good image stays (" << expect << "): " << r;
-    std::size_t frames = 0;
-    for (std::size_t p = r.find("\"frame_ms\": ["); p != std::string::npos && r[p] != ']'; ++p) frames += r[p] == ',';
-    EXPECT_GT(frames, std::size_t(3 * files)) << "frames kept coming";
+    const nlohmann::json r = report();
+    EXPECT_EQ(image_size(), expect) << "the last good image stays: " << r;
+    EXPECT_GT(r["frame_ms"].size(), std::size_t(3 * files)) << "frames kept coming";
     EXPECT_NO_THROW(load_image(shot));
 }
 
@@ -666,7 +655,7 @@ TEST_F(Script, ADecoderCrashIsAMessageAndTheViewerGoesOn) {
     const Layout l = layout(shot);
     EXPECT_NE(l.line("error ").find("crashed"), std::string::npos) << "on-screen message: " << l.line("error ");
     EXPECT_NE(l.line("error ").find("crash.png"), std::string::npos) << l.line("error ");
-    EXPECT_NE(read("r.json").find("\"image\": [64, 64]"), std::string::npos) << read("r.json");
+    EXPECT_EQ(image_size(), (std::vector<int>{64, 64})) << read("r.json");
 }
 
 // --max-memory in the viewer: an image whose need exceeds it is refused before decoding, on screen, naming the
@@ -680,7 +669,7 @@ TEST_F(Script, MaxMemoryRefusesAnImageOnScreen) {
     const Layout l = layout(shot);
     EXPECT_NE(l.line("error ").find("needs about"), std::string::npos) << l.line("error ");
     EXPECT_NE(l.line("error ").find("allowed (--max-memory)"), std::string::npos) << l.line("error ");
-    EXPECT_NE(read("r.json").find("\"image\": [64, 64]"), std::string::npos) << read("r.json");
+    EXPECT_EQ(image_size(), (std::vector<int>{64, 64})) << read("r.json");
 }
 
 TEST_F(Script, ABadLineStopsWithExit2NamingTheLine) {
@@ -703,7 +692,7 @@ TEST_F(Script, AnUnreadableImageIsAMessageAndTheScriptGoesOn) {
     const Layout l = layout(shot);
     EXPECT_TRUE(l.has("error ")) << "the message stays on screen";
     EXPECT_NE(l.line("error ").find("broken.png"), std::string::npos);
-    EXPECT_NE(read("r.json").find("\"image\": [64, 64]"), std::string::npos) << "the previous image stays";
+    EXPECT_EQ(image_size(), (std::vector<int>{64, 64})) << "the previous image stays";
 }
 
 // What the views show is the engine's picture, texel for texel, on every backend this machine has: the worker's

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "app/io/npy.h"
 #include "gpu/common/spectrum_math.h"
 #include "ui/viewer_state.h"
@@ -313,80 +315,82 @@ bool ScriptRunner::before_frame(ViewerState& st) {
 std::string ScriptRunner::take_screenshot() { return std::exchange(screenshot_, std::string()); }
 
 namespace {
-std::string json_string(const std::string& s) {
-    std::string o = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') o += '\\', o += char(c);
-        else if (c < 0x20) {
-            char b[8];
-            std::snprintf(b, sizeof b, "\\u%04x", c);
-            o += b;
-        } else o += char(c);
-    }
-    return o + "\"";
+using Json = nlohmann::ordered_json;  // the keys in the order a reader expects them
+
+// A time in ms to 6 significant digits (what the timers resolve), null when it is not a number.
+Json ms(double v) {
+    if (!std::isfinite(v)) return nullptr;
+    return std::stod(fmt(v));
+}
+// A time that is null when it did not happen (negative).
+Json ms_or_null(double v) { return v >= 0 ? ms(v) : Json(nullptr); }
+
+Json startup_json(const ViewerState& st) {
+    const auto& u = st.startup;
+    return Json{{"window", ms(u.window)},
+                {"probed", ms(u.probed)},
+                {"interop", ms(u.interop)},
+                {"open", ms(u.open)},
+                {"decode_started", ms(u.decode_started)},
+                {"header", ms(u.header)},
+                {"decoded", ms(u.decoded)},
+                {"prepared", ms(u.prepared)},
+                {"taken", ms(u.taken)},
+                {"posted", ms(u.posted)},
+                {"engine_started", ms(u.engine_started)},
+                {"engine_ended", ms(u.engine_ended)},
+                {"run_taken", ms(u.run_taken)},
+                {"written", ms(u.written)},
+                {"image_shown", ms(u.image_shown)}};
+}
+
+Json change_json(const ChangeRecord& c) {
+    Json j{{"line", c.line},
+           {"action", c.action},
+           {"ready_ms", ms_or_null(c.ready_ms)},
+           {"seen_ms", ms_or_null(c.seen_ms)},
+           {"frame_wait_ms", ms(c.frame_wait_ms)},
+           {"pickup_ms", ms(c.pickup_ms)},
+           {"slot_wait_ms", ms(c.slot_wait_ms)},
+           {"engine_ms", ms(c.engine_ms)},
+           {"after_engine_ms", ms(c.after_engine_ms)}};
+    if (const auto& x = c.copy; x.issue_ms >= 0)
+        j["copy"] = Json{{"issue_ms", ms(x.issue_ms)}, {"map_ms", ms(x.map_ms)}, {"copy_ms", ms(x.copy_ms)},
+                         {"unmap_ms", ms(x.unmap_ms)}};
+    return j;
 }
 }  // namespace
 
 void write_script_report(const std::string& path, const ViewerState& st, const std::vector<double>& frame_ms) {
-    std::ostringstream o;
-    o << "{\n  \"backend\": " << json_string(st.shown.have_frame ? st.shown.frame.backend : name_of(st.settings.backend)) << ",\n";
-    o << "  \"device\": " << json_string(st.machine.device.available ? st.machine.device.name : "none (" + st.machine.device.why_unavailable + ")")
-      << ",\n";
-    o << "  \"image\": [" << (st.shown.image ? st.shown.image->width : 0) << ", " << (st.shown.image ? st.shown.image->height : 0) << "],\n";
-    o << "  \"first_picture_ms\": " << fmt(st.first_picture_ms) << ",\n  \"first_decode_ms\": " << fmt(st.first_decode_ms) << ",\n";
-    {
-        const auto& u = st.startup;
-        o << "  \"startup\": {\"window\": " << fmt(u.window) << ", \"probed\": " << fmt(u.probed) << ", \"interop\": " << fmt(u.interop)
-          << ", \"open\": " << fmt(u.open) << ", \"decode_started\": " << fmt(u.decode_started)
-          << ", \"header\": " << fmt(u.header) << ", \"decoded\": " << fmt(u.decoded) << ", \"prepared\": " << fmt(u.prepared)
-          << ", \"taken\": " << fmt(u.taken) << ", \"posted\": " << fmt(u.posted) << ", \"engine_started\": " << fmt(u.engine_started)
-          << ", \"engine_ended\": " << fmt(u.engine_ended) << ", \"run_taken\": " << fmt(u.run_taken) << ", \"written\": " << fmt(u.written)
-          << ", \"image_shown\": " << fmt(u.image_shown) << "},\n";
-        o << "  \"opens\": [";
-        for (std::size_t i = 0; i < st.opens.size(); ++i) {
-            const auto& r = st.opens[i];
-            o << (i ? ",\n    " : "\n    ") << "{\"path\": " << json_string(r.path) << ", \"started\": " << fmt(r.started)
-              << ", \"decoded\": " << fmt(r.decoded) << ", \"decode_ms\": " << fmt(r.decode_ms) << ", \"picture\": " << fmt(r.picture) << "}";
-        }
-        o << "],\n";
-        o << "  \"stack_frames\": [";
-        for (std::size_t i = 0; i < st.stack_frames.size(); ++i)
-            o << (i ? ", " : "") << "[" << st.stack_frames[i].first << ", " << fmt(st.stack_frames[i].second) << "]";
-        o << "],\n";
-        o << "  \"first_run_timings\": [";
-        for (std::size_t i = 0; i < st.first_run_timings.size(); ++i)
-            o << (i ? ", " : "") << "[" << json_string(st.first_run_timings[i].first) << ", " << fmt(st.first_run_timings[i].second) << "]";
-        o << "],\n";
-    }
-    o << "  \"frame_ms\": [";
-    for (std::size_t i = 0; i < frame_ms.size(); ++i) o << (i ? ", " : "") << fmt(frame_ms[i]);
-    o << "],\n  \"frame_line\": [";
-    for (std::size_t i = 0; i < st.frame_lines.size(); ++i) o << (i ? ", " : "") << st.frame_lines[i];
-    o << "],\n  \"slow_frames\": [";
-    for (std::size_t i = 0; i < st.slow_frames.size(); ++i) {
-        const auto& f = st.slow_frames[i];
-        o << (i ? ",\n    " : "\n    ") << "{\"frame\": " << f.frame << ", \"ms\": " << fmt(f.total_ms) << ", \"begin_ms\": " << fmt(f.begin_ms)
-          << ", \"updates_ms\": " << fmt(f.updates_ms) << ", \"build_ms\": " << fmt(f.build_ms)
-          << ", \"render_ms\": " << fmt(f.render_ms) << ", \"copy_ms\": " << fmt(f.copy_ms) << "}";
-    }
-    o << "],\n  \"changes\": [";
-    bool first = true;
-    for (const ChangeRecord& c : st.changes) {
-        if (c.line == 0) continue;  // the picture of the image given on the command line, before the script began
-        o << (first ? "\n" : ",\n") << "    {\"line\": " << c.line << ", \"action\": " << json_string(c.action)
-          << ", \"ready_ms\": " << (c.ready_ms >= 0 ? fmt(c.ready_ms) : "null")
-          << ", \"seen_ms\": " << (c.seen_ms >= 0 ? fmt(c.seen_ms) : "null")
-          << ", \"frame_wait_ms\": " << fmt(c.frame_wait_ms) << ", \"pickup_ms\": " << fmt(c.pickup_ms)
-          << ", \"slot_wait_ms\": " << fmt(c.slot_wait_ms) << ", \"engine_ms\": " << fmt(c.engine_ms)
-          << ", \"after_engine_ms\": " << fmt(c.after_engine_ms);
-        if (const auto& x = c.copy; x.issue_ms >= 0)
-            o << ", \"copy\": {\"issue_ms\": " << fmt(x.issue_ms) << ", \"map_ms\": " << fmt(x.map_ms)
-              << ", \"copy_ms\": " << fmt(x.copy_ms) << ", \"unmap_ms\": " << fmt(x.unmap_ms) << "}";
-        o << "}";
-        first = false;
-    }
-    o << "\n  ]\n}\n";
-    write_file_atomically(path, o.str());
+    Json r;
+    r["backend"] = st.shown.have_frame ? st.shown.frame.backend : name_of(st.settings.backend);
+    r["device"] = st.machine.device.available ? st.machine.device.name
+                                              : "none (" + st.machine.device.why_unavailable + ")";
+    r["image"] = {st.shown.image ? st.shown.image->width : 0, st.shown.image ? st.shown.image->height : 0};
+    r["first_picture_ms"] = ms(st.first_picture_ms);
+    r["first_decode_ms"] = ms(st.first_decode_ms);
+    r["startup"] = startup_json(st);
+    r["opens"] = Json::array();
+    for (const auto& o : st.opens)
+        r["opens"].push_back(Json{{"path", o.path}, {"started", ms(o.started)}, {"decoded", ms(o.decoded)},
+                                  {"decode_ms", ms(o.decode_ms)}, {"picture", ms(o.picture)}});
+    r["stack_frames"] = Json::array();
+    for (const auto& [frame, at] : st.stack_frames) r["stack_frames"].push_back({frame, ms(at)});
+    r["first_run_timings"] = Json::array();
+    for (const auto& [name, t] : st.first_run_timings) r["first_run_timings"].push_back({name, ms(t)});
+    r["frame_ms"] = Json::array();
+    for (double f : frame_ms) r["frame_ms"].push_back(ms(f));
+    r["frame_line"] = st.frame_lines;
+    r["slow_frames"] = Json::array();
+    for (const auto& f : st.slow_frames)
+        r["slow_frames"].push_back(Json{{"frame", f.frame}, {"ms", ms(f.total_ms)}, {"begin_ms", ms(f.begin_ms)},
+                                        {"updates_ms", ms(f.updates_ms)}, {"build_ms", ms(f.build_ms)},
+                                        {"render_ms", ms(f.render_ms)}, {"copy_ms", ms(f.copy_ms)}});
+    r["changes"] = Json::array();
+    for (const ChangeRecord& c : st.changes)
+        if (c.line != 0) r["changes"].push_back(change_json(c));  // line 0: the command line's image, before the script
+    // Invalid UTF-8 in a path or an action becomes U+FFFD rather than an exception.
+    write_file_atomically(path, r.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace specview::ui
