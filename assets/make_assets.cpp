@@ -40,8 +40,7 @@ bool save(const std::string& dir, const char* name, const Gray& g) {
 Gray grating(int w, int h, double kx, double ky) {
     Gray g(w, h);
     for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x)
-            g.at(x, y) = float(0.5 + 0.5 * std::cos(2.0 * M_PI * (kx * x / w + ky * y / h)));
+        for (int x = 0; x < w; ++x) g.at(x, y) = float(0.5 + 0.5 * std::cos(2.0 * M_PI * (kx * x / w + ky * y / h)));
     return g;
 }
 
@@ -106,7 +105,8 @@ Gray screened(int n, const char* lines[], int nlines) {
     const Gray d = disc(n, n * 0.22);
     for (int y = 0; y < n; ++y)
         for (int x = 0; x < n; ++x) {
-            const double scene = 0.25 + 0.45 * g.at(x, y) * (0.6 + 0.4 * double(x + y) / (2.0 * n)) + 0.25 * d.v[std::size_t(y) * n + x];
+            const double scene =
+                0.25 + 0.45 * g.at(x, y) * (0.6 + 0.4 * double(x + y) / (2.0 * n)) + 0.25 * d.v[std::size_t(y) * n + x];
             const double screen = 0.12 * std::cos(2.0 * M_PI * (64.0 * x + 32.0 * y) / n);
             g.at(x, y) = float(scene + screen);
         }

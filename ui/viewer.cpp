@@ -58,13 +58,15 @@ std::uint64_t open_in(Worker& worker, const std::string& path, int frame, const 
     budget.host = max_memory;
     // The host's need at the header; the device's when the image first runs (the worker): checking it here would
     // make the decoder wait for the CUDA context.
-    return worker.open(path, limits, memory_check(settings, false, true, budget, false), settings, std::move(run_after));
+    return worker.open(path, limits, memory_check(settings, false, true, budget, false), settings,
+                       std::move(run_after));
 }
 }  // namespace
 
 void PanelContext::open(const std::string& path, int frame) {
     open_in(worker, path, frame, settings, max_memory);
-    if (!(shown.image && path == shown.image_path)) messages.info("opening " + path + " ...");  // not for a stack's next frame
+    if (!(shown.image && path == shown.image_path))
+        messages.info("opening " + path + " ...");  // not for a stack's next frame
 }
 
 bool gpu_backend(const Settings& s) { return s.backend != Backend::Cpu; }
@@ -116,8 +118,9 @@ bool picture_current(const ViewerState& st) {
     if (!(st.shown.image != nullptr)) return true;
     // The last run posted has ended (its picture in the texture, or failed with a message).
     const bool arrived = st.done_change >= st.change;
-    return arrived && !st.copy_pending && !st.spectrum_tex.pending() && !st.image_tex.pending() && !st.lab_tex.pending() &&
-           !st.corr_tex.pending() && !st.stack_tex.pending() && !(st.analysis.open && !st.classroom.enabled && st.analysis.asked_change != st.frame_change);
+    return arrived && !st.copy_pending && !st.spectrum_tex.pending() && !st.image_tex.pending() &&
+           !st.lab_tex.pending() && !st.corr_tex.pending() && !st.stack_tex.pending() &&
+           !(st.analysis.open && !st.classroom.enabled && st.analysis.asked_change != st.frame_change);
 }
 
 namespace {
@@ -150,8 +153,9 @@ void run_pipeline(ViewerState& st) {
 void play_frame(ViewerState& st, int frame) {
     if (!st.shown.image) return;
     ++st.change;
-    st.prerun_image_id = open_in(*st.worker, st.shown.image_path, frame, st.settings, st.max_memory,
-                                 Worker::RunAfterOpen{st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings)});
+    st.prerun_image_id =
+        open_in(*st.worker, st.shown.image_path, frame, st.settings, st.max_memory,
+                Worker::RunAfterOpen{st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings)});
     record_change(st);
 }
 
@@ -177,7 +181,8 @@ void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool
     const double now = viewer_clock();
     if (written < 0 || written > now) written = now;
     st.done_change = std::max(st.done_change, change);
-    if (!failed && st.first_picture_ms < 0 && st.shown.image) st.first_picture_ms = st.startup.written = written * 1e3;  // since the viewer started
+    if (!failed && st.first_picture_ms < 0 && st.shown.image)
+        st.first_picture_ms = st.startup.written = written * 1e3;  // since the viewer started
     if (!failed && !st.opens.empty() && st.opens.back().picture < 0 && change > st.opens.back().after_change)
         st.opens.back().picture = written * 1e3;
     if (!failed && st.shown.image && st.shown.image->frames > 1 &&
@@ -189,8 +194,8 @@ void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool
         if (it->first == change) {
             c.ready_ms = (written - c.t_posted) * 1e3;
             c.seen_ms = (now - c.t_posted) * 1e3;
-        }
-        else if (c.ready_ms < 0) c.superseded = true;  // a later change's picture came first: it never will
+        } else if (c.ready_ms < 0)
+            c.superseded = true;  // a later change's picture came first: it never will
         it = st.change_index.erase(it);
     }
 }
@@ -204,7 +209,9 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     st.shown.image_range = d.range;
     st.shown.decoded_by = d.decoded_by;
     st.shown.image_id = d.image_id;
-    auto at = [](std::chrono::steady_clock::time_point t) { return t.time_since_epoch().count() ? viewer_clock_of(t) * 1e3 : -1.0; };
+    auto at = [](std::chrono::steady_clock::time_point t) {
+        return t.time_since_epoch().count() ? viewer_clock_of(t) * 1e3 : -1.0;
+    };
     if (st.first_decode_ms < 0) {
         st.first_decode_ms = d.decode_ms;
         st.startup.decode_started = at(d.started);
@@ -226,7 +233,8 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     // A frame playback asked for comes with its run (Worker::open's run_after): no second one.
     if (!(same_stack && d.image_id == st.prerun_image_id)) st.dirty = true;
     if (same_stack) return;
-    if (d.image->frame_rate > 0) st.file.fps = float(std::clamp(d.image->frame_rate, 1.0, 60.0));  // a video plays at its rate
+    if (d.image->frame_rate > 0)
+        st.file.fps = float(std::clamp(d.image->frame_rate, 1.0, 60.0));  // a video plays at its rate
     st.image_view = ViewTransform{};
     st.spectrum_view = ViewTransform{};
     st.timings.comparison.reset();
@@ -254,11 +262,14 @@ void show_frame(ViewerState& st, RunResult& r);
 void take_frame(ViewerState& st, RunResult& r) {
     Frame& f = r.frame;
     const int slot = f.picture_slot;
-    if (auto it = st.change_index.find(r.change); it != st.change_index.end() && r.finished.time_since_epoch().count()) {
+    if (auto it = st.change_index.find(r.change);
+        it != st.change_index.end() && r.finished.time_since_epoch().count()) {
         ChangeRecord& c = st.changes[it->second];
         c.frame_wait_ms = std::max(0.0, (viewer_clock() - viewer_clock_of(r.finished)) * 1e3);
         auto ms = [](std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
-            return a.time_since_epoch().count() && b.time_since_epoch().count() ? std::chrono::duration<double, std::milli>(b - a).count() : -1.0;
+            return a.time_since_epoch().count() && b.time_since_epoch().count()
+                       ? std::chrono::duration<double, std::milli>(b - a).count()
+                       : -1.0;
         };
         c.pickup_ms = r.picked.time_since_epoch().count() ? (viewer_clock_of(r.picked) - c.t_posted) * 1e3 : -1.0;
         c.slot_wait_ms = ms(r.picked, r.engine_started);
@@ -267,7 +278,8 @@ void take_frame(ViewerState& st, RunResult& r) {
     }
     if (st.startup.run_taken < 0 && r.ok && r.image_id == st.shown.image_id) {
         st.startup.run_taken = viewer_clock() * 1e3;
-        if (r.engine_started.time_since_epoch().count()) st.startup.engine_started = viewer_clock_of(r.engine_started) * 1e3;
+        if (r.engine_started.time_since_epoch().count())
+            st.startup.engine_started = viewer_clock_of(r.engine_started) * 1e3;
         if (r.engine_ended.time_since_epoch().count()) st.startup.engine_ended = viewer_clock_of(r.engine_ended) * 1e3;
         for (const auto& t : r.frame.timings) st.first_run_timings.emplace_back(t.name, t.ms);
     }
@@ -299,7 +311,8 @@ void take_frame(ViewerState& st, RunResult& r) {
             GlTexture& tex = st.spectrum_tex.texture(ti);
             tex.ensure(f.width, f.height);
             register_with_cuda(tex, st.interop[ti], st.copier);
-            gpu::GlInteropCopier::Target copies[2] = {{&st.interop[ti], f.device_rgba, f.width, f.height, f.slot_consumed_event}, {}};
+            gpu::GlInteropCopier::Target copies[2] = {
+                {&st.interop[ti], f.device_rgba, f.width, f.height, f.slot_consumed_event}, {}};
             int n = 1;
             if (f.device_lab_rgba) {  // the lab's third view, made next to it in the same slot
                 st.lab.shown_lo = f.lab_lo;
@@ -309,7 +322,8 @@ void take_frame(ViewerState& st, RunResult& r) {
                 GlTexture& lt = st.lab_tex.texture(li);
                 lt.ensure(f.lab_width, f.lab_height);
                 register_with_cuda(lt, st.lab_interop[li], st.copier);
-                copies[n++] = {&st.lab_interop[li], f.device_lab_rgba, f.lab_width, f.lab_height, f.slot_lab_consumed_event};
+                copies[n++] = {&st.lab_interop[li], f.device_lab_rgba, f.lab_width, f.lab_height,
+                               f.slot_lab_consumed_event};
             }
             st.copier.copy(copies, n);
             st.worker->release_slot(slot);
@@ -358,16 +372,18 @@ constexpr std::size_t kDeviceUploadBytesPerFrame = 64u << 20;
 bool step_image_upload(ViewerState& st) {
 #ifdef SPECVIEW_HAS_GL_INTEROP
     if (st.machine.interop_ok && !st.image_upload_gl) {
-        return st.image_tex.step(kDeviceUploadBytesPerFrame, [&](GlTexture& t, int i, const std::uint32_t* px, int y0, int rows) {
-            try {
-                register_with_cuda(t, st.image_interop[i], st.image_copier);
-                st.image_copier.upload_rows(st.image_interop[i], px, y0, rows);
-            } catch (const std::exception& e) {
-                st.image_upload_gl = true;
-                st.messages.error(std::string("image upload through CUDA failed (") + e.what() + "); using OpenGL uploads");
-                t.upload_rows(px, y0, rows);
-            }
-        });
+        return st.image_tex.step(kDeviceUploadBytesPerFrame,
+                                 [&](GlTexture& t, int i, const std::uint32_t* px, int y0, int rows) {
+                                     try {
+                                         register_with_cuda(t, st.image_interop[i], st.image_copier);
+                                         st.image_copier.upload_rows(st.image_interop[i], px, y0, rows);
+                                     } catch (const std::exception& e) {
+                                         st.image_upload_gl = true;
+                                         st.messages.error(std::string("image upload through CUDA failed (") +
+                                                           e.what() + "); using OpenGL uploads");
+                                         t.upload_rows(px, y0, rows);
+                                     }
+                                 });
     }
 #endif
     return st.image_tex.step(kUploadBytesPerFrame);
@@ -436,8 +452,10 @@ void apply_worker_updates(ViewerState& st) {
     WorkerUpdates u = st.worker->poll();
     if (u.decoded) take_decoded(st, *u.decoded);
     if (u.display && u.display->image_id == st.shown.image_id) {  // the image view's picture, made after the image came
-        if (u.display->device_image) show_device_image(st, u.display->device_image);
-        else st.image_tex.begin(std::move(u.display->rgba), u.display->width, u.display->height);
+        if (u.display->device_image)
+            show_device_image(st, u.display->device_image);
+        else
+            st.image_tex.begin(std::move(u.display->rgba), u.display->width, u.display->height);
     }
     for (const auto& [error, text] : u.messages) error ? st.messages.error(text) : st.messages.info(text);  // in order
     if (u.run) take_frame(st, *u.run);
@@ -465,7 +483,8 @@ namespace {
 void record(ViewerState& st, const std::string& what, ImVec2 a, ImVec2 b) {
     const ImVec2 s = ImGui::GetIO().DisplayFramebufferScale;
     char line[256];
-    std::snprintf(line, sizeof line, "%s %.1f %.1f %.1f %.1f", what.c_str(), a.x * s.x, a.y * s.y, b.x * s.x, b.y * s.y);
+    std::snprintf(line, sizeof line, "%s %.1f %.1f %.1f %.1f", what.c_str(), a.x * s.x, a.y * s.y, b.x * s.x,
+                  b.y * s.y);
     st.layout.push_back(line);
 }
 
@@ -504,14 +523,15 @@ void draw_readout(ViewerState& st) {
     // A stack: T over the spectrum measures this bin's time series over the frames (with the mean spectrum).
     bool t_pressed = false;  // ImGui 1.86 names no letter keys but A, C, V, X, Y, Z: the typed characters
     for (const ImWchar ch : ImGui::GetIO().InputQueueCharacters) t_pressed |= ch == 't' || ch == 'T';
-    if (st.shown.image && st.shown.image->frames > 1 && !st.classroom.enabled && st.spectrum_hover.active && t_pressed &&
-        !ImGui::GetIO().WantTextInput) {
+    if (st.shown.image && st.shown.image->frames > 1 && !st.classroom.enabled && st.spectrum_hover.active &&
+        t_pressed && !ImGui::GetIO().WantTextInput) {
         st.analysis.open = true;
         st.analysis.stack_u = signed_bin(ux, W);
         st.analysis.stack_v = signed_bin(uy, H);
         st.worker->stack_analysis(st.shown.settings, st.shown.image_path, st.analysis.stack_u, st.analysis.stack_v);
-        st.messages.info("measuring bin (" + std::to_string(st.analysis.stack_u) + ", " + std::to_string(st.analysis.stack_v) +
-                         ") over the stack's " + std::to_string(st.shown.image->frames) + " frames ...");
+        st.messages.info("measuring bin (" + std::to_string(st.analysis.stack_u) + ", " +
+                         std::to_string(st.analysis.stack_v) + ") over the stack's " +
+                         std::to_string(st.shown.image->frames) + " frames ...");
     }
     std::complex<double> F;
     bool known = false;
@@ -535,16 +555,16 @@ void draw_readout(ViewerState& st) {
     const double mag = std::abs(F), ph = std::arg(F) * 180.0 / M_PI;
     if (fs_.stop.kind != gpu::StopPoint::Kind::Done) {
         if (known)
-            ImGui::Text("data at row %d, element %d: %.4g %+.4gi   |.| %.4g   phase %.1f deg", uy, ux, F.real(), F.imag(),
-                        mag, ph);
+            ImGui::Text("data at row %d, element %d: %.4g %+.4gi   |.| %.4g   phase %.1f deg", uy, ux, F.real(),
+                        F.imag(), mag, ph);
         else
             ImGui::TextDisabled("data at row %d, element %d: reading ...", uy, ux);
         return;
     }
     const int kx = signed_bin(ux, W), ky = signed_bin(uy, H);
     const double u = double(kx) / W, v = double(ky) / H;
-    ImGui::Text("spectrum bin (%d, %d): u = %+.4f, v = %+.4f cycles/pixel (%+d, %+d cycles per %dx%d)", kx, ky, u, v, kx,
-                ky, W, H);
+    ImGui::Text("spectrum bin (%d, %d): u = %+.4f, v = %+.4f cycles/pixel (%+d, %+d cycles per %dx%d)", kx, ky, u, v,
+                kx, ky, W, H);
     if (known) {
         ImGui::Text("radius %.4f cycles/pixel, angle %.1f deg   |F| %.5g (%.1f dB)   phase %.1f deg", std::hypot(u, v),
                     std::atan2(v, u) * 180.0 / M_PI, mag, 20.0 * std::log10(std::max(mag, 1e-30)), ph);
@@ -570,7 +590,8 @@ void draw_filter_outlines(ViewerState& st, const DrawnImage& d) {
         // Centred on frequency (u, v): shifted, DC sits at texel (w/2, h/2); unshifted, at the corners (drawn at
         // all four so the ring wraps as the spectrum does).
         std::vector<std::pair<double, double>> centres;
-        if (shift) centres.push_back({w / 2 + u * w, h / 2 + v * h});
+        if (shift)
+            centres.push_back({w / 2 + u * w, h / 2 + v * h});
         else
             for (int cy : {0, h})
                 for (int cx : {0, w}) centres.push_back({cx + u * w, cy + v * h});
@@ -578,7 +599,8 @@ void draw_filter_outlines(ViewerState& st, const DrawnImage& d) {
             ImVec2 pts[72];
             for (int i = 0; i < 72; ++i) {
                 const double a = 2 * M_PI * i / 72;
-                pts[i] = ImVec2(d.p0.x + float((cx + 0.5 + r * w * std::cos(a)) * sx), d.p0.y + float((cy + 0.5 + r * h * std::sin(a)) * sy));
+                pts[i] = ImVec2(d.p0.x + float((cx + 0.5 + r * w * std::cos(a)) * sx),
+                                d.p0.y + float((cy + 0.5 + r * h * std::sin(a)) * sy));
             }
             dl->AddPolyline(pts, 72, colour, ImDrawFlags_Closed, 1.5f);
         }
@@ -588,7 +610,9 @@ void draw_filter_outlines(ViewerState& st, const DrawnImage& d) {
         const ImU32 colour = i++ == st.lab.selected ? IM_COL32(255, 220, 0, 230) : IM_COL32(0, 200, 255, 200);
         switch (f.kind) {
             case FilterKind::LowPass:
-            case FilterKind::HighPass: ellipse(0, 0, f.r, colour); break;
+            case FilterKind::HighPass:
+                ellipse(0, 0, f.r, colour);
+                break;
             case FilterKind::BandPass:
             case FilterKind::BandStop:
                 ellipse(0, 0, f.r1, colour);
@@ -709,14 +733,15 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     const float readout_h = ImGui::GetTextLineHeightWithSpacing() * 3.2f;
     const bool analysis = st.analysis.open && !st.classroom.enabled;
     const float overlay_h = st.classroom.enabled ? std::max(avail.y * 0.42f, 260.0f * ImGui::GetIO().FontGlobalScale)
-                            : analysis         ? std::max(avail.y * 0.36f, 230.0f * ImGui::GetIO().FontGlobalScale)
-                                               : 0.0f;
+                            : analysis           ? std::max(avail.y * 0.36f, 230.0f * ImGui::GetIO().FontGlobalScale)
+                                                 : 0.0f;
     const float views_h = std::max(avail.y - readout_h - overlay_h, 50.0f);
     const bool lab = has_mask(st.settings) && !st.classroom.enabled;
     const int views = lab ? 3 : 2;
     const bool stacked = views_h > avail.x * (lab ? 1.4f : 0.9f);
     const float header_h = ImGui::GetFrameHeightWithSpacing();
-    ImVec2 each = stacked ? ImVec2(avail.x, views_h / views - header_h) : ImVec2(avail.x / views - 4, views_h - header_h);
+    ImVec2 each =
+        stacked ? ImVec2(avail.x, views_h / views - header_h) : ImVec2(avail.x / views - 4, views_h - header_h);
     each.y = std::max(each.y, 20.0f);
 
     auto view_header = [&](const char* title, ViewTransform& vt, const GlTexture& tex, const char* id,
@@ -741,8 +766,8 @@ void draw_views(ViewerState& st, ImVec2 avail) {
             const ImVec2 p = ImGui::GetCursorScreenPos();
             const float bw = 4.0f * ImGui::GetFontSize(), bh = ImGui::GetTextLineHeight();
             ImGui::GetWindowDrawList()->AddRectFilledMultiColor(p, ImVec2(p.x + bw, p.y + bh), IM_COL32(0, 0, 0, 255),
-                                                                IM_COL32(255, 255, 255, 255), IM_COL32(255, 255, 255, 255),
-                                                                IM_COL32(0, 0, 0, 255));
+                                                                IM_COL32(255, 255, 255, 255),
+                                                                IM_COL32(255, 255, 255, 255), IM_COL32(0, 0, 0, 255));
             ImGui::Dummy(ImVec2(bw, bh));
             ImGui::SameLine();
             ImGui::TextDisabled("%s", range.c_str());
@@ -759,8 +784,8 @@ void draw_views(ViewerState& st, ImVec2 avail) {
         image_range = r;
         st.layout.push_back(std::string("image-range ") + r);
     }
-    view_header((st.shown.image != nullptr) ? fs::path(st.shown.image_path).filename().string().c_str() : "Image", st.image_view,
-                st.image_tex.front(), "imgv", image_range);
+    view_header((st.shown.image != nullptr) ? fs::path(st.shown.image_path).filename().string().c_str() : "Image",
+                st.image_view, st.image_tex.front(), "imgv", image_range);
     const DrawnImage a = draw_image_view("##image", st.image_tex.front(), st.image_view, each, st.image_hover);
     record(st, "image_image", a.p0, a.p1);
     ImGui::EndGroup();
@@ -768,18 +793,19 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     ImGui::BeginGroup();
     view_header(spectrum_title, st.spectrum_view, st.spectrum_tex.front(), "specv");
     const bool brush = st.lab.brush != 0 && !st.classroom.enabled;
-    const DrawnImage b = draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover,
-                                         !brush);
+    const DrawnImage b =
+        draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover, !brush);
     brush_on_spectrum(st, b);
     draw_profile_line(st, b);
     record(st, "spectrum_image", b.p0, b.p1);
     if (lab && st.spectrum_tex.front().valid()) draw_filter_outlines(st, b);
-    if (lab) st.layout.push_back("mask " + mask_summary(st.settings.filters, st.settings.strokes, st.settings.mask_invert));
+    if (lab)
+        st.layout.push_back("mask " + mask_summary(st.settings.filters, st.settings.strokes, st.settings.mask_invert));
     ImGui::EndGroup();
     if (lab) {
         if (!stacked) ImGui::SameLine();
         ImGui::BeginGroup();
-        const char* title = st.settings.lab_view == LabView::Filtered ? "Filtered image"
+        const char* title = st.settings.lab_view == LabView::Filtered  ? "Filtered image"
                             : st.settings.lab_view == LabView::Removed ? "Removed by the filters"
                                                                        : "|original - filtered|";
         view_header(title, st.lab_view, st.lab_tex.front(), "labv");
@@ -792,11 +818,14 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     }
     if (st.sync_views) {
         const GlTexture &it = st.image_tex.front(), &sp = st.spectrum_tex.front();
-        if (a.changed) sync_transform(st.image_view, it.width(), it.height(), st.spectrum_view, sp.width(), sp.height());
-        else if (b.changed) sync_transform(st.spectrum_view, sp.width(), sp.height(), st.image_view, it.width(), it.height());
+        if (a.changed)
+            sync_transform(st.image_view, it.width(), it.height(), st.spectrum_view, sp.width(), sp.height());
+        else if (b.changed)
+            sync_transform(st.spectrum_view, sp.width(), sp.height(), st.image_view, it.width(), it.height());
         // The filtered image covers the image's own pixels: it moves with the image view.
         const GlTexture& lt = st.lab_tex.front();
-        if (lab && lt.valid()) sync_transform(st.image_view, it.width(), it.height(), st.lab_view, lt.width(), lt.height());
+        if (lab && lt.valid())
+            sync_transform(st.image_view, it.width(), it.height(), st.lab_view, lt.width(), lt.height());
     }
     draw_readout(st);
     if (st.classroom.enabled) {
@@ -814,18 +843,21 @@ void draw_status_line(ViewerState& st) {
     static const char* spin = "|/-\\";
     const char c = spin[int(ImGui::GetTime() * 8) % 4];
     std::string what;
-    if (ws.decoding) what = "decoding " + fs::path(ws.decoding_path).filename().string();
+    if (ws.decoding)
+        what = "decoding " + fs::path(ws.decoding_path).filename().string();
     else if (ws.running) {
         const Settings& s = ws.running_settings;
         what = "running " + name_of(s.backend) + " (window " + name_of(s.window) +
-               (s.window == specview::Window::Tukey ? " " + std::to_string(s.tukey_alpha).substr(0, 4) : "") + ", pad " +
-               name_of(s.pad) + ", " + name_of(s.view.view) + ", " + name_of(s.view.colormap) +
+               (s.window == specview::Window::Tukey ? " " + std::to_string(s.tukey_alpha).substr(0, 4) : "") +
+               ", pad " + name_of(s.pad) + ", " + name_of(s.view.view) + ", " + name_of(s.view.colormap) +
                (s.backend == Backend::Custom ? ", " + std::to_string(s.custom.rows.threads_per_block) + " threads, H " +
                                                    std::to_string(s.custom.rows.block_height)
                                              : std::string()) +
                ")";
-    } else if (st.timings.sweep_running) what = "sweeping threads x H";
-    else what = "working";
+    } else if (st.timings.sweep_running)
+        what = "sweeping threads x H";
+    else
+        what = "working";
     ImGui::TextDisabled("%c %s ...", c, what.c_str());
     st.layout.push_back("busy " + what);
 }
@@ -850,7 +882,8 @@ int run_viewer(const ViewerLaunch& launch) {
     auto worker = std::make_unique<Worker>(std::max(1, cores - 1));
     const double open_ms = viewer_clock() * 1e3;
     worker->set_video_decode(launch.video_decode, false);  // the window's GL is not known to take CUDA's frames yet
-    if (!launch.images.empty()) open_in(*worker, launch.images.front(), launch.frame, launch.settings, launch.max_memory);
+    if (!launch.images.empty())
+        open_in(*worker, launch.images.front(), launch.frame, launch.settings, launch.max_memory);
     // The CUDA context (a few hundred ms) is made while the window opens, too.
     auto probe = std::async(std::launch::async, [] { return gpu::probe_device(0); });
     std::unique_ptr<Window> win;
@@ -883,8 +916,10 @@ int run_viewer(const ViewerLaunch& launch) {
     st.machine.gpu_ok = st.machine.device.available;
     st.machine.gpu_why = st.machine.device.why_unavailable;
 #ifdef SPECVIEW_HAS_GL_INTEROP
-    if (st.machine.gpu_ok) st.machine.interop_ok = gpu::gl_interop_available(&st.machine.interop_why);
-    else st.machine.interop_why = "no CUDA device";
+    if (st.machine.gpu_ok)
+        st.machine.interop_ok = gpu::gl_interop_available(&st.machine.interop_why);
+    else
+        st.machine.interop_why = "no CUDA device";
     if (!st.machine.interop_ok) {
         const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
         st.machine.interop_why += std::string("; OpenGL renderer: ") + (renderer ? renderer : "unknown");
@@ -898,7 +933,8 @@ int run_viewer(const ViewerLaunch& launch) {
 
     bool reopen = false;
     if (!st.machine.gpu_ok && gpu_backend(st.settings)) {
-        st.messages.error("the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.machine.gpu_why + "); using the CPU");
+        st.messages.error("the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.machine.gpu_why +
+                          "); using the CPU");
         st.settings.backend = Backend::Cpu;
         // The file went to the decoder with the GPU path's memory check: again with the CPU path's larger need.
         reopen = !launch.images.empty();
@@ -914,10 +950,11 @@ int run_viewer(const ViewerLaunch& launch) {
         st.messages.info("opening " + launch.images.front() + " ...");  // posted above, before the window
     } else {
         const std::string preferred = st.file.assets_dir + "/grating_16_8.png";
-        if (std::find(st.file.samples.begin(), st.file.samples.end(), preferred) != st.file.samples.end()) st.context().open(preferred);
-        else if (!st.file.samples.empty()) st.context().open(st.file.samples.front());
+        if (std::find(st.file.samples.begin(), st.file.samples.end(), preferred) != st.file.samples.end())
+            st.context().open(preferred);
+        else if (!st.file.samples.empty())
+            st.context().open(st.file.samples.front());
     }
-
 
     using Clock = std::chrono::steady_clock;
     std::vector<double> frame_ms;
@@ -940,7 +977,8 @@ int run_viewer(const ViewerLaunch& launch) {
         PanelContext ctx = st.context();
         update_classroom(ctx, st.classroom);
         if (!started) {
-            if (st.messages.is_error && st.messages.text != before && startup_errors.find(st.messages.text) == std::string::npos)
+            if (st.messages.is_error && st.messages.text != before &&
+                startup_errors.find(st.messages.text) == std::string::npos)
                 startup_errors += (startup_errors.empty() ? "" : "; ") + st.messages.text;
             started = picture_current(st) && !st.worker->status().decoding;
         }
@@ -967,14 +1005,16 @@ int run_viewer(const ViewerLaunch& launch) {
         if (st.dirty) run_pipeline(st);  // posted now; the picture arrives in a later frame
         draw_status_line(st);
         if (!st.messages.text.empty()) {
-            ImGui::PushStyleColor(ImGuiCol_Text, st.messages.is_error ? ImVec4(1.0f, 0.35f, 0.3f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
+            ImGui::PushStyleColor(ImGuiCol_Text,
+                                  st.messages.is_error ? ImVec4(1.0f, 0.35f, 0.3f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
             ImGui::TextWrapped("%s", st.messages.text.c_str());
             ImGui::PopStyleColor();
             ImGui::SameLine();
             if (ImGui::SmallButton("x")) st.messages.text.clear();
             st.layout.push_back(std::string(st.messages.is_error ? "error " : "info ") + st.messages.text);
         }
-        if (!(st.shown.image != nullptr)) ImGui::TextWrapped("No image: drop one on the window, or open one from the File panel.");
+        if (!(st.shown.image != nullptr))
+            ImGui::TextWrapped("No image: drop one on the window, or open one from the File panel.");
         draw_views(st, ImGui::GetContentRegionAvail());
         ImGui::EndChild();
         ImGui::End();
@@ -987,11 +1027,13 @@ int run_viewer(const ViewerLaunch& launch) {
         const auto t_rendered = Clock::now();
         poll_copy(st);  // a copy posted this frame is usually done by now: its change is ready
         const auto t_end = Clock::now();
-        auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+        auto ms = [](Clock::time_point a, Clock::time_point b) {
+            return std::chrono::duration<double, std::milli>(b - a).count();
+        };
         frame_ms.push_back(ms(t_frame, t_end));
         if (frame_ms.back() > 20.0)
-            st.slow_frames.push_back({frames, frame_ms.back(), ms(t_frame, t_begun), ms(t_begun, t_updated), ms(t_updated, t_built),
-                                      ms(t_built, t_rendered), ms(t_rendered, t_end)});
+            st.slow_frames.push_back({frames, frame_ms.back(), ms(t_frame, t_begun), ms(t_begun, t_updated),
+                                      ms(t_updated, t_built), ms(t_built, t_rendered), ms(t_rendered, t_end)});
         st.frame_lines.push_back(st.script_line);
         ++frames;
         if (script) {
@@ -1013,7 +1055,9 @@ int run_viewer(const ViewerLaunch& launch) {
             const auto [tex, which] = script->take_texture_shot();
             if (!tex.empty()) {
                 try {
-                    save_texture_png(tex, which == "image" ? st.image_tex.front() : which == "lab" ? st.lab_tex.front() : st.spectrum_tex.front());
+                    save_texture_png(tex, which == "image" ? st.image_tex.front()
+                                          : which == "lab" ? st.lab_tex.front()
+                                                           : st.spectrum_tex.front());
                 } catch (const std::exception& e) {
                     std::fprintf(stderr, "specview: save-texture: %s\n", e.what());
                     rc = kExitOutput;
@@ -1050,7 +1094,8 @@ int run_viewer(const ViewerLaunch& launch) {
                     save_framebuffer_png(launch.screenshot, fw, fh);
                     st.layout.push_back("window " + std::to_string(fw) + " " + std::to_string(fh));
                     st.layout.push_back("backend " + st.shown.frame.backend);
-                    st.layout.push_back("frame " + std::to_string(st.shown.frame.width) + " " + std::to_string(st.shown.frame.height));
+                    st.layout.push_back("frame " + std::to_string(st.shown.frame.width) + " " +
+                                        std::to_string(st.shown.frame.height));
                     if (!startup_errors.empty()) st.layout.push_back("startup-error " + startup_errors);
                     save_layout(launch.screenshot + ".txt", st.layout);
                 } catch (const std::exception& e) {

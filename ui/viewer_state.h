@@ -34,18 +34,18 @@ struct ViewTransform {
 // What the cursor is over, filled while the views are drawn.
 struct Hover {
     bool active = false;
-    int x = 0, y = 0;        // texel
-    float fx = 0, fy = 0;    // where in it, in texels
+    int x = 0, y = 0;      // texel
+    float fx = 0, fy = 0;  // where in it, in texels
 };
 
 // The scripted viewer's record: one entry per change of settings, the frame times (ui/script/script.h).
 struct ChangeRecord {
-    int line = 0;             // script line (0: a change made by hand)
+    int line = 0;  // script line (0: a change made by hand)
     std::string action;
-    double t_posted = 0;      // seconds on the viewer's clock
-    double ready_ms = -1;     // change -> picture in the textures; < 0: not (yet); superseded ones stay so
-    double seen_ms = -1;      // change -> the frame that noticed it (quantised by the frame rate)
-    double frame_wait_ms = 0; // of ready_ms, how long the finished run waited for the next frame to take it
+    double t_posted = 0;       // seconds on the viewer's clock
+    double ready_ms = -1;      // change -> picture in the textures; < 0: not (yet); superseded ones stay so
+    double seen_ms = -1;       // change -> the frame that noticed it (quantised by the frame rate)
+    double frame_wait_ms = 0;  // of ready_ms, how long the finished run waited for the next frame to take it
     // Of ready_ms too: posted -> the worker took it; took it -> the engine started (a free picture slot); the
     // engine's run; the engine's end -> the run's end (host-side pictures). < 0: not known.
     double pickup_ms = -1, slot_wait_ms = -1, engine_ms = -1, after_engine_ms = -1;
@@ -77,8 +77,8 @@ struct ViewerState {
 
     std::uint64_t change = 0;        // bumps with every run posted
     std::uint64_t frame_change = 0;  // the change the shown picture was computed for
-    double first_picture_ms = -1;   // the viewer's start -> the first picture in the textures
-    double first_decode_ms = -1;    // of that, the first image's read and decode (the worker's figure)
+    double first_picture_ms = -1;    // the viewer's start -> the first picture in the textures
+    double first_decode_ms = -1;     // of that, the first image's read and decode (the worker's figure)
     // Where the first picture's time went: milliseconds on the viewer's clock at each step (< 0: not reached).
     // The report's "startup" object; the engine's split of the run is the first change's (pickup, engine, ...).
     struct Startup {
@@ -99,8 +99,8 @@ struct ViewerState {
     // A stack or video: each frame whose spectrum reached the textures (0-based) and when (ms on the viewer's clock),
     // in order, a frame once per run of it: the report's "stack_frames", playback's achieved rate.
     std::vector<std::pair<int, double>> stack_frames;
-    std::uint64_t done_change = 0;   // the newest change whose run ended: shown, or failed with a message
-    bool copy_pending = false;       // the picture's copy into the texture may still run on the device
+    std::uint64_t done_change = 0;  // the newest change whose run ended: shown, or failed with a message
+    bool copy_pending = false;      // the picture's copy into the texture may still run on the device
     std::uint64_t copy_change = 0;
     // The cursor readout on the GPU backends: the value of one bin, asked of the worker when the cursor moves.
     ValueResult value;
@@ -108,7 +108,7 @@ struct ViewerState {
     std::uint64_t value_change = 0;
     int value_x = -1, value_y = -1;
     std::vector<ChangeRecord> changes;
-    std::vector<int> frame_lines;    // scripted runs: the script line of each frame (report's "frame_line")
+    std::vector<int> frame_lines;  // scripted runs: the script line of each frame (report's "frame_line")
     // Frames over 20 ms, split by phase (report's "slow_frames"): where a frame that froze the window spent it.
     struct SlowFrame {
         int frame = 0;
@@ -116,7 +116,7 @@ struct ViewerState {
     };
     std::vector<SlowFrame> slow_frames;
     std::map<std::uint64_t, std::size_t> change_index;  // change id -> index into changes
-    int script_line = 0;             // the line the next changes belong to (0: by hand)
+    int script_line = 0;                                // the line the next changes belong to (0: by hand)
     std::string script_action;
     // A script's `hover U V`: the spectrum bin the readout shows instead of the mouse's.
     bool script_hover = false;
@@ -147,19 +147,20 @@ struct ViewerState {
     Hover image_hover, spectrum_hover, lab_hover;
     LabUi lab;
     AnalysisUi analysis;
-    GlTexture logphi_tex;    // the analysis strip's log-phi view (small: uploaded at once)
-    StagedTexture corr_tex;  // the phase correlation's heat map (image-sized: staged)
-    StagedTexture stack_tex; // a stack's mean power spectrum
+    GlTexture logphi_tex;     // the analysis strip's log-phi view (small: uploaded at once)
+    StagedTexture corr_tex;   // the phase correlation's heat map (image-sized: staged)
+    StagedTexture stack_tex;  // a stack's mean power spectrum
 
     // For tests: what was drawn where (framebuffer pixels), written next to a screenshot.
     std::vector<std::string> layout;
 
     PanelContext context() {
-        return PanelContext{settings, dirty, shown, machine, messages, *worker, layout, max_memory,
-                            [this](int frame) { play_frame(*this, frame); }};
+        return PanelContext{settings, dirty,      shown,
+                            machine,  messages,   *worker,
+                            layout,   max_memory, [this](int frame) { play_frame(*this, frame); }};
     }
     std::uint64_t prerun_image_id = 0;  // the frame play_frame asked for (its run comes with it)
-    double max_memory = 0;  // --max-memory
+    double max_memory = 0;              // --max-memory
 };
 
 // Seconds on the viewer's clock (steady).

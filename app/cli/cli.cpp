@@ -47,9 +47,7 @@ namespace {
 // Decoder children a stack's frames are decoded by at once: a quarter of the cores, 2 to 4. On the H100
 // machine's 16 cores the 512-page 1024^2 float stack's --average took 3.9 s with 1, 1.18 s with 4 and 1.36 s with
 // 8 (more decoders slow the transform's host side down: its staging copies share the memory bandwidth).
-int stack_decode_streams() {
-    return std::clamp(int(std::max(1u, std::thread::hardware_concurrency())) / 4, 2, 4);
-}
+int stack_decode_streams() { return std::clamp(int(std::max(1u, std::thread::hardware_concurrency())) / 4, 2, 4); }
 
 const char* kExitCodesHelp =
     "Exit codes:\n"
@@ -71,7 +69,8 @@ std::string fmt(double v, int prec = 3) {
 
 void print_timings(const Frame& f, std::ostream& out) {
     out << "  " << std::left << std::setw(44) << "stage" << std::right << std::setw(10) << "ms" << std::setw(10)
-        << "GB/s" << "\n";
+        << "GB/s"
+        << "\n";
     for (const auto& t : f.timings) {
         out << "  " << std::left << std::setw(44) << t.name << std::right << std::setw(10) << fmt(t.ms);
         if (t.bytes > 0 && t.ms > 0) out << std::setw(10) << fmt(t.bytes / (t.ms * 1e6), 1);
@@ -156,8 +155,8 @@ bool same_file(const std::string& a, const std::string& b) {
 
 void write_png(const std::string& path, const Frame& f, Colormap cm, int level, int threads) {
     const PngColor color = f.picture == PictureFormat::Level16 ? PngColor::Gray16
-                           : cm == Colormap::Gray                ? PngColor::Gray
-                                                                 : PngColor::Rgb;
+                           : cm == Colormap::Gray              ? PngColor::Gray
+                                                               : PngColor::Rgb;
     const ColormapLut lut = make_colormap_lut(cm);
     PicturePixels px;
     if (f.picture == PictureFormat::Rgba8) {
@@ -279,8 +278,7 @@ int run_stack(const StackRun& r) {
     std::string decoded_by;  // which decoder ran, for the summary line
     if (r.files.empty() && r.video_decode != VideoDecode::Cpu && file_is_video(r.input)) {
         std::string why = gpu_decode_excluded(r.video_decode, r.s);
-        if (why.empty())
-            try {
+        if (why.empty()) try {
                 gpu_video = open_gpu_video(r.input, limits);
                 decoded_by = gpu_video->decoder();
             } catch (const GpuDecodeUnavailable& e) {
@@ -291,7 +289,8 @@ int run_stack(const StackRun& r) {
             }
         if (!gpu_video) {
             if (r.video_decode == VideoDecode::Gpu) {
-                std::cerr << "specview: " << r.input << ": cannot decode it on the GPU (--video-decode gpu): " << why << "\n";
+                std::cerr << "specview: " << r.input << ": cannot decode it on the GPU (--video-decode gpu): " << why
+                          << "\n";
                 return kExitInput;
             }
             decoded_by = r.s.backend == Backend::Cpu ? "the CPU" : "the CPU (not on the GPU: " + why + ")";
@@ -320,7 +319,8 @@ int run_stack(const StackRun& r) {
                 const int n = int(r.files.size());
                 const int last = r.last >= 0 ? r.last : n - 1;
                 auto no_frame = [&](int k) {
-                    return InputError(r.input, "no frame " + std::to_string(k + 1) + ": the stack has " + std::to_string(n) + " files");
+                    return InputError(r.input, "no frame " + std::to_string(k + 1) + ": the stack has " +
+                                                   std::to_string(n) + " files");
                 };
                 if (r.first >= n) throw no_frame(r.first);
                 auto load = [&](int k) {
@@ -332,10 +332,11 @@ int run_stack(const StackRun& r) {
                 int w0 = 0, h0 = 0;
                 auto same_size = [&](Image img) {
                     if (img.width != w0 || img.height != h0)
-                        throw InputError(r.files[std::size_t(img.frame)], "is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
-                                                                              ", the stack's first frame " + r.files[std::size_t(r.first)] + " is " +
-                                                                              std::to_string(w0) + "x" + std::to_string(h0) +
-                                                                              ": a stack's frames must have one size");
+                        throw InputError(r.files[std::size_t(img.frame)],
+                                         "is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
+                                             ", the stack's first frame " + r.files[std::size_t(r.first)] + " is " +
+                                             std::to_string(w0) + "x" + std::to_string(h0) +
+                                             ": a stack's frames must have one size");
                     return push(std::move(img));
                 };
                 Image first = load(r.first);
@@ -361,14 +362,15 @@ int run_stack(const StackRun& r) {
                 const int end = r.last >= 0 ? r.last + 1 : n;
                 for (int k = r.first; k < end; ++k) {
                     if (k >= n)
-                        throw InputError(r.input, "no frame " + std::to_string(k + 1) + ": the video has " + std::to_string(n) + " frames");
+                        throw InputError(r.input, "no frame " + std::to_string(k + 1) + ": the video has " +
+                                                      std::to_string(n) + " frames");
                     if (!push(gpu_video->decode(k, check))) break;
                 }
             } else {
                 // Several decoder children at once (in order all the same): decoding, not the transform, is
                 // what a stack of large frames waits for.
-                DecoderPool::shared().load_frames_parallel(r.input, limits, r.first, count, check,
-                                                           push, stack_decode_streams());
+                DecoderPool::shared().load_frames_parallel(r.input, limits, r.first, count, check, push,
+                                                           stack_decode_streams());
             }
         } catch (...) {
             error = std::current_exception();
@@ -425,10 +427,13 @@ int run_stack(const StackRun& r) {
                 if (!out_dir.empty()) {
                     const std::string png = (fs::path(out_dir) / (stem + tag + "_spectrum.png")).string();
                     std::error_code ec;
-                    if (!r.force && fs::exists(png, ec)) throw std::runtime_error(png + ": exists; use --force to overwrite");
+                    if (!r.force && fs::exists(png, ec))
+                        throw std::runtime_error(png + ": exists; use --force to overwrite");
                     write_png(png, fr, r.s.view.colormap, r.png_level, 0);
                 }
-                if (!raw_dir.empty()) write_npy_complex64((fs::path(raw_dir) / (stem + tag + ".npy")).string(), fr.spectrum.data(), height, width);
+                if (!raw_dir.empty())
+                    write_npy_complex64((fs::path(raw_dir) / (stem + tag + ".npy")).string(), fr.spectrum.data(),
+                                        height, width);
                 if (!r.export_video.empty()) {
                     if (!video) {
                         std::error_code ec;
@@ -495,12 +500,14 @@ int run_stack(const StackRun& r) {
         Frame pic;
         pic.width = width;
         pic.height = height;
-        const std::vector<float> values = mean_power_view_values(power, frames_done, width, height, r.s.view, &pic.range_lo, &pic.range_hi);
+        const std::vector<float> values =
+            mean_power_view_values(power, frames_done, width, height, r.s.view, &pic.range_lo, &pic.range_hi);
         if (r.depth == 16) {
             pic.picture = PictureFormat::Level16;
             pic.levels.resize(values.size() * 2);
             for (std::size_t i = 0; i < values.size(); ++i) {
-                const std::uint16_t v = std::uint16_t(level16_of(normalize_to_range(values[i], pic.range_lo, pic.range_hi)));
+                const std::uint16_t v =
+                    std::uint16_t(level16_of(normalize_to_range(values[i], pic.range_lo, pic.range_hi)));
                 std::memcpy(&pic.levels[2 * i], &v, 2);
             }
         } else {
@@ -534,12 +541,15 @@ int run_stack(const StackRun& r) {
     }
     const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::cout << r.input << ": frames " << first_frame + 1 << "-" << last_frame + 1 << " of " << total_frames << " -> "
-              << width << "x" << height << (r.average ? " mean power spectrum of " + std::to_string(frames_done) + " frames"
-                                                      : " spectra")
-              << " (" << backend << (decoded_by.empty() ? "" : "; video decoded by " + decoded_by) << "); wrote " << wrote << "\n";
+              << width << "x" << height
+              << (r.average ? " mean power spectrum of " + std::to_string(frames_done) + " frames" : " spectra") << " ("
+              << backend << (decoded_by.empty() ? "" : "; video decoded by " + decoded_by) << "); wrote " << wrote
+              << "\n";
     if (r.timings) {
-        std::cout << "  " << std::left << std::setw(44) << "transforms (all frames)" << std::right << std::setw(10) << fmt(transform_ms) << "\n"
-                  << "  " << std::left << std::setw(44) << "wall, decode included" << std::right << std::setw(10) << fmt(wall) << "\n";
+        std::cout << "  " << std::left << std::setw(44) << "transforms (all frames)" << std::right << std::setw(10)
+                  << fmt(transform_ms) << "\n"
+                  << "  " << std::left << std::setw(44) << "wall, decode included" << std::right << std::setw(10)
+                  << fmt(wall) << "\n";
     }
     return kExitOk;
 }
@@ -593,62 +603,108 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                    "also write the complex spectrum as transformed (after channel, window, padding; unshifted, "
                    "unnormalised) as complex64 .npy of shape (height, width); a directory with several inputs");
     auto* g_spec = "Spectrum";
-    app.add_option("--backend", backend,
-                   "cpu (FFTW), custom (our four-kernel CUDA pipeline), custom-fast (our fused two-pass CUDA FFT) or cufft")
-        ->check(one_of(backend_names()))->group(g_spec)->capture_default_str();
+    app.add_option(
+           "--backend", backend,
+           "cpu (FFTW), custom (our four-kernel CUDA pipeline), custom-fast (our fused two-pass CUDA FFT) or cufft")
+        ->check(one_of(backend_names()))
+        ->group(g_spec)
+        ->capture_default_str();
     app.add_option("--channel", channel, "luma (Rec. 709 Y' of the stored values), r, g, b or a")
-        ->check(one_of(channel_names()))->group(g_spec)->capture_default_str();
-    app.add_option("--window", window,
-                   "none, hann, hamming, tukey, blackman, blackman-harris, kaiser, flattop or welch, applied before the FFT")
-        ->check(one_of(window_names()))->group(g_spec)->capture_default_str();
-    app.add_option("--window-shape", window_shape,
-                   "separable (w(x) w(y)) or radial (w of the distance from the centre; the content's inscribed ellipse "
-                   "is the window's edge)")
-        ->check(one_of(window_shape_names()))->group(g_spec)->capture_default_str();
+        ->check(one_of(channel_names()))
+        ->group(g_spec)
+        ->capture_default_str();
+    app.add_option(
+           "--window", window,
+           "none, hann, hamming, tukey, blackman, blackman-harris, kaiser, flattop or welch, applied before the FFT")
+        ->check(one_of(window_names()))
+        ->group(g_spec)
+        ->capture_default_str();
+    app.add_option(
+           "--window-shape", window_shape,
+           "separable (w(x) w(y)) or radial (w of the distance from the centre; the content's inscribed ellipse "
+           "is the window's edge)")
+        ->check(one_of(window_shape_names()))
+        ->group(g_spec)
+        ->capture_default_str();
     app.add_option("--kaiser-beta", s.kaiser_beta, "Kaiser window's beta")
-        ->check(CLI::Range(0.0f, 50.0f))->group(g_spec)->capture_default_str();
+        ->check(CLI::Range(0.0f, 50.0f))
+        ->group(g_spec)
+        ->capture_default_str();
     app.add_option("--level", level,
                    "subtract before the window: none, mean (the content's mean) or plane (its least-squares plane: "
                    "removes a tilt, as Gwyddion's levelling does)")
-        ->check(one_of(level_names()))->group(g_spec)->capture_default_str();
+        ->check(one_of(level_names()))
+        ->group(g_spec)
+        ->capture_default_str();
     app.add_option("--tukey-alpha", s.tukey_alpha, "Tukey taper fraction (0 = none, 1 = Hann)")
-        ->check(CLI::Range(0.0f, 1.0f))->group(g_spec)->capture_default_str();
-    app.add_option("--pad", pad, "pow2: pad to the next power of two; crop: centred power-of-two crop; none: exact size")
-        ->check(one_of(pad_names()))->group(g_spec)->capture_default_str();
+        ->check(CLI::Range(0.0f, 1.0f))
+        ->group(g_spec)
+        ->capture_default_str();
+    app.add_option("--pad", pad,
+                   "pow2: pad to the next power of two; crop: centred power-of-two crop; none: exact size")
+        ->check(one_of(pad_names()))
+        ->group(g_spec)
+        ->capture_default_str();
     app.add_option("--pad-fill", pad_fill, "what padding holds: zero, or the mean of the image")
-        ->check(one_of(pad_fill_names()))->group(g_spec)->capture_default_str();
+        ->check(one_of(pad_fill_names()))
+        ->group(g_spec)
+        ->capture_default_str();
     auto* g_view = "Picture";
     app.add_option("--view", view, "logmag = log(1+|F|), power = 10 log10 |F|^2 (dB), phase, real, imag")
-        ->check(one_of(view_names()))->group(g_view)->capture_default_str();
-    app.add_option("--range", range,
-                   "auto (min..max), percentile (--percentiles), fixed (--fixed-range), top (--top-span below the peak)")
-        ->check(one_of(range_names()))->group(g_view)->capture_default_str();
+        ->check(one_of(view_names()))
+        ->group(g_view)
+        ->capture_default_str();
+    app.add_option(
+           "--range", range,
+           "auto (min..max), percentile (--percentiles), fixed (--fixed-range), top (--top-span below the peak)")
+        ->check(one_of(range_names()))
+        ->group(g_view)
+        ->capture_default_str();
     app.add_option("--percentiles", pct, "LO HI percentiles for --range percentile")
-        ->expected(2)->delimiter(',')->group(g_view)->capture_default_str();
+        ->expected(2)
+        ->delimiter(',')
+        ->group(g_view)
+        ->capture_default_str();
     app.add_option("--fixed-range", fixed, "LO HI in the view's units for --range fixed")
-        ->expected(2)->delimiter(',')->group(g_view)->capture_default_str();
+        ->expected(2)
+        ->delimiter(',')
+        ->group(g_view)
+        ->capture_default_str();
     app.add_option("--top-span", s.view.top_span, "span below the maximum for --range top (dB for --view power)")
-        ->check(CLI::PositiveNumber)->group(g_view)->capture_default_str();
+        ->check(CLI::PositiveNumber)
+        ->group(g_view)
+        ->capture_default_str();
     app.add_option("--colormap", colormap, "gray, viridis, inferno, magma or turbo")
-        ->check(one_of(colormap_names()))->group(g_view)->capture_default_str();
+        ->check(one_of(colormap_names()))
+        ->group(g_view)
+        ->capture_default_str();
     app.add_flag("--no-shift", no_shift, "keep DC in the corner (no fftshift)")->group(g_view);
     auto* g_gpu = "GPU";
     app.add_option("--threads-per-block", s.custom.rows.threads_per_block, "custom: row-FFT threads per block")
-        ->group(g_gpu)->capture_default_str();
+        ->group(g_gpu)
+        ->capture_default_str();
     app.add_option("--block-height", s.custom.rows.block_height,
-                   "custom: rows per thread block, H (power of two; 0 = automatic)")->group(g_gpu)->capture_default_str();
+                   "custom: rows per thread block, H (power of two; 0 = automatic)")
+        ->group(g_gpu)
+        ->capture_default_str();
     app.add_option("--local-length", s.custom.rows.max_local_length,
                    "custom: longest sub-FFT done in shared memory (power of two; 0 = what fits in 48 KiB)")
-        ->group(g_gpu)->capture_default_str();
+        ->group(g_gpu)
+        ->capture_default_str();
     app.add_option("--tile", s.custom.transpose.tile, "custom: transpose tile (8, 16, 32, 64)")
-        ->check(CLI::IsMember({8, 16, 32, 64}))->group(g_gpu)->capture_default_str();
+        ->check(CLI::IsMember({8, 16, 32, 64}))
+        ->group(g_gpu)
+        ->capture_default_str();
     app.add_option("--cufft-mode", cufft_mode, "cufft: r2c (real input, half spectrum) or c2c")
-        ->check(one_of(cufft_mode_names()))->group(g_gpu)->capture_default_str();
+        ->check(one_of(cufft_mode_names()))
+        ->group(g_gpu)
+        ->capture_default_str();
     app.add_flag("--timings", timings, "print per-stage times (and GB/s, kernel resources on the GPU)");
     app.add_flag("-f,--force", force, "overwrite existing output files");
-    app.add_option("--frame", frame,
-                   "which frame of a stack: a page of a multi-page TIFF, a frame of a 3D .npy (1 = the first, as ImageJ "
-                   "counts slices)")
+    app.add_option(
+           "--frame", frame,
+           "which frame of a stack: a page of a multi-page TIFF, a frame of a 3D .npy (1 = the first, as ImageJ "
+           "counts slices)")
         ->check(CLI::Range(1, 1000000));
     app.add_option("--frame-range", frame_range,
                    "A:B, frames A to B (inclusive, 1-based) of a stack: -o and --raw name directories of "
@@ -656,10 +712,12 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_option("--stack", stack,
                    "a sequence of image files as one stack: a directory's images or a glob ('frames/*.png'), in "
                    "natural order (frame2 before frame10); all the same size");
-    app.add_option("--video-decode", video_decode,
-                   "where a video's frames are decoded: auto (on the GPU by NVDEC, in this process, when the backend is a "
-                   "GPU one and the driver and FFmpeg offer it; else on the CPU in the isolated decoder), gpu or cpu")
-        ->check(one_of({"auto", "gpu", "cpu"}))->capture_default_str();
+    app.add_option(
+           "--video-decode", video_decode,
+           "where a video's frames are decoded: auto (on the GPU by NVDEC, in this process, when the backend is a "
+           "GPU one and the driver and FFmpeg offer it; else on the CPU in the isolated decoder), gpu or cpu")
+        ->check(one_of({"auto", "gpu", "cpu"}))
+        ->capture_default_str();
     app.add_option("--export-video", export_video,
                    "write the spectrum of every frame of a stack or video (or --frame-range) as a video: .mp4, .mkv or "
                    ".avi (H.264 through libx264 when FFmpeg has it, else MPEG-4), at the source's frame rate");
@@ -667,22 +725,24 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                  "the mean power spectrum over the stack's frames (or --frame-range): the picture shows it with |F| = "
                  "sqrt(mean power); --raw writes the mean power as float32 (height, width)");
     app.add_option("--max-side", max_side, "refuse images wider or taller than this")
-        ->check(CLI::Range(1, 65536))->capture_default_str();
+        ->check(CLI::Range(1, 65536))
+        ->capture_default_str();
     app.add_option("--depth", depth,
                    "bits per sample of the picture PNG: 8, or 16 (gray: the view values mapped linearly from the "
                    "range's low..high to 0..65535; --colormap gray)")
-        ->check(CLI::IsMember({8, 16}))->capture_default_str();
+        ->check(CLI::IsMember({8, 16}))
+        ->capture_default_str();
     app.add_flag("--fftw-measure", fftw_measure,
                  "CPU backend: measure FFTW plans for sizes without saved wisdom (seconds once; faster transforms "
                  "after) and keep the wisdom in ~/.cache/specview");
-    app.add_option("--jobs", jobs_opt,
-                   "host threads in all (decoding, FFTW, encoding; default: the machine's cores)")
+    app.add_option("--jobs", jobs_opt, "host threads in all (decoding, FFTW, encoding; default: the machine's cores)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--list", list_file, "also read input paths from this file, one a line ('-': standard input)");
     app.add_option("--png-level", png_level,
                    "PNG compression: 0 stored, 1-3 fast (run-length), 4-9 zlib's full search (smallest, slowest); "
                    "gray pictures are 8-bit gray, coloured ones RGB")
-        ->check(CLI::Range(0, 9))->capture_default_str();
+        ->check(CLI::Range(0, 9))
+        ->capture_default_str();
     app.add_option("--max-memory", max_memory,
                    "refuse images whose decode + spectrum would need more host memory than this (e.g. 2G; default: "
                    "what the system has available)")
@@ -716,13 +776,19 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                    "min-max stretched); with several inputs a directory of <name>_inverse.png|npy (--inverse-format)")
         ->group(g_lab);
     app.add_option("--inverse-format", inverse_format, "png or npy, for --inverse directories")
-        ->check(CLI::IsMember({"png", "npy"}))->group(g_lab)->capture_default_str();
-    app.add_option("--profile", profile_args,
-                   "radial|angular OUT.csv (repeatable): the radially averaged power spectrum (and its power-law slope) "
-                   "or the power by direction, of the unmasked spectrum; with several inputs OUT is a directory")
-        ->expected(2)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->group(g_lab);
+        ->check(CLI::IsMember({"png", "npy"}))
+        ->group(g_lab)
+        ->capture_default_str();
+    app.add_option(
+           "--profile", profile_args,
+           "radial|angular OUT.csv (repeatable): the radially averaged power spectrum (and its power-law slope) "
+           "or the power by direction, of the unmasked spectrum; with several inputs OUT is a directory")
+        ->expected(2)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->group(g_lab);
     app.add_option("--psd-fit", psd_fit, "A:B, the frequencies (cycles/pixel) the radial PSD slope is fitted over")
-        ->group(g_lab)->capture_default_str();
+        ->group(g_lab)
+        ->capture_default_str();
     app.add_option("--correlate", correlate,
                    "print 'shift: DX DY', where the input's content moved to in this image of the same size (phase "
                    "correlation, refined to 0.01 pixel)")
@@ -730,7 +796,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.add_option("--correlation", correlation_kind,
                    "phase (normalised cross-power: a sharp peak) or cross (plain cross-correlation; its peak is the "
                    "images' normalised correlation)")
-        ->check(CLI::IsMember({"phase", "cross"}))->group(g_lab)->capture_default_str();
+        ->check(CLI::IsMember({"phase", "cross"}))
+        ->group(g_lab)
+        ->capture_default_str();
     app.add_option("--correlation-map", correlation_map,
                    "with --correlate: write the correlation over all integer shifts as a heat map PNG (no shift at the "
                    "centre, log scale over 4 decades, inferno)")
@@ -738,7 +806,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     auto* g_ui = "Viewer";
     app.add_flag("--classroom", classroom, "open the viewer in classroom mode (step through the FFT)")->group(g_ui);
     app.add_option("--step", classroom_step, "classroom mode: start at this step (1 = the input)")
-        ->check(CLI::PositiveNumber)->group(g_ui);
+        ->check(CLI::PositiveNumber)
+        ->group(g_ui);
     app.add_flag("--walk", classroom_walk, "classroom mode: advance one step per frame (with --frames)")->group(g_ui);
     app.add_flag("--presentation", presentation, "larger fonts and a high-contrast theme")->group(g_ui);
     app.add_option("--frames", frames, "render this many frames, then exit (testing)")->group(g_ui);
@@ -749,7 +818,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                  "draw the viewer into an offscreen EGL context on the GPU: no window and no X needed (for --script, "
                  "--frames and --screenshot on a GPU machine without a display)")
         ->group(g_ui);
-    app.add_option("--report", report, "with --script: write frame times and change latencies here (JSON)")->group(g_ui);
+    app.add_option("--report", report, "with --script: write frame times and change latencies here (JSON)")
+        ->group(g_ui);
 
     try {
         app.parse(argc, argv);
@@ -811,8 +881,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     }
     std::string radial_out, angular_out;
     for (std::size_t i = 0; i + 1 < profile_args.size(); i += 2) {
-        if (profile_args[i] == "radial") radial_out = profile_args[i + 1];
-        else if (profile_args[i] == "angular") angular_out = profile_args[i + 1];
+        if (profile_args[i] == "radial")
+            radial_out = profile_args[i + 1];
+        else if (profile_args[i] == "angular")
+            angular_out = profile_args[i + 1];
         else {
             std::cerr << "specview: --profile " << profile_args[i] << ": radial or angular\n";
             return kExitUsage;
@@ -838,8 +910,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
 
     if (!headless) {
         if (!stack.empty() || !frame_range.empty() || average || !export_video.empty()) {
-            std::cerr << "specview: --stack, --frame-range and --average are for --headless (the viewer steps a stack's "
-                         "frames with the File panel's Frame slider)\n";
+            std::cerr
+                << "specview: --stack, --frame-range and --average are for --headless (the viewer steps a stack's "
+                   "frames with the File panel's Frame slider)\n";
             return kExitUsage;
         }
         if (!viewer) {
@@ -855,9 +928,13 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             std::cerr << "specview: --report needs --script\n";
             return kExitUsage;
         }
-        ViewerLaunch launch{inputs, s, classroom, presentation, classroom_step, classroom_walk, frames, screenshot,
-                            script, report, offscreen, max_memory.empty() ? 0.0 : parse_size(max_memory), frame - 1,
-                            parse_video_decode(video_decode)};
+        ViewerLaunch launch{inputs,         s,
+                            classroom,      presentation,
+                            classroom_step, classroom_walk,
+                            frames,         screenshot,
+                            script,         report,
+                            offscreen,      max_memory.empty() ? 0.0 : parse_size(max_memory),
+                            frame - 1,      parse_video_decode(video_decode)};
         return viewer(launch);
     }
 
@@ -893,7 +970,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         }
         inputs = {stack};
         stack_sequence = seq;
-        if (frame_range.empty() && !average) frame_range = frame > 1 ? std::to_string(frame) + ":" + std::to_string(frame) : "1:" + std::to_string(seq.size());
+        if (frame_range.empty() && !average)
+            frame_range =
+                frame > 1 ? std::to_string(frame) + ":" + std::to_string(frame) : "1:" + std::to_string(seq.size());
         if (frame > 1) frame = 1;
     }
     if (inputs.empty()) {
@@ -984,7 +1063,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         std::error_code ec;
         if (dir.empty()) continue;
         if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
-            std::cerr << "specview: " << dir << ": with several inputs, -o, --raw, --inverse and --profile name directories\n";
+            std::cerr << "specview: " << dir
+                      << ": with several inputs, -o, --raw, --inverse and --profile name directories\n";
             return kExitUsage;
         }
         fs::create_directories(dir, ec);
@@ -1000,7 +1080,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         if (batch) {
             j.png = (fs::path(png_dir) / (stem + "_spectrum.png")).string();
             if (!raw_dir.empty()) j.raw = (fs::path(raw_dir) / (stem + "_spectrum.npy")).string();
-            if (!inverse_dir.empty()) j.inverse = (fs::path(inverse_dir) / (stem + "_inverse." + inverse_format)).string();
+            if (!inverse_dir.empty())
+                j.inverse = (fs::path(inverse_dir) / (stem + "_inverse." + inverse_format)).string();
             if (!radial_dir.empty()) j.radial = (fs::path(radial_dir) / (stem + "_radial.csv")).string();
             if (!angular_dir.empty()) j.angular = (fs::path(angular_dir) / (stem + "_angular.csv")).string();
         } else {
@@ -1037,9 +1118,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     };
     struct Result {
         bool done = false;
-        int code = kExitOk;           // kExitOk, or what failed
-        std::string error;            // stderr line when it failed
-        std::string text;             // stdout lines when it worked
+        int code = kExitOk;  // kExitOk, or what failed
+        std::string error;   // stderr line when it failed
+        std::string text;    // stdout lines when it worked
     };
     std::vector<Result> results(n);
     std::vector<char> skip(n, 0);
@@ -1054,7 +1135,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 if (same_file(o, j.input)) {
                     results[i] = {true, kExitOutput, o + ": refusing to overwrite the input image", ""};
                 } else if (planned.count(key)) {
-                    results[i] = {true, kExitOutput, o + ": another input of this batch already wrote this file (same name); skipped", ""};
+                    results[i] = {true, kExitOutput,
+                                  o + ": another input of this batch already wrote this file (same name); skipped", ""};
                 } else if (!force && fs::exists(o, ec)) {
                     results[i] = {true, kExitOutput, o + ": exists; use --force to overwrite", ""};
                 }
@@ -1100,7 +1182,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             so.filters.clear();
             so.strokes.clear();
             so.mask_invert = false;
-            engine.set_image(DecoderPool::shared().load(correlate, limits, memory_check(so, true, false, budget, false)), correlate);
+            engine.set_image(
+                DecoderPool::shared().load(correlate, limits, memory_check(so, true, false, budget, false)), correlate);
             RunOptions ro;
             ro.want_spectrum = true;
             ro.one_shot = true;
@@ -1114,7 +1197,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             std::cerr << "specview: --correlate: " << e.what() << "\n";
             return kExitInput;
         } catch (const gpu::GpuUnavailable& e) {
-            std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << e.what() << " (use --backend cpu)\n";
+            std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << e.what()
+                      << " (use --backend cpu)\n";
             return kExitGpu;
         } catch (const std::exception& e) {
             std::cerr << "specview: --correlate " << correlate << ": " << e.what() << "\n";
@@ -1153,9 +1237,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 const auto t0 = std::chrono::steady_clock::now();
                 try {
                     const HeaderCheck check = memory_check(s, wants_spectrum(jobs[i]), false, budget, /*device=*/false,
-                                                                   !jobs[i].inverse.empty());
-                    d.image = std::make_shared<const Image>(DecoderPool::shared().load(
-                        jobs[i].input, limits, [&, i, check](const ImageHeader& h) {
+                                                           !jobs[i].inverse.empty());
+                    d.image = std::make_shared<const Image>(
+                        DecoderPool::shared().load(jobs[i].input, limits, [&, i, check](const ImageHeader& h) {
                             check(h);
                             std::lock_guard<std::mutex> lock(mu);
                             headers[i] = h;
@@ -1212,15 +1296,18 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 if (!j.raw.empty()) write_npy_complex64(j.raw, f.spectrum.data(), f.height, f.width);
                 std::string wrote = j.png + (j.raw.empty() ? "" : ", " + j.raw);
                 if (!j.inverse.empty()) {
-                    if (fs::path(j.inverse).extension() == ".npy") write_npy_float32(j.inverse, f.inverse.data(), f.height, f.width);
-                    else write_inverse_png(j.inverse, f, png_level);
+                    if (fs::path(j.inverse).extension() == ".npy")
+                        write_npy_float32(j.inverse, f.inverse.data(), f.height, f.width);
+                    else
+                        write_inverse_png(j.inverse, f, png_level);
                     wrote += ", " + j.inverse;
                 }
                 if (!save_mask_out.empty()) {
                     save_mask(save_mask_out, s.filters, s.strokes, s.mask_invert, f.width, f.height, total_jobs);
                     wrote += ", " + save_mask_out + ", " + mask_description_path(save_mask_out);
                 }
-                const double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+                const double write_ms =
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
                 // The frequency lab's measurements, from the unmasked spectrum.
                 std::ostringstream lab;
                 if (!j.radial.empty()) {
@@ -1229,7 +1316,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     wrote += ", " + j.radial;
                     try {
                         const PowerLawFit fit = fit_power_law(p, fit_lo, fit_hi);
-                        lab << "radial PSD slope: " << fmt(fit.slope) << " (f from " << fit_lo << " to " << fit_hi << ")\n"
+                        lab << "radial PSD slope: " << fmt(fit.slope) << " (f from " << fit_lo << " to " << fit_hi
+                            << ")\n"
                             << "  fitted over " << fit.points << " radial bins\n";
                     } catch (const std::invalid_argument& ex) {
                         lab << "radial PSD slope: none (" << ex.what() << ")\n";
@@ -1248,15 +1336,15 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 }
                 if (other) {
                     if (f.image_width != other->image_w || f.image_height != other->image_h)
-                        throw std::invalid_argument("--correlate: " + j.input + " is " + std::to_string(f.image_width) + "x" +
-                                                    std::to_string(f.image_height) + ", " + correlate + " is " +
-                                                    std::to_string(other->image_w) + "x" + std::to_string(other->image_h) +
+                        throw std::invalid_argument("--correlate: " + j.input + " is " + std::to_string(f.image_width) +
+                                                    "x" + std::to_string(f.image_height) + ", " + correlate + " is " +
+                                                    std::to_string(other->image_w) + "x" +
+                                                    std::to_string(other->image_h) +
                                                     ": the images must have the same size");
                     std::vector<float> surface;
-                    const ShiftEstimate sh = phase_correlation(f.spectrum.data(), other->spectrum.data(), f.width, f.height,
-                                                               100, batch ? 1 : total_jobs,
-                                                               correlation_map.empty() ? nullptr : &surface,
-                                                               correlation_kind == "phase");
+                    const ShiftEstimate sh = phase_correlation(
+                        f.spectrum.data(), other->spectrum.data(), f.width, f.height, 100, batch ? 1 : total_jobs,
+                        correlation_map.empty() ? nullptr : &surface, correlation_kind == "phase");
                     if (!correlation_map.empty()) {
                         const std::vector<unsigned char> levels = correlation_levels(surface);
                         const ColormapLut lut = make_colormap_lut(Colormap::Inferno);
@@ -1269,13 +1357,14 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     }
                     char line[96];
                     std::snprintf(line, sizeof line, "shift: %.2f %.2f", sh.dx, sh.dy);
-                    lab << line << "\n  " << correlation_kind << " correlation peak: " << fmt(sh.peak) << " (1 for a pure shift)\n";
+                    lab << line << "\n  " << correlation_kind << " correlation peak: " << fmt(sh.peak)
+                        << " (1 for a pure shift)\n";
                 }
                 std::ostringstream out;
                 out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height
                     << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range [" << fmt(f.range_lo)
-                    << ", " << fmt(f.range_hi) << "]" << (!has_mask(s) ? "" : " of the masked spectrum")
-                    << "; wrote " << wrote << "\n"
+                    << ", " << fmt(f.range_hi) << "]" << (!has_mask(s) ? "" : " of the masked spectrum") << "; wrote "
+                    << wrote << "\n"
                     << lab.str();
                 for (const auto& note : e.image_notes) out << "  note: " << note << "\n";
                 for (const auto& note : f.notes) out << "  note: " << note << "\n";
@@ -1295,7 +1384,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 r.error = ex.what();
             }
             std::lock_guard<std::mutex> lock(mu);
-            busy_encode += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_encode).count();
+            busy_encode +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_encode).count();
             results[e.index] = std::move(r);
             cv.notify_all();
         }
@@ -1312,8 +1402,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             lock.unlock();
             if (tty) std::cerr << "\r\033[K";
             if (batch && !tty) std::cerr << "[" << (i + 1) << "/" << n << "] " << jobs[i].input << "\n";
-            if (r.code != kExitOk) fail(r.code, r.error);
-            else std::cout << r.text << std::flush;
+            if (r.code != kExitOk)
+                fail(r.code, r.error);
+            else
+                std::cout << r.text << std::flush;
             if (tty) {
                 const double s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
                 const double rate = double(printed) / std::max(s_, 1e-9);
@@ -1366,13 +1458,13 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     try {
                         const gpu::DeviceInfo* dev = s.backend != Backend::Cpu ? &engine.device_info() : nullptr;
                         if (dev && dev->available)  // never plan what the device cannot hold
-                            check_device_memory(h, s, wants_spectrum(jobs[i]), false, double(dev->free_memory), dev->name, budget,
-                                                !jobs[i].inverse.empty());
+                            check_device_memory(h, s, wants_spectrum(jobs[i]), false, double(dev->free_memory),
+                                                dev->name, budget, !jobs[i].inverse.empty());
                         if (!dev || dev->available) engine.plan_for(s, h.width, h.height);
-                    } catch (const std::exception&) {
-                    }
+                    } catch (const std::exception&) {}
                     lock.lock();
-                    busy_plan += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_plan).count();
+                    busy_plan +=
+                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_plan).count();
                     cv.wait(lock, [&] { return decoded[i].ready || stop; });
                 }
                 if (stop) return;
@@ -1387,9 +1479,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                         if (dev.available) {
                             const Image& im = *d.image;
                             try {
-                                check_device_memory(ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format},
-                                                    s, wants_spectrum(jobs[i]), false, double(dev.free_memory), dev.name, budget,
-                                                    !jobs[i].inverse.empty());
+                                check_device_memory(
+                                    ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format}, s,
+                                    wants_spectrum(jobs[i]), false, double(dev.free_memory), dev.name, budget,
+                                    !jobs[i].inverse.empty());
                             } catch (const InputError& e) {
                                 throw InputError(jobs[i].input, e.reason());
                             }
@@ -1409,7 +1502,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     ro.picture = depth == 16 ? PictureFormat::Level16 : PictureFormat::Level8;
                     const auto t_run = std::chrono::steady_clock::now();
                     Frame f = engine.run(s, ro);
-                    const double run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_run).count();
+                    const double run_ms =
+                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_run).count();
                     std::unique_lock<std::mutex> lock(mu);
                     busy_transform += run_ms;
                     cv.wait(lock, [&] { return encode_queue.size() < std::size_t(encoders) + 1 || stop; });
@@ -1428,7 +1522,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 } catch (const gpu::ConfigError& e) {
                     r = {true, kExitUsage, jobs[i].input + ": " + e.what(), ""};
                 } catch (const gpu::GpuError& e) {
-                    r = {true, kExitGpu, jobs[i].input + ": GPU failure" + std::string(e.out_of_memory() ? " (out of GPU memory)" : "") + ": " + e.what(), ""};
+                    r = {true, kExitGpu,
+                         jobs[i].input + ": GPU failure" +
+                             std::string(e.out_of_memory() ? " (out of GPU memory)" : "") + ": " + e.what(),
+                         ""};
                 } catch (const std::bad_alloc&) {
                     r = {true, kExitInput, jobs[i].input + ": out of host memory", ""};
                 } catch (const std::exception& e) {
@@ -1456,7 +1553,8 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
             print_ready(lock);
             if (printed == n || !gpu_unavailable.empty()) break;
             cv.wait(lock, [&] {
-                return (printed < n && results[printed].done) || !gpu_unavailable.empty() || (transformed == n && !encoding_closed);
+                return (printed < n && results[printed].done) || !gpu_unavailable.empty() ||
+                       (transformed == n && !encoding_closed);
             });
         }
     }
@@ -1464,24 +1562,31 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     if (!gpu_unavailable.empty()) {
         finish();
         if (tty) std::cerr << "\n";
-        std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << gpu_unavailable << " (use --backend cpu)\n";
+        std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << gpu_unavailable
+                  << " (use --backend cpu)\n";
         return kExitGpu;
     }
     finish();
     if (tty) std::cerr << "\n";
     if (batch)
         std::cerr << "specview: " << (n - failures + empty_dirs.size()) << " of " << n << " images done"
-                  << (failures - int(empty_dirs.size()) ? ", " + std::to_string(failures - int(empty_dirs.size())) + " failed" : "") << "\n";
+                  << (failures - int(empty_dirs.size())
+                          ? ", " + std::to_string(failures - int(empty_dirs.size())) + " failed"
+                          : "")
+                  << "\n";
     if (timings && batch) {  // where the batch's time went: each stage's busy share of its threads' time
-        const double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+        const double wall =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
         auto share = [&](double busy, int threads_) {
-            return fmt(busy / 1000.0) + " s busy = " + std::to_string(int(std::lround(100.0 * busy / std::max(1e-9, wall * threads_)))) +
+            return fmt(busy / 1000.0) +
+                   " s busy = " + std::to_string(int(std::lround(100.0 * busy / std::max(1e-9, wall * threads_)))) +
                    "% of " + std::to_string(threads_) + " thread" + (threads_ > 1 ? "s" : "");
         };
-        std::cout << "batch: " << n << " images in " << fmt(wall / 1000.0) << " s (" << fmt(double(n) * 1000.0 / std::max(wall, 1e-9))
+        std::cout << "batch: " << n << " images in " << fmt(wall / 1000.0) << " s ("
+                  << fmt(double(n) * 1000.0 / std::max(wall, 1e-9))
                   << " images/s)\n  decode (decoder processes): " << share(busy_decode, decoders)
-                  << "\n  plan (while decoding):       " << share(busy_plan, transformers)
-                  << "\n  transform (" << backend << "): " << share(busy_transform, transformers)
+                  << "\n  plan (while decoding):       " << share(busy_plan, transformers) << "\n  transform ("
+                  << backend << "): " << share(busy_transform, transformers)
                   << "\n  encode (PNG, .npy):          " << share(busy_encode, encoders) << "\n";
     }
     if (timings) {  // this process's peak (the decoder processes have their own)

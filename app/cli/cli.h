@@ -26,15 +26,15 @@ struct ViewerLaunch {
     Settings settings;
     bool classroom = false;
     bool presentation = false;
-    int classroom_step = 1;           // 1-based step to start at
-    bool classroom_walk = false;      // advance one classroom step per frame (tests, demos)
-    int frames = 0;                   // > 0: render this many frames, then exit (tests, screenshots)
-    std::string screenshot;           // write the window's last frame here (PNG) before exiting
-    std::string script;               // drive the viewer from this file (ui/script/script.h)
-    std::string report;               // the script's JSON report
-    bool offscreen = false;           // draw into an offscreen EGL context on the GPU (no window, no X)
-    double max_memory = 0;            // --max-memory in bytes (0: what the machine has available)
-    int frame = 0;                    // --frame, 0-based: which frame of a stack to open first
+    int classroom_step = 1;                        // 1-based step to start at
+    bool classroom_walk = false;                   // advance one classroom step per frame (tests, demos)
+    int frames = 0;                                // > 0: render this many frames, then exit (tests, screenshots)
+    std::string screenshot;                        // write the window's last frame here (PNG) before exiting
+    std::string script;                            // drive the viewer from this file (ui/script/script.h)
+    std::string report;                            // the script's JSON report
+    bool offscreen = false;                        // draw into an offscreen EGL context on the GPU (no window, no X)
+    double max_memory = 0;                         // --max-memory in bytes (0: what the machine has available)
+    int frame = 0;                                 // --frame, 0-based: which frame of a stack to open first
     VideoDecode video_decode = VideoDecode::Auto;  // --video-decode
 };
 

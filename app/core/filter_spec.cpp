@@ -94,14 +94,16 @@ std::string parse_filter(const std::string& spec, FilterSpec* out) {
     } else if (kind == "wedge" || kind == "stripe") {
         const bool wedge = kind == "wedge";
         if (v.size() != 2 && v.size() != 3)
-            return what + kind + (wedge ? " takes a direction, a half-width in degrees and optionally the radius kept "
-                                          "(wedge:ANGLE:HALF[:RMIN])"
-                                        : " takes a direction, a width in cycles/pixel and optionally the radius kept "
-                                          "(stripe:ANGLE:WIDTH[:RMIN])");
+            return what + kind +
+                   (wedge ? " takes a direction, a half-width in degrees and optionally the radius kept "
+                            "(wedge:ANGLE:HALF[:RMIN])"
+                          : " takes a direction, a width in cycles/pixel and optionally the radius kept "
+                            "(stripe:ANGLE:WIDTH[:RMIN])");
         if (std::abs(v[0]) > 3600) return what + "ANGLE = " + p[1] + " is not a direction in degrees (|ANGLE| <= 3600)";
         if (wedge && !(v[1] > 0 && v[1] <= 90)) return what + "HALF = " + p[2] + " must be in (0, 90] degrees";
         if (!wedge && !(v[1] > 0 && v[1] <= 1)) return what + "WIDTH = " + p[2] + " must be in (0, 1] cycles/pixel";
-        if (v.size() == 3 && !(v[2] >= 0 && v[2] <= rmax)) return what + "RMIN = " + p[3] + " must be in [0, 0.7071] cycles/pixel";
+        if (v.size() == 3 && !(v[2] >= 0 && v[2] <= rmax))
+            return what + "RMIN = " + p[3] + " must be in [0, 0.7071] cycles/pixel";
         f.kind = wedge ? FilterKind::Wedge : FilterKind::Stripe;
         f.angle = v[0];
         f.r = v[1];
@@ -117,11 +119,21 @@ std::string parse_filter(const std::string& spec, FilterSpec* out) {
 std::string filter_text(const FilterSpec& f) {
     std::string s;
     switch (f.kind) {
-        case FilterKind::LowPass: s = "lowpass:" + num(f.r); break;
-        case FilterKind::HighPass: s = "highpass:" + num(f.r); break;
-        case FilterKind::BandPass: s = "bandpass:" + num(f.r1) + ":" + num(f.r2); break;
-        case FilterKind::BandStop: s = "bandstop:" + num(f.r1) + ":" + num(f.r2); break;
-        case FilterKind::Notch: s = "notch:" + num(f.u) + ":" + num(f.v) + ":" + num(f.r); break;
+        case FilterKind::LowPass:
+            s = "lowpass:" + num(f.r);
+            break;
+        case FilterKind::HighPass:
+            s = "highpass:" + num(f.r);
+            break;
+        case FilterKind::BandPass:
+            s = "bandpass:" + num(f.r1) + ":" + num(f.r2);
+            break;
+        case FilterKind::BandStop:
+            s = "bandstop:" + num(f.r1) + ":" + num(f.r2);
+            break;
+        case FilterKind::Notch:
+            s = "notch:" + num(f.u) + ":" + num(f.v) + ":" + num(f.r);
+            break;
         case FilterKind::Wedge:
         case FilterKind::Stripe:
             s = std::string(f.kind == FilterKind::Wedge ? "wedge:" : "stripe:") + num(f.angle) + ":" + num(f.r) +
@@ -139,7 +151,8 @@ std::string parse_stroke(const std::vector<std::string>& words, bool erase, Brus
     double v[3];
     for (int i = 0; i < 3; ++i)
         if (!number(words[std::size_t(i)], &v[i])) return what + "'" + words[std::size_t(i)] + "' is not a number";
-    if (std::abs(v[0]) > 1e6 || std::abs(v[1]) > 1e6) return what + "the centre is beyond any spectrum (|U|, |V| <= 1e6 bins)";
+    if (std::abs(v[0]) > 1e6 || std::abs(v[1]) > 1e6)
+        return what + "the centre is beyond any spectrum (|U|, |V| <= 1e6 bins)";
     if (!(v[2] > 0 && v[2] <= 1e5)) return what + "R = " + words[2] + " must be in (0, 100000] bins";
     *out = BrushStroke{v[0], v[1], v[2], erase ? 1 : 0};
     return "";
@@ -169,8 +182,8 @@ std::string mask_text(const std::vector<FilterSpec>& filters, const std::vector<
     return t;
 }
 
-std::string parse_mask_text(const std::string& text, std::vector<FilterSpec>* filters, std::vector<BrushStroke>* strokes,
-                            bool* invert) {
+std::string parse_mask_text(const std::string& text, std::vector<FilterSpec>* filters,
+                            std::vector<BrushStroke>* strokes, bool* invert) {
     std::vector<FilterSpec> fs;
     std::vector<BrushStroke> bs;
     bool inv = false;

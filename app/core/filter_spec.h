@@ -34,7 +34,7 @@ std::string mask_summary(const std::vector<FilterSpec>& filters, const std::vect
 // The mask's text description: one 'filter SPEC', 'paint U V R', 'erase U V R' or 'invert-mask on' a line (the
 // viewer's script words; '#' starts a comment). parse_mask_text returns "" or what is wrong, naming the line.
 std::string mask_text(const std::vector<FilterSpec>& filters, const std::vector<BrushStroke>& strokes, bool invert);
-std::string parse_mask_text(const std::string& text, std::vector<FilterSpec>* filters, std::vector<BrushStroke>* strokes,
-                            bool* invert);
+std::string parse_mask_text(const std::string& text, std::vector<FilterSpec>* filters,
+                            std::vector<BrushStroke>* strokes, bool* invert);
 
 }  // namespace specview

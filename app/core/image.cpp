@@ -25,7 +25,8 @@ Image Image::allocate(int width, int height, int channels, int bit_depth, std::s
     img.channels = channels;
     img.bit_depth = bit_depth;
     img.format = std::move(format);
-    if (const SampleStorage& s = sample_storage()) img.storage = s(img.sample_bytes());
+    if (const SampleStorage& s = sample_storage())
+        img.storage = s(img.sample_bytes());
     else
         img.storage = std::shared_ptr<const unsigned char>(new unsigned char[img.sample_bytes()],
                                                            std::default_delete<unsigned char[]>());
@@ -41,8 +42,9 @@ Image Image::from_floats(int width, int height, int channels, const std::vector<
 
 void require_host_samples(const Image& img, const std::string& name) {
     if (img.on_device())
-        throw InputError(name, "this frame was decoded on the GPU (NVDEC) and this step needs it on the host: open the "
-                               "video with --video-decode cpu");
+        throw InputError(name,
+                         "this frame was decoded on the GPU (NVDEC) and this step needs it on the host: open the "
+                         "video with --video-decode cpu");
 }
 
 void replace_nonfinite(Image& img) {
@@ -67,8 +69,10 @@ void replace_nonfinite(Image& img) {
     std::uint64_t bad = 0;
     double sum = 0;
     for (std::size_t i = 0; i < n; ++i) {
-        if (std::isfinite(v[i])) sum += v[i];
-        else ++bad;
+        if (std::isfinite(v[i]))
+            sum += v[i];
+        else
+            ++bad;
     }
     img.nonfinite = bad;
     if (!bad) return;
@@ -82,7 +86,8 @@ std::string nonfinite_note(const Image& img) {
     if (!img.nonfinite) return "";
     char buf[160];
     std::snprintf(buf, sizeof buf, "%llu NaN/Inf sample%s replaced by the mean of the finite ones (%.6g)",
-                  static_cast<unsigned long long>(img.nonfinite), img.nonfinite == 1 ? "" : "s", double(img.nonfinite_fill));
+                  static_cast<unsigned long long>(img.nonfinite), img.nonfinite == 1 ? "" : "s",
+                  double(img.nonfinite_fill));
     return buf;
 }
 

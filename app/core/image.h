@@ -61,14 +61,14 @@ struct DeviceSamples {
 struct Image {
     int width = 0;
     int height = 0;
-    int channels = 0;   // as stored: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA (palette images arrive expanded)
-    int bit_depth = 8;  // 8, 16, or 32 for float HDR
-    std::string format; // "png", "jpeg", ...
+    int channels = 0;    // as stored: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA (palette images arrive expanded)
+    int bit_depth = 8;   // 8, 16, or 32 for float HDR
+    std::string format;  // "png", "jpeg", ...
     std::shared_ptr<const unsigned char> storage;  // sample_bytes() bytes
-    int frames = 1, frame = 0;      // a stack's frame count and which one this is (0-based)
-    double frame_rate = 0;          // a video's frames a second (0: not a video, or unknown)
-    std::uint64_t nonfinite = 0;    // NaN/Inf samples found and replaced ...
-    float nonfinite_fill = 0;       // ... by this, the mean of the finite samples (0 when there were none)
+    int frames = 1, frame = 0;                     // a stack's frame count and which one this is (0-based)
+    double frame_rate = 0;                         // a video's frames a second (0: not a video, or unknown)
+    std::uint64_t nonfinite = 0;                   // NaN/Inf samples found and replaced ...
+    float nonfinite_fill = 0;  // ... by this, the mean of the finite samples (0 when there were none)
     std::shared_ptr<const DeviceSamples> device;  // a frame decoded on the GPU (see DeviceSamples); else null
     bool on_device() const { return device != nullptr; }
 
@@ -81,9 +81,12 @@ struct Image {
     float sample(std::size_t i) const {
         const unsigned char* p = storage.get();
         switch (bit_depth) {
-            case 8: return float(p[i]) / 255.0f;
-            case 16: return float(reinterpret_cast<const std::uint16_t*>(p)[i]) / 65535.0f;
-            default: return reinterpret_cast<const float*>(p)[i];
+            case 8:
+                return float(p[i]) / 255.0f;
+            case 16:
+                return float(reinterpret_cast<const std::uint16_t*>(p)[i]) / 65535.0f;
+            default:
+                return reinterpret_cast<const float*>(p)[i];
         }
     }
     float at(int x, int y, int c) const { return sample((static_cast<std::size_t>(y) * width + x) * channels + c); }
@@ -118,6 +121,5 @@ void require_host_samples(const Image& img, const std::string& name);
 void replace_nonfinite(Image& img);
 // "N NaN/Inf samples replaced by the mean of the finite ones (V)", or "" when there were none.
 std::string nonfinite_note(const Image& img);
-
 
 }  // namespace specview

@@ -23,7 +23,8 @@ void parallel_bands(int rows, int threads, F&& fn, int min_rows = 64) {
     }
     std::vector<std::thread> ts;
     for (int p = 1; p < parts; ++p)
-        ts.emplace_back([&, p] { fn(int(std::int64_t(rows) * p / parts), int(std::int64_t(rows) * (p + 1) / parts), p); });
+        ts.emplace_back(
+            [&, p] { fn(int(std::int64_t(rows) * p / parts), int(std::int64_t(rows) * (p + 1) / parts), p); });
     fn(0, int(std::int64_t(rows) / parts), 0);
     for (auto& t : ts) t.join();
 }

@@ -37,7 +37,10 @@ void channel_row(const Image& img, Channel ch, int y, int x0, int count, float* 
         for (int i = 0; i < count; ++i) out[i] = value(s + std::size_t(i) * c);
     };
     auto f = [div](T v) { return div == 1.0f ? float(v) : float(v) / div; };
-    const int k = ch == Channel::A ? c - 1 : ch == Channel::G ? (color ? 1 : 0) : ch == Channel::B ? (color ? 2 : 0) : 0;
+    const int k = ch == Channel::A   ? c - 1
+                  : ch == Channel::G ? (color ? 1 : 0)
+                  : ch == Channel::B ? (color ? 2 : 0)
+                                     : 0;
     if constexpr (std::is_same_v<T, std::uint8_t>) {
         // 8-bit samples through a table of their 256 values (the same divisions, done once): three divisions a
         // pixel were most of an 8192^2 photo's plane preparation.
@@ -53,8 +56,10 @@ void channel_row(const Image& img, Channel ch, int y, int x0, int count, float* 
     } else if (ch == Channel::Luma && color) {
         each([&](const T* px) { return 0.2126f * f(px[0]) + 0.7152f * f(px[1]) + 0.0722f * f(px[2]); });
     } else if constexpr (std::is_same_v<T, float>) {
-        if (c == 1) std::copy(s, s + count, out);  // float gray: the samples themselves
-        else each([&](const T* px) { return px[k]; });
+        if (c == 1)
+            std::copy(s, s + count, out);  // float gray: the samples themselves
+        else
+            each([&](const T* px) { return px[k]; });
     } else {
         each([&](const T* px) { return float(px[k]) / div; });
     }
@@ -62,9 +67,15 @@ void channel_row(const Image& img, Channel ch, int y, int x0, int count, float* 
 
 void channel_row_any(const Image& img, Channel ch, int y, int x0, int count, float* out) {
     switch (img.bit_depth) {
-        case 8: channel_row<std::uint8_t>(img, ch, y, x0, count, out); break;
-        case 16: channel_row<std::uint16_t>(img, ch, y, x0, count, out); break;
-        default: channel_row<float>(img, ch, y, x0, count, out); break;
+        case 8:
+            channel_row<std::uint8_t>(img, ch, y, x0, count, out);
+            break;
+        case 16:
+            channel_row<std::uint16_t>(img, ch, y, x0, count, out);
+            break;
+        default:
+            channel_row<float>(img, ch, y, x0, count, out);
+            break;
     }
 }
 
@@ -77,7 +88,8 @@ void check_channel(const Image& img, Channel ch, const std::string& name) {
 Plane extract_channel(const Image& img, Channel ch, const std::string& name) {
     check_channel(img, ch, name);
     Plane p(img.width, img.height);
-    for (int y = 0; y < img.height; ++y) channel_row_any(img, ch, y, 0, img.width, p.v.data() + std::size_t(y) * img.width);
+    for (int y = 0; y < img.height; ++y)
+        channel_row_any(img, ch, y, 0, img.width, p.v.data() + std::size_t(y) * img.width);
     return p;
 }
 
@@ -113,17 +125,24 @@ double window_at(Window w, double x, double alpha, double beta) {
         return sum;
     };
     switch (w) {
-        case Window::Blackman: return cosines({0.42, 0.5, 0.08});
-        case Window::BlackmanHarris: return cosines({0.35875, 0.48829, 0.14128, 0.01168});
-        case Window::FlatTop: return cosines({0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368});
-        case Window::Welch: return 1.0 - (2.0 * x - 1.0) * (2.0 * x - 1.0);
+        case Window::Blackman:
+            return cosines({0.42, 0.5, 0.08});
+        case Window::BlackmanHarris:
+            return cosines({0.35875, 0.48829, 0.14128, 0.01168});
+        case Window::FlatTop:
+            return cosines({0.21557895, 0.41663158, 0.277263158, 0.083578947, 0.006947368});
+        case Window::Welch:
+            return 1.0 - (2.0 * x - 1.0) * (2.0 * x - 1.0);
         case Window::Kaiser: {
             const double r = 2.0 * x - 1.0;
             return bessel_i0(beta * std::sqrt(std::max(0.0, 1.0 - r * r))) / bessel_i0(beta);
         }
-        case Window::None: return 1.0;
-        case Window::Hann: return 0.5 - 0.5 * std::cos(kTwoPi * x);
-        case Window::Hamming: return 0.54 - 0.46 * std::cos(kTwoPi * x);
+        case Window::None:
+            return 1.0;
+        case Window::Hann:
+            return 0.5 - 0.5 * std::cos(kTwoPi * x);
+        case Window::Hamming:
+            return 0.54 - 0.46 * std::cos(kTwoPi * x);
         case Window::Tukey: {
             // Flat top with cosine tapers over alpha/2 of the length at each end.
             if (alpha <= 0.0) return 1.0;
@@ -139,9 +158,18 @@ double window_at(Window w, double x, double alpha, double beta) {
 
 void transform_size(PadMode pad, int w, int h, int* ow, int* oh) {
     switch (pad) {
-        case PadMode::Pow2: *ow = next_pow2(w); *oh = next_pow2(h); return;
-        case PadMode::Crop: *ow = prev_pow2(w); *oh = prev_pow2(h); return;
-        case PadMode::None: *ow = w; *oh = h; return;
+        case PadMode::Pow2:
+            *ow = next_pow2(w);
+            *oh = next_pow2(h);
+            return;
+        case PadMode::Crop:
+            *ow = prev_pow2(w);
+            *oh = prev_pow2(h);
+            return;
+        case PadMode::None:
+            *ow = w;
+            *oh = h;
+            return;
     }
 }
 
@@ -167,12 +195,15 @@ PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std:
         out.shape.cy = out.shape.hy = (ch - 1) / 2.0;
         out.table.resize(kRadialWindowTable);
         for (int k = 0; k < kRadialWindowTable; ++k)
-            out.table[std::size_t(k)] = window_at(s.window, 0.5 * k / double(kRadialWindowTable - 1), s.tukey_alpha, s.kaiser_beta);
+            out.table[std::size_t(k)] =
+                window_at(s.window, 0.5 * k / double(kRadialWindowTable - 1), s.tukey_alpha, s.kaiser_beta);
     } else {
         out.wx.resize(std::size_t(cw));
         out.wy.resize(std::size_t(ch));
-        for (int x = 0; x < cw; ++x) out.wx[std::size_t(x)] = window_value(s.window, x, cw, s.tukey_alpha, s.kaiser_beta);
-        for (int y = 0; y < ch; ++y) out.wy[std::size_t(y)] = window_value(s.window, y, ch, s.tukey_alpha, s.kaiser_beta);
+        for (int x = 0; x < cw; ++x)
+            out.wx[std::size_t(x)] = window_value(s.window, x, cw, s.tukey_alpha, s.kaiser_beta);
+        for (int y = 0; y < ch; ++y)
+            out.wy[std::size_t(y)] = window_value(s.window, y, ch, s.tukey_alpha, s.kaiser_beta);
     }
     if (s.level != Level::None && cw > 0 && ch > 0) {
         // Sums per row (on several threads), added in row order: the same numbers however many threads.
@@ -215,7 +246,8 @@ PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std:
 
 PlaneShaping plane_shaping(const Image& img, const Settings& s, const PlaneGeometry& g, int threads) {
     return plane_shaping(
-        s, g, [&](int y, float* row) { channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, g.content_w, row); }, threads);
+        s, g, [&](int y, float* row) { channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, g.content_w, row); },
+        threads);
 }
 
 PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
@@ -236,8 +268,8 @@ PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
     for (int y = 0; y < chh; ++y) {
         double row = 0.0;
         for (int x = 0; x < cw; ++x) {
-            float v = float(plane_value(sh.shape, src.at(x + out.crop_x, y + out.crop_y), x, y, sh.wx.data(), sh.wy.data(),
-                                        sh.table.data()));
+            float v = float(plane_value(sh.shape, src.at(x + out.crop_x, y + out.crop_y), x, y, sh.wx.data(),
+                                        sh.wy.data(), sh.table.data()));
             out.plane.at(x, y) = v;
             row += v;
         }

@@ -39,8 +39,8 @@ double window_value(Window w, int i, int n, double tukey_alpha, double kaiser_be
 void transform_size(PadMode pad, int w, int h, int* out_w, int* out_h);
 
 struct PreparedPlane {
-    Plane plane;             // transform_size() big
-    int content_x = 0;       // where the image's (cropped) content sits in the plane
+    Plane plane;        // transform_size() big
+    int content_x = 0;  // where the image's (cropped) content sits in the plane
     int content_y = 0;
     int content_w = 0;
     int content_h = 0;

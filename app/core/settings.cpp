@@ -21,7 +21,7 @@ const std::vector<std::string>& pad_fill_names() {
     return n;
 }
 const std::vector<std::string>& window_names() {
-    static const std::vector<std::string> n{"none", "hann", "hamming", "tukey", "blackman", "blackman-harris",
+    static const std::vector<std::string> n{"none",   "hann",    "hamming", "tukey", "blackman", "blackman-harris",
                                             "kaiser", "flattop", "welch"};
     return n;
 }
@@ -62,29 +62,53 @@ namespace {
 template <class E>
 const std::vector<std::string>& names_for();
 template <>
-const std::vector<std::string>& names_for<Backend>() { return backend_names(); }
+const std::vector<std::string>& names_for<Backend>() {
+    return backend_names();
+}
 template <>
-const std::vector<std::string>& names_for<PadMode>() { return pad_names(); }
+const std::vector<std::string>& names_for<PadMode>() {
+    return pad_names();
+}
 template <>
-const std::vector<std::string>& names_for<PadFill>() { return pad_fill_names(); }
+const std::vector<std::string>& names_for<PadFill>() {
+    return pad_fill_names();
+}
 template <>
-const std::vector<std::string>& names_for<Window>() { return window_names(); }
+const std::vector<std::string>& names_for<Window>() {
+    return window_names();
+}
 template <>
-const std::vector<std::string>& names_for<Channel>() { return channel_names(); }
+const std::vector<std::string>& names_for<Channel>() {
+    return channel_names();
+}
 template <>
-const std::vector<std::string>& names_for<View>() { return view_names(); }
+const std::vector<std::string>& names_for<View>() {
+    return view_names();
+}
 template <>
-const std::vector<std::string>& names_for<RangeMode>() { return range_names(); }
+const std::vector<std::string>& names_for<RangeMode>() {
+    return range_names();
+}
 template <>
-const std::vector<std::string>& names_for<Colormap>() { return colormap_names(); }
+const std::vector<std::string>& names_for<Colormap>() {
+    return colormap_names();
+}
 template <>
-const std::vector<std::string>& names_for<gpu::CufftMode>() { return cufft_mode_names(); }
+const std::vector<std::string>& names_for<gpu::CufftMode>() {
+    return cufft_mode_names();
+}
 template <>
-const std::vector<std::string>& names_for<LabView>() { return lab_view_names(); }
+const std::vector<std::string>& names_for<LabView>() {
+    return lab_view_names();
+}
 template <>
-const std::vector<std::string>& names_for<WindowShape>() { return window_shape_names(); }
+const std::vector<std::string>& names_for<WindowShape>() {
+    return window_shape_names();
+}
 template <>
-const std::vector<std::string>& names_for<Level>() { return level_names(); }
+const std::vector<std::string>& names_for<Level>() {
+    return level_names();
+}
 }  // namespace
 
 template <class E>
@@ -170,54 +194,90 @@ std::vector<std::string> words(const std::vector<int>& v) {
 std::string set_option(Settings& out, const std::string& o, const std::vector<std::string>& v) {
     Settings s = out;
     std::string err;
-    if (o == "backend") err = set_enum(&s.backend, o, v);
-    else if (o == "channel") err = set_enum(&s.channel, o, v);
-    else if (o == "window") err = set_enum(&s.window, o, v);
-    else if (o == "pad") err = set_enum(&s.pad, o, v);
-    else if (o == "pad-fill") err = set_enum(&s.pad_fill, o, v);
-    else if (o == "view") err = set_enum(&s.view.view, o, v);
-    else if (o == "range") err = set_enum(&s.view.range, o, v);
-    else if (o == "colormap") err = set_enum(&s.view.colormap, o, v);
-    else if (o == "cufft-mode") err = set_enum(&s.cufft_mode, o, v);
-    else if (o == "lab-view") err = set_enum(&s.lab_view, o, v);
-    else if (o == "window-shape") err = set_enum(&s.window_shape, o, v);
-    else if (o == "level") err = set_enum(&s.level, o, v);
-    else if (o == "kaiser-beta") err = set_float(&s.kaiser_beta, o, v, 0.0f, 50.0f);
+    if (o == "backend")
+        err = set_enum(&s.backend, o, v);
+    else if (o == "channel")
+        err = set_enum(&s.channel, o, v);
+    else if (o == "window")
+        err = set_enum(&s.window, o, v);
+    else if (o == "pad")
+        err = set_enum(&s.pad, o, v);
+    else if (o == "pad-fill")
+        err = set_enum(&s.pad_fill, o, v);
+    else if (o == "view")
+        err = set_enum(&s.view.view, o, v);
+    else if (o == "range")
+        err = set_enum(&s.view.range, o, v);
+    else if (o == "colormap")
+        err = set_enum(&s.view.colormap, o, v);
+    else if (o == "cufft-mode")
+        err = set_enum(&s.cufft_mode, o, v);
+    else if (o == "lab-view")
+        err = set_enum(&s.lab_view, o, v);
+    else if (o == "window-shape")
+        err = set_enum(&s.window_shape, o, v);
+    else if (o == "level")
+        err = set_enum(&s.level, o, v);
+    else if (o == "kaiser-beta")
+        err = set_float(&s.kaiser_beta, o, v, 0.0f, 50.0f);
     else if (o == "filter") {
         FilterSpec f;
-        if (v.size() != 1) err = "filter takes one SPEC (lowpass:R, highpass:R, bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R)";
-        else if (s.filters.size() >= std::size_t(kMaxFilters)) err = "at most " + std::to_string(kMaxFilters) + " filters";
-        else if ((err = parse_filter(v[0], &f)).empty()) s.filters.push_back(f);
+        if (v.size() != 1)
+            err = "filter takes one SPEC (lowpass:R, highpass:R, bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R)";
+        else if (s.filters.size() >= std::size_t(kMaxFilters))
+            err = "at most " + std::to_string(kMaxFilters) + " filters";
+        else if ((err = parse_filter(v[0], &f)).empty())
+            s.filters.push_back(f);
     } else if (o == "filters") {
-        if (v.size() != 1 || v[0] != "none") err = "filters takes 'none' (removes them all)";
-        else s.filters.clear();
+        if (v.size() != 1 || v[0] != "none")
+            err = "filters takes 'none' (removes them all)";
+        else
+            s.filters.clear();
     } else if (o == "paint" || o == "erase") {
         BrushStroke b;
-        if (s.strokes.size() >= kMaxStrokes) err = "at most " + std::to_string(kMaxStrokes) + " brush dabs";
-        else if ((err = parse_stroke(v, o == "erase", &b)).empty()) s.strokes.push_back(b);
+        if (s.strokes.size() >= kMaxStrokes)
+            err = "at most " + std::to_string(kMaxStrokes) + " brush dabs";
+        else if ((err = parse_stroke(v, o == "erase", &b)).empty())
+            s.strokes.push_back(b);
     } else if (o == "strokes") {
-        if (v.size() != 1 || v[0] != "none") err = "strokes takes 'none' (removes every brush dab)";
-        else s.strokes.clear();
+        if (v.size() != 1 || v[0] != "none")
+            err = "strokes takes 'none' (removes every brush dab)";
+        else
+            s.strokes.clear();
     } else if (o == "invert-mask") {
-        if (v.size() != 1 || (v[0] != "on" && v[0] != "off")) err = "invert-mask takes on or off";
-        else s.mask_invert = v[0] == "on";
-    }
-    else if (o == "tukey-alpha") err = set_float(&s.tukey_alpha, o, v, 0.0f, 1.0f);
-    else if (o == "top-span") err = set_float(&s.view.top_span, o, v, 1e-6f, 1e6f);
-    else if (o == "threads-per-block") err = set_int(&s.custom.rows.threads_per_block, o, v, kThreads);
-    else if (o == "block-height") err = set_int(&s.custom.rows.block_height, o, v, kHeights);
-    else if (o == "local-length") err = set_int(&s.custom.rows.max_local_length, o, v, kLocal);
-    else if (o == "tile") err = set_int(&s.custom.transpose.tile, o, v, kTiles);
+        if (v.size() != 1 || (v[0] != "on" && v[0] != "off"))
+            err = "invert-mask takes on or off";
+        else
+            s.mask_invert = v[0] == "on";
+    } else if (o == "tukey-alpha")
+        err = set_float(&s.tukey_alpha, o, v, 0.0f, 1.0f);
+    else if (o == "top-span")
+        err = set_float(&s.view.top_span, o, v, 1e-6f, 1e6f);
+    else if (o == "threads-per-block")
+        err = set_int(&s.custom.rows.threads_per_block, o, v, kThreads);
+    else if (o == "block-height")
+        err = set_int(&s.custom.rows.block_height, o, v, kHeights);
+    else if (o == "local-length")
+        err = set_int(&s.custom.rows.max_local_length, o, v, kLocal);
+    else if (o == "tile")
+        err = set_int(&s.custom.transpose.tile, o, v, kTiles);
     else if (o == "percentiles" || o == "fixed-range") {
         float lo = 0, hi = 0;
-        if (v.size() != 2 || !parse_float(v[0], &lo) || !parse_float(v[1], &hi)) err = o + " takes two numbers, LO HI";
-        else if (o == "percentiles" && !(lo >= 0 && lo < hi && hi <= 100)) err = "percentiles needs 0 <= LO < HI <= 100";
-        else if (o == "fixed-range" && !(lo < hi)) err = "fixed-range needs LO < HI";
-        else if (o == "percentiles") s.view.pct_lo = lo, s.view.pct_hi = hi;
-        else s.view.fixed_lo = lo, s.view.fixed_hi = hi;
+        if (v.size() != 2 || !parse_float(v[0], &lo) || !parse_float(v[1], &hi))
+            err = o + " takes two numbers, LO HI";
+        else if (o == "percentiles" && !(lo >= 0 && lo < hi && hi <= 100))
+            err = "percentiles needs 0 <= LO < HI <= 100";
+        else if (o == "fixed-range" && !(lo < hi))
+            err = "fixed-range needs LO < HI";
+        else if (o == "percentiles")
+            s.view.pct_lo = lo, s.view.pct_hi = hi;
+        else
+            s.view.fixed_lo = lo, s.view.fixed_hi = hi;
     } else if (o == "no-shift") {
-        if (v.size() != 1 || (v[0] != "true" && v[0] != "false")) err = "no-shift takes true or false";
-        else s.view.shift = v[0] == "false";
+        if (v.size() != 1 || (v[0] != "true" && v[0] != "false"))
+            err = "no-shift takes true or false";
+        else
+            s.view.shift = v[0] == "false";
     } else {
         err = "unknown option '" + o + "'";
     }
@@ -246,8 +306,8 @@ std::vector<std::string> option_steps(const std::string& o) {
     return {};
 }
 
-#define SPECVIEW_INSTANTIATE_NAMES(E)             \
-    template const std::string& name_of<E>(E);     \
+#define SPECVIEW_INSTANTIATE_NAMES(E)          \
+    template const std::string& name_of<E>(E); \
     template std::optional<E> parse_name<E>(const std::string&);
 SPECVIEW_INSTANTIATE_NAMES(Backend)
 SPECVIEW_INSTANTIATE_NAMES(PadMode)

@@ -30,8 +30,8 @@ struct CpuFft::Impl {
     int w = 0, h = 0, threads = 0;
     fftwf_plan plan = nullptr;
     fftwf_plan inverse = nullptr;  // c2r in place, made on first use
-    float* in = nullptr;  // in place: the padded real rows, then the half spectrum
-    bool measured = false;  // planned from measurements (wisdom) rather than estimated
+    float* in = nullptr;           // in place: the padded real rows, then the half spectrum
+    bool measured = false;         // planned from measurements (wisdom) rather than estimated
 
     void reset() {
         if (plan) fftwf_destroy_plan(plan);
@@ -90,8 +90,10 @@ void export_wisdom() {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(p).parent_path(), ec);
     const std::string tmp = p + ".tmp-" + std::to_string(::getpid());
-    if (fftwf_export_wisdom_to_filename(tmp.c_str())) std::filesystem::rename(tmp, p, ec);
-    else std::filesystem::remove(tmp, ec);
+    if (fftwf_export_wisdom_to_filename(tmp.c_str()))
+        std::filesystem::rename(tmp, p, ec);
+    else
+        std::filesystem::remove(tmp, ec);
 }
 }  // namespace
 
@@ -119,7 +121,8 @@ void CpuFft::forward(const Plane& p, std::vector<std::complex<float>>& out) {
     const int w = p.width, h = p.height;
     float* in = input(w, h);
     const std::size_t st = stride();
-    for (int y = 0; y < h; ++y) std::memcpy(in + std::size_t(y) * st, p.v.data() + std::size_t(y) * w, sizeof(float) * w);
+    for (int y = 0; y < h; ++y)
+        std::memcpy(in + std::size_t(y) * st, p.v.data() + std::size_t(y) * w, sizeof(float) * w);
     execute();
     full(out);
 }
@@ -187,7 +190,8 @@ void CpuFft::make_plan(int w, int h) {
         if (!m.plan) m.plan = fftwf_plan_dft_r2c_2d(h, w, m.in, out, FFTW_ESTIMATE);
         if (!m.plan) {
             m.reset();
-            throw std::runtime_error("FFTW could not plan a " + std::to_string(w) + "x" + std::to_string(h) + " transform");
+            throw std::runtime_error("FFTW could not plan a " + std::to_string(w) + "x" + std::to_string(h) +
+                                     " transform");
         }
         m.w = w;
         m.h = h;
@@ -217,7 +221,9 @@ void expand_half_spectrum(const std::complex<float>* H, int w, int h, std::vecto
 
 std::complex<float> CpuFft::at(int x, int y) const { return half_spectrum_bin(half(), impl_->w, impl_->h, x, y); }
 
-void CpuFft::full(std::vector<std::complex<float>>& out) const { expand_half_spectrum(half(), impl_->w, impl_->h, out); }
+void CpuFft::full(std::vector<std::complex<float>>& out) const {
+    expand_half_spectrum(half(), impl_->w, impl_->h, out);
+}
 
 void compute_view_values(const std::complex<float>* F, int w, int h, const ViewParams& vp, std::vector<float>& values) {
     values.resize(std::size_t(w) * h);
@@ -234,10 +240,11 @@ void compute_view_values(const std::complex<float>* F, int w, int h, const ViewP
 std::vector<float> mean_power_view_values(const std::vector<double>& power_sum, int frames, int width, int height,
                                           const ViewParams& vp, float* lo, float* hi) {
     if (frames < 1 || power_sum.size() != std::size_t(width) * std::size_t(height))
-        throw std::invalid_argument("mean_power_view_values: a sum of " + std::to_string(power_sum.size()) + " bins for " +
-                                    std::to_string(width) + "x" + std::to_string(height));
+        throw std::invalid_argument("mean_power_view_values: a sum of " + std::to_string(power_sum.size()) +
+                                    " bins for " + std::to_string(width) + "x" + std::to_string(height));
     std::vector<std::complex<float>> F(power_sum.size());
-    for (std::size_t i = 0; i < F.size(); ++i) F[i] = std::complex<float>(float(std::sqrt(power_sum[i] / frames)), 0.0f);
+    for (std::size_t i = 0; i < F.size(); ++i)
+        F[i] = std::complex<float>(float(std::sqrt(power_sum[i] / frames)), 0.0f);
     std::vector<float> values;
     compute_view_values(F.data(), width, height, vp, values);
     compute_range(values, vp, lo, hi);
@@ -494,7 +501,8 @@ void picture_from_half(const std::complex<float>* half, int w, int h, const View
     rgba.resize(std::size_t(w) * h);
     std::uint32_t* out = rgba.data();
     // The view values, as float bits in the picture's own buffer; min and max per band.
-    std::vector<float> mins(std::size_t(std::max(1, threads)), FLT_MAX), maxs(std::size_t(std::max(1, threads)), -FLT_MAX);
+    std::vector<float> mins(std::size_t(std::max(1, threads)), FLT_MAX),
+        maxs(std::size_t(std::max(1, threads)), -FLT_MAX);
     parallel_bands(h, threads, [&](int y0, int y1, int band) {
         const std::size_t n = static_cast<std::size_t>(w);
         std::vector<float> re(n), im(n), v(n);
@@ -528,9 +536,18 @@ void picture_from_half(const std::complex<float>* half, int w, int h, const View
     });
     const float mn = *std::min_element(mins.begin(), mins.end()), mx = *std::max_element(maxs.begin(), maxs.end());
     switch (vp.range) {
-        case RangeMode::Auto: *lo = mn; *hi = mx; break;
-        case RangeMode::Top: *lo = mx - vp.top_span; *hi = mx; break;
-        case RangeMode::Fixed: *lo = vp.fixed_lo; *hi = vp.fixed_hi; break;
+        case RangeMode::Auto:
+            *lo = mn;
+            *hi = mx;
+            break;
+        case RangeMode::Top:
+            *lo = mx - vp.top_span;
+            *hi = mx;
+            break;
+        case RangeMode::Fixed:
+            *lo = vp.fixed_lo;
+            *hi = vp.fixed_hi;
+            break;
         case RangeMode::Percentile: {
             const long long n = (long long)rgba.size();
             *lo = kth_smallest_bits(out, rgba.size(), std::size_t(percentile_index(vp.pct_lo, n)));
@@ -550,9 +567,15 @@ void picture_from_half(const std::complex<float>* half, int w, int h, const View
     parallel_bands(h, threads, [&](int y0, int y1, int) {
         const std::size_t i0 = std::size_t(y0) * w, n = std::size_t(y1 - y0) * w;
         switch (format) {
-            case PictureFormat::Rgba8: to_levels(out + i0, out + i0, n, l, span, flat, lut.rgba); break;
-            case PictureFormat::Level8: to_levels(out + i0, l8 + i0, n, l, span, flat, nullptr); break;
-            case PictureFormat::Level16: to_levels(out + i0, l16 + i0, n, l, span, flat, nullptr); break;
+            case PictureFormat::Rgba8:
+                to_levels(out + i0, out + i0, n, l, span, flat, lut.rgba);
+                break;
+            case PictureFormat::Level8:
+                to_levels(out + i0, l8 + i0, n, l, span, flat, nullptr);
+                break;
+            case PictureFormat::Level16:
+                to_levels(out + i0, l16 + i0, n, l, span, flat, nullptr);
+                break;
         }
     });
     if (format != PictureFormat::Rgba8) std::vector<std::uint32_t>().swap(rgba);
@@ -619,8 +642,9 @@ public:
         f.height = h;
         t0 = BackendClock::now();
         fft_.execute();
-        f.timings.push_back({std::string("FFTW r2c 2D (in place, ") + (fft_.measured() ? "measured plan)" : "estimated plan)"),
-                             ms_since(t0), double(w) * h * 8.0});
+        f.timings.push_back(
+            {std::string("FFTW r2c 2D (in place, ") + (fft_.measured() ? "measured plan)" : "estimated plan)"),
+             ms_since(t0), double(w) * h * 8.0});
         f.backend = "CPU (FFTW)";
         // The full spectrum only where it is asked for (--raw); readouts, bins and profiles read the transform's
         // half spectrum, before any mask: in FFTW's buffer, or (a mask or an inverse will change that) a copy of it.
@@ -650,8 +674,8 @@ public:
                 // New brush dabs only: stamped into the kept layer, the mask re-made where they landed.
                 const float* fh = filter_half_.empty() ? nullptr : filter_half_.data();
                 const bool inv = s.mask_invert;
-                stamp_strokes_half(s.strokes.data() + mask_strokes_.size(), s.strokes.size() - mask_strokes_.size(), w, h,
-                                   brush_half_.data(), [&](std::size_t i) {
+                stamp_strokes_half(s.strokes.data() + mask_strokes_.size(), s.strokes.size() - mask_strokes_.size(), w,
+                                   h, brush_half_.data(), [&](std::size_t i) {
                                        const float m = (fh ? fh[i] : 1.0f) * brush_half_[i];
                                        mask_[i] = inv ? 1.0f - m : m;
                                    });
@@ -668,10 +692,11 @@ public:
                 if (!s.strokes.empty()) {
                     const float* fh = filter_half_.empty() ? nullptr : filter_half_.data();
                     const bool inv = s.mask_invert;
-                    stamp_strokes_half(s.strokes.data(), s.strokes.size(), w, h, brush_half_.data(), [&](std::size_t i) {
-                        const float m = (fh ? fh[i] : 1.0f) * brush_half_[i];
-                        mask_[i] = inv ? 1.0f - m : m;
-                    });
+                    stamp_strokes_half(s.strokes.data(), s.strokes.size(), w, h, brush_half_.data(),
+                                       [&](std::size_t i) {
+                                           const float m = (fh ? fh[i] : 1.0f) * brush_half_[i];
+                                           mask_[i] = inv ? 1.0f - m : m;
+                                       });
                 }
                 mask_filters_ = s.filters;
                 mask_strokes_ = s.strokes;
@@ -684,12 +709,14 @@ public:
             const float* m = mask_.data();
             for (std::size_t i = 0; i < count; ++i) half[i] *= m[i];
             half_ok_ = false;  // readouts come from data_, the unmasked spectrum
-            f.timings.push_back({"mask (" + mask_summary(s.filters, s.strokes, s.mask_invert) + ")", ms_since(t0), double(count) * 20.0});
+            f.timings.push_back({"mask (" + mask_summary(s.filters, s.strokes, s.mask_invert) + ")", ms_since(t0),
+                                 double(count) * 20.0});
         }
         f.picture = o.picture;
         if (o.want_rgba) {  // not for a stack's power sum, a saved spectrum, a correlation: 14% of --average's time
             t0 = BackendClock::now();
-            picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.picture, &f.levels);
+            picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.picture,
+                              &f.levels);
             f.timings.push_back({"view + range + colormap (" + std::to_string(threads) + " threads)", ms_since(t0),
                                  double(w) * h * 12.0});
         }
@@ -753,8 +780,8 @@ public:
         sum.assign(n > 0 ? std::size_t(w) * h : 0, 0.0);
         for (int y = 0; n > 0 && y < h; ++y)
             for (int x = 0; x < w; ++x)
-                sum[std::size_t(y) * w + x] = x < hw ? power_[std::size_t(y) * hw + x]
-                                                     : power_[std::size_t(y == 0 ? 0 : h - y) * hw + (w - x)];
+                sum[std::size_t(y) * w + x] =
+                    x < hw ? power_[std::size_t(y) * hw + x] : power_[std::size_t(y == 0 ? 0 : h - y) * hw + (w - x)];
         *width = w;
         *height = h;
         power_.clear();
@@ -815,14 +842,18 @@ public:
         return p;
     }
 
-    std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx, const std::vector<int>& ky) override {
+    std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx,
+                                                   const std::vector<int>& ky) override {
         const bool whole = spectrum_kept_ && data_ && data_->size() == std::size_t(width_) * height_;
         if (!whole && !kept_half()) throw gpu::ConfigError("no spectrum kept from the last run");
         std::vector<std::complex<float>> out(kx.size());
         for (std::size_t i = 0; i < kx.size(); ++i) {
-            if (kx[i] < 0 || ky[i] < 0 || kx[i] >= width_ || ky[i] >= height_) throw gpu::ConfigError("bin outside the spectrum");
-            if (whole) out[i] = (*data_)[std::size_t(ky[i]) * width_ + kx[i]];
-            else kept_bin(kx[i], ky[i], &out[i]);
+            if (kx[i] < 0 || ky[i] < 0 || kx[i] >= width_ || ky[i] >= height_)
+                throw gpu::ConfigError("bin outside the spectrum");
+            if (whole)
+                out[i] = (*data_)[std::size_t(ky[i]) * width_ + kx[i]];
+            else
+                kept_bin(kx[i], ky[i], &out[i]);
         }
         return out;
     }
@@ -841,9 +872,10 @@ private:
     CpuFft fft_;
     std::shared_ptr<std::vector<std::complex<float>>> data_;
     std::vector<float> values_;
-    bool half_ok_ = false;  // fft_ holds the last run's half spectrum
+    bool half_ok_ = false;        // fft_ holds the last run's half spectrum
     bool spectrum_kept_ = false;  // data_ is the last run's whole unmasked spectrum
-    std::vector<std::complex<float>> kept_half_;  // the last run's unmasked half spectrum, when a mask or inverse followed
+    std::vector<std::complex<float>>
+        kept_half_;  // the last run's unmasked half spectrum, when a mask or inverse followed
     bool half_kept_ = false;
     std::vector<float> mask_;  // over the half spectrum, for mask_filters_ at mask_w_ x mask_h_
     std::vector<FilterSpec> mask_filters_, filter_half_key_;

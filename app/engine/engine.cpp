@@ -66,8 +66,8 @@ struct Engine::Impl {
         if (!has_image) throw InputError("(none)", "no image loaded");
         if (s.channel == Channel::A && !(image_ptr->channels == 2 || image_ptr->channels == 4))
             throw InputError(name, "has no alpha channel (--channel a)");
-        const PlaneKey key{image_version, s.channel, s.window, s.tukey_alpha, s.kaiser_beta, s.window_shape, s.level, s.pad,
-                           s.pad_fill};
+        const PlaneKey key{image_version,  s.channel, s.window, s.tukey_alpha, s.kaiser_beta,
+                           s.window_shape, s.level,   s.pad,    s.pad_fill};
         if (!(key == plane_key && plane_version != 0)) {
             plane_key = key;
             ++plane_version;
@@ -143,7 +143,8 @@ PowerProfiles Engine::power_profiles(const Settings& s) {
     return impl_->backend_for(s).power_profiles(s);
 }
 
-std::vector<std::complex<float>> Engine::spectrum_bins(const Settings& s, const std::vector<int>& kx, const std::vector<int>& ky) {
+std::vector<std::complex<float>> Engine::spectrum_bins(const Settings& s, const std::vector<int>& kx,
+                                                       const std::vector<int>& ky) {
     if (kx.size() != ky.size()) throw gpu::ConfigError("spectrum_bins: as many kx as ky");
     if (s.stop.kind != gpu::StopPoint::Kind::Done) throw gpu::ConfigError("no spectrum at a classroom stop");
     return impl_->backend_for(s).spectrum_bins(s, kx, ky);

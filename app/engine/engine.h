@@ -62,15 +62,15 @@ struct Frame {
     float lab_lo = 0, lab_hi = 0;
     std::uint64_t slot_lab_consumed_event = 0;
     int picture_slot = -1;
-    std::uint64_t slot_consumed_event = 0;       // cudaEvent_t the consumer records after copying the slot
+    std::uint64_t slot_consumed_event = 0;  // cudaEvent_t the consumer records after copying the slot
     // CPU backend: the data the picture shows (the spectrum, or the classroom stop's data), unshifted,
     // width x height; shared, never copied. GPU backends keep theirs on the device (Engine::read_value).
     SharedSpectrum host_data;
     float range_lo = 0, range_hi = 0;
     std::vector<gpu::KernelTiming> timings;
-    double total_ms = 0;                        // transform + view stages (not uploads/downloads)
-    std::string backend;                        // what actually ran, in words
-    std::vector<std::string> notes;             // clamps and fallbacks, in words
+    double total_ms = 0;             // transform + view stages (not uploads/downloads)
+    std::string backend;             // what actually ran, in words
+    std::vector<std::string> notes;  // clamps and fallbacks, in words
     std::vector<gpu::KernelResources> resources;
     // The custom pipeline's two row passes as launched (on the CPU model: as they would be on an H100).
     std::vector<gpu::RowFftPlan> row_plans;
@@ -120,7 +120,8 @@ public:
     PowerProfiles power_profiles(const Settings& s);
     // Unmasked spectrum values of the last run at unshifted bins (kx[i], ky[i]), for the line profile and the
     // log-phi view; every bin must lie in the transform.
-    std::vector<std::complex<float>> spectrum_bins(const Settings& s, const std::vector<int>& kx, const std::vector<int>& ky);
+    std::vector<std::complex<float>> spectrum_bins(const Settings& s, const std::vector<int>& kx,
+                                                   const std::vector<int>& ky);
 
     // The plane fed to the FFT for these settings (prepared now if needed).
     const PreparedPlane& prepared(const Settings& s);

@@ -73,14 +73,17 @@ public:
         f.notes = std::move(r.notes);
         f.resources = std::move(r.resources);
         f.row_plans = std::move(r.row_plans);
-        f.backend = s.backend == Backend::Custom       ? "custom CUDA (row FFT / transpose) on " + dev_.name
-                    : s.backend == Backend::CustomFast ? "custom-fast CUDA (two fused passes) on " + dev_.name
-                    : std::string("cuFFT ") + (s.cufft_mode == gpu::CufftMode::R2C ? "R2C" : "C2C") + " on " + dev_.name;
+        f.backend =
+            s.backend == Backend::Custom ? "custom CUDA (row FFT / transpose) on " + dev_.name
+            : s.backend == Backend::CustomFast
+                ? "custom-fast CUDA (two fused passes) on " + dev_.name
+                : std::string("cuFFT ") + (s.cufft_mode == gpu::CufftMode::R2C ? "R2C" : "C2C") + " on " + dev_.name;
         return f;
     }
 
     std::complex<double> read_value(const Settings& s, int x, int y) override {
-        if (s.backend == Backend::Custom && s.stop.kind != gpu::StopPoint::Kind::Done) return engine_.stopped_element(x, y);
+        if (s.backend == Backend::Custom && s.stop.kind != gpu::StopPoint::Kind::Done)
+            return engine_.stopped_element(x, y);
         return engine_.plane_dft_bin(x, y);
     }
 
@@ -98,7 +101,8 @@ public:
         return engine_.take_power_sum(sum, width, height);
     }
 
-    std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx, const std::vector<int>& ky) override {
+    std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx,
+                                                   const std::vector<int>& ky) override {
         return engine_.spectrum_bins(kx, ky);
     }
 
@@ -119,9 +123,9 @@ private:
     }
     // The request's path, transform and view settings.
     static void fill(gpu::GpuRequest& req, const Settings& s, const RunOptions& o) {
-        req.path = s.backend == Backend::Custom ? gpu::Path::Custom
+        req.path = s.backend == Backend::Custom       ? gpu::Path::Custom
                    : s.backend == Backend::CustomFast ? gpu::Path::CustomFast
-                                                       : gpu::Path::Cufft;
+                                                      : gpu::Path::Cufft;
         req.custom = s.custom;
         req.cufft_mode = s.cufft_mode;
         req.stop = s.backend == Backend::Custom ? s.stop : gpu::StopPoint{};
@@ -153,8 +157,9 @@ gpu::PlaneRecipe plane_recipe(const Image& img, const Settings& s, std::uint64_t
     r.samples = img.data();
     if (img.on_device()) {  // a video frame NVDEC decoded: its samples stay on the device
         if (s.level != Level::None)
-            throw gpu::ConfigError("levelling a plane (--level) needs the frame on the host: decode the video on the "
-                                   "CPU (--video-decode cpu)");
+            throw gpu::ConfigError(
+                "levelling a plane (--level) needs the frame on the host: decode the video on the "
+                "CPU (--video-decode cpu)");
         r.device_samples = img.device->data;
         r.device_pitch = img.device->pitch;
         r.significant_bits = img.device->significant_bits;

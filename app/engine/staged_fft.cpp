@@ -18,7 +18,8 @@ namespace {
 int log2_exact(int n) {
     int l = 0;
     while ((1 << l) < n) ++l;
-    if ((1 << l) != n) throw gpu::ConfigError("the staged radix-2 FFT needs power-of-two sizes; got " + std::to_string(n));
+    if ((1 << l) != n)
+        throw gpu::ConfigError("the staged radix-2 FFT needs power-of-two sizes; got " + std::to_string(n));
     return l;
 }
 }  // namespace

@@ -82,9 +82,12 @@ bool recv_msg(T* m, int* fd = nullptr, int* fd2 = nullptr) {
             for (std::size_t i = 0; i < count; ++i) {
                 int got_fd;
                 std::memcpy(&got_fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                if (fd && *fd < 0) *fd = got_fd;
-                else if (fd2 && *fd2 < 0) *fd2 = got_fd;
-                else close(got_fd);
+                if (fd && *fd < 0)
+                    *fd = got_fd;
+                else if (fd2 && *fd2 < 0)
+                    *fd2 = got_fd;
+                else
+                    close(got_fd);
             }
         }
     return got == ssize_t(sizeof(T));
@@ -102,14 +105,14 @@ std::string install_seccomp() {
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
     if (!ctx) return "seccomp_init failed";
     const int allowed[] = {
-        SCMP_SYS(read), SCMP_SYS(pread64), SCMP_SYS(write), SCMP_SYS(lseek), SCMP_SYS(close),
-        SCMP_SYS(recvmsg), SCMP_SYS(sendmsg),
-        SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap), SCMP_SYS(mprotect), SCMP_SYS(brk), SCMP_SYS(madvise),
-        SCMP_SYS(memfd_create), SCMP_SYS(ftruncate), SCMP_SYS(fcntl),
-        SCMP_SYS(futex), SCMP_SYS(getrandom), SCMP_SYS(clock_gettime), SCMP_SYS(gettid), SCMP_SYS(getpid),
-        SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn), SCMP_SYS(tgkill),  // abort()
+        SCMP_SYS(read),    SCMP_SYS(pread64),        SCMP_SYS(write),         SCMP_SYS(lseek),
+        SCMP_SYS(close),   SCMP_SYS(recvmsg),        SCMP_SYS(sendmsg),       SCMP_SYS(mmap),
+        SCMP_SYS(munmap),  SCMP_SYS(mremap),         SCMP_SYS(mprotect),      SCMP_SYS(brk),
+        SCMP_SYS(madvise), SCMP_SYS(memfd_create),   SCMP_SYS(ftruncate),     SCMP_SYS(fcntl),
+        SCMP_SYS(futex),   SCMP_SYS(getrandom),      SCMP_SYS(clock_gettime), SCMP_SYS(gettid),
+        SCMP_SYS(getpid),  SCMP_SYS(rt_sigprocmask), SCMP_SYS(rt_sigreturn),  SCMP_SYS(tgkill),  // abort()
         SCMP_SYS(sysinfo),  // glibc's qsort asks for the memory size (libtiff sorts a directory's tags)
-        SCMP_SYS(exit), SCMP_SYS(exit_group),
+        SCMP_SYS(exit),    SCMP_SYS(exit_group),
     };
     int rc = 0;
     for (int s : allowed) rc = rc ? rc : seccomp_rule_add(ctx, SCMP_ACT_ALLOW, s, 0);
@@ -118,7 +121,9 @@ std::string install_seccomp() {
     // video at 11-12 frames/s on the H100 machine): threads only (clone with CLONE_THREAD; clone3, whose flags
     // a filter cannot read, answers ENOSYS so that glibc falls back to clone), and what a new thread's start
     // asks for (robust futex list, restartable sequences, its CPU set, the handler glibc installs for its first).
-    if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+    if (!rc)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+                              SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
     if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
     for (int sys : {SCMP_SYS(set_robust_list), SCMP_SYS(rseq), SCMP_SYS(sched_getaffinity), SCMP_SYS(sched_yield),
                     SCMP_SYS(rt_sigaction)})
@@ -126,8 +131,9 @@ std::string install_seccomp() {
 #endif
     // Its own address-space limit, which the parent sets per image through this process (an unprivileged
     // parent cannot set another user's limits): prlimit64 on itself, RLIMIT_AS only.
-    if (!rc) rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, SCMP_A0(SCMP_CMP_EQ, 0),
-                                   SCMP_A1(SCMP_CMP_EQ, RLIMIT_AS));
+    if (!rc)
+        rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 2, SCMP_A0(SCMP_CMP_EQ, 0),
+                              SCMP_A1(SCMP_CMP_EQ, RLIMIT_AS));
     if (!rc) rc = seccomp_load(ctx);
     seccomp_release(ctx);
     return rc ? std::string("seccomp: ") + std::strerror(-rc) : "";
@@ -196,13 +202,15 @@ void selftest(specview::ByteView bytes, const specview::HeaderCheck& check) {
     static const char tag[] = "SPECVIEW-SELFTEST:";
     if (!g_selftest || bytes.size() < sizeof tag - 1 || std::memcmp(bytes.data(), tag, sizeof tag - 1) != 0) return;
     const std::string what(bytes.begin() + long(sizeof tag - 1), bytes.end());
-    if (what.rfind("hang-header", 0) == 0) for (volatile int spin = 0;; spin = spin + 1) {}
+    if (what.rfind("hang-header", 0) == 0)
+        for (volatile int spin = 0;; spin = spin + 1) {}
     check(specview::ImageHeader{64, 64, 1, 8, "selftest"});
     if (what.rfind("crash", 0) == 0) {
         volatile int* p = nullptr;
         *p = 1;
     }
-    if (what.rfind("hang", 0) == 0) for (volatile int spin = 0;; spin = spin + 1) {}
+    if (what.rfind("hang", 0) == 0)
+        for (volatile int spin = 0;; spin = spin + 1) {}
     if (what.rfind("syscall", 0) == 0) {
         const int fd = open("/etc/hostname", O_RDONLY);  // not on the list: the kernel ends the process here
         if (fd >= 0) close(fd);
@@ -329,8 +337,10 @@ void serve_one(const w::Request& req, int file_fd) {
         for (int k = 0; k < count; ++k) {
             const bool stop = guarded([&] {
                 if (k == 0) selftest(bytes, check);
-                if (!reader) reader = std::make_unique<specview::FrameReader>(
-                    bytes, "", lim, std::string(req.named_format, strnlen(req.named_format, sizeof req.named_format)));
+                if (!reader)
+                    reader = std::make_unique<specview::FrameReader>(
+                        bytes, "", lim,
+                        std::string(req.named_format, strnlen(req.named_format, sizeof req.named_format)));
                 specview::Image img = reader->decode(req.frame + k, check);
                 if (count == 1) {  // a single image: the file's mapping goes before the samples are sent
                     reader.reset();
@@ -361,8 +371,9 @@ void serve_one(const w::Request& req, int file_fd) {
 int main(int argc, char** argv) {
     struct stat st {};
     if (argc != 1 || fstat(kSock, &st) != 0 || !S_ISSOCK(st.st_mode)) {
-        std::fprintf(stderr, "specview-decoder: the sandboxed image decoder of specview; it is started by specview, "
-                             "not by hand\n");
+        std::fprintf(stderr,
+                     "specview-decoder: the sandboxed image decoder of specview; it is started by specview, "
+                     "not by hand\n");
         return 2;
     }
     close_range(kSock + 1, ~0u, 0);
@@ -381,7 +392,8 @@ int main(int argc, char** argv) {
     w::Hello hello;
     hello.baseline_bytes = address_space_bytes();
     const char* off = std::getenv("SPECVIEW_DECODER_NO_SANDBOX");
-    const std::string why = off && std::string(off) == "1" ? "switched off (SPECVIEW_DECODER_NO_SANDBOX=1)" : enter_sandbox();
+    const std::string why =
+        off && std::string(off) == "1" ? "switched off (SPECVIEW_DECODER_NO_SANDBOX=1)" : enter_sandbox();
     hello.sandboxed = why.empty();
     put(hello.note, why);
     if (!send_msg(&hello, sizeof hello)) return 0;

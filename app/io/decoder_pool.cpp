@@ -64,14 +64,22 @@ private:
 
 std::string signal_name(int sig) {
     switch (sig) {
-        case SIGSEGV: return "SIGSEGV";
-        case SIGBUS: return "SIGBUS";
-        case SIGABRT: return "SIGABRT";
-        case SIGFPE: return "SIGFPE";
-        case SIGILL: return "SIGILL";
-        case SIGKILL: return "SIGKILL";
-        case SIGSYS: return "SIGSYS";
-        default: return "signal " + std::to_string(sig);
+        case SIGSEGV:
+            return "SIGSEGV";
+        case SIGBUS:
+            return "SIGBUS";
+        case SIGABRT:
+            return "SIGABRT";
+        case SIGFPE:
+            return "SIGFPE";
+        case SIGILL:
+            return "SIGILL";
+        case SIGKILL:
+            return "SIGKILL";
+        case SIGSYS:
+            return "SIGSYS";
+        default:
+            return "signal " + std::to_string(sig);
     }
 }
 
@@ -171,8 +179,10 @@ struct DecoderPool::Child {
                 if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
                     int got_fd;
                     std::memcpy(&got_fd, CMSG_DATA(c), sizeof(int));
-                    if (fd && fd->get() < 0) *fd = Fd(got_fd);
-                    else ::close(got_fd);
+                    if (fd && fd->get() < 0)
+                        *fd = Fd(got_fd);
+                    else
+                        ::close(got_fd);
                 }
             return got < 0 ? 0 : got;
         }
@@ -189,8 +199,10 @@ struct DecoderPool::Bank {
 
     void put(int fd, std::uint64_t bytes) {
         std::lock_guard<std::mutex> lock(mu);
-        if (bytes <= kLargest && spare.size() < keep) spare.emplace_back(fd, bytes);
-        else ::close(fd);
+        if (bytes <= kLargest && spare.size() < keep)
+            spare.emplace_back(fd, bytes);
+        else
+            ::close(fd);
     }
     std::pair<int, std::uint64_t> take() {
         std::lock_guard<std::mutex> lock(mu);
@@ -341,8 +353,10 @@ std::unique_ptr<DecoderPool::Child> DecoderPool::take(bool video) {
 void DecoderPool::give_back(std::unique_ptr<Child> c) {
     std::lock_guard<std::mutex> lock(mu_);
     --busy_;
-    if (c && c->pid > 0) idle_.push_back(std::move(c));
-    else --alive_;
+    if (c && c->pid > 0)
+        idle_.push_back(std::move(c));
+    else
+        --alive_;
     cv_.notify_one();
 }
 
@@ -410,12 +424,13 @@ int DecoderPool::load_frames_parallel(const std::string& path, const LoadLimits&
                    },
                    each,
                    [&](int f) {
-                       return std::make_exception_ptr(InputError(path, "frame " + std::to_string(f + 1) + " did not arrive"));
+                       return std::make_exception_ptr(
+                           InputError(path, "frame " + std::to_string(f + 1) + " did not arrive"));
                    });
 }
 
-int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int first, int count, const HeaderCheck& check,
-                             const std::function<bool(Image)>& each) {
+int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int first, int count,
+                             const HeaderCheck& check, const std::function<bool(Image)>& each) {
     if (count < 1) return 0;
     // What can be said without reading a byte, as load_image says it.
     std::error_code ec;
@@ -434,15 +449,16 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
     const bool have_magic = pread(file.get(), magic, sizeof magic, 0) == ssize_t(sizeof magic);
     // Video goes to the video decoder helper (FFmpeg linked in); everything else to the lean image one.
     const bool video = have_magic && is_video(std::vector<unsigned char>(magic, magic + sizeof magic));
-    const bool stack_format = have_magic &&
-                              (std::memcmp(magic, "\x93NUMPY", 6) == 0 || std::memcmp(magic, "II*\0", 4) == 0 ||
-                               std::memcmp(magic + 4, "ftyp", 4) == 0 || std::memcmp(magic, "\x1A\x45\xDF\xA3", 4) == 0 ||
-                               std::memcmp(magic, "RIFF", 4) == 0 ||
-                               std::memcmp(magic, "MM\0*", 4) == 0 || std::memcmp(magic, "II+\0", 4) == 0 ||
-                               std::memcmp(magic, "MM\0+", 4) == 0);
-    const std::uint64_t cap = stack_format ? std::max(lim.max_file_bytes, lim.max_stack_file_bytes) : lim.max_file_bytes;
+    const bool stack_format =
+        have_magic && (std::memcmp(magic, "\x93NUMPY", 6) == 0 || std::memcmp(magic, "II*\0", 4) == 0 ||
+                       std::memcmp(magic + 4, "ftyp", 4) == 0 || std::memcmp(magic, "\x1A\x45\xDF\xA3", 4) == 0 ||
+                       std::memcmp(magic, "RIFF", 4) == 0 || std::memcmp(magic, "MM\0*", 4) == 0 ||
+                       std::memcmp(magic, "II+\0", 4) == 0 || std::memcmp(magic, "MM\0+", 4) == 0);
+    const std::uint64_t cap =
+        stack_format ? std::max(lim.max_file_bytes, lim.max_stack_file_bytes) : lim.max_file_bytes;
     if (size > cap)
-        throw InputError(path, "file is " + human_bytes(double(size)) + ", over the limit of " + human_bytes(double(cap)));
+        throw InputError(path,
+                         "file is " + human_bytes(double(size)) + ", over the limit of " + human_bytes(double(cap)));
 
     std::unique_ptr<Child> c;
     try {
@@ -460,8 +476,9 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
     auto fail = [&](bool timed_out, double seconds) -> DecodeError {
         if (timed_out) {
             c->stop();
-            return DecodeError(path, "decoding took longer than " + std::to_string(int(seconds + 0.5)) +
-                                         " s; the decoder was stopped", DecodeFailure::TimedOut);
+            return DecodeError(
+                path, "decoding took longer than " + std::to_string(int(seconds + 0.5)) + " s; the decoder was stopped",
+                DecodeFailure::TimedOut);
         }
         DecodeFailure kind = DecodeFailure::Crashed;
         const std::string why = c->reap(&kind);
@@ -492,7 +509,7 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
         alignas(8) unsigned char buf[kMessage] = {};
         ssize_t got = 0;
         Fd out;
-        bool waiting = false;      // go was said: the result is still to come
+        bool waiting = false;  // go was said: the result is still to come
         double decode_seconds = 0;
     };
     auto kind_of = [](const unsigned char* b) {
@@ -532,9 +549,11 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
         g.go = go ? 1 : 0;
         // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
         // data, the output and a conversion at once), with room for the allocator.
-        g.memory_limit = std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
+        g.memory_limit =
+            std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
         // A video's frame threads: each holds frames in flight (4:2:0 and deeper: within 3x the luma) and a stack.
-        if (h.format == "video") g.memory_limit += std::uint64_t(kVideoDecodeThreads * (3.0 * sample_bytes + double(16 << 20)));
+        if (h.format == "video")
+            g.memory_limit += std::uint64_t(kVideoDecodeThreads * (3.0 * sample_bytes + double(16 << 20)));
         // Every frame to decode gets a spare sample buffer along with its go, when the bank has one: its pages
         // exist already (a fresh 6 MB memfd costs about 4 ms in page allocation), and a stack's frames reuse
         // those of frames already consumed.
@@ -606,7 +625,8 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
         }
         const std::size_t n = r.bytes;
         void* p = mmap(nullptr, n, PROT_READ, MAP_SHARED | MAP_POPULATE, out.get(), 0);
-        if (p == MAP_FAILED) throw InputError(path, "cannot map the decoded pixels: " + std::string(std::strerror(errno)));
+        if (p == MAP_FAILED)
+            throw InputError(path, "cannot map the decoded pixels: " + std::string(std::strerror(errno)));
         // When the last copy of the Image goes, the buffer goes back to the bank for a later decode.
         const int fd = std::exchange(out, Fd()).release();
         const std::uint64_t cap = std::uint64_t(ost.st_size);

@@ -21,11 +21,11 @@
 namespace specview {
 
 struct DecoderOptions {
-    int processes = 0;            // 0: min(4, cores)
-    double header_seconds = 10;   // to read the file and parse its header
-    double base_seconds = 5;      // + this and
-    double ns_per_sample = 100;   // this per decoded sample, to decode after the header
-    bool sandbox = true;          // seccomp + privileges dropped (tests turn it off only to compare costs)
+    int processes = 0;           // 0: min(4, cores)
+    double header_seconds = 10;  // to read the file and parse its header
+    double base_seconds = 5;     // + this and
+    double ns_per_sample = 100;  // this per decoded sample, to decode after the header
+    bool sandbox = true;         // seccomp + privileges dropped (tests turn it off only to compare costs)
 };
 
 // What a decoder child's failure was, for the message and for tests.
@@ -117,9 +117,9 @@ struct Request {  // parent -> child, with the file's descriptor
     std::uint64_t max_pixels = 0;
     std::uint64_t file_bytes = 0;
     std::uint64_t memory_limit = 0;  // address space until the header (the child sets it on itself)
-    std::int32_t frame = 0;            // which frame of a stack (LoadLimits::frame) ...
-    std::int32_t frame_count = 1;      // ... and how many from there: each its own header, go and result
-    char named_format[16] = {};        // what the file's name claims (format_named_by), for the messages
+    std::int32_t frame = 0;          // which frame of a stack (LoadLimits::frame) ...
+    std::int32_t frame_count = 1;    // ... and how many from there: each its own header, go and result
+    char named_format[16] = {};      // what the file's name claims (format_named_by), for the messages
 };
 struct Header {  // child -> parent, before any pixel is decoded
     std::uint32_t kind = kHeader;
@@ -129,7 +129,7 @@ struct Header {  // child -> parent, before any pixel is decoded
 struct Go {  // parent -> child: decode (1) or stop (0)
     std::uint32_t kind = kGo;
     std::int32_t go = 0;
-    std::uint64_t memory_limit = 0;  // address space for decoding this image
+    std::uint64_t memory_limit = 0;    // address space for decoding this image
     std::uint64_t recycled_bytes = 0;  // the size of the spare sample buffer sent along (its descriptor), or 0
 };
 struct Result {  // child -> parent, with a memfd (sealed against shrinking) holding the samples when ok

@@ -25,7 +25,8 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     // The frequency lab: the mask (over the half spectrum on the CPU, 2N; the full one on the device, 4N) and
     // the filtered plane (4N, in the frame).
     // Brush dabs are stamped into a full layer (4N) first.
-    const double lab_host = (has_mask(s) ? 2.0 * N : 0.0) + (s.strokes.empty() ? 0.0 : 4.0 * N) + (inverse ? 4.0 * N : 0.0);
+    const double lab_host =
+        (has_mask(s) ? 2.0 * N : 0.0) + (s.strokes.empty() ? 0.0 : 4.0 * N) + (inverse ? 4.0 * N : 0.0);
     if (s.backend == Backend::Cpu) {
         if (!viewer) {
             // The CLI (a one-shot run): the samples, FFTW's in-place buffer (the plane made straight into it,
@@ -43,18 +44,24 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     // GPU backends. Host: the samples, two 16 MiB pinned staging buffers, the CUDA runtime, and for the CLI the
     // downloaded RGBA picture (4N, moved into the frame) and --raw's spectrum (8N); the viewer copies device
     // slots into its texture and keeps the image as RGBA for display (4A).
-    need.host = 300 * MiB + S + kProgram + (viewer ? 4.0 * A : 4.0 * N) + (raw ? 8.0 * N : 0.0) + (inverse ? 4.0 * N : 0.0);
+    need.host =
+        300 * MiB + S + kProgram + (viewer ? 4.0 * A : 4.0 * N) + (raw ? 8.0 * N : 0.0) + (inverse ? 4.0 * N : 0.0);
     // Device: the samples, the plane (4N), the path's buffers, the view values (4N; a percentile range sorts a
     // copy with CUB's temporary space, 8N), the picture (4N; the viewer's three slots, 12N), --raw's full
     // spectrum (8N), and room for cuFFT plans and the runtime's own allocations.
     double path = 0;
     switch (s.backend) {
-        case Backend::Custom: path = 16.0 * N; break;  // two complex ping-pong buffers
+        case Backend::Custom:
+            path = 16.0 * N;
+            break;  // two complex ping-pong buffers
         case Backend::Cufft:
             path = s.cufft_mode == gpu::CufftMode::C2C ? 16.0 * N : 8.0 * N;  // output + plan work area
             break;
-        case Backend::CustomFast: path = 4.0 * N; break;  // pass 1's half spectrum
-        case Backend::Cpu: break;
+        case Backend::CustomFast:
+            path = 4.0 * N;
+            break;  // pass 1's half spectrum
+        case Backend::Cpu:
+            break;
     }
     need.device = S + 4.0 * N + path + 4.0 * N + (percentile ? 8.0 * N : 0.0) + (viewer ? 12.0 * N : 4.0 * N) +
                   (raw ? 8.0 * N : 0.0) + 64 * MiB;
@@ -62,13 +69,18 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     // combined one alone for an inverted mask); the inverse's buffers: the kept full spectrum (custom-fast), the
     // masked spectrum and a scratch copy (8N each), the filtered plane (4N); the viewer's third view in its
     // three picture slots (12N at most).
-    need.device += (s.filters.empty() ? 0.0 : 4.0 * N) + (!s.strokes.empty() ? 8.0 * N : s.mask_invert ? 4.0 * N : 0.0) +
+    need.device += (s.filters.empty() ? 0.0 : 4.0 * N) +
+                   (!s.strokes.empty() ? 8.0 * N
+                    : s.mask_invert    ? 4.0 * N
+                                       : 0.0) +
                    (inverse ? 28.0 * N : 0.0) + (inverse && viewer ? 12.0 * N : 0.0);
     return need;
 }
 
 namespace {
-std::string path_words(const Settings& s, bool raw) { return "the " + name_of(s.backend) + " backend" + (raw ? " with --raw" : ""); }
+std::string path_words(const Settings& s, bool raw) {
+    return "the " + name_of(s.backend) + " backend" + (raw ? " with --raw" : "");
+}
 std::string size_words(const ImageHeader& hd) { return std::to_string(hd.width) + "x" + std::to_string(hd.height); }
 }  // namespace
 
@@ -115,12 +127,18 @@ double parse_size(const std::string& text) {
     std::string unit = text.substr(used);
     for (char& c : unit) c = char(std::toupper(static_cast<unsigned char>(c)));
     double mul = 1;
-    if (unit.empty() || unit == "B") mul = 1;
-    else if (unit == "K" || unit == "KB" || unit == "KIB") mul = 1024.0;
-    else if (unit == "M" || unit == "MB" || unit == "MIB") mul = 1024.0 * 1024.0;
-    else if (unit == "G" || unit == "GB" || unit == "GIB") mul = 1024.0 * 1024.0 * 1024.0;
-    else if (unit == "T" || unit == "TB" || unit == "TIB") mul = 1024.0 * 1024.0 * 1024.0 * 1024.0;
-    else throw std::invalid_argument("not a size: " + text + " (use a number with K, M, G or T)");
+    if (unit.empty() || unit == "B")
+        mul = 1;
+    else if (unit == "K" || unit == "KB" || unit == "KIB")
+        mul = 1024.0;
+    else if (unit == "M" || unit == "MB" || unit == "MIB")
+        mul = 1024.0 * 1024.0;
+    else if (unit == "G" || unit == "GB" || unit == "GIB")
+        mul = 1024.0 * 1024.0 * 1024.0;
+    else if (unit == "T" || unit == "TB" || unit == "TIB")
+        mul = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+    else
+        throw std::invalid_argument("not a size: " + text + " (use a number with K, M, G or T)");
     if (!std::isfinite(v) || v <= 0) throw std::invalid_argument("not a positive size: " + text);
     return v * mul;
 }

@@ -39,7 +39,8 @@ void write_file_atomically(const std::string& path, const std::vector<std::pair<
 
 namespace {
 // A 2D C-order array of `descr` elements of `elem` bytes, from the caller's buffer (no second copy).
-void write_npy_2d(const std::string& path, const char* descr, const void* data, std::size_t elem, int height, int width) {
+void write_npy_2d(const std::string& path, const char* descr, const void* data, std::size_t elem, int height,
+                  int width) {
     std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
                          std::to_string(height) + ", " + std::to_string(width) + "), }";
     // magic(6) + version(2) + header length(2) + header + '\n' padded to a multiple of 64.
@@ -65,7 +66,8 @@ void write_npy_float32(const std::string& path, const float* data, int height, i
 }
 
 NpyComplex parse_npy_complex64(const std::string& bytes, const std::string& name) {
-    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) throw std::runtime_error(name + ": not a .npy file");
+    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0)
+        throw std::runtime_error(name + ": not a .npy file");
     if (bytes[6] != 1) throw std::runtime_error(name + ": unsupported .npy version");
     const std::size_t hl = std::uint8_t(bytes[8]) | (std::size_t(std::uint8_t(bytes[9])) << 8);
     if (10 + hl > bytes.size()) throw std::runtime_error(name + ": header truncated");
@@ -82,10 +84,12 @@ NpyComplex parse_npy_complex64(const std::string& bytes, const std::string& name
     r.width = std::stoi(m[2]);
     // The data must be exactly what the shape says: checked before anything is allocated.
     const std::size_t have = bytes.size() - 10 - hl;
-    const unsigned long long need = (unsigned long long)r.height * (unsigned long long)r.width * sizeof(std::complex<float>);
+    const unsigned long long need =
+        (unsigned long long)r.height * (unsigned long long)r.width * sizeof(std::complex<float>);
     if (need != have)
-        throw std::runtime_error(name + ": shape (" + std::to_string(r.height) + ", " + std::to_string(r.width) + ") needs " +
-                                 std::to_string(need) + " bytes of data, the file has " + std::to_string(have));
+        throw std::runtime_error(name + ": shape (" + std::to_string(r.height) + ", " + std::to_string(r.width) +
+                                 ") needs " + std::to_string(need) + " bytes of data, the file has " +
+                                 std::to_string(have));
     r.data.resize(std::size_t(r.height) * std::size_t(r.width));
     if (need) std::memcpy(r.data.data(), bytes.data() + 10 + hl, std::size_t(need));
     return r;

@@ -99,8 +99,8 @@ bool encode(std::FILE* file, const PicturePixels& px, int w, int h, PngColor col
         png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
     }
     png_set_IHDR(png, info, png_uint_32(w), png_uint_32(h), color == PngColor::Gray16 ? 16 : 8,
-                 color == PngColor::Rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY,
-                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+                 color == PngColor::Rgb ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
     png_write_info(png, info);
     for (int y = 0; y < h; ++y) {
         row_bytes(px, y, w, color, row);
@@ -197,7 +197,9 @@ bool encode_parallel(std::FILE* f, const PicturePixels& px, int w, int h, PngCol
         std::vector<std::thread> ts;
         for (int k = 0; k < n; ++k) {
             const int band = b0 + k, y0 = band * rows, y1 = std::min(h, y0 + rows);
-            ts.emplace_back([&, k, y0, y1, band] { out[std::size_t(k)] = deflate_band(px, w, y0, y1, color, level, band == bands - 1); });
+            ts.emplace_back([&, k, y0, y1, band] {
+                out[std::size_t(k)] = deflate_band(px, w, y0, y1, color, level, band == bands - 1);
+            });
         }
         for (auto& t : ts) t.join();
         for (int k = 0; k < n; ++k) {
@@ -235,11 +237,16 @@ void write_picture_png(const std::string& path, const PicturePixels& px, int wid
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
     std::FILE* file = std::fopen(tmp.c_str(), "wb");
     if (!file) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
-    std::vector<unsigned char> row(std::size_t(width) * (color == PngColor::Gray ? 1 : color == PngColor::Gray16 ? 2 : 3));
+    std::vector<unsigned char> row(std::size_t(width) * (color == PngColor::Gray     ? 1
+                                                         : color == PngColor::Gray16 ? 2
+                                                                                     : 3));
     Failure fail;
     if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
     // The fast levels of a picture of more than one band go to the parallel encoder.
-    const std::size_t row_bytes_ = std::size_t(width) * (color == PngColor::Gray ? 1 : color == PngColor::Gray16 ? 2 : 3) + 1;
+    const std::size_t row_bytes_ = std::size_t(width) * (color == PngColor::Gray     ? 1
+                                                         : color == PngColor::Gray16 ? 2
+                                                                                     : 3) +
+                                   1;
     const bool parallel = level >= 1 && level <= 3 && threads > 1 && row_bytes_ * std::size_t(height) > kBandBytes;
     const bool ok = parallel ? encode_parallel(file, px, width, height, color, level, threads, &fail)
                              : encode(file, px, width, height, color, level, row.data(), &fail);
@@ -249,7 +256,8 @@ void write_picture_png(const std::string& path, const PicturePixels& px, int wid
     std::error_code ec;
     if (!ok || !flushed || !closed) {
         std::filesystem::remove(tmp, ec);
-        throw std::runtime_error(path + ": write failed (" + (ok ? std::string(std::strerror(err)) : fail.message) + ")");
+        throw std::runtime_error(path + ": write failed (" + (ok ? std::string(std::strerror(err)) : fail.message) +
+                                 ")");
     }
     std::filesystem::rename(tmp, path, ec);
     if (ec) {

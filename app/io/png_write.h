@@ -30,8 +30,8 @@ struct PicturePixels {
 // threads (0: all cores; see png_write.cpp).
 void write_picture_png(const std::string& path, const PicturePixels& pixels, int width, int height, PngColor color,
                        int level = kDefaultPngLevel, int threads = 0);
-inline void write_picture_png(const std::string& path, const std::uint32_t* rgba, int width, int height,
-                              PngColor color, int level = kDefaultPngLevel, int threads = 0) {
+inline void write_picture_png(const std::string& path, const std::uint32_t* rgba, int width, int height, PngColor color,
+                              int level = kDefaultPngLevel, int threads = 0) {
     PicturePixels p;
     p.rgba = rgba;
     write_picture_png(path, p, width, height, color, level, threads);

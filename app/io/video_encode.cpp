@@ -25,8 +25,9 @@ struct VideoWriter::Impl {
     std::string codec;
 };
 VideoWriter::VideoWriter(const std::string& path, int, int, double) {
-    throw std::runtime_error(path + ": this build of specview has no video support (FFmpeg's development packages "
-                                    "were not found when it was configured)");
+    throw std::runtime_error(path +
+                             ": this build of specview has no video support (FFmpeg's development packages "
+                             "were not found when it was configured)");
 }
 VideoWriter::~VideoWriter() = default;
 void VideoWriter::add(const std::uint32_t*) {}
@@ -188,7 +189,8 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
         // The container from the final name's extension; written under a temporary name.
         const AVOutputFormat* of = A.av_guess_format(nullptr, path.c_str(), nullptr);
         if (!of) m.fail("no video container for this file name (use .mp4, .mkv or .avi)");
-        if (A.avformat_alloc_output_context2(&m.oc, of, nullptr, m.part.c_str()) < 0 || !m.oc) m.fail("cannot set up the container");
+        if (A.avformat_alloc_output_context2(&m.oc, of, nullptr, m.part.c_str()) < 0 || !m.oc)
+            m.fail("cannot set up the container");
         const AVCodec* codec = A.avcodec_find_encoder_by_name("libx264");
         if (!codec) codec = A.avcodec_find_encoder(AV_CODEC_ID_MPEG4);
         if (!codec) m.fail("no video encoder (libx264 or MPEG-4) in this FFmpeg");
@@ -212,7 +214,8 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
             m.c->qmax = 8;
         }
         if (m.oc->oformat->flags & AVFMT_GLOBALHEADER) m.c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-        if (int e = A.avcodec_open2(m.c, codec, nullptr); e < 0) m.fail(std::string("cannot open the ") + codec->name + " encoder", e);
+        if (int e = A.avcodec_open2(m.c, codec, nullptr); e < 0)
+            m.fail(std::string("cannot open the ") + codec->name + " encoder", e);
         if (int e = A.avcodec_parameters_from_context(m.st->codecpar, m.c); e < 0) m.fail("codec parameters", e);
         m.st->time_base = m.c->time_base;
         if (int e = A.avio_open(&m.oc->pb, m.part.c_str(), AVIO_FLAG_WRITE); e < 0) m.fail("cannot write", e);
@@ -224,7 +227,8 @@ VideoWriter::VideoWriter(const std::string& path, int width, int height, double 
         m.frame->width = m.ew;
         m.frame->height = m.eh;
         if (int e = A.av_frame_get_buffer(m.frame, 0); e < 0) m.fail("frame buffer", e);
-        m.sws = A.sws_getContext(m.ew, m.eh, AV_PIX_FMT_RGBA, m.ew, m.eh, AV_PIX_FMT_YUV420P, SWS_BILINEAR, nullptr, nullptr, nullptr);
+        m.sws = A.sws_getContext(m.ew, m.eh, AV_PIX_FMT_RGBA, m.ew, m.eh, AV_PIX_FMT_YUV420P, SWS_BILINEAR, nullptr,
+                                 nullptr, nullptr);
         if (!m.sws) m.fail("cannot convert RGBA to yuv420p");
         m.padded.resize(std::size_t(m.ew) * m.eh);
     } catch (...) {

@@ -23,9 +23,12 @@ VideoDecode parse_video_decode(const std::string& s) {
 
 const char* video_decode_name(VideoDecode d) {
     switch (d) {
-        case VideoDecode::Gpu: return "gpu";
-        case VideoDecode::Cpu: return "cpu";
-        default: return "auto";
+        case VideoDecode::Gpu:
+            return "gpu";
+        case VideoDecode::Cpu:
+            return "cpu";
+        default:
+            return "auto";
     }
 }
 
@@ -57,14 +60,16 @@ OpenFn module_entry() {
         std::error_code ec;
         if (path.empty()) {
             const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-            if (!ec && fs::exists(self.parent_path() / "libspecview-nvdec.so", ec)) path = (self.parent_path() / "libspecview-nvdec.so").string();
+            if (!ec && fs::exists(self.parent_path() / "libspecview-nvdec.so", ec))
+                path = (self.parent_path() / "libspecview-nvdec.so").string();
         }
 #ifdef SPECVIEW_NVDEC_BUILD_PATH
         if (path.empty() && fs::exists(SPECVIEW_NVDEC_BUILD_PATH, ec)) path = SPECVIEW_NVDEC_BUILD_PATH;
 #endif
         if (path.empty()) {
-            why = "this build has no GPU video module (libspecview-nvdec.so: FFmpeg's development packages were not "
-                  "found when it was configured)";
+            why =
+                "this build has no GPU video module (libspecview-nvdec.so: FFmpeg's development packages were not "
+                "found when it was configured)";
             return;
         }
         void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -83,8 +88,9 @@ OpenFn module_entry() {
 Image download_device_image(const Image& img) {
     if (!img.on_device()) return img;
     Image out = Image::allocate(img.width, img.height, 1, img.bit_depth, img.format);
-    gpu::download_samples(img.device->data, img.device->pitch, std::size_t(img.width) * std::size_t(img.bytes_per_sample()),
-                          img.height, img.bit_depth == 16 ? img.device->significant_bits : 0, out.writable());
+    gpu::download_samples(img.device->data, img.device->pitch,
+                          std::size_t(img.width) * std::size_t(img.bytes_per_sample()), img.height,
+                          img.bit_depth == 16 ? img.device->significant_bits : 0, out.writable());
     out.frames = img.frames;
     out.frame = img.frame;
     out.frame_rate = img.frame_rate;
@@ -96,7 +102,9 @@ std::unique_ptr<GpuVideo> open_gpu_video(const std::string& path, const LoadLimi
     const auto size = fs::file_size(path, ec);
     if (ec) throw InputError(path, ec.message());
     const std::uint64_t cap = std::max(limits.max_file_bytes, limits.max_stack_file_bytes);  // a video is a stack
-    if (size > cap) throw InputError(path, "file is " + human_bytes(double(size)) + ", over the limit of " + human_bytes(double(cap)));
+    if (size > cap)
+        throw InputError(path,
+                         "file is " + human_bytes(double(size)) + ", over the limit of " + human_bytes(double(cap)));
     const OpenFn open = module_entry();
     std::unique_ptr<GpuVideo> v(open(path.c_str()));
     if (v->width() > limits.max_side || v->height() > limits.max_side ||

@@ -18,7 +18,6 @@
 
 namespace specview {
 
-
 // Frames of one video, decoded on the GPU one by one (the next costs one decode; far or earlier ones seek to the
 // keyframe before them). Images have one 8- or 16-bit channel on the device (Image::device), frame/frames and
 // frame_rate set; each holds one of the decoder's surfaces until it is destroyed (up to kGpuVideoFramesHeld at once).
@@ -33,7 +32,6 @@ public:
     // Throws InputError for a frame that does not decode; `check` sees the frame's header before it is decoded.
     virtual Image decode(int frame, const HeaderCheck& check) = 0;
 };
-
 
 // How video files are decoded: on the GPU when the backend is a GPU one and NVDEC works (auto), always on the
 // GPU (gpu: an error when it cannot), or always on the CPU in the isolated decoder (cpu).

@@ -22,7 +22,6 @@ int thread_count(int threads, int work) {
     return std::max(1, std::min(threads, work));
 }
 
-
 Profile finish(const std::vector<double>& sum, const std::vector<long long>& count, double step, int first) {
     Profile p;
     for (std::size_t i = std::size_t(first); i < sum.size(); ++i) {
@@ -45,7 +44,9 @@ Profile binned_power(const std::complex<float>* F, int w, int h, int bins, doubl
     std::vector<std::vector<double>> sums(std::size_t(nt), std::vector<double>(std::size_t(bins), 0.0));
     std::vector<std::vector<long long>> counts(std::size_t(nt), std::vector<long long>(std::size_t(bins), 0));
     const double norm = 1.0 / (double(w) * double(h));
-    parallel_bands(h, nt, [&](int y0, int y1, int t) {
+    parallel_bands(
+        h, nt,
+        [&](int y0, int y1, int t) {
             std::vector<double>& sum = sums[std::size_t(t)];
             std::vector<long long>& count = counts[std::size_t(t)];
             for (int y = y0; y < y1; ++y) {
@@ -58,7 +59,8 @@ Profile binned_power(const std::complex<float>* F, int w, int h, int bins, doubl
                     ++count[i];
                 }
             }
-        }, 1);
+        },
+        1);
     for (int t = 1; t < nt; ++t)
         for (int i = 0; i < bins; ++i) {
             sums[0][std::size_t(i)] += sums[std::size_t(t)][std::size_t(i)];
@@ -72,9 +74,8 @@ int radial_bin_count(int w, int h) { return int(std::ceil(std::sqrt(0.5) * std::
 
 Profile radial_profile(const std::complex<float>* F, int w, int h, int threads) {
     const int m = std::max(w, h);
-    return binned_power(F, w, h, radial_bin_count(w, h), 1.0 / m, 1, threads, [m](double u, double v) {
-        return std::size_t(std::lround(std::sqrt(u * u + v * v) * m));
-    });
+    return binned_power(F, w, h, radial_bin_count(w, h), 1.0 / m, 1, threads,
+                        [m](double u, double v) { return std::size_t(std::lround(std::sqrt(u * u + v * v) * m)); });
 }
 
 Profile angular_profile(const std::complex<float>* F, int w, int h, int threads) {
@@ -86,7 +87,8 @@ Profile angular_profile(const std::complex<float>* F, int w, int h, int threads)
     });
 }
 
-Profile profile_from_sums(const std::vector<double>& sum, const std::vector<long long>& count, bool radial, int w, int h) {
+Profile profile_from_sums(const std::vector<double>& sum, const std::vector<long long>& count, bool radial, int w,
+                          int h) {
     if (sum.size() != count.size()) throw std::invalid_argument("profile sums and counts differ in length");
     return radial ? finish(sum, count, 1.0 / std::max(w, h), 1) : finish(sum, count, 1.0, 0);
 }
@@ -166,7 +168,8 @@ void write_profile_csv(const std::string& path, const std::string& header, const
         std::ofstream out(tmp);
         if (!out) throw std::runtime_error(path + ": cannot write");
         out << header << "\n" << std::setprecision(9);
-        for (std::size_t i = 0; i < p.at.size(); ++i) out << p.at[i] << "," << p.mean_power[i] << "," << p.count[i] << "\n";
+        for (std::size_t i = 0; i < p.at.size(); ++i)
+            out << p.at[i] << "," << p.mean_power[i] << "," << p.count[i] << "\n";
         out.flush();
         if (!out) throw std::runtime_error(path + ": write failed");
     }
@@ -193,7 +196,8 @@ ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex
     double cross_scale = 0;
     if (!phase) {
         double ea = 0, eb = 0;
-        for (std::size_t i = 0; i < n; ++i) ea += std::norm(std::complex<double>(a[i])), eb += std::norm(std::complex<double>(b[i]));
+        for (std::size_t i = 0; i < n; ++i)
+            ea += std::norm(std::complex<double>(a[i])), eb += std::norm(std::complex<double>(b[i]));
         cross_scale = ea > 0 && eb > 0 ? double(n) / std::sqrt(ea * eb) : 0.0;
     }
     for (std::size_t i = 0; i < n; ++i) {
@@ -254,20 +258,23 @@ ShiftEstimate phase_correlation(const std::complex<float>* a, const std::complex
     };
     const std::vector<std::complex<double>> ex = kernel(xs, w), ey = kernel(ys, h);
     std::vector<std::complex<double>> T(std::size_t(h) * m);  // T[y][i] = sum_x R[y][x] ex[i][x]
-    parallel_bands(h, thread_count(threads, h), [&](int y0, int y1, int) {
-        for (int y = y0; y < y1; ++y) {
-            const fftwf_complex* row = R + std::size_t(y) * w;
-            for (int i = 0; i < m; ++i) {
-                const std::complex<double>* e = ex.data() + std::size_t(i) * w;
-                double re = 0, im = 0;
-                for (int x = 0; x < w; ++x) {
-                    re += row[x][0] * e[x].real() - row[x][1] * e[x].imag();
-                    im += row[x][0] * e[x].imag() + row[x][1] * e[x].real();
+    parallel_bands(
+        h, thread_count(threads, h),
+        [&](int y0, int y1, int) {
+            for (int y = y0; y < y1; ++y) {
+                const fftwf_complex* row = R + std::size_t(y) * w;
+                for (int i = 0; i < m; ++i) {
+                    const std::complex<double>* e = ex.data() + std::size_t(i) * w;
+                    double re = 0, im = 0;
+                    for (int x = 0; x < w; ++x) {
+                        re += row[x][0] * e[x].real() - row[x][1] * e[x].imag();
+                        im += row[x][0] * e[x].imag() + row[x][1] * e[x].real();
+                    }
+                    T[std::size_t(y) * m + i] = {re, im};
                 }
-                T[std::size_t(y) * m + i] = {re, im};
             }
-        }
-    }, 1);
+        },
+        1);
     fftwf_free(R);
     double peak = -1;
     int bi = c, bj = c;

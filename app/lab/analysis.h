@@ -25,8 +25,8 @@ Profile angular_profile(const std::complex<float>* spectrum, int width, int heig
 // How many radial bins radial_profile uses for a width x height spectrum (bin i at i / max(width, height)).
 int radial_bin_count(int width, int height);
 // A profile from per-bin sums of |F|^2 / (w h) and counts (what the GPU reduces), as the functions above make it.
-Profile profile_from_sums(const std::vector<double>& sum, const std::vector<long long>& count, bool radial,
-                          int width, int height);
+Profile profile_from_sums(const std::vector<double>& sum, const std::vector<long long>& count, bool radial, int width,
+                          int height);
 // The most powerful angular bin's lower edge (degrees); -1 for an empty profile.
 double dominant_angle(const Profile& angular);
 

@@ -15,9 +15,12 @@ namespace {
 // body(y) for every row, the rows in contiguous bands over `threads` threads (0: all cores).
 template <class F>
 void rows_in_threads(int height, int threads, F&& body) {
-    parallel_bands(height, threads, [&](int y0, int y1, int) {
-        for (int y = y0; y < y1; ++y) body(y);
-    }, 1);
+    parallel_bands(
+        height, threads,
+        [&](int y0, int y1, int) {
+            for (int y = y0; y < y1; ++y) body(y);
+        },
+        1);
 }
 }  // namespace
 
@@ -67,7 +70,8 @@ void for_each_covered(const BrushStroke& b, int width, int height, int columns, 
 void stamp_strokes(const BrushStroke* strokes, std::size_t count, int width, int height, float* layer) {
     for (std::size_t i = 0; i < count; ++i) {
         const float value = strokes[i].erase ? 1.0f : 0.0f;
-        for_each_covered(strokes[i], width, height, width, [&](int kx, int ky) { layer[std::size_t(ky) * width + kx] = value; });
+        for_each_covered(strokes[i], width, height, width,
+                         [&](int kx, int ky) { layer[std::size_t(ky) * width + kx] = value; });
     }
 }
 

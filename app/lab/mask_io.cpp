@@ -13,8 +13,8 @@ std::string mask_description_path(const std::string& png_path) {
     return std::filesystem::path(png_path).replace_extension(".txt").string();
 }
 
-void save_mask(const std::string& png_path, const std::vector<FilterSpec>& filters, const std::vector<BrushStroke>& strokes,
-               bool invert, int width, int height, int threads) {
+void save_mask(const std::string& png_path, const std::vector<FilterSpec>& filters,
+               const std::vector<BrushStroke>& strokes, bool invert, int width, int height, int threads) {
     if (width < 1 || height < 1) throw std::runtime_error(png_path + ": no transform size for the mask (no image)");
     const std::vector<std::uint8_t> pic = mask_picture(filters, strokes, invert, width, height, threads);
     PicturePixels px;

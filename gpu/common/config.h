@@ -21,7 +21,7 @@ struct RowFftConfig {
 
 // The launch shape the row-FFT planner settled on for one row pass (gpu/custom/fft_rows.cu).
 struct RowFftPlan {
-    int n = 0, log2n = 0;          // row length
+    int n = 0, log2n = 0;  // row length
     int rows = 0;
     int local_len = 0, log2l = 0;  // sub-sequence one block transforms in shared memory
     int global_stages = 0;         // Cooley-Tukey stages run in global memory first (log2n - log2l)
@@ -29,7 +29,7 @@ struct RowFftPlan {
     int block_height = 0;          // segments (rows, or parts of a row) per block, effective
     int per_thread = 0;            // butterflies per thread per stage (1, 2, 4, 8 or 16)
     int blocks = 0;
-    int smem_bytes = 0;            // dynamic shared memory per block
+    int smem_bytes = 0;              // dynamic shared memory per block
     std::vector<std::string> notes;  // every clamp the planner made, in words
 };
 

@@ -10,8 +10,7 @@ namespace specview::gpu {
 // error's name and text, and the file and line.
 class GpuError : public std::runtime_error {
 public:
-    explicit GpuError(const std::string& m, bool out_of_memory = false)
-        : std::runtime_error(m), oom_(out_of_memory) {}
+    explicit GpuError(const std::string& m, bool out_of_memory = false) : std::runtime_error(m), oom_(out_of_memory) {}
     bool out_of_memory() const { return oom_; }
 
 private:

@@ -16,10 +16,10 @@ enum class FilterEdge : int { Ideal = 0, Gauss, Butterworth };
 struct FilterSpec {
     FilterKind kind = FilterKind::LowPass;
     FilterEdge edge = FilterEdge::Ideal;
-    int order = 1;            // Butterworth's N
-    double r = 0;             // lowpass, highpass, notch
-    double r1 = 0, r2 = 0;    // bandpass, bandstop
-    double u = 0, v = 0;      // notch centre (its twin is at (-u, -v))
+    int order = 1;          // Butterworth's N
+    double r = 0;           // lowpass, highpass, notch
+    double r1 = 0, r2 = 0;  // bandpass, bandstop
+    double u = 0, v = 0;    // notch centre (its twin is at (-u, -v))
     // wedge (r: half-width in degrees) and stripe (r: full width in cycles/pixel): the direction in degrees,
     // counter-clockwise from +u of (u, -v) (the image's up is +), and r1: the radius up to which all is kept.
     double angle = 0;
@@ -44,18 +44,24 @@ SV_HD double pow_2n(double x, int n) {
 // 1 / (1 + (r/R)^(2N)).
 SV_HD double lowpass_value(FilterEdge e, int order, double r, double R) {
     switch (e) {
-        case FilterEdge::Gauss: return exp(-(r * r) / (2.0 * R * R));
-        case FilterEdge::Butterworth: return 1.0 / (1.0 + pow_2n(r / R, order));
-        default: return r <= R ? 1.0 : 0.0;
+        case FilterEdge::Gauss:
+            return exp(-(r * r) / (2.0 * R * R));
+        case FilterEdge::Butterworth:
+            return 1.0 / (1.0 + pow_2n(r / R, order));
+        default:
+            return r <= R ? 1.0 : 0.0;
     }
 }
 
 // High-pass: ideal keeps r > R, Gaussian 1 - exp(-r^2 / (2 R^2)), Butterworth 1 / (1 + (R/r)^(2N)), 0 at r = 0.
 SV_HD double highpass_value(FilterEdge e, int order, double r, double R) {
     switch (e) {
-        case FilterEdge::Gauss: return 1.0 - exp(-(r * r) / (2.0 * R * R));
-        case FilterEdge::Butterworth: return r > 0.0 ? 1.0 / (1.0 + pow_2n(R / r, order)) : 0.0;
-        default: return r > R ? 1.0 : 0.0;
+        case FilterEdge::Gauss:
+            return 1.0 - exp(-(r * r) / (2.0 * R * R));
+        case FilterEdge::Butterworth:
+            return r > 0.0 ? 1.0 / (1.0 + pow_2n(R / r, order)) : 0.0;
+        default:
+            return r > R ? 1.0 : 0.0;
     }
 }
 
@@ -63,8 +69,10 @@ SV_HD double highpass_value(FilterEdge e, int order, double r, double R) {
 SV_HD double filter_value(const FilterSpec& f, double u, double v) {
     const double r = sqrt(u * u + v * v);
     switch (f.kind) {
-        case FilterKind::LowPass: return lowpass_value(f.edge, f.order, r, f.r);
-        case FilterKind::HighPass: return highpass_value(f.edge, f.order, r, f.r);
+        case FilterKind::LowPass:
+            return lowpass_value(f.edge, f.order, r, f.r);
+        case FilterKind::HighPass:
+            return highpass_value(f.edge, f.order, r, f.r);
         case FilterKind::BandPass:
         case FilterKind::BandStop: {
             const double pass = highpass_value(f.edge, f.order, r, f.r1) * lowpass_value(f.edge, f.order, r, f.r2);
@@ -95,7 +103,8 @@ SV_HD double filter_value(const FilterSpec& f, double u, double v) {
         case FilterKind::Notch: {
             const double du1 = u - f.u, dv1 = v - f.v, du2 = u + f.u, dv2 = v + f.v;
             const double d1 = sqrt(du1 * du1 + dv1 * dv1), d2 = sqrt(du2 * du2 + dv2 * dv2);
-            const double keep = 1.0 - (lowpass_value(f.edge, f.order, d1, f.r) + lowpass_value(f.edge, f.order, d2, f.r));
+            const double keep =
+                1.0 - (lowpass_value(f.edge, f.order, d1, f.r) + lowpass_value(f.edge, f.order, d2, f.r));
             return keep < 0.0 ? 0.0 : keep > 1.0 ? 1.0 : keep;
         }
     }
@@ -146,7 +155,8 @@ SV_HD bool stroke_covers(const BrushStroke& b, int sx, int sy) {
 // A dab's bounding box in signed bins (the mirror's is its negation): [x0, x0 + w) x [y0, y0 + h), at most the
 // transform's size.
 SV_HD void stroke_box(const BrushStroke& b, int width, int height, int* x0, int* y0, int* w, int* h) {
-    const int ax = int(floor(b.u - b.r)), bx = int(ceil(b.u + b.r)), ay = int(floor(b.v - b.r)), by = int(ceil(b.v + b.r));
+    const int ax = int(floor(b.u - b.r)), bx = int(ceil(b.u + b.r)), ay = int(floor(b.v - b.r)),
+              by = int(ceil(b.v + b.r));
     *x0 = ax;
     *y0 = ay;
     *w = bx - ax + 1 < width ? bx - ax + 1 : width;

@@ -48,7 +48,7 @@ SV_MR_HD void dft_pow2(float2* v, bool inverse) {
     if constexpr (R == 1) {
         return;
     } else {
-        const float c[8] = {1.0f, 0.923879532511287f, 0.707106781186548f, 0.382683432365090f,
+        const float c[8] = {1.0f, 0.923879532511287f,  0.707106781186548f,  0.382683432365090f,
                             0.0f, -0.382683432365090f, -0.707106781186548f, -0.923879532511287f};
         const float s[8] = {0.0f, 0.382683432365090f, 0.707106781186548f, 0.923879532511287f,
                             1.0f, 0.923879532511287f, 0.707106781186548f, 0.382683432365090f};
@@ -65,7 +65,9 @@ SV_MR_HD void dft_pow2(float2* v, bool inverse) {
             // W^0 = 1 and W^4 = -+i as the exact swaps they are: x * 0 does not fold away (x may be infinite or
             // NaN), and these are 22 of a 16-point DFT's 32 butterflies (PERF_NOTES m34).
             const int m = k * (16 / R);
-            const float2 t = m == 0 ? o[k] : m == 4 ? c_rot(o[k], inverse) : c_mul(c_make(c[m], inverse ? s[m] : -s[m]), o[k]);
+            const float2 t = m == 0   ? o[k]
+                             : m == 4 ? c_rot(o[k], inverse)
+                                      : c_mul(c_make(c[m], inverse ? s[m] : -s[m]), o[k]);
             v[k] = c_add(e[k], t);
             v[k + R / 2] = c_sub(e[k], t);
         }
@@ -124,9 +126,12 @@ SV_MR_HD void dft_odd(float2* v, bool inverse) {  // R = 5 or 7
 // The prime and power-of-two DFTs a pass or a composite DFT is made of.
 template <int R>
 SV_MR_HD void base_dft(float2* v, bool inverse) {
-    if constexpr (R == 3) dft3(v, inverse);
-    else if constexpr (R == 5 || R == 7) dft_odd<R>(v, inverse);
-    else dft_pow2<R>(v, inverse);
+    if constexpr (R == 3)
+        dft3(v, inverse);
+    else if constexpr (R == 5 || R == 7)
+        dft_odd<R>(v, inverse);
+    else
+        dft_pow2<R>(v, inverse);
 }
 
 // The (P Q)-point DFT by Cooley-Tukey in registers: Q P-point DFTs of x[Q n1 + n2] over n1, the products times
@@ -144,9 +149,8 @@ SV_MR_HD void dft_ct(float2* v, bool inverse, const float* c, const float* s) {
     }
     const float sg = inverse ? 1.0f : -1.0f;
     SV_MR_UNROLL
-    for (int n2 = 1; n2 < Q; ++n2)
-        SV_MR_UNROLL
-        for (int k1 = 1; k1 < P; ++k1) a[n2][k1] = c_mul(a[n2][k1], c_make(c[n2 * k1], sg * s[n2 * k1]));
+    for (int n2 = 1; n2 < Q; ++n2) SV_MR_UNROLL
+    for (int k1 = 1; k1 < P; ++k1) a[n2][k1] = c_mul(a[n2][k1], c_make(c[n2 * k1], sg * s[n2 * k1]));
     SV_MR_UNROLL
     for (int k1 = 0; k1 < P; ++k1) {
         float2 b[Q];
@@ -166,10 +170,17 @@ SV_MR_HD void dft9(float2* v, bool inverse) {
     dft_ct<3, 3>(v, inverse, c, s);
 }
 SV_MR_HD void dft15(float2* v, bool inverse) {
-    const float c[9] = {1.0f, 0.913545457642601f, 0.669130606358858f, 0.309016994374947f, -0.104528463267653f,
+    const float c[9] = {1.0f,  0.913545457642601f,  0.669130606358858f,  0.309016994374947f, -0.104528463267653f,
                         -0.5f, -0.809016994374947f, -0.978147600733806f, -0.978147600733806f};
-    const float s[9] = {0.0f, 0.406736643075800f, 0.743144825477394f, 0.951056516295154f, 0.994521895368273f,
-                        0.866025403784439f, 0.587785252292473f, 0.207911690817759f, -0.207911690817759f};
+    const float s[9] = {0.0f,
+                        0.406736643075800f,
+                        0.743144825477394f,
+                        0.951056516295154f,
+                        0.994521895368273f,
+                        0.866025403784439f,
+                        0.587785252292473f,
+                        0.207911690817759f,
+                        -0.207911690817759f};
     dft_ct<3, 5>(v, inverse, c, s);
 }
 SV_MR_HD void dft10(float2* v, bool inverse) {
@@ -180,17 +191,38 @@ SV_MR_HD void dft10(float2* v, bool inverse) {
 
 SV_MR_HD void dft_small(float2* v, int R, bool inverse) {
     switch (R) {
-        case 2: dft_pow2<2>(v, inverse); break;
-        case 3: dft3(v, inverse); break;
-        case 4: dft_pow2<4>(v, inverse); break;
-        case 5: dft_odd<5>(v, inverse); break;
-        case 7: dft_odd<7>(v, inverse); break;
-        case 8: dft_pow2<8>(v, inverse); break;
-        case 9: dft9(v, inverse); break;
-        case 10: dft10(v, inverse); break;
-        case 15: dft15(v, inverse); break;
-        case 16: dft_pow2<16>(v, inverse); break;
-        default: break;
+        case 2:
+            dft_pow2<2>(v, inverse);
+            break;
+        case 3:
+            dft3(v, inverse);
+            break;
+        case 4:
+            dft_pow2<4>(v, inverse);
+            break;
+        case 5:
+            dft_odd<5>(v, inverse);
+            break;
+        case 7:
+            dft_odd<7>(v, inverse);
+            break;
+        case 8:
+            dft_pow2<8>(v, inverse);
+            break;
+        case 9:
+            dft9(v, inverse);
+            break;
+        case 10:
+            dft10(v, inverse);
+            break;
+        case 15:
+            dft15(v, inverse);
+            break;
+        case 16:
+            dft_pow2<16>(v, inverse);
+            break;
+        default:
+            break;
     }
 }
 
@@ -323,8 +355,8 @@ constexpr int line_threads(int work) {
 // (720p, 1080p, 1440p, 4K UHD; 6, 12, 16, 24 and 48 MP photos at 3:2 and 4:3; m94: the 4:3 screen and camera sizes
 // VGA, SVGA, XGA and UXGA, 640x480, 800x600, 1024x768, 1600x1200, whose run-time plans were 2.3x slower). Other
 // lengths run the same passes from the run-time plan.
-constexpr int kFixedLengths[] = {480, 600, 640, 720, 768, 800, 1024, 1080, 1200, 1280, 1440, 1600, 1920, 2000, 2160, 2560,
-                                 3000, 3024, 3456, 3840, 4000, 4032, 4608, 6000, 6048, 8064};
+constexpr int kFixedLengths[] = {480,  600,  640,  720,  768,  800,  1024, 1080, 1200, 1280, 1440, 1600, 1920,
+                                 2000, 2160, 2560, 3000, 3024, 3456, 3840, 4000, 4032, 4608, 6000, 6048, 8064};
 
 // Two plans with the same passes (and so the same twiddle table).
 constexpr bool same_passes(const LinePlan& a, const LinePlan& b) {
@@ -376,7 +408,8 @@ constexpr bool within_butterfly_bound(const LinePlan& p, int tpc) {
 namespace detail {
 constexpr bool merge_pass(LinePlan& p, int a, int b, int n) {
     const int R = a * b, tpc = fixed_threads(n);
-    if (n % R != 0 || (n / R + tpc - 1) / tpc * R > 20) return false;  // 20 points a thread, as radix 5's four butterflies
+    if (n % R != 0 || (n / R + tpc - 1) / tpc * R > 20)
+        return false;  // 20 points a thread, as radix 5's four butterflies
     int ia = -1, ib = -1;
     for (int i = 0; i < p.passes; ++i) {
         if (p.radix[i] == a && ia < 0) ia = i;
@@ -533,14 +566,30 @@ struct Divider {
 template <class F>
 SV_MR_HD void with_radix(int R, F&& f) {
     switch (R) {
-        case 16: f(std::integral_constant<int, 16>{}); break;
-        case 8: f(std::integral_constant<int, 8>{}); break;
-        case 4: f(std::integral_constant<int, 4>{}); break;
-        case 2: f(std::integral_constant<int, 2>{}); break;
-        case 9: f(std::integral_constant<int, 9>{}); break;
-        case 3: f(std::integral_constant<int, 3>{}); break;
-        case 5: f(std::integral_constant<int, 5>{}); break;
-        default: f(std::integral_constant<int, 7>{}); break;
+        case 16:
+            f(std::integral_constant<int, 16>{});
+            break;
+        case 8:
+            f(std::integral_constant<int, 8>{});
+            break;
+        case 4:
+            f(std::integral_constant<int, 4>{});
+            break;
+        case 2:
+            f(std::integral_constant<int, 2>{});
+            break;
+        case 9:
+            f(std::integral_constant<int, 9>{});
+            break;
+        case 3:
+            f(std::integral_constant<int, 3>{});
+            break;
+        case 5:
+            f(std::integral_constant<int, 5>{});
+            break;
+        default:
+            f(std::integral_constant<int, 7>{});
+            break;
     }
 }
 
@@ -598,7 +647,8 @@ constexpr int kSplitLowLog2 = 6, kSplitLow = 1 << kSplitLowLog2;
 SV_MR_HD constexpr int split_table_size(int n) { return kSplitLow + (n + kSplitLow - 1) / kSplitLow; }
 inline std::vector<float2> split_twiddle_table(int n) {
     std::vector<float2> t;
-    for (int j = 0; j < kSplitLow; ++j) {  // W_n^j - 1 (m61): cos - 1 as -2 sin^2(a / 2), so small parts keep their digits
+    for (int j = 0; j < kSplitLow;
+         ++j) {  // W_n^j - 1 (m61): cos - 1 as -2 sin^2(a / 2), so small parts keep their digits
         const double a = 3.14159265358979323846 * double(2 * j) / double(n), h = sin(a / 2);
         t.push_back(c_make(float(-2.0 * h * h), float(-sin(a))));
     }
@@ -654,10 +704,14 @@ SV_MR_HD void twiddle(float2* v, const float2* tw, int k, int ns) {
 
 template <int R>
 SV_MR_HD void small_dft(float2* v, bool inverse) {
-    if constexpr (R == 9) dft9(v, inverse);
-    else if constexpr (R == 10) dft10(v, inverse);
-    else if constexpr (R == 15) dft15(v, inverse);
-    else base_dft<R>(v, inverse);
+    if constexpr (R == 9)
+        dft9(v, inverse);
+    else if constexpr (R == 10)
+        dft10(v, inverse);
+    else if constexpr (R == 15)
+        dft15(v, inverse);
+    else
+        base_dft<R>(v, inverse);
 }
 
 // A pass's first half for thread t: butterflies j = t, t + tpc, ... < n / R read x[j + r n / R]. `table` is the
@@ -667,7 +721,8 @@ SV_MR_HD void small_dft(float2* v, bool inverse) {
 // kLoadsFirst: every butterfly's inputs loaded before any is transformed (pass_gather_from, m52), so that a thread's
 // loads from global memory are in flight together; else each butterfly's after the one before it.
 template <int R, bool kInv, int kSplitN = 0, bool kLoadsFirst = false, class Load, int kB>
-SV_MR_HD void pass_gather_with(const Load& load, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
+SV_MR_HD void pass_gather_with(const Load& load, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t,
+                               int tpc) {
     const int q = n / R;
     const float2* tw = table + (ns - 1);
     const Divider by_ns(ns);
@@ -690,8 +745,10 @@ SV_MR_HD void pass_gather_with(const Load& load, PassRegs<R, kB>& g, const float
                 SV_MR_UNROLL
                 for (int r = 0; r < R; ++r) g.v[b][r] = load(j, r * q);
             }
-            if constexpr (kSplitN > 0) twiddle_split<R, kInv, kSplitN>(g.v[b], table, by_ns.mod(j), ns);
-            else twiddle<R, kInv>(g.v[b], tw, by_ns.mod(j), ns);
+            if constexpr (kSplitN > 0)
+                twiddle_split<R, kInv, kSplitN>(g.v[b], table, by_ns.mod(j), ns);
+            else
+                twiddle<R, kInv>(g.v[b], tw, by_ns.mod(j), ns);
             small_dft<R>(g.v[b], kInv);
         }
     }
@@ -717,10 +774,12 @@ SV_MR_HD int lay(int i) {
 template <int R, bool kInv, int kB, bool kPad = true, bool kKnown = false, int kSplitN = 0>
 SV_MR_HD void pass_gather(const float2* sm, PassRegs<R, kB>& g, const float2* table, int n, int ns, int t, int tpc) {
     if (!kPad || (kKnown && (n / R) % 16 == 0))
-        pass_gather_with<R, kInv, kSplitN>([sm](int j, int d) { return sm[lay<kPad>(j) + lay<kPad>(d)]; }, g, table, n, ns, t, tpc);
+        pass_gather_with<R, kInv, kSplitN>([sm](int j, int d) { return sm[lay<kPad>(j) + lay<kPad>(d)]; }, g, table, n,
+                                           ns, t, tpc);
     else if (kKnown)
-        pass_gather_with<R, kInv, kSplitN>([sm](int j, int d) { return sm[padi(j) + padi(d) + (((j & 15) + (d & 15)) >> 4)]; }, g,
-                                           table, n, ns, t, tpc);
+        pass_gather_with<R, kInv, kSplitN>(
+            [sm](int j, int d) { return sm[padi(j) + padi(d) + (((j & 15) + (d & 15)) >> 4)]; }, g, table, n, ns, t,
+            tpc);
     else
         pass_gather_with<R, kInv, kSplitN>([sm](int j, int d) { return sm[padi(j + d)]; }, g, table, n, ns, t, tpc);
 }
@@ -797,7 +856,9 @@ struct RowPut {
     float2* row;
     unsigned shift, mask, run;  // log2 group, group - 1, rows x group; ungrouped: 0, 0, 1
     SV_MR_HD RowPut(float2* row_, int rows, int group)
-        : row(row_), shift(group > 0 ? log2_of(unsigned(group)) : 0u), mask(group > 0 ? unsigned(group - 1) : 0u),
+        : row(row_),
+          shift(group > 0 ? log2_of(unsigned(group)) : 0u),
+          mask(group > 0 ? unsigned(group - 1) : 0u),
           run(group > 0 ? unsigned(rows) * unsigned(group) : 1u) {}
     SV_MR_HD static unsigned log2_of(unsigned p) {  // p a power of two
 #if defined(__CUDA_ARCH__)
@@ -832,7 +893,8 @@ SV_MR_HD float2 chirp_at(int j, int n) {
 // the first n outputs times w_k.
 template <bool kInv>
 SV_MR_HD void bluestein_premultiply(float2* sm, int n, int m, int t, int tpc) {
-    for (int j = t; j < m; j += tpc) sm[padi(j)] = j < n ? c_mul(sm[padi(j)], chirp_at<kInv>(j, n)) : c_make(0.0f, 0.0f);
+    for (int j = t; j < m; j += tpc)
+        sm[padi(j)] = j < n ? c_mul(sm[padi(j)], chirp_at<kInv>(j, n)) : c_make(0.0f, 0.0f);
 }
 SV_MR_HD void bluestein_convolve(float2* sm, const float2* spectrum, int m, int t, int tpc) {
     for (int j = t; j < m; j += tpc) sm[padi(j)] = c_mul(sm[padi(j)], spectrum[j]);
@@ -880,7 +942,8 @@ inline std::vector<float2> chirp_spectrum(int n, bool inverse) {
             }
     }
     std::vector<float2> out(static_cast<std::size_t>(m));
-    for (int i = 0; i < m; ++i) out[std::size_t(i)] = c_make(float(b[std::size_t(i)].real() / m), float(b[std::size_t(i)].imag() / m));
+    for (int i = 0; i < m; ++i)
+        out[std::size_t(i)] = c_make(float(b[std::size_t(i)].real() / m), float(b[std::size_t(i)].imag() / m));
     return out;
 }
 

@@ -43,7 +43,8 @@ SpectrumSource CufftBackend::forward_real(const float* plane, int width, int hei
         work_.resize(n);
         widen_real_to_complex(plane, work_.get(), n, stream);
         mark(timer, "widen real -> complex", double(n) * 12.0);
-        CUFFT_CHECK(cufftExecC2C(plan(width, height, CUFFT_C2C, stream).get(), reinterpret_cast<cufftComplex*>(work_.get()),
+        CUFFT_CHECK(cufftExecC2C(plan(width, height, CUFFT_C2C, stream).get(),
+                                 reinterpret_cast<cufftComplex*>(work_.get()),
                                  reinterpret_cast<cufftComplex*>(work_.get()), CUFFT_FORWARD));
         mark(timer, "cuFFT C2C 2D", double(n) * 16.0);
         return {work_.get(), width, height, width, false};

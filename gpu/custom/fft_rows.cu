@@ -56,9 +56,11 @@ __device__ __forceinline__ unsigned swz(unsigned i, int log2l) {
 
 template <bool kReal>
 __device__ __forceinline__ float2 load_in(const float* __restrict__ real_in, const float2* __restrict__ in,
-                                         std::size_t i) {
-    if constexpr (kReal) return make_float2(__ldg(&real_in[i]), 0.0f);
-    else return in[i];
+                                          std::size_t i) {
+    if constexpr (kReal)
+        return make_float2(__ldg(&real_in[i]), 0.0f);
+    else
+        return in[i];
 }
 
 // One Cooley-Tukey stage over whole rows in global memory: one butterfly per thread (seed 001's global
@@ -82,7 +84,7 @@ __global__ void fft_rows_global_stage_kernel(const float* __restrict__ real_in, 
         const float2 a = load_in<kReal>(real_in, in, base + i0);
         const float2 c = load_in<kReal>(real_in, in, base + i1);
         const float2 t = cmul(twiddle<kInverse>(tw, bitrev(g, log2n - 1), tw_shift), c);  // TWIDDLE
-        out[base + i0] = make_float2(a.x + t.x, a.y + t.y);                              // ADDSUB
+        out[base + i0] = make_float2(a.x + t.x, a.y + t.y);                               // ADDSUB
         out[base + i1] = make_float2(a.x - t.x, a.y - t.y);
     }
 }
@@ -181,11 +183,16 @@ using GlobalKernel = void (*)(const float*, const float2*, float2*, int, long lo
 template <bool kReal, bool kInverse>
 LocalKernel pick_local(int per) {
     switch (per) {
-        case 1: return fft_rows_local_kernel<kReal, kInverse, 1>;
-        case 2: return fft_rows_local_kernel<kReal, kInverse, 2>;
-        case 4: return fft_rows_local_kernel<kReal, kInverse, 4>;
-        case 8: return fft_rows_local_kernel<kReal, kInverse, 8>;
-        default: return fft_rows_local_kernel<kReal, kInverse, 16>;
+        case 1:
+            return fft_rows_local_kernel<kReal, kInverse, 1>;
+        case 2:
+            return fft_rows_local_kernel<kReal, kInverse, 2>;
+        case 4:
+            return fft_rows_local_kernel<kReal, kInverse, 4>;
+        case 8:
+            return fft_rows_local_kernel<kReal, kInverse, 8>;
+        default:
+            return fft_rows_local_kernel<kReal, kInverse, 16>;
     }
 }
 
@@ -232,7 +239,8 @@ RowFftPlan plan_row_fft_shape(int n, int rows, const RowFftConfig& cfg, int max_
     if (cfg.block_height < 0 || (cfg.block_height > 0 && !pow2(cfg.block_height)))
         throw ConfigError("block height H must be a power of two (or 0 for automatic); got " +
                           std::to_string(cfg.block_height));
-    if (cfg.max_local_length < 0 || (cfg.max_local_length > 0 && (!pow2(cfg.max_local_length) || cfg.max_local_length < 2)))
+    if (cfg.max_local_length < 0 ||
+        (cfg.max_local_length > 0 && (!pow2(cfg.max_local_length) || cfg.max_local_length < 2)))
         throw ConfigError("the local FFT length must be a power of two of at least 2 (or 0 for automatic); got " +
                           std::to_string(cfg.max_local_length));
     p.n = n;
@@ -328,9 +336,10 @@ RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceIn
                               std::to_string(per) + " butterflies per thread uses " + std::to_string(fa.numRegs) +
                               " registers per thread, so at most " + std::to_string(fa.maxThreadsPerBlock) +
                               " threads per block fit");
-        p.notes.push_back("block height lowered from " + std::to_string(H) + " to " + std::to_string(H / 2) + ": with " +
-                          std::to_string(per) + " butterflies per thread the kernel uses " + std::to_string(fa.numRegs) +
-                          " registers per thread, too many for " + std::to_string(T) + " threads per block");
+        p.notes.push_back("block height lowered from " + std::to_string(H) + " to " + std::to_string(H / 2) +
+                          ": with " + std::to_string(per) + " butterflies per thread the kernel uses " +
+                          std::to_string(fa.numRegs) + " registers per thread, too many for " + std::to_string(T) +
+                          " threads per block");
         H /= 2;
         per = per_for(H);
     }
@@ -371,7 +380,7 @@ float2* run_row_fft(const RowFftPlan& p, const float* real_in, const float2* in,
     const long long slots = (long long)p.rows << p.global_stages;
     const bool natural = stop.natural_order && stages == p.log2n;
     k<<<p.blocks, p.threads, p.smem_bytes, stream>>>(cur_real, cur, out, p.log2n, p.log2l, slots, p.block_height,
-                                                      p.global_stages + 1, stages, natural ? 1 : 0, tw.get(), tw_shift);
+                                                     p.global_stages + 1, stages, natural ? 1 : 0, tw.get(), tw_shift);
     CUDA_CHECK_LAUNCH("fft_rows_local_kernel");
     return out;
 }

@@ -11,9 +11,8 @@ namespace {
 // A block moves one kTile x kTile tile with kTile x kRows threads, each thread kTile / kRows elements.
 // The tile row is padded by one element so that reading a tile column touches every bank once.
 template <int kTile, int kRows>
-__global__ void __launch_bounds__(kTile * kRows) transpose_tiled_kernel(const float2* __restrict__ in,
-                                                                         float2* __restrict__ out, int rows,
-                                                                         int cols) {
+__global__ void __launch_bounds__(kTile* kRows)
+    transpose_tiled_kernel(const float2* __restrict__ in, float2* __restrict__ out, int rows, int cols) {
     __shared__ float2 tile[kTile][kTile + 1];
     const int bx = blockIdx.x * kTile, by = blockIdx.y * kTile;
     int x = bx + threadIdx.x;
@@ -40,10 +39,14 @@ struct Shape {
 
 Shape shape_for(int tile) {
     switch (tile) {
-        case 8: return {transpose_tiled_kernel<8, 8>, 8, 8};
-        case 16: return {transpose_tiled_kernel<16, 8>, 16, 8};
-        case 32: return {transpose_tiled_kernel<32, 8>, 32, 8};
-        case 64: return {transpose_tiled_kernel<64, 8>, 64, 8};
+        case 8:
+            return {transpose_tiled_kernel<8, 8>, 8, 8};
+        case 16:
+            return {transpose_tiled_kernel<16, 8>, 16, 8};
+        case 32:
+            return {transpose_tiled_kernel<32, 8>, 32, 8};
+        case 64:
+            return {transpose_tiled_kernel<64, 8>, 64, 8};
     }
     throw ConfigError("transpose tile must be 8, 16, 32 or 64; got " + std::to_string(tile));
 }
@@ -52,8 +55,7 @@ Shape shape_for(int tile) {
 
 void check_transpose_config(const TransposeConfig& cfg) { shape_for(cfg.tile); }
 
-void run_transpose(const float2* in, float2* out, int rows, int cols, const TransposeConfig& cfg,
-                   cudaStream_t stream) {
+void run_transpose(const float2* in, float2* out, int rows, int cols, const TransposeConfig& cfg, cudaStream_t stream) {
     const Shape s = shape_for(cfg.tile);
     const long long gy = (rows + s.tile - 1) / s.tile;
     if (gy > 65535) throw ConfigError("transpose grid too tall: " + std::to_string(rows) + " rows");
@@ -66,8 +68,8 @@ void run_transpose(const float2* in, float2* out, int rows, int cols, const Tran
 KernelResources transpose_resources(const TransposeConfig& cfg, const DeviceInfo& dev) {
     const Shape s = shape_for(cfg.tile);
     return kernel_resources(reinterpret_cast<const void*>(s.fn),
-                            ("transpose_tiled_kernel<" + std::to_string(s.tile) + ">").c_str(),
-                            s.tile * s.block_rows, 0, dev);
+                            ("transpose_tiled_kernel<" + std::to_string(s.tile) + ">").c_str(), s.tile * s.block_rows,
+                            0, dev);
 }
 
 }  // namespace specview::gpu

@@ -10,8 +10,7 @@
 namespace specview::gpu {
 
 void check_transpose_config(const TransposeConfig& cfg);  // throws ConfigError
-void run_transpose(const float2* in, float2* out, int rows, int cols, const TransposeConfig& cfg,
-                   cudaStream_t stream);
+void run_transpose(const float2* in, float2* out, int rows, int cols, const TransposeConfig& cfg, cudaStream_t stream);
 KernelResources transpose_resources(const TransposeConfig& cfg, const DeviceInfo& dev);
 
 }  // namespace specview::gpu

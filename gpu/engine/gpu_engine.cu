@@ -75,7 +75,7 @@ struct GpuEngine::Impl {
     LabPicture lab_picture;
     DeviceBuffer<double> dft;  // plane_dft_bin's accumulator (re, im)
     PinnedBuffer<double> dft_host;
-    bool warming = false;             // inside the plan's untimed first run
+    bool warming = false;  // inside the plan's untimed first run
     // The spectrum the last full run of a path left on the device (cuFFT's output, custom's result, custom-fast's
     // first pass), and what it was computed from: a change of the view alone re-runs only what follows it.
     std::tuple<int, std::uint64_t, int, int, int, int, int, int, int> spectrum_key{};
@@ -179,9 +179,12 @@ SpectrumSource last_spectrum(GpuEngine::Impl& m) {
     if (!m.spectrum_valid || m.last_path < 0) throw ConfigError("no spectrum on the device from a full run");
     const int w = m.last_w, h = m.last_h;
     switch (Path(m.last_path)) {
-        case Path::Custom: return m.custom_spectrum;
-        case Path::Cufft: return m.cufft.last(w, h, m.last_mode);
-        case Path::CustomFast: return SpectrumSource{m.fast_full(w, h, m.last_version, nullptr), w, h, w, false, nullptr};
+        case Path::Custom:
+            return m.custom_spectrum;
+        case Path::Cufft:
+            return m.cufft.last(w, h, m.last_mode);
+        case Path::CustomFast:
+            return SpectrumSource{m.fast_full(w, h, m.last_version, nullptr), w, h, w, false, nullptr};
     }
     throw ConfigError("no spectrum on the device");
 }
@@ -199,7 +202,8 @@ int GpuEngine::take_power_sum(std::vector<double>& sum, int* width, int* height)
     *height = m.power_h;
     sum.assign(std::size_t(m.power_w) * m.power_h, 0.0);
     if (n > 0) {
-        CUDA_CHECK(cudaMemcpyAsync(sum.data(), m.power.get(), sum.size() * sizeof(double), cudaMemcpyDeviceToHost, m.stream.get()));
+        CUDA_CHECK(cudaMemcpyAsync(sum.data(), m.power.get(), sum.size() * sizeof(double), cudaMemcpyDeviceToHost,
+                                   m.stream.get()));
         CUDA_CHECK(cudaStreamSynchronize(m.stream.get()));
     }
     m.power_count = 0;
@@ -250,7 +254,8 @@ std::vector<KernelTiming> GpuEngine::make_plane(const GpuRequest& req, bool wait
         m.plane_version = 0;  // until it is complete
         m.prep_timer.start(s);
         if (req.recipe) {
-            if (req.recipe->plane_width != w || req.recipe->plane_height != h) throw ConfigError("plane recipe size mismatch");
+            if (req.recipe->plane_width != w || req.recipe->plane_height != h)
+                throw ConfigError("plane recipe size mismatch");
             m.prep.prepare(*req.recipe, m.plane.get(), s, &m.prep_timer);
         } else {
             CUDA_CHECK(cudaMemcpyAsync(m.plane.get(), req.plane, n * sizeof(float), cudaMemcpyHostToDevice, s));
@@ -267,11 +272,12 @@ std::vector<KernelTiming> GpuEngine::make_plane(const GpuRequest& req, bool wait
 double GpuEngine::plan(const GpuRequest& req) {
     Impl& m = *impl_;
     const int w = req.width, h = req.height;
-    const auto plan_key = std::make_tuple(int(req.path), w, h, req.path == Path::Custom ? req.custom.rows.threads_per_block : 0,
-                                          req.path == Path::Custom ? req.custom.rows.block_height : 0,
-                                          req.path == Path::Custom ? req.custom.rows.max_local_length : 0,
-                                          req.path == Path::Custom ? req.custom.transpose.tile : 0,
-                                          req.path == Path::Cufft ? int(req.cufft_mode) : 0, int(req.view.range));
+    const auto plan_key =
+        std::make_tuple(int(req.path), w, h, req.path == Path::Custom ? req.custom.rows.threads_per_block : 0,
+                        req.path == Path::Custom ? req.custom.rows.block_height : 0,
+                        req.path == Path::Custom ? req.custom.rows.max_local_length : 0,
+                        req.path == Path::Custom ? req.custom.transpose.tile : 0,
+                        req.path == Path::Cufft ? int(req.cufft_mode) : 0, int(req.view.range));
     if (m.warming || req.stop.kind != StopPoint::Kind::Done || m.planned.count(plan_key)) return 0.0;
     if (w < 1 || h < 1) throw ConfigError("empty plane");
     if (req.recipe || req.plane) make_plane(req);  // not part of the plan's time
@@ -291,7 +297,7 @@ double GpuEngine::plan(const GpuRequest& req) {
     warm.surface = 0;
     warm.picture_slot = -1;
     m.planned.insert(plan_key);  // before the run: a failing plan is not retried as a plan each time
-    m.warming = true;           // the picture goes to a device buffer and stays there
+    m.warming = true;            // the picture goes to a device buffer and stays there
     try {
         run(warm);
     } catch (...) {
@@ -321,7 +327,8 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     // A run that only adds to the power sum (a stack's frames) returns without waiting for the device: the host
     // stages the next frame while this one is transformed; errors surface at the next wait (take_power_sum).
     const bool power_only = req.accumulate_power && !req.want_rgba && req.picture_slot < 0 && !req.surface &&
-                            !req.want_spectrum && !req.want_inverse && req.stop.kind == StopPoint::Kind::Done && !m.warming;
+                            !req.want_spectrum && !req.want_inverse && req.stop.kind == StopPoint::Kind::Done &&
+                            !m.warming;
     std::vector<KernelTiming> prep_timings;
     if (!m.warming) prep_timings = make_plane(req, !power_only);  // the warm-up runs on what the plan left in place
     const double plan_ms = plan(req);
@@ -358,18 +365,20 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     const float2* full = nullptr;
     // View-only changes: the same path, plane and transform settings as the last full run leave its spectrum on
     // the device valid, so only the view stages run (never inside the plan's warm-up, whose timings are not shown).
-    const auto spectrum_key = std::make_tuple(int(req.path), req.plane_version, w, h,
-                                              req.path == Path::Cufft ? int(req.cufft_mode) : 0,
-                                              req.path == Path::Custom ? req.custom.rows.threads_per_block : 0,
-                                              req.path == Path::Custom ? req.custom.rows.block_height : 0,
-                                              req.path == Path::Custom ? req.custom.rows.max_local_length : 0,
-                                              req.path == Path::Custom ? req.custom.transpose.tile : 0);
+    const auto spectrum_key =
+        std::make_tuple(int(req.path), req.plane_version, w, h, req.path == Path::Cufft ? int(req.cufft_mode) : 0,
+                        req.path == Path::Custom ? req.custom.rows.threads_per_block : 0,
+                        req.path == Path::Custom ? req.custom.rows.block_height : 0,
+                        req.path == Path::Custom ? req.custom.rows.max_local_length : 0,
+                        req.path == Path::Custom ? req.custom.transpose.tile : 0);
     const bool done_stop = req.stop.kind == StopPoint::Kind::Done;
-    const bool reuse = !m.warming && done_stop && req.plane_version != 0 && m.spectrum_valid && m.spectrum_key == spectrum_key;
+    const bool reuse =
+        !m.warming && done_stop && req.plane_version != 0 && m.spectrum_valid && m.spectrum_key == spectrum_key;
     if (!reuse && !m.warming) m.spectrum_valid = false;  // the buffers are about to change
     if (reuse) out.notes.push_back("spectrum reused: only the view stages ran (same plane and transform)");
     const float* mask = done_stop ? m.mask.get(req.filters, req.strokes, req.mask_invert, w, h, s, &m.timer) : nullptr;
-    if (req.want_inverse && !done_stop) throw ConfigError("the inverse transform needs the whole forward one (no classroom stop)");
+    if (req.want_inverse && !done_stop)
+        throw ConfigError("the inverse transform needs the whole forward one (no classroom stop)");
     // custom-fast's full spectrum of this plane (for --raw and the inverse), computed once per plane.
     auto fast_full = [&]() -> const float2* { return m.fast_full(w, h, req.plane_version, &m.timer); };
     // Nothing to show anywhere (a stack's power sum, a saved spectrum, a filtered image alone): the picture stages
@@ -382,8 +391,10 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         // Two passes; the picture straight from the second one's epilogue.
         out.width = w;
         out.height = h;
-        out.range_reused = m.fast.picture(m.plane.get(), w, h, req.plane_version, req.view, target, s, &m.timer,
-                                          reuse, mask, m.mask.version()).range_reused;
+        out.range_reused = m.fast
+                               .picture(m.plane.get(), w, h, req.plane_version, req.view, target, s, &m.timer, reuse,
+                                        mask, m.mask.version())
+                               .range_reused;
         if (out.range_reused) out.notes.push_back("range reused from an identical earlier run (same plane and view)");
     } else {
         SpectrumSource src;
@@ -392,15 +403,16 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         } else if (req.path == Path::Custom) {
             m.a.resize(n);
             m.b.resize(n);
-            Custom2DResult r = run_custom_2d(cplan, m.plane.get(), m.a.get(), m.b.get(), false, req.stop, m.twiddles, s,
-                                             &m.timer);
+            Custom2DResult r =
+                run_custom_2d(cplan, m.plane.get(), m.a.get(), m.b.get(), false, req.stop, m.twiddles, s, &m.timer);
             src = {r.data, r.cols, r.rows, r.cols, false};
             m.custom_spectrum = src;
             m.stopped = r.data;
             m.stopped_w = r.cols;
             m.stopped_h = r.rows;
         } else {
-            src = reuse ? m.cufft.last(w, h, req.cufft_mode) : m.cufft.forward_real(m.plane.get(), w, h, req.cufft_mode, s, &m.timer);
+            src = reuse ? m.cufft.last(w, h, req.cufft_mode)
+                        : m.cufft.forward_real(m.plane.get(), w, h, req.cufft_mode, s, &m.timer);
         }
         if (req.path == Path::Custom) {
             out.resources = {row_fft_resources(cplan.rows1, true, m.dev), transpose_resources(cplan.transpose, m.dev),
@@ -427,7 +439,8 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         m.inverse.resize(n);
         if (req.path == Path::Cufft) {
             masked_half(m.cufft.last(w, h, req.cufft_mode), mask, m.inv_a.get(), s);
-            m.timer.mark(mask ? "mask -> half spectrum" : "half spectrum", double(w / 2 + 1) * h * (mask ? 20.0 : 16.0));
+            m.timer.mark(mask ? "mask -> half spectrum" : "half spectrum",
+                         double(w / 2 + 1) * h * (mask ? 20.0 : 16.0));
             m.cufft.inverse_real(m.inv_a.get(), m.inverse.get(), w, h, s);
             m.timer.mark("cuFFT C2R 2D (inverse)", double(w / 2 + 1) * h * 8.0 + double(n) * 4.0);
             scale_real(m.inverse.get(), n, scale, s);
@@ -437,15 +450,16 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
             // inv_b is not made for it there (33 MB at 2048^2), and a null scratch would fault rather than be used.
             const bool fast_in_place = req.path != Path::Custom && m.fast.c2c_in_place(w, h);
             if (!fast_in_place) m.inv_b.resize(n);
-            const SpectrumSource fwd = req.path == Path::Custom ? m.custom_spectrum
-                                                                 : SpectrumSource{fast_full(), w, h, w, false, nullptr};
+            const SpectrumSource fwd =
+                req.path == Path::Custom ? m.custom_spectrum : SpectrumSource{fast_full(), w, h, w, false, nullptr};
             masked_full(fwd, mask, m.inv_a.get(), s);
             m.timer.mark(mask ? "mask -> spectrum copy" : "spectrum copy", double(n) * (mask ? 20.0 : 16.0));
             const float2* result = m.inv_a.get();
             if (req.path == Path::Custom) {  // the same row-FFT and transpose kernels, backwards
                 const Custom2DPlan ip = plan_custom_2d(w, h, req.custom, m.dev, false);
-                result = run_custom_2d(ip, nullptr, m.inv_a.get(), m.inv_b.get(), true, StopPoint{}, m.twiddles, s,
-                                       &m.timer).data;
+                result =
+                    run_custom_2d(ip, nullptr, m.inv_a.get(), m.inv_b.get(), true, StopPoint{}, m.twiddles, s, &m.timer)
+                        .data;
             } else {
                 m.fast.c2c(m.inv_a.get(), fast_in_place ? nullptr : m.inv_b.get(), w, h, true, s, &m.timer);
             }
@@ -479,8 +493,10 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     // The third view on the device, into the slot's lab picture (after the viewer has copied its last one out).
     const bool lab_here = req.want_inverse && req.lab_on_device && req.picture_slot >= 0 && !m.warming;
     if (lab_here) {
-        const int lw = std::max(1, std::min(req.lab_w, w - req.lab_x)), lh = std::max(1, std::min(req.lab_h, h - req.lab_y));
-        if (req.lab_x < 0 || req.lab_y < 0 || req.lab_x >= w || req.lab_y >= h) throw ConfigError("lab region outside the plane");
+        const int lw = std::max(1, std::min(req.lab_w, w - req.lab_x)),
+                  lh = std::max(1, std::min(req.lab_h, h - req.lab_y));
+        if (req.lab_x < 0 || req.lab_y < 0 || req.lab_x >= w || req.lab_y >= h)
+            throw ConfigError("lab region outside the plane");
         m.lab_slots[req.picture_slot].resize(std::size_t(lw) * lh);
         CUDA_CHECK(cudaStreamWaitEvent(s, m.lab_consumed[req.picture_slot].get(), 0));
         const LabPictureKind kind = LabPictureKind(std::clamp(req.lab_kind, 0, 2));
@@ -491,7 +507,8 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
         out.lab_height = lh;
     }
     const std::size_t last = m.timer.marks();  // total_ms covers the marks in [first, last)
-    if (req.path == Path::CustomFast && no_picture) m.spectrum_valid = false;  // its picture's first pass never ran
+    if (req.path == Path::CustomFast && no_picture)
+        m.spectrum_valid = false;  // its picture's first pass never ran
     else if (!m.warming && done_stop && req.plane_version != 0) {
         m.spectrum_key = spectrum_key;
         m.spectrum_valid = true;
@@ -529,13 +546,17 @@ GpuResult GpuEngine::run(const GpuRequest& req) {
     }
     out.picture = target.levels ? target.format : PictureFormat::Rgba8;
     if (power_only) return out;  // no range, no timings: nothing waits
-    if (req.path == Path::CustomFast) m.fast.range(&out.range_lo, &out.range_hi, s);
-    else m.viewer.range(&out.range_lo, &out.range_hi, s);
+    if (req.path == Path::CustomFast)
+        m.fast.range(&out.range_lo, &out.range_hi, s);
+    else
+        m.viewer.range(&out.range_lo, &out.range_hi, s);
     CUDA_CHECK(cudaStreamSynchronize(s));
     if (lab_here) m.lab_picture.range(&out.lab_lo, &out.lab_hi, s);
     out.timings = m.timer.collect();
     for (std::size_t i = first; i < last; ++i) out.total_ms += out.timings[i].ms;
-    if (plan_ms > 0) out.timings.insert(out.timings.begin(), {"plan (first run at this size and configuration) [host]", plan_ms, 0.0});
+    if (plan_ms > 0)
+        out.timings.insert(out.timings.begin(),
+                           {"plan (first run at this size and configuration) [host]", plan_ms, 0.0});
     out.timings.insert(out.timings.begin(), prep_timings.begin(), prep_timings.end());
     return out;
 }

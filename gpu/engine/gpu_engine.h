@@ -32,8 +32,8 @@ struct GpuRequest {
     CufftMode cufft_mode = CufftMode::R2C;
     StopPoint stop;  // custom path only
     ViewParams view;
-    bool want_spectrum = false;  // download the complex data (unshifted)
-    bool want_rgba = true;       // download the picture (in `picture`'s format)
+    bool want_spectrum = false;                    // download the complex data (unshifted)
+    bool want_rgba = true;                         // download the picture (in `picture`'s format)
     PictureFormat picture = PictureFormat::Rgba8;  // Level8/Level16: levels instead of colours (not with slots)
     // The frequency lab: the mask's filters (the picture shows the masked spectrum; built on the device, kept
     // while they stay the same), and the inverse of the masked spectrum (GpuResult::inverse).
@@ -49,7 +49,7 @@ struct GpuRequest {
     bool accumulate_power = false;
     int lab_kind = 0;
     int lab_x = 0, lab_y = 0, lab_w = 0, lab_h = 0;
-    std::uint64_t surface = 0;   // cudaSurfaceObject_t to write the picture into (0: none)
+    std::uint64_t surface = 0;  // cudaSurfaceObject_t to write the picture into (0: none)
     // >= 0: the picture stays on the device in this picture slot (see GpuEngine::slot_data); the stream first
     // waits until the slot's previous picture has been copied out (slot_consumed_event).
     int picture_slot = -1;
@@ -59,17 +59,17 @@ struct GpuResult {
     int width = 0, height = 0;  // of the data shown: width x height, or transposed at a classroom stop
     std::vector<std::complex<float>> spectrum;
     std::vector<std::uint32_t> rgba;
-    std::vector<unsigned char> levels;  // with PictureFormat::Level8/Level16: 1 or 2 bytes a pixel
-    std::vector<float> inverse;         // want_inverse: the filtered plane, width x height, normalised
+    std::vector<unsigned char> levels;             // with PictureFormat::Level8/Level16: 1 or 2 bytes a pixel
+    std::vector<float> inverse;                    // want_inverse: the filtered plane, width x height, normalised
     PictureFormat picture = PictureFormat::Rgba8;  // what the picture came back as
     float range_lo = 0, range_hi = 0;
     std::vector<KernelTiming> timings;  // device stages; upload and download are listed but not in total_ms
     double total_ms = 0;
-    std::vector<std::string> notes;    // clamps the planner made
-    std::vector<KernelResources> resources;  // custom path: the kernels at this configuration
-    std::vector<RowFftPlan> row_plans;       // custom path: the two row passes' launch shapes
-    bool range_reused = false;               // custom-fast: the range of an identical earlier run was reused
-    const std::uint32_t* device_rgba = nullptr;  // the picture in its slot, when the request named one
+    std::vector<std::string> notes;                  // clamps the planner made
+    std::vector<KernelResources> resources;          // custom path: the kernels at this configuration
+    std::vector<RowFftPlan> row_plans;               // custom path: the two row passes' launch shapes
+    bool range_reused = false;                       // custom-fast: the range of an identical earlier run was reused
+    const std::uint32_t* device_rgba = nullptr;      // the picture in its slot, when the request named one
     const std::uint32_t* device_lab_rgba = nullptr;  // lab_on_device: the third view in the slot
     int lab_width = 0, lab_height = 0;
     float lab_lo = 0, lab_hi = 0;  // the values at its darkest and brightest

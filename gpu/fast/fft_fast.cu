@@ -32,7 +32,7 @@ using fast_detail::mirror_value;
 using fast_detail::order_decode;
 using fast_detail::view_bin;
 
-constexpr int kE = 16;        // elements a thread holds (the radix of the main passes)
+constexpr int kE = 16;  // elements a thread holds (the radix of the main passes)
 
 __device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
 __device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
@@ -94,7 +94,8 @@ __device__ __forceinline__ void pass_compute(float2 (&v)[kE], int nq, int t, int
 
 // qx (m104): the thread's q-th butterfly is t + (q ^ qx) tpc (0 elsewhere: t + q tpc).
 template <int R>
-__device__ __forceinline__ void pass_store(const float2 (&v)[kE], float2* sm, int nq, int t, int tpc, int log2ns, int qx = 0) {
+__device__ __forceinline__ void pass_store(const float2 (&v)[kE], float2* sm, int nq, int t, int tpc, int log2ns,
+                                           int qx = 0) {
     const int ns = 1 << log2ns;
 #pragma unroll
     for (int q = 0; q < kE / R; ++q) {
@@ -134,8 +135,10 @@ __device__ __forceinline__ void pass_load(float2 (&v)[kE], const float2* sm, int
 // The barrier of a pass's exchange: the block's, or (m72) where bar_id > 0 named barrier bar_id over the line's tpc
 // threads (whole warps): a line's exchange waits for its own threads only, not for the block's other lines.
 __device__ __forceinline__ void exchange_sync(int bar_id, int tpc) {
-    if (bar_id == 0) __syncthreads();
-    else asm volatile("bar.sync %0, %1;" ::"r"(bar_id), "r"(tpc) : "memory");
+    if (bar_id == 0)
+        __syncthreads();
+    else
+        asm volatile("bar.sync %0, %1;" ::"r"(bar_id), "r"(tpc) : "memory");
 }
 
 // One pass of stockham_line: radix R (the first pass's: loaded from global memory by the caller, no twiddles; the
@@ -147,22 +150,34 @@ __device__ __forceinline__ void exchange_sync(int bar_id, int tpc) {
 // 4 (R = 4) or 2 (R = 2, 8) threads on one bank pair. Only the first pass's store changes; it has no twiddles.
 template <bool kInv>
 __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n, int t, int tpc, bool active, int R,
-                                              bool first, bool last, int log2ns, int bar_id = 0, bool blocked_first = false,
-                                              int first_swizzle = 0) {
+                                              bool first, bool last, int log2ns, int bar_id = 0,
+                                              bool blocked_first = false, int first_swizzle = 0) {
     const int nq = elems_per_thread(n) / R;
     if (!first && active) {
         switch (R) {
-            case 16: pass_load<16>(v, sm, n, nq, t, tpc); break;
-            default: break;  // only the first pass has another radix, and it loads from global
+            case 16:
+                pass_load<16>(v, sm, n, nq, t, tpc);
+                break;
+            default:
+                break;  // only the first pass has another radix, and it loads from global
         }
     }
     if (active) {
         switch (R) {
-            case 2: pass_compute<2, kInv>(v, nq, t, tpc, log2ns); break;
-            case 4: pass_compute<4, kInv>(v, nq, t, tpc, log2ns); break;
-            case 8: pass_compute<8, kInv>(v, nq, t, tpc, log2ns); break;
-            case 16: pass_compute<16, kInv>(v, nq, t, tpc, log2ns); break;
-            default: break;
+            case 2:
+                pass_compute<2, kInv>(v, nq, t, tpc, log2ns);
+                break;
+            case 4:
+                pass_compute<4, kInv>(v, nq, t, tpc, log2ns);
+                break;
+            case 8:
+                pass_compute<8, kInv>(v, nq, t, tpc, log2ns);
+                break;
+            case 16:
+                pass_compute<16, kInv>(v, nq, t, tpc, log2ns);
+                break;
+            default:
+                break;
         }
     }
     if (!last) {
@@ -171,11 +186,20 @@ __device__ __forceinline__ void stockham_step(float2 (&v)[kE], float2* sm, int n
         const int ts = blocked ? t * nq : t, qs = blocked ? 1 : tpc, qx = blocked ? first_swizzle : 0;
         if (active) {
             switch (R) {
-                case 2: pass_store<2>(v, sm, nq, ts, qs, log2ns, qx); break;
-                case 4: pass_store<4>(v, sm, nq, ts, qs, log2ns, qx); break;
-                case 8: pass_store<8>(v, sm, nq, ts, qs, log2ns, qx); break;
-                case 16: pass_store<16>(v, sm, nq, ts, qs, log2ns, qx); break;
-                default: break;
+                case 2:
+                    pass_store<2>(v, sm, nq, ts, qs, log2ns, qx);
+                    break;
+                case 4:
+                    pass_store<4>(v, sm, nq, ts, qs, log2ns, qx);
+                    break;
+                case 8:
+                    pass_store<8>(v, sm, nq, ts, qs, log2ns, qx);
+                    break;
+                case 16:
+                    pass_store<16>(v, sm, nq, ts, qs, log2ns, qx);
+                    break;
+                default:
+                    break;
             }
         }
         exchange_sync(bar_id, tpc);
@@ -231,17 +255,29 @@ __device__ void stockham_line(float2 (&v)[kE], float2* sm, int n_arg, int log2n_
             const int nq = e / R;
             if (p > 0 && active) {
                 switch (R) {
-                    case 16: pass_load<16>(v, sm, n, nq, t, tpc); break;
-                    default: break;
+                    case 16:
+                        pass_load<16>(v, sm, n, nq, t, tpc);
+                        break;
+                    default:
+                        break;
                 }
             }
             if (active) {
                 switch (R) {
-                    case 2: pass_compute<2, kInv>(v, nq, t, tpc, log2ns); break;
-                    case 4: pass_compute<4, kInv>(v, nq, t, tpc, log2ns); break;
-                    case 8: pass_compute<8, kInv>(v, nq, t, tpc, log2ns); break;
-                    case 16: pass_compute<16, kInv>(v, nq, t, tpc, log2ns); break;
-                    default: break;
+                    case 2:
+                        pass_compute<2, kInv>(v, nq, t, tpc, log2ns);
+                        break;
+                    case 4:
+                        pass_compute<4, kInv>(v, nq, t, tpc, log2ns);
+                        break;
+                    case 8:
+                        pass_compute<8, kInv>(v, nq, t, tpc, log2ns);
+                        break;
+                    case 16:
+                        pass_compute<16, kInv>(v, nq, t, tpc, log2ns);
+                        break;
+                    default:
+                        break;
                 }
             }
             const int log2r = __ffs(R) - 1;
@@ -249,11 +285,20 @@ __device__ void stockham_line(float2 (&v)[kE], float2* sm, int n_arg, int log2n_
                 __syncthreads();
                 if (active) {
                     switch (R) {
-                        case 2: pass_store<2>(v, sm, nq, t, tpc, log2ns); break;
-                        case 4: pass_store<4>(v, sm, nq, t, tpc, log2ns); break;
-                        case 8: pass_store<8>(v, sm, nq, t, tpc, log2ns); break;
-                        case 16: pass_store<16>(v, sm, nq, t, tpc, log2ns); break;
-                        default: break;
+                        case 2:
+                            pass_store<2>(v, sm, nq, t, tpc, log2ns);
+                            break;
+                        case 4:
+                            pass_store<4>(v, sm, nq, t, tpc, log2ns);
+                            break;
+                        case 8:
+                            pass_store<8>(v, sm, nq, t, tpc, log2ns);
+                            break;
+                        case 16:
+                            pass_store<16>(v, sm, nq, t, tpc, log2ns);
+                            break;
+                        default:
+                            break;
                     }
                 }
                 __syncthreads();
@@ -282,7 +327,8 @@ __device__ __forceinline__ int in_index(int j, int n, int log2n, int t, int tpc,
 // After the FFT of z = a + i b (a line of two real signals packed as one complex one): leave the result in
 // shared memory in natural order and return, for bin k, A[k] = (Z[k] + conj Z[-k]) / 2 and
 // B[k] = -i (Z[k] - conj Z[-k]) / 2, the spectra of a and b. stage_natural() must run first, on all threads.
-__device__ __forceinline__ void stage_natural(float2* sm, const float2 (&v)[kE], int e, int n, int t, int tpc, bool active) {
+__device__ __forceinline__ void stage_natural(float2* sm, const float2 (&v)[kE], int e, int n, int t, int tpc,
+                                              bool active) {
     __syncthreads();  // the FFT's last pass may still be reading shared memory
     if (active)
 #pragma unroll
@@ -304,9 +350,9 @@ struct RowArgs {
     const float2* in;
     float2* out;
     int n, log2n, rows;
-    int lines;       // rows a block takes
-    int group_log2;  // >= 0: written grouped for the column blocks ([x / C][row][x % C]); -1: row-major
-    int half_rows;   // > 0: rows y and y + half_rows in one block, with the columns' first radix-2 stage (v7)
+    int lines;          // rows a block takes
+    int group_log2;     // >= 0: written grouped for the column blocks ([x / C][row][x % C]); -1: row-major
+    int half_rows;      // > 0: rows y and y + half_rows in one block, with the columns' first radix-2 stage (v7)
     int line_barriers;  // != 0: each line's exchanges on a barrier of its own where it can (m72; rows_c2c_block)
 };
 
@@ -319,9 +365,8 @@ struct RowArgs {
 // where its threads are whole warps and the block has 2 to 15 lines' threads (the hardware's 16 barriers, 0 the
 // block's); not with the split, whose lines read their partners' shared memory.
 template <bool kInv, int kLog2 = 0>
-__device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, int n, int log2n,
-                                               int rows, int lines, int group_log2, int half_rows, int bx,
-                                               int line_barriers = 0) {
+__device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, int n, int log2n, int rows, int lines,
+                                               int group_log2, int half_rows, int bx, int line_barriers = 0) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
@@ -354,7 +399,8 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, in
         // two FFTs of H/2 points per column, whose outputs are the even and the odd bins.
         stage_natural(sm, v, e, n, t, tpc, active);
         if (active) {
-            const float2* psm = reinterpret_cast<const float2*>(smem_f4) + (upper ? line - hl : line + hl) * padded_len(n);
+            const float2* psm =
+                reinterpret_cast<const float2*>(smem_f4) + (upper ? line - hl : line + hl) * padded_len(n);
             float2 w = make_float2(1.0f, 0.0f);
             if (upper) {
                 float sn, cs;
@@ -390,12 +436,15 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, in
 // kLog2 > 0: the line length 2^kLog2 is a compile-time constant (ilog2(n) must equal it), so the index arithmetic of
 // the passes folds into immediates (PERF_NOTES.md v9); 0: any length, from the arguments.
 template <bool kInv, int kThreads, int kLog2 = 0>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_c2c_kernel(const float2* in, float2* out, int n, int log2n, int rows,
-                                     int lines, int group_log2, int half_rows, int line_barriers) {
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
+    fast_rows_c2c_kernel(const float2* in, float2* out, int n, int log2n, int rows, int lines, int group_log2,
+                         int half_rows, int line_barriers) {
     fast_detail::begin_dependent();
     if constexpr (kLog2 > 0)
-        rows_c2c_block<kInv, kLog2>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x, line_barriers);
-    else rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x, line_barriers);
+        rows_c2c_block<kInv, kLog2>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x,
+                                    line_barriers);
+    else
+        rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x, line_barriers);
 }
 
 // The tensor memory accelerator's copies (fast_detail::tma), and here its 2D copy through a tensor map (m85).
@@ -404,7 +453,8 @@ using namespace fast_detail::tma;
 __device__ __forceinline__ void load_2d(unsigned dst, const CUtensorMap* map, int x, int y, unsigned bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];" ::"r"(
+            dst),
         "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(bar)
         : "memory");
 #endif
@@ -425,13 +475,16 @@ __device__ __forceinline__ void load_2d(unsigned dst, const CUtensorMap* map, in
 // column pass from 63% to 73% of copy by moving its loads to bulk copies).
 // Shared memory: the line's buffer, and with kBulk the barrier after it (split_alone_bar_offset).
 __host__ __device__ constexpr int split_alone_bar_offset() {
-    return ((8192 * int(sizeof(float2)) > padded_len(8192) * int(sizeof(float2)) ? 8192 * int(sizeof(float2))
-                                                                                   : padded_len(8192) * int(sizeof(float2))) + 7) & ~7;
+    return ((8192 * int(sizeof(float2)) > padded_len(8192) * int(sizeof(float2))
+                 ? 8192 * int(sizeof(float2))
+                 : padded_len(8192) * int(sizeof(float2))) +
+            7) &
+           ~7;
 }
 template <bool kInv, bool kBulk>
-__global__ void __launch_bounds__(512, 2) fast_rows_c2c_split_alone_kernel(const float2* __restrict__ in,
-                                                                           float2* __restrict__ out, int rows,
-                                                                           int group_log2) {
+__global__ void __launch_bounds__(512, 2)
+    fast_rows_c2c_split_alone_kernel(const float2* __restrict__ in, float2* __restrict__ out, int rows,
+                                     int group_log2) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     constexpr int kLog2 = 13, n = 1 << kLog2, tpc = n / kE;
@@ -443,7 +496,8 @@ __global__ void __launch_bounds__(512, 2) fast_rows_c2c_split_alone_kernel(const
     const float2* rb = in + std::size_t(y + h2) * n;
     [[maybe_unused]] const unsigned base = tma::smem_addr(smem_f4), bar = base + unsigned(split_alone_bar_offset());
     if constexpr (kBulk)
-        tma::start_stage(bar, n * unsigned(sizeof(float2)), [&] { tma::load_run(base, ra, n * unsigned(sizeof(float2)), bar); });
+        tma::start_stage(bar, n * unsigned(sizeof(float2)),
+                         [&] { tma::load_run(base, ra, n * unsigned(sizeof(float2)), bar); });
     float2 w = make_float2(1.0f, 0.0f);
     if (upper) {
         float sn, cs;
@@ -502,9 +556,9 @@ __host__ __device__ inline int bulk_rows_bar_offset(int n, int lines) {
 // loads: without the split its lines' rows 2p, 2p + 1 are one contiguous run (line l's at 2l x n floats), with it rows
 // p (line l's at l x n) and p + half_rows (at (lines + l) x n) are two.
 template <int kThreads, int kLog2, bool kSplit, bool kBulk = false>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n_arg, int log2n_arg,
-                                      int rows, int lines, int ld, int group_log2, unsigned int* reset_minmax,
-                                      int half_rows) {
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
+    fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n_arg, int log2n_arg,
+                          int rows, int lines, int ld, int group_log2, unsigned int* reset_minmax, int half_rows) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
@@ -521,7 +575,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
     if constexpr (kBulk) {
         const unsigned base = tma::smem_addr(smem_f4), bar = base + unsigned(bulk_rows_bar_offset(n, lines));
         const unsigned run = unsigned(lines) * unsigned(n) * unsigned(sizeof(float));  // `lines` rows
-        const int first = int(blockIdx.x) * lines;  // the block's first pair
+        const int first = int(blockIdx.x) * lines;                                     // the block's first pair
         tma::start_stage(bar, 2u * run, [&] {
             if constexpr (split) {
                 tma::load_run(base, plane + std::size_t(first) * n, run, bar);
@@ -547,10 +601,12 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
             for (int j = 0; j < kE; ++j)
                 if (j < e) {
                     const int i = in_index(j, n, log2n, t, tpc);
-                    v[j] = make_float2(__ldg(&plane[std::size_t(ra) * n + i]), has_b ? __ldg(&plane[std::size_t(rb) * n + i]) : 0.0f);
+                    v[j] = make_float2(__ldg(&plane[std::size_t(ra) * n + i]),
+                                       has_b ? __ldg(&plane[std::size_t(rb) * n + i]) : 0.0f);
                 }
     }
-    stockham_line<false, kLog2 == 13 ? Passes::Peeled : Passes::Rolled, kLog2 == 13 ? kLog2 : 0>(v, sm, n, log2n, t, tpc, active);
+    stockham_line<false, kLog2 == 13 ? Passes::Peeled : Passes::Rolled, kLog2 == 13 ? kLog2 : 0>(v, sm, n, log2n, t,
+                                                                                                 tpc, active);
     stage_natural(sm, v, e, n, t, tpc, active);
     if (!active) return;
     float2 w = make_float2(1.0f, 0.0f);
@@ -575,7 +631,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_real_kern
             half[at + (std::size_t(ra) << group_log2)] = a;
             half[at + (std::size_t(rb) << group_log2)] = b;
         } else {
-            const std::size_t at = ((std::size_t(k >> group_log2) * rows + ra) << group_log2) + (k & ((1 << group_log2) - 1));
+            const std::size_t at =
+                ((std::size_t(k >> group_log2) * rows + ra) << group_log2) + (k & ((1 << group_log2) - 1));
             half[at] = a;
             if (has_b) half[at + (1 << group_log2)] = b;  // row rb = ra + 1
         }
@@ -655,8 +712,9 @@ __device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc
 // of n + 1 bins (ld apart): contiguous stores, where the rows-first R2C's column pass stores C-bin pieces of rows
 // of n + 1 bins (PERF_NOTES.md m78). `lines` is even; the grid covers rows / lines blocks.
 template <int kThreads, int kLog2>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_kernel(const float2* __restrict__ in, float2* __restrict__ half,
-                                          int n_arg, int log2n_arg, int rows, int lines, int ld, bool steps) {
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
+    fast_rows_r2c_last_kernel(const float2* __restrict__ in, float2* __restrict__ half, int n_arg, int log2n_arg,
+                              int rows, int lines, int ld, bool steps) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
@@ -676,8 +734,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
     stockham_line<false, Passes::Unrolled, kLog2>(v, sm, n, log2n, t, tpc, active);
     stage_natural(sm, v, e, n, t, tpc, active);  // the mirror line's bins too, on the block's barrier
     if (!active) return;
-    store_r2c_row(half + std::size_t(row) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
-                  [msm](int i) { return msm[padi(i)]; }, steps);
+    store_r2c_row(
+        half + std::size_t(row) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
+        [msm](int i) { return msm[padi(i)]; }, steps);
 }
 
 // m82: the same for 8192-point columns, split as C2C's are (v7) but the other way round. The column pass took the even
@@ -688,8 +747,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
 // b + H/2 are one another's mirrors: b = H/2 - a, or in group 0 a = 0 (rows 0 and H/2 their own) and b = H/4 (rows H/4
 // and 3H/4 each other's). rows >= 4; `lines` a multiple of four; the grid covers rows / lines blocks.
 template <int kThreads, int kLog2>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_split_kernel(const float2* __restrict__ in, float2* __restrict__ half,
-                                          int n_arg, int log2n_arg, int rows, int lines, int ld, bool steps) {
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
+    fast_rows_r2c_last_split_kernel(const float2* __restrict__ in, float2* __restrict__ half, int n_arg, int log2n_arg,
+                                    int rows, int lines, int ld, bool steps) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
@@ -711,7 +771,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
     stage_natural(sm, v, e, n, t, tpc, active);  // the group's other lines too, on the block's barrier
     if (!active) return;
     const int r = slot == 0 ? a : slot == 1 ? a + h2 : slot == 2 ? b : b + h2;  // this line's output row
-    const int m = r == 0 ? 0 : rows - r;                                         // and its mirror
+    const int m = r == 0 ? 0 : rows - r;                                        // and its mirror
     // Z of output row `row`: its source row k = row mod H/2 (a or b), and +-w^k.
     auto source = [&](int row, const float2*& ek, const float2*& ok, float2& sw) {
         const int k = row < h2 ? row : row - h2;
@@ -725,9 +785,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
     float2 wr, wm;
     source(r, er, orow, wr);
     source(m, em, om, wm);
-    store_r2c_row(half + std::size_t(r) * ld, n, t, tpc,
-                  [er, orow, wr](int i) { return cadd(er[padi(i)], cmul(wr, orow[padi(i)])); },
-                  [em, om, wm](int i) { return cadd(em[padi(i)], cmul(wm, om[padi(i)])); }, steps);
+    store_r2c_row(
+        half + std::size_t(r) * ld, n, t, tpc,
+        [er, orow, wr](int i) { return cadd(er[padi(i)], cmul(wr, orow[padi(i)])); },
+        [em, om, wm](int i) { return cadd(em[padi(i)], cmul(wm, om[padi(i)])); }, steps);
 }
 
 // m84 (Variant::split_r2c_rows_alone): m82's row pass with two lines a block instead of groups of four, for the rows of
@@ -738,9 +799,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_r2c_last_
 // group read the same two rows of `in` (pair q = 2g + which, neighbours: the second read from L2 or L1). 512 threads
 // a block (2 lines of 4096 points or 4 of 2048), two blocks an SM; the grid covers rows / lines blocks.
 template <int kLog2>
-__global__ void __launch_bounds__(512, 2) fast_rows_r2c_last_split_pairs_kernel(const float2* __restrict__ in,
-                                                                                float2* __restrict__ half, int rows, int ld,
-                                                                                bool steps) {
+__global__ void __launch_bounds__(512, 2)
+    fast_rows_r2c_last_split_pairs_kernel(const float2* __restrict__ in, float2* __restrict__ half, int rows, int ld,
+                                          bool steps) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     constexpr int n = 1 << kLog2, tpc = n / kE, lines = 512 / tpc;
@@ -766,8 +827,9 @@ __global__ void __launch_bounds__(512, 2) fast_rows_r2c_last_split_pairs_kernel(
     const float2* msm = r == 0 || r == h2 ? sm : reinterpret_cast<const float2*>(smem_f4) + (line ^ 1) * padded_len(n);
     stockham_line<false, Passes::Unrolled, kLog2>(v, sm, n, kLog2, t, tpc, true);
     stage_natural(sm, v, kE, n, t, tpc, true);  // the mirror line's bins too, on the block's barrier
-    store_r2c_row(half + std::size_t(r) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
-                  [msm](int i) { return msm[padi(i)]; }, steps);
+    store_r2c_row(
+        half + std::size_t(r) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
+        [msm](int i) { return msm[padi(i)]; }, steps);
 }
 
 // ---- Pass 2: columns, with the epilogue the caller needs ----
@@ -863,8 +925,12 @@ __device__ __forceinline__ void cols_block(const ColParams& p, int bx, int by) {
 }
 
 // A column pass's block: its column group and which half of the columns it transforms (0 unless p.sub == 2).
-__device__ __forceinline__ int col_group(const ColParams& p) { return p.halves_adjacent ? int(blockIdx.x >> 1) : int(blockIdx.x); }
-__device__ __forceinline__ int col_half(const ColParams& p) { return p.halves_adjacent ? int(blockIdx.x & 1) : int(blockIdx.y); }
+__device__ __forceinline__ int col_group(const ColParams& p) {
+    return p.halves_adjacent ? int(blockIdx.x >> 1) : int(blockIdx.x);
+}
+__device__ __forceinline__ int col_half(const ColParams& p) {
+    return p.halves_adjacent ? int(blockIdx.x & 1) : int(blockIdx.y);
+}
 // The grid of a column pass of `groups` column groups (see ColParams::halves_adjacent).
 dim3 cols_grid(const ColParams& p, int groups) { return p.halves_adjacent ? dim3(groups * 2) : dim3(groups, p.sub); }
 
@@ -965,8 +1031,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
 // row pass's global stores before the column pass's loads.
 // kLog2 > 0: a square plane of side 2^kLog2, the lengths compile-time constants (as with_log2's kernels).
 template <bool kInv, int kThreads, int kLog2 = 0>
-__global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_c2c_one_launch_kernel(RowArgs a, int row_blocks, ColParams p,
-                                                                                                  int col_blocks) {
+__global__ void __launch_bounds__(kThreads, 1024 / kThreads)
+    fast_c2c_one_launch_kernel(RowArgs a, int row_blocks, ColParams p, int col_blocks) {
     if constexpr (kLog2 > 0) {
         a.n = p.n = 1 << kLog2;
         a.log2n = p.log2n = kLog2;
@@ -982,8 +1048,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_c2c_one_launch
 // load per row), unpacked into both columns' spectra along y, kept for ky = 0..H/2: G[ky][x], row stride W.
 template <int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
-    fast_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g, int W, int H_arg, int log2h_arg, int C,
-                          int col_stride, unsigned int* reset_minmax) {
+    fast_cols_real_kernel(const float* __restrict__ plane, float2* __restrict__ g, int W, int H_arg, int log2h_arg,
+                          int C, int col_stride, unsigned int* reset_minmax) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
@@ -1055,7 +1121,8 @@ __global__ void fast_colormap_kernel(const float* __restrict__ values, long long
                                      const std::uint32_t* __restrict__ lut, PictureTarget target) {
     fast_detail::begin_dependent();
     const fast_detail::Range01 r = fast_detail::range01(*range);
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count; i += (long long)gridDim.x * blockDim.x)
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
+         i += (long long)gridDim.x * blockDim.x)
         store_picture(target, lut, fast_detail::to01(values[i], r), int(i % width), int(i / width), std::size_t(i));
 }
 
@@ -1118,9 +1185,10 @@ __device__ __forceinline__ void store_texel(const PictureTarget& target, const s
 // kG: the values' grouping C = 2^kG as a constant (2, the rows-first picture's C at every size on the H100), so
 // the tile's index arithmetic folds; -1: g at run time.
 template <int kG, TargetKind kKind>
-__global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g_arg, int sub, View view,
-                                           bool shift, RangeMode mode, const unsigned int* minmax, float top_span,
-                                           float2* range, const std::uint32_t* __restrict__ lut, PictureTarget target) {
+__global__ void __launch_bounds__(256)
+    col_values_colormap_kernel(const float* __restrict__ values, int width, int height, int g_arg, int sub, View view,
+                               bool shift, RangeMode mode, const unsigned int* minmax, float top_span, float2* range,
+                               const std::uint32_t* __restrict__ lut, PictureTarget target) {
     fast_detail::begin_dependent();
     __shared__ float tile[32][33];
     const int g = kG >= 0 ? kG : g_arg;
@@ -1157,7 +1225,8 @@ __global__ void __launch_bounds__(256) col_values_colormap_kernel(const float* _
         const fast_detail::AxisPlaces y = fast_detail::axis_places(ky, height, shift);
         const float val = tile[vl][threadIdx.x];
         store_texel<kKind>(target, lut, fast_detail::to01(val, r01), x.at, y.at, width);
-        if (mirror) store_texel<kKind>(target, lut, fast_detail::to01(negate ? -val : val, r01), x.mirror, y.mirror, width);
+        if (mirror)
+            store_texel<kKind>(target, lut, fast_detail::to01(negate ? -val : val, r01), x.mirror, y.mirror, width);
     }
 }
 
@@ -1235,12 +1304,18 @@ int column_stride(int n, int C, bool bank_aware) {
 template <class F>
 decltype(auto) with_log2(int log2n, F&& f) {
     switch (log2n) {
-        case 9: return f(std::integral_constant<int, 9>{});
-        case 10: return f(std::integral_constant<int, 10>{});
-        case 11: return f(std::integral_constant<int, 11>{});
-        case 12: return f(std::integral_constant<int, 12>{});
-        case 13: return f(std::integral_constant<int, 13>{});
-        default: return f(std::integral_constant<int, 0>{});
+        case 9:
+            return f(std::integral_constant<int, 9>{});
+        case 10:
+            return f(std::integral_constant<int, 10>{});
+        case 11:
+            return f(std::integral_constant<int, 11>{});
+        case 12:
+            return f(std::integral_constant<int, 12>{});
+        case 13:
+            return f(std::integral_constant<int, 13>{});
+        default:
+            return f(std::integral_constant<int, 0>{});
     }
 }
 
@@ -1249,21 +1324,28 @@ using RowsC2cKernel = void (*)(const float2*, float2*, int, int, int, int, int, 
 RowsC2cKernel rows_c2c_kernel(bool inverse, int bound, int log2n) {
     return with_log2(log2n, [&](auto l2) -> RowsC2cKernel {
         constexpr int L = decltype(l2)::value;
-        return inverse ? (bound == 256 ? fast_rows_c2c_kernel<true, 256, L>
-                          : bound == 512 ? fast_rows_c2c_kernel<true, 512, L> : fast_rows_c2c_kernel<true, 1024, L>)
-                       : (bound == 256 ? fast_rows_c2c_kernel<false, 256, L>
-                          : bound == 512 ? fast_rows_c2c_kernel<false, 512, L> : fast_rows_c2c_kernel<false, 1024, L>);
+        return inverse ? (bound == 256   ? fast_rows_c2c_kernel<true, 256, L>
+                          : bound == 512 ? fast_rows_c2c_kernel<true, 512, L>
+                                         : fast_rows_c2c_kernel<true, 1024, L>)
+                       : (bound == 256   ? fast_rows_c2c_kernel<false, 256, L>
+                          : bound == 512 ? fast_rows_c2c_kernel<false, 512, L>
+                                         : fast_rows_c2c_kernel<false, 1024, L>);
     });
 }
 
 template <bool kInv>
 void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams& p, cudaStream_t s, bool dependent) {
-    auto go = [&](auto kernel) { launch_kernel("fast_cols_kernel", kernel, blocks, dim3(threads), smem, s, dependent, p); };
+    auto go = [&](auto kernel) {
+        launch_kernel("fast_cols_kernel", kernel, blocks, dim3(threads), smem, s, dependent, p);
+    };
     with_log2(p.log2n, [&](auto l2) {
         constexpr int L = decltype(l2)::value;
-        if (bound == 256) go(fast_cols_kernel<kInv, 256, L>);
-        else if (bound == 512) go(fast_cols_kernel<kInv, 512, L>);
-        else go(fast_cols_kernel<kInv, 1024, L>);
+        if (bound == 256)
+            go(fast_cols_kernel<kInv, 256, L>);
+        else if (bound == 512)
+            go(fast_cols_kernel<kInv, 512, L>);
+        else
+            go(fast_cols_kernel<kInv, 1024, L>);
     });
 }
 
@@ -1280,8 +1362,10 @@ void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cu
     const dim3 blocks = cols_grid(p, (p.ncols + p.cols_per_block - 1) / p.cols_per_block);
     p.col_stride = column_stride(n, p.cols_per_block, bank_aware);
     const int smem = p.cols_per_block * p.col_stride * int(sizeof(float2));
-    if (inverse) launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s, dependent);
-    else launch_cols<false>(bound_for(threads), blocks, threads, smem, p, s, dependent);
+    if (inverse)
+        launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s, dependent);
+    else
+        launch_cols<false>(bound_for(threads), blocks, threads, smem, p, s, dependent);
 }
 
 // cuTensorMapEncodeTiled, through the runtime (no libcuda link); null where the driver has none.
@@ -1289,7 +1373,8 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
     static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
         void* fn = nullptr;
         cudaDriverEntryPointQueryResult found{};
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) != cudaSuccess ||
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+                cudaSuccess ||
             found != cudaDriverEntryPointSuccess) {
             (void)cudaGetLastError();
             return PFN_cuTensorMapEncodeTiled_v12000(nullptr);
@@ -1301,16 +1386,16 @@ PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 
 // A 2D tensor map of float2 points: `rows` rows of `width` points, `row_bytes` apart (a multiple of 16), boxes of
 // box_w x box_rows points (box_w * 8 a multiple of 16). False where the driver has no encoder; throws where it refuses.
-bool make_tensor_map(CUtensorMap& map, const float2* base, std::uint64_t width, std::uint64_t rows, std::uint64_t row_bytes,
-                     int box_w, int box_rows) {
+bool make_tensor_map(CUtensorMap& map, const float2* base, std::uint64_t width, std::uint64_t rows,
+                     std::uint64_t row_bytes, int box_w, int box_rows) {
     const auto encode = tensor_map_encoder();
     if (!encode) return false;
     const cuuint64_t dims[2] = {cuuint64_t(width) * 2, cuuint64_t(rows)};  // floats, rows
     const cuuint64_t strides[1] = {cuuint64_t(row_bytes)};
     const cuuint32_t box[2] = {cuuint32_t(2 * box_w), cuuint32_t(box_rows)};
     const cuuint32_t elem_strides[2] = {1, 1};
-    const CUresult made = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float2*>(base), dims, strides, box,
-                                 elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+    const CUresult made = encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float2*>(base), dims, strides,
+                                 box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
                                  CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (made != CUDA_SUCCESS)
         throw GpuError("cuTensorMapEncodeTiled failed (" + std::to_string(int(made)) + ") for " + std::to_string(rows) +
@@ -1333,10 +1418,10 @@ bool run_cols_tma(bool inverse, ColParams p, int target_threads, bool bank_aware
     if (p.sub < 1) p.sub = 1;
     const int C = p.cols_per_block ? p.cols_per_block : cols_per_block(n, p.ncols, target_threads);
     if (C < 2 || C > 8 || p.ncols % C != 0) return false;
-    if (grouped ? (p.group_log2 < 0 || (1 << p.group_log2) != C)
-                : (p.sub > 1 || p.group_log2 >= 0 || p.out_transposed))
+    if (grouped ? (p.group_log2 < 0 || (1 << p.group_log2) != C) : (p.sub > 1 || p.group_log2 >= 0 || p.out_transposed))
         return false;
-    if ((reinterpret_cast<std::uintptr_t>(p.in) & 15) != 0 || (std::size_t(p.ld_in) * sizeof(float2)) % 16 != 0) return false;
+    if ((reinterpret_cast<std::uintptr_t>(p.in) & 15) != 0 || (std::size_t(p.ld_in) * sizeof(float2)) % 16 != 0)
+        return false;
     if (!fast_detail::sm90_or_later()) return false;
     const int box_rows = 256;  // (a box's sides are at most 256; the bulk copies take as many rows)
     CUtensorMap map{};
@@ -1355,17 +1440,25 @@ bool run_cols_tma(bool inverse, ColParams p, int target_threads, bool bank_aware
     auto pick = [&](auto inv) {
         constexpr bool kInv = decltype(inv)::value;
         if (n == 2048) {
-            if (bound == 256) go(fast_cols_tma_kernel<kInv, 256, 11>);
-            else if (bound == 512) go(fast_cols_tma_kernel<kInv, 512, 11>);
-            else go(fast_cols_tma_kernel<kInv, 1024, 11>);
+            if (bound == 256)
+                go(fast_cols_tma_kernel<kInv, 256, 11>);
+            else if (bound == 512)
+                go(fast_cols_tma_kernel<kInv, 512, 11>);
+            else
+                go(fast_cols_tma_kernel<kInv, 1024, 11>);
         } else {
-            if (bound == 256) go(fast_cols_tma_kernel<kInv, 256, 12>);
-            else if (bound == 512) go(fast_cols_tma_kernel<kInv, 512, 12>);
-            else go(fast_cols_tma_kernel<kInv, 1024, 12>);
+            if (bound == 256)
+                go(fast_cols_tma_kernel<kInv, 256, 12>);
+            else if (bound == 512)
+                go(fast_cols_tma_kernel<kInv, 512, 12>);
+            else
+                go(fast_cols_tma_kernel<kInv, 1024, 12>);
         }
     };
-    if (inverse) pick(std::true_type{});
-    else pick(std::false_type{});
+    if (inverse)
+        pick(std::true_type{});
+    else
+        pick(std::false_type{});
     return true;
 }
 
@@ -1385,16 +1478,26 @@ void run_rows_view(ColOut mode, const ColParams& p, int target_threads, cudaStre
         constexpr ColOut m = decltype(mode_tag)::value;
         with_log2(p.log2n, [&](auto l2) {
             constexpr int L = decltype(l2)::value;
-            if (bound == 256) go(fast_rows_view_kernel<m, 256, L>);
-            else if (bound == 512) go(fast_rows_view_kernel<m, 512, L>);
-            else go(fast_rows_view_kernel<m, 1024, L>);
+            if (bound == 256)
+                go(fast_rows_view_kernel<m, 256, L>);
+            else if (bound == 512)
+                go(fast_rows_view_kernel<m, 512, L>);
+            else
+                go(fast_rows_view_kernel<m, 1024, L>);
         });
     };
     switch (mode) {
-        case ColOut::Picture: pick(std::integral_constant<ColOut, ColOut::Picture>{}); break;
-        case ColOut::Values: pick(std::integral_constant<ColOut, ColOut::Values>{}); break;
-        case ColOut::HalfValues: pick(std::integral_constant<ColOut, ColOut::HalfValues>{}); break;
-        case ColOut::Complex: throw ConfigError("internal: the picture rows have no complex output");
+        case ColOut::Picture:
+            pick(std::integral_constant<ColOut, ColOut::Picture>{});
+            break;
+        case ColOut::Values:
+            pick(std::integral_constant<ColOut, ColOut::Values>{});
+            break;
+        case ColOut::HalfValues:
+            pick(std::integral_constant<ColOut, ColOut::HalfValues>{});
+            break;
+        case ColOut::Complex:
+            throw ConfigError("internal: the picture rows have no complex output");
     }
 }
 
@@ -1412,10 +1515,12 @@ OneLaunchKernel one_launch_kernel(bool inverse, int bound, int square_log2) {
         return pick(std::integral_constant<int, 10>{});
     }
     if (inverse)
-        return bound == 256 ? fast_c2c_one_launch_kernel<true, 256>
-               : bound == 512 ? fast_c2c_one_launch_kernel<true, 512> : fast_c2c_one_launch_kernel<true, 1024>;
-    return bound == 256 ? fast_c2c_one_launch_kernel<false, 256>
-           : bound == 512 ? fast_c2c_one_launch_kernel<false, 512> : fast_c2c_one_launch_kernel<false, 1024>;
+        return bound == 256   ? fast_c2c_one_launch_kernel<true, 256>
+               : bound == 512 ? fast_c2c_one_launch_kernel<true, 512>
+                              : fast_c2c_one_launch_kernel<true, 1024>;
+    return bound == 256   ? fast_c2c_one_launch_kernel<false, 256>
+           : bound == 512 ? fast_c2c_one_launch_kernel<false, 512>
+                          : fast_c2c_one_launch_kernel<false, 1024>;
 }
 
 }  // namespace
@@ -1470,7 +1575,8 @@ bool FastFft::c2c_columns_first(int width, int height) const {
 }
 
 bool FastFft::split_c2c(int width, int height) const {
-    return split_columns(width, height) && width / elems_per_thread(width) <= 512;  // (its callers' sides are powers of two)
+    return split_columns(width, height) &&
+           width / elems_per_thread(width) <= 512;  // (its callers' sides are powers of two)
 }
 
 bool FastFft::c2c_in_place(int width, int height) const {
@@ -1479,7 +1585,8 @@ bool FastFft::c2c_in_place(int width, int height) const {
     return !split_c2c(width, height);
 }
 
-void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s, StageTimer* timer) {
+void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s,
+                  StageTimer* timer) {
     check_size(width, height);
     dependent_ = dependent_launch(width, height, false);
     if (!pow2_sizes(width, height)) {
@@ -1489,12 +1596,14 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         const auto [row_threads, col_threads] = mixed_c2c_threads(height);
         const int C = mixed::columns_per_block(height, width, col_threads, tables_, true);  // (c2c_cols' blocks)
         const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
-        const bool bulk = mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, mixed_launch(s), grouped ? C : 0);
+        const bool bulk = mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, mixed_launch(s),
+                                          grouped ? C : 0);
         mark(timer,
              std::string("fast pass 1: row FFTs (mixed radix)") + (grouped ? " (grouped for the columns)" : "") +
                  (bulk ? " (bulk-copied loads)" : ""),
              double(width) * height * 16.0);
-        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, col_threads, mixed_launch(s), grouped ? C : 0, true);
+        mixed::c2c_cols(scratch, data, width, width, height, inverse, tables_, col_threads, mixed_launch(s),
+                        grouped ? C : 0, true);
         mark(timer, "fast pass 2: column FFTs (mixed radix)", double(width) * height * 16.0);
         return;
     }
@@ -1516,8 +1625,8 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     // own: it reads them all before it writes them).
     float2* const between = in_place ? data : scratch;
     const int group_log2 = !in_place && use_grouped(C) && width % C == 0 ? ilog2(C) : -1;
-    const RowArgs a{data, between, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0,
-                    variant_.line_barriers ? 1 : 0};
+    const RowArgs a{
+        data, between, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0, variant_.line_barriers ? 1 : 0};
     const int row_grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
 
     ColParams p = column_params(between, width, data, width, width, width, ncol, C, group_log2, sub);
@@ -1535,9 +1644,10 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         const int rl = lines_per_block(n, threads_set_ ? rows_threads_ : 32, height);
         const int rthreads = rl * (n / elems_per_thread(n));
         const int rbound = bound_for(rthreads);
-        launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, rbound, log2n), dim3((height + rl - 1) / rl), dim3(rthreads),
-                      rl * padded_len(n) * int(sizeof(float2)), s, dependent_, static_cast<const float2*>(data), data, n, log2n,
-                      height, rl, -1, 0, variant_.line_barriers ? 1 : 0);
+        launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, rbound, log2n), dim3((height + rl - 1) / rl),
+                      dim3(rthreads), rl * padded_len(n) * int(sizeof(float2)), s, dependent_,
+                      static_cast<const float2*>(data), data, n, log2n, height, rl, -1, 0,
+                      variant_.line_barriers ? 1 : 0);
         mark(timer, "fast pass 2: row FFTs (in place, rows last)", double(width) * height * 16.0);
         return;
     }
@@ -1550,10 +1660,13 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         int rg = row_grid, cg = col_grid;
         void* args[] = {const_cast<RowArgs*>(&a), &rg, &p, &cg};
         launch_setup(kernel, smem_one);
-        CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(std::max(row_grid, col_grid)),
-                                               dim3(block), args, std::size_t(smem_one), s));
+        CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel),
+                                               dim3(std::max(row_grid, col_grid)), dim3(block), args,
+                                               std::size_t(smem_one), s));
         CUDA_CHECK_LAUNCH("fast_c2c_one_launch_kernel");
-        mark(timer, std::string("fast C2C in one launch: row FFTs, grid barrier, column FFTs") + (in_place ? " (in place)" : ""),
+        mark(timer,
+             std::string("fast C2C in one launch: row FFTs, grid barrier, column FFTs") +
+                 (in_place ? " (in place)" : ""),
              double(width) * height * 32.0);
         return;
     }
@@ -1563,17 +1676,21 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     const bool bulk = alone && variant_.tma_split_rows && fast_detail::sm90_or_later() &&
                       (reinterpret_cast<std::uintptr_t>(data) & 15) == 0;
     if (alone) {  // m83: a line a block, the first column stage before the row FFT
-        auto kernel = bulk ? (inverse ? fast_rows_c2c_split_alone_kernel<true, true> : fast_rows_c2c_split_alone_kernel<false, true>)
-                           : (inverse ? fast_rows_c2c_split_alone_kernel<true, false> : fast_rows_c2c_split_alone_kernel<false, false>);
+        auto kernel = bulk ? (inverse ? fast_rows_c2c_split_alone_kernel<true, true>
+                                      : fast_rows_c2c_split_alone_kernel<false, true>)
+                           : (inverse ? fast_rows_c2c_split_alone_kernel<true, false>
+                                      : fast_rows_c2c_split_alone_kernel<false, false>);
         const int smem_alone = bulk ? split_alone_bar_offset() + 8 : padded_len(n) * int(sizeof(float2));
-        launch_kernel("fast_rows_c2c_split_alone_kernel", kernel, dim3(height), dim3(n / elems_per_thread(n)), smem_alone,
-                      s, dependent_, static_cast<const float2*>(data), between, height, group_log2);
+        launch_kernel("fast_rows_c2c_split_alone_kernel", kernel, dim3(height), dim3(n / elems_per_thread(n)),
+                      smem_alone, s, dependent_, static_cast<const float2*>(data), between, height, group_log2);
     } else
-        launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, bound, log2n), dim3(row_grid), dim3(threads), smem, s,
-                      dependent_, a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, a.line_barriers);
+        launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, bound, log2n), dim3(row_grid), dim3(threads),
+                      smem, s, dependent_, a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows,
+                      a.line_barriers);
     mark(timer,
          std::string("fast pass 1: row FFTs") +
-             (sub == 2 ? (alone ? (bulk ? " + first column stage, a line a block, bulk-copied loads" : " + first column stage, a line a block")
+             (sub == 2 ? (alone ? (bulk ? " + first column stage, a line a block, bulk-copied loads"
+                                        : " + first column stage, a line a block")
                                 : " + first column stage")
                        : "") +
              (group_log2 >= 0 ? " (grouped for the columns)" : "") + (in_place ? " (in place)" : ""),
@@ -1584,18 +1701,24 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     // m104: the TMA kernel's first-pass order by its own switch (2048-point columns; 4096 have radix 16 first).
     ColParams pt = p;
     pt.blocked_first = variant_.blocked_first_tma;
-    const bool tma = variant_.tma_grouped_columns && group_log2 >= 0 &&
-                     (p.n == 4096 || (p.n == 2048 && variant_.tma_grouped_2048)) &&
-                     run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_, true);
+    const bool tma =
+        variant_.tma_grouped_columns && group_log2 >= 0 &&
+        (p.n == 4096 || (p.n == 2048 && variant_.tma_grouped_2048)) &&
+        run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_, true);
     // m95: the in-place columns of 2048 points (2048^2) through the tensor memory accelerator (2D boxes of the block's
     // columns, as m85's), the plane in L2 from the row pass.
-    const bool tma_in_place = !tma && variant_.tma_inplace_columns && in_place && ncol == 2048 &&
-                              run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
-    if (!tma && !tma_in_place) run_cols(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
+    const bool tma_in_place =
+        !tma && variant_.tma_inplace_columns && in_place && ncol == 2048 &&
+        run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
+    if (!tma && !tma_in_place)
+        run_cols(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
     std::string label = "fast pass 2: column FFTs";
-    if (sub == 2) label += tma ? " (two halves, bulk-copied loads)" : " (two halves)";
-    else if (tma) label += " (bulk-copied loads)";
-    else if (tma_in_place) label += " (in place, TMA loads)";
+    if (sub == 2)
+        label += tma ? " (two halves, bulk-copied loads)" : " (two halves)";
+    else if (tma)
+        label += " (bulk-copied loads)";
+    else if (tma_in_place)
+        label += " (in place, TMA loads)";
     mark(timer, label, double(width) * height * 16.0);
 }
 
@@ -1639,7 +1762,8 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
         mixed::real_rows(plane, out, width, height, tables_, mixed_row_threads(), mixed_launch(s),
                          group_log2 >= 0 ? 1 << group_log2 : 0);
         mark(timer,
-             std::string("fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum") + (group_log2 >= 0 ? " (grouped)" : ""),
+             std::string("fast pass 1: real rows (2 per FFT, mixed radix) -> half spectrum") +
+                 (group_log2 >= 0 ? " (grouped)" : ""),
              double(width) * height * 4.0 + double(ld) * height * 8.0);
         return;
     }
@@ -1656,23 +1780,28 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
         constexpr int L = decltype(l2)::value;
         if constexpr (L >= 9) {
             if (bulk && half_rows > 0)
-                return bound == 256 ? fast_rows_real_kernel<256, L, true, true>
-                       : bound == 512 ? fast_rows_real_kernel<512, L, true, true> : fast_rows_real_kernel<1024, L, true, true>;
+                return bound == 256   ? fast_rows_real_kernel<256, L, true, true>
+                       : bound == 512 ? fast_rows_real_kernel<512, L, true, true>
+                                      : fast_rows_real_kernel<1024, L, true, true>;
             if (bulk)
-                return bound == 256 ? fast_rows_real_kernel<256, L, false, true>
-                       : bound == 512 ? fast_rows_real_kernel<512, L, false, true> : fast_rows_real_kernel<1024, L, false, true>;
+                return bound == 256   ? fast_rows_real_kernel<256, L, false, true>
+                       : bound == 512 ? fast_rows_real_kernel<512, L, false, true>
+                                      : fast_rows_real_kernel<1024, L, false, true>;
         }
         if (half_rows > 0)
-            return bound == 256 ? fast_rows_real_kernel<256, L, true>
-                   : bound == 512 ? fast_rows_real_kernel<512, L, true> : fast_rows_real_kernel<1024, L, true>;
-        return bound == 256 ? fast_rows_real_kernel<256, L, false>
-               : bound == 512 ? fast_rows_real_kernel<512, L, false> : fast_rows_real_kernel<1024, L, false>;
+            return bound == 256   ? fast_rows_real_kernel<256, L, true>
+                   : bound == 512 ? fast_rows_real_kernel<512, L, true>
+                                  : fast_rows_real_kernel<1024, L, true>;
+        return bound == 256   ? fast_rows_real_kernel<256, L, false>
+               : bound == 512 ? fast_rows_real_kernel<512, L, false>
+                              : fast_rows_real_kernel<1024, L, false>;
     });
     launch_kernel("fast_rows_real_kernel", kernel, dim3((pairs + lines - 1) / lines), dim3(threads), smem, s,
                   dependent_, plane, out, n, ilog2(n), height, lines, ld, group_log2, reset_minmax, half_rows);
     mark(timer,
-         std::string("fast pass 1: real rows (2 per FFT) -> half spectrum") + (half_rows > 0 ? " + first column stage" : "") +
-             (group_log2 >= 0 ? " (grouped)" : "") + (bulk ? " (bulk-copied loads)" : ""),
+         std::string("fast pass 1: real rows (2 per FFT) -> half spectrum") +
+             (half_rows > 0 ? " + first column stage" : "") + (group_log2 >= 0 ? " (grouped)" : "") +
+             (bulk ? " (bulk-copied loads)" : ""),
          double(width) * height * 4.0 + double(ld) * height * 8.0);
 }
 
@@ -1716,17 +1845,21 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         const ColParams p = column_params(reinterpret_cast<const float2*>(plane), sub * n, scratch, sub * n, sub * n,
                                           width, cn, 0, -1, 1);
         // m85: the plane's columns through the tensor memory accelerator where it applies.
-        const bool tma = variant_.tma_plane_columns && cn == 4096 && run_cols_tma(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
+        const bool tma = variant_.tma_plane_columns && cn == 4096 &&
+                         run_cols_tma(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
         if (!tma) run_cols(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
-        mark(timer, std::string("fast pass 1: column FFTs (the real plane as complex pairs") +
-                        (sub == 2 ? ", even and odd rows" : "") + (tma ? ", TMA loads)" : ")"), double(width) * height * 8.0);
+        mark(timer,
+             std::string("fast pass 1: column FFTs (the real plane as complex pairs") +
+                 (sub == 2 ? ", even and odd rows" : "") + (tma ? ", TMA loads)" : ")"),
+             double(width) * height * 8.0);
         if (sub == 2 && variant_.split_r2c_rows_alone && (n == 2048 || n == 4096)) {
             // m84: two lines a block, each mirror pair formed from the scratch as loaded (512 threads).
             const int pl = 512 / (n / elems_per_thread(n));
-            launch_kernel("fast_rows_r2c_last_split_pairs_kernel",
-                          n == 4096 ? fast_rows_r2c_last_split_pairs_kernel<12> : fast_rows_r2c_last_split_pairs_kernel<11>,
-                          dim3(height / pl), dim3(512), pl * padded_len(n) * int(sizeof(float2)), s, dependent_,
-                          static_cast<const float2*>(scratch), half, height, ld, variant_.r2c_unpack_steps);
+            launch_kernel(
+                "fast_rows_r2c_last_split_pairs_kernel",
+                n == 4096 ? fast_rows_r2c_last_split_pairs_kernel<12> : fast_rows_r2c_last_split_pairs_kernel<11>,
+                dim3(height / pl), dim3(512), pl * padded_len(n) * int(sizeof(float2)), s, dependent_,
+                static_cast<const float2*>(scratch), half, height, ld, variant_.r2c_unpack_steps);
             mark(timer, "fast pass 2: row FFTs in mirror pairs, last column stage as loaded, unpacked -> half spectrum",
                  double(n) * height * 8.0 + double(ld) * height * 8.0);  // (as the groups' line: the bytes once)
             return;
@@ -1739,10 +1872,12 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         auto kernel = with_log2(ilog2(n), [&](auto l2) {
             constexpr int L = decltype(l2)::value;
             if (sub == 2)
-                return bound == 256 ? fast_rows_r2c_last_split_kernel<256, L>
-                       : bound == 512 ? fast_rows_r2c_last_split_kernel<512, L> : fast_rows_r2c_last_split_kernel<1024, L>;
-            return bound == 256 ? fast_rows_r2c_last_kernel<256, L>
-                   : bound == 512 ? fast_rows_r2c_last_kernel<512, L> : fast_rows_r2c_last_kernel<1024, L>;
+                return bound == 256   ? fast_rows_r2c_last_split_kernel<256, L>
+                       : bound == 512 ? fast_rows_r2c_last_split_kernel<512, L>
+                                      : fast_rows_r2c_last_split_kernel<1024, L>;
+            return bound == 256   ? fast_rows_r2c_last_kernel<256, L>
+                   : bound == 512 ? fast_rows_r2c_last_kernel<512, L>
+                                  : fast_rows_r2c_last_kernel<1024, L>;
         });
         launch_kernel(sub == 2 ? "fast_rows_r2c_last_split_kernel" : "fast_rows_r2c_last_kernel", kernel,
                       dim3(height / lines), dim3(threads), smem, s, dependent_, static_cast<const float2*>(scratch),
@@ -1823,9 +1958,9 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     // fewer), or, where pass A does not run, a kernel of its own does.
     const bool needs_range = vp.range == RangeMode::Auto || vp.range == RangeMode::Top;
     const bool same = cached_.valid && plane_version != 0 && cached_.plane_version == plane_version &&
-                      cached_.mask_version == (mask ? mask_version : 0) &&
-                      cached_.width == width && cached_.height == height && cached_.view == vp.view &&
-                      cached_.mode == vp.range && (vp.range != RangeMode::Top || cached_.top_span == vp.top_span);
+                      cached_.mask_version == (mask ? mask_version : 0) && cached_.width == width &&
+                      cached_.height == height && cached_.view == vp.view && cached_.mode == vp.range &&
+                      (vp.range != RangeMode::Top || cached_.top_span == vp.top_span);
     const bool fold_range = needs_range && !same;
     // Auto/Top rows first where it can, with the range found in the run or the cached one: the same path either
     // way, so that an identical run gives the identical picture and a view-only change finds its first pass.
@@ -1843,7 +1978,8 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     if (!reuse_pass1) half_.resize(std::size_t(g_rows) * width);
     pass1_ = want;
     unsigned int* reset = fold_range && !reuse_pass1 ? minmax_.get() : nullptr;
-    if (!reuse_pass1 && !pow2) mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(height), mixed_launch(s), reset);
+    if (!reuse_pass1 && !pow2)
+        mixed::real_cols(plane, half_.get(), width, height, tables_, mixed_col_threads(height), mixed_launch(s), reset);
     if (!reuse_pass1 && pow2) {
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = lines_per_block(n, col_threads(n), pairs);
@@ -1853,13 +1989,16 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         const int bound = bound_for(threads);
         auto kernel = with_log2(ilog2(height), [&](auto l2) {
             constexpr int L = decltype(l2)::value;
-            return bound == 256 ? fast_cols_real_kernel<256, L> : bound == 512 ? fast_cols_real_kernel<512, L> : fast_cols_real_kernel<1024, L>;
+            return bound == 256   ? fast_cols_real_kernel<256, L>
+                   : bound == 512 ? fast_cols_real_kernel<512, L>
+                                  : fast_cols_real_kernel<1024, L>;
         });
         launch_kernel("fast_cols_real_kernel", kernel, dim3(blocks), dim3(threads), smem, s, dependent_, plane,
                       half_.get(), width, height, ilog2(height), C, stride, reset);
     }
     const double g_bytes = double(g_rows) * width * 8.0;
-    if (!reuse_pass1) mark(timer, "fast pass 1: real column pairs -> half spectrum in y", double(count) * 4.0 + g_bytes);
+    if (!reuse_pass1)
+        mark(timer, "fast pass 1: real column pairs -> half spectrum in y", double(count) * 4.0 + g_bytes);
 
     ColParams p = picture_params(half_.get(), width, g_rows, width, height, vp, mask, minmax_.get());
     p.log2n = pow2 ? ilog2(width) : 0;
@@ -1867,8 +2006,10 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     p.lut = lut_.get();
     p.target = target;
     auto rows_view = [&](ColOut mode) {
-        if (pow2) run_rows_view(mode, p, rows_threads_, s, dependent_);
-        else mixed::rows_view(mode, p, tables_, mixed_row_threads(), mixed_launch(s));
+        if (pow2)
+            run_rows_view(mode, p, rows_threads_, s, dependent_);
+        else
+            mixed::rows_view(mode, p, tables_, mixed_row_threads(), mixed_launch(s));
     };
 
     if (vp.range == RangeMode::Percentile) {
@@ -1884,11 +2025,12 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.get(), bytes, values_.get(), sorted_.get(), count, 0, 32, s));
         CUDA_CHECK_LAUNCH("cub::DeviceRadixSort::SortKeys");
         launch_kernel("finish_fast_range_kernel", finish_fast_range_kernel, dim3(1), dim3(1), 0, s, dependent_,
-                      vp.range, sorted_.get(), percentile_index(vp.pct_lo, count), percentile_index(vp.pct_hi, count), 0.0f,
-                      0.0f, range_.get());
+                      vp.range, sorted_.get(), percentile_index(vp.pct_lo, count), percentile_index(vp.pct_hi, count),
+                      0.0f, 0.0f, range_.get());
         mark(timer, "range (CUB radix sort, percentiles)", double(count) * 16.0);
-        launch_kernel("fast_colormap_kernel", fast_colormap_kernel, dim3(int(std::min<long long>((count + 255) / 256, 1 << 16))),
-                      dim3(256), 0, s, dependent_, values_.get(), count, width, range_.get(), lut_.get(), target);
+        launch_kernel("fast_colormap_kernel", fast_colormap_kernel,
+                      dim3(int(std::min<long long>((count + 255) / 256, 1 << 16))), dim3(256), 0, s, dependent_,
+                      values_.get(), count, width, range_.get(), lut_.get(), target);
         mark(timer, picture_stage_name("colormap", target), double(count) * 8.0);
         cached_.valid = false;
         return res;
@@ -1907,8 +2049,10 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
         const dim3 block(256), grid((width + 255) / 256, g_rows);
         launch_kernel("half_colormap_kernel", half_colormap_kernel, grid, block, 0, s, dependent_, values_.get(), width,
-                      height, vp.view, vp.shift, vp.range, minmax_.get(), vp.top_span, range_.get(), lut_.get(), target);
-        mark(timer, picture_stage_name("colormap (half -> whole picture)", target), double(g_rows) * width * 4.0 + double(count) * 4.0);
+                      height, vp.view, vp.shift, vp.range, minmax_.get(), vp.top_span, range_.get(), lut_.get(),
+                      target);
+        mark(timer, picture_stage_name("colormap (half -> whole picture)", target),
+             double(g_rows) * width * 4.0 + double(count) * 4.0);
         return res;
     }
     if (vp.range == RangeMode::Fixed) {
@@ -1918,8 +2062,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         res.range_reused = true;
     }
     rows_view(ColOut::Picture);
-    mark(timer, picture_stage_name("fast pass 2: row FFTs + view + colormap", target),
-         g_bytes + double(count) * 4.0);
+    mark(timer, picture_stage_name("fast pass 2: row FFTs + view + colormap", target), g_bytes + double(count) * 4.0);
     return res;
 }
 
@@ -1972,13 +2115,16 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     const int threads = C * tpc, smem = C * p.col_stride * int(sizeof(float2)), bound = bound_for(threads);
     auto kernel = with_log2(p.log2n, [&](auto l2) {
         constexpr int L = decltype(l2)::value;
-        return bound == 256 ? fast_cols_values_kernel<256, L>
-               : bound == 512 ? fast_cols_values_kernel<512, L> : fast_cols_values_kernel<1024, L>;
+        return bound == 256   ? fast_cols_values_kernel<256, L>
+               : bound == 512 ? fast_cols_values_kernel<512, L>
+                              : fast_cols_values_kernel<1024, L>;
     });
     launch_kernel("fast_cols_values_kernel", kernel, cols_grid(p, groups), dim3(threads), smem, s, dependent_, p);
-    mark(timer, std::string("fast pass 2: column FFTs") + (sub == 2 ? " (two halves)" : "") + " + view values + fused min/max",
+    mark(timer,
+         std::string("fast pass 2: column FFTs") + (sub == 2 ? " (two halves)" : "") + " + view values + fused min/max",
          double(ncols) * height * 12.0);
-    if (fold_range) cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
+    if (fold_range)
+        cached_ = {plane_version, width, height, vp.view, vp.range, vp.top_span, true, mask ? mask_version : 0};
 
     const dim3 block(32, 8), grid((ncols + 31) / 32, (height + 31) / 32);
     const bool rgba8 = target.format == PictureFormat::Rgba8;

@@ -57,8 +57,8 @@ public:
     // knows: same plane, nothing else ran here since), so only the second pass runs. `mask` (width x height,
     // null: none) multiplies the spectrum before the view; `mask_version` identifies it for the range cache.
     PictureResult picture(const float* plane, int width, int height, std::uint64_t plane_version, const ViewParams& vp,
-                          const PictureTarget& target, cudaStream_t stream, StageTimer* timer,
-                          bool reuse_pass1 = false, const float* mask = nullptr, std::uint64_t mask_version = 0);
+                          const PictureTarget& target, cudaStream_t stream, StageTimer* timer, bool reuse_pass1 = false,
+                          const float* mask = nullptr, std::uint64_t mask_version = 0);
     // Half spectrum of a real plane in cuFFT's R2C layout: `half` holds height rows of width/2 + 1 bins
     // (X[v][u] for u = 0..width/2, natural order), unnormalised. Pass 1 packs two real rows into one complex
     // FFT and keeps the half of each; pass 2 transforms its width/2 + 1 columns (in place, or from a grouped
@@ -285,8 +285,9 @@ private:
     // one-launch shape, which must agree): col_threads, but eight columns (1024 threads) at 2048² in place where
     // Variant::wide_2048_columns says so (m75: there 4.5-5% faster; through the grouped scratch, 4096 x 2048, 5% slower).
     int c2c_col_threads(int width, int n, bool in_place) const {
-        return cols_threads_ == 0 && n == 2048 && width == 2048 && in_place && variant_.wide_2048_columns ? 1024
-                                                                                                        : col_threads(n);
+        return cols_threads_ == 0 && n == 2048 && width == 2048 && in_place && variant_.wide_2048_columns
+                   ? 1024
+                   : col_threads(n);
     }
     // The mixed kernels' column blocks: up to this many threads (cols_threads_, else kMixedColThreads).
     int mixed_col_threads() const { return cols_threads_ > 0 ? cols_threads_ : kMixedColThreads; }
@@ -311,8 +312,8 @@ private:
     // r2c()'s scratch beside its output `half`, of at least `count` elements: split_ where `half` is half_ itself, else
     // half_ (which then no longer holds a picture's first pass).
     float2* r2c_scratch(const float2* half, std::size_t count);
-    DeviceBuffer<float2> half_;      // pass 1 output (a half spectrum, along x or along y)
-    DeviceBuffer<float2> split_;     // r2c's split rows where the caller's output is half_ itself
+    DeviceBuffer<float2> half_;   // pass 1 output (a half spectrum, along x or along y)
+    DeviceBuffer<float2> split_;  // r2c's split rows where the caller's output is half_ itself
     DeviceBuffer<float> values_, sorted_;
     DeviceBuffer<unsigned char> temp_;
     DeviceBuffer<unsigned int> minmax_;  // order-preserving encodings of min and max
@@ -322,7 +323,7 @@ private:
     int lut_colormap_ = -1;
     int rows_threads_ = 256, cols_threads_ = 0;
     bool threads_set_ = false;
-    Variant variant_{};  // the best C2C on the H200 from 2048^2 up (PERF_NOTES.md)
+    Variant variant_{};         // the best C2C on the H200 from 2048^2 up (PERF_NOTES.md)
     mixed::LineTables tables_;  // the mixed kernels' twiddles and Bluestein's chirp spectra, per line length
     // The range cache: the plane and the view settings that determine the range.
     struct RangeKey {

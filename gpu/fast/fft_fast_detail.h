@@ -42,16 +42,16 @@ __device__ __forceinline__ float2 range_from_minmax(RangeMode mode, const unsign
 
 struct ColParams {
     const float2* in;
-    float2* out;   // Complex
+    float2* out;  // Complex
     int ld_in, ld_out;
-    int ncols;     // columns to transform (width, or width/2 + 1 for a half spectrum); rows of G for the view rows
-    int width;     // of the full picture
+    int ncols;  // columns to transform (width, or width/2 + 1 for a half spectrum); rows of G for the view rows
+    int width;  // of the full picture
     int height;
     int n, log2n;  // column length (height)
     int cols_per_block;
-    int col_stride;   // float2 between the columns' buffers in shared memory
-    int group_log2;   // >= 0: `in` is grouped by 2^group_log2 columns ([col / C][y][col % C]); -1: row-major with ld_in
-    int sub;          // 1, or 2: each column is two FFTs of n points (rows s n .. s n + n - 1 -> output rows 2k + s)
+    int col_stride;  // float2 between the columns' buffers in shared memory
+    int group_log2;  // >= 0: `in` is grouped by 2^group_log2 columns ([col / C][y][col % C]); -1: row-major with ld_in
+    int sub;         // 1, or 2: each column is two FFTs of n points (rows s n .. s n + n - 1 -> output rows 2k + s)
     // sub == 2: the grid is groups x 2 in x, a group's halves in neighbouring blocks (blockIdx.x = 2 group + half),
     // rather than groups in x and halves in y. The halves write output rows 2k and 2k + 1. Where those share sectors
     // (the transposed R2C: alternate bins of one output row) their writes then meet in L2 rather than each half's
@@ -60,15 +60,15 @@ struct ColParams {
     bool out_transposed;  // Complex: column col's bins along a row of `out` (out[col * ld_out + ky])
     View view;
     bool shift;
-    const float2* range;      // Picture
-    const std::uint32_t* lut; // Picture
-    PictureTarget target;     // Picture
-    const float* mask;        // Picture, Values, HalfValues: the lab's mask, width x height (null: none)
-    unsigned int* minmax;     // HalfValues
-    float* values;            // Values (W x H, shifted as the picture), HalfValues (W x (H/2 + 1), unshifted)
-    int values_log2;          // the rows-first picture's column values: grouped by 2^values_log2 columns
-    bool blocked_first;       // m102: cols_block's first pass with a thread's butterflies neighbours (C2C columns
-                              // whose input is not grouped: c2c sets it so; m104: the TMA column kernel's own)
+    const float2* range;       // Picture
+    const std::uint32_t* lut;  // Picture
+    PictureTarget target;      // Picture
+    const float* mask;         // Picture, Values, HalfValues: the lab's mask, width x height (null: none)
+    unsigned int* minmax;      // HalfValues
+    float* values;             // Values (W x H, shifted as the picture), HalfValues (W x (H/2 + 1), unshifted)
+    int values_log2;           // the rows-first picture's column values: grouped by 2^values_log2 columns
+    bool blocked_first;        // m102: cols_block's first pass with a thread's butterflies neighbours (C2C columns
+                               // whose input is not grouped: c2c sets it so; m104: the TMA column kernel's own)
 };
 
 // Where bin (kx, ky) of a W x H spectrum and its conjugate mirror (-kx, -ky) go in the picture, shifted or not
@@ -89,7 +89,9 @@ __device__ __forceinline__ BinPlaces bin_places(int kx, int ky, int W, int H, bo
     const AxisPlaces x = axis_places(kx, W, shift), y = axis_places(ky, H, shift);
     return {x.at, y.at, x.mirror, y.mirror};
 }
-__device__ __forceinline__ float mirror_value(View v, float val) { return (v == View::Phase || v == View::Imag) ? -val : val; }
+__device__ __forceinline__ float mirror_value(View v, float val) {
+    return (v == View::Phase || v == View::Imag) ? -val : val;
+}
 
 // view_value with the log views' square root and logarithm by the special function unit (sqrt.approx, lg2.approx):
 // about 1e-7 absolute on log1p|F| and 1e-6 dB on the power, far inside one of the picture's 256 levels, for a
@@ -108,11 +110,16 @@ __device__ __forceinline__ float log2_approx(float x) {
 __device__ __forceinline__ float fast_view_value(View v, float re, float im) {
     constexpr float kLn2 = 0.693147180559945f, kDbPerLog2 = 3.01029995663981f;  // ln 2, 10 log10 2
     switch (v) {
-        case View::LogMag: return kLn2 * log2_approx(1.0f + sqrt_approx(fmaf(re, re, im * im)));
-        case View::PowerDb: return kDbPerLog2 * log2_approx(fmaf(re, re, im * im) + kPowerFloor);
-        case View::Phase: return atan2f(im + 0.0f, re);  // as view_value (a switch of its own: fewer registers)
-        case View::Real: return re;
-        case View::Imag: return im;
+        case View::LogMag:
+            return kLn2 * log2_approx(1.0f + sqrt_approx(fmaf(re, re, im * im)));
+        case View::PowerDb:
+            return kDbPerLog2 * log2_approx(fmaf(re, re, im * im) + kPowerFloor);
+        case View::Phase:
+            return atan2f(im + 0.0f, re);  // as view_value (a switch of its own: fewer registers)
+        case View::Real:
+            return re;
+        case View::Imag:
+            return im;
     }
     return 0.0f;
 }
@@ -262,7 +269,9 @@ void launch_kernel(const char* name, void (*kernel)(Params...), dim3 grid, dim3 
 // empty below, where the host never launches the kernels that use them): custom-fast's rows and columns (m86, m89, m92),
 // the mixed-radix rows (m93). fft_fast.cu adds the 2D copy through a tensor map (m85).
 namespace tma {
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+    return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
 __device__ __forceinline__ void bar_init(unsigned bar, unsigned count) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
@@ -299,7 +308,8 @@ __device__ __forceinline__ void bar_wait(unsigned bar, unsigned parity) {
 // both; bytes a multiple of 16). The caller has set the barrier's expected bytes.
 __device__ __forceinline__ void load_run(unsigned dst, const void* src, unsigned bytes, unsigned bar) {
     const unsigned char* from = static_cast<const unsigned char*>(src);
-    for (unsigned i = 0; i < bytes; i += 8192u) load_bulk(dst + i, from + i, bytes - i < 8192u ? bytes - i : 8192u, bar);
+    for (unsigned i = 0; i < bytes; i += 8192u)
+        load_bulk(dst + i, from + i, bytes - i < 8192u ? bytes - i : 8192u, bar);
 }
 // The staging shape of the bulk-copied row passes (m89, m92, m93). start_stage: thread 0 initialises the block's
 // barrier `bar`, sets the `bytes` it expects and calls `issue()` to start the copies onto it. finish_stage: the block

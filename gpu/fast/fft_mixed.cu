@@ -34,12 +34,12 @@ constexpr int kMaxColumnsPerBlock = 16;
 
 // A kernel's line: passed by value, the same for every line of a launch.
 struct Line {
-    int n = 0;      // points
-    int work = 0;   // points transformed in shared memory: n, or Bluestein's power-of-two m
-    int tpc = 0;    // threads a line (at least work / 16: no thread has more than 16 / R butterflies a pass)
-    int stride = 0; // float2 between neighbouring lines' buffers in shared memory
+    int n = 0;       // points
+    int work = 0;    // points transformed in shared memory: n, or Bluestein's power-of-two m
+    int tpc = 0;     // threads a line (at least work / 16: no thread has more than 16 / R butterflies a pass)
+    int stride = 0;  // float2 between neighbouring lines' buffers in shared memory
     int passes = 0;
-    unsigned long long radices = 0;  // the work length's radices, R - 1 in 4 bits each, first pass lowest
+    unsigned long long radices = 0;          // the work length's radices, R - 1 in 4 bits each, first pass lowest
     const float2* chirp_spectrum = nullptr;  // Bluestein: FFT_m(conj chirp) / m for the launch's direction
     const float2* twiddles = nullptr;        // the work length's twiddle table (LineTables::twiddles)
 };
@@ -51,7 +51,8 @@ struct Line {
 template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kPadOut = true, bool kKnown = false,
           int kSplitN = 0>
 __device__ __forceinline__ void pass(float2* sm, const float2* tw, int n, int ns, int t, int tpc, bool active) {
-    mixed_radix::PassRegs<R, kB> g = {};  // zeroed: else its registers stay live across every pass of the loop (spilled)
+    mixed_radix::PassRegs<R, kB> g =
+        {};  // zeroed: else its registers stay live across every pass of the loop (spilled)
     if (active) mixed_radix::pass_gather<R, kInv, kB, kPadIn, kKnown, kSplitN>(sm, g, tw, n, ns, t, tpc);
     __syncthreads();
     if (active) mixed_radix::pass_scatter<R, kB, kPadOut, kKnown>(sm, g, n, ns, t, tpc);
@@ -61,7 +62,8 @@ __device__ __forceinline__ void pass(float2* sm, const float2* tw, int n, int ns
 // The first pass read straight from where the line lies (`at(i)`, global memory): no copy into shared memory
 // before it, and no barrier between its halves, as nothing reads the shared line before the scatter writes it.
 template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadOut = true, bool kKnown = false, class At>
-__device__ __forceinline__ void first_pass(const At& at, float2* sm, const float2* tw, int n, int t, int tpc, bool active) {
+__device__ __forceinline__ void first_pass(const At& at, float2* sm, const float2* tw, int n, int t, int tpc,
+                                           bool active) {
     if (active) {
         mixed_radix::PassRegs<R, kB> g = {};
         mixed_radix::pass_gather_from<R, kInv, 0, kKnown>(at, g, tw, n, 1, t, tpc);  // kKnown: loads first (m52)
@@ -72,8 +74,8 @@ __device__ __forceinline__ void first_pass(const At& at, float2* sm, const float
 
 // Passes `from`..passes-1 (ns starting at the product of the earlier radices) over the line in shared memory.
 template <bool kInv>
-__device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, int passes, unsigned long long radices, int t,
-                                           int tpc, bool active, int from = 0) {
+__device__ __forceinline__ void run_passes(float2* sm, const float2* tw, int n, int passes, unsigned long long radices,
+                                           int t, int tpc, bool active, int from = 0) {
     int ns = 1;
     for (int p = 0; p < from; ++p) ns *= int((radices >> (4 * p)) & 15u) + 1;
     for (int p = from; p < passes; ++p) {
@@ -93,8 +95,8 @@ template <int kWork, int P, int kEnd, bool kInv, bool kSplit = false, int kTpc =
 __device__ __forceinline__ void fixed_passes(float2* sm, const float2* tw, int t, bool active) {
     if constexpr (P < kEnd) {
         using F = mixed_radix::FixedLine<kWork, kTpc>;
-        pass<F::template kRadix<P>, kInv, F::template kButterflies<P>, F::template kPadOut<P - 1>, F::template kPadOut<P>, true,
-             kSplit ? kWork : 0>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
+        pass<F::template kRadix<P>, kInv, F::template kButterflies<P>, F::template kPadOut<P - 1>,
+             F::template kPadOut<P>, true, kSplit ? kWork : 0>(sm, tw, kWork, F::template kNs<P>, t, F::tpc, active);
         fixed_passes<kWork, P + 1, kEnd, kInv, kSplit, kTpc>(sm, tw, t, active);
     }
 }
@@ -104,10 +106,10 @@ __device__ __forceinline__ void fixed_passes(float2* sm, const float2* tw, int t
 // m48: no barrier between its gather and its scatter either: nothing writes the line's buffer after the gather (a
 // block's other lines, and the rounds of mixed_cols_kernel, have buffers of their own), so a warp may store as soon
 // as it has gathered. Since m8 a barrier there "kept the block in step"; it was never measured.
-template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kKnown = false, int kSplitN = 0, class At,
-          class Put>
-__device__ __forceinline__ void last_pass(const At& at, const Put& put, const float2* sm, const float2* tw, int n, int t,
-                                          int tpc, bool active, bool only) {
+template <int R, bool kInv, int kB = (16 + R - 1) / R, bool kPadIn = true, bool kKnown = false, int kSplitN = 0,
+          class At, class Put>
+__device__ __forceinline__ void last_pass(const At& at, const Put& put, const float2* sm, const float2* tw, int n,
+                                          int t, int tpc, bool active, bool only) {
     mixed_radix::PassRegs<R, kB> g = {};
     if (only) {
         if (active) {
@@ -154,8 +156,8 @@ template <bool kInv, int kWork, bool kSplit = false, class At>
 __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Line& L, int t, bool active) {
     if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
         using F = mixed_radix::FixedLine<kWork>;
-        first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(at, sm, L.twiddles,
-                                                                                                      kWork, t, F::tpc, active);
+        first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(
+            at, sm, L.twiddles, kWork, t, F::tpc, active);
         fixed_passes<kWork, 1, F::passes, kInv, kSplit>(sm, L.twiddles, t, active);  // the last pass's output padded
         return;
     }
@@ -175,17 +177,17 @@ __device__ __forceinline__ void line_fft_from(const At& at, float2* sm, const Li
 // shared memory as line_fft_from leaves it, then out. Every thread of the block calls it. kTpc: a compiled-in plan's
 // threads a line (0: fixed_threads; the interleaved column blocks take column_threads).
 template <bool kInv, int kWork, bool kSplit = false, int kTpc = 0, class At, class Put>
-__device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2* sm, const Line& L, int t, bool active) {
+__device__ __forceinline__ void line_fft_to(const At& at, const Put& put, float2* sm, const Line& L, int t,
+                                            bool active) {
     if constexpr (kWork > 0) {  // a compiled-in plan (L.work == kWork)
         using F = mixed_radix::FixedLine<kWork, kTpc>;
         constexpr int last = F::passes - 1;
         static_assert(last > 0, "a compiled-in plan has two passes or more");
-        first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(at, sm, L.twiddles,
-                                                                                                      kWork, t, F::tpc, active);
+        first_pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, F::template kPadOut<0>, true>(
+            at, sm, L.twiddles, kWork, t, F::tpc, active);
         fixed_passes<kWork, 1, last, kInv, kSplit, kTpc>(sm, L.twiddles, t, active);
         last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true,
-                  kSplit ? kWork : 0>(
-            at, put, sm, L.twiddles, kWork, t, F::tpc, active, false);
+                  kSplit ? kWork : 0>(at, put, sm, L.twiddles, kWork, t, F::tpc, active, false);
         return;
     }
     if (L.chirp_spectrum || L.passes == 0) {
@@ -213,8 +215,8 @@ __device__ __forceinline__ void line_fft_staged_to(const Put& put, float2* sm, c
     using F = mixed_radix::FixedLine<kWork>;
     constexpr int last = F::passes - 1;
     static_assert(last > 0, "a compiled-in plan has two passes or more");
-    pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, false, F::template kPadOut<0>, true>(sm, L.twiddles, kWork, 1,
-                                                                                                       t, F::tpc, active);
+    pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, false, F::template kPadOut<0>, true>(
+        sm, L.twiddles, kWork, 1, t, F::tpc, active);
     fixed_passes<kWork, 1, last, kInv, kSplit>(sm, L.twiddles, t, active);
     last_pass<F::template kRadix<last>, kInv, F::template kButterflies<last>, F::template kPadOut<last - 1>, true,
               kSplit ? kWork : 0>([](int) { return float2{}; }, put, sm, L.twiddles, kWork, t, F::tpc, active, false);
@@ -225,8 +227,8 @@ __device__ __forceinline__ void line_fft_staged_to(const Put& put, float2* sm, c
 template <bool kInv, int kWork>
 __device__ __forceinline__ void line_fft_in_place(float2* sm, const Line& L, int t, bool active) {
     using F = mixed_radix::FixedLine<kWork>;
-    pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, true, F::template kPadOut<0>, true>(sm, L.twiddles, kWork, 1, t,
-                                                                                                   F::tpc, active);
+    pass<F::template kRadix<0>, kInv, F::template kButterflies<0>, true, F::template kPadOut<0>, true>(
+        sm, L.twiddles, kWork, 1, t, F::tpc, active);
     fixed_passes<kWork, 1, F::passes, kInv>(sm, L.twiddles, t, active);
 }
 // An 8-byte copy from global to shared memory that does not pass through registers (cp.async), and the wait for
@@ -240,8 +242,8 @@ __device__ __forceinline__ void copy_async_wait_all() { asm volatile("cp.async.w
 // A column block's lines from shared memory (padded, `stride` apart) back to their columns of `out` (row stride ld):
 // thread c = threadIdx.x % C writes column c, rows threadIdx.x / C, + step (blockDim.x / C), ...: a warp C
 // neighbours of 32 / C rows. Only the block's first nc lines exist.
-__device__ __forceinline__ void store_columns(float2* out, const float2* sm, int ld, int n, int col0, int C, int c, int step,
-                                              int nc, int stride) {
+__device__ __forceinline__ void store_columns(float2* out, const float2* sm, int ld, int n, int col0, int C, int c,
+                                              int step, int nc, int stride) {
     if (c < nc)
         for (int y = threadIdx.x / C; y < n; y += step) out[std::size_t(y) * ld + col0 + c] = sm[c * stride + padi(y)];
 }
@@ -250,8 +252,8 @@ __device__ __forceinline__ void store_columns(float2* out, const float2* sm, int
 // apart) split into the two columns' spectra, rows ky = 0..n/2 of G (row stride width). Thread c = threadIdx.x % C
 // takes line c, rows threadIdx.x / C, + step, ...: as store_columns. Only the block's first nc lines exist; column
 // xa + 1 is written where it exists.
-__device__ __forceinline__ void unpack_columns(float2* g, const float2* sm, int width, int n, int xa, int C, int c, int step,
-                                               int nc, int stride) {
+__device__ __forceinline__ void unpack_columns(float2* g, const float2* sm, int width, int n, int xa, int C, int c,
+                                               int step, int nc, int stride) {
     if (c < nc)
         for (int ky = threadIdx.x / C; ky <= n / 2; ky += step) {
             float2 a, b;
@@ -284,8 +286,8 @@ __device__ __forceinline__ Line with_staged_twiddles(const Line& L, float2* sm, 
 // warp C neighbours of 32 / C rows); after the wait and a barrier the block transforms its lines in shared memory (a
 // compiled-in length, all C at once). Only the block's first nc lines exist.
 template <bool kInv, int kWork, class Column>
-__device__ __forceinline__ void staged_lines_fft(float2* sm, const Column& column, int pitch, const Line& L, int C, int c, int step,
-                                                 int nc) {
+__device__ __forceinline__ void staged_lines_fft(float2* sm, const Column& column, int pitch, const Line& L, int C,
+                                                 int c, int step, int nc) {
     constexpr int n = kWork, tpc = mixed_radix::FixedLine<kWork>::tpc;
     if (c < nc) {
         const float2* col = column();
@@ -301,13 +303,17 @@ __device__ __forceinline__ void staged_lines_fft(float2* sm, const Column& colum
 // A launch's line length and threads a line: constants for a compiled-in length (kWork > 0), else from L.
 template <int kWork>
 __device__ __forceinline__ int line_points(const Line& L) {
-    if constexpr (kWork > 0) return kWork;
-    else return L.n;
+    if constexpr (kWork > 0)
+        return kWork;
+    else
+        return L.n;
 }
 template <int kWork>
 __device__ __forceinline__ int line_tpc(const Line& L) {
-    if constexpr (kWork > 0) return mixed_radix::FixedLine<kWork>::tpc;
-    else return L.tpc;
+    if constexpr (kWork > 0)
+        return mixed_radix::FixedLine<kWork>::tpc;
+    else
+        return L.tpc;
 }
 
 // m28: the users' lengths whose C2C row blocks (one line) or interleaved column blocks (four lines) run with their
@@ -331,18 +337,26 @@ __device__ __forceinline__ int line_tpc(const Line& L) {
 // rounds, not 1.82) were +0.8% and are left out.
 constexpr int capped_row_blocks(int n) {
     switch (n) {
-    case 1080: return 12;
-    case 3000: return 5;
-    case 3840: return 5;
-    default: return 0;
+        case 1080:
+            return 12;
+        case 3000:
+            return 5;
+        case 3840:
+            return 5;
+        default:
+            return 0;
     }
 }
 constexpr int capped_col_blocks(int n) {
     switch (n) {
-    case 1080: return 4;
-    case 1440: return 2;
-    case 2160: return 2;
-    default: return 0;
+        case 1080:
+            return 4;
+        case 1440:
+            return 2;
+        case 2160:
+            return 2;
+        default:
+            return 0;
     }
 }
 // Registers a thread may have so that `blocks` blocks of `threads` fit an SM's 64K: a warp's registers are allocated in
@@ -370,7 +384,8 @@ __host__ __device__ constexpr int bulk_rows_bar_offset(int stride, int lines) {
 template <bool kInv, int kWork, bool kBulk = false>
 __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, Line L, int rows, int lines, int group) {
     extern __shared__ float2 sm_rows[];
-    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines, nl = min(lines, rows - row0);
+    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines,
+              nl = min(lines, rows - row0);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const int row = row0 + line;
     const float2* src = in + std::size_t(row) * n;
@@ -380,12 +395,13 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, Li
     if constexpr (kBulk) {
         static_assert(kWork > 0, "m93: compiled-in lengths only");
         namespace tma = fast_detail::tma;
-        const unsigned base = tma::smem_addr(sm_rows), bar = base + unsigned(bulk_rows_bar_offset<kWork>(L.stride, lines));
+        const unsigned base = tma::smem_addr(sm_rows),
+                       bar = base + unsigned(bulk_rows_bar_offset<kWork>(L.stride, lines));
         constexpr unsigned row_bytes = unsigned(kWork) * unsigned(sizeof(float2));
         tma::start_stage(bar, unsigned(nl) * row_bytes, [&] {
             for (int l = 0; l < nl; ++l)
-                tma::load_run(base + unsigned(l * L.stride) * unsigned(sizeof(float2)), in + std::size_t(row0 + l) * kWork,
-                              row_bytes, bar);
+                tma::load_run(base + unsigned(l * L.stride) * unsigned(sizeof(float2)),
+                              in + std::size_t(row0 + l) * kWork, row_bytes, bar);
         });
         const Line S = with_staged_twiddles<kWork>(L, sm_rows, lines);
         tma::finish_stage(bar);  // (its block barrier also covers the twiddles' staging)
@@ -396,7 +412,8 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, Li
     }
 }
 template <bool kInv, int kWork, bool kBulk = false>
-__global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {
+__global__ void __launch_bounds__(1024)
+    mixed_rows_c2c_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {
     fast_detail::begin_dependent();
     rows_c2c_block<kInv, kWork, kBulk>(in, out, L, rows, lines, group);
 }
@@ -407,7 +424,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_c2c_kernel(const float2* in, 
 template <bool kInv, int kWork, int kMinBlocks, bool kBulk = false>
 __global__ void __launch_bounds__(mixed_radix::fixed_threads(kWork))
     __maxnreg__(capped_registers(mixed_radix::fixed_threads(kWork), kMinBlocks))
-    mixed_rows_c2c_capped_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {
+        mixed_rows_c2c_capped_kernel(const float2* in, float2* out, Line L, int rows, int lines, int group) {
     fast_detail::begin_dependent();
     rows_c2c_block<kInv, kWork, kBulk>(in, out, L, rows, lines, group);
 }
@@ -416,8 +433,9 @@ __global__ void __launch_bounds__(mixed_radix::fixed_threads(kWork))
 // group > 0 (a power of two) grouped for the column blocks: bin k of row r at [k / group][r][k % group], the last
 // group padded.
 template <int kWork>
-__global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half,
-                                                               Line L, int rows, int lines, int ld, int group) {
+__global__ void __launch_bounds__(1024)
+    mixed_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, Line L, int rows, int lines,
+                           int ld, int group) {
     fast_detail::begin_dependent();
     extern __shared__ float2 sm_rows[];
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * lines, pairs = (rows + 1) / 2,
@@ -428,8 +446,8 @@ __global__ void __launch_bounds__(1024) mixed_rows_real_kernel(const float* __re
     const float* row_b = rb < rows ? plane + std::size_t(rb) * n : nullptr;
     const float2* sm = sm_rows + line * L.stride;
     line_fft_from<false, kWork, kWork != 0>(
-        [row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); }, sm_rows + line * L.stride,
-        with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
+        [row_a, row_b](int i) { return c_make(__ldg(&row_a[i]), row_b ? __ldg(&row_b[i]) : 0.0f); },
+        sm_rows + line * L.stride, with_staged_twiddles<kWork>(L, sm_rows, lines), t, line < nl);
     if (line >= nl) return;
     const int shift = group > 0 ? __ffs(group) - 1 : 31, mask = group > 0 ? group - 1 : 0x7FFFFFFF;
     const std::size_t run = std::size_t(rows) * group;
@@ -449,7 +467,8 @@ template <ColOut kOut, int kWork>
 __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line L, int lines) {
     fast_detail::begin_dependent();
     extern __shared__ float2 sm_rows[];
-    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines, nl = min(lines, p.ncols - row0);
+    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), row0 = blockIdx.x * lines,
+              nl = min(lines, p.ncols - row0);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const float2* sm = sm_rows + line * L.stride;
     const float2* src = p.in + std::size_t(row0 + line) * p.ld_in;
@@ -471,8 +490,8 @@ __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line
 // kTransposed: column x goes to row x of `out` (ld = n apart: the transposed layout), its last pass written there
 // straight from registers, a line's consecutive outputs by consecutive threads.
 template <bool kInv, int kWork, bool kTransposed = false>
-__global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C,
-                                                          bool grouped) {
+__global__ void __launch_bounds__(1024)
+    mixed_cols_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C, bool grouped) {
     fast_detail::begin_dependent();
     extern __shared__ float2 sm_cols[];
     const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), col0 = blockIdx.x * C, nc = min(C, ncols - col0);
@@ -490,10 +509,12 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
         const float2* src = grouped ? in + std::size_t(blockIdx.x) * n * C + line : in + col0 + line;
         if constexpr (kTransposed) {
             float2* dst = out + std::size_t(col0 + line) * n;
-            line_fft_to<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, [dst](int y, float2 v) { dst[y] = v; },
-                                     sm_cols + line * L.stride, L, t, line < nc);
+            line_fft_to<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; },
+                                     [dst](int y, float2 v) { dst[y] = v; }, sm_cols + line * L.stride, L, t,
+                                     line < nc);
         } else {
-            line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t, line < nc);
+            line_fft_from<kInv, kWork>([src, pitch](int y) { return src[y * pitch]; }, sm_cols + line * L.stride, L, t,
+                                       line < nc);
         }
     }
     if constexpr (kTransposed) return;
@@ -507,14 +528,16 @@ __global__ void __launch_bounds__(1024) mixed_cols_kernel(const float2* in, floa
 // column pass: 5-17% faster at eight sizes. The grouped C2C columns (one contiguous run a block) were not, and keep
 // mixed_cols_kernel (PERF_NOTES.md m21).
 template <bool kInv, int kWork>
-__global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C) {
+__global__ void __launch_bounds__(1024)
+    mixed_cols_staged_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C) {
     fast_detail::begin_dependent();
     static_assert(kWork > 0, "a compiled-in length");
     extern __shared__ float2 sm_cols[];
     constexpr int n = kWork;
     const int col0 = blockIdx.x * C, nc = min(C, ncols - col0);
     const int c = threadIdx.x % C, step = blockDim.x / C;
-    staged_lines_fft<kInv, kWork>(sm_cols, [&] { return in + col0 + c; }, ld, L, C, c, step, nc);
+    staged_lines_fft<kInv, kWork>(
+        sm_cols, [&] { return in + col0 + c; }, ld, L, C, c, step, nc);
     store_columns(out, sm_cols, ld, n, col0, C, c, step, nc, L.stride);
 }
 
@@ -524,8 +547,8 @@ __global__ void __launch_bounds__(1024) mixed_cols_staged_kernel(const float2* i
 // at a time. Read straight from global memory, a later round found the sectors the first had brought into L1 gone
 // and fetched them again from L2 (m25).
 template <bool kInv, int kWork>
-__global__ void __launch_bounds__(1024) mixed_cols_grouped_staged_kernel(const float2* in, float2* out, Line L, int ld, int ncols,
-                                                                         int C) {
+__global__ void __launch_bounds__(1024)
+    mixed_cols_grouped_staged_kernel(const float2* in, float2* out, Line L, int ld, int ncols, int C) {
     fast_detail::begin_dependent();
     static_assert(kWork > 0, "a compiled-in length");
     extern __shared__ float2 sm_cols[];
@@ -562,20 +585,21 @@ __device__ __forceinline__ void cols_interleaved_block(const float2* in, float2*
     float2* dst = kTransposed ? out + std::size_t(col0 + line) * ld : out + col0 + line;
     const std::size_t step = kTransposed ? 1 : std::size_t(ld);
     line_fft_to<kInv, kWork, false, mixed_radix::kColumnThreads<kWork>>(
-        [src](int y) { return src[y * kC]; }, [dst, step](int y, float2 v) { dst[y * step] = v; }, sm_cols + line * L.stride, L, t,
-        line < nc);
+        [src](int y) { return src[y * kC]; }, [dst, step](int y, float2 v) { dst[y * step] = v; },
+        sm_cols + line * L.stride, L, t, line < nc);
 }
 template <bool kInv, int kWork, int kC, bool kTransposed = false>
-__global__ void __launch_bounds__(1024) mixed_cols_interleaved_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
+__global__ void __launch_bounds__(1024)
+    mixed_cols_interleaved_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
     fast_detail::begin_dependent();
     cols_interleaved_block<kInv, kWork, kC, kTransposed>(in, out, L, ld, ncols);
 }
 // The same (not transposed), its registers capped so that kMinBlocks blocks of kC lines fit an SM (m28,
 // capped_col_blocks).
 template <bool kInv, int kWork, int kC, int kMinBlocks>
-__global__ void __launch_bounds__(kC * mixed_radix::kColumnThreads<kWork>)
-    __maxnreg__(capped_registers(kC * mixed_radix::kColumnThreads<kWork>, kMinBlocks))
-    mixed_cols_interleaved_capped_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
+__global__ void __launch_bounds__(kC* mixed_radix::kColumnThreads<kWork>)
+    __maxnreg__(capped_registers(kC* mixed_radix::kColumnThreads<kWork>, kMinBlocks))
+        mixed_cols_interleaved_capped_kernel(const float2* in, float2* out, Line L, int ld, int ncols) {
     fast_detail::begin_dependent();
     cols_interleaved_block<kInv, kWork, kC, false>(in, out, L, ld, ncols);
 }
@@ -588,11 +612,12 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
     fast_detail::begin_dependent();
     extern __shared__ float2 sm_cols[];
     if (reset_minmax && blockIdx.x == 0 && threadIdx.x == 0) fast_detail::reset_minmax(reset_minmax);
-    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * C, pairs = (width + 1) / 2, nc = min(C, pairs - pair0);
+    const int n = line_points<kWork>(L), tpc = line_tpc<kWork>(L), pair0 = blockIdx.x * C, pairs = (width + 1) / 2,
+              nc = min(C, pairs - pair0);
     const int c = threadIdx.x % C, step = blockDim.x / C;  // the unpack's mapping, as mixed_cols_kernel's store
     const int xa = 2 * (pair0 + c);
-    {  // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel); all C
-       // lines at once (real_cols takes no rounds: column_block)
+    {   // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel); all C
+        // lines at once (real_cols takes no rounds: column_block)
         const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
         const int la = 2 * (pair0 + line), db = la + 1 < width ? 1 : 0;  // column b, or a again (then unused)
         const float* col_a = plane + la;
@@ -611,8 +636,9 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
 // bytes apart and aligned): the block's column pairs copied into their lines first, as mixed_cols_staged_kernel
 // does (a pair of real columns is the line's complex input, a + i b), then the passes, then the unpack (m22).
 template <int kWork>
-__global__ void __launch_bounds__(1024) mixed_cols_real_staged_kernel(const float* __restrict__ plane, float2* __restrict__ g,
-                                                                      Line L, int width, int C, unsigned int* reset_minmax) {
+__global__ void __launch_bounds__(1024)
+    mixed_cols_real_staged_kernel(const float* __restrict__ plane, float2* __restrict__ g, Line L, int width, int C,
+                                  unsigned int* reset_minmax) {
     fast_detail::begin_dependent();
     static_assert(kWork > 0, "a compiled-in length");
     extern __shared__ float2 sm_cols[];
@@ -622,8 +648,8 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_staged_kernel(const floa
     const int c = threadIdx.x % C, step = blockDim.x / C;
     const int xa = 2 * (pair0 + c);
     // (the pair's two floats, 8 bytes a row, width / 2 float2 a row)
-    staged_lines_fft<false, kWork>(sm_cols, [&] { return reinterpret_cast<const float2*>(plane + xa); }, width / 2, L, C, c, step,
-                                   nc);
+    staged_lines_fft<false, kWork>(
+        sm_cols, [&] { return reinterpret_cast<const float2*>(plane + xa); }, width / 2, L, C, c, step, nc);
     unpack_columns(g, sm_cols, width, n, xa, C, c, step, nc, L.stride);
 }
 
@@ -646,7 +672,7 @@ Line line_shape(int n, bool compiled) {
     L.n = n;
     L.work = plan.bluestein ? plan.m : n;
     L.tpc = compiled && !plan.bluestein && mixed_radix::is_fixed_length(n) ? mixed_radix::fixed_threads(n)
-                                                                            : mixed_radix::line_threads(L.work);
+                                                                           : mixed_radix::line_threads(L.work);
     L.stride = padded_len(L.work);
     L.passes = work.passes;
     for (int i = 0; i < work.passes; ++i) L.radices |= (unsigned long long)(work.radix[i] - 1) << (4 * i);
@@ -687,8 +713,8 @@ int max_shared_optin() {
 // on 16 different bank pairs.
 int column_block(Line& L, int ncols, int max_threads, bool rounds = false) {
     int C = 1;
-    while (C * 2 <= kMaxColumnsPerBlock && C * 2 * L.tpc <= max_threads && C * 2 * L.stride * int(sizeof(float2)) <= kSmemTarget &&
-           C < ncols)
+    while (C * 2 <= kMaxColumnsPerBlock && C * 2 * L.tpc <= max_threads &&
+           C * 2 * L.stride * int(sizeof(float2)) <= kSmemTarget && C < ncols)
         C *= 2;
     // Under four columns a block reads (and the grouped row pass writes) 8 or 16 bytes of each 32-byte sector: the
     // 4032-point columns of a portrait 3024x4032 went two to a block at 23% of copy, where four 3024-point ones run
@@ -719,7 +745,8 @@ template <int W, class F>
 bool call_fixed(int tpc, F& f) {
     if (tpc != mixed_radix::FixedLine<W>::tpc)  // the launch's threads must be the ones the kernel is compiled for
         throw ConfigError("internal: a " + std::to_string(W) + "-point line launched with " + std::to_string(tpc) +
-                          " threads where its compiled-in plan takes " + std::to_string(mixed_radix::FixedLine<W>::tpc));
+                          " threads where its compiled-in plan takes " +
+                          std::to_string(mixed_radix::FixedLine<W>::tpc));
     f(std::integral_constant<int, W>{});
     return true;
 }
@@ -744,8 +771,10 @@ int interleaved_threads(int C) {
 // (with_staged_twiddles).
 template <int W>
 int staged_smem(int smem) {
-    if constexpr (W > 0) return smem + mixed_radix::split_table_size(W) * int(sizeof(float2));
-    else return smem;
+    if constexpr (W > 0)
+        return smem + mixed_radix::split_table_size(W) * int(sizeof(float2));
+    else
+        return smem;
 }
 
 // With a compiled-in plan, L's twiddles become that plan's table (mixed_radix::fixed_plan may merge passes), or
@@ -770,14 +799,14 @@ void launch(Kernel kernel, const char* name, int blocks, int threads, int smem, 
 }  // namespace
 
 void check_length(int n) {
-    if (n < 1 || n > 16384)
-        throw ConfigError("custom-fast takes lines of 1 to 16384 points; got " + std::to_string(n));
+    if (n < 1 || n > 16384) throw ConfigError("custom-fast takes lines of 1 to 16384 points; got " + std::to_string(n));
     const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
     if (plan.bluestein && n > kMaxBluesteinLength)
-        throw ConfigError("custom-fast: a side of " + std::to_string(n) + " points has the prime factor " +
-                          std::to_string(largest_prime_factor(n)) + ", which takes Bluestein's transform, and over " +
-                          std::to_string(kMaxBluesteinLength) + " points that needs " + std::to_string(plan.m) +
-                          " points in one block's shared memory (pad with --pad pow2, or use the cuFFT or CPU backend)");
+        throw ConfigError(
+            "custom-fast: a side of " + std::to_string(n) + " points has the prime factor " +
+            std::to_string(largest_prime_factor(n)) + ", which takes Bluestein's transform, and over " +
+            std::to_string(kMaxBluesteinLength) + " points that needs " + std::to_string(plan.m) +
+            " points in one block's shared memory (pad with --pad pow2, or use the cuFFT or CPU backend)");
 }
 
 const float2* LineTables::twiddles(int work, bool fixed) {
@@ -841,55 +870,63 @@ bool c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
     const int blocks = (rows + lines - 1) / lines;
     if (group > 0 && n % group != 0) throw ConfigError("internal: a grouped row pass needs whole groups");
     bool bulk_ran = false;
-    with_plan(L, tables, [&](auto w) {
-        constexpr int W = decltype(w)::value;
-        if constexpr (W > 0) {
-            // m93: the rows through bulk copies, where each line buffer starts 16-byte aligned, as the rows do.
-            const bool bulk = at.bulk_rows && W % 2 == 0 && (lines == 1 || L.stride % 2 == 0) &&
-                              (reinterpret_cast<std::uintptr_t>(in) & 15) == 0 && fast_detail::sm90_or_later();
-            if (bulk) {
-                const int bulk_smem = bulk_rows_bar_offset<W>(L.stride, lines) + 8;
-                bulk_ran = true;
-                if constexpr (capped_row_blocks(W) > 0) {
-                    if (lines == 1 && at.capped_registers) {
-                        constexpr int B = capped_row_blocks(W);
-                        launch(inverse ? mixed_rows_c2c_capped_kernel<true, W, B, true> : mixed_rows_c2c_capped_kernel<false, W, B, true>,
-                               "mixed_rows_c2c_capped_kernel", blocks, L.tpc, bulk_smem, at, in, out, L, rows, lines, group);
-                        return;
+    with_plan(
+        L, tables,
+        [&](auto w) {
+            constexpr int W = decltype(w)::value;
+            if constexpr (W > 0) {
+                // m93: the rows through bulk copies, where each line buffer starts 16-byte aligned, as the rows do.
+                const bool bulk = at.bulk_rows && W % 2 == 0 && (lines == 1 || L.stride % 2 == 0) &&
+                                  (reinterpret_cast<std::uintptr_t>(in) & 15) == 0 && fast_detail::sm90_or_later();
+                if (bulk) {
+                    const int bulk_smem = bulk_rows_bar_offset<W>(L.stride, lines) + 8;
+                    bulk_ran = true;
+                    if constexpr (capped_row_blocks(W) > 0) {
+                        if (lines == 1 && at.capped_registers) {
+                            constexpr int B = capped_row_blocks(W);
+                            launch(inverse ? mixed_rows_c2c_capped_kernel<true, W, B, true>
+                                           : mixed_rows_c2c_capped_kernel<false, W, B, true>,
+                                   "mixed_rows_c2c_capped_kernel", blocks, L.tpc, bulk_smem, at, in, out, L, rows,
+                                   lines, group);
+                            return;
+                        }
                     }
+                    launch(inverse ? mixed_rows_c2c_kernel<true, W, true> : mixed_rows_c2c_kernel<false, W, true>,
+                           "mixed_rows_c2c_kernel", blocks, lines * L.tpc, bulk_smem, at, in, out, L, rows, lines,
+                           group);
+                    return;
                 }
-                launch(inverse ? mixed_rows_c2c_kernel<true, W, true> : mixed_rows_c2c_kernel<false, W, true>, "mixed_rows_c2c_kernel",
-                       blocks, lines * L.tpc, bulk_smem, at, in, out, L, rows, lines, group);
-                return;
             }
-        }
-        if constexpr (capped_row_blocks(W) > 0) {
-            if (lines == 1 && at.capped_registers) {
-                constexpr int B = capped_row_blocks(W);
-                if (inverse)
-                    launch(mixed_rows_c2c_capped_kernel<true, W, B>, "mixed_rows_c2c_capped_kernel", blocks, L.tpc, staged_smem<W>(smem), at,
-                           in, out, L, rows, lines, group);
-                else
-                    launch(mixed_rows_c2c_capped_kernel<false, W, B>, "mixed_rows_c2c_capped_kernel", blocks, L.tpc, staged_smem<W>(smem), at,
-                           in, out, L, rows, lines, group);
-                return;
+            if constexpr (capped_row_blocks(W) > 0) {
+                if (lines == 1 && at.capped_registers) {
+                    constexpr int B = capped_row_blocks(W);
+                    if (inverse)
+                        launch(mixed_rows_c2c_capped_kernel<true, W, B>, "mixed_rows_c2c_capped_kernel", blocks, L.tpc,
+                               staged_smem<W>(smem), at, in, out, L, rows, lines, group);
+                    else
+                        launch(mixed_rows_c2c_capped_kernel<false, W, B>, "mixed_rows_c2c_capped_kernel", blocks, L.tpc,
+                               staged_smem<W>(smem), at, in, out, L, rows, lines, group);
+                    return;
+                }
             }
-        }
-        if (inverse)
-            launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), at, in, out, L, rows, lines, group);
-        else
-            launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc, staged_smem<W>(smem), at, in, out, L, rows, lines, group);
-    }, true);
+            if (inverse)
+                launch(mixed_rows_c2c_kernel<true, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc,
+                       staged_smem<W>(smem), at, in, out, L, rows, lines, group);
+            else
+                launch(mixed_rows_c2c_kernel<false, W>, "mixed_rows_c2c_kernel", blocks, lines * L.tpc,
+                       staged_smem<W>(smem), at, in, out, L, rows, lines, group);
+        },
+        true);
     return bulk_ran;
 }
 
-void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
-              Launch at, int group, bool rounds) {
+void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables,
+              int max_threads, Launch at, int group, bool rounds) {
     Line L = make_line(n, inverse, tables);
     const int C = column_block(L, ncols, max_threads, rounds);
     if (group != 0 && (group != C || ncols % C != 0))
-        throw ConfigError("internal: columns grouped by " + std::to_string(group) + " for blocks of " + std::to_string(C) +
-                          " columns (" + std::to_string(ncols) + " of them)");
+        throw ConfigError("internal: columns grouped by " + std::to_string(group) + " for blocks of " +
+                          std::to_string(C) + " columns (" + std::to_string(ncols) + " of them)");
     const bool grouped = group != 0;
     const int smem = C * L.stride * int(sizeof(float2));
     const int at_once = column_lines_at_once(L, C, max_threads);
@@ -898,18 +935,19 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             // the lines' threads interleaved (m27), where the block's threads (column_threads a line) are allowed
-            if (grouped && at_once == C && C == 4 && at.interleaved_columns && interleaved_threads<W>(C) <= max_threads) {
+            if (grouped && at_once == C && C == 4 && at.interleaved_columns &&
+                interleaved_threads<W>(C) <= max_threads) {
                 const Line I = interleaved_line<W>(L);
                 const int it = interleaved_threads<W>(C);
                 if constexpr (capped_col_blocks(W) > 0) {
                     if (at.capped_registers) {
                         constexpr int B = capped_col_blocks(W);
                         if (inverse)
-                            launch(mixed_cols_interleaved_capped_kernel<true, W, 4, B>, "mixed_cols_interleaved_capped_kernel", blocks,
-                                   it, smem, at, in, out, I, ld, ncols);
+                            launch(mixed_cols_interleaved_capped_kernel<true, W, 4, B>,
+                                   "mixed_cols_interleaved_capped_kernel", blocks, it, smem, at, in, out, I, ld, ncols);
                         else
-                            launch(mixed_cols_interleaved_capped_kernel<false, W, 4, B>, "mixed_cols_interleaved_capped_kernel", blocks,
-                                   it, smem, at, in, out, I, ld, ncols);
+                            launch(mixed_cols_interleaved_capped_kernel<false, W, 4, B>,
+                                   "mixed_cols_interleaved_capped_kernel", blocks, it, smem, at, in, out, I, ld, ncols);
                         return;
                     }
                 }
@@ -917,31 +955,35 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
                     launch(mixed_cols_interleaved_kernel<true, W, 4>, "mixed_cols_interleaved_kernel", blocks, it, smem,
                            at, in, out, I, ld, ncols);
                 else
-                    launch(mixed_cols_interleaved_kernel<false, W, 4>, "mixed_cols_interleaved_kernel", blocks, it, smem,
-                           at, in, out, I, ld, ncols);
+                    launch(mixed_cols_interleaved_kernel<false, W, 4>, "mixed_cols_interleaved_kernel", blocks, it,
+                           smem, at, in, out, I, ld, ncols);
                 return;
             }
             if (grouped && at_once < C) {  // the run copied into shared memory first (m25)
                 if (inverse)
-                    launch(mixed_cols_grouped_staged_kernel<true, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, at, in, out, L,
-                           ld, ncols, C);
+                    launch(mixed_cols_grouped_staged_kernel<true, W>, "mixed_cols_grouped_staged_kernel", blocks,
+                           threads, smem, at, in, out, L, ld, ncols, C);
                 else
-                    launch(mixed_cols_grouped_staged_kernel<false, W>, "mixed_cols_grouped_staged_kernel", blocks, threads, smem, at, in, out,
-                           L, ld, ncols, C);
+                    launch(mixed_cols_grouped_staged_kernel<false, W>, "mixed_cols_grouped_staged_kernel", blocks,
+                           threads, smem, at, in, out, L, ld, ncols, C);
                 return;
             }
             if (!grouped && at_once == C) {  // copied into shared memory first
                 if (inverse)
-                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, at, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<true, W>, "mixed_cols_staged_kernel", blocks, threads, smem, at, in,
+                           out, L, ld, ncols, C);
                 else
-                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, smem, at, in, out, L, ld, ncols, C);
+                    launch(mixed_cols_staged_kernel<false, W>, "mixed_cols_staged_kernel", blocks, threads, smem, at,
+                           in, out, L, ld, ncols, C);
                 return;
             }
         }
         if (inverse)
-            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, at, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<true, W>, "mixed_cols_kernel", blocks, threads, smem, at, in, out, L, ld, ncols, C,
+                   grouped);
         else
-            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, smem, at, in, out, L, ld, ncols, C, grouped);
+            launch(mixed_cols_kernel<false, W>, "mixed_cols_kernel", blocks, threads, smem, at, in, out, L, ld, ncols,
+                   C, grouped);
     });
 }
 
@@ -956,26 +998,33 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             if (at_once == C && C == 4 && at.interleaved_columns && interleaved_threads<W>(C) <= max_threads) {  // m27
-                launch(mixed_cols_interleaved_kernel<false, W, 4, true>, "mixed_cols_interleaved_kernel (transposed out)", blocks,
-                       interleaved_threads<W>(C), smem, at, grouped, out, interleaved_line<W>(L), n, ncols);
+                launch(mixed_cols_interleaved_kernel<false, W, 4, true>,
+                       "mixed_cols_interleaved_kernel (transposed out)", blocks, interleaved_threads<W>(C), smem, at,
+                       grouped, out, interleaved_line<W>(L), n, ncols);
                 return;
             }
         }
-        launch(mixed_cols_kernel<false, W, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem, at, grouped, out, L, n, ncols, C, true);
+        launch(mixed_cols_kernel<false, W, true>, "mixed_cols_kernel (transposed out)", blocks, threads, smem, at,
+               grouped, out, L, n, ncols, C, true);
     });
 }
 
 void real_rows(const float* plane, float2* half, int width, int height, LineTables& tables, int target_threads,
                Launch at, int group) {
-    if (group < 0 || (group & (group - 1)) != 0) throw ConfigError("internal: a grouped real row pass needs a power-of-two group");
+    if (group < 0 || (group & (group - 1)) != 0)
+        throw ConfigError("internal: a grouped real row pass needs a power-of-two group");
     Line L = make_line(width, false, tables);
     const int pairs = (height + 1) / 2;
     const int lines = row_lines(L, pairs, target_threads);
     const int smem = lines * L.stride * int(sizeof(float2));
-    with_plan(L, tables, [&](auto w) {
-        launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines, lines * L.tpc,
-               staged_smem<decltype(w)::value>(smem), at, plane, half, L, height, lines, width / 2 + 1, group);
-    }, true);
+    with_plan(
+        L, tables,
+        [&](auto w) {
+            launch(mixed_rows_real_kernel<decltype(w)::value>, "mixed_rows_real_kernel", (pairs + lines - 1) / lines,
+                   lines * L.tpc, staged_smem<decltype(w)::value>(smem), at, plane, half, L, height, lines,
+                   width / 2 + 1, group);
+        },
+        true);
 }
 
 void real_cols(const float* plane, float2* g, int width, int height, LineTables& tables, int max_threads, Launch at,
@@ -988,13 +1037,13 @@ void real_cols(const float* plane, float2* g, int width, int height, LineTables&
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             if (width % 2 == 0 && reinterpret_cast<std::uintptr_t>(plane) % 8 == 0) {  // pairs whole and aligned
-                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C, C * L.tpc, smem, at,
-                       plane, g, L, width, C, reset_minmax);
+                launch(mixed_cols_real_staged_kernel<W>, "mixed_cols_real_staged_kernel", (pairs + C - 1) / C,
+                       C * L.tpc, smem, at, plane, g, L, width, C, reset_minmax);
                 return;
             }
         }
-        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, at, plane, g, L, width, C,
-               reset_minmax);
+        launch(mixed_cols_real_kernel<W>, "mixed_cols_real_kernel", (pairs + C - 1) / C, C * L.tpc, smem, at, plane, g,
+               L, width, C, reset_minmax);
     });
 }
 
@@ -1007,9 +1056,18 @@ void rows_view(ColOut mode, const ColParams& p, LineTables& tables, int target_t
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         switch (mode) {
-            case ColOut::Picture: launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, smem, at, p, L, lines); break;
-            case ColOut::Values: launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, smem, at, p, L, lines); break;
-            default: launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, smem, at, p, L, lines); break;
+            case ColOut::Picture:
+                launch(mixed_rows_view_kernel<ColOut::Picture, W>, "mixed_rows_view_kernel", blocks, threads, smem, at,
+                       p, L, lines);
+                break;
+            case ColOut::Values:
+                launch(mixed_rows_view_kernel<ColOut::Values, W>, "mixed_rows_view_kernel", blocks, threads, smem, at,
+                       p, L, lines);
+                break;
+            default:
+                launch(mixed_rows_view_kernel<ColOut::HalfValues, W>, "mixed_rows_view_kernel", blocks, threads, smem,
+                       at, p, L, lines);
+                break;
         }
     });
 }

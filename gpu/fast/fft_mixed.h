@@ -47,8 +47,8 @@ public:
 private:
     bool compiled_plans_ = true;
     std::map<long long, DeviceBuffer<float2>> twiddles_;  // by 2 work + fixed
-    std::map<int, DeviceBuffer<float2>> split_;     // by n
-    std::map<int, DeviceBuffer<float2>> spectra_;   // by n: [0, m) forward, [m, 2m) inverse
+    std::map<int, DeviceBuffer<float2>> split_;           // by n
+    std::map<int, DeviceBuffer<float2>> spectra_;         // by n: [0, m) forward, [m, 2m) inverse
 };
 
 // Where and how a pass's kernels go (FastFft decides, from its Variant): the stream; whether as programmatic dependent
@@ -84,8 +84,8 @@ bool c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
 // `in` as c2c_rows writes it with that group, which must be columns_per_block(n, ncols, max_threads, tables, rounds)
 // (this block's columns; checked) and divide ncols. rounds: as columns_per_block's (the C2C's column pass; not R2C's
 // in place, whose blocks would go from two an SM to one).
-void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables, int max_threads,
-              Launch at, int group = 0, bool rounds = false);
+void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inverse, LineTables& tables,
+              int max_threads, Launch at, int group = 0, bool rounds = false);
 // Real rows two at a time -> the half spectrum along x: `half` (ld = width/2 + 1) holds bins 0..width/2 of each row.
 // group > 0 (a power of two): grouped for r2c_cols_transposed instead, bin k of row y at [k / group][y][k % group]
 // (ceil(ld / group) * group * height elements).

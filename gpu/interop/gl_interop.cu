@@ -24,7 +24,8 @@ bool gl_interop_available(std::string* why) {
 namespace {
 // A picture into a mapped texture's array through a surface: the driver's device-to-array copy moved 64 MiB in
 // 0.16 ms on the H100 (~400 GB/s each way); one coalesced 4-byte store a texel is close to the copy bandwidth.
-__global__ void picture_to_surface_kernel(const std::uint32_t* __restrict__ src, int width, int height, cudaSurfaceObject_t dst) {
+__global__ void picture_to_surface_kernel(const std::uint32_t* __restrict__ src, int width, int height,
+                                          cudaSurfaceObject_t dst) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x < width && y < height) surf2Dwrite(src[std::size_t(y) * width + x], dst, x * 4, y);
 }
@@ -50,7 +51,9 @@ struct Ticket {
 // Runs on a CUDA driver thread once the stream reaches it: the moment copy `copy` had written the texture.
 void stamp_written(void* p) {
     const Ticket* t = static_cast<Ticket*>(p);
-    t->ns->store(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+    t->ns->store(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
     t->seq->store(t->copy);
     delete t;
 }
@@ -93,8 +96,9 @@ void GlInteropCopier::copy(const Target* targets, int n) {
         const Target& t = targets[i];
         if (!t.texture || !t.texture->registered()) throw GpuError("GlInteropCopier::copy: no texture registered");
         if (t.width != t.texture->width() || t.height != t.texture->height())
-            throw GpuError("GlInteropCopier::copy: picture " + std::to_string(t.width) + "x" + std::to_string(t.height) +
-                           " for a texture of " + std::to_string(t.texture->width()) + "x" + std::to_string(t.texture->height()));
+            throw GpuError("GlInteropCopier::copy: picture " + std::to_string(t.width) + "x" +
+                           std::to_string(t.height) + " for a texture of " + std::to_string(t.texture->width()) + "x" +
+                           std::to_string(t.texture->height()));
         res[i] = static_cast<cudaGraphicsResource_t>(t.texture->resource());
         for (int j = 0; j < i; ++j)
             if (res[j] == res[i]) throw GpuError("GlInteropCopier::copy: the same texture twice");
@@ -107,7 +111,8 @@ void GlInteropCopier::copy(const Target* targets, int n) {
         if (!targets[i].device_rgba) {  // a decoder's frame: after its work on the legacy default stream
             if (!targets[i].gray || (targets[i].gray_depth != 8 && targets[i].gray_depth != 16) ||
                 targets[i].gray_pitch < std::size_t(targets[i].width) * std::size_t(targets[i].gray_depth / 8))
-                throw GpuError("GlInteropCopier::copy: a target without a picture, or a gray one of a bad depth or pitch");
+                throw GpuError(
+                    "GlInteropCopier::copy: a target without a picture, or a gray one of a bad depth or pitch");
             CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(decoded_), cudaStreamLegacy));
             CUDA_CHECK(cudaStreamWaitEvent(s, static_cast<cudaEvent_t>(decoded_), 0));
             break;
@@ -137,15 +142,18 @@ void GlInteropCopier::copy(const Target* targets, int n) {
             surfaces_.push_back(std::uint64_t(surface));
             const dim3 block(32, 8), grid((t.width + 31) / 32, (t.height + 7) / 8);
             const auto* gray = static_cast<const unsigned char*>(t.gray);
-            if (t.device_rgba) picture_to_surface_kernel<<<grid, block, 0, s>>>(t.device_rgba, t.width, t.height, surface);
+            if (t.device_rgba)
+                picture_to_surface_kernel<<<grid, block, 0, s>>>(t.device_rgba, t.width, t.height, surface);
             else if (t.gray_depth == 8)
-                gray_to_surface_kernel<std::uint8_t><<<grid, block, 0, s>>>(gray, t.gray_pitch, t.width, t.height, 0, surface);
+                gray_to_surface_kernel<std::uint8_t>
+                    <<<grid, block, 0, s>>>(gray, t.gray_pitch, t.width, t.height, 0, surface);
             else
-                gray_to_surface_kernel<std::uint16_t><<<grid, block, 0, s>>>(gray, t.gray_pitch, t.width, t.height,
-                                                                             t.gray_significant_bits, surface);
+                gray_to_surface_kernel<std::uint16_t>
+                    <<<grid, block, 0, s>>>(gray, t.gray_pitch, t.width, t.height, t.gray_significant_bits, surface);
             e = cudaGetLastError();
         }
-        if (e == cudaSuccess && t.consumed_event) e = cudaEventRecord(reinterpret_cast<cudaEvent_t>(t.consumed_event), s);
+        if (e == cudaSuccess && t.consumed_event)
+            e = cudaEventRecord(reinterpret_cast<cudaEvent_t>(t.consumed_event), s);
     }
     if (e == cudaSuccess) mark(2);
     CUDA_CHECK(cudaGraphicsUnmapResources(n, res, s));
@@ -162,8 +170,8 @@ void GlInteropCopier::copy(const Target* targets, int n) {
 void GlInteropCopier::upload_rows(GlInteropTexture& texture, const std::uint32_t* host_rgba, int y0, int rows) {
     if (!texture.registered()) throw GpuError("GlInteropCopier::upload_rows: no texture registered");
     if (y0 < 0 || rows < 1 || y0 + rows > texture.height())
-        throw GpuError("GlInteropCopier::upload_rows: rows " + std::to_string(y0) + "+" + std::to_string(rows) + " of a texture of " +
-                       std::to_string(texture.height()));
+        throw GpuError("GlInteropCopier::upload_rows: rows " + std::to_string(y0) + "+" + std::to_string(rows) +
+                       " of a texture of " + std::to_string(texture.height()));
     start();
     auto s = static_cast<cudaStream_t>(stream_);
     auto r = static_cast<cudaGraphicsResource_t>(texture.resource());
@@ -172,8 +180,8 @@ void GlInteropCopier::upload_rows(GlInteropTexture& texture, const std::uint32_t
     cudaError_t e = cudaGraphicsSubResourceGetMappedArray(&array, r, 0, 0);
     const std::size_t pitch = std::size_t(texture.width()) * 4;
     if (e == cudaSuccess)
-        e = cudaMemcpy2DToArrayAsync(array, 0, std::size_t(y0), host_rgba + std::size_t(y0) * texture.width(), pitch, pitch,
-                                     std::size_t(rows), cudaMemcpyHostToDevice, s);
+        e = cudaMemcpy2DToArrayAsync(array, 0, std::size_t(y0), host_rgba + std::size_t(y0) * texture.width(), pitch,
+                                     pitch, std::size_t(rows), cudaMemcpyHostToDevice, s);
     CUDA_CHECK(cudaGraphicsUnmapResources(1, &r, s));  // GL's later use of the texture waits for the copy
     CUDA_CHECK(e);
     CUDA_CHECK(cudaEventRecord(static_cast<cudaEvent_t>(done_), s));
@@ -181,8 +189,8 @@ void GlInteropCopier::upload_rows(GlInteropTexture& texture, const std::uint32_t
 
 std::chrono::steady_clock::time_point GlInteropCopier::written_at() const {
     const std::int64_t ns = written_ && written_->seq.load() == copies_ ? written_->ns.load() : 0;
-    return std::chrono::steady_clock::time_point(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::nanoseconds(ns)));
+    return std::chrono::steady_clock::time_point(
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::nanoseconds(ns)));
 }
 
 void GlInteropCopier::wait() noexcept {
@@ -202,7 +210,8 @@ bool GlInteropCopier::last_split(Split* out) const {
     if (!done_ || !done()) return false;
     float ms[3] = {};
     for (int i = 0; i < 3; ++i)
-        if (cudaEventElapsedTime(&ms[i], static_cast<cudaEvent_t>(marks_[i]), static_cast<cudaEvent_t>(marks_[i + 1])) != cudaSuccess) {
+        if (cudaEventElapsedTime(&ms[i], static_cast<cudaEvent_t>(marks_[i]),
+                                 static_cast<cudaEvent_t>(marks_[i + 1])) != cudaSuccess) {
             cudaGetLastError();
             return false;
         }

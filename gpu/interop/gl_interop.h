@@ -71,7 +71,7 @@ public:
         GlInteropTexture* texture;
         const std::uint32_t* device_rgba;  // width x height RGBA8, the texture's size
         int width, height;
-        std::uint64_t consumed_event;      // cudaEvent_t recorded after this copy (the producer's buffer is free), or 0
+        std::uint64_t consumed_event;  // cudaEvent_t recorded after this copy (the producer's buffer is free), or 0
         // Or (device_rgba null) one channel shown gray, as the image view shows 8/16-bit samples (ui/worker/worker.h's
         // display_rgba: 8-bit as is, 16-bit round(v / 65535 * 255)): a video frame NVDEC decoded, rows gray_pitch
         // bytes apart, 16-bit ones widened by gray_significant_bits (as DeviceSamples says), written by work on
@@ -108,10 +108,10 @@ private:
     };
     std::unique_ptr<Written> written_;
     std::uint64_t copies_ = 0;  // copies issued
-    void* stream_ = nullptr;  // cudaStream_t, created on first copy
-    void* done_ = nullptr;    // cudaEvent_t after the last copy
-    void* decoded_ = nullptr; // cudaEvent_t on the legacy default stream (a decoder's frame) before a gray copy
-    void* marks_[4] = {};     // timed cudaEvent_t: before the map, after it, after the copy, after the unmap
+    void* stream_ = nullptr;    // cudaStream_t, created on first copy
+    void* done_ = nullptr;      // cudaEvent_t after the last copy
+    void* decoded_ = nullptr;   // cudaEvent_t on the legacy default stream (a decoder's frame) before a gray copy
+    void* marks_[4] = {};       // timed cudaEvent_t: before the map, after it, after the copy, after the unmap
     double issue_ms_ = 0;
     std::vector<std::uint64_t> surfaces_;  // cudaSurfaceObject_t of copies not yet known done
 };

@@ -56,7 +56,8 @@ struct RunSum {
         sum += p * float(k);
         count += k;
     }
-    __device__ void flush(float* s_sum, unsigned int* s_count, double* g_sum, unsigned long long* g_count, bool counting) {
+    __device__ void flush(float* s_sum, unsigned int* s_count, double* g_sum, unsigned long long* g_count,
+                          bool counting) {
         if (bin < 0 || count == 0) return;
         if (s_sum) {
             atomicAdd(&s_sum[bin], sum);
@@ -103,7 +104,8 @@ __global__ void power_profile_kernel(SpectrumSource s, int rbins, bool shared_ra
     const float norm = float(1.0 / (double(w) * double(h)));
     float* sr = shared_radial ? s_rsum : nullptr;
     RunSum rr, ra;
-    for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < runs; g += (long long)gridDim.x * blockDim.x) {
+    for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < runs;
+         g += (long long)gridDim.x * blockDim.x) {
         const int y = int(g / runs_per_row), x0 = int(g - (long long)y * runs_per_row) * kRun;
         const int x1 = min(cols, x0 + kRun);
         const double v = bin_frequency(y, h);
@@ -198,8 +200,8 @@ PowerSums PowerProfiler::run(const SpectrumSource& src, cudaStream_t s) {
     const long long runs = (long long)((src.half ? src.width / 2 + 1 : src.width) + kRun - 1) / kRun * src.height;
     int per_sm = 1;
     CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, power_profile_kernel, kThreads, smem));
-    const int blocks = int(std::max<long long>(1, std::min<long long>((runs + kThreads - 1) / kThreads,
-                                                                      (long long)std::max(1, std::min(per_sm, 4)) * sms)));
+    const int blocks = int(std::max<long long>(
+        1, std::min<long long>((runs + kThreads - 1) / kThreads, (long long)std::max(1, std::min(per_sm, 4)) * sms)));
     CUDA_CHECK(cudaEventRecord(start_.get(), s));
     CUDA_CHECK(cudaMemsetAsync(sums_.get(), 0, total * sizeof(double), s));
     if (counting) CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, total * sizeof(unsigned long long), s));
@@ -209,7 +211,8 @@ PowerSums PowerProfiler::run(const SpectrumSource& src, cudaStream_t s) {
     CUDA_CHECK(cudaEventRecord(stop_.get(), s));
     CUDA_CHECK(cudaMemcpyAsync(sums_host_.get(), sums_.get(), total * sizeof(double), cudaMemcpyDeviceToHost, s));
     if (counting)
-        CUDA_CHECK(cudaMemcpyAsync(counts_host_.get(), counts_.get(), total * sizeof(unsigned long long), cudaMemcpyDeviceToHost, s));
+        CUDA_CHECK(cudaMemcpyAsync(counts_host_.get(), counts_.get(), total * sizeof(unsigned long long),
+                                   cudaMemcpyDeviceToHost, s));
     CUDA_CHECK(cudaStreamSynchronize(s));
     if (counting) {
         counts_w_ = src.width;
@@ -235,7 +238,8 @@ std::vector<float2> gather_bins(const SpectrumSource& src, const std::vector<int
                                 cudaStream_t s) {
     if (kx.size() != ky.size()) throw ConfigError("gather_bins: as many kx as ky");
     for (std::size_t i = 0; i < kx.size(); ++i)
-        if (kx[i] < 0 || ky[i] < 0 || kx[i] >= src.width || ky[i] >= src.height) throw ConfigError("bin outside the spectrum");
+        if (kx[i] < 0 || ky[i] < 0 || kx[i] >= src.width || ky[i] >= src.height)
+            throw ConfigError("bin outside the spectrum");
     const int n = int(kx.size());
     std::vector<float2> out(kx.size());
     if (n == 0) return out;

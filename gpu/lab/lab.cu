@@ -24,7 +24,8 @@ __device__ __forceinline__ float2 bin_of(const SpectrumSource& s, int x, int y) 
     return make_float2(v.x, -v.y);
 }
 
-__global__ void masked_kernel(SpectrumSource s, const float* __restrict__ mask, int out_width, float2* __restrict__ out) {
+__global__ void masked_kernel(SpectrumSource s, const float* __restrict__ mask, int out_width,
+                              float2* __restrict__ out) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= out_width || y >= s.height) return;
     float2 v = bin_of(s, x, y);
@@ -47,7 +48,8 @@ __global__ void scale_kernel(float* __restrict__ data, long long n, float scale)
 }
 
 // One dab (grid.z: the disc and its mirror) over its bounding box in signed bins, wrapped into the transform.
-__global__ void stamp_kernel(BrushStroke b, int x0, int y0, int bw, int bh, int width, int height, float* __restrict__ layer) {
+__global__ void stamp_kernel(BrushStroke b, int x0, int y0, int bw, int bh, int width, int height,
+                             float* __restrict__ layer) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= bw || j >= bh) return;
     const bool mirror = blockIdx.z == 1;
@@ -66,7 +68,8 @@ __global__ void fill_kernel(float* __restrict__ data, long long n, float v) {
 // out = (filters or 1) * (paint or 1), then 1 - that when inverting.
 __global__ void combine_kernel(const float* __restrict__ filters, const float* __restrict__ paint, bool invert,
                                long long n, float* __restrict__ out) {
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
         float m = filters ? filters[i] : 1.0f;
         if (paint) m *= paint[i];
         out[i] = invert ? 1.0f - m : m;
@@ -82,14 +85,18 @@ __device__ __forceinline__ float unordered(unsigned int u) {
     return __uint_as_float((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
 }
 __host__ __device__ __forceinline__ float lab_value(LabPictureKind k, float filtered, float plane) {
-    return k == LabPictureKind::Filtered ? filtered : k == LabPictureKind::Removed ? plane - filtered : fabsf(plane - filtered);
+    return k == LabPictureKind::Filtered  ? filtered
+           : k == LabPictureKind::Removed ? plane - filtered
+                                          : fabsf(plane - filtered);
 }
 
-__global__ void lab_minmax_kernel(const float* __restrict__ filtered, const float* __restrict__ plane, int width, int x0,
-                                  int y0, int w, int h, LabPictureKind kind, unsigned int* __restrict__ minmax) {
+__global__ void lab_minmax_kernel(const float* __restrict__ filtered, const float* __restrict__ plane, int width,
+                                  int x0, int y0, int w, int h, LabPictureKind kind,
+                                  unsigned int* __restrict__ minmax) {
     float lo = INFINITY, hi = -INFINITY;
     const long long n = (long long)w * h;
-    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x) {
         const long long y = i / w, x = i - y * w;
         const std::size_t k = std::size_t(y0 + y) * width + (x0 + x);
         const float v = lab_value(kind, filtered[k], plane ? plane[k] : 0.0f);
@@ -106,9 +113,10 @@ __global__ void lab_minmax_kernel(const float* __restrict__ filtered, const floa
     }
 }
 
-__global__ void lab_colour_kernel(const float* __restrict__ filtered, const float* __restrict__ plane, int width, int x0,
-                                  int y0, int w, int h, LabPictureKind kind, const unsigned int* __restrict__ minmax,
-                                  const std::uint32_t* __restrict__ lut, std::uint32_t* __restrict__ rgba) {
+__global__ void lab_colour_kernel(const float* __restrict__ filtered, const float* __restrict__ plane, int width,
+                                  int x0, int y0, int w, int h, LabPictureKind kind,
+                                  const unsigned int* __restrict__ minmax, const std::uint32_t* __restrict__ lut,
+                                  std::uint32_t* __restrict__ rgba) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h) return;
     const float lo = kind == LabPictureKind::Difference ? 0.0f : unordered(minmax[0]), hi = unordered(minmax[1]);
@@ -125,7 +133,8 @@ int blocks_1d(long long n) { return int(std::min<long long>((n + 255) / 256, 1 <
 const float* DeviceMask::get(const std::vector<FilterSpec>& filters, const std::vector<BrushStroke>& strokes,
                              bool invert, int width, int height, cudaStream_t s, StageTimer* timer) {
     if (filters.empty() && strokes.empty() && !invert) return nullptr;
-    if (filters.size() > std::size_t(kMaxFilters)) throw ConfigError("more than " + std::to_string(kMaxFilters) + " filters");
+    if (filters.size() > std::size_t(kMaxFilters))
+        throw ConfigError("more than " + std::to_string(kMaxFilters) + " filters");
     const long long n = (long long)width * height;
     const bool resized = width != width_ || height != height_;
     bool changed = resized || invert != invert_key_;
@@ -144,8 +153,9 @@ const float* DeviceMask::get(const std::vector<FilterSpec>& filters, const std::
         build_mask_kernel<<<grid_2d(width, height, block), block, 0, s>>>(specs_.get(), int(filters.size()), width,
                                                                           height, filters_mask_.get());
         CUDA_CHECK_LAUNCH("build_mask_kernel");
-        mark(timer, "mask (built on the device from " + std::to_string(filters.size()) + " filter" +
-                        (filters.size() > 1 ? "s)" : ")"),
+        mark(timer,
+             "mask (built on the device from " + std::to_string(filters.size()) + " filter" +
+                 (filters.size() > 1 ? "s)" : ")"),
              double(n) * 4.0);
         have_filters_ = true;
         changed = true;
@@ -158,7 +168,8 @@ const float* DeviceMask::get(const std::vector<FilterSpec>& filters, const std::
         strokes_key_.clear();
     } else {
         std::size_t from = strokes_key_.size();
-        const bool extends = !resized && from <= strokes.size() && std::equal(strokes_key_.begin(), strokes_key_.end(), strokes.begin());
+        const bool extends =
+            !resized && from <= strokes.size() && std::equal(strokes_key_.begin(), strokes_key_.end(), strokes.begin());
         if (!extends || from == 0) {
             paint_.resize(std::size_t(n));
             fill_kernel<<<blocks_1d(n), 256, 0, s>>>(paint_.get(), n, 1.0f);
@@ -173,8 +184,9 @@ const float* DeviceMask::get(const std::vector<FilterSpec>& filters, const std::
             CUDA_CHECK_LAUNCH("stamp_kernel");
         }
         if (from < strokes.size()) {
-            mark(timer, "brush: " + std::to_string(strokes.size() - from) + " dab" + (strokes.size() - from > 1 ? "s" : "") +
-                            " stamped" + (from == 0 ? " (layer re-made)" : ""),
+            mark(timer,
+                 "brush: " + std::to_string(strokes.size() - from) + " dab" + (strokes.size() - from > 1 ? "s" : "") +
+                     " stamped" + (from == 0 ? " (layer re-made)" : ""),
                  double(n) * (from == 0 ? 4.0 : 0.0));
             changed = true;
         }
@@ -190,7 +202,8 @@ const float* DeviceMask::get(const std::vector<FilterSpec>& filters, const std::
     if (changed || !have_combined_) {
         combined_.resize(std::size_t(n));
         combine_kernel<<<blocks_1d(n), 256, 0, s>>>(have_filters_ ? filters_mask_.get() : nullptr,
-                                                    strokes.empty() ? nullptr : paint_.get(), invert, n, combined_.get());
+                                                    strokes.empty() ? nullptr : paint_.get(), invert, n,
+                                                    combined_.get());
         CUDA_CHECK_LAUNCH("combine_kernel");
         mark(timer, "mask = filters x brush" + std::string(invert ? ", inverted" : ""), double(n) * 12.0);
         have_combined_ = true;
@@ -210,19 +223,23 @@ void LabPicture::run(const float* filtered, const float* plane, int width, int x
         lut_kind_ = cm;
     }
     minmax_.resize(2);
-    CUDA_CHECK(cudaMemsetAsync(minmax_.get(), 0xff, sizeof(unsigned int), s));    // the min starts above all
+    CUDA_CHECK(cudaMemsetAsync(minmax_.get(), 0xff, sizeof(unsigned int), s));   // the min starts above all
     CUDA_CHECK(cudaMemsetAsync(minmax_.get() + 1, 0, sizeof(unsigned int), s));  // the max below all
     kind_ = kind;
     const long long n = (long long)w * h;
-    lab_minmax_kernel<<<int(std::min<long long>((n + 255) / 256, 1024)), 256, 0, s>>>(filtered, plane, width, x0, y0, w, h,
-                                                                                     kind, minmax_.get());
+    lab_minmax_kernel<<<int(std::min<long long>((n + 255) / 256, 1024)), 256, 0, s>>>(filtered, plane, width, x0, y0, w,
+                                                                                      h, kind, minmax_.get());
     CUDA_CHECK_LAUNCH("lab_minmax_kernel");
     const dim3 block(32, 8);
     lab_colour_kernel<<<grid_2d(w, h, block), block, 0, s>>>(filtered, plane, width, x0, y0, w, h, kind, minmax_.get(),
                                                              lut_.get(), rgba);
     CUDA_CHECK_LAUNCH("lab_colour_kernel");
-    mark(timer, std::string("third view: ") + (kind == LabPictureKind::Filtered ? "filtered" : kind == LabPictureKind::Removed ? "removed part" : "difference") +
-                    " -> range -> RGBA8",
+    mark(timer,
+         std::string("third view: ") +
+             (kind == LabPictureKind::Filtered  ? "filtered"
+              : kind == LabPictureKind::Removed ? "removed part"
+                                                : "difference") +
+             " -> range -> RGBA8",
          double(n) * (plane ? 20.0 : 12.0));
 }
 

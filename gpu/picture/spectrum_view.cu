@@ -58,10 +58,18 @@ __global__ void finish_range_kernel(RangeMode mode, const float2* minmax, const 
                                     long long i_hi, float fixed_lo, float fixed_hi, float span, float2* range) {
     float2 r;
     switch (mode) {
-        case RangeMode::Auto: r = *minmax; break;
-        case RangeMode::Percentile: r = make_float2(sorted[i_lo], sorted[i_hi]); break;
-        case RangeMode::Fixed: r = make_float2(fixed_lo, fixed_hi); break;
-        case RangeMode::Top: r = make_float2(minmax->y - span, minmax->y); break;
+        case RangeMode::Auto:
+            r = *minmax;
+            break;
+        case RangeMode::Percentile:
+            r = make_float2(sorted[i_lo], sorted[i_hi]);
+            break;
+        case RangeMode::Fixed:
+            r = make_float2(fixed_lo, fixed_hi);
+            break;
+        case RangeMode::Top:
+            r = make_float2(minmax->y - span, minmax->y);
+            break;
     }
     *range = r;
 }
@@ -75,8 +83,7 @@ __global__ void colormap_kernel(const float* __restrict__ values, int width, int
     store_picture(target, g_colormap_lut, normalize_to_range(values[i], r.x, r.y), x, y, i);
 }
 
-__global__ void expand_half_kernel(const float2* __restrict__ half, int width, int height,
-                                   float2* __restrict__ full) {
+__global__ void expand_half_kernel(const float2* __restrict__ half, int width, int height, float2* __restrict__ full) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= width || y >= height) return;
     SpectrumSource s{half, width, height, width / 2 + 1, true};
@@ -87,9 +94,12 @@ __global__ void expand_half_kernel(const float2* __restrict__ half, int width, i
 
 std::string picture_stage_name(const std::string& what, const PictureTarget& t) {
     switch (t.format) {
-        case PictureFormat::Level8: return what + " -> 8-bit levels";
-        case PictureFormat::Level16: return what + " -> 16-bit levels";
-        default: return what + (t.surface ? " -> RGBA8 texture" : " -> RGBA8");
+        case PictureFormat::Level8:
+            return what + " -> 8-bit levels";
+        case PictureFormat::Level16:
+            return what + " -> 16-bit levels";
+        default:
+            return what + (t.surface ? " -> RGBA8 texture" : " -> RGBA8");
     }
 }
 
@@ -106,8 +116,8 @@ void SpectrumViewer::run(const SpectrumSource& src, const ViewParams& vp, const 
     range_.resize(1);
     if (lut_colormap_ != int(vp.colormap)) {
         const ColormapLut lut = make_colormap_lut(vp.colormap);
-        CUDA_CHECK(cudaMemcpyToSymbolAsync(g_colormap_lut, lut.rgba, sizeof(lut.rgba), 0, cudaMemcpyHostToDevice,
-                                           stream));
+        CUDA_CHECK(
+            cudaMemcpyToSymbolAsync(g_colormap_lut, lut.rgba, sizeof(lut.rgba), 0, cudaMemcpyHostToDevice, stream));
         lut_colormap_ = int(vp.colormap);
     }
     const dim3 block(32, 8);
@@ -126,8 +136,8 @@ void SpectrumViewer::run(const SpectrumSource& src, const ViewParams& vp, const 
         CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, bytes, values_.get(), minmax_.get(), n, MinMaxOp{},
                                                       ToMinMax{}, init, stream));
         temp_.resize(bytes);
-        CUDA_CHECK(cub::DeviceReduce::TransformReduce(temp_.get(), bytes, values_.get(), minmax_.get(), n,
-                                                      MinMaxOp{}, ToMinMax{}, init, stream));
+        CUDA_CHECK(cub::DeviceReduce::TransformReduce(temp_.get(), bytes, values_.get(), minmax_.get(), n, MinMaxOp{},
+                                                      ToMinMax{}, init, stream));
         CUDA_CHECK_LAUNCH("cub::DeviceReduce::TransformReduce");
     } else if (vp.range == RangeMode::Percentile) {
         sorted_.resize(n);
@@ -145,11 +155,15 @@ void SpectrumViewer::run(const SpectrumSource& src, const ViewParams& vp, const 
     const char* range_name = vp.range == RangeMode::Percentile ? "range (CUB radix sort, percentiles)"
                              : vp.range == RangeMode::Fixed    ? "range (fixed)"
                                                                : "range (CUB min/max)";
-    mark(timer, range_name, vp.range == RangeMode::Fixed ? 0.0 : vp.range == RangeMode::Percentile ? double(n) * 16.0 : double(n) * 4.0);
+    mark(timer, range_name,
+         vp.range == RangeMode::Fixed        ? 0.0
+         : vp.range == RangeMode::Percentile ? double(n) * 16.0
+                                             : double(n) * 4.0);
 
     colormap_kernel<<<grid, block, 0, stream>>>(values_.get(), src.width, src.height, range_.get(), target);
     CUDA_CHECK_LAUNCH("colormap_kernel");
-    mark(timer, picture_stage_name("colormap", target), double(n) * (4.0 + (level_bytes(target.format) ? level_bytes(target.format) : 4)));
+    mark(timer, picture_stage_name("colormap", target),
+         double(n) * (4.0 + (level_bytes(target.format) ? level_bytes(target.format) : 4)));
 }
 
 void SpectrumViewer::range(float* lo, float* hi, cudaStream_t stream) {

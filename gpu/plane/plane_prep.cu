@@ -95,12 +95,14 @@ __global__ void copy_samples_kernel(const unsigned char* __restrict__ src, std::
 
 }  // namespace
 
-void download_samples(const void* device, std::size_t pitch, std::size_t row_bytes, int rows, int significant_bits, void* host) {
+void download_samples(const void* device, std::size_t pitch, std::size_t row_bytes, int rows, int significant_bits,
+                      void* host) {
     // On the legacy default stream, after the decoder's work there.
     CUDA_CHECK(cudaMemcpy2D(host, row_bytes, device, pitch, row_bytes, std::size_t(rows), cudaMemcpyDeviceToHost));
     if (significant_bits > 0) {
         auto* v = static_cast<std::uint16_t*>(host);
-        for (std::size_t i = 0, n = row_bytes / 2 * std::size_t(rows); i < n; ++i) v[i] = std::uint16_t(v[i] | (v[i] >> significant_bits));
+        for (std::size_t i = 0, n = row_bytes / 2 * std::size_t(rows); i < n; ++i)
+            v[i] = std::uint16_t(v[i] | (v[i] >> significant_bits));
     }
 }
 
@@ -108,8 +110,8 @@ void download_samples(const void* device, std::size_t pitch, std::size_t row_byt
 // work on the legacy default stream, then waited for, so the caller may hand the frame back to the decoder as
 // soon as prepare() returns (later plane changes use the copy, as an uploaded image's).
 void PlanePrep::copy_device(const PlaneRecipe& r, cudaStream_t s, StageTimer* timer) {
-    if (r.channels != 1 || (r.bit_depth != 8 && r.bit_depth != 16) || r.significant_bits < 0 || r.significant_bits >= 16 ||
-        r.device_pitch < std::size_t(r.image_width) * std::size_t(r.bit_depth / 8))
+    if (r.channels != 1 || (r.bit_depth != 8 && r.bit_depth != 16) || r.significant_bits < 0 ||
+        r.significant_bits >= 16 || r.device_pitch < std::size_t(r.image_width) * std::size_t(r.bit_depth / 8))
         throw ConfigError("a device frame must be one channel of 8- or 16-bit samples within its pitch");
     const std::size_t n = std::size_t(r.image_width) * r.image_height * std::size_t(r.bit_depth / 8);
     image_.resize(n);
@@ -118,10 +120,12 @@ void PlanePrep::copy_device(const PlaneRecipe& r, cudaStream_t s, StageTimer* ti
     const dim3 block(256), grid((r.image_width + 255) / 256, r.image_height);
     const auto* src = static_cast<const unsigned char*>(r.device_samples);
     if (r.bit_depth == 8)
-        copy_samples_kernel<std::uint8_t><<<grid, block, 0, s>>>(src, r.device_pitch, r.image_width, r.image_height, 0, image_.get());
+        copy_samples_kernel<std::uint8_t>
+            <<<grid, block, 0, s>>>(src, r.device_pitch, r.image_width, r.image_height, 0, image_.get());
     else
         copy_samples_kernel<std::uint16_t><<<grid, block, 0, s>>>(src, r.device_pitch, r.image_width, r.image_height,
-                                                                  r.significant_bits, reinterpret_cast<std::uint16_t*>(image_.get()));
+                                                                  r.significant_bits,
+                                                                  reinterpret_cast<std::uint16_t*>(image_.get()));
     CUDA_CHECK_LAUNCH("copy_samples_kernel");
     copied_.record(s);
     CUDA_CHECK(cudaEventSynchronize(copied_.get()));
@@ -149,32 +153,36 @@ void PlanePrep::upload(const PlaneRecipe& r, cudaStream_t s, StageTimer* timer) 
 
 void PlanePrep::prepare(const PlaneRecipe& r, float* plane, cudaStream_t s, StageTimer* timer) {
     if (r.image_width < 1 || r.image_height < 1 || r.channels < 1 || (!r.samples && !r.device_samples) ||
-        (r.bit_depth != 8 && r.bit_depth != 16 && r.bit_depth != 32) || r.content_width < 1 ||
-        r.content_height < 1 || r.plane_width < r.content_width || r.plane_height < r.content_height ||
-        (!r.shape.radial && (int(r.window_x.size()) != r.content_width || int(r.window_y.size()) != r.content_height)) ||
+        (r.bit_depth != 8 && r.bit_depth != 16 && r.bit_depth != 32) || r.content_width < 1 || r.content_height < 1 ||
+        r.plane_width < r.content_width || r.plane_height < r.content_height ||
+        (!r.shape.radial &&
+         (int(r.window_x.size()) != r.content_width || int(r.window_y.size()) != r.content_height)) ||
         (r.shape.radial && int(r.radial_table.size()) != kRadialWindowTable) ||
         r.crop_x + r.content_width > r.image_width || r.crop_y + r.content_height > r.image_height)
         throw ConfigError("inconsistent plane recipe");
     if (r.image_version == 0 || r.image_version != version_) {
-        if (r.device_samples) copy_device(r, s, timer);
-        else upload(r, s, timer);
+        if (r.device_samples)
+            copy_device(r, s, timer);
+        else
+            upload(r, s, timer);
     }
 
     const std::size_t nw = r.window_x.size() + r.window_y.size() + r.radial_table.size();
     // The same window values as the last plane's (every frame of a stack): nothing to send and nothing to wait for,
     // so the host can go on to the next frame while this one is on the device.
     const double* sent = window_host_.get();
-    const bool same = window_sent_ && nw == window_count_ &&
-                      std::equal(r.window_x.begin(), r.window_x.end(), sent) &&
-                      std::equal(r.window_y.begin(), r.window_y.end(), sent + r.window_x.size()) &&
-                      std::equal(r.radial_table.begin(), r.radial_table.end(), sent + r.window_x.size() + r.window_y.size());
+    const bool same =
+        window_sent_ && nw == window_count_ && std::equal(r.window_x.begin(), r.window_x.end(), sent) &&
+        std::equal(r.window_y.begin(), r.window_y.end(), sent + r.window_x.size()) &&
+        std::equal(r.radial_table.begin(), r.radial_table.end(), sent + r.window_x.size() + r.window_y.size());
     if (!same) {
         // The previous plane's window values may still be on their way up: wait for that copy before overwriting.
         CUDA_CHECK(cudaStreamSynchronize(s));
         window_host_.resize(std::max<std::size_t>(nw, 1));
         std::copy(r.window_x.begin(), r.window_x.end(), window_host_.get());
         std::copy(r.window_y.begin(), r.window_y.end(), window_host_.get() + r.window_x.size());
-        std::copy(r.radial_table.begin(), r.radial_table.end(), window_host_.get() + r.window_x.size() + r.window_y.size());
+        std::copy(r.radial_table.begin(), r.radial_table.end(),
+                  window_host_.get() + r.window_x.size() + r.window_y.size());
         window_.resize(std::max<std::size_t>(nw, 1));
         CUDA_CHECK(cudaMemcpyAsync(window_.get(), window_host_.get(), nw * sizeof(double), cudaMemcpyHostToDevice, s));
         window_count_ = nw;
@@ -194,17 +202,25 @@ void PlanePrep::prepare(const PlaneRecipe& r, float* plane, cudaStream_t s, Stag
                                             plane, fill ? sum_.get() : nullptr);
     };
     switch (r.bit_depth) {
-        case 8: launch(reinterpret_cast<const std::uint8_t*>(image_.get())); break;
-        case 16: launch(reinterpret_cast<const std::uint16_t*>(image_.get())); break;
-        default: launch(reinterpret_cast<const float*>(image_.get())); break;
+        case 8:
+            launch(reinterpret_cast<const std::uint8_t*>(image_.get()));
+            break;
+        case 16:
+            launch(reinterpret_cast<const std::uint16_t*>(image_.get()));
+            break;
+        default:
+            launch(reinterpret_cast<const float*>(image_.get()));
+            break;
     }
     CUDA_CHECK_LAUNCH("plane_kernel");
     if (fill) {
-        fill_kernel<<<grid, block, 0, s>>>(plane, r.plane_width, r.plane_height, r.content_width, r.content_height, sum_.get());
+        fill_kernel<<<grid, block, 0, s>>>(plane, r.plane_width, r.plane_height, r.content_width, r.content_height,
+                                           sum_.get());
         CUDA_CHECK_LAUNCH("fill_kernel");
     }
     mark(timer, "prepare plane (channel, window, pad) [GPU]",
-         double(r.content_width) * r.content_height * (r.bit_depth / 8) * r.channels + double(r.plane_width) * r.plane_height * 4.0);
+         double(r.content_width) * r.content_height * (r.bit_depth / 8) * r.channels +
+             double(r.plane_width) * r.plane_height * 4.0);
 }
 
 }  // namespace specview::gpu

@@ -38,7 +38,8 @@ struct PlaneRecipe {
 
 // Device samples (rows `pitch` bytes apart, written by work on the legacy default stream) into host memory, rows
 // packed; 16-bit ones widened as PlaneRecipe::significant_bits says. Synchronous.
-void download_samples(const void* device, std::size_t pitch, std::size_t row_bytes, int rows, int significant_bits, void* host);
+void download_samples(const void* device, std::size_t pitch, std::size_t row_bytes, int rows, int significant_bits,
+                      void* host);
 
 class PlanePrep {
 public:

@@ -10,27 +10,41 @@ namespace specview::gpu::detail {
 void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
     cudaGetLastError();  // clear a sticky-free error so the next call starts clean
     std::ostringstream m;
-    m << "CUDA error " << cudaGetErrorName(e) << " (" << cudaGetErrorString(e) << ") in " << call << " at "
-      << file << ":" << line;
+    m << "CUDA error " << cudaGetErrorName(e) << " (" << cudaGetErrorString(e) << ") in " << call << " at " << file
+      << ":" << line;
     throw GpuError(m.str(), e == cudaErrorMemoryAllocation);
 }
 
 const char* cufft_result_name(cufftResult r) {
     switch (r) {
-        case CUFFT_SUCCESS: return "CUFFT_SUCCESS";
-        case CUFFT_INVALID_PLAN: return "CUFFT_INVALID_PLAN";
-        case CUFFT_ALLOC_FAILED: return "CUFFT_ALLOC_FAILED";
-        case CUFFT_INVALID_TYPE: return "CUFFT_INVALID_TYPE";
-        case CUFFT_INVALID_VALUE: return "CUFFT_INVALID_VALUE";
-        case CUFFT_INTERNAL_ERROR: return "CUFFT_INTERNAL_ERROR";
-        case CUFFT_EXEC_FAILED: return "CUFFT_EXEC_FAILED";
-        case CUFFT_SETUP_FAILED: return "CUFFT_SETUP_FAILED";
-        case CUFFT_INVALID_SIZE: return "CUFFT_INVALID_SIZE";
-        case CUFFT_INVALID_DEVICE: return "CUFFT_INVALID_DEVICE";
-        case CUFFT_NO_WORKSPACE: return "CUFFT_NO_WORKSPACE";
-        case CUFFT_NOT_IMPLEMENTED: return "CUFFT_NOT_IMPLEMENTED";
-        case CUFFT_NOT_SUPPORTED: return "CUFFT_NOT_SUPPORTED";
-        default: return "CUFFT_UNKNOWN_ERROR";
+        case CUFFT_SUCCESS:
+            return "CUFFT_SUCCESS";
+        case CUFFT_INVALID_PLAN:
+            return "CUFFT_INVALID_PLAN";
+        case CUFFT_ALLOC_FAILED:
+            return "CUFFT_ALLOC_FAILED";
+        case CUFFT_INVALID_TYPE:
+            return "CUFFT_INVALID_TYPE";
+        case CUFFT_INVALID_VALUE:
+            return "CUFFT_INVALID_VALUE";
+        case CUFFT_INTERNAL_ERROR:
+            return "CUFFT_INTERNAL_ERROR";
+        case CUFFT_EXEC_FAILED:
+            return "CUFFT_EXEC_FAILED";
+        case CUFFT_SETUP_FAILED:
+            return "CUFFT_SETUP_FAILED";
+        case CUFFT_INVALID_SIZE:
+            return "CUFFT_INVALID_SIZE";
+        case CUFFT_INVALID_DEVICE:
+            return "CUFFT_INVALID_DEVICE";
+        case CUFFT_NO_WORKSPACE:
+            return "CUFFT_NO_WORKSPACE";
+        case CUFFT_NOT_IMPLEMENTED:
+            return "CUFFT_NOT_IMPLEMENTED";
+        case CUFFT_NOT_SUPPORTED:
+            return "CUFFT_NOT_SUPPORTED";
+        default:
+            return "CUFFT_UNKNOWN_ERROR";
     }
 }
 

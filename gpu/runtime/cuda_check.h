@@ -24,25 +24,23 @@ void ensure_dynamic_smem(const void* func, int bytes);
 
 }  // namespace specview::gpu::detail
 
-#define CUDA_CHECK(call)                                                                   \
-    do {                                                                                   \
-        cudaError_t sv_err_ = (call);                                                      \
-        if (sv_err_ != cudaSuccess)                                                        \
-            ::specview::gpu::detail::throw_cuda(sv_err_, #call, __FILE__, __LINE__);      \
+#define CUDA_CHECK(call)                                                                                     \
+    do {                                                                                                     \
+        cudaError_t sv_err_ = (call);                                                                        \
+        if (sv_err_ != cudaSuccess) ::specview::gpu::detail::throw_cuda(sv_err_, #call, __FILE__, __LINE__); \
     } while (0)
 
 // After a <<<...>>> launch: catches bad configurations (cudaErrorInvalidConfiguration, too much shared
 // memory, ...) at once; faults inside the kernel surface at the next synchronising call's CUDA_CHECK.
-#define CUDA_CHECK_LAUNCH(name)                                                            \
-    do {                                                                                   \
-        cudaError_t sv_err_ = cudaGetLastError();                                          \
-        if (sv_err_ != cudaSuccess)                                                        \
+#define CUDA_CHECK_LAUNCH(name)                                                                  \
+    do {                                                                                         \
+        cudaError_t sv_err_ = cudaGetLastError();                                                \
+        if (sv_err_ != cudaSuccess)                                                              \
             ::specview::gpu::detail::throw_cuda(sv_err_, "launch of " name, __FILE__, __LINE__); \
     } while (0)
 
-#define CUFFT_CHECK(call)                                                                  \
-    do {                                                                                   \
-        cufftResult sv_res_ = (call);                                                      \
-        if (sv_res_ != CUFFT_SUCCESS)                                                      \
-            ::specview::gpu::detail::throw_cufft(sv_res_, #call, __FILE__, __LINE__);     \
+#define CUFFT_CHECK(call)                                                                                       \
+    do {                                                                                                        \
+        cufftResult sv_res_ = (call);                                                                           \
+        if (sv_res_ != CUFFT_SUCCESS) ::specview::gpu::detail::throw_cufft(sv_res_, #call, __FILE__, __LINE__); \
     } while (0)

@@ -23,7 +23,8 @@ DeviceInfo probe_device(int device) {
         return d;
     }
     if (count <= device) {
-        d.why_unavailable = count == 0 ? "no CUDA device found" : "CUDA device " + std::to_string(device) + " does not exist";
+        d.why_unavailable =
+            count == 0 ? "no CUDA device found" : "CUDA device " + std::to_string(device) + " does not exist";
         return d;
     }
     cudaDeviceProp p{};
@@ -67,16 +68,15 @@ DeviceInfo probe_device(int device) {
     if ((e = cudaFuncGetAttributes(&fa, reinterpret_cast<const void*>(&probe_kernel))) != cudaSuccess) {
         cudaGetLastError();
         d.why_unavailable = std::string("this build has no code for ") + p.name + " (compute capability " +
-                            std::to_string(p.major) + "." + std::to_string(p.minor) + "): " +
-                            cudaGetErrorString(e) + "; rebuild with CMAKE_CUDA_ARCHITECTURES including it";
+                            std::to_string(p.major) + "." + std::to_string(p.minor) + "): " + cudaGetErrorString(e) +
+                            "; rebuild with CMAKE_CUDA_ARCHITECTURES including it";
         return d;
     }
     d.available = true;
     return d;
 }
 
-KernelResources kernel_resources(const void* func, const char* name, int threads, int dyn_smem,
-                                 const DeviceInfo& dev) {
+KernelResources kernel_resources(const void* func, const char* name, int threads, int dyn_smem, const DeviceInfo& dev) {
     KernelResources r;
     r.kernel = name;
     r.threads_per_block = threads;
@@ -100,7 +100,10 @@ KernelResources kernel_resources(const void* func, const char* name, int threads
     const int by_threads = dev.max_threads_per_sm / (warps_per_block * dev.warp_size);
     const int by_blocks = dev.max_blocks_per_sm;
     const int m = std::min({by_regs, by_smem, by_threads, by_blocks});
-    r.limiter = m == by_smem ? "shared memory" : m == by_regs ? "registers" : m == by_threads ? "threads" : "blocks per SM";
+    r.limiter = m == by_smem      ? "shared memory"
+                : m == by_regs    ? "registers"
+                : m == by_threads ? "threads"
+                                  : "blocks per SM";
     return r;
 }
 

@@ -11,7 +11,6 @@ namespace specview::gpu {
 DeviceInfo probe_device(int device = 0);
 
 // Fills a KernelResources from cudaFuncGetAttributes and the occupancy calculator.
-KernelResources kernel_resources(const void* func, const char* name, int threads, int dyn_smem,
-                                 const DeviceInfo& dev);
+KernelResources kernel_resources(const void* func, const char* name, int threads, int dyn_smem, const DeviceInfo& dev);
 
 }  // namespace specview::gpu

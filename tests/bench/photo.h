@@ -16,7 +16,8 @@ inline std::vector<unsigned char> synthetic_photo(int w, int h, unsigned seed) {
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             const double u = double(x) / w, v = double(y) / h;
-            double g = 110 + 60 * std::sin(9 * u + 4 * v + seed) + 35 * std::cos(40 * u * v) + ((x / 97 + y / 61) % 2 ? 20 : -20);
+            double g = 110 + 60 * std::sin(9 * u + 4 * v + seed) + 35 * std::cos(40 * u * v) +
+                       ((x / 97 + y / 61) % 2 ? 20 : -20);
             g += noise(rng);
             unsigned char* p = &px[(std::size_t(y) * w + x) * 3];
             p[0] = (unsigned char)std::clamp(g, 0.0, 255.0);

@@ -151,7 +151,8 @@ double rel_l2_device(const float2* a, const float2* b, long long n) {
 
 // custom-fast's R2C in the transposed layout (`got`: width/2 + 1 rows of height bins, on the device) against cuFFT
 // R2C of the same plane, transposed on the host: relative L2.
-double transposed_r2c_error(const float2* got_d, const float* plane, int w, int h, CufftBackend& cufft, cudaStream_t s) {
+double transposed_r2c_error(const float2* got_d, const float* plane, int w, int h, CufftBackend& cufft,
+                            cudaStream_t s) {
     const long long ld = w / 2 + 1, m = ld * h;
     std::vector<float2> got(m), want(m);
     CUDA_CHECK(cudaMemcpyAsync(got.data(), got_d, m * sizeof(float2), cudaMemcpyDeviceToHost, s));
@@ -224,44 +225,53 @@ int main(int argc, char** argv) {
     std::vector<std::pair<int, int>> sizes;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
-        else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
-        else if (a == "--no-sweep") sweep = false;
-        else if (a == "--quick") quick = true;
+        if (a == "--csv" && i + 1 < argc)
+            csv_path = argv[++i];
+        else if (a == "--reps" && i + 1 < argc)
+            reps = std::max(5, std::atoi(argv[++i]));
+        else if (a == "--no-sweep")
+            sweep = false;
+        else if (a == "--quick")
+            quick = true;
         else if (a == "--ab" && i + 1 < argc && (ab = ab_flag(argv[i + 1]))) {
             ab_name = argv[++i];
             if (!(FastFft::Variant{}.*ab)) {  // its "on" side is the default variant: both sides would be the same run
-                std::fprintf(stderr, "--ab %s: that switch is off by default, and --ab times the default against the "
-                                     "switch off; turn it on by default in the build to compare\n", ab_name.c_str());
+                std::fprintf(stderr,
+                             "--ab %s: that switch is off by default, and --ab times the default against the "
+                             "switch off; turn it on by default in the build to compare\n",
+                             ab_name.c_str());
                 return 2;
             }
-        }
-        else if (a == "--sizes" && i + 1 < argc) {
+        } else if (a == "--sizes" && i + 1 < argc) {
             std::string list = argv[++i];
             for (std::size_t p = 0; p < list.size();) {
                 const std::size_t q = list.find(',', p);
                 const std::string item = list.substr(p, q == std::string::npos ? std::string::npos : q - p);
                 const std::size_t x = item.find('x');
-                if (x == std::string::npos) sizes.push_back({std::atoi(item.c_str()), std::atoi(item.c_str())});
-                else sizes.push_back({std::atoi(item.substr(0, x).c_str()), std::atoi(item.substr(x + 1).c_str())});
+                if (x == std::string::npos)
+                    sizes.push_back({std::atoi(item.c_str()), std::atoi(item.c_str())});
+                else
+                    sizes.push_back({std::atoi(item.substr(0, x).c_str()), std::atoi(item.substr(x + 1).c_str())});
                 if (q == std::string::npos) break;
                 p = q + 1;
             }
         } else {
-            std::fprintf(stderr, "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--quick] [--ab FLAG]\n"
-                         "  --no-sweep: no sweep of the seed pipeline's settings; --quick: none of custom-fast's block-size sweeps\n"
-                         "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
-                         "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns,\n"
-                         "        r2c_columns_first, split_r2c_columns_first, c2c_columns_first, split_rows_alone,\n"
-                         "        split_r2c_rows_alone, tma_plane_columns, tma_grouped_columns, tma_split_rows,\n"
-                         "        tma_real_rows, tma_mixed_rows, tma_inplace_columns, r2c_unpack_steps,\n        tma_grouped_2048, blocked_first_pass, blocked_first_tma\n",
-                         argv[0]);
+            std::fprintf(
+                stderr,
+                "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--quick] [--ab FLAG]\n"
+                "  --no-sweep: no sweep of the seed pipeline's settings; --quick: none of custom-fast's block-size sweeps\n"
+                "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
+                "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns,\n"
+                "        r2c_columns_first, split_r2c_columns_first, c2c_columns_first, split_rows_alone,\n"
+                "        split_r2c_rows_alone, tma_plane_columns, tma_grouped_columns, tma_split_rows,\n"
+                "        tma_real_rows, tma_mixed_rows, tma_inplace_columns, r2c_unpack_steps,\n        tma_grouped_2048, blocked_first_pass, blocked_first_tma\n",
+                argv[0]);
             return a == "--help" ? 0 : 2;
         }
     }
     if (sizes.empty())
-        sizes = {{256, 256}, {512, 512}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {8192, 8192}, {1920, 1080}, {3000, 2000},
-                 {4032, 3024}};
+        sizes = {{256, 256},   {512, 512},   {1024, 1024}, {2048, 2048}, {4096, 4096},
+                 {8192, 8192}, {1920, 1080}, {3000, 2000}, {4032, 3024}};
 
     const DeviceInfo dev = probe_device(0);
     if (!dev.available) {
@@ -290,8 +300,14 @@ int main(int argc, char** argv) {
     std::printf("GPU: %s, %d SMs, %.0f GiB; device-to-device copy bandwidth %.0f GB/s (read + write, median of 30)\n",
                 dev.name.c_str(), dev.sm_count, dev.total_memory / 1073741824.0, copy_gbps);
     std::printf("medians of %d runs after warm-up, CUDA events; %% = share of the copy bandwidth\n", reps);
-    std::printf("peers: cuFFT %d (toolkit); %s\n\n", [] { int v = 0; cufftGetVersion(&v); return v; }(),
-                bench::vkfft_status().c_str());
+    std::printf(
+        "peers: cuFFT %d (toolkit); %s\n\n",
+        [] {
+            int v = 0;
+            cufftGetVersion(&v);
+            return v;
+        }(),
+        bench::vkfft_status().c_str());
 
     TwiddleTable tw;
     CufftBackend cufft;
@@ -315,7 +331,7 @@ int main(int argc, char** argv) {
         double c2c_exact, r2c_exact, vk_c2c, vk_r2c, fast_r2c, e2e_r2c_exact;
         // custom-fast at the image's own size (0: a power of two, where the padded figures are the exact ones).
         double fast_c2c_x, fast_r2c_x, e2e_fast_x;
-        double fast_r2c_t;  // custom-fast R2C into the transposed half spectrum (at the image's own size)
+        double fast_r2c_t;          // custom-fast R2C into the transposed half spectrum (at the image's own size)
         double fast_c2c_x_default;  // custom-fast C2C at the image's own size at FastFft's own block sizes (0: none)
         // Whole runs (one event before, one after, as the peers are timed; see `whole`), at the image's own size:
         // custom-fast with its dependent launches on and off, and the picture's peer (cuFFT R2C + post).
@@ -330,8 +346,9 @@ int main(int argc, char** argv) {
         int w = 1, h = 1;
         while (w < w0) w *= 2;
         while (h < h0) h *= 2;
-        const std::string label = std::to_string(w0) + "x" + std::to_string(h0) +
-                                  (w != w0 || h != h0 ? " (padded " + std::to_string(w) + "x" + std::to_string(h) + ")" : "");
+        const std::string label =
+            std::to_string(w0) + "x" + std::to_string(h0) +
+            (w != w0 || h != h0 ? " (padded " + std::to_string(w) + "x" + std::to_string(h) + ")" : "");
         const long long n = (long long)w * h, n0 = (long long)w0 * h0;
         const int r = n >= (1 << 24) ? std::max(10, reps / 2) : reps;
 
@@ -344,15 +361,19 @@ int main(int argc, char** argv) {
         DeviceBuffer<std::uint32_t> rgba(n);
         CUDA_CHECK(cudaMemcpy(pristine.get(), hc.data(), n * sizeof(float2), cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(plane.get(), hr.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-        auto restore = [&] { CUDA_CHECK(cudaMemcpyAsync(a.get(), pristine.get(), n * sizeof(float2), cudaMemcpyDeviceToDevice, s)); };
+        auto restore = [&] {
+            CUDA_CHECK(cudaMemcpyAsync(a.get(), pristine.get(), n * sizeof(float2), cudaMemcpyDeviceToDevice, s));
+        };
         // A run timed whole, as the peers' are: an event before it and one after, none between its kernels. (The
         // stage marks' events between custom-fast's kernels keep each from starting before the one before it has
         // ended and the event is recorded: PERF_NOTES.md m26.)
         auto whole = [&](const std::function<void()>& reset, const std::function<void()>& body, double bytes) {
-            return measure(3, r, s, reset, [&](StageTimer& t) {
-                body();
-                t.mark("whole run", bytes);
-            }).median_total();
+            return measure(3, r, s, reset,
+                           [&](StageTimer& t) {
+                               body();
+                               t.mark("whole run", bytes);
+                           })
+                .median_total();
         };
         // custom-fast timed whole with its current settings, its dependent launches on and then off.
         auto whole_fast = [&](const std::function<void()>& reset, const std::function<void()>& body, double bytes) {
@@ -378,9 +399,8 @@ int main(int argc, char** argv) {
 
         auto run_custom = [&](const CustomConfig& cfg, int reps_, StageStats* out) {
             Custom2DPlan p = plan_custom_2d(w, h, cfg, dev, false);
-            *out = measure(3, reps_, s, restore, [&](StageTimer& t) {
-                run_custom_2d(p, nullptr, a.get(), b.get(), false, {}, tw, s, &t);
-            });
+            *out = measure(3, reps_, s, restore,
+                           [&](StageTimer& t) { run_custom_2d(p, nullptr, a.get(), b.get(), false, {}, tw, s, &t); });
             return p;
         };
 
@@ -433,19 +453,18 @@ int main(int argc, char** argv) {
             cufft.c2c(a.get(), w, h, false, s);
             t.mark("cuFFT C2C", double(n) * 16);
         });
-        StageStats st_r2c = measure(3, r, s, nullptr, [&](StageTimer& t) {
-            cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, &t);
-        });
+        StageStats st_r2c = measure(
+            3, r, s, nullptr, [&](StageTimer& t) { cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, &t); });
         // And at the image's own size when it is not a power of two (cuFFT needs no padding).
         double c2c_native = 0, r2c_native = 0;
         if (n0 != n) {
             c2c_native = measure(3, r, s, restore, [&](StageTimer& t) {
-                cufft.c2c(a.get(), w0, h0, false, s);
-                t.mark("cuFFT C2C", double(n0) * 16);
-            }).median_total();
+                             cufft.c2c(a.get(), w0, h0, false, s);
+                             t.mark("cuFFT C2C", double(n0) * 16);
+                         }).median_total();
             r2c_native = measure(3, r, s, nullptr, [&](StageTimer& t) {
-                cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, &t);
-            }).median_total();
+                             cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, &t);
+                         }).median_total();
         }
 
         // VkFFT at the image's own size (it pads nothing either): kernels compiled once (timed apart), then the same
@@ -460,9 +479,9 @@ int main(int argc, char** argv) {
                     bench::VkfftPlan plan(w0, h0, false, a.get(), a.get(), s);
                     vk_plan_c2c = plan.plan_ms();
                     vk_c2c = measure(3, r, s, restore, [&](StageTimer& t) {
-                        plan.forward();
-                        t.mark("VkFFT C2C", double(n0) * 16);
-                    }).median_total();
+                                 plan.forward();
+                                 t.mark("VkFFT C2C", double(n0) * 16);
+                             }).median_total();
                     restore();
                     plan.forward();
                     CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), n0 * sizeof(float2), cudaMemcpyDeviceToDevice, s));
@@ -475,9 +494,9 @@ int main(int argc, char** argv) {
                     bench::VkfftPlan plan(w0, h0, true, plane.get(), half_a.get(), s);
                     vk_plan_r2c = plan.plan_ms();
                     vk_r2c = measure(3, r, s, nullptr, [&](StageTimer& t) {
-                        plan.forward();
-                        t.mark("VkFFT R2C", double(n0) * 12);
-                    }).median_total();
+                                 plan.forward();
+                                 t.mark("VkFFT R2C", double(n0) * 12);
+                             }).median_total();
                     const SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
                     CUDA_CHECK(cudaStreamSynchronize(s));
                     vk_err_r2c = rel_l2_device(half_a.get(), src.data, nh0);
@@ -494,9 +513,11 @@ int main(int argc, char** argv) {
         {
             fast.set_variant({});
             fast.set_block_threads(256, 0);
-            st_fast_r2c = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t); });
+            st_fast_r2c =
+                measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t); });
             if (n0 == n)
-                w_r2c = whole_fast(nullptr, [&] { fast.r2c(plane.get(), w, h, half_b.get(), s, nullptr); }, double(n) * 12);
+                w_r2c = whole_fast(
+                    nullptr, [&] { fast.r2c(plane.get(), w, h, half_b.get(), s, nullptr); }, double(n) * 12);
             const SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, nullptr);
             CUDA_CHECK(cudaStreamSynchronize(s));
             fast_r2c_err = rel_l2_device(half_b.get(), src.data, (long long)(w / 2 + 1) * h);
@@ -510,13 +531,16 @@ int main(int argc, char** argv) {
             v.r2c_scratch = h != 8192;
             v.split = h != 8192;  // at 8192 the default is the split scratch: the other way is in place
             fast.set_variant(v);
-            st_fast_r2c_other = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t); });
+            st_fast_r2c_other =
+                measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t); });
             fast.set_variant({});
             // The issue's other layout: the half spectrum transposed (width/2 + 1 rows of height bins), checked
             // against cuFFT's after a transpose on the host.
-            st_fast_r2c_t = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t, true); });
+            st_fast_r2c_t = measure(3, r, s, nullptr,
+                                    [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t, true); });
             if (n0 == n)
-                w_r2c_t = whole_fast(nullptr, [&] { fast.r2c(plane.get(), w, h, half_b.get(), s, nullptr, true); }, double(n) * 12);
+                w_r2c_t = whole_fast(
+                    nullptr, [&] { fast.r2c(plane.get(), w, h, half_b.get(), s, nullptr, true); }, double(n) * 12);
             fast_r2c_t_err = transposed_r2c_error(half_b.get(), plane.get(), w, h, cufft, s);
         }
 
@@ -537,14 +561,17 @@ int main(int argc, char** argv) {
         double e2e_r2c_exact = e2e_r2c.median_total();
         if (n0 != n)
             e2e_r2c_exact = measure(3, r, s, nullptr, [&](StageTimer& t) {
-                SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, &t);
-                viewer.run(src, vp, PictureTarget{rgba.get()}, s, &t);
-            }).median_total();
+                                SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, &t);
+                                viewer.run(src, vp, PictureTarget{rgba.get()}, s, &t);
+                            }).median_total();
 
-        const double w_peer_pic = whole(nullptr, [&] {
-            SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
-            viewer.run(src, vp, PictureTarget{rgba.get()}, s, nullptr);
-        }, double(n0) * 8);
+        const double w_peer_pic = whole(
+            nullptr,
+            [&] {
+                SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
+                viewer.run(src, vp, PictureTarget{rgba.get()}, s, nullptr);
+            },
+            double(n0) * 8);
 
         // custom-fast: the two-pass C2C on the same complex data, and real plane -> picture, the range found
         // by its own pass each run (cold) or reused from the identical previous run (warm).
@@ -556,15 +583,18 @@ int main(int argc, char** argv) {
         // column buffers in shared memory.
         FastFft::Variant fast_variant{};
         // s = the row pass does 8192-point columns' first stage.
-        const FastFft::Variant variants[] = {{false, false, false}, {false, true, false}, {true, false, false},
-                                             {true, true, false}, {true, true, true}};
+        const FastFft::Variant variants[] = {
+            {false, false, false}, {false, true, false}, {true, false, false}, {true, true, false}, {true, true, true}};
         auto variant_name = [](const FastFft::Variant& v) {
-            return "g" + std::to_string(v.grouped) + "b" + std::to_string(v.bank_stride) + "s" + std::to_string(v.split);
+            return "g" + std::to_string(v.grouped) + "b" + std::to_string(v.bank_stride) + "s" +
+                   std::to_string(v.split);
         };
         // The block sizes the sweeps leave in `fast`: their best, or with --quick FastFft's own (rows 0: not set).
         auto use_blocks = [&](int rows, int cols) {
-            if (rows == 0) fast.reset_block_threads();
-            else fast.set_block_threads(rows, cols);
+            if (rows == 0)
+                fast.reset_block_threads();
+            else
+                fast.set_block_threads(rows, cols);
         };
         auto blocks_name = [](int rows, int cols) {
             return rows == 0 ? std::string("own blocks") : "R" + std::to_string(rows) + "/C" + std::to_string(cols);
@@ -584,7 +614,8 @@ int main(int argc, char** argv) {
             for (int rt : {256, 512, 1024})
                 for (int ct : {256, 512, 1024}) {
                     fast.set_block_threads(rt, ct);
-                    StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
+                    StageStats st = measure(3, r, s, restore,
+                                            [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
                     char buf[64];
                     std::snprintf(buf, sizeof buf, "  R%d/C%d %.4f", rt, ct, st.median_total());
                     fast_sweep += buf;
@@ -598,7 +629,9 @@ int main(int argc, char** argv) {
         }
         fast.set_variant(fast_variant);
         use_blocks(fast_rows, fast_cols);
-        if (n0 == n) w_c2c = whole_fast(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
+        if (n0 == n)
+            w_c2c = whole_fast(
+                restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
         // What the engine runs at a power of two (FastFft's own block sizes and variant), whole: the sweep's best above
         // need not be it (at 2048^2 the sweep took 1024-thread column blocks, FastFft 512, until m75). With --ab, also
         // with the switch off.
@@ -606,12 +639,14 @@ int main(int argc, char** argv) {
         if (n0 == n) {
             fast.reset_block_threads();
             fast.set_variant(FastFft::Variant{});
-            w_c2c_own = whole(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
+            w_c2c_own = whole(
+                restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
             if (ab) {
                 FastFft::Variant off;
                 off.*ab = false;
                 fast.set_variant(off);
-                w_c2c_own_ab = whole(restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
+                w_c2c_own_ab = whole(
+                    restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
             }
             fast.set_variant(fast_variant);
             use_blocks(fast_rows, fast_cols);
@@ -623,7 +658,8 @@ int main(int argc, char** argv) {
             FastFft::Variant v = fast_variant;
             v.one_launch = false;
             fast.set_variant(v);
-            st_fast_two = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
+            st_fast_two =
+                measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
             fast.set_variant(fast_variant);
         }
         // The picture's own sweep (its passes have other shapes): keep the faster.
@@ -637,8 +673,8 @@ int main(int argc, char** argv) {
                     fast.set_variant({true, bank, true});
                     fast.set_block_threads(rt, ct);
                     const double ms = measure(2, 9, s, nullptr, [&](StageTimer& t) {
-                        fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
-                    }).median_total();
+                                          fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
+                                      }).median_total();
                     if (ms < best_pic) {
                         best_pic = ms;
                         pic_rows = rt;
@@ -649,14 +685,15 @@ int main(int argc, char** argv) {
         fast.set_variant({true, pic_bank, true});
         use_blocks(pic_rows, pic_cols);
         if (!quick)
-            fast_sweep += "\n                        picture best b" + std::to_string(pic_bank) + " R" + std::to_string(pic_rows) +
-                          "/C" + std::to_string(pic_cols);
+            fast_sweep += "\n                        picture best b" + std::to_string(pic_bank) + " R" +
+                          std::to_string(pic_rows) + "/C" + std::to_string(pic_cols);
         StageStats e2e_fast_cold = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
         });
         if (n0 == n)
-            w_pic = whole_fast(nullptr, [&] { fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, nullptr); },
-                               double(n) * 8);
+            w_pic = whole_fast(
+                nullptr, [&] { fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, nullptr); },
+                double(n) * 8);
         StageStats e2e_fast_warm = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 42, vp, PictureTarget{rgba.get()}, s, &t);
         });
@@ -687,7 +724,8 @@ int main(int argc, char** argv) {
         // custom-fast at the image's own size when it is not a power of two (its mixed-radix kernels, issue 13):
         // C2C with the row block sizes swept, R2C and the picture; each checked against cuFFT at that size.
         double w_c2c_uncapped = 0;
-        StageStats st_fast_x, st_fast_x_default, st_fast_x_plain, st_fast_r2c_x, e2e_fast_x, st_fast_x_rt, st_fast_r2c_x_rt, e2e_fast_x_rt, st_fast_r2c_x_t;
+        StageStats st_fast_x, st_fast_x_default, st_fast_x_plain, st_fast_r2c_x, e2e_fast_x, st_fast_x_rt,
+            st_fast_r2c_x_rt, e2e_fast_x_rt, st_fast_r2c_x_t;
         double fast_x_err_r2c_t = -1;
         double fast_x_err_c2c = -1, fast_x_err_r2c = -1;
         int fast_x_rows = 256, fast_x_cols = 0;
@@ -698,7 +736,8 @@ int main(int argc, char** argv) {
                 fast_x_rows = 0;
                 fast.set_variant(FastFft::Variant{});
                 fast.reset_block_threads();
-                st_fast_x = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                st_fast_x =
+                    measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
                 fast_x_sweep = " none (--quick)";
             }
             // g0: not grouped; g1: grouped; g1u: grouped, no kernel with its registers capped (m28's before).
@@ -711,7 +750,8 @@ int main(int argc, char** argv) {
                         v.capped_registers = layout != 2;
                         fast.set_variant(v);
                         fast.set_block_threads(rt, ct);
-                        StageStats st = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                        StageStats st = measure(
+                            3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
                         if (layout == 2) {  // (not the best: only m28's before)
                             char cell[64];
                             std::snprintf(cell, sizeof cell, " g1u R%d/C%d %.4f", rt, ct, st.median_total());
@@ -741,39 +781,50 @@ int main(int argc, char** argv) {
             // which are not swept, at theirs too.
             fast.reset_block_threads();
             fast.set_variant(FastFft::Variant{});
-            st_fast_x_default = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+            st_fast_x_default =
+                measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
             {
                 FastFft::Variant v;
                 v.capped_registers = false;
                 fast.set_variant(v);
-                st_fast_x_plain = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-                w_c2c_uncapped = whole(restore, [&] { fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr); }, double(n0) * 16);
+                st_fast_x_plain =
+                    measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                w_c2c_uncapped = whole(
+                    restore, [&] { fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr); }, double(n0) * 16);
                 fast.set_variant(FastFft::Variant{});
             }
-            st_fast_r2c_x = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
+            st_fast_r2c_x =
+                measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
             const SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
             CUDA_CHECK(cudaStreamSynchronize(s));
             fast_x_err_r2c = rel_l2_device(half_b.get(), src.data, (long long)(w0 / 2 + 1) * h0);
             // Into the transposed layout (width/2 + 1 rows of height bins): checked against cuFFT's after a transpose
             // on the host.
-            st_fast_r2c_x_t = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t, true); });
+            st_fast_r2c_x_t = measure(3, r, s, nullptr,
+                                      [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t, true); });
             fast_x_err_r2c_t = transposed_r2c_error(half_b.get(), plane.get(), w0, h0, cufft, s);
             e2e_fast_x = measure(3, r, s, nullptr, [&](StageTimer& t) {
                 fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, &t);
             });
-            w_c2c = whole_fast(restore, [&] { fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr); }, double(n0) * 16);
-            w_r2c = whole_fast(nullptr, [&] { fast.r2c(plane.get(), w0, h0, half_b.get(), s, nullptr); }, double(n0) * 12);
-            w_r2c_t = whole_fast(nullptr, [&] { fast.r2c(plane.get(), w0, h0, half_b.get(), s, nullptr, true); }, double(n0) * 12);
-            w_pic = whole_fast(nullptr, [&] { fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, nullptr); },
-                               double(n0) * 8);
+            w_c2c = whole_fast(
+                restore, [&] { fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr); }, double(n0) * 16);
+            w_r2c = whole_fast(
+                nullptr, [&] { fast.r2c(plane.get(), w0, h0, half_b.get(), s, nullptr); }, double(n0) * 12);
+            w_r2c_t = whole_fast(
+                nullptr, [&] { fast.r2c(plane.get(), w0, h0, half_b.get(), s, nullptr, true); }, double(n0) * 12);
+            w_pic = whole_fast(
+                nullptr, [&] { fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, nullptr); },
+                double(n0) * 8);
             // The same three with every side on its run-time plan, where a side's plan is compiled in (the users'
             // lengths, PERF_NOTES.md m9): the before and after of that in one run.
             if (mixed_radix::is_fixed_length(w0) || mixed_radix::is_fixed_length(h0)) {
                 FastFft::Variant v{fast_x_grouped, true, true};
                 v.compiled_plans = false;
                 fast.set_variant(v);
-                st_fast_x_rt = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-                st_fast_r2c_x_rt = measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
+                st_fast_x_rt =
+                    measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                st_fast_r2c_x_rt = measure(3, r, s, nullptr,
+                                           [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
                 e2e_fast_x_rt = measure(3, r, s, nullptr, [&](StageTimer& t) {
                     fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, &t);
                 });
@@ -832,16 +883,19 @@ int main(int argc, char** argv) {
         std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_r2c_t_err);
         const double peer_c2c = vk_c2c > 0 ? std::min(c2c_exact, vk_c2c) : c2c_exact;
         const double peer_r2c = vk_r2c > 0 ? std::min(r2c_exact, vk_r2c) : r2c_exact;
-        std::printf("  custom-fast / faster peer: C2C %.2fx, R2C %.2fx (transposed out %.2fx)%s\n", st_fast.median_total() / peer_c2c,
-                    st_fast_r2c.median_total() / peer_r2c, st_fast_r2c_t.median_total() / peer_r2c,
-                    n0 != n ? " (custom-fast padded)" : "");
+        std::printf("  custom-fast / faster peer: C2C %.2fx, R2C %.2fx (transposed out %.2fx)%s\n",
+                    st_fast.median_total() / peer_c2c, st_fast_r2c.median_total() / peer_r2c,
+                    st_fast_r2c_t.median_total() / peer_r2c, n0 != n ? " (custom-fast padded)" : "");
         if (n0 != n) {
-            print_stages("custom-fast C2C, unpadded", "mixed radix g" + std::to_string(fast_x_grouped) + " " + blocks_name(fast_x_rows, fast_x_cols), st_fast_x);
+            print_stages("custom-fast C2C, unpadded",
+                         "mixed radix g" + std::to_string(fast_x_grouped) + " " + blocks_name(fast_x_rows, fast_x_cols),
+                         st_fast_x);
             std::printf("      block-size sweep (ms):%s\n", fast_x_sweep.c_str());
             {
                 const auto [rt, ct] = fast.mixed_c2c_threads(h0);
                 print_stages("custom-fast C2C, unpadded, FastFft's block sizes",
-                             "R" + std::to_string(rt) + "/C" + std::to_string(ct) + " (what the engine runs)", st_fast_x_default);
+                             "R" + std::to_string(rt) + "/C" + std::to_string(ct) + " (what the engine runs)",
+                             st_fast_x_default);
                 std::printf("      its ratio to the faster peer: %.2fx\n", st_fast_x_default.median_total() / peer_c2c);
                 print_stages("custom-fast C2C, unpadded, FastFft's block sizes, registers not capped", "(m28's before)",
                              st_fast_x_plain);
@@ -850,12 +904,14 @@ int main(int argc, char** argv) {
             std::printf("      vs cuFFT C2C rel L2 %.2g\n", fast_x_err_c2c);
             print_stages("custom-fast R2C, unpadded", "mixed radix", st_fast_r2c_x);
             std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_x_err_r2c);
-            print_stages("custom-fast R2C, unpadded, transposed out", "mixed radix, (width/2 + 1) x height", st_fast_r2c_x_t);
+            print_stages("custom-fast R2C, unpadded, transposed out", "mixed radix, (width/2 + 1) x height",
+                         st_fast_r2c_x_t);
             std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_x_err_r2c_t);
             print_stages("custom-fast picture, unpadded", "mixed radix, range in the run", e2e_fast_x);
-            std::printf("  custom-fast unpadded / faster peer: C2C %.2fx, R2C %.2fx (transposed out %.2fx); picture / (cuFFT R2C + post) %.2fx\n",
-                        st_fast_x.median_total() / peer_c2c, st_fast_r2c_x.median_total() / peer_r2c,
-                        st_fast_r2c_x_t.median_total() / peer_r2c, e2e_fast_x.median_total() / e2e_r2c_exact);
+            std::printf(
+                "  custom-fast unpadded / faster peer: C2C %.2fx, R2C %.2fx (transposed out %.2fx); picture / (cuFFT R2C + post) %.2fx\n",
+                st_fast_x.median_total() / peer_c2c, st_fast_r2c_x.median_total() / peer_r2c,
+                st_fast_r2c_x_t.median_total() / peer_r2c, e2e_fast_x.median_total() / e2e_r2c_exact);
             if (!st_fast_x_rt.names.empty()) {
                 print_stages("custom-fast C2C, run-time plan", "unpadded, no compiled-in plan", st_fast_x_rt);
                 print_stages("custom-fast R2C, run-time plan", "unpadded, no compiled-in plan", st_fast_r2c_x_rt);
@@ -866,24 +922,28 @@ int main(int argc, char** argv) {
                             e2e_fast_x.median_total() / e2e_fast_x_rt.median_total());
             }
         }
-        std::printf("  whole runs (no events between custom-fast's kernels; dependent launches on | off), ms:\n"
-                    "      C2C %.4f | %.4f, R2C %.4f | %.4f, R2C transposed %.4f | %.4f, picture %.4f | %.4f; "
-                    "cuFFT R2C + post %.4f\n",
-                    w_c2c.on, w_c2c.off, w_r2c.on, w_r2c.off, w_r2c_t.on, w_r2c_t.off, w_pic.on, w_pic.off, w_peer_pic);
+        std::printf(
+            "  whole runs (no events between custom-fast's kernels; dependent launches on | off), ms:\n"
+            "      C2C %.4f | %.4f, R2C %.4f | %.4f, R2C transposed %.4f | %.4f, picture %.4f | %.4f; "
+            "cuFFT R2C + post %.4f\n",
+            w_c2c.on, w_c2c.off, w_r2c.on, w_r2c.off, w_r2c_t.on, w_r2c_t.off, w_pic.on, w_pic.off, w_peer_pic);
         if (ab)
-            std::printf("  whole runs with %s on | off (--ab), ms: C2C %.4f | %.4f (%+.1f%%), R2C %.4f | %.4f (%+.1f%%), "
-                        "R2C transposed %.4f | %.4f (%+.1f%%), picture %.4f | %.4f (%+.1f%%)\n",
-                        ab_name.c_str(), w_c2c.on, w_c2c.ab, 100.0 * (w_c2c.on / w_c2c.ab - 1), w_r2c.on, w_r2c.ab,
-                        100.0 * (w_r2c.on / w_r2c.ab - 1), w_r2c_t.on, w_r2c_t.ab, 100.0 * (w_r2c_t.on / w_r2c_t.ab - 1),
-                        w_pic.on, w_pic.ab, 100.0 * (w_pic.on / w_pic.ab - 1));
+            std::printf(
+                "  whole runs with %s on | off (--ab), ms: C2C %.4f | %.4f (%+.1f%%), R2C %.4f | %.4f (%+.1f%%), "
+                "R2C transposed %.4f | %.4f (%+.1f%%), picture %.4f | %.4f (%+.1f%%)\n",
+                ab_name.c_str(), w_c2c.on, w_c2c.ab, 100.0 * (w_c2c.on / w_c2c.ab - 1), w_r2c.on, w_r2c.ab,
+                100.0 * (w_r2c.on / w_r2c.ab - 1), w_r2c_t.on, w_r2c_t.ab, 100.0 * (w_r2c_t.on / w_r2c_t.ab - 1),
+                w_pic.on, w_pic.ab, 100.0 * (w_pic.on / w_pic.ab - 1));
         if (w_c2c_own > 0) {
-            std::printf("  whole C2C at FastFft's own block sizes and variant (what the engine runs), ms: %.4f "
-                        "(the sweep's best: %.4f)\n", w_c2c_own, w_c2c.on);
+            std::printf(
+                "  whole C2C at FastFft's own block sizes and variant (what the engine runs), ms: %.4f "
+                "(the sweep's best: %.4f)\n",
+                w_c2c_own, w_c2c.on);
             if (ab)
-                std::printf("  the same with %s on | off (--ab), ms: %.4f | %.4f (%+.1f%%)\n", ab_name.c_str(), w_c2c_own,
-                            w_c2c_own_ab, 100.0 * (w_c2c_own / w_c2c_own_ab - 1));
-            csv.row(label, "custom-fast C2C, whole, FastFft's block sizes", "dependent launches on", "total", w_c2c_own, 0,
-                    copy_gbps);
+                std::printf("  the same with %s on | off (--ab), ms: %.4f | %.4f (%+.1f%%)\n", ab_name.c_str(),
+                            w_c2c_own, w_c2c_own_ab, 100.0 * (w_c2c_own / w_c2c_own_ab - 1));
+            csv.row(label, "custom-fast C2C, whole, FastFft's block sizes", "dependent launches on", "total", w_c2c_own,
+                    0, copy_gbps);
         }
         const std::pair<const char*, Whole> wholes[] = {{"custom-fast C2C, whole", w_c2c},
                                                         {"custom-fast R2C, whole", w_r2c},
@@ -905,46 +965,74 @@ int main(int argc, char** argv) {
         print_stages("custom-fast, rows first (at any size)", "", e2e_fast_rows_first);
         print_stages("custom-fast, rows first, ungrouped", "", e2e_fast_ungrouped);
         std::printf("  custom-fast picture / (cuFFT C2C + post) = %.2fx, / (cuFFT R2C + post) = %.2fx\n",
-                    e2e_fast_cold.median_total() / e2e_c2c.median_total(), e2e_fast_cold.median_total() / e2e_r2c.median_total());
+                    e2e_fast_cold.median_total() / e2e_c2c.median_total(),
+                    e2e_fast_cold.median_total() / e2e_r2c.median_total());
         std::printf("\n");
-        summary.push_back({label, st_def.median_total(), st_best.median_total(), c2c, st_r2c.median_total(),
-                           e2e_custom.median_total(), e2e_c2c.median_total(), e2e_r2c.median_total(),
-                           cfg_name(best, p_best), st_fast.median_total(), e2e_fast_cold.median_total(),
-                           e2e_fast_warm.median_total(), c2c_exact, r2c_exact, vk_c2c, vk_r2c,
-                           st_fast_r2c.median_total(), e2e_r2c_exact,
-                           n0 != n ? st_fast_x.median_total() : 0.0, n0 != n ? st_fast_r2c_x.median_total() : 0.0,
-                           n0 != n ? e2e_fast_x.median_total() : 0.0, n0 != n ? st_fast_r2c_x_t.median_total() : st_fast_r2c_t.median_total(),
-                           n0 != n ? st_fast_x_default.median_total() : 0.0, w_c2c, w_r2c, w_r2c_t, w_pic, w_peer_pic});
+        summary.push_back({label,
+                           st_def.median_total(),
+                           st_best.median_total(),
+                           c2c,
+                           st_r2c.median_total(),
+                           e2e_custom.median_total(),
+                           e2e_c2c.median_total(),
+                           e2e_r2c.median_total(),
+                           cfg_name(best, p_best),
+                           st_fast.median_total(),
+                           e2e_fast_cold.median_total(),
+                           e2e_fast_warm.median_total(),
+                           c2c_exact,
+                           r2c_exact,
+                           vk_c2c,
+                           vk_r2c,
+                           st_fast_r2c.median_total(),
+                           e2e_r2c_exact,
+                           n0 != n ? st_fast_x.median_total() : 0.0,
+                           n0 != n ? st_fast_r2c_x.median_total() : 0.0,
+                           n0 != n ? e2e_fast_x.median_total() : 0.0,
+                           n0 != n ? st_fast_r2c_x_t.median_total() : st_fast_r2c_t.median_total(),
+                           n0 != n ? st_fast_x_default.median_total() : 0.0,
+                           w_c2c,
+                           w_r2c,
+                           w_r2c_t,
+                           w_pic,
+                           w_peer_pic});
     }
 
     std::printf("Summary on %s (copy %.0f GB/s), ms, medians:\n", dev.name.c_str(), copy_gbps);
-    std::printf("| size | custom default | custom best | best config | cuFFT C2C | cuFFT R2C | best/C2C | "
-                "e2e custom | e2e C2C+post | e2e R2C+post |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf(
+        "| size | custom default | custom best | best config | cuFFT C2C | cuFFT R2C | best/C2C | "
+        "e2e custom | e2e C2C+post | e2e R2C+post |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& m : summary)
         std::printf("| %s | %.4f | %.4f | %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f |\n", m.size.c_str(),
                     m.custom_default, m.custom_best, m.best_cfg.c_str(), m.c2c, m.r2c, m.custom_best / m.c2c,
                     m.e2e_custom, m.e2e_c2c, m.e2e_r2c);
-    std::printf("\ncustom-fast on %s, ms, medians (e2e = real plane on the device -> RGBA8 picture):\n", dev.name.c_str());
-    std::printf("| size | fast C2C | cuFFT C2C | fast/C2C | e2e fast | e2e fast, range reused | cuFFT C2C + post | fast / (C2C+post) | "
-                "cuFFT R2C + post | fast / (R2C+post) |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("\ncustom-fast on %s, ms, medians (e2e = real plane on the device -> RGBA8 picture):\n",
+                dev.name.c_str());
+    std::printf(
+        "| size | fast C2C | cuFFT C2C | fast/C2C | e2e fast | e2e fast, range reused | cuFFT C2C + post | fast / (C2C+post) | "
+        "cuFFT R2C + post | fast / (R2C+post) |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& m : summary)
-        std::printf("| %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f | %.2fx | %.4f | %.2fx |\n", m.size.c_str(), m.fast_c2c, m.c2c,
-                    m.fast_c2c / m.c2c, m.e2e_fast_cold, m.e2e_fast_warm, m.e2e_c2c, m.e2e_fast_cold / m.e2e_c2c, m.e2e_r2c,
-                    m.e2e_fast_cold / m.e2e_r2c);
-    std::printf("\nIssue 13 on %s, ms, medians; everything at the image's own size (custom-fast's mixed-radix kernels "
-                "where it is not a power of two); targets: C2C and R2C <= 0.95x the faster peer (<= 1.0x at exact sizes), "
-                "picture <= 0.6x (cuFFT R2C + post):\n", dev.name.c_str());
+        std::printf("| %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f | %.2fx | %.4f | %.2fx |\n", m.size.c_str(),
+                    m.fast_c2c, m.c2c, m.fast_c2c / m.c2c, m.e2e_fast_cold, m.e2e_fast_warm, m.e2e_c2c,
+                    m.e2e_fast_cold / m.e2e_c2c, m.e2e_r2c, m.e2e_fast_cold / m.e2e_r2c);
+    std::printf(
+        "\nIssue 13 on %s, ms, medians; everything at the image's own size (custom-fast's mixed-radix kernels "
+        "where it is not a power of two); targets: C2C and R2C <= 0.95x the faster peer (<= 1.0x at exact sizes), "
+        "picture <= 0.6x (cuFFT R2C + post):\n",
+        dev.name.c_str());
     // (the columns the issue named first, then what was added after: the C2C at FastFft's own block sizes)
-    std::printf("| size | fast C2C | cuFFT C2C | VkFFT C2C | C2C ratio | fast R2C | cuFFT R2C | VkFFT R2C | R2C ratio | "
-                "fast R2C, transposed out | its ratio | picture | cuFFT R2C + post | picture ratio | "
-                "fast C2C, its own block sizes | its ratio |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf(
+        "| size | fast C2C | cuFFT C2C | VkFFT C2C | C2C ratio | fast R2C | cuFFT R2C | VkFFT R2C | R2C ratio | "
+        "fast R2C, transposed out | its ratio | picture | cuFFT R2C + post | picture ratio | "
+        "fast C2C, its own block sizes | its ratio |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     auto ms_or_na = [](double v) { return v > 0 ? std::to_string(v).substr(0, 6) : std::string("n/a"); };
     for (const auto& m : summary) {
         const double pc = m.vk_c2c > 0 ? std::min(m.c2c_exact, m.vk_c2c) : m.c2c_exact;
         const double pr = m.vk_r2c > 0 ? std::min(m.r2c_exact, m.vk_r2c) : m.r2c_exact;
         const bool x = m.fast_c2c_x > 0;
-        const double fc = x ? m.fast_c2c_x : m.fast_c2c, fr = x ? m.fast_r2c_x : m.fast_r2c, fp = x ? m.e2e_fast_x : m.e2e_fast_cold;
+        const double fc = x ? m.fast_c2c_x : m.fast_c2c, fr = x ? m.fast_r2c_x : m.fast_r2c,
+                     fp = x ? m.e2e_fast_x : m.e2e_fast_cold;
         const std::string rt = m.fast_r2c_t > 0 ? ms_or_na(m.fast_r2c_t) : "n/a";
         char rtr[32] = "n/a";
         if (m.fast_r2c_t > 0) std::snprintf(rtr, sizeof rtr, "%.2fx", m.fast_r2c_t / pr);
@@ -953,34 +1041,42 @@ int main(int argc, char** argv) {
             std::snprintf(own, sizeof own, "%.4f", m.fast_c2c_x_default);
             std::snprintf(own_ratio, sizeof own_ratio, "%.2fx", m.fast_c2c_x_default / pc);
         }
-        std::printf("| %s | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %s | %.2fx | %s | %s | %.4f | %.4f | %.2fx | %s | %s |\n",
-                    (x ? m.size.substr(0, m.size.find(' ')) : m.size).c_str(), fc, m.c2c_exact, ms_or_na(m.vk_c2c).c_str(),
-                    fc / pc, fr, m.r2c_exact, ms_or_na(m.vk_r2c).c_str(), fr / pr, rt.c_str(), rtr, fp, m.e2e_r2c_exact,
-                    fp / m.e2e_r2c_exact, own, own_ratio);
+        std::printf(
+            "| %s | %.4f | %.4f | %s | %.2fx | %.4f | %.4f | %s | %.2fx | %s | %s | %.4f | %.4f | %.2fx | %s | %s |\n",
+            (x ? m.size.substr(0, m.size.find(' ')) : m.size).c_str(), fc, m.c2c_exact, ms_or_na(m.vk_c2c).c_str(),
+            fc / pc, fr, m.r2c_exact, ms_or_na(m.vk_r2c).c_str(), fr / pr, rt.c_str(), rtr, fp, m.e2e_r2c_exact,
+            fp / m.e2e_r2c_exact, own, own_ratio);
     }
-    std::printf("\nIssue 13, whole runs on %s (custom-fast timed as the peers are: one event before, one after; "
-                "at the image's own size, at FastFft's own block sizes there; at powers of two at the settings of the staged rows "
-                "above: C2C and the picture at the sweep's best), ms, "
-                "medians; \"off\": custom-fast's dependent launches off:\n", dev.name.c_str());
-    std::printf("| size | fast C2C | off | C2C ratio | fast R2C | off | R2C ratio | R2C transposed | off | its ratio | "
-                "picture | off | cuFFT R2C + post | picture ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf(
+        "\nIssue 13, whole runs on %s (custom-fast timed as the peers are: one event before, one after; "
+        "at the image's own size, at FastFft's own block sizes there; at powers of two at the settings of the staged rows "
+        "above: C2C and the picture at the sweep's best), ms, "
+        "medians; \"off\": custom-fast's dependent launches off:\n",
+        dev.name.c_str());
+    std::printf(
+        "| size | fast C2C | off | C2C ratio | fast R2C | off | R2C ratio | R2C transposed | off | its ratio | "
+        "picture | off | cuFFT R2C + post | picture ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& m : summary) {
         const double pc = m.vk_c2c > 0 ? std::min(m.c2c_exact, m.vk_c2c) : m.c2c_exact;
         const double pr = m.vk_r2c > 0 ? std::min(m.r2c_exact, m.vk_r2c) : m.r2c_exact;
-        std::printf("| %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.2fx | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f | %.2fx |\n",
-                    m.size.substr(0, m.size.find(' ')).c_str(), m.w_c2c.on, m.w_c2c.off, m.w_c2c.on / pc, m.w_r2c.on,
-                    m.w_r2c.off, m.w_r2c.on / pr, m.w_r2c_t.on, m.w_r2c_t.off, m.w_r2c_t.on / pr, m.w_pic.on, m.w_pic.off,
-                    m.w_peer_pic, m.w_pic.on / m.w_peer_pic);
+        std::printf(
+            "| %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.2fx | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f | %.2fx |\n",
+            m.size.substr(0, m.size.find(' ')).c_str(), m.w_c2c.on, m.w_c2c.off, m.w_c2c.on / pc, m.w_r2c.on,
+            m.w_r2c.off, m.w_r2c.on / pr, m.w_r2c_t.on, m.w_r2c_t.off, m.w_r2c_t.on / pr, m.w_pic.on, m.w_pic.off,
+            m.w_peer_pic, m.w_pic.on / m.w_peer_pic);
     }
     if (slowed_blocks.empty()) {
-        std::printf("\nNo timed block was slowed (median over %.1fx its measurement's fastest warm-up run, from %.2f ms).\n",
-                    kSlowBlock, kSlowBlockMinMs);
+        std::printf(
+            "\nNo timed block was slowed (median over %.1fx its measurement's fastest warm-up run, from %.2f ms).\n",
+            kSlowBlock, kSlowBlockMinMs);
     } else {
-        std::printf("\nTimed blocks slowed as a whole (median over %.1fx the measurement's fastest warm-up run, from %.2f ms), "
-                    "timed again up to %d times, the smallest median kept: %zu\n",
-                    kSlowBlock, kSlowBlockMinMs, kSlowBlockRetries, slowed_blocks.size());
+        std::printf(
+            "\nTimed blocks slowed as a whole (median over %.1fx the measurement's fastest warm-up run, from %.2f ms), "
+            "timed again up to %d times, the smallest median kept: %zu\n",
+            kSlowBlock, kSlowBlockMinMs, kSlowBlockRetries, slowed_blocks.size());
         for (const auto& b : slowed_blocks)
-            std::printf("  median %.4f -> %.4f ms (fastest warm-up run %.4f)\n", b.first_ms, b.kept_ms, b.warmup_best_ms);
+            std::printf("  median %.4f -> %.4f ms (fastest warm-up run %.4f)\n", b.first_ms, b.kept_ms,
+                        b.warmup_best_ms);
     }
     std::printf("CSV: %s\n", csv_path.c_str());
     return 0;

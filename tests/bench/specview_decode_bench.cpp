@@ -59,7 +59,8 @@ void consume(const Image& img) {
 }
 
 // Median over passes of the mean ms per image of one pass (the first pass is a warm-up).
-double per_image_ms(const std::vector<std::string>& files, int passes, const std::function<void(const std::string&)>& load) {
+double per_image_ms(const std::vector<std::string>& files, int passes,
+                    const std::function<void(const std::string&)>& load) {
     std::vector<double> each;
     for (int p = 0; p <= passes; ++p) {
         const auto t0 = Clock::now();
@@ -96,17 +97,21 @@ int stack_mode(const std::string& path, std::vector<int> streams) {
         std::size_t bytes = 0;
         pool.load(path, lim);  // the children started and the file in the page cache
         const auto t0 = Clock::now();
-        static const double consume_ms = std::getenv("SPECVIEW_BENCH_CONSUME_MS") ? std::atof(std::getenv("SPECVIEW_BENCH_CONSUME_MS")) : 0.0;
-        pool.load_frames_parallel(path, lim, 0, INT_MAX, nullptr, [&](Image img) {
-            consume(img);
-            if (consume_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(consume_ms));
-            ++frames;
-            bytes += img.sample_bytes();
-            return true;
-        }, k);
+        static const double consume_ms =
+            std::getenv("SPECVIEW_BENCH_CONSUME_MS") ? std::atof(std::getenv("SPECVIEW_BENCH_CONSUME_MS")) : 0.0;
+        pool.load_frames_parallel(
+            path, lim, 0, INT_MAX, nullptr,
+            [&](Image img) {
+                consume(img);
+                if (consume_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(consume_ms));
+                ++frames;
+                bytes += img.sample_bytes();
+                return true;
+            },
+            k);
         const double s = ms_since(t0) / 1000.0;
-        std::printf("%s: %d frames, %d decoders: %.3f s, %.0f frames/s, %.2f GB/s of samples\n", path.c_str(), frames, k, s,
-                    frames / s, double(bytes) / s / 1e9);
+        std::printf("%s: %d frames, %d decoders: %.3f s, %.0f frames/s, %.2f GB/s of samples\n", path.c_str(), frames,
+                    k, s, frames / s, double(bytes) / s / 1e9);
     }
     return 0;
 }
@@ -122,9 +127,10 @@ int nvdec_mode(const std::string& path) {
         for (int k = 0; k < n; ++k) v->decode(k, {});
         cudaError_t e = cudaDeviceSynchronize();
         const double s = ms_since(t0) / 1000.0;
-        std::printf("%s: %d frames of %dx%d by %s: opened (first frame decoded) in %.1f ms, then %.3f s, %.0f frames/s%s\n",
-                    path.c_str(), n, v->width(), v->height(), v->decoder().c_str(), open_ms, s, (n - 1) / s,
-                    e == cudaSuccess ? "" : " (CUDA error at the end)");
+        std::printf(
+            "%s: %d frames of %dx%d by %s: opened (first frame decoded) in %.1f ms, then %.3f s, %.0f frames/s%s\n",
+            path.c_str(), n, v->width(), v->height(), v->decoder().c_str(), open_ms, s, (n - 1) / s,
+            e == cudaSuccess ? "" : " (CUDA error at the end)");
         return e == cudaSuccess ? 0 : 1;
     } catch (const std::exception& e) {
         std::printf("%s: not decoded on the GPU: %s\n", path.c_str(), e.what());

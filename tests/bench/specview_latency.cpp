@@ -40,13 +40,13 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-#define CHECK(call)                                                                                    \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_));                          \
-            std::exit(1);                                                                              \
-        }                                                                                              \
+#define CHECK(call)                                                          \
+    do {                                                                     \
+        cudaError_t e_ = (call);                                             \
+        if (e_ != cudaSuccess) {                                             \
+            std::fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_)); \
+            std::exit(1);                                                    \
+        }                                                                    \
     } while (0)
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
@@ -64,7 +64,8 @@ void write_photo(const std::string& path, int w, int h, unsigned seed) {
     const std::vector<unsigned char> px = specview::bench::synthetic_photo(w, h, seed);
     const bool jpeg = path.size() > 4 && path.substr(path.size() - 4) == ".jpg";
     stbi_write_png_compression_level = 2;
-    if (!(jpeg ? stbi_write_jpg(path.c_str(), w, h, 3, px.data(), 90) : stbi_write_png(path.c_str(), w, h, 3, px.data(), w * 3))) {
+    if (!(jpeg ? stbi_write_jpg(path.c_str(), w, h, 3, px.data(), 90)
+               : stbi_write_png(path.c_str(), w, h, 3, px.data(), w * 3))) {
         std::fprintf(stderr, "cannot write %s\n", path.c_str());
         std::exit(1);
     }
@@ -95,13 +96,15 @@ public:
                 ensure(f.width, f.height);
                 if (f.device_rgba) {
                     CHECK(cudaMemcpy2DToArrayAsync(array_, 0, 0, f.device_rgba, std::size_t(f.width) * 4,
-                                                   std::size_t(f.width) * 4, f.height, cudaMemcpyDeviceToDevice, stream_));
+                                                   std::size_t(f.width) * 4, f.height, cudaMemcpyDeviceToDevice,
+                                                   stream_));
                     CHECK(cudaEventRecord(reinterpret_cast<cudaEvent_t>(f.slot_consumed_event), stream_));
                     CHECK(cudaStreamSynchronize(stream_));
                     w.release_slot(f.picture_slot);
                 } else {
                     CHECK(cudaMemcpy2DToArrayAsync(array_, 0, 0, f.rgba.data(), std::size_t(f.width) * 4,
-                                                   std::size_t(f.width) * 4, f.height, cudaMemcpyHostToDevice, stream_));
+                                                   std::size_t(f.width) * 4, f.height, cudaMemcpyHostToDevice,
+                                                   stream_));
                     CHECK(cudaStreamSynchronize(stream_));
                 }
                 if (frame_out) *frame_out = u.run->frame;
@@ -190,12 +193,15 @@ int lab(const std::vector<int>& sizes, int reps) {
                     psd_wall.push_back(ms);
                 }
             }
-            std::printf("  %5d^2 %-12s device stages median %7.3f ms (p90 %7.3f); engine wall with downloads %7.2f ms\n", n,
-                        name_of(b).c_str(), pct(device, 0.5), pct(device, 0.9), pct(wall, 0.5));
-            std::printf("  %5d^2 %-12s viewer path (picture + third view in a slot): device %7.3f ms, engine wall %7.3f ms\n", n,
-                        name_of(b).c_str(), pct(slot_device, 0.5), pct(slot_wall, 0.5));
-            std::printf("  %5d^2 %-12s radial + angular PSD on the device: %7.3f ms (wall with the bins' download %7.3f ms)\n", n,
-                        name_of(b).c_str(), pct(psd_device, 0.5), pct(psd_wall, 0.5));
+            std::printf(
+                "  %5d^2 %-12s device stages median %7.3f ms (p90 %7.3f); engine wall with downloads %7.2f ms\n", n,
+                name_of(b).c_str(), pct(device, 0.5), pct(device, 0.9), pct(wall, 0.5));
+            std::printf(
+                "  %5d^2 %-12s viewer path (picture + third view in a slot): device %7.3f ms, engine wall %7.3f ms\n",
+                n, name_of(b).c_str(), pct(slot_device, 0.5), pct(slot_wall, 0.5));
+            std::printf(
+                "  %5d^2 %-12s radial + angular PSD on the device: %7.3f ms (wall with the bins' download %7.3f ms)\n",
+                n, name_of(b).c_str(), pct(psd_device, 0.5), pct(psd_wall, 0.5));
             std::fflush(stdout);
         }
     }
@@ -250,13 +256,18 @@ int main(int argc, char** argv) {
             const int n = std::atoi(argv[i + 2]);
             std::mt19937 rng(1);
             std::normal_distribution<float> noise(0.0f, 800.0f);
-            return write_gray_tiff(argv[i + 1], 1, n, 16, [&](int, int y, void* out) {
-                auto* row = static_cast<std::uint16_t*>(out);
-                for (int x = 0; x < n; ++x) {
-                    const float v = 32768.0f + 12000.0f * std::sin(0.013f * x) * std::cos(0.021f * y) + noise(rng);
-                    row[x] = std::uint16_t(std::clamp(v, 0.0f, 65535.0f));
-                }
-            }) ? 0 : 2;
+            return write_gray_tiff(argv[i + 1], 1, n, 16,
+                                   [&](int, int y, void* out) {
+                                       auto* row = static_cast<std::uint16_t*>(out);
+                                       for (int x = 0; x < n; ++x) {
+                                           const float v = 32768.0f +
+                                                           12000.0f * std::sin(0.013f * x) * std::cos(0.021f * y) +
+                                                           noise(rng);
+                                           row[x] = std::uint16_t(std::clamp(v, 0.0f, 65535.0f));
+                                       }
+                                   })
+                       ? 0
+                       : 2;
         }
         if (a == "--write-video" && i + 4 < argc) {
             const int w = std::atoi(argv[i + 2]), h = std::atoi(argv[i + 3]), frames = std::atoi(argv[i + 4]);
@@ -290,7 +301,8 @@ int main(int argc, char** argv) {
                     const double kx = k * std::cos(angle), ky = k * std::sin(angle);
                     for (int y = 0; y < h; ++y)
                         for (int x = 0; x < w; ++x) {
-                            const double v = 128.0 + 40.0 * std::cos(kx * x + ky * y) + 300.0 * tex[std::size_t(y) * tw + x + 3 * f] + noise(rng);
+                            const double v = 128.0 + 40.0 * std::cos(kx * x + ky * y) +
+                                             300.0 * tex[std::size_t(y) * tw + x + 3 * f] + noise(rng);
                             const auto g = std::uint32_t(std::clamp(v, 0.0, 255.0));
                             rgba[std::size_t(y) * w + x] = g | (g << 8) | (g << 16) | 0xff000000u;
                         }
@@ -308,15 +320,22 @@ int main(int argc, char** argv) {
             const int pages = std::atoi(argv[i + 2]), n = std::atoi(argv[i + 3]);
             std::mt19937 rng(1);
             std::normal_distribution<float> noise(0.0f, 1.0f);
-            return write_gray_tiff(argv[i + 1], pages, n, 32, [&](int, int, void* out) {
-                auto* row = static_cast<float*>(out);
-                for (int x = 0; x < n; ++x) row[x] = noise(rng);
-            }) ? 0 : 2;
+            return write_gray_tiff(argv[i + 1], pages, n, 32,
+                                   [&](int, int, void* out) {
+                                       auto* row = static_cast<float*>(out);
+                                       for (int x = 0; x < n; ++x) row[x] = noise(rng);
+                                   })
+                       ? 0
+                       : 2;
         }
-        if (a == "--lab") lab_mode = true;
-        else if (a == "--reps" && i + 1 < argc) reps = std::max(5, std::atoi(argv[++i]));
-        else if (a == "--image-reps" && i + 1 < argc) image_reps = std::max(3, std::atoi(argv[++i]));
-        else if (a == "--csv" && i + 1 < argc) csv_path = argv[++i];
+        if (a == "--lab")
+            lab_mode = true;
+        else if (a == "--reps" && i + 1 < argc)
+            reps = std::max(5, std::atoi(argv[++i]));
+        else if (a == "--image-reps" && i + 1 < argc)
+            image_reps = std::max(3, std::atoi(argv[++i]));
+        else if (a == "--csv" && i + 1 < argc)
+            csv_path = argv[++i];
         else if (a == "--sizes" && i + 1 < argc) {
             sizes.clear();
             std::string list = argv[++i];
@@ -326,7 +345,8 @@ int main(int argc, char** argv) {
                 p = q == std::string::npos ? list.size() : q + 1;
             }
         } else {
-            std::fprintf(stderr, "usage: %s [--sizes 2048,4096,8192] [--reps N] [--image-reps N] [--csv FILE]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--sizes 2048,4096,8192] [--reps N] [--image-reps N] [--csv FILE]\n",
+                         argv[0]);
             return 2;
         }
     }
@@ -380,8 +400,8 @@ int main(int argc, char** argv) {
             }
             r.kernels_ms = pct(kernels, 0.5);
             rows.push_back(r);
-            std::printf("  %-34s %-12s median %8.3f ms  p90 %8.3f ms  (kernels %.3f ms)\n", kind.c_str(), r.backend.c_str(),
-                        pct(r.ms, 0.5), pct(r.ms, 0.9), r.kernels_ms);
+            std::printf("  %-34s %-12s median %8.3f ms  p90 %8.3f ms  (kernels %.3f ms)\n", kind.c_str(),
+                        r.backend.c_str(), pct(r.ms, 0.5), pct(r.ms, 0.9), r.kernels_ms);
             std::fflush(stdout);
         };
         const Colormap maps[2] = {Colormap::Gray, Colormap::Inferno};
@@ -423,13 +443,14 @@ int main(int argc, char** argv) {
                 for (;;) {
                     WorkerUpdates u = w.poll();
                     if (u.value) break;
-                    std::this_thread::yield();  // poll hard: the frame loop polls once a frame, this measures the pipeline
+                    std::this_thread::
+                        yield();  // poll hard: the frame loop polls once a frame, this measures the pipeline
                 }
                 r.ms.push_back(ms_since(t));
             }
             rows.push_back(r);
-            std::printf("  %-34s %-12s median %8.3f ms  p90 %8.3f ms\n", r.kind.c_str(), r.backend.c_str(), pct(r.ms, 0.5),
-                        pct(r.ms, 0.9));
+            std::printf("  %-34s %-12s median %8.3f ms  p90 %8.3f ms\n", r.kind.c_str(), r.backend.c_str(),
+                        pct(r.ms, 0.5), pct(r.ms, 0.9));
         }
 
         // New images: open (read + decode off the caller's thread), then the run the viewer posts on arrival.
@@ -451,7 +472,8 @@ int main(int argc, char** argv) {
                             d = std::move(*u.decoded);
                             break;
                         }
-                        std::this_thread::yield();  // poll hard: the frame loop polls once a frame, this measures the pipeline
+                        std::this_thread::
+                            yield();  // poll hard: the frame loop polls once a frame, this measures the pipeline
                     }
                     w.run(s, ++change, true);
                     if (!c.take(w, change)) break;
@@ -461,8 +483,9 @@ int main(int argc, char** argv) {
                 }
                 r.decode_ms = pct(decode, 0.5);
                 rows.push_back(r);
-                std::printf("  %-34s %-12s median %8.3f ms  p90 %8.3f ms  (decode %.1f ms: + %.1f ms)\n", r.kind.c_str(),
-                            r.backend.c_str(), pct(r.ms, 0.5), pct(r.ms, 0.9), r.decode_ms, pct(r.ms, 0.5) - r.decode_ms);
+                std::printf("  %-34s %-12s median %8.3f ms  p90 %8.3f ms  (decode %.1f ms: + %.1f ms)\n",
+                            r.kind.c_str(), r.backend.c_str(), pct(r.ms, 0.5), pct(r.ms, 0.9), r.decode_ms,
+                            pct(r.ms, 0.5) - r.decode_ms);
                 std::fflush(stdout);
             }
         }
@@ -473,9 +496,9 @@ int main(int argc, char** argv) {
         std::ofstream out(csv_path);
         out << "device,size,kind,backend,median_ms,p90_ms,max_ms,kernels_ms,decode_ms,n\n";
         for (const Row& r : rows)
-            out << '"' << dev.name << "\"," << r.size << ",\"" << r.kind << "\"," << r.backend << ',' << pct(r.ms, 0.5) << ','
-                << pct(r.ms, 0.9) << ',' << pct(r.ms, 1.0) << ',' << r.kernels_ms << ',' << r.decode_ms << ',' << r.ms.size()
-                << '\n';
+            out << '"' << dev.name << "\"," << r.size << ",\"" << r.kind << "\"," << r.backend << ',' << pct(r.ms, 0.5)
+                << ',' << pct(r.ms, 0.9) << ',' << pct(r.ms, 1.0) << ',' << r.kernels_ms << ',' << r.decode_ms << ','
+                << r.ms.size() << '\n';
     }
     return 0;
 }

@@ -27,7 +27,8 @@ struct VkfftPlan::Impl {
 
 namespace {
 void check(VkFFTResult r, const char* what) {
-    if (r != VKFFT_SUCCESS) throw std::runtime_error(std::string("VkFFT ") + what + " failed: VkFFTResult " + std::to_string(int(r)));
+    if (r != VKFFT_SUCCESS)
+        throw std::runtime_error(std::string("VkFFT ") + what + " failed: VkFFTResult " + std::to_string(int(r)));
 }
 }  // namespace
 

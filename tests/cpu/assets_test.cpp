@@ -18,7 +18,9 @@ std::string slurp(const std::string& p) {
 
 TEST(Assets, GeneratedSamplesMatchTheGenerator) {
     TempDir dir;
-    ASSERT_EQ(std::system((std::string("'") + SPECVIEW_MAKE_ASSETS_EXE + "' '" + dir.path().string() + "' >/dev/null").c_str()), 0);
+    ASSERT_EQ(std::system(
+                  (std::string("'") + SPECVIEW_MAKE_ASSETS_EXE + "' '" + dir.path().string() + "' >/dev/null").c_str()),
+              0);
     int n = 0;
     for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
         const std::string name = e.path().filename().string();
@@ -35,8 +37,8 @@ TEST(Assets, HeadlessWorksOnEverySample) {
     for (const auto& e : std::filesystem::directory_iterator(SPECVIEW_ASSETS_DIR)) {
         if (!has_image_extension(e.path().string())) continue;
         const std::string out = dir.file(e.path().stem().string() + ".png");
-        const std::string cmd = std::string("'") + SPECVIEW_EXE + "' --headless '" + e.path().string() + "' -o '" + out +
-                                "' >/dev/null 2>&1";
+        const std::string cmd = std::string("'") + SPECVIEW_EXE + "' --headless '" + e.path().string() + "' -o '" +
+                                out + "' >/dev/null 2>&1";
         EXPECT_EQ(std::system(cmd.c_str()), 0) << e.path();
         EXPECT_NO_THROW(load_image(out)) << out;
         ++n;

@@ -63,7 +63,8 @@ CliRun specview(const std::vector<std::string>& args, const TempDir& dir) {
 std::string grating(const TempDir& dir, int w, int h, int kx, int ky) {
     fixtures::Pixels p{w, h, 1, {}};
     for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (double(kx) * x / w + double(ky) * y / h)));
+        for (int x = 0; x < w; ++x)
+            p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (double(kx) * x / w + double(ky) * y / h)));
     const std::string path = dir.file("grating.png");
     fixtures::write_file(path, fixtures::png(p, 16));
     return path;
@@ -112,7 +113,8 @@ TEST(Cli, RawNpyHoldsTheSpectrumAsTransformed) {
     const std::string in = dir.file("rgb.png");
     fixtures::write_file(in, fixtures::png(p, 8));
     const std::string raw = dir.file("F.npy");
-    const CliRun r = specview({"--headless", in, "-o", dir.file("s.png"), "--raw", raw, "--window", "hann", "--channel", "g"}, dir);
+    const CliRun r =
+        specview({"--headless", in, "-o", dir.file("s.png"), "--raw", raw, "--window", "hann", "--channel", "g"}, dir);
     ASSERT_EQ(r.code, 0) << r.err;
     const NpyComplex F = read_npy_complex64(raw);
     ASSERT_EQ(F.height, 16);
@@ -178,7 +180,8 @@ TEST(Cli, BatchProcessesEveryFileReportsEachFailureAndGoesOn) {
     TempDir dir;
     std::filesystem::create_directory(dir.file("in"));
     for (int i = 0; i < 3; ++i)
-        fixtures::write_file(dir.file("in/ok" + std::to_string(i) + ".png"), fixtures::png(fixtures::pattern(10 + i, 7, 1), 8));
+        fixtures::write_file(dir.file("in/ok" + std::to_string(i) + ".png"),
+                             fixtures::png(fixtures::pattern(10 + i, 7, 1), 8));
     fixtures::write_file(dir.file("in/broken.png"), {0x89, 'P', 'N', 'G'});
     const CliRun r = specview({"--headless", dir.file("in"), "-o", dir.file("out"), "--raw", dir.file("raw")}, dir);
     EXPECT_EQ(r.code, 3);
@@ -206,7 +209,8 @@ TEST(Cli, GpuBackendsWorkOrSayTheGpuIsUnavailable) {
     }
     // A batch on a GPU backend runs two transform threads: the same outcome, said once.
     fixtures::write_file(dir.file("second.png"), fixtures::png(fixtures::pattern(48, 40, 1), 8));
-    const CliRun r = specview({"--headless", in, dir.file("second.png"), "-o", dir.file("batch"), "--backend", "cufft"}, dir);
+    const CliRun r =
+        specview({"--headless", in, dir.file("second.png"), "-o", dir.file("batch"), "--backend", "cufft"}, dir);
     if (gpu) {
         EXPECT_EQ(r.code, 0) << r.err;
         EXPECT_TRUE(std::filesystem::exists(dir.file("batch/second_spectrum.png")));
@@ -224,7 +228,8 @@ TEST(Cli, ViewsColormapsAndPaddingModesAllRun) {
     for (const char* v : {"logmag", "power", "phase", "real", "imag"})
         for (const char* pad : {"pow2", "crop", "none"}) {
             const CliRun r = specview({"--headless", in, "-o", dir.file("x.png"), "--force", "--view", v, "--pad", pad,
-                                    "--colormap", "turbo", "--range", "percentile"}, dir);
+                                       "--colormap", "turbo", "--range", "percentile"},
+                                      dir);
             EXPECT_EQ(r.code, 0) << v << " " << pad << ": " << r.err;
             const Image img = load_image(dir.file("x.png"));
             EXPECT_EQ(img.width, std::string(pad) == "pow2" ? 32 : std::string(pad) == "crop" ? 16 : 30);
@@ -283,14 +288,15 @@ TEST(Cli, MemoryNeedModelCoversTheMeasuredPeakOfTheGpuPaths) {
     fixtures::write_file(in, fixtures::png(fixtures::pattern(4096, 4096, 1), 8));
     for (Backend b : {Backend::Custom, Backend::Cufft, Backend::CustomFast})
         for (bool raw : {false, true}) {
-            std::vector<std::string> args{"--headless", in, "-o", dir.file("m_out.png"), "--force", "--backend", name_of(b)};
+            std::vector<std::string> args{"--headless", in,          "-o",      dir.file("m_out.png"),
+                                          "--force",    "--backend", name_of(b)};
             if (raw) args.insert(args.end(), {"--raw", dir.file("m.npy")});
             const double peak = peak_rss(args, dir);
             Settings s;
             s.backend = b;
             const double model = memory_need(ImageHeader{4096, 4096, 1, 8, "png"}, s, raw, false).host;
-            const std::string what = name_of(b) + (raw ? " raw" : "") + ": model " + human_bytes(model) + ", peak " +
-                                     human_bytes(peak);
+            const std::string what =
+                name_of(b) + (raw ? " raw" : "") + ": model " + human_bytes(model) + ", peak " + human_bytes(peak);
             std::cout << "  " << what << "\n";
             EXPECT_GE(model, peak) << what;
             EXPECT_LE(model, 1.6 * peak + 128.0 * 1024 * 1024) << what;
@@ -320,7 +326,8 @@ TEST(Cli, PngOutputIsGrayOrRgbWithTheSameLevelsAtEveryCompressionLevel) {
             std::size_t bad = 0;
             const auto* px = static_cast<const std::uint8_t*>(img.data());
             for (std::size_t i = 0; i < f.rgba.size(); ++i)
-                for (int c = 0; c < img.channels; ++c) bad += px[i * img.channels + c] != ((f.rgba[i] >> (8 * c)) & 0xFF);
+                for (int c = 0; c < img.channels; ++c)
+                    bad += px[i * img.channels + c] != ((f.rgba[i] >> (8 * c)) & 0xFF);
             EXPECT_EQ(bad, 0u) << cm << " level " << level;
             const std::size_t size = std::filesystem::file_size(out);
             if (last_size) {
@@ -339,7 +346,8 @@ TEST(Cli, ADecoderCrashFailsThatFileAndTheBatchGoesOn) {
     fixtures::write_file(dir.file("a_crash.png"), std::vector<unsigned char>(body.begin(), body.end()));
     fixtures::write_file(dir.file("b_good.png"), fixtures::png(fixtures::pattern(32, 32, 1), 8));
     setenv("SPECVIEW_DECODER_SELFTEST", "1", 1);
-    const CliRun r = specview({"--headless", dir.file("a_crash.png"), dir.file("b_good.png"), "-o", dir.file("out")}, dir);
+    const CliRun r =
+        specview({"--headless", dir.file("a_crash.png"), dir.file("b_good.png"), "-o", dir.file("out")}, dir);
     unsetenv("SPECVIEW_DECODER_SELFTEST");
     EXPECT_EQ(r.code, kExitInput) << r.err;
     EXPECT_NE(r.err.find("a_crash.png: the decoder crashed on this file (SIGSEGV)"), std::string::npos) << r.err;
@@ -377,7 +385,8 @@ TEST(Cli, PipelinedBatchKeepsInputOrderAndWritesWhatSingleRunsWrite) {
         for (int i = 0; i < 24; ++i)
             if (i % 7 != 3) want.push_back(dir.file("in/" + names[std::size_t(i)]));
         ASSERT_EQ(got.size(), want.size()) << r.out;
-        for (std::size_t k = 0; k < want.size(); ++k) EXPECT_EQ(got[k].rfind(want[k] + ": ", 0), 0u) << k << ": " << got[k];
+        for (std::size_t k = 0; k < want.size(); ++k)
+            EXPECT_EQ(got[k].rfind(want[k] + ": ", 0), 0u) << k << ": " << got[k];
         for (int i = 3; i < 24; i += 7) {
             EXPECT_NE(r.err.find(names[std::size_t(i)] + ": "), std::string::npos) << r.err;
         }
@@ -403,8 +412,8 @@ TEST(Cli, PipelinedBatchKeepsInputOrderAndWritesWhatSingleRunsWrite) {
     CliRun r = specview({"--headless", "--list", dir.file("list.txt"), "-o", dir.file("listed")}, dir);
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(std::filesystem::exists(dir.file("listed/im01_spectrum.png"))) << r.err;
-    const std::string cmd = "printf '%s\\n' '" + dir.file("in/im02.png") + "' | '" + SPECVIEW_EXE + "' --headless --list - -o '" +
-                            dir.file("stdin_out.png") + "' > /dev/null 2>&1";
+    const std::string cmd = "printf '%s\\n' '" + dir.file("in/im02.png") + "' | '" + SPECVIEW_EXE +
+                            "' --headless --list - -o '" + dir.file("stdin_out.png") + "' > /dev/null 2>&1";
     EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
     EXPECT_TRUE(std::filesystem::exists(dir.file("stdin_out.png")));
 }
@@ -446,7 +455,8 @@ TEST(Cli, Depth16WritesTheViewValuesAsSixteenBitGray) {
         EXPECT_GT(distinct.size(), 2000u);
         EXPECT_EQ(top, 65535);  // the range's high end (auto range: the maximum)
     }
-    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--depth", "16", "--colormap", "viridis"}, dir).code, kExitUsage);
+    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--depth", "16", "--colormap", "viridis"}, dir).code,
+              kExitUsage);
     EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--depth", "12"}, dir).code, kExitUsage);
 }
 
@@ -482,7 +492,8 @@ TEST(Cli, ABigCpuBatchMeasuresItsPlansASmallOneDoesNot) {
     all.close();
     fewer.close();
     setenv("XDG_CACHE_HOME", dir.file("small").c_str(), 1);
-    const CliRun small = specview({"--headless", "--list", dir.file("fewer.txt"), "-o", dir.file("a"), "--timings"}, dir);
+    const CliRun small =
+        specview({"--headless", "--list", dir.file("fewer.txt"), "-o", dir.file("a"), "--timings"}, dir);
     setenv("XDG_CACHE_HOME", dir.file("big").c_str(), 1);
     const CliRun big = specview({"--headless", "--list", dir.file("all.txt"), "-o", dir.file("b"), "--timings"}, dir);
     unsetenv("XDG_CACHE_HOME");
@@ -553,15 +564,21 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
     EXPECT_EQ(line, "angle_deg,mean_power,count");
     // The PNG form: the image's own 96x60 region, stretched to 0..255.
     ASSERT_EQ(specview({"--headless", in, "-o", dir.file("s2.png"), "--filter", "highpass:0.05", "--inverse",
-                        dir.file("inv.png")}, dir).code, 0);
+                        dir.file("inv.png")},
+                       dir)
+                  .code,
+              0);
     const Image ip = load_image(dir.file("inv.png"));
     EXPECT_EQ(ip.width, 96);
     EXPECT_EQ(ip.height, 60);
     EXPECT_EQ(ip.channels, 1);
     // Usage errors.
-    for (const std::vector<std::string>& bad : std::vector<std::vector<std::string>>{
-             {"--filter", "lowpass:0.9"}, {"--filter", "bandpass:0.2:0.1"}, {"--inverse", dir.file("x.txt")},
-             {"--profile", "spiral", dir.file("x.csv")}, {"--psd-fit", "0.3:0.1"}}) {
+    for (const std::vector<std::string>& bad :
+         std::vector<std::vector<std::string>>{{"--filter", "lowpass:0.9"},
+                                               {"--filter", "bandpass:0.2:0.1"},
+                                               {"--inverse", dir.file("x.txt")},
+                                               {"--profile", "spiral", dir.file("x.csv")},
+                                               {"--psd-fit", "0.3:0.1"}}) {
         std::vector<std::string> args = {"--headless", in, "-o", dir.file("x.png"), "--force"};
         args.insert(args.end(), bad.begin(), bad.end());
         const CliRun b = specview(args, dir);
@@ -574,13 +591,15 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
         for (int x = 0; x < pat.width; ++x)
             moved.v[std::size_t(y) * pat.width + x] = pat.at((x - 7 + pat.width) % pat.width, (y + 4) % pat.height, 0);
     fixtures::write_file(dir.file("moved.png"), fixtures::png(moved, 16));
-    const CliRun c = specview({"--headless", in, "-o", dir.file("c.png"), "--pad", "none", "--correlate", dir.file("moved.png")}, dir);
+    const CliRun c = specview(
+        {"--headless", in, "-o", dir.file("c.png"), "--pad", "none", "--correlate", dir.file("moved.png")}, dir);
     ASSERT_EQ(c.code, 0) << c.err;
     EXPECT_NE(c.out.find("shift: 7.00 -4.00"), std::string::npos) << c.out;
     // Plain cross-correlation finds it too; the heat map is brightest at the shift from the centre.
-    const CliRun x = specview({"--headless", in, "-o", dir.file("c2.png"), "--pad", "none", "--correlate", dir.file("moved.png"),
-                               "--correlation", "cross", "--correlation-map", dir.file("map.png")},
-                              dir);
+    const CliRun x =
+        specview({"--headless", in, "-o", dir.file("c2.png"), "--pad", "none", "--correlate", dir.file("moved.png"),
+                  "--correlation", "cross", "--correlation-map", dir.file("map.png")},
+                 dir);
     ASSERT_EQ(x.code, 0) << x.err;
     EXPECT_NE(x.out.find("shift: 7.00 -4.00"), std::string::npos) << x.out;
     EXPECT_NE(x.out.find("cross correlation peak: "), std::string::npos) << x.out;
@@ -596,7 +615,8 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
     };
     EXPECT_EQ(level(pat.width / 2 + 7, pat.height / 2 - 4), 255) << "the peak at the shift, from the centre";
     EXPECT_LT(level(pat.width / 2, pat.height / 2), 255) << "no peak at no shift";
-    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("c3.png"), "--correlation-map", dir.file("m.png")}, dir).code, kExitUsage);
+    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("c3.png"), "--correlation-map", dir.file("m.png")}, dir).code,
+              kExitUsage);
     fixtures::write_file(dir.file("small.png"), fixtures::png(fixtures::pattern(50, 60, 1), 8));
     const CliRun d = specview({"--headless", in, "-o", dir.file("d.png"), "--correlate", dir.file("small.png")}, dir);
     EXPECT_EQ(d.code, kExitUsage) << d.err;
@@ -634,7 +654,10 @@ TEST(Cli, MasksLoadAndSaveWithTheirDescription) {
     EXPECT_FALSE(inv);
     // --invert-mask: the saved picture is the complement.
     ASSERT_EQ(specview({"--headless", in, "-o", dir.file("s2.png"), "--mask", dir.file("saved.png"), "--invert-mask",
-                        "--save-mask", dir.file("inv.png")}, dir).code, 0);
+                        "--save-mask", dir.file("inv.png")},
+                       dir)
+                  .code,
+              0);
     const Image mi = load_image(dir.file("inv.png"));
     EXPECT_EQ(mi.at(32 + 10, 32 - 6, 0), 1.0f);
     EXPECT_EQ(mi.at(32, 32 + 20, 0), 0.0f);
@@ -645,7 +668,8 @@ TEST(Cli, MasksLoadAndSaveWithTheirDescription) {
     const CliRun missing = specview({"--headless", in, "-o", dir.file("x.png"), "--mask", dir.file("none.txt")}, dir);
     EXPECT_EQ(missing.code, kExitUsage);
     EXPECT_NE(missing.err.find("cannot read the mask description"), std::string::npos) << missing.err;
-    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--save-mask", dir.file("m.jpg")}, dir).code, kExitUsage);
+    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--save-mask", dir.file("m.jpg")}, dir).code,
+              kExitUsage);
 }
 
 // Scientific data from the command line: --frame picks a page of a float TIFF stack (noted in the output), its
@@ -660,16 +684,18 @@ TEST(Cli, FrameOfAFloatStackKeepsItsValues) {
     fixtures::TiffOptions o;
     o.sample = fixtures::TiffSample::F64;
     fixtures::write_file(dir.file("s.tif"), fixtures::tiff(w, h, 1, pages, o));
-    const CliRun r = specview({"--headless", dir.file("s.tif"), "--frame", "2", "--pad", "none", "-o", dir.file("s.png"),
-                               "--raw", dir.file("s.npy")},
+    const CliRun r = specview({"--headless", dir.file("s.tif"), "--frame", "2", "--pad", "none", "-o",
+                               dir.file("s.png"), "--raw", dir.file("s.npy")},
                               dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("note: frame 2 of 3 (--frame)"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("note: 1 NaN/Inf sample replaced by the mean of the finite ones (-5)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("note: 1 NaN/Inf sample replaced by the mean of the finite ones (-5)"), std::string::npos)
+        << r.out;
     const NpyComplex raw = read_npy_complex64(dir.file("s.npy"));
     ASSERT_EQ(raw.width, w);
     EXPECT_NEAR(raw.data[0].real(), -5.0 * w * h, 1e-3) << "DC: the page's values, kept";
-    fixtures::write_file(dir.file("c.npy"), fixtures::npy("<f4", {4, h, w}, false, std::vector<double>(std::size_t(4) * w * h, 1.5)));
+    fixtures::write_file(dir.file("c.npy"),
+                         fixtures::npy("<f4", {4, h, w}, false, std::vector<double>(std::size_t(4) * w * h, 1.5)));
     const CliRun n = specview({"--headless", dir.file("c.npy"), "--frame", "4", "-o", dir.file("c.png")}, dir);
     EXPECT_EQ(n.code, 0) << n.err;
     EXPECT_NE(n.out.find("note: frame 4 of 4 (--frame)"), std::string::npos) << n.out;
@@ -708,14 +734,15 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     for (int p = 0; p < n; ++p) {
         std::vector<double> v;
         for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) v.push_back(std::cos(2 * M_PI * (p + 1) * x / w) + 0.1 * ((x * 7 + y * 3 + p) % 5));
+            for (int x = 0; x < w; ++x)
+                v.push_back(std::cos(2 * M_PI * (p + 1) * x / w) + 0.1 * ((x * 7 + y * 3 + p) % 5));
         pages.push_back(v);
     }
     fixtures::TiffOptions o;
     o.sample = fixtures::TiffSample::F32;
     fixtures::write_file(dir.file("g.tif"), fixtures::tiff(w, h, 1, pages, o));
-    const CliRun r = specview({"--headless", dir.file("g.tif"), "--frame-range", "2:4", "--pad", "none", "-o", dir.file("out"),
-                               "--raw", dir.file("raw")},
+    const CliRun r = specview({"--headless", dir.file("g.tif"), "--frame-range", "2:4", "--pad", "none", "-o",
+                               dir.file("out"), "--raw", dir.file("raw")},
                               dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("frames 2-4 of 5"), std::string::npos) << r.out;
@@ -731,8 +758,8 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     ASSERT_EQ(f3.width, w);
     EXPECT_EQ(strongest_bin(f3, w / 2 - 1), 3);
     // The mean power over every frame, against |DFT|^2 in double averaged.
-    const CliRun a = specview({"--headless", dir.file("g.tif"), "--average", "--pad", "none", "-o", dir.file("avg.png"), "--raw",
-                               dir.file("avg.npy")},
+    const CliRun a = specview({"--headless", dir.file("g.tif"), "--average", "--pad", "none", "-o", dir.file("avg.png"),
+                               "--raw", dir.file("avg.npy")},
                               dir);
     ASSERT_EQ(a.code, 0) << a.err;
     EXPECT_NE(a.out.find("frames 1-5 of 5"), std::string::npos) << a.out;
@@ -747,13 +774,15 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     // A range: the mean of frames 2 and 3 only.
     ASSERT_EQ(specview({"--headless", dir.file("g.tif"), "--average", "--frame-range", "2:3", "--pad", "none", "-o",
                         dir.file("avg2.png"), "--raw", dir.file("avg2.npy")},
-                       dir).code,
+                       dir)
+                  .code,
               0);
     const std::vector<float> two = read_npy_float32(dir.file("avg2.npy"), &hh, &ww);
     EXPECT_GT(two[2], 10 * two[5]) << "frame 2's grating (u = 2) is in the mean";
     EXPECT_GT(two[3], 10 * two[5]) << "frame 3's (u = 3) too";
     EXPECT_LT(two[4], 0.01 * two[2]) << "frame 4's (u = 4) is not";
-    const CliRun past = specview({"--headless", dir.file("g.tif"), "--frame-range", "4:9", "-o", dir.file("past"), "--force"}, dir);
+    const CliRun past =
+        specview({"--headless", dir.file("g.tif"), "--frame-range", "4:9", "-o", dir.file("past"), "--force"}, dir);
     EXPECT_EQ(past.code, kExitInput) << past.err;
     EXPECT_NE(past.err.find("no page 6: the file has 5 pages"), std::string::npos) << past.err;
     EXPECT_EQ(specview({"--headless", dir.file("g.tif"), "--frame-range", "3:2"}, dir).code, kExitUsage);
@@ -770,15 +799,16 @@ TEST(Cli, TheAveragePowerSpectrumAtOddSizesMatchesTheDft) {
         for (int p = 0; p < n; ++p) {
             std::vector<double> v;
             for (int y = 0; y < h; ++y)
-                for (int x = 0; x < w; ++x) v.push_back(std::sin(0.7 * x * (p + 1) + 0.3 * y) + 0.05 * ((x * 5 + y * 11 + p) % 7));
+                for (int x = 0; x < w; ++x)
+                    v.push_back(std::sin(0.7 * x * (p + 1) + 0.3 * y) + 0.05 * ((x * 5 + y * 11 + p) % 7));
             pages.push_back(v);
         }
         fixtures::TiffOptions o;
         o.sample = fixtures::TiffSample::F32;
         const std::string tif = dir.file("odd" + std::to_string(w) + "x" + std::to_string(h) + ".tif");
         fixtures::write_file(tif, fixtures::tiff(w, h, 1, pages, o));
-        const CliRun a = specview({"--headless", tif, "--average", "--pad", "none", "--backend", "cpu", "-o", dir.file("a.png"),
-                                   "--raw", dir.file("a.npy"), "--force"},
+        const CliRun a = specview({"--headless", tif, "--average", "--pad", "none", "--backend", "cpu", "-o",
+                                   dir.file("a.png"), "--raw", dir.file("a.npy"), "--force"},
                                   dir);
         ASSERT_EQ(a.code, 0) << a.err;
         int hh = 0, ww = 0;
@@ -800,8 +830,8 @@ TEST(Cli, AStackOfFilesInNaturalOrder) {
             for (int x = 0; x < 16; ++x) p.v.push_back(0.5 + 0.4 * std::cos(2 * M_PI * k * x / 16.0));
         fixtures::write_file(dir.file("seq/frame" + std::to_string(k) + ".png"), fixtures::png(p, 16));
     }
-    const CliRun r = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "2:3", "-o", dir.file("out"), "--raw",
-                               dir.file("raw")},
+    const CliRun r = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "2:3", "-o", dir.file("out"),
+                               "--raw", dir.file("raw")},
                               dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("frames 2-3 of 3"), std::string::npos) << r.out;
@@ -811,11 +841,13 @@ TEST(Cli, AStackOfFilesInNaturalOrder) {
     EXPECT_TRUE(peak == 10 || peak == 6) << peak;
     const NpyComplex f2 = read_npy_complex64(dir.file("raw/seq_stack_f0002.npy"));
     EXPECT_GT(std::abs(f2.data[2]), 10 * std::abs(f2.data[5])) << "frame 2 is frame2.png";
-    const CliRun g = specview({"--headless", "--stack", dir.file("seq") + "/frame*.png", "--average", "-o", dir.file("avg.png")}, dir);
+    const CliRun g = specview(
+        {"--headless", "--stack", dir.file("seq") + "/frame*.png", "--average", "-o", dir.file("avg.png")}, dir);
     ASSERT_EQ(g.code, 0) << g.err;
     EXPECT_NE(g.out.find("mean power spectrum of 3 frames"), std::string::npos) << g.out;
     fixtures::write_file(dir.file("seq/frame3.png"), fixtures::png(fixtures::pattern(8, 16, 1), 8));
-    const CliRun bad = specview({"--headless", "--stack", dir.file("seq"), "--average", "-o", dir.file("avg2.png")}, dir);
+    const CliRun bad =
+        specview({"--headless", "--stack", dir.file("seq"), "--average", "-o", dir.file("avg2.png")}, dir);
     EXPECT_EQ(bad.code, kExitInput) << bad.err;
     EXPECT_NE(bad.err.find("frame3.png: is 8x16, the stack's first frame"), std::string::npos) << bad.err;
     EXPECT_EQ(specview({"--headless", "--stack", dir.file("none*.png")}, dir).code, kExitInput);
@@ -834,8 +866,8 @@ TEST(Cli, ALongSequenceKeepsItsOrderWhenDecodedInParallel) {
             for (int x = 0; x < 32; ++x) p.v.push_back(0.5 + 0.4 * std::cos(2 * M_PI * (k % 15 + 1) * x / 32.0));
         fixtures::write_file(dir.file("seq/f" + std::to_string(k) + ".png"), fixtures::png(p, 16));
     }
-    const CliRun r = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "1:24", "-o", dir.file("out"), "--raw",
-                               dir.file("raw")},
+    const CliRun r = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "1:24", "-o", dir.file("out"),
+                               "--raw", dir.file("raw")},
                               dir);
     ASSERT_EQ(r.code, 0) << r.err;
     for (int k = 1; k <= n; ++k) {
@@ -844,7 +876,9 @@ TEST(Cli, ALongSequenceKeepsItsOrderWhenDecodedInParallel) {
         const NpyComplex f = read_npy_complex64(dir.file(name));
         EXPECT_EQ(strongest_bin(f, 16), k % 15 + 1) << "frame " << k;
     }
-    const CliRun past = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "20:30", "--average", "-o", dir.file("a.png")}, dir);
+    const CliRun past = specview(
+        {"--headless", "--stack", dir.file("seq"), "--frame-range", "20:30", "--average", "-o", dir.file("a.png")},
+        dir);
     EXPECT_EQ(past.code, kExitInput) << past.err;
     EXPECT_NE(past.err.find("no frame 25: the stack has 24 files"), std::string::npos) << past.err;
     fixtures::write_file(dir.file("seq/f13.png"), fixtures::png(fixtures::pattern(8, 16, 1), 8));
@@ -862,11 +896,13 @@ TEST(Cli, VideoFramesAndTheirAverage) {
     for (int k = 0; k < n; ++k) {
         std::vector<std::uint8_t> f;
         for (int y = 0; y < h; ++y)
-            for (int x = 0; x < w; ++x) f.push_back(std::uint8_t(std::lround(128 + 100 * std::cos(2 * M_PI * (k + 1) * y / h))));
+            for (int x = 0; x < w; ++x)
+                f.push_back(std::uint8_t(std::lround(128 + 100 * std::cos(2 * M_PI * (k + 1) * y / h))));
         frames.push_back(f);
     }
     fixtures::write_file(dir.file("v.mkv"), fixtures::video(w, h, frames, "ffv1", "matroska", 24));
-    const CliRun one = specview({"--headless", dir.file("v.mkv"), "--frame", "4", "-o", dir.file("f4.png"), "--raw", dir.file("f4.npy")}, dir);
+    const CliRun one = specview(
+        {"--headless", dir.file("v.mkv"), "--frame", "4", "-o", dir.file("f4.png"), "--raw", dir.file("f4.npy")}, dir);
     ASSERT_EQ(one.code, 0) << one.err;
     EXPECT_NE(one.out.find("note: frame 4 of 6 (--frame)"), std::string::npos) << one.out;
     const NpyComplex f4 = read_npy_complex64(dir.file("f4.npy"));
@@ -875,7 +911,8 @@ TEST(Cli, VideoFramesAndTheirAverage) {
     ASSERT_EQ(avg.code, 0) << avg.err;
     EXPECT_NE(avg.out.find("frames 1-6 of 6"), std::string::npos) << avg.out;
     // --export-video: every frame's spectrum as a video; read back, frame k's peak sits k + 1 rows below DC.
-    const CliRun ex = specview({"--headless", dir.file("v.mkv"), "--export-video", dir.file("spectra.mp4"), "--colormap", "gray"}, dir);
+    const CliRun ex = specview(
+        {"--headless", dir.file("v.mkv"), "--export-video", dir.file("spectra.mp4"), "--colormap", "gray"}, dir);
     ASSERT_EQ(ex.code, 0) << ex.err;
     std::ifstream in(dir.file("spectra.mp4"), std::ios::binary);
     const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), {});
@@ -895,9 +932,8 @@ TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
     TempDir dir;
     fixtures::write_file(dir.file("big.png"), fixtures::png(fixtures::pattern(2048, 2048, 1), 8));
     fixtures::write_file(dir.file("small.png"), fixtures::png(fixtures::pattern(64, 64, 1), 8));
-    const CliRun r = specview({"--headless", dir.file("big.png"), dir.file("small.png"), "-o", dir.file("out"),
-                               "--max-memory", "50M"},
-                              dir);
+    const CliRun r = specview(
+        {"--headless", dir.file("big.png"), dir.file("small.png"), "-o", dir.file("out"), "--max-memory", "50M"}, dir);
     EXPECT_EQ(r.code, kExitInput) << r.err;
     EXPECT_NE(r.err.find("big.png: image is 2048x2048 and needs about"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("50.0 MiB allowed (--max-memory)"), std::string::npos) << r.err;

@@ -50,7 +50,8 @@ TEST(CpuSpectrum, ImpulseHasFlatMagnitude) {
 
 TEST(CpuSpectrum, GratingGivesTwoPeaksAtExactlyPlusMinusK) {
     for (auto [w, h, kx, ky] : {std::tuple{64, 64, 5, 3}, std::tuple{64, 32, -7, 4}, std::tuple{45, 33, 6, -2}}) {
-        const Plane p = filled(w, h, [&](int x, int y) { return std::cos(2 * M_PI * (double(kx) * x / w + double(ky) * y / h)); });
+        const Plane p =
+            filled(w, h, [&](int x, int y) { return std::cos(2 * M_PI * (double(kx) * x / w + double(ky) * y / h)); });
         const auto F = spectrum(p);
         ViewParams vp;  // log-magnitude, shifted
         std::vector<float> v;
@@ -159,44 +160,47 @@ TEST(Engine, CpuFrameHasPictureTimingsAndRange) {
 TEST(Plane, MadeStraightFromTheSamplesEqualsExtractThenPrepareBitForBit) {
     Rng rng;
     int cases = 0;
-    for (auto [w, h, c, depth] : {std::tuple{37, 21, 3, 8}, std::tuple{64, 48, 1, 16}, std::tuple{30, 33, 4, 32},
-                                  std::tuple{16, 9, 2, 8}}) {
+    for (auto [w, h, c, depth] :
+         {std::tuple{37, 21, 3, 8}, std::tuple{64, 48, 1, 16}, std::tuple{30, 33, 4, 32}, std::tuple{16, 9, 2, 8}}) {
         const Image img = random_image(rng, w, h, c, depth);
         for (Channel ch : {Channel::Luma, Channel::R, Channel::G, Channel::B, Channel::A}) {
             if (ch == Channel::A && !(c == 2 || c == 4)) continue;
             for (Window win : {Window::None, Window::Hann, Window::Tukey, Window::Kaiser})
-                for (auto [shape, level] : {std::pair{WindowShape::Separable, Level::None},
-                                            std::pair{WindowShape::Radial, Level::Plane},
-                                            std::pair{WindowShape::Separable, Level::Mean}})
-                for (PadMode pad : {PadMode::Pow2, PadMode::Crop, PadMode::None})
-                    for (PadFill fill : {PadFill::Zero, PadFill::Mean}) {
-                        Settings s;
-                        s.channel = ch;
-                        s.window = win;
-                        s.window_shape = shape;
-                        s.level = level;
-                        s.pad = pad;
-                        s.pad_fill = fill;
-                        const PreparedPlane want = prepare_plane(extract_channel(img, ch), s);
-                        const PreparedPlane got = prepare_plane(img, s);
-                        ASSERT_EQ(got.plane.width, want.plane.width);
-                        ASSERT_EQ(got.plane.height, want.plane.height);
-                        EXPECT_EQ(got.crop_x, want.crop_x);
-                        EXPECT_EQ(got.content_w, want.content_w);
-                        EXPECT_EQ(std::memcmp(got.plane.v.data(), want.plane.v.data(), want.plane.v.size() * 4), 0)
-                            << w << "x" << h << "x" << c << " depth " << depth << " " << name_of(ch) << " "
-                            << name_of(win) << " " << name_of(pad) << " " << name_of(fill);
-                        // Into a strided buffer (FFTW's padded rows): the same rows, the padding untouched.
-                        const std::size_t stride = std::size_t(want.plane.width) + 3;
-                        std::vector<float> buf(stride * want.plane.height, -7.0f);
-                        prepare_plane_into(img, s, buf.data(), stride);
-                        for (int y = 0; y < want.plane.height; ++y) {
-                            EXPECT_EQ(std::memcmp(&buf[y * stride], &want.plane.v[std::size_t(y) * want.plane.width],
-                                                  std::size_t(want.plane.width) * 4), 0);
-                            for (std::size_t x = std::size_t(want.plane.width); x < stride; ++x) EXPECT_EQ(buf[y * stride + x], -7.0f);
+                for (auto [shape, level] :
+                     {std::pair{WindowShape::Separable, Level::None}, std::pair{WindowShape::Radial, Level::Plane},
+                      std::pair{WindowShape::Separable, Level::Mean}})
+                    for (PadMode pad : {PadMode::Pow2, PadMode::Crop, PadMode::None})
+                        for (PadFill fill : {PadFill::Zero, PadFill::Mean}) {
+                            Settings s;
+                            s.channel = ch;
+                            s.window = win;
+                            s.window_shape = shape;
+                            s.level = level;
+                            s.pad = pad;
+                            s.pad_fill = fill;
+                            const PreparedPlane want = prepare_plane(extract_channel(img, ch), s);
+                            const PreparedPlane got = prepare_plane(img, s);
+                            ASSERT_EQ(got.plane.width, want.plane.width);
+                            ASSERT_EQ(got.plane.height, want.plane.height);
+                            EXPECT_EQ(got.crop_x, want.crop_x);
+                            EXPECT_EQ(got.content_w, want.content_w);
+                            EXPECT_EQ(std::memcmp(got.plane.v.data(), want.plane.v.data(), want.plane.v.size() * 4), 0)
+                                << w << "x" << h << "x" << c << " depth " << depth << " " << name_of(ch) << " "
+                                << name_of(win) << " " << name_of(pad) << " " << name_of(fill);
+                            // Into a strided buffer (FFTW's padded rows): the same rows, the padding untouched.
+                            const std::size_t stride = std::size_t(want.plane.width) + 3;
+                            std::vector<float> buf(stride * want.plane.height, -7.0f);
+                            prepare_plane_into(img, s, buf.data(), stride);
+                            for (int y = 0; y < want.plane.height; ++y) {
+                                EXPECT_EQ(
+                                    std::memcmp(&buf[y * stride], &want.plane.v[std::size_t(y) * want.plane.width],
+                                                std::size_t(want.plane.width) * 4),
+                                    0);
+                                for (std::size_t x = std::size_t(want.plane.width); x < stride; ++x)
+                                    EXPECT_EQ(buf[y * stride + x], -7.0f);
+                            }
+                            ++cases;
                         }
-                        ++cases;
-                    }
         }
     }
     EXPECT_GT(cases, 200 * 4);
@@ -217,9 +221,10 @@ TEST(Plane, MadeStraightFromTheSamplesEqualsExtractThenPrepareBitForBit) {
 // The windows against numpy (np.kaiser, np.blackman: reference values) and their definitions.
 TEST(Window, MatchesNumpyAndTheDefinitions) {
     const double kaiser7[] = {0.00133251399790242, 0.13040194654166437, 0.6304119273359405, 1.0,
-                              0.6304119273359405, 0.13040194654166437, 0.00133251399790242};
-    const double blackman7[] = {-1.3877787807814457e-17, 0.13000000000000009, 0.63000000000000012, 0.99999999999999989,
-                                0.63000000000000012, 0.13000000000000009, -1.3877787807814457e-17};
+                              0.6304119273359405,  0.13040194654166437, 0.00133251399790242};
+    const double blackman7[] = {-1.3877787807814457e-17, 0.13000000000000009, 0.63000000000000012,
+                                0.99999999999999989,     0.63000000000000012, 0.13000000000000009,
+                                -1.3877787807814457e-17};
     for (int i = 0; i < 7; ++i) {
         EXPECT_NEAR(window_value(Window::Kaiser, i, 7, 0.5, 8.6), kaiser7[i], 1e-12) << i;
         EXPECT_NEAR(window_value(Window::Blackman, i, 7, 0.5, 8.6), blackman7[i], 1e-15) << i;
@@ -231,9 +236,10 @@ TEST(Window, MatchesNumpyAndTheDefinitions) {
     EXPECT_NEAR(window_at(Window::BlackmanHarris, 0.5, 0.5, 8.6), 1.0, 1e-12);
     EXPECT_NEAR(window_at(Window::BlackmanHarris, 0.0, 0.5, 8.6), 0.35875 - 0.48829 + 0.14128 - 0.01168, 1e-12);
     EXPECT_NEAR(window_at(Window::FlatTop, 0.5, 0.5, 8.6), 1.000000003, 1e-9);
-    EXPECT_NEAR(window_at(Window::FlatTop, 0.0, 0.5, 8.6), 0.21557895 - 0.41663158 + 0.277263158 - 0.083578947 + 0.006947368, 1e-12);
-    for (Window w : {Window::Hann, Window::Hamming, Window::Tukey, Window::Blackman, Window::BlackmanHarris, Window::Kaiser,
-                     Window::FlatTop, Window::Welch})
+    EXPECT_NEAR(window_at(Window::FlatTop, 0.0, 0.5, 8.6),
+                0.21557895 - 0.41663158 + 0.277263158 - 0.083578947 + 0.006947368, 1e-12);
+    for (Window w : {Window::Hann, Window::Hamming, Window::Tukey, Window::Blackman, Window::BlackmanHarris,
+                     Window::Kaiser, Window::FlatTop, Window::Welch})
         for (int i = 0; i < 16; ++i)
             EXPECT_NEAR(window_value(w, i, 16, 0.4, 5.0), window_value(w, 15 - i, 16, 0.4, 5.0), 1e-12) << name_of(w);
 }
@@ -271,10 +277,10 @@ TEST(Plane, RadialWindowPeaksAtTheCentreAndReachesItsEdgeOnTheInscribedEllipse) 
     s.window_shape = WindowShape::Radial;
     const PreparedPlane p = prepare_plane(img, s);
     EXPECT_FLOAT_EQ(p.plane.at(32, 16), 1.0f);
-    EXPECT_NEAR(p.plane.at(0, 16), 0.0f, 1e-7);   // on the ellipse
-    EXPECT_NEAR(p.plane.at(0, 0), 0.0f, 1e-7);    // a corner: outside
+    EXPECT_NEAR(p.plane.at(0, 16), 0.0f, 1e-7);  // on the ellipse
+    EXPECT_NEAR(p.plane.at(0, 0), 0.0f, 1e-7);   // a corner: outside
     EXPECT_NEAR(p.plane.at(32, 0), 0.0f, 1e-7);
-    EXPECT_GT(p.plane.at(16, 16), 0.4f);          // half-way out along x: hann(0.25) = 0.5
+    EXPECT_GT(p.plane.at(16, 16), 0.4f);  // half-way out along x: hann(0.25) = 0.5
     EXPECT_NEAR(p.plane.at(16, 16), 0.5f, 1e-3);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) EXPECT_EQ(p.plane.at(x, y), p.plane.at(w - 1 - x, h - 1 - y)) << x << "," << y;
@@ -328,7 +334,8 @@ TEST(CpuPicture, FromTheHalfSpectrumEqualsTheStepsOnTheFullOne) {
                         const float tol = 1e-5f * std::max({1.0f, std::abs(lo), std::abs(hi)});
                         EXPECT_NEAR(glo, lo, tol) << what;
                         EXPECT_NEAR(ghi, hi, tol) << what;
-                        EXPECT_LE(max_level_difference(got.data(), want.data(), (long long)want.size(), vp.colormap), 1) << what;
+                        EXPECT_LE(max_level_difference(got.data(), want.data(), (long long)want.size(), vp.colormap), 1)
+                            << what;
                         std::size_t differ = 0;
                         for (std::size_t i = 0; i < got.size(); ++i) differ += got[i] != want[i];
                         EXPECT_LE(differ, got.size() / 100) << what << ": more than 1% of the pixels a level off";
@@ -414,7 +421,8 @@ TEST(CpuSpectrum, MeasuredPlansAreSavedAsWisdomAndReused) {
     unsetenv("XDG_CACHE_HOME");
     double worst = 0, norm = 0;
     for (std::size_t i = 0; i < estimated.size(); ++i) {
-        worst = std::max({worst, double(std::abs(measured[i] - estimated[i])), double(std::abs(reused[i] - estimated[i]))});
+        worst =
+            std::max({worst, double(std::abs(measured[i] - estimated[i])), double(std::abs(reused[i] - estimated[i]))});
         norm = std::max(norm, double(std::abs(estimated[i])));
     }
     EXPECT_LT(worst, 1e-5 * norm);

@@ -41,25 +41,46 @@ std::vector<double> raw_values(std::mt19937& rng, TiffSample s, std::size_t n) {
     for (double& x : v) {
         const double u = std::uniform_real_distribution<double>(0, 1)(rng);
         switch (s) {
-            case TiffSample::U8: x = std::floor(u * 255.999); break;
-            case TiffSample::U16: x = std::floor(u * 65535.999); break;
-            case TiffSample::U32: x = std::floor(u * 4294967295.0); break;
-            case TiffSample::I8: x = std::floor(u * 255.999) - 128; break;
-            case TiffSample::I16: x = std::floor(u * 65535.999) - 32768; break;
-            case TiffSample::I32: x = std::floor(u * 2000000.0) - 1000000; break;  // exact in float
-            case TiffSample::F32: x = double(float((u - 0.3) * 1e3)); break;
-            case TiffSample::F64: x = (u - 0.3) * 1e-3; break;
+            case TiffSample::U8:
+                x = std::floor(u * 255.999);
+                break;
+            case TiffSample::U16:
+                x = std::floor(u * 65535.999);
+                break;
+            case TiffSample::U32:
+                x = std::floor(u * 4294967295.0);
+                break;
+            case TiffSample::I8:
+                x = std::floor(u * 255.999) - 128;
+                break;
+            case TiffSample::I16:
+                x = std::floor(u * 65535.999) - 32768;
+                break;
+            case TiffSample::I32:
+                x = std::floor(u * 2000000.0) - 1000000;
+                break;  // exact in float
+            case TiffSample::F32:
+                x = double(float((u - 0.3) * 1e3));
+                break;
+            case TiffSample::F64:
+                x = (u - 0.3) * 1e-3;
+                break;
         }
     }
     return v;
 }
 double kept(TiffSample s, double raw) {
     switch (s) {
-        case TiffSample::U8: return raw / 255.0;
-        case TiffSample::U16: return raw / 65535.0;
-        case TiffSample::U32: return double(float(raw / 4294967295.0));
-        case TiffSample::F64: return double(float(raw));
-        default: return raw;
+        case TiffSample::U8:
+            return raw / 255.0;
+        case TiffSample::U16:
+            return raw / 65535.0;
+        case TiffSample::U32:
+            return double(float(raw / 4294967295.0));
+        case TiffSample::F64:
+            return double(float(raw));
+        default:
+            return raw;
     }
 }
 const char* sample_name(TiffSample s) {
@@ -71,8 +92,8 @@ TEST(Tiff, EverySampleFormatLayoutAndCompressionDecodesToItsValues) {
     std::mt19937 rng(std::random_device{}());
     const int w = 37, h = 21;  // not a multiple of the tile or the strip
     int cases = 0;
-    for (TiffSample s : {TiffSample::U8, TiffSample::U16, TiffSample::U32, TiffSample::I8, TiffSample::I16, TiffSample::I32,
-                         TiffSample::F32, TiffSample::F64})
+    for (TiffSample s : {TiffSample::U8, TiffSample::U16, TiffSample::U32, TiffSample::I8, TiffSample::I16,
+                         TiffSample::I32, TiffSample::F32, TiffSample::F64})
         for (int channels : {1, 3, 4})
             for (bool tiled : {false, true})
                 for (bool separate : {false, true})
@@ -87,8 +108,9 @@ TEST(Tiff, EverySampleFormatLayoutAndCompressionDecodesToItsValues) {
                         o.big_endian = (cases % 2) == 1;
                         const std::vector<double> v = raw_values(rng, s, std::size_t(w) * h * channels);
                         const std::string what = std::string(sample_name(s)) + " x" + std::to_string(channels) +
-                                                 (tiled ? " tiled" : " striped") + (separate ? " separate" : " contig") +
-                                                 " compression " + std::to_string(compression) + (o.big_endian ? " BE" : " LE");
+                                                 (tiled ? " tiled" : " striped") +
+                                                 (separate ? " separate" : " contig") + " compression " +
+                                                 std::to_string(compression) + (o.big_endian ? " BE" : " LE");
                         const Image img = decode_image(fixtures::tiff(w, h, channels, {v}, o), what, no_memory_check());
                         ASSERT_EQ(img.width, w) << what;
                         ASSERT_EQ(img.height, h) << what;
@@ -96,7 +118,8 @@ TEST(Tiff, EverySampleFormatLayoutAndCompressionDecodesToItsValues) {
                         EXPECT_EQ(img.bit_depth, s == TiffSample::U8 ? 8 : s == TiffSample::U16 ? 16 : 32) << what;
                         double worst = 0;
                         for (std::size_t i = 0; i < v.size(); ++i)
-                            worst = std::max(worst, std::abs(double(img.sample(i)) - kept(s, v[i])) / (1 + std::abs(kept(s, v[i]))));
+                            worst = std::max(
+                                worst, std::abs(double(img.sample(i)) - kept(s, v[i])) / (1 + std::abs(kept(s, v[i]))));
                         EXPECT_LE(worst, 1e-7) << what;
                         ++cases;
                     }
@@ -148,7 +171,8 @@ TEST(Tiff, NonFiniteSamplesAreReplacedByTheMeanAndCounted) {
     EXPECT_FLOAT_EQ(img.sample(11), 6.0f);
     EXPECT_NE(nonfinite_note(img).find("3 NaN/Inf samples replaced by the mean of the finite ones"), std::string::npos);
     // All non-finite: 0.
-    const Image all = decode_image(fixtures::tiff(2, 2, 1, {std::vector<double>(4, std::nan(""))}, o), "all.tif", no_memory_check());
+    const Image all =
+        decode_image(fixtures::tiff(2, 2, 1, {std::vector<double>(4, std::nan(""))}, o), "all.tif", no_memory_check());
     EXPECT_EQ(all.nonfinite, 4u);
     EXPECT_EQ(all.sample(0), 0.0f);
 }
@@ -169,7 +193,8 @@ TEST(Tiff, MinIsWhitePaletteAndCorruptFiles) {
     TiffOptions z;
     z.compression = 8;
     z.sample = TiffSample::U16;
-    const std::vector<unsigned char> good = fixtures::tiff(40, 30, 3, {raw_values(rng, TiffSample::U16, 40 * 30 * 3)}, z);
+    const std::vector<unsigned char> good =
+        fixtures::tiff(40, 30, 3, {raw_values(rng, TiffSample::U16, 40 * 30 * 3)}, z);
     int refused = 0;
     for (std::size_t cut : {std::size_t(8), std::size_t(50), good.size() / 2, good.size() - 20}) {
         std::vector<unsigned char> bad(good.begin(), good.begin() + std::ptrdiff_t(cut));
@@ -187,20 +212,20 @@ TEST(Tiff, MinIsWhitePaletteAndCorruptFiles) {
         try {
             const Image img = decode_image(bad, "flipped.tif", no_memory_check());
             EXPECT_EQ(img.sample_count(), std::size_t(img.width) * img.height * img.channels);
-        } catch (const InputError&) {
-        }
+        } catch (const InputError&) {}
     }
 }
 
 // numpy (through Debian's tifffile) reads the same values from the same files.
 TEST(Tiff, NumpyReadsWhatWeRead) {
     if (std::system("/usr/bin/python3 -c 'import numpy, tifffile' >/dev/null 2>&1") != 0)
-        GTEST_SKIP() << "/usr/bin/python3 with numpy and tifffile (Debian python3-numpy, python3-tifffile) is not installed";
+        GTEST_SKIP()
+            << "/usr/bin/python3 with numpy and tifffile (Debian python3-numpy, python3-tifffile) is not installed";
     TempDir dir;
     std::mt19937 rng(11);
     int checked = 0;
-    for (TiffSample s : {TiffSample::U8, TiffSample::U16, TiffSample::U32, TiffSample::I16, TiffSample::I32, TiffSample::F32,
-                         TiffSample::F64})
+    for (TiffSample s : {TiffSample::U8, TiffSample::U16, TiffSample::U32, TiffSample::I16, TiffSample::I32,
+                         TiffSample::F32, TiffSample::F64})
         for (bool tiled : {false, true}) {
             TiffOptions o;
             o.sample = s;
@@ -208,11 +233,15 @@ TEST(Tiff, NumpyReadsWhatWeRead) {
             o.compression = tiled ? 8 : 1;  // tifffile reads LZW only with imagecodecs, which Debian does not have
             o.big_endian = tiled;
             const int w = 33, h = 19, c = 3;
-            std::vector<std::vector<double>> pages = {raw_values(rng, s, std::size_t(w) * h * c), raw_values(rng, s, std::size_t(w) * h * c)};
-            const std::string path = dir.file(std::string(sample_name(s)) + (tiled ? "-t" : "-s") + ".tif"), out = path + ".f64";
+            std::vector<std::vector<double>> pages = {raw_values(rng, s, std::size_t(w) * h * c),
+                                                      raw_values(rng, s, std::size_t(w) * h * c)};
+            const std::string path = dir.file(std::string(sample_name(s)) + (tiled ? "-t" : "-s") + ".tif"),
+                              out = path + ".f64";
             fixtures::write_file(path, fixtures::tiff(w, h, c, pages, o));
-            const std::string cmd = "/usr/bin/python3 -c \"import numpy, tifffile; "
-                                    "tifffile.imread('" + path + "', key=1).astype('<f8').tofile('" + out + "')\"";
+            const std::string cmd =
+                "/usr/bin/python3 -c \"import numpy, tifffile; "
+                "tifffile.imread('" +
+                path + "', key=1).astype('<f8').tofile('" + out + "')\"";
             ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
             std::ifstream in(out, std::ios::binary);
             std::vector<double> np(std::size_t(w) * h * c);
@@ -221,7 +250,8 @@ TEST(Tiff, NumpyReadsWhatWeRead) {
             const Image img = decode_image(fixtures::tiff(w, h, c, pages, o), path, no_memory_check(1));
             double worst = 0;
             for (std::size_t i = 0; i < np.size(); ++i)
-                worst = std::max(worst, std::abs(double(img.sample(i)) - kept(s, np[i])) / (1 + std::abs(kept(s, np[i]))));
+                worst =
+                    std::max(worst, std::abs(double(img.sample(i)) - kept(s, np[i])) / (1 + std::abs(kept(s, np[i]))));
             EXPECT_LE(worst, 1e-7) << sample_name(s) << (tiled ? " tiled" : " striped");
             ++checked;
         }
@@ -235,10 +265,14 @@ TEST(Npy, EveryDtypeOrderAndByteOrderDecodesAndStacksAreFrames) {
         double lo, hi, scale;  // values drawn in [lo, hi]; the image keeps value * scale
         int depth;
     };
-    const std::vector<T> types = {{"u1", 0, 255, 1.0 / 255, 8},         {"u2", 0, 65535, 1.0 / 65535, 16},
-                                  {"u4", 0, 4294967295.0, 1.0 / 4294967295.0, 32}, {"i1", -128, 127, 1, 32},
-                                  {"i2", -32768, 32767, 1, 32},        {"i4", -1000000, 1000000, 1, 32},
-                                  {"i8", -1000000, 1000000, 1, 32},    {"f4", -1e3, 1e3, 1, 32},
+    const std::vector<T> types = {{"u1", 0, 255, 1.0 / 255, 8},
+                                  {"u2", 0, 65535, 1.0 / 65535, 16},
+                                  {"u4", 0, 4294967295.0, 1.0 / 4294967295.0, 32},
+                                  {"i1", -128, 127, 1, 32},
+                                  {"i2", -32768, 32767, 1, 32},
+                                  {"i4", -1000000, 1000000, 1, 32},
+                                  {"i8", -1000000, 1000000, 1, 32},
+                                  {"f4", -1e3, 1e3, 1, 32},
                                   {"f8", -1e-3, 1e-3, 1, 32}};
     int cases = 0;
     for (const T& t : types)
@@ -252,7 +286,8 @@ TEST(Npy, EveryDtypeOrderAndByteOrderDecodesAndStacksAreFrames) {
                         if (t.code[0] != 'f') x = std::floor(x);
                         if (t.code == "f4") x = double(float(x));
                     }
-                    const std::string descr = (t.code == "u1" || t.code == "i1" ? std::string("|") : std::string(order)) + t.code;
+                    const std::string descr =
+                        (t.code == "u1" || t.code == "i1" ? std::string("|") : std::string(order)) + t.code;
                     std::vector<std::uint64_t> shape = {std::uint64_t(h), std::uint64_t(w)};
                     if (frames > 1) shape.insert(shape.begin(), std::uint64_t(frames));
                     const std::vector<unsigned char> file = fixtures::npy(descr, shape, fortran, v);
@@ -334,7 +369,8 @@ TEST(DecoderPoolFormats, TiffAndNpyStacksDecodeInTheIsolatedDecoder) {
 // use-after-free input (tests/fuzz/regression/) is refused or decoded cleanly on every frame.
 TEST(Gif, AnimatedFramesAreAStackWithTheirRate) {
     std::vector<std::uint8_t> pal(256 * 3);
-    for (int i = 0; i < 256; ++i) pal[std::size_t(i) * 3] = pal[std::size_t(i) * 3 + 1] = pal[std::size_t(i) * 3 + 2] = std::uint8_t(i);
+    for (int i = 0; i < 256; ++i)
+        pal[std::size_t(i) * 3] = pal[std::size_t(i) * 3 + 1] = pal[std::size_t(i) * 3 + 2] = std::uint8_t(i);
     std::vector<std::vector<std::uint8_t>> frames;
     for (int k = 0; k < 4; ++k) {
         std::vector<std::uint8_t> f(10 * 6, std::uint8_t(40 * (k + 1)));
@@ -363,8 +399,7 @@ TEST(Gif, AnimatedFramesAreAStackWithTheirRate) {
         FrameReader u(uaf, "uaf.gif", no_memory_check());
         const Image first = u.decode(0);
         for (int k = 1; k < std::min(first.frames, 16); ++k) EXPECT_EQ(u.decode(k).width, first.width);
-    } catch (const InputError&) {
-    }
+    } catch (const InputError&) {}
 }
 
 // A crafted TIFF's tiles or strips cannot ask for more memory than its pixels need (CI's fuzz smoke found a
@@ -400,7 +435,7 @@ TEST(Gif, FramesCompositeWithTransparencyDisposalInterlaceAndLocalTables) {
     f[0].interlace = true;
     f[0].delay_cs = 4;
     f[1] = {2, 1, 3, 2, std::vector<std::uint8_t>(6, 50), true, 3, 51, 4, false, inverted};  // restores what was before
-    f[1].indices[0] = 51;                                                                   // transparent: frame 0 shows
+    f[1].indices[0] = 51;                                                              // transparent: frame 0 shows
     f[2] = {0, 0, 2, 2, std::vector<std::uint8_t>(4, 90), true, 2, -1, 4, false, {}};  // then cleared to transparent
     f[3] = {6, 4, 2, 2, std::vector<std::uint8_t>(4, 120), true, 1, -1, 8, false, {}};
     // Gray value (or -1: transparent) of (x, y) in frame k.
@@ -492,8 +527,7 @@ TEST(Gif, StepsBackAndJumpsGiveTheFramesAPlayThroughGives) {
     const std::vector<unsigned char> file = fixtures::gif_frames(64, 64, gray, f);
     FrameReader r(file, "marks.gif", no_memory_check());
     for (int k = 0; k < n; ++k) check(r.decode(k), k);
-    for (int k : {599, 32, 33, 31, 300, 16, 17, 0, 598, 256, 257, 1, 599, 599, 100})
-        check(r.decode(k), k);
+    for (int k : {599, 32, 33, 31, 300, 16, 17, 0, 598, 256, 257, 1, 599, 599, 100}) check(r.decode(k), k);
 }
 
 // Through the isolated decoder, under its memory limit: a 1024^2 animation whose every frame keeps a canvas for
@@ -505,8 +539,9 @@ TEST(DecoderPoolFormats, AnimatedGifsStreamWithinTheDecodersMemoryLimit) {
     const int n = 40, side = 1024;
     std::vector<fixtures::GifFrameSpec> f(n);
     for (int k = 0; k < n; ++k)
-        f[std::size_t(k)] = {0, 0, side, side, std::vector<std::uint8_t>(std::size_t(side) * side, std::uint8_t(3 * k + 1)),
-                             true, 3, -1, 4, false, {}};
+        f[std::size_t(k)] = {
+            0,  0, side,  side, std::vector<std::uint8_t>(std::size_t(side) * side, std::uint8_t(3 * k + 1)), true, 3,
+            -1, 4, false, {}};
     TempDir dir;
     fixtures::write_file(dir.file("big.gif"), fixtures::gif_frames(side, side, gray, f));
     DecoderPool pool(DecoderOptions{1});
@@ -542,13 +577,14 @@ TEST(DecoderPoolFormats, StacksStreamFrameByFrameAndStopEarly) {
     DecoderPool pool(DecoderOptions{1});
     std::vector<int> seen;
     int headers = 0;
-    const int n = pool.load_frames(dir.file("s.tif"), LoadLimits{}, 1, 4, [&](const ImageHeader&) { ++headers; },
-                                   [&](Image img) {
-                                       EXPECT_EQ(img.frames, 6);
-                                       EXPECT_NEAR(img.at(3, 3, 0) * 65535.0, 100.0 * img.frame, 1e-3);
-                                       seen.push_back(img.frame);
-                                       return true;
-                                   });
+    const int n = pool.load_frames(
+        dir.file("s.tif"), LoadLimits{}, 1, 4, [&](const ImageHeader&) { ++headers; },
+        [&](Image img) {
+            EXPECT_EQ(img.frames, 6);
+            EXPECT_NEAR(img.at(3, 3, 0) * 65535.0, 100.0 * img.frame, 1e-3);
+            seen.push_back(img.frame);
+            return true;
+        });
     EXPECT_EQ(n, 4);
     EXPECT_EQ(seen, (std::vector<int>{1, 2, 3, 4}));
     EXPECT_EQ(headers, 4);
@@ -567,21 +603,26 @@ TEST(DecoderPoolFormats, StacksStreamFrameByFrameAndStopEarly) {
     // Frames are pipelined (the child decodes the next while the consumer has this one): a stop one frame before the
     // last drops the frame under way and says nothing more; a header refused ahead comes after the frame before it.
     seen.clear();
-    EXPECT_EQ(pool.load_frames(dir.file("s.tif"), LoadLimits{}, 0, 3, {}, [&](Image img) {
-        seen.push_back(img.frame);
-        return seen.size() < 2;
-    }), 2);
+    EXPECT_EQ(pool.load_frames(dir.file("s.tif"), LoadLimits{}, 0, 3, {},
+                               [&](Image img) {
+                                   seen.push_back(img.frame);
+                                   return seen.size() < 2;
+                               }),
+              2);
     EXPECT_EQ(seen, (std::vector<int>{0, 1}));
     EXPECT_EQ(pool.load(dir.file("s.tif"), l).frame, 5);
     seen.clear();
     int asked = 0;
     try {
-        pool.load_frames(dir.file("s.tif"), LoadLimits{}, 0, 6, [&](const ImageHeader&) {
-            if (++asked == 3) throw InputError("", "refused at the third header");
-        }, [&](Image img) {
-            seen.push_back(img.frame);
-            return true;
-        });
+        pool.load_frames(
+            dir.file("s.tif"), LoadLimits{}, 0, 6,
+            [&](const ImageHeader&) {
+                if (++asked == 3) throw InputError("", "refused at the third header");
+            },
+            [&](Image img) {
+                seen.push_back(img.frame);
+                return true;
+            });
         FAIL() << "the third header was refused";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("refused at the third header"), std::string::npos) << e.what();
@@ -612,14 +653,16 @@ TEST(DecoderPoolFormats, StacksDecodeInParallelAndArriveInOrder) {
     DecoderPool pool(DecoderOptions{3});
     std::vector<int> seen;
     int headers = 0;
-    const int n = pool.load_frames_parallel(dir.file("s.tif"), LoadLimits{}, 2, INT_MAX, [&](const ImageHeader&) { ++headers; },
-                                            [&](Image img) {
-                                                EXPECT_EQ(img.frames, pages_n);
-                                                EXPECT_NEAR(img.at(5, 4, 0) * 65535.0, 1000.0 * img.frame + 7.0, 1e-2);
-                                                seen.push_back(img.frame);
-                                                if (seen.size() % 7 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-                                                return true;
-                                            }, 3);
+    const int n = pool.load_frames_parallel(
+        dir.file("s.tif"), LoadLimits{}, 2, INT_MAX, [&](const ImageHeader&) { ++headers; },
+        [&](Image img) {
+            EXPECT_EQ(img.frames, pages_n);
+            EXPECT_NEAR(img.at(5, 4, 0) * 65535.0, 1000.0 * img.frame + 7.0, 1e-2);
+            seen.push_back(img.frame);
+            if (seen.size() % 7 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            return true;
+        },
+        3);
     std::vector<int> want;
     for (int k = 2; k < pages_n; ++k) want.push_back(k);
     EXPECT_EQ(n, pages_n - 2);
@@ -628,20 +671,27 @@ TEST(DecoderPoolFormats, StacksDecodeInParallelAndArriveInOrder) {
     EXPECT_LE(pool.started(), 3);
     // A count within the stack, and a consumer that stops after 11 frames.
     seen.clear();
-    EXPECT_EQ(pool.load_frames_parallel(dir.file("s.tif"), LoadLimits{}, 10, 30, {}, [&](Image img) {
-        seen.push_back(img.frame);
-        return seen.size() < 11;
-    }, 3), 11);
+    EXPECT_EQ(pool.load_frames_parallel(
+                  dir.file("s.tif"), LoadLimits{}, 10, 30, {},
+                  [&](Image img) {
+                      seen.push_back(img.frame);
+                      return seen.size() < 11;
+                  },
+                  3),
+              11);
     want.clear();
     for (int k = 10; k < 21; ++k) want.push_back(k);
     EXPECT_EQ(seen, want);
     // Past the end: the frames there are, in order, then load_frames' error naming the count.
     seen.clear();
     try {
-        pool.load_frames_parallel(dir.file("s.tif"), LoadLimits{}, 40, 40, {}, [&](Image img) {
-            seen.push_back(img.frame);
-            return true;
-        }, 3);
+        pool.load_frames_parallel(
+            dir.file("s.tif"), LoadLimits{}, 40, 40, {},
+            [&](Image img) {
+                seen.push_back(img.frame);
+                return true;
+            },
+            3);
         FAIL() << "frames 41..80 of 60";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("no page 61: the file has 60 pages"), std::string::npos) << e.what();

@@ -72,8 +72,9 @@ TEST(ImageLoad, PngRowFiltersAndSplitImageDataDecodeExactly) {
                 for (std::size_t i = 0; i < n; ++i)  // smooth with noise, so every filter has work to do
                     raw[i] = (unsigned char)((i * 7 / 5) + (gen() % 13));
                 const std::vector<unsigned char> png = fixtures::png_filtered(w, h, depth, color_type, raw, chunks);
-                const std::string what = std::to_string(depth) + "-bit colour type " + std::to_string(color_type) + " " +
-                                         std::to_string(w) + "x" + std::to_string(h) + " in " + std::to_string(chunks) + " IDAT";
+                const std::string what = std::to_string(depth) + "-bit colour type " + std::to_string(color_type) +
+                                         " " + std::to_string(w) + "x" + std::to_string(h) + " in " +
+                                         std::to_string(chunks) + " IDAT";
                 const Image img = decode_image(ByteView(png.data(), png.size()), "f.png");
                 ASSERT_EQ(img.width, w) << what;
                 ASSERT_EQ(img.channels, channels) << what;
@@ -144,7 +145,8 @@ TEST(ImageLoad, PnmAndPsdAtEightAndSixteenBits) {
             ASSERT_EQ(img.channels, 4);
             for (int i = 0; i < 9 * 6; ++i)
                 for (int c = 0; c < ch; ++c) {
-                    const double want = std::round(p.v[i * ch + c] * (depth == 16 ? 65535 : 255)) / (depth == 16 ? 65535.0 : 255.0);
+                    const double want =
+                        std::round(p.v[i * ch + c] * (depth == 16 ? 65535 : 255)) / (depth == 16 ? 65535.0 : 255.0);
                     EXPECT_NEAR(img.sample(i * 4 + c), want, 1e-6) << path;
                 }
         }
@@ -244,8 +246,9 @@ TEST(ImageLoad, BadInputsGiveClearErrors) {
     fixtures::write_file(dir.file("notes.png"), std::vector<unsigned char>(text.begin(), text.end()));
     expect_input_error(dir.file("notes.png"), "not a readable image");
     // What the name claims comes first when the bytes are no such file (only TGA has no signature to check).
-    for (const auto& [file, claim] : {std::pair{"notes.png", "not a PNG file: it does not start as one does"},
-                                      std::pair{"notes.tif", "not a TIFF file"}, std::pair{"notes.npy", "not a .npy file"}}) {
+    for (const auto& [file, claim] :
+         {std::pair{"notes.png", "not a PNG file: it does not start as one does"},
+          std::pair{"notes.tif", "not a TIFF file"}, std::pair{"notes.npy", "not a .npy file"}}) {
         fixtures::write_file(dir.file(file), std::vector<unsigned char>(text.begin(), text.end()));
         expect_input_error(dir.file(file), claim);
     }
@@ -301,10 +304,17 @@ TEST(ImageLoad, JpegThroughLibjpegTurboProgressiveGrayAndCmyk) {
 
 // A PSD written here: RGB colour mode, planes given as big-endian sample bytes, raw or PackBits (literal runs
 // of at most 128 bytes and, where a byte repeats, repeat runs), as Photoshop lays it out.
-std::vector<unsigned char> psd_bytes(int w, int h, int depth, const std::vector<std::vector<unsigned char>>& planes, bool rle) {
+std::vector<unsigned char> psd_bytes(int w, int h, int depth, const std::vector<std::vector<unsigned char>>& planes,
+                                     bool rle) {
     std::vector<unsigned char> b{'8', 'B', 'P', 'S', 0, 1, 0, 0, 0, 0, 0, 0};
-    auto be16 = [&](unsigned v) { b.push_back(v >> 8); b.push_back(v & 0xFF); };
-    auto be32 = [&](unsigned v) { be16(v >> 16); be16(v & 0xFFFF); };
+    auto be16 = [&](unsigned v) {
+        b.push_back(v >> 8);
+        b.push_back(v & 0xFF);
+    };
+    auto be32 = [&](unsigned v) {
+        be16(v >> 16);
+        be16(v & 0xFFFF);
+    };
     be16(unsigned(planes.size()));
     be32(unsigned(h));
     be32(unsigned(w));
@@ -379,7 +389,8 @@ TEST(ImageLoad, PsdRawAndRunLengthAt8And16BitsWithTheMatteRemovedAndClamped) {
                             const float af = float(a) / max, ra = 1.0f / af;
                             want = std::floor(std::clamp(float(values[c][i]) * ra + max * (1.0f - ra), 0.0f, max));
                         }
-                        ASSERT_EQ(img.sample(std::size_t(i) * 4 + c), float(want) / max) << what << " pixel " << i << " c " << c;
+                        ASSERT_EQ(img.sample(std::size_t(i) * 4 + c), float(want) / max)
+                            << what << " pixel " << i << " c " << c;
                     }
                     ASSERT_EQ(img.sample(std::size_t(i) * 4 + 3), float(a) / max) << what;
                 }
@@ -404,12 +415,23 @@ TEST(ImageLoad, PngThroughLibspngEqualsStbForEveryKind) {
     };
     std::vector<unsigned char> plte = bytes(48, 256);
     std::vector<Case> cases = {
-        {"g1", 1, 0, 1, 256, {}}, {"g2", 2, 0, 1, 256, {}}, {"g4", 4, 0, 1, 256, {}}, {"g8", 8, 0, 1, 256, {}},
-        {"g16", 16, 0, 1, 256, {}}, {"ga8", 8, 4, 2, 256, {}}, {"ga16", 16, 4, 2, 256, {}}, {"rgb8", 8, 2, 3, 256, {}},
-        {"rgb16", 16, 2, 3, 256, {}}, {"rgba8", 8, 6, 4, 256, {}}, {"rgba16", 16, 6, 4, 256, {}},
-        {"g8-trns", 8, 0, 1, 4, {{"tRNS", {0, 2}}}}, {"g16-trns", 16, 0, 1, 2, {{"tRNS", {0, 1}}}},
-        {"rgb8-trns", 8, 2, 3, 2, {{"tRNS", {0, 1, 0, 0, 0, 1}}}}, {"rgb16-trns", 16, 2, 3, 2, {{"tRNS", {0, 1, 0, 0, 0, 1}}}},
-        {"pal8", 8, 3, 1, 16, {{"PLTE", plte}}}, {"pal2", 2, 3, 1, 256, {{"PLTE", std::vector<unsigned char>(plte.begin(), plte.begin() + 12)}}},
+        {"g1", 1, 0, 1, 256, {}},
+        {"g2", 2, 0, 1, 256, {}},
+        {"g4", 4, 0, 1, 256, {}},
+        {"g8", 8, 0, 1, 256, {}},
+        {"g16", 16, 0, 1, 256, {}},
+        {"ga8", 8, 4, 2, 256, {}},
+        {"ga16", 16, 4, 2, 256, {}},
+        {"rgb8", 8, 2, 3, 256, {}},
+        {"rgb16", 16, 2, 3, 256, {}},
+        {"rgba8", 8, 6, 4, 256, {}},
+        {"rgba16", 16, 6, 4, 256, {}},
+        {"g8-trns", 8, 0, 1, 4, {{"tRNS", {0, 2}}}},
+        {"g16-trns", 16, 0, 1, 2, {{"tRNS", {0, 1}}}},
+        {"rgb8-trns", 8, 2, 3, 2, {{"tRNS", {0, 1, 0, 0, 0, 1}}}},
+        {"rgb16-trns", 16, 2, 3, 2, {{"tRNS", {0, 1, 0, 0, 0, 1}}}},
+        {"pal8", 8, 3, 1, 16, {{"PLTE", plte}}},
+        {"pal2", 2, 3, 1, 256, {{"PLTE", std::vector<unsigned char>(plte.begin(), plte.begin() + 12)}}},
         {"pal8-trns", 8, 3, 1, 16, {{"PLTE", plte}, {"tRNS", {0, 128, 255, 7}}}},
     };
     for (const Case& c : cases) {
@@ -475,7 +497,8 @@ TEST(PngWrite, EveryPathReadsBackExactlyInThreeDecoders) {
                     pi.version = PNG_IMAGE_VERSION;
                     ASSERT_TRUE(png_image_begin_read_from_file(&pi, path.c_str())) << what << ": " << pi.message;
                     std::vector<unsigned char> buf(PNG_IMAGE_SIZE(pi));
-                    EXPECT_TRUE(png_image_finish_read(&pi, nullptr, buf.data(), 0, nullptr)) << what << ": " << pi.message;
+                    EXPECT_TRUE(png_image_finish_read(&pi, nullptr, buf.data(), 0, nullptr))
+                        << what << ": " << pi.message;
                 }
         }
 }
@@ -517,7 +540,8 @@ TEST(PngWrite, LevelsWriteTheSamePngAsTheirColours) {
                                          std::to_string(threads);
                 write_picture_png(dir.file("l.png"), c.px, w, h, c.color, 1, threads);
                 write_picture_png(dir.file("c.png"), c.same->data(), w, h, c.color, 1, threads);
-                const Image a = load_image(dir.file("l.png"), test_limits()), b = load_image(dir.file("c.png"), test_limits());
+                const Image a = load_image(dir.file("l.png"), test_limits()),
+                            b = load_image(dir.file("c.png"), test_limits());
                 ASSERT_EQ(a.sample_count(), b.sample_count()) << what;
                 ASSERT_EQ(a.bit_depth, b.bit_depth) << what;
                 EXPECT_EQ(std::memcmp(a.data(), b.data(), a.sample_count() * (a.bit_depth / 8)), 0) << what;
@@ -557,23 +581,34 @@ TEST(ImageLoad, RegressionCorpusIsDecodedOrRefusedCleanly) {
 
 TEST(ImageLoad, TruncatedFilesOfEveryFormatAreRefused) {
     TempDir dir;
-    const Pixels rgb = fixtures::pattern(24, 16, 3), rgba = fixtures::pattern(24, 16, 4), g = fixtures::pattern(24, 16, 1);
+    const Pixels rgb = fixtures::pattern(24, 16, 3), rgba = fixtures::pattern(24, 16, 4),
+                 g = fixtures::pattern(24, 16, 1);
     std::vector<std::uint8_t> pal(768), idx(24 * 16);
     for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = std::uint8_t(i % 200);
     const std::pair<std::string, std::vector<unsigned char>> files[] = {
-        {"png8", fixtures::png(rgb, 8)},       {"png16", fixtures::png(rgba, 16)}, {"pnm8", fixtures::pnm(g, 8)},
-        {"pnm16", fixtures::pnm(rgb, 16)},     {"psd8", fixtures::psd(rgb, 8)},    {"psd16", fixtures::psd(rgba, 16)},
-        {"gif", fixtures::gif(24, 16, idx, pal)}, {"bmp", fixtures::bmp(rgb)},   {"tga", fixtures::tga(rgba, false)},
-        {"tga-rle", fixtures::tga(rgb, true)}, {"jpeg", fixtures::jpeg(rgb, 90)}, {"hdr", fixtures::hdr(rgb)},
+        {"png8", fixtures::png(rgb, 8)},
+        {"png16", fixtures::png(rgba, 16)},
+        {"pnm8", fixtures::pnm(g, 8)},
+        {"pnm16", fixtures::pnm(rgb, 16)},
+        {"psd8", fixtures::psd(rgb, 8)},
+        {"psd16", fixtures::psd(rgba, 16)},
+        {"gif", fixtures::gif(24, 16, idx, pal)},
+        {"bmp", fixtures::bmp(rgb)},
+        {"tga", fixtures::tga(rgba, false)},
+        {"tga-rle", fixtures::tga(rgb, true)},
+        {"jpeg", fixtures::jpeg(rgb, 90)},
+        {"hdr", fixtures::hdr(rgb)},
     };
     for (const auto& [name, bytes] : files) {
-        ASSERT_NO_THROW(load_image((fixtures::write_file(dir.file(name), bytes), dir.file(name)), test_limits())) << name;
+        ASSERT_NO_THROW(load_image((fixtures::write_file(dir.file(name), bytes), dir.file(name)), test_limits()))
+            << name;
         for (double keep : {0.3, 0.6, 0.9}) {
             const std::size_t cut = std::size_t(bytes.size() * keep);
             std::vector<unsigned char> t(bytes.begin(), bytes.begin() + long(cut));
             const std::string path = dir.file(name + "-cut" + std::to_string(cut));
             fixtures::write_file(path, t);
-            EXPECT_THROW(load_image(path, test_limits()), InputError) << name << " cut to " << cut << " of " << bytes.size();
+            EXPECT_THROW(load_image(path, test_limits()), InputError)
+                << name << " cut to " << cut << " of " << bytes.size();
         }
     }
 }

@@ -200,12 +200,15 @@ TEST(Analysis, EngineProfilesAndBinsAreThoseOfTheUnmaskedSpectrum) {
     const Frame f = engine.run(s, o);
     const PowerProfiles p = engine.power_profiles(s);
     for (int threads : {1, 3}) {
-        const Profile r = radial_profile(f.spectrum.data(), 70, 50, threads), a = angular_profile(f.spectrum.data(), 70, 50, threads);
+        const Profile r = radial_profile(f.spectrum.data(), 70, 50, threads),
+                      a = angular_profile(f.spectrum.data(), 70, 50, threads);
         ASSERT_EQ(p.radial.at, r.at);
         ASSERT_EQ(p.radial.count, r.count);
         ASSERT_EQ(p.angular.count, a.count);
-        for (std::size_t i = 0; i < r.at.size(); ++i) EXPECT_NEAR(p.radial.mean_power[i], r.mean_power[i], 1e-9 * r.mean_power[i]);
-        for (std::size_t i = 0; i < a.at.size(); ++i) EXPECT_NEAR(p.angular.mean_power[i], a.mean_power[i], 1e-9 * a.mean_power[i]);
+        for (std::size_t i = 0; i < r.at.size(); ++i)
+            EXPECT_NEAR(p.radial.mean_power[i], r.mean_power[i], 1e-9 * r.mean_power[i]);
+        for (std::size_t i = 0; i < a.at.size(); ++i)
+            EXPECT_NEAR(p.angular.mean_power[i], a.mean_power[i], 1e-9 * a.mean_power[i]);
     }
     long long total = 0;
     for (long long c : p.radial.count) total += c;
@@ -220,7 +223,7 @@ TEST(Analysis, EngineProfilesAndBinsAreThoseOfTheUnmaskedSpectrum) {
     EXPECT_EQ(g.ky[std::size_t(15) * 8 + 0], 0);
     EXPECT_EQ(g.kx[std::size_t(15) * 8 + 2], 0);
     EXPECT_EQ(g.ky[std::size_t(15) * 8 + 2], 64 - 32);  // up: v = -32
-    EXPECT_EQ(g.kx[0], 1);                               // r0 = 1 bin
+    EXPECT_EQ(g.kx[0], 1);                              // r0 = 1 bin
     const LineBins l = line_bins(64, 48, -3, 2, 5, -2);
     ASSERT_EQ(l.kx.size(), 9u);
     EXPECT_EQ(l.kx.front(), 61);
@@ -242,8 +245,8 @@ TEST(CpuLab, BrushDabsStampIncrementallyAndEqualAFreshMask) {
         for (bool invert : {false, true}) {
             Engine engine;
             engine.set_image(img, "random");
-            const std::vector<std::vector<RefDab>> steps = {{all.begin(), all.begin() + 3}, {all.begin(), all.begin() + 7}, all,
-                                                            {all.begin() + 2, all.end()}, {}};
+            const std::vector<std::vector<RefDab>> steps = {
+                {all.begin(), all.begin() + 3}, {all.begin(), all.begin() + 7}, all, {all.begin() + 2, all.end()}, {}};
             for (std::size_t k = 0; k < steps.size(); ++k) {
                 Settings s;
                 if (with_filter) s.filters = {hp};
@@ -255,7 +258,8 @@ TEST(CpuLab, BrushDabsStampIncrementallyAndEqualAFreshMask) {
                 Engine fresh;
                 fresh.set_image(img, "random");
                 const Frame g = fresh.run(s, o);
-                EXPECT_EQ(f.inverse, g.inverse) << "step " << k << (with_filter ? " with a filter" : "") << (invert ? " inverted" : "");
+                EXPECT_EQ(f.inverse, g.inverse)
+                    << "step " << k << (with_filter ? " with a filter" : "") << (invert ? " inverted" : "");
                 EXPECT_EQ(f.rgba, g.rgba) << "step " << k;
             }
         }
@@ -287,7 +291,8 @@ TEST(Analysis, ThePowerSumIsTheSumOfTheSpectraSquared) {
         ASSERT_EQ(gw, w);
         ASSERT_EQ(gh, h);
         double err = 0, norm = 0;
-        for (std::size_t i = 0; i < want.size(); ++i) err += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
+        for (std::size_t i = 0; i < want.size(); ++i)
+            err += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
         EXPECT_LE(std::sqrt(err / norm), 1e-6) << w << "x" << h;
         EXPECT_EQ(engine.take_power_sum(got, &gw, &gh), 0) << "taking it starts it again";
     }

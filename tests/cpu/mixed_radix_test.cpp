@@ -55,8 +55,8 @@ TEST(MixedRadix, EveryLengthFactorsIntoItsPassesOrGoesToBluestein) {
             long long prod = 1;
             ASSERT_LE(p.passes, mr::kMaxPasses);
             for (int i = 0; i < p.passes; ++i) {
-                EXPECT_TRUE(p.radix[i] == 2 || p.radix[i] == 3 || p.radix[i] == 4 || p.radix[i] == 5 || p.radix[i] == 7 ||
-                            p.radix[i] == 8 || p.radix[i] == 9 || p.radix[i] == 16)
+                EXPECT_TRUE(p.radix[i] == 2 || p.radix[i] == 3 || p.radix[i] == 4 || p.radix[i] == 5 ||
+                            p.radix[i] == 7 || p.radix[i] == 8 || p.radix[i] == 9 || p.radix[i] == 16)
                     << n;
                 prod *= p.radix[i];
             }
@@ -76,7 +76,8 @@ TEST(MixedRadix, EachSmallDftIsTheDft) {
             std::vector<float2> v = to_float2(x);
             mr::dft_small(v.data(), R, inverse);
             const std::vector<cd> ref = dft_rows(widen(x), R, 1, inverse);
-            EXPECT_LT(rel_l2_f2(v, ref), 4e-7) << "radix " << R << (inverse ? " inverse" : "") << " (seed " << rng.seed() << ")";
+            EXPECT_LT(rel_l2_f2(v, ref), 4e-7)
+                << "radix " << R << (inverse ? " inverse" : "") << " (seed " << rng.seed() << ")";
         }
 }
 
@@ -118,8 +119,8 @@ TEST(MixedRadix, LinesMatchFftwAtUsersSizesPowersOfTwoAndPrimes) {
     Rng rng;
     double worst = 0;
     int worst_n = 0;
-    for (int n : {1, 2, 3, 5, 6, 7, 12, 15, 21, 35, 60, 105, 120, 256, 1080, 1920, 2000, 3000, 3024, 4032, 4096, 8192,
-                  11, 13, 97, 221, 1009, 2003, 4099}) {
+    for (int n : {1,    2,    3,    5,    6,    7,    12,   15, 21, 35, 60,  105,  120,  256, 1080,
+                  1920, 2000, 3000, 3024, 4032, 4096, 8192, 11, 13, 97, 221, 1009, 2003, 4099}) {
         for (bool inverse : {false, true}) {
             const std::vector<cf> x = rng.complex(std::size_t(n));
             std::vector<float2> v = to_float2(x);
@@ -141,7 +142,8 @@ TEST(MixedRadix, LinesMatchFftwAtUsersSizesPowersOfTwoAndPrimes) {
 template <int R, bool kInv>
 void emulate_pass(std::vector<float2>& sm, const std::vector<float2>& table, int n, int ns, int tpc) {
     std::vector<mr::PassRegs<R>> regs(static_cast<std::size_t>(tpc));
-    for (int t = 0; t < tpc; ++t) mr::pass_gather<R, kInv>(sm.data(), regs[std::size_t(t)], table.data(), n, ns, t, tpc);
+    for (int t = 0; t < tpc; ++t)
+        mr::pass_gather<R, kInv>(sm.data(), regs[std::size_t(t)], table.data(), n, ns, t, tpc);
     // barrier
     for (int t = 0; t < tpc; ++t) mr::pass_scatter<R>(sm.data(), regs[std::size_t(t)], n, ns, t, tpc);
 }
@@ -149,7 +151,8 @@ void emulate_pass(std::vector<float2>& sm, const std::vector<float2>& table, int
 // The kernels' first pass (fft_mixed.cu, first_pass): gathered from the line where it lies, each thread's
 // butterflies scattered into shared memory right after, no barrier between.
 template <int R, bool kInv>
-void emulate_first_pass(const std::vector<float2>& x, std::vector<float2>& sm, const std::vector<float2>& table, int tpc) {
+void emulate_first_pass(const std::vector<float2>& x, std::vector<float2>& sm, const std::vector<float2>& table,
+                        int tpc) {
     const int n = int(x.size());
     for (int t = 0; t < tpc; ++t) {
         mr::PassRegs<R> g = {};
@@ -166,12 +169,16 @@ void emulate_last_pass(const std::vector<float2>& x, const std::vector<float2>& 
     const int n = int(x.size());
     std::vector<mr::PassRegs<R>> regs(static_cast<std::size_t>(tpc));
     for (int t = 0; t < tpc; ++t) {
-        if (only) mr::pass_gather_from<R, kInv>([&x](int i) { return x.at(std::size_t(i)); }, regs[std::size_t(t)], table.data(), n, 1, t, tpc);
-        else mr::pass_gather<R, kInv>(sm.data(), regs[std::size_t(t)], table.data(), n, n / R, t, tpc);
+        if (only)
+            mr::pass_gather_from<R, kInv>([&x](int i) { return x.at(std::size_t(i)); }, regs[std::size_t(t)],
+                                          table.data(), n, 1, t, tpc);
+        else
+            mr::pass_gather<R, kInv>(sm.data(), regs[std::size_t(t)], table.data(), n, n / R, t, tpc);
     }
     // barrier
     for (int t = 0; t < tpc; ++t)
-        mr::pass_scatter_last<R>([&out](int i, float2 v) { out.at(std::size_t(i)) = v; }, regs[std::size_t(t)], n, t, tpc);
+        mr::pass_scatter_last<R>([&out](int i, float2 v) { out.at(std::size_t(i)) = v; }, regs[std::size_t(t)], n, t,
+                                 tpc);
 }
 
 // Passes from..to-1 (to < 0: all) on the shared line; with from = 1 the first has run already (emulate_first_pass).
@@ -204,13 +211,14 @@ void emulate_line(std::vector<float2>& x, const std::vector<float2>* spectrum = 
         if (to_out) {
             const bool only = p.passes == 1;
             if (!only) {
-                mr::with_radix(p.radix[0], [&](auto r) { emulate_first_pass<decltype(r)::value, kInv>(x, sm, table, tpc); });
+                mr::with_radix(p.radix[0],
+                               [&](auto r) { emulate_first_pass<decltype(r)::value, kInv>(x, sm, table, tpc); });
                 // barrier
                 emulate_passes<kInv>(sm, p, tpc, 1, p.passes - 1);
             }
             std::vector<float2> out(std::size_t(n), mr::c_make(nan, nan));
             mr::with_radix(p.radix[p.passes - 1],
-                       [&](auto r) { emulate_last_pass<decltype(r)::value, kInv>(x, sm, out, table, tpc, only); });
+                           [&](auto r) { emulate_last_pass<decltype(r)::value, kInv>(x, sm, out, table, tpc, only); });
             x = out;
             return;
         }
@@ -247,16 +255,18 @@ void emulate_fixed(const std::vector<float2>& x, std::vector<float2>& sm, std::v
     std::vector<mr::PassRegs<R, kB>> regs(std::size_t(F::tpc));
     for (int t = 0; t < F::tpc; ++t) {
         if constexpr (P == 0)
-            mr::pass_gather_from<R, kInv, 0, true>([&x](int i) { return x.at(std::size_t(i)); }, regs[std::size_t(t)], table.data(), N,
-                                                   1, t, F::tpc);  // loads first, as the kernels' first pass (m52)
+            mr::pass_gather_from<R, kInv, 0, true>([&x](int i) { return x.at(std::size_t(i)); }, regs[std::size_t(t)],
+                                                   table.data(), N, 1, t,
+                                                   F::tpc);  // loads first, as the kernels' first pass (m52)
         else
-            mr::pass_gather<R, kInv, kB, F::template kPadOut<P - 1>, true, kSplit ? N : 0>(sm.data(), regs[std::size_t(t)], table.data(), N, ns,
-                                                                           t, F::tpc);
+            mr::pass_gather<R, kInv, kB, F::template kPadOut<P - 1>, true, kSplit ? N : 0>(
+                sm.data(), regs[std::size_t(t)], table.data(), N, ns, t, F::tpc);
     }
     // barrier
     for (int t = 0; t < F::tpc; ++t) {
         if (last && to_out)
-            mr::pass_scatter_last<R>([&out](int i, float2 v) { out.at(std::size_t(i)) = v; }, regs[std::size_t(t)], N, t, F::tpc);
+            mr::pass_scatter_last<R>([&out](int i, float2 v) { out.at(std::size_t(i)) = v; }, regs[std::size_t(t)], N,
+                                     t, F::tpc);
         else
             mr::pass_scatter<R, kB, F::template kPadOut<P>, true>(sm.data(), regs[std::size_t(t)], N, ns, t, F::tpc);
     }
@@ -280,20 +290,27 @@ void check_fixed_line(Rng& rng, int& plain) {
             const bool to_out = mode & 1, by_split = mode & 2;
             const std::vector<cf> x = rng.complex(static_cast<std::size_t>(kN));
             const std::vector<float2> in = to_float2(x);
-            std::vector<float2> sm(std::size_t(mr::padded_len(kN)), mr::c_make(nan, nan)), out(static_cast<std::size_t>(kN), mr::c_make(nan, nan));
+            std::vector<float2> sm(std::size_t(mr::padded_len(kN)), mr::c_make(nan, nan)),
+                out(static_cast<std::size_t>(kN), mr::c_make(nan, nan));
             if (by_split) {
-                if (inverse) emulate_fixed<kN, true, true, kTpc>(in, sm, out, split, to_out);
-                else emulate_fixed<kN, false, true, kTpc>(in, sm, out, split, to_out);
+                if (inverse)
+                    emulate_fixed<kN, true, true, kTpc>(in, sm, out, split, to_out);
+                else
+                    emulate_fixed<kN, false, true, kTpc>(in, sm, out, split, to_out);
             } else {
-                if (inverse) emulate_fixed<kN, true, false, kTpc>(in, sm, out, table, to_out);
-                else emulate_fixed<kN, false, false, kTpc>(in, sm, out, table, to_out);
+                if (inverse)
+                    emulate_fixed<kN, true, false, kTpc>(in, sm, out, table, to_out);
+                else
+                    emulate_fixed<kN, false, false, kTpc>(in, sm, out, table, to_out);
             }
             std::vector<float2> got(static_cast<std::size_t>(kN));
-            for (int i = 0; i < kN; ++i) got[std::size_t(i)] = to_out ? out[std::size_t(i)] : sm[std::size_t(mr::padi(i))];
+            for (int i = 0; i < kN; ++i)
+                got[std::size_t(i)] = to_out ? out[std::size_t(i)] : sm[std::size_t(mr::padi(i))];
             const double e = rel_l2_f2(got, dft_rows(widen(x), kN, 1, inverse));
             worst[by_split] = std::max(worst[by_split], e);
-            EXPECT_LT(e, 1e-6)
-                << kN << " on " << F::tpc << " threads (layouts " << layouts << (inverse ? ", inverse" : "") << (to_out ? ", to out" : "") << (by_split ? ", split twiddles" : "") << ")";
+            EXPECT_LT(e, 1e-6) << kN << " on " << F::tpc << " threads (layouts " << layouts
+                               << (inverse ? ", inverse" : "") << (to_out ? ", to out" : "")
+                               << (by_split ? ", split twiddles" : "") << ")";
         }
     std::cout << "[ mixed    ] " << kN << " on " << F::tpc << " threads: passes";
     for (int i = 0; i < F::passes; ++i) std::cout << " " << F::plan.radix[i] << (F::layouts.padded[i] ? "" : "(plain)");
@@ -345,10 +362,12 @@ void check_staged_first_pass(Rng& rng) {
         for (int t = 0; t < F::tpc; ++t) {
             mr::PassRegs<R, kB> a = {}, b = {};
             if (inverse) {
-                mr::pass_gather_from<R, true, 0, true>([&x](int i) { return x.at(std::size_t(i)); }, a, table.data(), kN, 1, t, F::tpc);
+                mr::pass_gather_from<R, true, 0, true>([&x](int i) { return x.at(std::size_t(i)); }, a, table.data(),
+                                                       kN, 1, t, F::tpc);
                 mr::pass_gather<R, true, kB, false, true>(x.data(), b, table.data(), kN, 1, t, F::tpc);
             } else {
-                mr::pass_gather_from<R, false, 0, true>([&x](int i) { return x.at(std::size_t(i)); }, a, table.data(), kN, 1, t, F::tpc);
+                mr::pass_gather_from<R, false, 0, true>([&x](int i) { return x.at(std::size_t(i)); }, a, table.data(),
+                                                        kN, 1, t, F::tpc);
                 mr::pass_gather<R, false, kB, false, true>(x.data(), b, table.data(), kN, 1, t, F::tpc);
             }
             for (int k = 0; k < kB; ++k)
@@ -439,8 +458,9 @@ void check_row_put(int n, int group, int rows, int& strided) {
     }
     int written = 0;
     for (int x = 0; x < n; ++x) {
-        const std::size_t at = group > 0 ? std::size_t(x / group) * std::size_t(rows * group) + std::size_t(row * group + x % group)
-                                         : std::size_t(row * n + x);
+        const std::size_t at =
+            group > 0 ? std::size_t(x / group) * std::size_t(rows * group) + std::size_t(row * group + x % group)
+                      : std::size_t(row * n + x);
         ASSERT_EQ(got[at].x, float(x)) << "n " << n << " radix " << R << " group " << group << " x " << x;
     }
     for (const float2& v : got) written += v.y == 1.0f;
@@ -449,9 +469,12 @@ void check_row_put(int n, int group, int rows, int& strided) {
 
 template <class F>
 void with_last_radix(int R, F&& f) {  // every radix a plan's last pass takes (with_radix has no 10 or 15)
-    if (R == 10) f(std::integral_constant<int, 10>{});
-    else if (R == 15) f(std::integral_constant<int, 15>{});
-    else mr::with_radix(R, f);
+    if (R == 10)
+        f(std::integral_constant<int, 10>{});
+    else if (R == 15)
+        f(std::integral_constant<int, 15>{});
+    else
+        mr::with_radix(R, f);
 }
 
 TEST(MixedRadix, RowPutLandsEveryOutputInTheGroupedLayout) {
@@ -460,14 +483,18 @@ TEST(MixedRadix, RowPutLandsEveryOutputInTheGroupedLayout) {
         const mr::LinePlan p = mr::fixed_plan(n);
         for (int group : {0, 1, 2, 4, 8, 16}) {
             if (group > 0 && n % group != 0) continue;
-            with_last_radix(p.radix[p.passes - 1], [&](auto r) { check_row_put<decltype(r)::value>(n, group, 5, strided); });
+            with_last_radix(p.radix[p.passes - 1],
+                            [&](auto r) { check_row_put<decltype(r)::value>(n, group, 5, strided); });
             ++cases;
         }
     }
-    for (int n : {16, 32, 48, 80, 96, 112, 144, 160, 256, 2048}) {  // run-time plans: q = 1 and 2 (no stride), radices 3-16
+    for (int n :
+         {16, 32, 48, 80, 96, 112, 144, 160, 256, 2048}) {  // run-time plans: q = 1 and 2 (no stride), radices 3-16
         const mr::LinePlan p = mr::plan_line(n);
         for (int group : {0, 4, 16})
-            with_last_radix(p.radix[p.passes - 1], [&](auto r) { check_row_put<decltype(r)::value>(n, group, 3, strided); }), ++cases;
+            with_last_radix(p.radix[p.passes - 1],
+                            [&](auto r) { check_row_put<decltype(r)::value>(n, group, 3, strided); }),
+                ++cases;
     }
     EXPECT_GT(strided, 0);
     EXPECT_LT(strided, cases);  // both ways taken
@@ -515,8 +542,10 @@ TEST(MixedRadix, TheKernelsLineEngineMatchesFftwAtEveryLengthTo2100AndTheUsersSi
                 const mr::LinePlan p = mr::plan_line(n);
                 std::vector<float2> spectrum;
                 if (p.bluestein) spectrum = mr::chirp_spectrum(n, inverse), ++bluestein;
-                if (inverse) emulate_line<true>(v, &spectrum, to_out);
-                else emulate_line<false>(v, &spectrum, to_out);
+                if (inverse)
+                    emulate_line<true>(v, &spectrum, to_out);
+                else
+                    emulate_line<false>(v, &spectrum, to_out);
                 const double e = rel_l2_f2(v, dft_rows(widen(x), n, 1, inverse));
                 ASSERT_LT(e, 2e-6) << n << (inverse ? " inverse" : "") << (to_out ? " last pass out" : "") << " (seed "
                                    << rng.seed() << ")";

@@ -75,7 +75,9 @@ TEST(Ranges, EachModeOnKnownValues) {
 }
 
 TEST(Colormaps, EndpointsMatchTheirReferences) {
-    auto rgb = [](std::uint32_t c) { return std::array<int, 3>{int(c & 255), int((c >> 8) & 255), int((c >> 16) & 255)}; };
+    auto rgb = [](std::uint32_t c) {
+        return std::array<int, 3>{int(c & 255), int((c >> 8) & 255), int((c >> 16) & 255)};
+    };
     auto near = [&](std::uint32_t c, std::array<int, 3> want, int tol) {
         const auto got = rgb(c);
         for (int i = 0; i < 3; ++i)
@@ -105,7 +107,10 @@ TEST(Colormaps, EndpointsMatchTheirReferences) {
     // Perceptual maps get brighter from 0 to 255.
     for (Colormap cm : {Colormap::Gray, Colormap::Viridis, Colormap::Inferno, Colormap::Magma}) {
         const auto lut = make_colormap_lut(cm);
-        auto luma = [&](int i) { auto c = rgb(lut.rgba[i]); return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; };
+        auto luma = [&](int i) {
+            auto c = rgb(lut.rgba[i]);
+            return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+        };
         for (int i = 16; i < 256; i += 16) EXPECT_GT(luma(i), luma(i - 16)) << name_of(cm) << " at " << i;
     }
 }

@@ -58,8 +58,14 @@ TEST(StagedFft, EightPointExampleWorkedByHand) {
     const std::vector<C> s1{1, 2, 3, 4, 1, 2, 3, 4};
     const std::vector<C> s2{4, 6, -2, -2, C(1, -3), C(2, -4), C(1, 3), C(2, 4)};
     const C w1(r, -r), w3(-r, -r);
-    const std::vector<C> s3{10, -2, C(-2, 2), C(-2, -2), C(1, -3) + w1 * C(2, -4), C(1, -3) - w1 * C(2, -4),
-                            C(1, 3) + w3 * C(2, 4), C(1, 3) - w3 * C(2, 4)};
+    const std::vector<C> s3{10,
+                            -2,
+                            C(-2, 2),
+                            C(-2, -2),
+                            C(1, -3) + w1 * C(2, -4),
+                            C(1, -3) - w1 * C(2, -4),
+                            C(1, 3) + w3 * C(2, 4),
+                            C(1, 3) - w3 * C(2, 4)};
     const std::vector<C>* want[] = {&s1, &s2, &s3};
     for (int s = 1; s <= 3; ++s) {
         const auto got = after(s);

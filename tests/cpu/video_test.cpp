@@ -20,7 +20,8 @@ namespace {
 class Video : public ::testing::Test {
 protected:
     void SetUp() override {
-        if (!video_supported()) GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
+        if (!video_supported())
+            GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
     }
 };
 
@@ -66,7 +67,8 @@ TEST_F(Video, LosslessFramesDecodeExactlyAndThePeakMovesFrameByFrame) {
         EXPECT_EQ(img.frames, n);
         EXPECT_NEAR(img.frame_rate, 25.0, 1e-9);
         int wrong = 0;
-        for (int i = 0; i < w * h; ++i) wrong += std::lround(img.sample(std::size_t(i)) * 255) != frames[std::size_t(k)][std::size_t(i)];
+        for (int i = 0; i < w * h; ++i)
+            wrong += std::lround(img.sample(std::size_t(i)) * 255) != frames[std::size_t(k)][std::size_t(i)];
         EXPECT_EQ(wrong, 0) << "frame " << k << " is not the luma written";
         EXPECT_EQ(peak_u(img), k + 2) << "frame " << k;
     }
@@ -166,10 +168,10 @@ TEST_F(Video, DamagedFilesAreRefusedByName) {
     int refused = 0;
     for (std::size_t cut : {std::size_t(16), good.size() / 3, good.size() / 2}) {
         try {
-            FrameReader r(std::vector<unsigned char>(good.begin(), good.begin() + std::ptrdiff_t(cut)), "cut.mp4", limits(0));
+            FrameReader r(std::vector<unsigned char>(good.begin(), good.begin() + std::ptrdiff_t(cut)), "cut.mp4",
+                          limits(0));
             (void)r;
-        } catch (const InputError&) {
-        }
+        } catch (const InputError&) {}
         const std::vector<unsigned char> part(good.begin(), good.begin() + std::ptrdiff_t(cut));
         try {
             FrameReader r(part, "cut.mp4", limits(0));
@@ -190,8 +192,7 @@ TEST_F(Video, DamagedFilesAreRefusedByName) {
                 const Image img = r.decode(f);
                 EXPECT_EQ(img.sample_count(), std::size_t(img.width) * img.height);
             }
-        } catch (const InputError&) {
-        }
+        } catch (const InputError&) {}
     }
 }
 

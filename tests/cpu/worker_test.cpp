@@ -21,7 +21,8 @@ namespace {
 std::string grating_file(const TempDir& dir, int n, int kx, int ky, const std::string& name = "g.png") {
     fixtures::Pixels p{n, n, 1, {}};
     for (int y = 0; y < n; ++y)
-        for (int x = 0; x < n; ++x) p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (double(kx) * x + double(ky) * y) / n));
+        for (int x = 0; x < n; ++x)
+            p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (double(kx) * x + double(ky) * y) / n));
     const std::string path = dir.file(name);
     fixtures::write_file(path, fixtures::png(p, 16));
     return path;
@@ -78,7 +79,8 @@ TEST(Worker, AskingWhileALargeImageIsPreparedDoesNotWait) {
         const auto t0 = std::chrono::steady_clock::now();
         WorkerUpdates u = worker.poll();
         (void)worker.status();
-        slowest = std::max(slowest, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+        slowest =
+            std::max(slowest, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
         ++asked;
         decoded = u.decoded.has_value();
     }
@@ -95,14 +97,18 @@ TEST(Worker, DisplayPictureEqualsTheSampleBySampleMapping) {
     struct Case {
         int channels, depth;
     };
-    for (const Case c : {Case{1, 8}, Case{2, 8}, Case{3, 8}, Case{4, 8}, Case{1, 16}, Case{2, 16}, Case{4, 16}, Case{1, 32}, Case{4, 32}}) {
+    for (const Case c : {Case{1, 8}, Case{2, 8}, Case{3, 8}, Case{4, 8}, Case{1, 16}, Case{2, 16}, Case{4, 16},
+                         Case{1, 32}, Case{4, 32}}) {
         const int w = 1031, h = 1100;  // odd sizes, over 2^20 pixels: the threaded path
         Image img = Image::allocate(w, h, c.channels, c.depth, "test");
         unsigned char* p = img.writable();
         for (std::size_t i = 0; i < img.sample_count(); ++i) {
-            if (c.depth == 8) p[i] = std::uint8_t(rng());
-            else if (c.depth == 16) reinterpret_cast<std::uint16_t*>(p)[i] = std::uint16_t(rng());
-            else reinterpret_cast<float*>(p)[i] = std::uniform_real_distribution<float>(-3.0f, 5.0f)(rng);
+            if (c.depth == 8)
+                p[i] = std::uint8_t(rng());
+            else if (c.depth == 16)
+                reinterpret_cast<std::uint16_t*>(p)[i] = std::uint16_t(rng());
+            else
+                reinterpret_cast<float*>(p)[i] = std::uniform_real_distribution<float>(-3.0f, 5.0f)(rng);
         }
         const DisplayRange range = display_range(img);
         if (c.depth == 32) {
@@ -155,7 +161,8 @@ TEST(Worker, DecodesRunsAndGivesTheEnginesPicture) {
     EXPECT_EQ(u.run->change, 7u);
     EXPECT_EQ(u.run->image_id, id);
     EXPECT_EQ(u.run->frame.device_rgba, nullptr);
-    EXPECT_FALSE(u.run->frame.host_data) << "the readout asks the worker (the CPU keeps the half spectrum, not a whole copy)";
+    EXPECT_FALSE(u.run->frame.host_data)
+        << "the readout asks the worker (the CPU keeps the half spectrum, not a whole copy)";
 
     Engine engine;
     engine.set_image(load_image(path), path);

@@ -11,15 +11,24 @@
 #include <string>
 #include <vector>
 
-#define CK(x) do { auto e_ = (x); if (e_ != 0) { std::fprintf(stderr, "%s failed: %d (line %d)\n", #x, int(e_), __LINE__); std::exit(1); } } while (0)
+#define CK(x)                                                                         \
+    do {                                                                              \
+        auto e_ = (x);                                                                \
+        if (e_ != 0) {                                                                \
+            std::fprintf(stderr, "%s failed: %d (line %d)\n", #x, int(e_), __LINE__); \
+            std::exit(1);                                                             \
+        }                                                                             \
+    } while (0)
 
 int main(int argc, char** argv) {
     std::vector<std::pair<int, int>> sizes;
     int reps = 20;
     for (int i = 1; i < argc; ++i) {
         int w = 0, h = 0;
-        if (std::sscanf(argv[i], "%dx%d", &w, &h) == 2 && w > 0 && h > 0) sizes.push_back({w, h});
-        else reps = std::atoi(argv[i]);
+        if (std::sscanf(argv[i], "%dx%d", &w, &h) == 2 && w > 0 && h > 0)
+            sizes.push_back({w, h});
+        else
+            reps = std::atoi(argv[i]);
     }
     if (sizes.empty() || reps <= 0) {
         std::fprintf(stderr, "usage: %s WxH [WxH ...] [reps]\n", argv[0]);
@@ -60,7 +69,10 @@ int main(int argc, char** argv) {
             CK(cudaEventElapsedTime(&ms, a, b));
             tr.push_back(ms);
         }
-        auto median = [](std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; };
+        auto median = [](std::vector<float> v) {
+            std::sort(v.begin(), v.end());
+            return v[v.size() / 2];
+        };
         std::printf("%dx%d: cuFFT C2C in place %.4f ms, R2C %.4f ms (medians of %d, events around each)\n", w, h,
                     median(tc), median(tr), reps);
         CK(cufftDestroy(pc));

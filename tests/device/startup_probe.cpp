@@ -90,9 +90,12 @@ void egl(const char* tag) {
 int main(int argc, char** argv) {
     const std::string what = argc > 1 ? argv[1] : "driver";
     std::printf("%s main %.1f\n", what.c_str(), ms());
-    if (what == "driver") driver("driver");
-    else if (what == "runtime") runtime("runtime");
-    else if (what == "egl") egl("egl");
+    if (what == "driver")
+        driver("driver");
+    else if (what == "runtime")
+        runtime("runtime");
+    else if (what == "egl")
+        egl("egl");
     else if (what == "runtime+egl") {
         std::thread t([] { egl("  egl"); });
         runtime("  runtime");

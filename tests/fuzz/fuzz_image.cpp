@@ -23,7 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const specview::Image last = reader.decode(std::min(img.frames, 8) - 1);
             if (last.sample_count() != std::size_t(last.width) * last.height * last.channels) __builtin_trap();
         }
-    } catch (const specview::InputError&) {
-    }
+    } catch (const specview::InputError&) {}
     return 0;
 }

@@ -39,7 +39,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::vector<std::string> tw;
             for (std::string x; t >> x;) tw.push_back(x);
             specview::BrushStroke e;
-            if (tw.size() != 4 || !specview::parse_stroke({tw.begin() + 1, tw.end()}, tw[0] == "erase", &e).empty() || !(e == d))
+            if (tw.size() != 4 || !specview::parse_stroke({tw.begin() + 1, tw.end()}, tw[0] == "erase", &e).empty() ||
+                !(e == d))
                 __builtin_trap();
         }
     }

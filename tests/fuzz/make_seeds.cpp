@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
     write_file(d + "rgba16.psd", psd(rgba, 16));
     write_file(d + "rgba8-rle.psd", psd(rgba, 8, true));
     write_file(d + "a.gif", gif(6, 4, idx, pal));
-    write_file(d + "animated.gif", gif_animated(6, 4, {idx, std::vector<std::uint8_t>(idx.rbegin(), idx.rend()), idx}, pal, 10));
+    write_file(d + "animated.gif",
+               gif_animated(6, 4, {idx, std::vector<std::uint8_t>(idx.rbegin(), idx.rend()), idx}, pal, 10));
     write_file(d + "rgb.bmp", bmp(rgb));
     write_file(d + "rgba.tga", tga(rgba, false));
     write_file(d + "rgb-rle.tga", tga(rgb, true));
@@ -57,7 +58,8 @@ int main(int argc, char** argv) {
     ts.sample = TiffSample::I16;
     ts.separate = true;
     ts.alpha = true;
-    write_file(d + "rgba-i16-planes-2pages.tif", tiff(rgba.width, rgba.height, 4, {raw(rgba, 30000, -9000), raw(rgba, 100, 0)}, ts));
+    write_file(d + "rgba-i16-planes-2pages.tif",
+               tiff(rgba.width, rgba.height, 4, {raw(rgba, 30000, -9000), raw(rgba, 100, 0)}, ts));
     write_file(d + "palette.tif", tiff_palette(6, 4, idx, pal));
     write_file(d + "f8-fortran.npy", npy("<f8", {5, 7}, true, raw(g, 1, 0.25)));
     write_file(d + "u2-be-stack.npy", npy(">u2", {2, 5, 7}, false, [&] {

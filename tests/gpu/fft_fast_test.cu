@@ -220,12 +220,13 @@ TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
     EXPECT_EQ(fast.one_launch_blocks(640, 480), 0) << "not powers of two: the mixed kernels";
     double worst = 0;
     std::string where;
-    const int sizes[][2] = {{1, 1}, {2, 2}, {4, 8}, {16, 16}, {32, 64}, {256, 256}, {512, 512}, {128, 512}, {1024, 64},
-                            {32, 2048}, {2, 8192}, {8192, 2}, {16384, 4}, {4, 16384},
-                            {256, 4096}, {4096, 256}, {1024, 1024}, {2048, 2048}, {4096, 4096}, {8192, 8192},
-                            {3, 1}, {1, 5}, {7, 9}, {12, 4}, {15, 9}, {6, 10}, {13, 1}, {1009, 13}, {13, 1009}, {187, 30},
-                            {8191, 3}, {3, 8191}, {4096, 3}, {3, 16384}, {10000, 6}, {6, 10000}, {640, 480},
-                            {1920, 1080}, {3000, 2000}, {4032, 3024}, {1080, 1920}, {3024, 4032}};
+    const int sizes[][2] = {{1, 1},       {2, 2},       {4, 8},       {16, 16},     {32, 64},     {256, 256},
+                            {512, 512},   {128, 512},   {1024, 64},   {32, 2048},   {2, 8192},    {8192, 2},
+                            {16384, 4},   {4, 16384},   {256, 4096},  {4096, 256},  {1024, 1024}, {2048, 2048},
+                            {4096, 4096}, {8192, 8192}, {3, 1},       {1, 5},       {7, 9},       {12, 4},
+                            {15, 9},      {6, 10},      {13, 1},      {1009, 13},   {13, 1009},   {187, 30},
+                            {8191, 3},    {3, 8191},    {4096, 3},    {3, 16384},   {10000, 6},   {6, 10000},
+                            {640, 480},   {1920, 1080}, {3000, 2000}, {4032, 3024}, {1080, 1920}, {3024, 4032}};
     for (const auto& sz : sizes)
         for (bool inverse : {false, true}) {
             const int w = sz[0], h = sz[1];
@@ -270,7 +271,8 @@ TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
 TEST_F(FastFft, EveryLayoutVariantAndBlockSizeMatchesFftw) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    const int sizes[][2] = {{1, 1}, {2, 8}, {8, 512}, {64, 32}, {1024, 512}, {4096, 64}, {16, 8192}, {512, 2048}, {256, 8192}};
+    const int sizes[][2] = {{1, 1},     {2, 8},     {8, 512},    {64, 32},   {1024, 512},
+                            {4096, 64}, {16, 8192}, {512, 2048}, {256, 8192}};
     for (int vi = 0; vi < 8; ++vi)
         for (auto [rt, ct] : {std::pair{256, 1024}, std::pair{512, 512}, std::pair{1024, 1024}, std::pair{512, 256}}) {
             gpu::FastFft fast;
@@ -286,8 +288,11 @@ TEST_F(FastFft, EveryLayoutVariantAndBlockSizeMatchesFftw) {
                     if ((vi < 4 || rt != 256) && n > (1u << 20)) continue;  // the big ones once a split variant
                     const std::vector<cf> x = rng.complex(n);
                     EXPECT_LT(rel_l2(run_c2c(fast, x, w, h, inverse), dft2d(widen(x), h, w, inverse)), 1e-5)
-                        << w << "x" << h << (inverse ? " inverse" : " forward") << " variant " << vi << " R" << rt << "/C" << ct;
-                    if (n <= (small_run() ? 4096u : (1u << 19))) {  // the real paths too (their column buffers follow the bank variant)
+                        << w << "x" << h << (inverse ? " inverse" : " forward") << " variant " << vi << " R" << rt
+                        << "/C" << ct;
+                    if (n <= (small_run()
+                                  ? 4096u
+                                  : (1u << 19))) {  // the real paths too (their column buffers follow the bank variant)
                         const std::vector<float> r = rng.real(n);
                         gpu::DeviceBuffer<float> plane;
                         upload(plane, r);
@@ -304,7 +309,6 @@ TEST_F(FastFft, EveryLayoutVariantAndBlockSizeMatchesFftw) {
                         fast.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pb.get()}, nullptr, nullptr);
                         EXPECT_EQ(download<std::uint32_t>(pa.get(), n), download<std::uint32_t>(pb.get(), n))
                             << w << "x" << h << " picture, variant " << vi << " R" << rt << "/C" << ct;
-
                     }
                 }
         }
@@ -326,8 +330,9 @@ TEST_F(FastFft, LineBarriersGiveTheSameBytes) {
                     if (small_run() && n > (1u << 20)) continue;
                     const std::vector<cf> x = rng.complex(n);
                     std::vector<cf> got[2];
-                    std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward") +
-                                       " R" + std::to_string(rt) + "/C" + std::to_string(ct);
+                    std::string what = std::to_string(w) + "x" + std::to_string(h) +
+                                       (inverse ? " inverse" : " forward") + " R" + std::to_string(rt) + "/C" +
+                                       std::to_string(ct);
                     for (bool lines : {true, false}) {
                         gpu::FastFft fast;
                         gpu::FastFft::Variant v;
@@ -337,7 +342,8 @@ TEST_F(FastFft, LineBarriersGiveTheSameBytes) {
                         v.in_place_c2c = k != 2;
                         fast.set_variant(v);
                         fast.set_block_threads(rt, ct);
-                        if (lines) what += fast.one_launch_blocks(w, h, inverse) > 0 ? ", one launch" : ", two launches";
+                        if (lines)
+                            what += fast.one_launch_blocks(w, h, inverse) > 0 ? ", one launch" : ", two launches";
                         got[lines ? 0 : 1] = run_c2c(fast, x, w, h, inverse);
                     }
                     what += k == 2 ? ", through the scratch" : ", in place";
@@ -357,7 +363,8 @@ TEST_F(FastFft, SplitRowsAloneGiveTheTransformOfThePairedRows) {
     const std::vector<cf> x = rng.complex(std::size_t(w) * h);
     for (bool inverse : {false, true})
         for (bool grouped : {true, false}) {
-            const std::string what = std::string(inverse ? "inverse" : "forward") + (grouped ? ", grouped" : ", row-major");
+            const std::string what =
+                std::string(inverse ? "inverse" : "forward") + (grouped ? ", grouped" : ", row-major");
             std::vector<cf> got[2];
             for (bool alone : {true, false}) {
                 gpu::FastFft fast;
@@ -369,7 +376,8 @@ TEST_F(FastFft, SplitRowsAloneGiveTheTransformOfThePairedRows) {
                 got[alone ? 0 : 1] = run_c2c(fast, x, w, h, inverse);
             }
             EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
-            if (!inverse && grouped) EXPECT_LT(rel_l2(got[0], dft2d(widen(x), h, w, false)), 1e-5) << what << " vs FFTW";
+            if (!inverse && grouped)
+                EXPECT_LT(rel_l2(got[0], dft2d(widen(x), h, w, false)), 1e-5) << what << " vs FFTW";
         }
 }
 
@@ -386,7 +394,8 @@ TEST_F(FastFft, TmaSplitRowsGiveTheSameBytes) {
     const std::vector<cf> x = rng.complex(n);
     for (bool inverse : {false, true})
         for (bool grouped : {true, false}) {
-            const std::string what = std::string(inverse ? "inverse" : "forward") + (grouped ? ", grouped" : ", row-major");
+            const std::string what =
+                std::string(inverse ? "inverse" : "forward") + (grouped ? ", grouped" : ", row-major");
             gpu::FastFft::Variant v;
             v.grouped = grouped;
             const auto runs = run_c2c_on_off(&gpu::FastFft::Variant::tma_split_rows, v, x, w, h, inverse);
@@ -434,8 +443,10 @@ TEST_F(FastFft, TmaRealRowsGiveTheSameBytes) {
             got[bulk ? 0 : 1] = download<cf>(t.get(), m);
         }
         EXPECT_FALSE(ran[1]) << what << ": bulk copies off";
-        if (w < 4096 || major < 9) EXPECT_FALSE(ran[0]) << what << ": rows of " << w << " points keep the loads";
-        else EXPECT_TRUE(ran[0]) << what << ": bulk copies on";
+        if (w < 4096 || major < 9)
+            EXPECT_FALSE(ran[0]) << what << ": rows of " << w << " points keep the loads";
+        else
+            EXPECT_TRUE(ran[0]) << what << ": bulk copies on";
         EXPECT_EQ(0, std::memcmp(got[0].data(), got[1].data(), m * sizeof(cf))) << what;
         if (n <= (1u << 21))
             EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h, true)), 1e-5) << what << " vs FFTW";
@@ -451,9 +462,9 @@ TEST_F(FastFft, TmaRealRowsGiveTheSameBytes) {
 TEST_F(FastFft, R2cUnpackStepsMatchFftwAsThePerBinTwiddlesDo) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    for (auto [w, h] : {std::pair{16, 16}, std::pair{512, 512}, std::pair{1024, 1024}, std::pair{2048, 1024},
-                        std::pair{1024, 2048}, std::pair{4096, 4096}, std::pair{2048, 8192}, std::pair{4096, 8192},
-                        std::pair{8192, 8192}}) {
+    for (auto [w, h] :
+         {std::pair{16, 16}, std::pair{512, 512}, std::pair{1024, 1024}, std::pair{2048, 1024}, std::pair{1024, 2048},
+          std::pair{4096, 4096}, std::pair{2048, 8192}, std::pair{4096, 8192}, std::pair{8192, 8192}}) {
         const std::size_t n = std::size_t(w) * h;
         if (small_run() && n > (1u << 20)) continue;
         const std::string what = std::to_string(w) + "x" + std::to_string(h);
@@ -464,7 +475,8 @@ TEST_F(FastFft, R2cUnpackStepsMatchFftwAsThePerBinTwiddlesDo) {
         if (n <= (1u << 21)) {
             const std::vector<cd> want = half_spectrum(dft2d(widen(x), h, w), w, h);
             const double e_steps = rel_l2(got[0], want), e_bins = rel_l2(got[1], want);
-            EXPECT_LT(e_steps, std::max(1.1 * e_bins, e_bins + 1e-7)) << what << " vs FFTW: steps " << e_steps << ", per bin " << e_bins;
+            EXPECT_LT(e_steps, std::max(1.1 * e_bins, e_bins + 1e-7))
+                << what << " vs FFTW: steps " << e_steps << ", per bin " << e_bins;
             EXPECT_LT(e_steps, 1e-6) << what << " vs FFTW";
         }
     }
@@ -542,7 +554,8 @@ TEST_F(FastFft, BlockedFirstPassGivesTheSameBytes) {
             const std::vector<cf> x = rng.complex(n);
             const auto runs = run_c2c_on_off(&gpu::FastFft::Variant::blocked_first_pass, {}, x, w, h, inverse);
             EXPECT_EQ(0, std::memcmp(runs[0].out.data(), runs[1].out.data(), n * sizeof(cf))) << what;
-            if (n <= (1u << 20)) EXPECT_LT(rel_l2(runs[0].out, dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
+            if (n <= (1u << 20))
+                EXPECT_LT(rel_l2(runs[0].out, dft2d(widen(x), h, w, inverse)), 1e-5) << what << " vs FFTW";
         }
 }
 
@@ -583,7 +596,8 @@ TEST_F(FastFft, SplitR2cRowsInMirrorPairsGiveTheGroupsTransform) {
         auto runs = run_r2c_on_off(&gpu::FastFft::Variant::split_r2c_rows_alone, {}, x, w, h);
         const std::vector<cf> got[2] = {std::move(runs[0].out), std::move(runs[1].out)};
         EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
-        if (w == 4096) EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h)), 1e-5) << what << " vs FFTW";
+        if (w == 4096)
+            EXPECT_LT(rel_l2(got[0], half_spectrum(dft2d(widen(x), h, w), w, h)), 1e-5) << what << " vs FFTW";
     }
 }
 
@@ -608,7 +622,8 @@ TEST_F(FastFft, TmaPlaneColumnsMatchFftwAndTheLoadedOnes) {
         const std::vector<float> x = rng.real(n);
         auto runs = run_r2c_on_off(&gpu::FastFft::Variant::tma_plane_columns, r2c_columns_first_everywhere(), x, w, h);
         for (int side : {0, 1})
-            EXPECT_EQ(runs[side].marked("", "TMA loads"), side == 0 && sh.tma && major >= 9) << what << (side == 0 ? ", TMA on" : ", TMA off");
+            EXPECT_EQ(runs[side].marked("", "TMA loads"), side == 0 && sh.tma && major >= 9)
+                << what << (side == 0 ? ", TMA on" : ", TMA off");
         const std::vector<cf> got[2] = {std::move(runs[0].out), std::move(runs[1].out)};
         EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
         if (n <= (1u << 22))
@@ -638,7 +653,8 @@ TEST_F(FastFft, TmaGroupedColumnsGiveTheSameBytes) {
                 gpu::FastFft::Variant v;
                 v.tma_grouped_columns = tma;
                 fast.set_variant(v);
-                const bool want_tma = tma && major >= 9 && !fast.c2c_in_place(w, h) && (h == 2048 || h == 4096 || h == 8192) &&
+                const bool want_tma = tma && major >= 9 && !fast.c2c_in_place(w, h) &&
+                                      (h == 2048 || h == 4096 || h == 8192) &&
                                       fast.one_launch_blocks(w, h, inverse) == 0;
                 MarkedRun run = run_c2c_marked(fast, x, w, h, inverse);
                 // (the column pass's mark: m89's row pass has bulk copies too)
@@ -711,10 +727,11 @@ TEST_F(FastFft, InPlaceC2cLeavesTheScratchAloneAndMatchesFftw) {
                 poison(scratch);
                 const std::vector<float2> before = download<float2>(scratch.get(), n);
                 fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
-                const std::string what = std::to_string(w) + "x" + std::to_string(h) + (inverse ? " inverse" : " forward") +
-                                         (fast.one_launch_blocks(w, h, inverse) > 0  ? " in one launch"
-                                          : fast.c2c_columns_first(w, h)          ? " columns first"
-                                                                                  : " in two launches");
+                const std::string what = std::to_string(w) + "x" + std::to_string(h) +
+                                         (inverse ? " inverse" : " forward") +
+                                         (fast.one_launch_blocks(w, h, inverse) > 0 ? " in one launch"
+                                          : fast.c2c_columns_first(w, h)            ? " columns first"
+                                                                                    : " in two launches");
                 const std::vector<cf> got = download<cf>(d.get(), n);
                 EXPECT_LT(rel_l2(got, dft2d(widen(x), h, w, inverse)), 1e-5) << what;
                 const std::vector<float2> after = download<float2>(scratch.get(), n);
@@ -768,7 +785,8 @@ TEST_F(FastFft, RealSpectrumMatchesFftw) {
             fast.r2c(plane.get(), w, h, t.get(), nullptr, nullptr, true);
             EXPECT_LT(rel_l2(download<cf>(t.get(), t_want.size()), t_want), 1e-5) << w << "x" << h << " transposed";
         }
-        if ((w & (w - 1)) == 0 && (h & (h - 1)) == 0 && h > 1) {  // the columns through the grouped scratch at every height (r2c_scratch)
+        if ((w & (w - 1)) == 0 && (h & (h - 1)) == 0 &&
+            h > 1) {  // the columns through the grouped scratch at every height (r2c_scratch)
             gpu::FastFft other;
             gpu::FastFft::Variant v;
             v.r2c_scratch = true;
@@ -790,11 +808,11 @@ TEST_F(FastFft, RealSpectrumMatchesFftw) {
 TEST_F(FastFft, R2cColumnsFirstMatchesFftwAndTheRowsFirstPath) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
-    for (auto [w, h] : {std::pair{2, 2}, std::pair{2, 64}, std::pair{64, 2}, std::pair{4, 4}, std::pair{16384, 2},
-                        std::pair{32, 4096}, std::pair{1024, 1024}, std::pair{512, 256}, std::pair{2048, 2048},
-                        std::pair{4096, 4096},
-                        // m82, 8192-point columns split: narrow (one group a block at most), and wide
-                        std::pair{2, 8192}, std::pair{16, 8192}, std::pair{1024, 8192}}) {
+    for (auto [w, h] :
+         {std::pair{2, 2}, std::pair{2, 64}, std::pair{64, 2}, std::pair{4, 4}, std::pair{16384, 2},
+          std::pair{32, 4096}, std::pair{1024, 1024}, std::pair{512, 256}, std::pair{2048, 2048}, std::pair{4096, 4096},
+          // m82, 8192-point columns split: narrow (one group a block at most), and wide
+          std::pair{2, 8192}, std::pair{16, 8192}, std::pair{1024, 8192}}) {
         const std::size_t n = std::size_t(w) * h;
         if (small_run() && n > (1u << 20)) continue;
         const std::string what = std::to_string(w) + "x" + std::to_string(h);
@@ -894,9 +912,11 @@ TEST_F(FastFft, ColumnsFirstShapesMatchFftwAndTheRowsFirstOnes) {
                     const std::vector<float2> before = download<float2>(scratch.get(), n);
                     fast.c2c(d.get(), scratch.get(), w, h, inverse, nullptr, nullptr);
                     got[first ? 0 : 1] = download<cf>(d.get(), n);
-                    EXPECT_LT(rel_l2(got[first ? 0 : 1], want), 1e-5) << what << (first ? ", columns first" : ", rows first");
+                    EXPECT_LT(rel_l2(got[first ? 0 : 1], want), 1e-5)
+                        << what << (first ? ", columns first" : ", rows first");
                     const std::vector<float2> after = download<float2>(scratch.get(), n);
-                    EXPECT_EQ(0, std::memcmp(before.data(), after.data(), n * sizeof(float2))) << what << ": scratch touched";
+                    EXPECT_EQ(0, std::memcmp(before.data(), after.data(), n * sizeof(float2)))
+                        << what << ": scratch touched";
                 }
                 EXPECT_LT(rel_l2(got[0], widen(got[1])), 1e-5) << what;
             }
@@ -953,9 +973,10 @@ void expect_accuracy_like_cuffts(Rng& rng, gpu::FastFft& fast, gpu::CufftBackend
         if (bar) EXPECT_LE(t_fast, 2 * r_cufft) << what << " R2C transposed";
         EXPECT_LT(t_fast, ceiling) << what << " R2C transposed";
     }
-    std::printf("[ fast     ] %-10s rel L2 vs FFTW: C2C fast %.3g cuFFT %.3g (%.2fx), R2C fast %.3g cuFFT %.3g (%.2fx)%s\n",
-                what.c_str(), e_fast, e_cufft, e_fast / e_cufft, r_fast, r_cufft, r_fast / r_cufft,
-                bar ? "" : " (measured, not held to 2x)");
+    std::printf(
+        "[ fast     ] %-10s rel L2 vs FFTW: C2C fast %.3g cuFFT %.3g (%.2fx), R2C fast %.3g cuFFT %.3g (%.2fx)%s\n",
+        what.c_str(), e_fast, e_cufft, e_fast / e_cufft, r_fast, r_cufft, r_fast / r_cufft,
+        bar ? "" : " (measured, not held to 2x)");
 }
 
 // Issue 13's accuracy bar: custom-fast within 2x cuFFT's relative L2 error against FFTW (double), C2C and R2C, at
@@ -999,11 +1020,18 @@ std::vector<float> view_uncertainty(const std::vector<float>& plane, int w, int 
             const double delta = 8 * eps * (std::sqrt(col[x] / h) + std::sqrt(row[y] / w)), a = std::abs(F[i]);
             double d = delta;
             switch (vp.view) {
-                case View::LogMag: d = delta / (1 + a); break;
-                case View::PowerDb: d = 20 / std::log(10.0) * a * delta / (a * a + kPowerFloor); break;
-                case View::Phase: d = a > delta ? std::min(delta / a, M_PI) : M_PI; break;
+                case View::LogMag:
+                    d = delta / (1 + a);
+                    break;
+                case View::PowerDb:
+                    d = 20 / std::log(10.0) * a * delta / (a * a + kPowerFloor);
+                    break;
+                case View::Phase:
+                    d = a > delta ? std::min(delta / a, M_PI) : M_PI;
+                    break;
                 case View::Real:
-                case View::Imag: break;
+                case View::Imag:
+                    break;
             }
             u[i] = cf(float(d), 0.0f);
         }
@@ -1049,8 +1077,8 @@ void expect_picture_like_the_cpus(Rng& rng, gpu::FastFft& fast, int w, int h, Vi
     fast.picture(plane.get(), w, h, version, vp, gpu::PictureTarget{rgba.get()}, nullptr, nullptr);
     float glo, ghi;
     fast.range(&glo, &ghi, nullptr);
-    const std::string what = std::to_string(w) + "x" + std::to_string(h) + " " + name_of(v) + " " + name_of(r) +
-                             (shift ? " shifted" : "");
+    const std::string what =
+        std::to_string(w) + "x" + std::to_string(h) + " " + name_of(v) + " " + name_of(r) + (shift ? " shifted" : "");
     const float tol = 1e-3f * std::max({1.0f, std::abs(lo), std::abs(hi)});
     EXPECT_NEAR(glo, lo, tol) << what;
     EXPECT_NEAR(ghi, hi, tol) << what;
@@ -1083,8 +1111,12 @@ void expect_picture_like_the_cpus(Rng& rng, gpu::FastFft& fast, int w, int h, Vi
     }
     EXPECT_EQ(bad, 0u) << what << ": " << bad << " texels off by more than one level and their float uncertainty; the "
                        << "first at (" << first_bad % w << ", " << first_bad / w << "), value " << values[first_bad % n]
-                       << " +- " << unc[first_bad % n] << ", levels " << level_of(normalize_to_range(values[first_bad % n], lo, hi));
-    if (widened) std::printf("[ fast     ] %s: %zu texel(s) off by more than one level, within their value's float uncertainty\n", what.c_str(), widened);
+                       << " +- " << unc[first_bad % n] << ", levels "
+                       << level_of(normalize_to_range(values[first_bad % n], lo, hi));
+    if (widened)
+        std::printf(
+            "[ fast     ] %s: %zu texel(s) off by more than one level, within their value's float uncertainty\n",
+            what.c_str(), widened);
 }
 
 TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
@@ -1108,7 +1140,8 @@ TEST_F(FastFft, FusedPictureMatchesTheCpuPicture) {
         for (auto [w, h] : {std::pair{64, 32}, std::pair{256, 256}, std::pair{1024, 512}, std::pair{16, 8192}})
             for (View v : {View::LogMag, View::Phase, View::Imag})
                 for (RangeMode r : {RangeMode::Auto, RangeMode::Top})
-                    for (bool shift : {true, false}) expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
+                    for (bool shift : {true, false})
+                        expect_picture_like_the_cpus(rng, fast, w, h, v, r, shift, ++version);
     }
     fast.set_variant({});
     for (bool shift : {true, false}) {
@@ -1160,7 +1193,8 @@ TEST_F(FastFft, FirstPassIsReusedOnlyInTheLayoutItWasLeftIn) {
 // grouped by 4 columns (the kernel's constant case) and at one where they are not.
 TEST_F(FastFft, RowsFirstPictureIsTheSameInEveryTargetKind) {
     Rng rng;
-    for (auto [w, h, any_size] : {std::tuple{1024, 1024, false}, std::tuple{64, 32, true}, std::tuple{256, 128, true}}) {
+    for (auto [w, h, any_size] :
+         {std::tuple{1024, 1024, false}, std::tuple{64, 32, true}, std::tuple{256, 128, true}}) {
         const std::size_t n = std::size_t(w) * h;
         gpu::DeviceBuffer<float> plane;
         upload(plane, rng.real(n));
@@ -1239,8 +1273,10 @@ TEST_F(FastFft, RangeOfAnIdenticalRunIsReusedAndGivesTheSamePicture) {
     EXPECT_EQ(download<std::uint32_t>(a.get(), x.size()), download<std::uint32_t>(b.get(), x.size()));
     vp.view = View::PowerDb;
     EXPECT_FALSE(fast.picture(plane.get(), w, h, 7, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr).range_reused);
-    EXPECT_FALSE(fast.picture(plane.get(), w, h, 8, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr).range_reused);  // new plane
-    EXPECT_FALSE(fast.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr).range_reused);  // unknown plane
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 8, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr)
+                     .range_reused);  // new plane
+    EXPECT_FALSE(fast.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{b.get()}, nullptr, nullptr)
+                     .range_reused);  // unknown plane
 }
 
 TEST_F(FastFft, RefusesSizesItCannotDo) {
@@ -1275,9 +1311,11 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
             for (bool inverse : {false, true}) {
                 const std::vector<cf> x = rng.complex(n);
                 const std::vector<cd> want = dft2d(widen(x), h, w, inverse);
-                const std::vector<cf> got = run_c2c(compiled, x, w, h, inverse), got_rt = run_c2c(run_time, x, w, h, inverse);
+                const std::vector<cf> got = run_c2c(compiled, x, w, h, inverse),
+                                      got_rt = run_c2c(run_time, x, w, h, inverse);
                 EXPECT_LT(rel_l2(got, want), 1e-5) << what << (inverse ? " inverse" : " forward");
-                EXPECT_LT(rel_l2(got_rt, want), 1e-5) << what << (inverse ? " inverse" : " forward") << " run-time plan";
+                EXPECT_LT(rel_l2(got_rt, want), 1e-5)
+                    << what << (inverse ? " inverse" : " forward") << " run-time plan";
                 EXPECT_LT(rel_l2(got, widen(got_rt)), 1e-6) << what << " compiled against run-time";
             }
             const std::vector<float> r = rng.real(n);
@@ -1305,7 +1343,8 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
             poison(pb);
             compiled.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pa.get()}, nullptr, nullptr);
             run_time.picture(plane.get(), w, h, 0, vp, gpu::PictureTarget{pb.get()}, nullptr, nullptr);
-            const std::vector<std::uint32_t> a = download<std::uint32_t>(pa.get(), n), b = download<std::uint32_t>(pb.get(), n);
+            const std::vector<std::uint32_t> a = download<std::uint32_t>(pa.get(), n),
+                                             b = download<std::uint32_t>(pb.get(), n);
             EXPECT_LE(max_level_diff(a, b, vp.colormap), 1) << what << " picture";
         }
     // Twelve columns grouped by the row pass, read straight by the first pass (ten above: not grouped, the last block
@@ -1329,8 +1368,10 @@ TEST_F(FastFft, CompiledInPlansMatchFftwAndTheRunTimePlans) {
             const std::vector<cf> x = rng.complex(std::size_t(w) * h);
             const std::vector<cd> want = dft2d(widen(x), h, w, inverse);
             EXPECT_LT(rel_l2(run_c2c(compiled, x, w, h, inverse), want), 1e-5) << what;
-            EXPECT_LT(rel_l2(run_c2c(rounds, x, w, h, inverse), want), 1e-5) << what << ", columns of at most 512 threads";
-            const std::vector<cf> got = run_c2c(wide, x, w, h, inverse), got_plain = run_c2c(wide_plain, x, w, h, inverse);
+            EXPECT_LT(rel_l2(run_c2c(rounds, x, w, h, inverse), want), 1e-5)
+                << what << ", columns of at most 512 threads";
+            const std::vector<cf> got = run_c2c(wide, x, w, h, inverse),
+                                  got_plain = run_c2c(wide_plain, x, w, h, inverse);
             EXPECT_LT(rel_l2(got, want), 1e-5) << what << ", columns of at most 1024 threads";
             ASSERT_EQ(got.size(), got_plain.size());
             EXPECT_EQ(std::memcmp(got.data(), got_plain.data(), got.size() * sizeof(cf)), 0)
@@ -1369,7 +1410,8 @@ TEST_F(FastFft, ColumnBlockShapesAndOrdersGiveTheSameBytes) {
             const std::vector<cf> c2c = run_c2c(reference, x, w, h, inverse);
             for (gpu::FastFft* f : {&apart, &wide})
                 EXPECT_TRUE(same(c2c, run_c2c(*f, x, w, h, inverse)))
-                    << w << "x" << h << " C2C" << (inverse ? " inverse" : "") << (f == &apart ? ", halves apart" : ", wide blocks");
+                    << w << "x" << h << " C2C" << (inverse ? " inverse" : "")
+                    << (f == &apart ? ", halves apart" : ", wide blocks");
         }
         for (bool transposed : {false, true}) {
             const std::size_t bins = std::size_t(w / 2 + 1) * h;
@@ -1381,7 +1423,8 @@ TEST_F(FastFft, ColumnBlockShapesAndOrdersGiveTheSameBytes) {
                 fs[i]->r2c(plane.get(), w, h, half.get(), nullptr, nullptr, transposed);
                 got[i] = download<cf>(half.get(), bins);
             }
-            const std::string what = std::to_string(w) + "x" + std::to_string(h) + (transposed ? " R2C transposed" : " R2C");
+            const std::string what =
+                std::to_string(w) + "x" + std::to_string(h) + (transposed ? " R2C transposed" : " R2C");
             EXPECT_TRUE(same(got[0], got[1])) << what << ", halves apart";
             EXPECT_TRUE(same(got[0], got[2])) << what << ", wide blocks";
             EXPECT_LT(rel_l2(got[0], half_spectrum(want, w, h, transposed)), 1e-5) << what;
@@ -1453,7 +1496,8 @@ TEST_F(FastFft, DynamicSharedMemoryLimitOnlyRises) {
     std::atomic<int> refused{0};
     auto worker = [&](int bytes, int slot) {
         cudaStream_t s = nullptr;
-        if (cudaSetDevice(device) != cudaSuccess || cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+        if (cudaSetDevice(device) != cudaSuccess ||
+            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
             ++refused;
             return;
         }

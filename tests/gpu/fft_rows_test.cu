@@ -135,8 +135,8 @@ TEST_F(FftRows, EveryStageMatchesTheCpuModel) {
                     const float2* res = gpu::run_row_fft(plan, nullptr, in.get(), out.get(), in.get(), false,
                                                          {s, natural}, tw, nullptr);
                     const auto got = download<cf>(res, h.size());
-                    EXPECT_LT(rel_l2(got, model), 1e-5) << "n=" << n << " L=" << L << " stages=" << s
-                                                         << (natural ? " natural" : " bit-reversed");
+                    EXPECT_LT(rel_l2(got, model), 1e-5)
+                        << "n=" << n << " L=" << L << " stages=" << s << (natural ? " natural" : " bit-reversed");
                 }
         }
     }
@@ -144,12 +144,12 @@ TEST_F(FftRows, EveryStageMatchesTheCpuModel) {
 
 TEST_F(FftRows, RejectsWhatTheDeviceCannotRunBeforeLaunch) {
     const auto& d = device();
-    EXPECT_THROW(gpu::plan_row_fft(12, 4, {}, d, false), gpu::ConfigError);                 // not a power of two
-    EXPECT_THROW(gpu::plan_row_fft(1 << 15, 4, {}, d, false), gpu::ConfigError);            // too long
+    EXPECT_THROW(gpu::plan_row_fft(12, 4, {}, d, false), gpu::ConfigError);       // not a power of two
+    EXPECT_THROW(gpu::plan_row_fft(1 << 15, 4, {}, d, false), gpu::ConfigError);  // too long
     EXPECT_THROW(gpu::plan_row_fft(1024, 4, {d.max_threads_per_block * 2, 0, 0}, d, false), gpu::ConfigError);
     EXPECT_THROW(gpu::plan_row_fft(1024, 4, {0, 0, 0}, d, false), gpu::ConfigError);
-    EXPECT_THROW(gpu::plan_row_fft(1024, 4, {256, 3, 0}, d, false), gpu::ConfigError);      // H not a power of two
-    EXPECT_THROW(gpu::plan_row_fft(1024, 4, {256, 0, 100}, d, false), gpu::ConfigError);    // L not a power of two
+    EXPECT_THROW(gpu::plan_row_fft(1024, 4, {256, 3, 0}, d, false), gpu::ConfigError);    // H not a power of two
+    EXPECT_THROW(gpu::plan_row_fft(1024, 4, {256, 0, 100}, d, false), gpu::ConfigError);  // L not a power of two
     // 64 rows of 16384 points in one block: far over any shared memory.
     try {
         gpu::plan_row_fft(16384, 64, {1024, 64, 16384}, d, false);

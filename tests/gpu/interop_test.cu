@@ -44,8 +44,9 @@ public:
             return;
         }
         eglBindAPI(EGL_OPENGL_API);
-        const EGLint ctx_attr[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                   EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+        const EGLint ctx_attr[] = {
+            EGL_CONTEXT_MAJOR_VERSION,           3,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+            EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
         context_ = eglCreateContext(display_, cfg, EGL_NO_CONTEXT, ctx_attr);
         if (context_ == EGL_NO_CONTEXT || !eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_)) {
             why_ = "cannot create or make current a GL 3.3 context";
@@ -150,7 +151,8 @@ TEST_F(Interop, PictureSlotCopiedIntoTheTextureEqualsTheEnginesRgba) {
             o.picture_slot = 2;
             const Frame f = engine.run(s, o);
             ASSERT_NE(f.device_rgba, nullptr);
-            const gpu::GlInteropCopier::Target target{&interop, f.device_rgba, f.width, f.height, f.slot_consumed_event};
+            const gpu::GlInteropCopier::Target target{&interop, f.device_rgba, f.width, f.height,
+                                                      f.slot_consumed_event};
             copier.copy(&target, 1);
             copier.wait();
             EXPECT_TRUE(copier.done());
@@ -172,17 +174,20 @@ TEST_F(Interop, PictureSlotCopiedIntoTheTextureEqualsTheEnginesRgba) {
                 interop2.register_texture(tex2, host.width, host.height);
                 std::vector<std::uint32_t> blank(std::size_t(host.width) * host.height, 0x01020304u);
                 glBindTexture(GL_TEXTURE_2D, tex);
-                glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, host.width, host.height, GL_RGBA, GL_UNSIGNED_BYTE, blank.data());
+                glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, host.width, host.height, GL_RGBA, GL_UNSIGNED_BYTE,
+                                blank.data());
                 glFinish();
-                const gpu::GlInteropCopier::Target both[2] = {{&interop, g.device_rgba, g.width, g.height, 0},
-                                                              {&interop2, g.device_rgba, g.width, g.height, g.slot_consumed_event}};
+                const gpu::GlInteropCopier::Target both[2] = {
+                    {&interop, g.device_rgba, g.width, g.height, 0},
+                    {&interop2, g.device_rgba, g.width, g.height, g.slot_consumed_event}};
                 copier.copy(both, 2);
                 copier.wait();
                 for (GLuint t : {tex, tex2}) {
                     std::vector<std::uint32_t> got(blank.size(), 0xDEADBEEFu);
                     glBindTexture(GL_TEXTURE_2D, t);
                     glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, got.data());
-                    EXPECT_EQ(got, host.rgba) << name_of(b) << ", texture " << (t == tex ? 1 : 2) << " of a copy into two";
+                    EXPECT_EQ(got, host.rgba)
+                        << name_of(b) << ", texture " << (t == tex ? 1 : 2) << " of a copy into two";
                 }
                 gpu::GlInteropCopier::Split split;
                 EXPECT_TRUE(copier.last_split(&split));

@@ -32,9 +32,12 @@ std::string path_name(const Path& p) {
 // Every GPU path the lab runs on: the three backends, cuFFT's two modes, a size that is not a power of two (cuFFT and
 // custom-fast).
 std::vector<Path> every_path() {
-    return {Path{Backend::Custom, gpu::CufftMode::R2C, PadMode::Pow2}, Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::Pow2},
-            Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::Pow2}, Path{Backend::Cufft, gpu::CufftMode::C2C, PadMode::Pow2},
-            Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None}, Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::None}};
+    return {Path{Backend::Custom, gpu::CufftMode::R2C, PadMode::Pow2},
+            Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::Pow2},
+            Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::Pow2},
+            Path{Backend::Cufft, gpu::CufftMode::C2C, PadMode::Pow2},
+            Path{Backend::Cufft, gpu::CufftMode::R2C, PadMode::None},
+            Path{Backend::CustomFast, gpu::CufftMode::R2C, PadMode::None}};
 }
 
 TEST_F(Lab, MaskedPictureAndInverseMatchTheCpuAndTheOracleOnEveryBackend) {
@@ -152,7 +155,8 @@ TEST_F(Lab, BrushDabsStampIncrementallyAndMatchTheOracle) {
                 Engine cpu;
                 cpu.set_image(img, "random");
                 const Frame c = cpu.run(cs, o);
-                EXPECT_LE(max_level_difference(f.rgba.data(), c.rgba.data(), (long long)c.rgba.size(), s.view.colormap), 1)
+                EXPECT_LE(max_level_difference(f.rgba.data(), c.rgba.data(), (long long)c.rgba.size(), s.view.colormap),
+                          1)
                     << what;
                 const Plane& plane = cpu.prepared(cs).plane;
                 const std::vector<cd> ref = ref_filtered_by(plane.v, plane.width, plane.height, [&](int x, int y) {
@@ -166,7 +170,8 @@ TEST_F(Lab, BrushDabsStampIncrementallyAndMatchTheOracle) {
                 EXPECT_LE(rel_l2(got, ref_re), 1e-5) << what << " (seed " << rng.seed() << ")";
                 Engine fresh;
                 fresh.set_image(img, "random");
-                EXPECT_EQ(fresh.run(s, o).inverse, f.inverse) << what << ": incremental stamping differs from a fresh mask";
+                EXPECT_EQ(fresh.run(s, o).inverse, f.inverse)
+                    << what << ": incremental stamping differs from a fresh mask";
             }
     }
 }
@@ -228,44 +233,49 @@ TEST_F(Lab, PowerProfilesAndBinsOnTheDeviceEqualTheHosts) {
     Rng rng;
     // Odd and even sizes (Nyquist row and column); each profile taken twice (the second with the counts kept).
     for (const auto& [iw, ih] : {std::pair{91, 61}, std::pair{64, 48}, std::pair{90, 33}})
-    for (const Path& path : every_path()) {
-      Engine engine;
-      for (int again = 0; again < 2; ++again) {
-        const std::string what = path_name(path) + " " + std::to_string(iw) + "x" + std::to_string(ih) + (again ? " again" : "");
-        const Image img = random_image(rng, iw, ih, 1, 8);
-        Settings s;
-        s.backend = path.backend;
-        s.cufft_mode = path.mode;
-        s.pad = path.pad;
-        engine.set_image(img, "random");
-        RunOptions o;
-        o.want_spectrum = true;
-        const Frame f = engine.run(s, o);
-        const PowerProfiles p = engine.power_profiles(s);
-        const Profile r = radial_profile(f.spectrum.data(), f.width, f.height), a = angular_profile(f.spectrum.data(), f.width, f.height);
-        ASSERT_EQ(p.radial.at, r.at) << what;
-        EXPECT_EQ(p.radial.count, r.count) << what;
-        for (std::size_t i = 0; i < r.at.size(); ++i)
-            EXPECT_NEAR(p.radial.mean_power[i], r.mean_power[i], 1e-5 * r.mean_power[i]) << what << " radial bin " << i;
-        // Angles: the device's atan2 may round a bin on an exact degree boundary the other way.
-        ASSERT_EQ(p.angular.at.size(), a.at.size()) << what;
-        long long moved = 0;
-        for (std::size_t i = 0; i < a.at.size(); ++i) moved += std::abs(p.angular.count[i] - a.count[i]);
-        EXPECT_LE(moved, 4) << what;
-        if (moved == 0)
-            for (std::size_t i = 0; i < a.at.size(); ++i)
-                EXPECT_NEAR(p.angular.mean_power[i], a.mean_power[i], 1e-5 * a.mean_power[i]) << what << " angle " << i;
-        EXPECT_GT(p.ms, 0.0);
-        std::vector<int> kx, ky;
-        for (int k = 0; k < 50; ++k) {
-            kx.push_back(int(rng.engine()() % std::uint64_t(f.width)));
-            ky.push_back(int(rng.engine()() % std::uint64_t(f.height)));
+        for (const Path& path : every_path()) {
+            Engine engine;
+            for (int again = 0; again < 2; ++again) {
+                const std::string what =
+                    path_name(path) + " " + std::to_string(iw) + "x" + std::to_string(ih) + (again ? " again" : "");
+                const Image img = random_image(rng, iw, ih, 1, 8);
+                Settings s;
+                s.backend = path.backend;
+                s.cufft_mode = path.mode;
+                s.pad = path.pad;
+                engine.set_image(img, "random");
+                RunOptions o;
+                o.want_spectrum = true;
+                const Frame f = engine.run(s, o);
+                const PowerProfiles p = engine.power_profiles(s);
+                const Profile r = radial_profile(f.spectrum.data(), f.width, f.height),
+                              a = angular_profile(f.spectrum.data(), f.width, f.height);
+                ASSERT_EQ(p.radial.at, r.at) << what;
+                EXPECT_EQ(p.radial.count, r.count) << what;
+                for (std::size_t i = 0; i < r.at.size(); ++i)
+                    EXPECT_NEAR(p.radial.mean_power[i], r.mean_power[i], 1e-5 * r.mean_power[i])
+                        << what << " radial bin " << i;
+                // Angles: the device's atan2 may round a bin on an exact degree boundary the other way.
+                ASSERT_EQ(p.angular.at.size(), a.at.size()) << what;
+                long long moved = 0;
+                for (std::size_t i = 0; i < a.at.size(); ++i) moved += std::abs(p.angular.count[i] - a.count[i]);
+                EXPECT_LE(moved, 4) << what;
+                if (moved == 0)
+                    for (std::size_t i = 0; i < a.at.size(); ++i)
+                        EXPECT_NEAR(p.angular.mean_power[i], a.mean_power[i], 1e-5 * a.mean_power[i])
+                            << what << " angle " << i;
+                EXPECT_GT(p.ms, 0.0);
+                std::vector<int> kx, ky;
+                for (int k = 0; k < 50; ++k) {
+                    kx.push_back(int(rng.engine()() % std::uint64_t(f.width)));
+                    ky.push_back(int(rng.engine()() % std::uint64_t(f.height)));
+                }
+                const std::vector<std::complex<float>> v = engine.spectrum_bins(s, kx, ky);
+                for (std::size_t i = 0; i < kx.size(); ++i)
+                    EXPECT_EQ(v[i], f.spectrum[std::size_t(ky[i]) * f.width + kx[i]])
+                        << what << " bin " << kx[i] << ", " << ky[i];
+            }
         }
-        const std::vector<std::complex<float>> v = engine.spectrum_bins(s, kx, ky);
-        for (std::size_t i = 0; i < kx.size(); ++i)
-            EXPECT_EQ(v[i], f.spectrum[std::size_t(ky[i]) * f.width + kx[i]]) << what << " bin " << kx[i] << ", " << ky[i];
-      }
-    }
 }
 
 // The power sum on the device (RunOptions::accumulate_power) equals the CPU's, on every GPU path, at an even

@@ -41,37 +41,38 @@ TEST_F(Live, DevicePlaneEqualsTheHostPlaneForEveryChannelWindowLevelAndSizePolic
             if (ch == Channel::A && !(c == 2 || c == 4)) continue;
             for (Window win : {Window::None, Window::Hann, Window::Hamming, Window::Tukey, Window::Blackman,
                                Window::BlackmanHarris, Window::Kaiser, Window::FlatTop, Window::Welch})
-                for (auto [shape, level] : {std::pair{WindowShape::Separable, Level::None},
-                                            std::pair{WindowShape::Radial, Level::Plane},
-                                            std::pair{WindowShape::Separable, Level::Mean}})
-                for (PadMode pad : {PadMode::Pow2, PadMode::Crop, PadMode::None})
-                    for (PadFill fill : {PadFill::Zero, PadFill::Mean}) {
-                        Settings s;
-                        s.channel = ch;
-                        s.window = win;
-                        s.tukey_alpha = 0.3f;
-                        s.kaiser_beta = 6.0f;
-                        s.window_shape = shape;
-                        s.level = level;
-                        s.pad = pad;
-                        s.pad_fill = fill;
-                        const PreparedPlane host = prepare_plane(extract_channel(img, ch), s);
-                        gpu::DeviceBuffer<float> plane(host.plane.v.size());
-                        poison(plane);
-                        prep.prepare(plane_recipe(img, s, version, true), plane.get(), stream.get(), nullptr);
-                        stream.sync();
-                        const auto got = download<float>(plane.get(), host.plane.v.size());
-                        double worst = 0;
-                        for (std::size_t i = 0; i < got.size(); ++i) {
-                            const double d = std::abs(double(got[i]) - host.plane.v[i]);
-                            worst = std::isfinite(got[i]) ? std::max(worst, d) : 1e30;
+                for (auto [shape, level] :
+                     {std::pair{WindowShape::Separable, Level::None}, std::pair{WindowShape::Radial, Level::Plane},
+                      std::pair{WindowShape::Separable, Level::Mean}})
+                    for (PadMode pad : {PadMode::Pow2, PadMode::Crop, PadMode::None})
+                        for (PadFill fill : {PadFill::Zero, PadFill::Mean}) {
+                            Settings s;
+                            s.channel = ch;
+                            s.window = win;
+                            s.tukey_alpha = 0.3f;
+                            s.kaiser_beta = 6.0f;
+                            s.window_shape = shape;
+                            s.level = level;
+                            s.pad = pad;
+                            s.pad_fill = fill;
+                            const PreparedPlane host = prepare_plane(extract_channel(img, ch), s);
+                            gpu::DeviceBuffer<float> plane(host.plane.v.size());
+                            poison(plane);
+                            prep.prepare(plane_recipe(img, s, version, true), plane.get(), stream.get(), nullptr);
+                            stream.sync();
+                            const auto got = download<float>(plane.get(), host.plane.v.size());
+                            double worst = 0;
+                            for (std::size_t i = 0; i < got.size(); ++i) {
+                                const double d = std::abs(double(got[i]) - host.plane.v[i]);
+                                worst = std::isfinite(got[i]) ? std::max(worst, d) : 1e30;
+                            }
+                            // Identical arithmetic; only the mean's summation order differs.
+                            EXPECT_LE(worst, 1e-7)
+                                << w << "x" << h << "x" << c << " depth " << depth << " channel " << name_of(ch)
+                                << " window " << name_of(win) << " " << name_of(shape) << " level " << name_of(level)
+                                << " pad " << name_of(pad) << " fill " << name_of(fill);
+                            ++cases;
                         }
-                        // Identical arithmetic; only the mean's summation order differs.
-                        EXPECT_LE(worst, 1e-7) << w << "x" << h << "x" << c << " depth " << depth << " channel " << name_of(ch) << " window "
-                                               << name_of(win) << " " << name_of(shape) << " level " << name_of(level)
-                                               << " pad " << name_of(pad) << " fill " << name_of(fill);
-                        ++cases;
-                    }
         }
     }
     EXPECT_GT(cases, 450 * 6);
@@ -87,7 +88,10 @@ TEST_F(Live, OneBinDftEqualsFftwDoubleAtRandomBins) {
         s.backend = Backend::Cufft;
         s.pad = PadMode::None;
         engine.run(s);
-        const std::vector<cd> ref = dft2d(widen(std::vector<float>(static_cast<const float*>(img.data()), static_cast<const float*>(img.data()) + img.sample_count())), h, w);
+        const std::vector<cd> ref =
+            dft2d(widen(std::vector<float>(static_cast<const float*>(img.data()),
+                                           static_cast<const float*>(img.data()) + img.sample_count())),
+                  h, w);
         double norm = 0;
         for (const cd& v : ref) norm += std::norm(v);
         norm = std::sqrt(norm / ref.size());  // RMS bin magnitude
@@ -96,8 +100,8 @@ TEST_F(Live, OneBinDftEqualsFftwDoubleAtRandomBins) {
             const int x = k == 0 ? 0 : ux(rng.engine()), y = k == 0 ? 0 : uy(rng.engine());
             const std::complex<double> got = engine.read_value(s, x, y);
             const cd want = ref[std::size_t(y) * w + x];
-            EXPECT_LT(std::abs(got - want), 1e-5 * std::max(norm, std::abs(want))) << w << "x" << h << " bin " << x << "," << y
-                                                                                   << " seed " << rng.seed();
+            EXPECT_LT(std::abs(got - want), 1e-5 * std::max(norm, std::abs(want)))
+                << w << "x" << h << " bin " << x << "," << y << " seed " << rng.seed();
         }
     }
 }
@@ -202,8 +206,9 @@ TEST_F(Live, AViewOnlyChangeRunsOnlyTheViewStagesAndGivesTheSamePicture) {
             s.window = Window::Hann;
             engine.run(s);
             engine.run(s);  // planned and full
-            for (auto [cm, range] : {std::pair{Colormap::Turbo, RangeMode::Top}, std::pair{Colormap::Magma, RangeMode::Auto},
-                                     std::pair{Colormap::Gray, RangeMode::Percentile}}) {
+            for (auto [cm, range] :
+                 {std::pair{Colormap::Turbo, RangeMode::Top}, std::pair{Colormap::Magma, RangeMode::Auto},
+                  std::pair{Colormap::Gray, RangeMode::Percentile}}) {
                 s.view.colormap = cm;
                 s.view.range = range;
                 engine.run(s);  // a new range mode plans first; this run and the next are view-only
@@ -288,8 +293,12 @@ TEST_F(Live, DeviceMemoryNeedModelCoversWhatARunAllocates) {
                 s.view.range = range;
                 if (lab) s.filters = {lowpass};
                 const double model = memory_need(ImageHeader{2048, 2048, 3, 8, "random"}, s, raw, false, lab).device;
-                const std::string what = name_of(b) + (raw ? " raw " : lab ? " lab " : " ") + name_of(range) + ": model " +
-                                         human_bytes(model) + ", allocated " + human_bytes(used);
+                const std::string what = name_of(b) +
+                                         (raw   ? " raw "
+                                          : lab ? " lab "
+                                                : " ") +
+                                         name_of(range) + ": model " + human_bytes(model) + ", allocated " +
+                                         human_bytes(used);
                 std::cout << "  " << what << "\n";
                 EXPECT_GE(model, used) << what;
                 EXPECT_LE(model, 2.0 * used + 128.0 * 1024 * 1024) << what;

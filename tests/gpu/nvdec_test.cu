@@ -24,22 +24,27 @@ namespace specview::test {
 namespace {
 
 // Frame k: a vertical grating of (k + 2) cycles across, and a horizontal one of 3 (so rows differ), on mid gray.
-std::vector<std::vector<std::uint8_t>> grating(int w, int h, int frames) { return fixtures::moving_grating(w, h, frames, 70, 20); }
+std::vector<std::vector<std::uint8_t>> grating(int w, int h, int frames) {
+    return fixtures::moving_grating(w, h, frames, 70, 20);
+}
 
 class Nvdec : public GpuTest {
 protected:
     void SetUp() override {
         GpuTest::SetUp();
         if (IsSkipped()) return;
-        if (!video_supported()) GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
+        if (!video_supported())
+            GTEST_SKIP() << "this build has no video (FFmpeg's development packages were not found)";
     }
     // The grating video (n frames of w x h) written to `path` and opened on the GPU; null, with why in skip, where
     // either cannot be done here (no such encoder, no NVDEC).
-    std::unique_ptr<GpuVideo> grating_video(const std::string& path, int w, int h, int n, const char* codec, int fps, int bits = 8) {
+    std::unique_ptr<GpuVideo> grating_video(const std::string& path, int w, int h, int n, const char* codec, int fps,
+                                            int bits = 8) {
         try {
             fixtures::write_file(path, fixtures::video(w, h, grating(w, h, n), codec, "mp4", fps, bits));
         } catch (const std::runtime_error& e) {
-            skip = std::string("no ") + codec + " encoder (" + std::to_string(bits) + "-bit) for the fixture: " + e.what();
+            skip =
+                std::string("no ") + codec + " encoder (" + std::to_string(bits) + "-bit) for the fixture: " + e.what();
             return nullptr;
         }
         try {
@@ -199,11 +204,14 @@ TEST_F(Nvdec, StackAnalysisOnTheGpuMeasuresWhatTheCpuMeasures) {
     EXPECT_EQ(c.how.find("NVDEC"), std::string::npos) << c.how;
     ASSERT_EQ(g.series.size(), std::size_t(n));
     ASSERT_EQ(c.series.size(), std::size_t(n));
-    for (int k = 0; k < n; ++k) EXPECT_NEAR(g.series[std::size_t(k)], c.series[std::size_t(k)], 1e-4 * (1 + std::abs(c.series[std::size_t(k)]))) << "frame " << k;
+    for (int k = 0; k < n; ++k)
+        EXPECT_NEAR(g.series[std::size_t(k)], c.series[std::size_t(k)], 1e-4 * (1 + std::abs(c.series[std::size_t(k)])))
+            << "frame " << k;
     ASSERT_EQ(g.rgba.size(), c.rgba.size());
     std::size_t far = 0;
     for (std::size_t i = 0; i < g.rgba.size(); ++i)
-        for (int sh = 0; sh < 24; sh += 8) far += std::abs(int((g.rgba[i] >> sh) & 255) - int((c.rgba[i] >> sh) & 255)) > 1;
+        for (int sh = 0; sh < 24; sh += 8)
+            far += std::abs(int((g.rgba[i] >> sh) & 255) - int((c.rgba[i] >> sh) & 255)) > 1;
     EXPECT_EQ(far, 0u) << "mean power spectrum pictures differ by more than a level";
 }
 
@@ -220,11 +228,14 @@ TEST_F(Nvdec, DamagedVideosAreErrorsNotCrashes) {
     int refused = 0, frame_errors = 0, decoded = 0;
     for (int c = 0; c < 12; ++c) {
         std::vector<unsigned char> b = good;
-        if (c < 3) b.resize(b.size() * std::size_t(3 + 3 * c) / 10);  // truncated at 30%, 60%, 90%
+        if (c < 3)
+            b.resize(b.size() * std::size_t(3 + 3 * c) / 10);  // truncated at 30%, 60%, 90%
         else if (c < 9) {
-            for (int i = 0; i < 8 * (c - 2); ++i) b[std::uniform_int_distribution<std::size_t>(b.size() / 4, b.size() - 1)(rng)] ^= 0xA5;
+            for (int i = 0; i < 8 * (c - 2); ++i)
+                b[std::uniform_int_distribution<std::size_t>(b.size() / 4, b.size() - 1)(rng)] ^= 0xA5;
         } else {
-            for (int i = 0; i < 64; ++i) b[std::uniform_int_distribution<std::size_t>(0, std::min<std::size_t>(b.size() - 1, 4096))(rng)] = 0xFF;
+            for (int i = 0; i < 64; ++i)
+                b[std::uniform_int_distribution<std::size_t>(0, std::min<std::size_t>(b.size() - 1, 4096))(rng)] = 0xFF;
         }
         const std::string path = dir.file("bad" + std::to_string(c) + ".mp4");
         fixtures::write_file(path, b);
@@ -244,8 +255,8 @@ TEST_F(Nvdec, DamagedVideosAreErrorsNotCrashes) {
             ++refused;
         }
     }
-    std::cout << "[ nvdec    ] damaged videos: " << refused << " refused, " << frame_errors << " frame errors, " << decoded
-              << " frames decoded\n";
+    std::cout << "[ nvdec    ] damaged videos: " << refused << " refused, " << frame_errors << " frame errors, "
+              << decoded << " frames decoded\n";
     EXPECT_GT(refused + frame_errors, 0) << "some damage must show";
     CUDA_CHECK(cudaDeviceSynchronize());  // and the device is fine afterwards
 }
@@ -275,7 +286,8 @@ TEST_F(Nvdec, HeldFramesKeepTheirSamplesWhileDecodingGoesOn) {
             }
             if (std::hypot(re, im) > best) best = std::hypot(re, im), peak = u;
         }
-        EXPECT_EQ(peak, old.frame + 2) << "held frame " << old.frame << " changed under the decoder (at frame " << k << ")";
+        EXPECT_EQ(peak, old.frame + 2) << "held frame " << old.frame << " changed under the decoder (at frame " << k
+                                       << ")";
     }
 }
 

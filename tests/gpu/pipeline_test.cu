@@ -48,8 +48,8 @@ TEST_F(Custom2D, MatchesFftwForwardAndInverseOverConfigurations) {
     Rng rng;
     SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
     Worst worst;
-    const int sizes[][2] = {{1, 1}, {2, 2}, {8, 4}, {4, 8}, {64, 64}, {256, 128}, {128, 512}, {1024, 1024},
-                            {16, 4096}, {4096, 16}, {8192, 8}, {2, 16384}, {2048, 2048}, {4096, 4096}};
+    const int sizes[][2] = {{1, 1},       {2, 2},     {8, 4},     {4, 8},    {64, 64},   {256, 128},   {128, 512},
+                            {1024, 1024}, {16, 4096}, {4096, 16}, {8192, 8}, {2, 16384}, {2048, 2048}, {4096, 4096}};
     const gpu::CustomConfig configs[] = {
         {{256, 0, 0}, {32}}, {{64, 1, 0}, {8}}, {{1024, 4, 0}, {64}}, {{128, 16, 0}, {16}}, {{256, 2, 128}, {32}},
     };
@@ -143,8 +143,9 @@ TEST_F(Custom2D, EveryStopPointMatchesTheStagedCpuModel) {
                 EXPECT_EQ(r.cols, model.cols);
                 const auto got = download<cf>(r.data, p.v.size());
                 std::vector<cd> ref(model.data.begin(), model.data.end());
-                EXPECT_LT(rel_l2(got, ref), 1e-5) << w << "x" << h << " L=" << L << " stop kind " << int(stop.kind)
-                                                  << " stage " << stop.stage << (stop.bit_reversed ? " bit-reversed" : "");
+                EXPECT_LT(rel_l2(got, ref), 1e-5)
+                    << w << "x" << h << " L=" << L << " stop kind " << int(stop.kind) << " stage " << stop.stage
+                    << (stop.bit_reversed ? " bit-reversed" : "");
             }
             // The last stop is the whole FFT: it equals FFTW.
             const StagedResult full = run_staged_2d(p, {K::Transpose2, 0, false});

@@ -53,8 +53,8 @@ TEST_F(PostKernels, MatchTheCpuViewsPixelForPixel) {
                         float glo, ghi;
                         viewer.range(&glo, &ghi, nullptr);
                         const auto gpu_px = download<std::uint32_t>(rgba.get(), n);
-                        const std::string what = std::to_string(w) + "x" + std::to_string(h) + " view " +
-                                                 name_of(v) + " range " + name_of(r) + " cmap " + name_of(cm) +
+                        const std::string what = std::to_string(w) + "x" + std::to_string(h) + " view " + name_of(v) +
+                                                 " range " + name_of(r) + " cmap " + name_of(cm) +
                                                  (shift ? " shifted" : "");
                         EXPECT_NEAR(glo, lo, 1e-4 * std::max(1.0f, std::abs(lo))) << what;
                         EXPECT_NEAR(ghi, hi, 1e-4 * std::max(1.0f, std::abs(hi))) << what;

@@ -13,8 +13,8 @@ class Transpose : public GpuTest {};
 
 TEST_F(Transpose, IsExactForAnyShapeAndTile) {
     Rng rng;
-    const int shapes[][2] = {{1, 1}, {1, 37}, {37, 1}, {7, 13}, {32, 32}, {33, 65}, {64, 8}, {1000, 3}, {3, 1000},
-                             {256, 1024}, {2048, 2048}, {4096, 16}};
+    const int shapes[][2] = {{1, 1},  {1, 37},   {37, 1},   {7, 13},     {32, 32},     {33, 65},
+                             {64, 8}, {1000, 3}, {3, 1000}, {256, 1024}, {2048, 2048}, {4096, 16}};
     for (const auto& sh : shapes)
         for (int tile : {8, 16, 32, 64}) {
             const int rows = sh[0], cols = sh[1];

@@ -48,13 +48,15 @@ class Gui : public ::testing::Test {
 protected:
     void SetUp() override {
         if (!offscreen() && !std::getenv("DISPLAY"))
-            GTEST_SKIP() << "no X display: run the GUI tests under xvfb-run (as .ci/run does), or set SPECVIEW_GUI_OFFSCREEN=1";
+            GTEST_SKIP()
+                << "no X display: run the GUI tests under xvfb-run (as .ci/run does), or set SPECVIEW_GUI_OFFSCREEN=1";
     }
     // Runs the viewer for `frames` frames with the arguments; returns its exit code.
     int run(const std::vector<std::string>& args, int frames, const std::string& shot) {
         std::string cmd = viewer_exe();
         for (const auto& a : args) cmd += " '" + a + "'";
-        cmd += " --frames " + std::to_string(frames) + " --screenshot '" + shot + "' >'" + dir.file("out.txt") + "' 2>&1";
+        cmd +=
+            " --frames " + std::to_string(frames) + " --screenshot '" + shot + "' >'" + dir.file("out.txt") + "' 2>&1";
         const int status = std::system(cmd.c_str());
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
@@ -77,7 +79,8 @@ protected:
     std::string grating(int n, int kx, int ky) {
         fixtures::Pixels p{n, n, 1, {}};
         for (int y = 0; y < n; ++y)
-            for (int x = 0; x < n; ++x) p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (double(kx) * x + double(ky) * y) / n));
+            for (int x = 0; x < n; ++x)
+                p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (double(kx) * x + double(ky) * y) / n));
         const std::string path = dir.file("grating.png");
         fixtures::write_file(path, fixtures::png(p, 16));
         return path;
@@ -90,7 +93,8 @@ TEST_F(Gui, SpectrumViewShowsTheGratingPeaksAndThePanelsAreDrawn) {
     const std::string shot = dir.file("shot.png");
     ASSERT_EQ(run({grating(n, kx, ky), "--colormap", "gray"}, 6, shot), 0);
     const Layout l = layout(shot);
-    for (const char* p : {"panel File", "panel Pipeline", "panel Display", "panel Timings", "panel Device", "panel Classroom"})
+    for (const char* p :
+         {"panel File", "panel Pipeline", "panel Display", "panel Timings", "panel Device", "panel Classroom"})
         EXPECT_TRUE(l.has(p)) << p;
     EXPECT_EQ(l.line("frame"), "frame 128 128");
     ASSERT_EQ(l.rects.count("spectrum_image"), 1u);
@@ -125,7 +129,8 @@ TEST_F(Gui, SpectrumViewShowsTheGratingPeaksAndThePanelsAreDrawn) {
     std::map<int, int> colours;
     for (int y = 0; y < img.height; y += 3)
         for (int x = 0; x < int(l.rects.at("image_image")[0]) - 10; x += 3)
-            colours[int(img.at(x, y, 0) * 255) * 65536 + int(img.at(x, y, 1) * 255) * 256 + int(img.at(x, y, 2) * 255)]++;
+            colours[int(img.at(x, y, 0) * 255) * 65536 + int(img.at(x, y, 1) * 255) * 256 +
+                    int(img.at(x, y, 2) * 255)]++;
     EXPECT_GT(colours.size(), 20u);
 }
 
@@ -184,7 +189,8 @@ TEST_F(Gui, AFallbackToTheCpuChecksTheCpuPathsMemoryNeed) {
     EXPECT_NE(l.line("startup-error").find("needs a GPU"), std::string::npos) << l.line("startup-error");
     const bool cpu_fits = need_cpu <= allowed;
     EXPECT_EQ(l.line("error ").find("needs about") == std::string::npos, cpu_fits)
-        << "CPU path " << need_cpu << " B, GPU path " << need_gpu << " B, allowed " << allowed << ": " << l.line("error ");
+        << "CPU path " << need_cpu << " B, GPU path " << need_gpu << " B, allowed " << allowed << ": "
+        << l.line("error ");
 }
 
 // The scripted viewer: the normal frame loop driven from a file, with a JSON report.
@@ -192,8 +198,7 @@ class Script : public Gui {
 protected:
     int run_script(const std::string& text, const std::vector<std::string>& args) {
         fixtures::write_file(dir.file("s.txt"), std::vector<unsigned char>(text.begin(), text.end()));
-        std::string cmd = viewer_exe() + " --script '" + dir.file("s.txt") + "' --report '" +
-                          dir.file("r.json") + "'";
+        std::string cmd = viewer_exe() + " --script '" + dir.file("s.txt") + "' --report '" + dir.file("r.json") + "'";
         for (const auto& a : args) cmd += " '" + a + "'";
         cmd += " >'" + dir.file("out.txt") + "' 2>&1";
         const int status = std::system(cmd.c_str());
@@ -234,8 +239,10 @@ TEST_F(Script, DrivesTheViewerAndReportsEveryChange) {
                          "wait-ready\n"
                          "hover 6 -4\n"
                          "wait 3\n"
-                         "screenshot " + shot + "\n"
-                         "quit\n",
+                         "screenshot " +
+                             shot +
+                             "\n"
+                             "quit\n",
                          {img}),
               0)
         << read("out.txt");
@@ -294,16 +301,23 @@ TEST_F(Script, ALowPassFilterShowsTheBlurredImageInAThirdView) {
         ASSERT_EQ(run_script("filter lowpass:0.06,gauss\n"
                              "wait-ready\n"
                              "wait 2\n"
-                             "screenshot " + shot + "\n"
-                             "clear-filters\n"
-                             "wait-ready\n"
-                             "screenshot " + shot2 + "\n"
-                             "quit\n",
+                             "screenshot " +
+                                 shot +
+                                 "\n"
+                                 "clear-filters\n"
+                                 "wait-ready\n"
+                                 "screenshot " +
+                                 shot2 +
+                                 "\n"
+                                 "quit\n",
                              {img, "--colormap", "gray", "--backend", backend}),
                   0)
             << read("out.txt");
         const Layout l = layout(shot);
-        EXPECT_NE(l.line("backend").find(backend == "cpu" ? "CPU" : backend == "cufft" ? "cuFFT" : backend), std::string::npos)
+        EXPECT_NE(l.line("backend").find(backend == "cpu"     ? "CPU"
+                                         : backend == "cufft" ? "cuFFT"
+                                                              : backend),
+                  std::string::npos)
             << l.line("backend");
         ASSERT_EQ(l.rects.count("lab_image"), 1u) << "no third view";
         ASSERT_EQ(l.rects.count("image_image"), 1u);
@@ -333,18 +347,24 @@ TEST_F(Script, PaintingAGratingsBinsRemovesItFromTheFilteredView) {
     if (gpu::probe_device(0).available) backends.insert(backends.end(), {"cufft", "custom-fast", "custom"});
     for (const std::string& backend : backends) {
         SCOPED_TRACE(backend);
-        const std::string painted = dir.file("painted-" + backend + ".png"), erased = dir.file("erased-" + backend + ".png"),
-                          mask = dir.file("mask-" + backend + ".png");
+        const std::string painted = dir.file("painted-" + backend + ".png"),
+                          erased = dir.file("erased-" + backend + ".png"), mask = dir.file("mask-" + backend + ".png");
         ASSERT_EQ(run_script("paint 16 0 2.5\n"
                              "wait-ready\n"
                              "wait 2\n"
-                             "screenshot " + painted + "\n"
-                             "save-mask " + mask + "\n"
-                             "erase 16 0 3\n"
-                             "wait-ready\n"
-                             "wait 2\n"
-                             "screenshot " + erased + "\n"
-                             "quit\n",
+                             "screenshot " +
+                                 painted +
+                                 "\n"
+                                 "save-mask " +
+                                 mask +
+                                 "\n"
+                                 "erase 16 0 3\n"
+                                 "wait-ready\n"
+                                 "wait 2\n"
+                                 "screenshot " +
+                                 erased +
+                                 "\n"
+                                 "quit\n",
                              {img, "--colormap", "gray", "--backend", backend}),
                   0)
             << read("out.txt");
@@ -353,7 +373,8 @@ TEST_F(Script, PaintingAGratingsBinsRemovesItFromTheFilteredView) {
         ASSERT_EQ(l.rects.count("lab_image"), 1u) << "no third view for a brushed mask";
         EXPECT_EQ(l.line("mask"), "mask 1 brush dab");
         const Image a = load_image(painted);
-        const double image_detail = detail(a, l.rects.at("image_image")), lab_detail = detail(a, l.rects.at("lab_image"));
+        const double image_detail = detail(a, l.rects.at("image_image")),
+                     lab_detail = detail(a, l.rects.at("lab_image"));
         EXPECT_GT(image_detail, 0.05) << "the grating is not visible in the image view";
         EXPECT_LT(lab_detail, 0.2 * image_detail) << "painting its bins did not remove the grating";
         const Layout l2 = layout(erased);
@@ -399,12 +420,18 @@ TEST_F(Script, TheAnalysisStripMeasuresTheSpectrumAndCorrelates) {
         ASSERT_EQ(run_script("analysis on\n"
                              "line -20 0 20 0\n"
                              "wait-ready\n"
-                             "correlate " + other + "\n"
-                             "wait-ready\n"
-                             "wait 2\n"
-                             "screenshot " + shot + "\n"
-                             "export-analysis " + dir.file("a-" + backend) + "\n"
-                             "quit\n",
+                             "correlate " +
+                                 other +
+                                 "\n"
+                                 "wait-ready\n"
+                                 "wait 2\n"
+                                 "screenshot " +
+                                 shot +
+                                 "\n"
+                                 "export-analysis " +
+                                 dir.file("a-" + backend) +
+                                 "\n"
+                                 "quit\n",
                              {img, "--backend", backend}),
                   0)
             << read("out.txt");
@@ -488,18 +515,20 @@ TEST_F(Script, AVideoPlaysAndJumps) {
     for (int k = 0; k < frames; ++k) {
         std::vector<std::uint8_t> px;
         for (int y = 0; y < n; ++y)
-            for (int x = 0; x < n; ++x) px.push_back(std::uint8_t(std::lround(128 + 90 * std::cos(2 * M_PI * (k + 1) * x / n))));
+            for (int x = 0; x < n; ++x)
+                px.push_back(std::uint8_t(std::lround(128 + 90 * std::cos(2 * M_PI * (k + 1) * x / n))));
         f.push_back(px);
     }
     const std::string video = dir.file("v.mkv"), a = dir.file("a.png"), b = dir.file("b.png");
     fixtures::write_file(video, fixtures::video(n, n, f, "ffv1", "matroska", 25));
-    ASSERT_EQ(run_script("wait-ready\nplay 60\nwait 30\npause\nwait-ready\nscreenshot " + a + "\nframe 3\nwait-ready\nscreenshot " + b +
-                             "\nquit\n",
+    ASSERT_EQ(run_script("wait-ready\nplay 60\nwait 30\npause\nwait-ready\nscreenshot " + a +
+                             "\nframe 3\nwait-ready\nscreenshot " + b + "\nquit\n",
                          {video}),
               0)
         << read("out.txt");
     const Layout la = layout(a), lb = layout(b);
-    EXPECT_NE(la.line("frame "), "frame 1 of 20") << "playing moved on; the viewer said: " << read("out.txt") << "\nreport: " << read("r.json");
+    EXPECT_NE(la.line("frame "), "frame 1 of 20")
+        << "playing moved on; the viewer said: " << read("out.txt") << "\nreport: " << read("r.json");
     EXPECT_EQ(la.line("frame ").rfind("frame ", 0), 0u) << "a video is a stack: " << la.line("frame ");
     EXPECT_EQ(lb.line("frame "), "frame 3 of 20");
     // The report lists the frames whose spectra reached the textures, in time order: the first, some played, and
@@ -526,7 +555,8 @@ TEST_F(Script, AVideoFrameDecodedOnTheGpuShowsTheSamePixelsAndSpectrum) {
         std::vector<std::uint8_t> px;
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x)
-                px.push_back(std::uint8_t(std::lround(128 + 60 * std::cos(2 * M_PI * (k + 2) * x / w) + 30 * std::sin(2 * M_PI * 5 * y / h))));
+                px.push_back(std::uint8_t(std::lround(128 + 60 * std::cos(2 * M_PI * (k + 2) * x / w) +
+                                                      30 * std::sin(2 * M_PI * 5 * y / h))));
         f.push_back(px);
     }
     const std::string video = dir.file("v.mp4");
@@ -537,7 +567,8 @@ TEST_F(Script, AVideoFrameDecodedOnTheGpuShowsTheSamePixelsAndSpectrum) {
     }
     std::map<std::string, std::string> out;
     for (const char* how : {"auto", "cpu"}) {
-        const std::string img = dir.file(std::string("image-") + how + ".png"), spec = dir.file(std::string("spec-") + how + ".png");
+        const std::string img = dir.file(std::string("image-") + how + ".png"),
+                          spec = dir.file(std::string("spec-") + how + ".png");
         const std::string shot = dir.file(std::string("shot-") + how + ".png");
         ASSERT_EQ(run_script("wait-ready\nframe 5\nwait-ready\nsave-texture " + img + " image\nsave-texture " + spec +
                                  " spectrum\nscreenshot " + shot + "\nquit\n",
@@ -573,7 +604,8 @@ TEST_F(Script, AVideoFrameDecodedOnTheGpuShowsTheSamePixelsAndSpectrum) {
     EXPECT_EQ(bad_cpu, 0u) << "image texture texels differing from the decoded luma (cpu)";
     const Image sa = load_image(dir.file("spec-auto.png")), sc = load_image(dir.file("spec-cpu.png"));
     ASSERT_EQ(sa.sample_bytes(), sc.sample_bytes());
-    EXPECT_EQ(std::memcmp(sa.data(), sc.data(), sa.sample_bytes()), 0) << "the spectrum of the frame differs by decoder";
+    EXPECT_EQ(std::memcmp(sa.data(), sc.data(), sa.sample_bytes()), 0)
+        << "the spectrum of the frame differs by decoder";
 }
 
 TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
@@ -593,7 +625,8 @@ TEST_F(Script, EveryFrameOfADragIsAChangeAndTheLastArrives) {
 // decode + 80 ms" is measured from when a file is opened in a running viewer (tests/device/run.sh tiff16).
 TEST_F(Script, ReportsWhenEachOpenedImageWasDecodedAndPictured) {
     const std::string a = grating(64, 3, 2), b = grating(96, 5, -1);
-    ASSERT_EQ(run_script("wait-ready\nopen " + b + "\nwait-ready\nset colormap magma\nwait-ready\nquit\n", {a}), 0) << read("out.txt");
+    ASSERT_EQ(run_script("wait-ready\nopen " + b + "\nwait-ready\nset colormap magma\nwait-ready\nquit\n", {a}), 0)
+        << read("out.txt");
     const nlohmann::json r = report();
     ASSERT_TRUE(r.contains("opens")) << r;
     const nlohmann::json& opens = r["opens"];
@@ -627,8 +660,7 @@ TEST_F(Script, EveryRegressionCorpusFileIsOpenedAndTheViewerKeepsRendering) {
         try {
             const Image img = load_image(e.path().string());
             expect = {img.width, img.height};
-        } catch (const InputError&) {
-        }
+        } catch (const InputError&) {}
     }
     ASSERT_GE(files, 3);
     const std::string shot = dir.file("shot.png");
@@ -664,7 +696,9 @@ TEST_F(Script, MaxMemoryRefusesAnImageOnScreen) {
     const std::string big = dir.file("big.png");
     fixtures::write_file(big, fixtures::png(fixtures::pattern(2048, 2048, 1), 8));
     const std::string shot = dir.file("shot.png");
-    ASSERT_EQ(run_script("open " + big + "\nwait 20\nscreenshot " + shot + "\n", {"--max-memory", "60M", grating(64, 3, 2)}), 0)
+    ASSERT_EQ(
+        run_script("open " + big + "\nwait 20\nscreenshot " + shot + "\n", {"--max-memory", "60M", grating(64, 3, 2)}),
+        0)
         << read("out.txt");
     const Layout l = layout(shot);
     EXPECT_NE(l.line("error ").find("needs about"), std::string::npos) << l.line("error ");
@@ -705,13 +739,13 @@ TEST_F(Script, TheSpectrumTextureEqualsTheHeadlessPictureOnEveryBackend) {
     if (gpu::probe_device(0).available) backends = {"cpu", "custom", "cufft", "custom-fast"};
     for (const std::string& b : backends) {
         const std::string tex = dir.file("tex-" + b + ".png"), ref = dir.file("ref-" + b + ".png");
-        ASSERT_EQ(run_script("set backend " + b + "\nset window hann\nset colormap viridis\nwait-ready\nsave-texture " + tex +
-                                 "\nscreenshot " + dir.file("shot.png") + "\n",
+        ASSERT_EQ(run_script("set backend " + b + "\nset window hann\nset colormap viridis\nwait-ready\nsave-texture " +
+                                 tex + "\nscreenshot " + dir.file("shot.png") + "\n",
                              {img}),
                   0)
             << b << ": " << read("out.txt");
-        const std::string cmd = std::string("'") + SPECVIEW_EXE + "' --headless '" + img + "' -o '" + ref + "' --backend " + b +
-                                " --window hann --colormap viridis >/dev/null 2>&1";
+        const std::string cmd = std::string("'") + SPECVIEW_EXE + "' --headless '" + img + "' -o '" + ref +
+                                "' --backend " + b + " --window hann --colormap viridis >/dev/null 2>&1";
         ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
         const Image a = load_image(tex), r = load_image(ref);
         ASSERT_EQ(a.width, r.width);
@@ -726,7 +760,8 @@ TEST_F(Script, TheSpectrumTextureEqualsTheHeadlessPictureOnEveryBackend) {
         if (b != "cpu") {
             EXPECT_NE(l.line("backend ").find("on "), std::string::npos) << l.line("backend ");
         }
-        std::printf("[ texture  ] %s: %s, %dx%d identical\n", b.c_str(), l.line("platform ").c_str(), a.width, a.height);
+        std::printf("[ texture  ] %s: %s, %dx%d identical\n", b.c_str(), l.line("platform ").c_str(), a.width,
+                    a.height);
     }
 }
 
@@ -750,7 +785,8 @@ TEST_F(Script, TheImageTextureHoldsTheImagesPixels) {
         std::size_t bad = 0;
         for (std::size_t i = 0; i < std::size_t(c.w) * c.h; ++i)
             for (int k = 0; k < 4; ++k) {
-                const float want = k == 3 ? 1.0f : r.sample(i * std::size_t(c.channels) + std::size_t(c.channels == 1 ? 0 : k));
+                const float want =
+                    k == 3 ? 1.0f : r.sample(i * std::size_t(c.channels) + std::size_t(c.channels == 1 ? 0 : k));
                 bad += std::lround(a.sample(i * 4 + std::size_t(k)) * 255.0f) != std::lround(want * 255.0f);
             }
         EXPECT_EQ(bad, 0u) << c.w << "x" << c.h << " " << c.bits << "-bit: texels differing from the image";

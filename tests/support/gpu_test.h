@@ -24,7 +24,8 @@ protected:
         return d;
     }
     void SetUp() override {
-        if (!device().available) GTEST_SKIP() << "no usable CUDA device (" << device().why_unavailable << "); GPU test skipped";
+        if (!device().available)
+            GTEST_SKIP() << "no usable CUDA device (" << device().why_unavailable << "); GPU test skipped";
     }
 };
 

@@ -15,8 +15,8 @@
 namespace specview::test {
 
 struct RefFilter {
-    std::string kind;   // lowpass, highpass, bandpass, bandstop, notch, wedge, stripe
-    std::string edge;   // ideal, gauss, butterworth
+    std::string kind;  // lowpass, highpass, bandpass, bandstop, notch, wedge, stripe
+    std::string edge;  // ideal, gauss, butterworth
     int n = 1;
     double a = 0, b = 0, c = 0;  // R | R1 R2 | U V R | ANGLE HALF-or-WIDTH RMIN
 };

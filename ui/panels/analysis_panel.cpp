@@ -44,11 +44,12 @@ void draw_analysis_panel(PanelContext& ctx, AnalysisUi& a) {
     if (ImGui::Checkbox("Plots under the views", &a.open)) a.ask = true;
     ImGui::TextDisabled("radial PSD (log-log, fitted slope), angular profile,\nline profile, log-phi view");
     if (!a.open) return;
-    bool refit = ImGui::DragFloatRange2("Fit range", &a.fit_lo, &a.fit_hi, 0.001f, 0.001f, 0.7071f, "%.3f c/px", "%.3f c/px",
-                                        ImGuiSliderFlags_AlwaysClamp);
+    bool refit = ImGui::DragFloatRange2("Fit range", &a.fit_lo, &a.fit_hi, 0.001f, 0.001f, 0.7071f, "%.3f c/px",
+                                        "%.3f c/px", ImGuiSliderFlags_AlwaysClamp);
     (void)refit;
     if (ImGui::Checkbox("Log-phi view", &a.log_polar)) a.ask = true;
-    if (!a.have_line) ImGui::TextDisabled("Line profile: pick the Lab's line tool and drag on the spectrum.");
+    if (!a.have_line)
+        ImGui::TextDisabled("Line profile: pick the Lab's line tool and drag on the spectrum.");
     else {
         ImGui::Text("Line (%+.0f, %+.0f) -> (%+.0f, %+.0f) bins", a.u0, a.v0, a.u1, a.v1);
         ImGui::SameLine();
@@ -63,8 +64,10 @@ void draw_analysis_panel(PanelContext& ctx, AnalysisUi& a) {
     if (ImGui::Button("Export CSV")) {
         std::string wrote;
         const std::string err = export_analysis_csv(a, a.csv_prefix, &wrote);
-        if (err.empty()) ctx.messages.info("wrote " + wrote);
-        else ctx.messages.error(err);
+        if (err.empty())
+            ctx.messages.info("wrote " + wrote);
+        else
+            ctx.messages.error(err);
     }
     if (ctx.has_image() && ctx.shown.image->frames > 1) {
         ImGui::Separator();
@@ -89,13 +92,16 @@ void draw_analysis_panel(PanelContext& ctx, AnalysisUi& a) {
     a.phase_correlation = kind == 0;
     ImGui::SameLine();
     if (ImGui::Button("Correlate")) {
-        if (!ctx.has_image()) ctx.messages.error("correlate: no image");
-        else if (a.correlate_path.empty()) ctx.messages.error("correlate: name the other image (same size)");
-        else ctx.worker.correlate(ctx.settings, a.correlate_path, a.phase_correlation);
+        if (!ctx.has_image())
+            ctx.messages.error("correlate: no image");
+        else if (a.correlate_path.empty())
+            ctx.messages.error("correlate: name the other image (same size)");
+        else
+            ctx.worker.correlate(ctx.settings, a.correlate_path, a.phase_correlation);
     }
     if (a.correlation && a.correlation->ok)
-        ImGui::Text("%s: shift %.2f, %.2f px (peak %.3f)", a.correlation->phase ? "phase" : "cross", a.correlation->shift.dx,
-                    a.correlation->shift.dy, a.correlation->shift.peak);
+        ImGui::Text("%s: shift %.2f, %.2f px (peak %.3f)", a.correlation->phase ? "phase" : "cross",
+                    a.correlation->shift.dx, a.correlation->shift.dy, a.correlation->shift.peak);
 }
 
 }  // namespace specview::ui

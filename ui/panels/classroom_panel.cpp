@@ -34,11 +34,13 @@ std::vector<Step> steps_for(int w, int h, bool bit_reversed) {
     const int lw = log2i(w), lh = log2i(h);
     v.push_back({{K::RowPass1, 0, false}, false, "Input plane"});
     for (int s = 1; s <= lw; ++s)
-        v.push_back({{K::RowPass1, s, s == lw && bit_reversed}, false,
+        v.push_back({{K::RowPass1, s, s == lw && bit_reversed},
+                     false,
                      "Row pass 1, stage " + std::to_string(s) + "/" + std::to_string(lw)});
     v.push_back({{K::Transpose1, 0, false}, false, "Transpose 1"});
     for (int s = 1; s <= lh; ++s)
-        v.push_back({{K::RowPass2, s, s == lh && bit_reversed}, false,
+        v.push_back({{K::RowPass2, s, s == lh && bit_reversed},
+                     false,
                      "Row pass 2, stage " + std::to_string(s) + "/" + std::to_string(lh)});
     v.push_back({{K::Transpose2, 0, false}, false, "Transpose 2: the 2D FFT"});
     v.push_back({{K::Done, 0, false}, true, "Shift: DC to the centre"});
@@ -158,7 +160,8 @@ void draw_butterfly_diagram(PanelContext& ctx, Classroom& c, const Step& step, I
     const float dx = (size.x - label_w - right_w) / std::max(lg, 1);
     const float dy = std::max((size.y - fs * 1.5f) / n, fs * 0.9f);
     auto node = [&](int s2, int j) { return ImVec2(o.x + label_w + s2 * dx, o.y + fs * 1.2f + (j + 0.5f) * dy); };
-    const ImU32 dim = IM_COL32(110, 110, 120, 255), hot = IM_COL32(255, 200, 40, 255), done = IM_COL32(90, 170, 255, 255);
+    const ImU32 dim = IM_COL32(110, 110, 120, 255), hot = IM_COL32(255, 200, 40, 255),
+                done = IM_COL32(90, 170, 255, 255);
     for (int s2 = 1; s2 <= lg; ++s2) {
         const int span = n >> s2;
         const ImU32 col = s2 == hi ? hot : (hi > s2 ? done : dim);
@@ -189,9 +192,12 @@ void draw_butterfly_diagram(PanelContext& ctx, Classroom& c, const Step& step, I
             dl->AddCircleFilled(p, fs * 0.22f, col);
             const std::complex<double> v = stages[s2][j];
             char t[32];
-            if (c.show_phase) std::snprintf(t, sizeof t, "%.0f°", std::arg(v) * 180 / M_PI);
-            else std::snprintf(t, sizeof t, "%.2f", std::abs(v));
-            if (n <= 16 || s2 == 0 || s2 == lg) dl->AddText(ImVec2(p.x + fs * 0.3f, p.y - fs * 0.1f), IM_COL32(230, 230, 230, 255), t);
+            if (c.show_phase)
+                std::snprintf(t, sizeof t, "%.0f°", std::arg(v) * 180 / M_PI);
+            else
+                std::snprintf(t, sizeof t, "%.2f", std::abs(v));
+            if (n <= 16 || s2 == 0 || s2 == lg)
+                dl->AddText(ImVec2(p.x + fs * 0.3f, p.y - fs * 0.1f), IM_COL32(230, 230, 230, 255), t);
             if (s2 == 0) {
                 char in[16];
                 std::snprintf(in, sizeof in, "x[%d]", j);
@@ -224,7 +230,8 @@ void draw_thread_mapping(PanelContext& ctx, const Classroom& c, const Step& step
     ImGui::TextWrapped("- %d blocks", p.blocks);
     const gpu::KernelResources* r = nullptr;
     for (const auto& k : ctx.shown.frame.resources)
-        if (k.kernel.find("fft_rows") != std::string::npos && (pass2 ? k.kernel.find("complex") : k.kernel.find("real")) != std::string::npos)
+        if (k.kernel.find("fft_rows") != std::string::npos &&
+            (pass2 ? k.kernel.find("complex") : k.kernel.find("real")) != std::string::npos)
             r = &k;
     if (r)
         ImGui::TextWrapped("- %d registers/thread, %d blocks/SM, occupancy %.0f%% (limited by %s)",
@@ -328,8 +335,9 @@ void draw_classroom_panel(PanelContext& ctx, Classroom& c) {
     if (!ImGui::CollapsingHeader("Classroom", c.enabled ? ImGuiTreeNodeFlags_DefaultOpen : 0)) return;
     if (ImGui::Checkbox("Step through the FFT", &c.enabled)) ctx.dirty = true;
     if (!c.enabled) {
-        ImGui::TextWrapped("Shows the data after every butterfly stage, transpose and the shift, computed by %s.",
-                           ctx.machine.gpu_ok ? "the custom CUDA kernels stopped there" : "the CPU model of the same algorithm");
+        ImGui::TextWrapped(
+            "Shows the data after every butterfly stage, transpose and the shift, computed by %s.",
+            ctx.machine.gpu_ok ? "the custom CUDA kernels stopped there" : "the CPU model of the same algorithm");
         return;
     }
     const std::vector<Step> steps = current_steps(ctx, c);
@@ -340,7 +348,7 @@ void draw_classroom_panel(PanelContext& ctx, Classroom& c) {
     }
     ImGui::Text("Step %d of %d: %s", c.step + 1, int(steps.size()), steps[c.step].title.c_str());
     ctx.layout.push_back("classroom-step " + std::to_string(c.step + 1) + " " + std::to_string(steps.size()) + " " +
-                        steps[c.step].title);
+                         steps[c.step].title);
     if (ImGui::Button("< Prev")) c.step = std::max(0, c.step - 1);
     ImGui::SameLine();
     if (ImGui::Button(c.playing ? "Pause" : "Play")) {
@@ -385,9 +393,8 @@ void draw_classroom_overlay(PanelContext& ctx, Classroom& c, ImVec2 size) {
     ImGui::TextWrapped("%s", caption(step, w, h, ctx.settings).c_str());
     const ImVec2 rest = ImGui::GetContentRegionAvail();
     ImGui::BeginChild("diagram", ImVec2(rest.x * 0.62f, rest.y), false);
-    ImGui::Text("Butterflies of %d points from row %d, columns %d..%d (the same algorithm as the kernel)",
-                c.diagram_n, c.diagram_row, c.diagram_offset,
-                c.diagram_offset + c.diagram_n - 1);
+    ImGui::Text("Butterflies of %d points from row %d, columns %d..%d (the same algorithm as the kernel)", c.diagram_n,
+                c.diagram_row, c.diagram_offset, c.diagram_offset + c.diagram_n - 1);
     draw_butterfly_diagram(ctx, c, step, ImGui::GetContentRegionAvail());
     ImGui::EndChild();
     ImGui::SameLine();

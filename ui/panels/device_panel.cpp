@@ -15,11 +15,13 @@ void draw_device_panel(PanelContext& ctx, DeviceUi& device) {
     }
     ImGui::Text("%s", d.name.c_str());
     ImGui::Text("compute capability %d.%d, %d SMs", d.cc_major, d.cc_minor, d.sm_count);
-    ImGui::Text("memory %.1f GiB (%.1f GiB free at start)", d.total_memory / 1073741824.0, d.free_memory / 1073741824.0);
+    ImGui::Text("memory %.1f GiB (%.1f GiB free at start)", d.total_memory / 1073741824.0,
+                d.free_memory / 1073741824.0);
     ImGui::Text("shared memory %d KiB/block (%d KiB opt-in), %d KiB/SM", d.max_smem_per_block / 1024,
                 d.max_smem_per_block_optin / 1024, d.max_smem_per_sm / 1024);
-    ImGui::TextWrapped("Picture path: %s", ctx.machine.interop_ok ? "CUDA writes the GL texture directly (interop)"
-                                                          : ("host copy (" + ctx.machine.interop_why + ")").c_str());
+    ImGui::TextWrapped("Picture path: %s", ctx.machine.interop_ok
+                                               ? "CUDA writes the GL texture directly (interop)"
+                                               : ("host copy (" + ctx.machine.interop_why + ")").c_str());
     if (ctx.shown.frame.resources.empty()) {
         const auto& c = ctx.settings.custom;
         const std::string key = ctx.shown.image_path + "|" + name_of(ctx.settings.pad) + "|" +
@@ -31,11 +33,13 @@ void draw_device_panel(PanelContext& ctx, DeviceUi& device) {
             device.resources_key = key;
         }
     }
-    const std::vector<gpu::KernelResources>& res = ctx.shown.frame.resources.empty() ? device.resources_cache : ctx.shown.frame.resources;
+    const std::vector<gpu::KernelResources>& res =
+        ctx.shown.frame.resources.empty() ? device.resources_cache : ctx.shown.frame.resources;
     if (res.empty()) return;
     ImGui::TextUnformatted("Custom kernels at this configuration:");
     if (ImGui::BeginTable("res", 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
-        for (const char* h : {"kernel", "threads", "regs", "smem B", "blocks/SM", "occupancy"}) ImGui::TableSetupColumn(h);
+        for (const char* h : {"kernel", "threads", "regs", "smem B", "blocks/SM", "occupancy"})
+            ImGui::TableSetupColumn(h);
         ImGui::TableHeadersRow();
         for (const auto& r : res) {
             ImGui::TableNextRow();

@@ -47,12 +47,16 @@ void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& 
             }
             break;
         }
-        case RangeMode::Top: changed |= ImGui::DragFloat("Span below peak", &v.top_span, 0.5f, 0.1f, 400.0f); break;
-        case RangeMode::Auto: break;
+        case RangeMode::Top:
+            changed |= ImGui::DragFloat("Span below peak", &v.top_span, 0.5f, 0.1f, 400.0f);
+            break;
+        case RangeMode::Auto:
+            break;
     }
     if (!classroom.enabled) changed |= ImGui::Checkbox("Shift (DC in the centre)", &v.shift);
-    if (ctx.shown.have_frame) draw_colorbar(v.colormap, ctx.shown.frame.range_lo, ctx.shown.frame.range_hi, view_unit(v.view),
-                                     ImGui::GetContentRegionAvail().x, ImGui::GetFrameHeight());
+    if (ctx.shown.have_frame)
+        draw_colorbar(v.colormap, ctx.shown.frame.range_lo, ctx.shown.frame.range_hi, view_unit(v.view),
+                      ImGui::GetContentRegionAvail().x, ImGui::GetFrameHeight());
     ImGui::Checkbox("Presentation (large, high contrast)", &presentation);
     if (changed) ctx.dirty = true;
 }

@@ -51,7 +51,8 @@ void draw_file_panel(PanelContext& ctx, FileUi& file) {
     if (ctx.has_image() && ctx.shown.image->frames > 1) {
         const int frames = ctx.shown.image->frames;
         int f = ctx.shown.image->frame + 1;
-        if (ImGui::SliderInt("Frame", &f, 1, frames, "%d", ImGuiSliderFlags_AlwaysClamp) && f - 1 != ctx.shown.image->frame)
+        if (ImGui::SliderInt("Frame", &f, 1, frames, "%d", ImGuiSliderFlags_AlwaysClamp) &&
+            f - 1 != ctx.shown.image->frame)
             ctx.open(ctx.shown.image_path, f - 1);
         ImGui::SameLine();
         ImGui::TextDisabled("of %d", frames);

@@ -44,7 +44,9 @@ bool edit(FilterSpec& f, int w, int h) {
     }
     switch (f.kind) {
         case FilterKind::LowPass:
-        case FilterKind::HighPass: changed |= radius("R", &f.r, w, h); break;
+        case FilterKind::HighPass:
+            changed |= radius("R", &f.r, w, h);
+            break;
         case FilterKind::BandPass:
         case FilterKind::BandStop:
             changed |= radius("R1", &f.r1, w, h);
@@ -59,7 +61,9 @@ bool edit(FilterSpec& f, int w, int h) {
                 f.v = std::clamp(double(uv[1]), -0.5, 0.5);
                 changed = true;
             }
-            if (w > 0 && h > 0) ImGui::TextDisabled("centre = bin (%+.1f, %+.1f); twin at (%+.1f, %+.1f)", f.u * w, f.v * h, -f.u * w, -f.v * h);
+            if (w > 0 && h > 0)
+                ImGui::TextDisabled("centre = bin (%+.1f, %+.1f); twin at (%+.1f, %+.1f)", f.u * w, f.v * h, -f.u * w,
+                                    -f.v * h);
             changed |= radius("R", &f.r, w, h);
             break;
         }
@@ -73,8 +77,9 @@ bool edit(FilterSpec& f, int w, int h) {
             ImGui::SameLine();
             ImGui::TextDisabled("(?)");
             if (ImGui::IsItemHovered())
-                ImGui::SetTooltip("Counter-clockwise from +u, up positive. Horizontal scan lines in the image make a\n"
-                                  "vertical line in the spectrum: direction 90.");
+                ImGui::SetTooltip(
+                    "Counter-clockwise from +u, up positive. Horizontal scan lines in the image make a\n"
+                    "vertical line in the spectrum: direction 90.");
             if (f.kind == FilterKind::Wedge) {
                 float half = float(f.r);
                 if (ImGui::SliderFloat("Half-width", &half, 0.1f, 90.0f, "%.1f deg")) {
@@ -115,11 +120,14 @@ void brush_section(PanelContext& ctx, LabUi& lab) {
     ImGui::RadioButton("erase: restore", &lab.brush, 2);
     ImGui::SameLine();
     ImGui::RadioButton("line", &lab.brush, 3);
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("Drag on the spectrum to draw the line of the Analysis line profile.");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("Drag on the spectrum to draw the line of the Analysis line profile.");
     ImGui::SliderFloat("Brush radius", &lab.brush_radius, 0.5f, 512.0f, "%.1f bins", ImGuiSliderFlags_Logarithmic);
     if (lab.brush)
-        ImGui::TextDisabled("Drag on the spectrum to %s; the right button pans.",
-                            lab.brush == 1 ? "paint" : lab.brush == 2 ? "erase" : "draw the profile's line");
+        ImGui::TextDisabled("Drag on the spectrum to %s; the right button pans.", lab.brush == 1 ? "paint"
+                                                                                  : lab.brush == 2
+                                                                                      ? "erase"
+                                                                                      : "draw the profile's line");
     ImGui::Text("%zu brush dab%s", s.strokes.size(), s.strokes.size() == 1 ? "" : "s");
     if (!s.strokes.empty()) {
         ImGui::SameLine();
@@ -214,8 +222,10 @@ void draw_lab_panel(PanelContext& ctx, LabUi& lab) {
         if (ImGui::Button("Add filter")) {
             FilterSpec checked;
             const std::string err = parse_filter(filter_text(lab.draft), &checked);
-            if (!err.empty()) ctx.messages.error(err);
-            else if (s.filters.size() >= std::size_t(kMaxFilters)) ctx.messages.error("at most 32 filters");
+            if (!err.empty())
+                ctx.messages.error(err);
+            else if (s.filters.size() >= std::size_t(kMaxFilters))
+                ctx.messages.error("at most 32 filters");
             else {
                 s.filters.push_back(checked);
                 lab.selected = int(s.filters.size()) - 1;
@@ -235,7 +245,8 @@ void draw_lab_panel(PanelContext& ctx, LabUi& lab) {
     if (has_mask(s)) {
         ImGui::Separator();
         int view = int(s.lab_view);
-        if (ImGui::Combo("Third view", &view, "filtered image\0removed part (original - filtered)\0difference heat map\0")) {
+        if (ImGui::Combo("Third view", &view,
+                         "filtered image\0removed part (original - filtered)\0difference heat map\0")) {
             s.lab_view = LabView(view);
             ctx.dirty = true;
         }

@@ -89,7 +89,7 @@ struct Classroom {
     int diagram_n = 8;
     int diagram_row = 0;
     int diagram_offset = 0;
-    bool show_phase = false;    // node labels: magnitude or phase
+    bool show_phase = false;  // node labels: magnitude or phase
     // The butterfly diagram's row window, asked of the worker when it changes.
     PlaneRow plane_row;
     std::uint64_t plane_row_key = 0;
@@ -116,14 +116,14 @@ struct AnalysisUi {
     bool open = false;
     float fit_lo = 0.02f, fit_hi = 0.25f;  // the power-law fit's range, cycles/pixel
     bool log_polar = true;
-    bool have_line = false;                // a line drawn on the spectrum (the Lab's line tool), signed bins
+    bool have_line = false;  // a line drawn on the spectrum (the Lab's line tool), signed bins
     double u0 = 0, v0 = 0, u1 = 0, v1 = 0;
-    bool ask = false;                      // ask the worker again (line moved, toggles changed)
+    bool ask = false;  // ask the worker again (line moved, toggles changed)
     std::uint64_t asked_change = 0;
     std::optional<AnalysisResult> result;
     std::optional<CorrelationResult> correlation;
     std::string correlate_path, csv_prefix = "spectrum";
-    bool phase_correlation = true;  // else plain cross-correlation
+    bool phase_correlation = true;     // else plain cross-correlation
     std::optional<StackResult> stack;  // a stack's mean spectrum and one bin's time series
     int stack_u = 1, stack_v = 0;
     PlotAxes series{false, false};

@@ -19,7 +19,8 @@ void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
     }
     const Frame& f = ctx.shown.frame;
     ImGui::TextWrapped("%s", f.backend.c_str());
-    if (ImGui::BeginTable("kernels", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp)) {
+    if (ImGui::BeginTable("kernels", 4,
+                          ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp)) {
         ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 3.0f);
         ImGui::TableSetupColumn("ms");
         ImGui::TableSetupColumn("GB/s");
@@ -67,10 +68,10 @@ void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
         ImGui::SetTooltip("needs a GPU: %s", ctx.machine.gpu_why.c_str());
     if (timings.comparison) {
         const CompareResult& c = *timings.comparison;
-        ImGui::TextWrapped("custom %.3f ms, cuFFT %.3f ms: custom/cuFFT = %.2fx; largest spectrum difference %.2g of the "
-                           "peak, %d colormap level(s)",
-                           c.custom_ms, c.cufft_ms, c.cufft_ms > 0 ? c.custom_ms / c.cufft_ms : 0.0, c.max_rel_diff,
-                           c.max_level_diff);
+        ImGui::TextWrapped(
+            "custom %.3f ms, cuFFT %.3f ms: custom/cuFFT = %.2fx; largest spectrum difference %.2g of the "
+            "peak, %d colormap level(s)",
+            c.custom_ms, c.cufft_ms, c.cufft_ms > 0 ? c.custom_ms / c.cufft_ms : 0.0, c.max_rel_diff, c.max_level_diff);
     }
 
     if (timings.sweep) {
@@ -82,7 +83,8 @@ void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
                 hi = std::max(hi, sw.ms[i]);
             }
         ImGui::Text("total ms, custom pipeline (rows: H, columns: threads per block)%s", sw.finished ? "" : " ...");
-        if (ImGui::BeginTable("sweep", int(sw.threads.size()) + 1, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
+        if (ImGui::BeginTable("sweep", int(sw.threads.size()) + 1,
+                              ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit)) {
             ImGui::TableSetupColumn("H");
             for (int t : sw.threads) ImGui::TableSetupColumn(std::to_string(t).c_str());
             ImGui::TableHeadersRow();
@@ -99,8 +101,9 @@ void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
                         continue;
                     }
                     const float t = hi > lo ? float((sw.ms[i] - lo) / (hi - lo)) : 0.0f;  // 0 fastest
-                    ImGui::TableSetBgColor(ImGuiTableBgTarget_CellBg,
-                                           ImGui::GetColorU32(ImVec4(0.15f + 0.7f * t, 0.75f - 0.55f * t, 0.2f, 0.85f)));
+                    ImGui::TableSetBgColor(
+                        ImGuiTableBgTarget_CellBg,
+                        ImGui::GetColorU32(ImVec4(0.15f + 0.7f * t, 0.75f - 0.55f * t, 0.2f, 0.85f)));
                     ImGui::Text("%.3f", sw.ms[i]);
                 }
             }

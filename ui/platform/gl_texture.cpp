@@ -64,8 +64,10 @@ bool StagedTexture::step(std::size_t max_bytes, const RowUpload& upload) {
     GlTexture& back = tex_[1 - front_];
     if (row_ == 0) back.ensure(w_, h_);
     const int rows = std::max(1, int(std::min<std::size_t>(std::size_t(h_ - row_), max_bytes / (std::size_t(w_) * 4))));
-    if (upload) upload(back, 1 - front_, data_.data(), row_, rows);
-    else back.upload_rows(data_.data(), row_, rows);
+    if (upload)
+        upload(back, 1 - front_, data_.data(), row_, rows);
+    else
+        back.upload_rows(data_.data(), row_, rows);
     row_ += rows;
     if (row_ < h_) return false;
     front_ = 1 - front_;

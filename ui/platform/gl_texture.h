@@ -22,9 +22,9 @@ public:
     // cannot be respecified (glTexImage2D fails with GL_INVALID_OPERATION on the NVIDIA driver), so whoever
     // registers it says here how to give the registration up. Runs once, then is forgotten.
     void before_resize(std::function<void()> f) { before_resize_ = std::move(f); }
-    void upload(const std::uint32_t* rgba);  // width x height texels
+    void upload(const std::uint32_t* rgba);                         // width x height texels
     void upload_rows(const std::uint32_t* rgba, int y0, int rows);  // rows y0.. of a width-wide picture
-    std::vector<std::uint32_t> read() const; // glGetTexImage
+    std::vector<std::uint32_t> read() const;                        // glGetTexImage
     void release() noexcept;
     GLuint id() const { return id_; }
     int width() const { return w_; }

@@ -25,7 +25,8 @@ void save_framebuffer_png(const std::string& path, int w, int h) {
     // GL's rows run bottom-up: write them top-down.
     std::vector<unsigned char> flipped(px.size());
     const std::size_t row = std::size_t(w) * 4;
-    for (int y = 0; y < h; ++y) std::copy_n(px.data() + std::size_t(h - 1 - y) * row, row, flipped.data() + std::size_t(y) * row);
+    for (int y = 0; y < h; ++y)
+        std::copy_n(px.data() + std::size_t(h - 1 - y) * row, row, flipped.data() + std::size_t(y) * row);
     if (!stbi_write_png_to_func(append, &bytes, w, h, 4, flipped.data(), int(row)))
         throw std::runtime_error(path + ": PNG encoding failed");
     write_file_atomically(path, bytes);

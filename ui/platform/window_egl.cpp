@@ -35,14 +35,16 @@ public:
             EGLint major = 0, minor = 0;
             if (d != EGL_NO_DISPLAY && eglInitialize(d, &major, &minor)) display_ = d;
         }
-        if (display_ == EGL_NO_DISPLAY) throw std::runtime_error("offscreen: no EGL device display could be initialised");
+        if (display_ == EGL_NO_DISPLAY)
+            throw std::runtime_error("offscreen: no EGL device display could be initialised");
         const EGLint cfg_attr[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
         EGLConfig cfg = nullptr;
         EGLint n = 0;
         if (!eglChooseConfig(display_, cfg_attr, &cfg, 1, &n) || n < 1) fail("no OpenGL-capable EGL config");
         if (!eglBindAPI(EGL_OPENGL_API)) fail("eglBindAPI(EGL_OPENGL_API) failed");
-        const EGLint ctx_attr[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                   EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+        const EGLint ctx_attr[] = {
+            EGL_CONTEXT_MAJOR_VERSION,           3,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+            EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
         context_ = eglCreateContext(display_, cfg, EGL_NO_CONTEXT, ctx_attr);
         if (context_ == EGL_NO_CONTEXT || !eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_))
             fail("cannot make a 3.3 core context current");

@@ -55,7 +55,8 @@ std::vector<std::string> drag_steps(int line, const std::string& option, const s
     std::vector<std::string> steps;
     if (!list.empty()) {
         const auto a = std::find(list.begin(), list.end(), from), b = std::find(list.begin(), list.end(), to);
-        if (a == list.end() || b == list.end()) throw ScriptError(line, "drag " + option + ": FROM and TO must be values it takes");
+        if (a == list.end() || b == list.end())
+            throw ScriptError(line, "drag " + option + ": FROM and TO must be values it takes");
         const int ia = int(a - list.begin()), ib = int(b - list.begin());
         for (int k = 0; k < frames; ++k) {
             const double t = frames > 1 ? double(k) / (frames - 1) : 1.0;
@@ -64,7 +65,8 @@ std::vector<std::string> drag_steps(int line, const std::string& option, const s
         return steps;
     }
     double a = 0, b = 0;
-    if (!parse_number(from, &a) || !parse_number(to, &b)) throw ScriptError(line, "drag " + option + ": FROM and TO must be numbers");
+    if (!parse_number(from, &a) || !parse_number(to, &b))
+        throw ScriptError(line, "drag " + option + ": FROM and TO must be numbers");
     for (int k = 0; k < frames; ++k) steps.push_back(fmt(frames > 1 ? a + (b - a) * double(k) / (frames - 1) : b));
     return steps;
 }
@@ -116,27 +118,33 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
         } else if (v == "stack-analysis") {
             int u = 0;
-            if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) || !parse_count(a.args[1], &u, -1048576, 1048576))
+            if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) ||
+                !parse_count(a.args[1], &u, -1048576, 1048576))
                 throw ScriptError(line, "stack-analysis takes a bin U V (signed, from DC)");
         } else if (v == "play") {
             double fps = 0;
-            if (n != 1 || !parse_number(a.args[0], &fps) || fps < 1 || fps > 60) throw ScriptError(line, "play takes frames/s (1 to 60)");
+            if (n != 1 || !parse_number(a.args[0], &fps) || fps < 1 || fps > 60)
+                throw ScriptError(line, "play takes frames/s (1 to 60)");
         } else if (v == "pause") {
             if (n != 0) throw ScriptError(line, "pause takes no arguments");
         } else if (v == "frame") {
             int f = 0;
-            if (n != 1 || !parse_count(a.args[0], &f, 1, 1000000)) throw ScriptError(line, "frame takes a frame number (1 = the first)");
+            if (n != 1 || !parse_count(a.args[0], &f, 1, 1000000))
+                throw ScriptError(line, "frame takes a frame number (1 = the first)");
         } else if (v == "analysis") {
-            if (n != 1 || (a.args[0] != "on" && a.args[0] != "off")) throw ScriptError(line, "analysis takes on or off");
+            if (n != 1 || (a.args[0] != "on" && a.args[0] != "off"))
+                throw ScriptError(line, "analysis takes on or off");
         } else if (v == "line") {
             double x = 0;
             if (n != 4) throw ScriptError(line, "line takes U0 V0 U1 V1 (signed bins from DC, v down)");
             for (const auto& w : a.args)
-                if (!parse_number(w, &x) || std::abs(x) > 1e6) throw ScriptError(line, "line: '" + w + "' is not a bin offset");
+                if (!parse_number(w, &x) || std::abs(x) > 1e6)
+                    throw ScriptError(line, "line: '" + w + "' is not a bin offset");
         } else if (v == "drag") {
             int frames = 0;
             if (n != 4) throw ScriptError(line, "drag takes OPTION FROM TO FRAMES");
-            if (!parse_count(a.args[3], &frames, 1, 100000)) throw ScriptError(line, "drag: FRAMES must be a whole number >= 1");
+            if (!parse_count(a.args[3], &frames, 1, 100000))
+                throw ScriptError(line, "drag: FRAMES must be a whole number >= 1");
             a.steps = drag_steps(line, a.args[0], a.args[1], a.args[2], frames);
             for (const auto& s : a.steps) {
                 Settings probe;
@@ -145,19 +153,23 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             }
         } else if (v == "hover") {
             int u = 0;
-            if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) || !parse_count(a.args[1], &u, -1048576, 1048576))
+            if (n != 2 || !parse_count(a.args[0], &u, -1048576, 1048576) ||
+                !parse_count(a.args[1], &u, -1048576, 1048576))
                 throw ScriptError(line, "hover takes two whole numbers U V (signed bin indices, DC = 0 0)");
         } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit" || v == "clear-filters" ||
                    v == "clear-brush") {
             if (n != 0) throw ScriptError(line, v + " takes no arguments");
         } else if (v == "wait") {
             int f = 0;
-            if (n != 1 || !parse_count(a.args[0], &f, 0, 10000000)) throw ScriptError(line, "wait takes a number of frames");
+            if (n != 1 || !parse_count(a.args[0], &f, 0, 10000000))
+                throw ScriptError(line, "wait takes a number of frames");
         } else {
-            throw ScriptError(line, "unknown action '" + v + "' (open, set, drag, hover, next, prev, wait, wait-ready, "
-                                    "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
-                                    "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
-                                    "save-texture, quit)");
+            throw ScriptError(line,
+                              "unknown action '" + v +
+                                  "' (open, set, drag, hover, next, prev, wait, wait-ready, "
+                                  "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
+                                  "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
+                                  "save-texture, quit)");
         }
         out.push_back(std::move(a));
     }
@@ -227,7 +239,8 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             return true;
         }
         if (a.verb == "stack-analysis") {
-            if (!st.shown.image || st.shown.image->frames < 2) throw ScriptError(a.line, "stack-analysis: the image is not a stack");
+            if (!st.shown.image || st.shown.image->frames < 2)
+                throw ScriptError(a.line, "stack-analysis: the image is not a stack");
             st.analysis.open = true;
             st.analysis.stack_u = std::stoi(a.args[0]);
             st.analysis.stack_v = std::stoi(a.args[1]);
@@ -246,7 +259,8 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             if (!st.shown.image) throw ScriptError(a.line, "frame: no image");
             const int f = std::stoi(a.args[0]);
             if (f > st.shown.image->frames)
-                throw ScriptError(a.line, "frame " + a.args[0] + ": the image has " + std::to_string(st.shown.image->frames));
+                throw ScriptError(a.line,
+                                  "frame " + a.args[0] + ": the image has " + std::to_string(st.shown.image->frames));
             st.context().open(st.shown.image_path, f - 1);
             continue;
         }
@@ -257,7 +271,8 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         }
         if (a.verb == "line") {
             AnalysisUi& an = st.analysis;
-            an.u0 = std::stod(a.args[0]), an.v0 = std::stod(a.args[1]), an.u1 = std::stod(a.args[2]), an.v1 = std::stod(a.args[3]);
+            an.u0 = std::stod(a.args[0]), an.v0 = std::stod(a.args[1]), an.u1 = std::stod(a.args[2]),
+            an.v1 = std::stod(a.args[3]);
             an.have_line = true;
             an.open = true;
             an.ask = true;
@@ -277,7 +292,8 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         }
         if (a.verb == "save-mask" || a.verb == "load-mask") {
             PanelContext ctx = st.context();
-            const std::string err = a.verb == "save-mask" ? save_mask_from(ctx, a.args[0]) : load_mask_into(ctx, a.args[0]);
+            const std::string err =
+                a.verb == "save-mask" ? save_mask_from(ctx, a.args[0]) : load_mask_into(ctx, a.args[0]);
             if (!err.empty()) throw ScriptError(a.line, err);
             continue;
         }
@@ -355,7 +371,9 @@ Json change_json(const ChangeRecord& c) {
            {"engine_ms", ms(c.engine_ms)},
            {"after_engine_ms", ms(c.after_engine_ms)}};
     if (const auto& x = c.copy; x.issue_ms >= 0)
-        j["copy"] = Json{{"issue_ms", ms(x.issue_ms)}, {"map_ms", ms(x.map_ms)}, {"copy_ms", ms(x.copy_ms)},
+        j["copy"] = Json{{"issue_ms", ms(x.issue_ms)},
+                         {"map_ms", ms(x.map_ms)},
+                         {"copy_ms", ms(x.copy_ms)},
                          {"unmap_ms", ms(x.unmap_ms)}};
     return j;
 }
@@ -364,16 +382,19 @@ Json change_json(const ChangeRecord& c) {
 void write_script_report(const std::string& path, const ViewerState& st, const std::vector<double>& frame_ms) {
     Json r;
     r["backend"] = st.shown.have_frame ? st.shown.frame.backend : name_of(st.settings.backend);
-    r["device"] = st.machine.device.available ? st.machine.device.name
-                                              : "none (" + st.machine.device.why_unavailable + ")";
+    r["device"] =
+        st.machine.device.available ? st.machine.device.name : "none (" + st.machine.device.why_unavailable + ")";
     r["image"] = {st.shown.image ? st.shown.image->width : 0, st.shown.image ? st.shown.image->height : 0};
     r["first_picture_ms"] = ms(st.first_picture_ms);
     r["first_decode_ms"] = ms(st.first_decode_ms);
     r["startup"] = startup_json(st);
     r["opens"] = Json::array();
     for (const auto& o : st.opens)
-        r["opens"].push_back(Json{{"path", o.path}, {"started", ms(o.started)}, {"decoded", ms(o.decoded)},
-                                  {"decode_ms", ms(o.decode_ms)}, {"picture", ms(o.picture)}});
+        r["opens"].push_back(Json{{"path", o.path},
+                                  {"started", ms(o.started)},
+                                  {"decoded", ms(o.decoded)},
+                                  {"decode_ms", ms(o.decode_ms)},
+                                  {"picture", ms(o.picture)}});
     r["stack_frames"] = Json::array();
     for (const auto& [frame, at] : st.stack_frames) r["stack_frames"].push_back({frame, ms(at)});
     r["first_run_timings"] = Json::array();
@@ -383,9 +404,13 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
     r["frame_line"] = st.frame_lines;
     r["slow_frames"] = Json::array();
     for (const auto& f : st.slow_frames)
-        r["slow_frames"].push_back(Json{{"frame", f.frame}, {"ms", ms(f.total_ms)}, {"begin_ms", ms(f.begin_ms)},
-                                        {"updates_ms", ms(f.updates_ms)}, {"build_ms", ms(f.build_ms)},
-                                        {"render_ms", ms(f.render_ms)}, {"copy_ms", ms(f.copy_ms)}});
+        r["slow_frames"].push_back(Json{{"frame", f.frame},
+                                        {"ms", ms(f.total_ms)},
+                                        {"begin_ms", ms(f.begin_ms)},
+                                        {"updates_ms", ms(f.updates_ms)},
+                                        {"build_ms", ms(f.build_ms)},
+                                        {"render_ms", ms(f.render_ms)},
+                                        {"copy_ms", ms(f.copy_ms)}});
     r["changes"] = Json::array();
     for (const ChangeRecord& c : st.changes)
         if (c.line != 0) r["changes"].push_back(change_json(c));  // line 0: the command line's image, before the script

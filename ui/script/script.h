@@ -14,10 +14,11 @@ struct ViewerState;
 
 struct ScriptAction {
     int line = 0;
-    std::string verb;  // open set drag hover next prev wait wait-ready filter clear-filters screenshot save-texture quit
+    std::string
+        verb;  // open set drag hover next prev wait wait-ready filter clear-filters screenshot save-texture quit
     std::vector<std::string> args;
-    std::string text;                 // the line as written (trimmed)
-    std::vector<std::string> steps;   // drag: the value of each frame's step
+    std::string text;                // the line as written (trimmed)
+    std::vector<std::string> steps;  // drag: the value of each frame's step
 };
 
 // A line the runner cannot carry out: the run stops with exit 2 naming the line.
@@ -54,10 +55,10 @@ public:
 private:
     std::vector<ScriptAction> actions_;
     std::size_t next_ = 0;
-    int wait_frames_ = 0;           // wait N: frames left
+    int wait_frames_ = 0;  // wait N: frames left
     bool waiting_ready_ = false;
     double wait_started_ = 0;
-    std::size_t drag_step_ = 0;     // drag: the next step
+    std::size_t drag_step_ = 0;  // drag: the next step
     std::string screenshot_, texture_shot_, texture_which_;
     bool timed_out_ = false;
     std::string timeout_reason_;

@@ -45,8 +45,8 @@ void take_correlation(ViewerState& st, CorrelationResult& r) {
         return;
     }
     st.corr_tex.begin(std::move(r.rgba), r.width, r.height);
-    st.messages.info(std::string(r.phase ? "phase" : "cross-") + "correlation with " + r.other + ": shift " + std::to_string(r.shift.dx).substr(0, 6) + ", " +
-                     std::to_string(r.shift.dy).substr(0, 6) + " px");
+    st.messages.info(std::string(r.phase ? "phase" : "cross-") + "correlation with " + r.other + ": shift " +
+                     std::to_string(r.shift.dx).substr(0, 6) + ", " + std::to_string(r.shift.dy).substr(0, 6) + " px");
     st.analysis.correlation = std::move(r);
 }
 
@@ -136,7 +136,8 @@ void draw_analysis_strip(ViewerState& st, ImVec2 size) {
     std::vector<double> ax, ay;
     std::vector<PlotMarker> dominant;
     if (p) {
-        for (std::size_t i = 0; i < p->angular.at.size(); ++i) ax.push_back(p->angular.at[i] + 0.5), ay.push_back(p->angular.mean_power[i]);
+        for (std::size_t i = 0; i < p->angular.at.size(); ++i)
+            ax.push_back(p->angular.at[i] + 0.5), ay.push_back(p->angular.mean_power[i]);
         const double d = dominant_angle(p->angular);
         if (d >= 0) {
             dominant.push_back({d + 0.5, IM_COL32(255, 120, 120, 220), ""});
@@ -149,7 +150,8 @@ void draw_analysis_strip(ViewerState& st, ImVec2 size) {
         ImGui::TextUnformatted("Angular profile");
     }
     const ImVec2 a0 = ImGui::GetCursorScreenPos();
-    draw_plot("angular", cell, a.angular, {{&ax, &ay, IM_COL32(140, 230, 140, 255)}}, {}, dominant, "angle (deg)", "power");
+    draw_plot("angular", cell, a.angular, {{&ax, &ay, IM_COL32(140, 230, 140, 255)}}, {}, dominant, "angle (deg)",
+              "power");
     record(st, "angular_plot", a0, ImVec2(a0.x + cell.x, a0.y + cell.y));
     ImGui::EndGroup();
 
@@ -159,8 +161,8 @@ void draw_analysis_strip(ViewerState& st, ImVec2 size) {
         const std::vector<double> lv(r->line_values.begin(), r->line_values.end());
         ImGui::Text("Line profile (%zu points, %s)", r->line_at.size(), name_of(st.shown.settings.view.view).c_str());
         const ImVec2 l0 = ImGui::GetCursorScreenPos();
-        draw_plot("line", cell, a.line, {{&r->line_at, &lv, IM_COL32(230, 180, 255, 255)}}, {}, {}, "distance (cycles/pixel)",
-                  name_of(st.shown.settings.view.view).c_str());
+        draw_plot("line", cell, a.line, {{&r->line_at, &lv, IM_COL32(230, 180, 255, 255)}}, {}, {},
+                  "distance (cycles/pixel)", name_of(st.shown.settings.view.view).c_str());
         record(st, "line_plot", l0, ImVec2(l0.x + cell.x, l0.y + cell.y));
         st.layout.push_back("line points " + std::to_string(r->line_at.size()));
         ImGui::EndGroup();
@@ -185,7 +187,8 @@ void draw_analysis_strip(ViewerState& st, ImVec2 size) {
         fitted_image(t, cell, &q0, &q1);
         // The peak: a shift (dx, dy) sits at (w/2 + dx, h/2 + dy) of the heat map.
         const float kx = (q1.x - q0.x) / float(t.width()), ky = (q1.y - q0.y) / float(t.height());
-        const ImVec2 pk(q0.x + float(t.width() / 2 + c.shift.dx + 0.5) * kx, q0.y + float(t.height() / 2 + c.shift.dy + 0.5) * ky);
+        const ImVec2 pk(q0.x + float(t.width() / 2 + c.shift.dx + 0.5) * kx,
+                        q0.y + float(t.height() / 2 + c.shift.dy + 0.5) * ky);
         ImDrawList* dl = ImGui::GetWindowDrawList();
         dl->AddCircle(pk, 7.0f, IM_COL32(0, 255, 120, 255), 24, 2.0f);
         dl->AddLine(ImVec2(pk.x - 11, pk.y), ImVec2(pk.x + 11, pk.y), IM_COL32(0, 255, 120, 255), 1.5f);
@@ -221,8 +224,8 @@ void draw_analysis_strip(ViewerState& st, ImVec2 size) {
         ImGui::EndGroup();
     }
     if (p)
-        ImGui::TextDisabled("profiles: %s, %.3f ms%s%s", p->where.c_str(), p->ms, r->profiles_reused ? " (kept: same spectrum)" : "",
-                            stale ? "; updating ..." : "");
+        ImGui::TextDisabled("profiles: %s, %.3f ms%s%s", p->where.c_str(), p->ms,
+                            r->profiles_reused ? " (kept: same spectrum)" : "", stale ? "; updating ..." : "");
 }
 
 }  // namespace specview::ui

@@ -6,11 +6,16 @@ namespace specview::ui {
 
 const char* view_unit(View v) {
     switch (v) {
-        case View::LogMag: return "log(1+|F|)";
-        case View::PowerDb: return "dB";
-        case View::Phase: return "rad";
-        case View::Real: return "Re F";
-        case View::Imag: return "Im F";
+        case View::LogMag:
+            return "log(1+|F|)";
+        case View::PowerDb:
+            return "dB";
+        case View::Phase:
+            return "rad";
+        case View::Real:
+            return "Re F";
+        case View::Imag:
+            return "Im F";
     }
     return "";
 }

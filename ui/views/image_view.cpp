@@ -39,7 +39,8 @@ DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& 
             out.changed = true;
         }
     }
-    if (ImGui::IsItemActive() && ImGui::IsMouseDragging(left_pans ? ImGuiMouseButton_Left : ImGuiMouseButton_Right, 0.0f)) {
+    if (ImGui::IsItemActive() &&
+        ImGui::IsMouseDragging(left_pans ? ImGuiMouseButton_Left : ImGuiMouseButton_Right, 0.0f)) {
         vt.cx -= io.MouseDelta.x / vt.zoom;
         vt.cy -= io.MouseDelta.y / vt.zoom;
         vt.fit = false;

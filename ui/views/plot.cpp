@@ -23,14 +23,17 @@ std::vector<double> ticks(double a, double b, bool log) {
     }
     const double raw = (b - a) / 5.0, mag = std::pow(10.0, std::floor(std::log10(raw)));
     const double step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
-    for (double k = std::ceil(a / step) * step; k <= b + 1e-9 * step; k += step) t.push_back(std::abs(k) < 1e-12 * step ? 0.0 : k);
+    for (double k = std::ceil(a / step) * step; k <= b + 1e-9 * step; k += step)
+        t.push_back(std::abs(k) < 1e-12 * step ? 0.0 : k);
     return t;
 }
 
 std::string label(double t, bool log) {
     char buf[32];
-    if (log) std::snprintf(buf, sizeof buf, "1e%d", int(std::lround(t)));
-    else std::snprintf(buf, sizeof buf, "%.4g", t);
+    if (log)
+        std::snprintf(buf, sizeof buf, "1e%d", int(std::lround(t)));
+    else
+        std::snprintf(buf, sizeof buf, "%.4g", t);
     return buf;
 }
 }  // namespace
@@ -47,7 +50,8 @@ int draw_plot(const char* id, ImVec2 size, PlotAxes& ax, const std::vector<PlotS
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const float fh = ImGui::GetFontSize();
     // The frame: room for y tick labels on the left and x tick labels and the axis name below.
-    const ImVec2 p0(origin.x + 4.2f * fh, origin.y + 0.4f * fh), p1(origin.x + size.x - 0.6f * fh, origin.y + size.y - 2.4f * fh);
+    const ImVec2 p0(origin.x + 4.2f * fh, origin.y + 0.4f * fh),
+        p1(origin.x + size.x - 0.6f * fh, origin.y + size.y - 2.4f * fh);
     dl->AddRectFilled(origin, ImVec2(origin.x + size.x, origin.y + size.y), IM_COL32(24, 24, 28, 255));
     dl->AddRect(p0, p1, IM_COL32(110, 110, 120, 255));
 
@@ -64,11 +68,13 @@ int draw_plot(const char* id, ImVec2 size, PlotAxes& ax, const std::vector<PlotS
         }
         if (xb >= xa && yb >= ya) {
             const double px = xb > xa ? 0.02 * (xb - xa) : 0.5, py = yb > ya ? 0.05 * (yb - ya) : 0.5;
-            ax.x0 = inv(xa - px, ax.log_x), ax.x1 = inv(xb + px, ax.log_x), ax.y0 = inv(ya - py, ax.log_y), ax.y1 = inv(yb + py, ax.log_y);
+            ax.x0 = inv(xa - px, ax.log_x), ax.x1 = inv(xb + px, ax.log_x), ax.y0 = inv(ya - py, ax.log_y),
+            ax.y1 = inv(yb + py, ax.log_y);
             ax.fit = false;
         }
     }
-    double tx0 = fwd(ax.x0, ax.log_x), tx1 = fwd(ax.x1, ax.log_x), ty0 = fwd(ax.y0, ax.log_y), ty1 = fwd(ax.y1, ax.log_y);
+    double tx0 = fwd(ax.x0, ax.log_x), tx1 = fwd(ax.x1, ax.log_x), ty0 = fwd(ax.y0, ax.log_y),
+           ty1 = fwd(ax.y1, ax.log_y);
     if (!(tx1 > tx0) || !std::isfinite(tx0) || !std::isfinite(tx1)) tx0 = 0, tx1 = 1;
     if (!(ty1 > ty0) || !std::isfinite(ty0) || !std::isfinite(ty1)) ty0 = 0, ty1 = 1;
     const ImGuiIO& io = ImGui::GetIO();
@@ -86,7 +92,8 @@ int draw_plot(const char* id, ImVec2 size, PlotAxes& ax, const std::vector<PlotS
         }
     }
     if (active && ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f)) {
-        const double dx = io.MouseDelta.x / (p1.x - p0.x) * (tx1 - tx0), dy = io.MouseDelta.y / (p1.y - p0.y) * (ty1 - ty0);
+        const double dx = io.MouseDelta.x / (p1.x - p0.x) * (tx1 - tx0),
+                     dy = io.MouseDelta.y / (p1.y - p0.y) * (ty1 - ty0);
         tx0 -= dx, tx1 -= dx, ty0 += dy, ty1 += dy;
     }
     if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) ax.fit = true;
@@ -118,11 +125,14 @@ int draw_plot(const char* id, ImVec2 size, PlotAxes& ax, const std::vector<PlotS
             if (!std::isfinite(x) || !std::isfinite(y)) continue;
             pts.emplace_back(sx(x), sy(y));
         }
-        if (pts.size() > 1) dl->AddPolyline(pts.data(), int(pts.size()), s.colour, 0, 1.3f);
-        else if (pts.size() == 1) dl->AddCircleFilled(pts[0], 2.0f, s.colour);
+        if (pts.size() > 1)
+            dl->AddPolyline(pts.data(), int(pts.size()), s.colour, 0, 1.3f);
+        else if (pts.size() == 1)
+            dl->AddCircleFilled(pts[0], 2.0f, s.colour);
     }
     for (const PlotSegment& g : segments) {
-        const double xa = fwd(g.xa, ax.log_x), ya = fwd(g.ya, ax.log_y), xb = fwd(g.xb, ax.log_x), yb = fwd(g.yb, ax.log_y);
+        const double xa = fwd(g.xa, ax.log_x), ya = fwd(g.ya, ax.log_y), xb = fwd(g.xb, ax.log_x),
+                     yb = fwd(g.yb, ax.log_y);
         if (std::isfinite(xa) && std::isfinite(ya) && std::isfinite(xb) && std::isfinite(yb))
             dl->AddLine(ImVec2(sx(xa), sy(ya)), ImVec2(sx(xb), sy(yb)), g.colour, 2.0f);
     }
@@ -148,7 +158,8 @@ int draw_plot(const char* id, ImVec2 size, PlotAxes& ax, const std::vector<PlotS
             dl->AddCircle(p, 4.0f, IM_COL32(255, 255, 255, 255));
             char buf[64];
             std::snprintf(buf, sizeof buf, "%.5g, %.5g", (*s.x)[std::size_t(hit)], (*s.y)[std::size_t(hit)]);
-            dl->AddText(ImVec2(p1.x - ImGui::CalcTextSize(buf).x - 0.3f * fh, p0.y + 0.1f * fh), IM_COL32(255, 255, 255, 255), buf);
+            dl->AddText(ImVec2(p1.x - ImGui::CalcTextSize(buf).x - 0.3f * fh, p0.y + 0.1f * fh),
+                        IM_COL32(255, 255, 255, 255), buf);
         }
     }
     dl->PopClipRect();

@@ -12,7 +12,7 @@ namespace specview::ui {
 
 struct PlotAxes {
     bool log_x = false, log_y = false;
-    bool fit = true;             // fit the view to the data on the next draw
+    bool fit = true;                        // fit the view to the data on the next draw
     double x0 = 0, x1 = 1, y0 = 0, y1 = 1;  // the visible range, in data units
 };
 

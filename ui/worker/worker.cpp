@@ -49,7 +49,8 @@ DisplayRange display_range(const Image& img) {
         for (int c = 0; c < colour; ++c) v.push_back(img.sample(i * std::size_t(img.channels) + std::size_t(c)));
     r.mode = DisplayRange::Mode::Values;
     if (v.empty()) return r;
-    const std::size_t a = std::size_t(0.005 * double(v.size() - 1)), b = std::size_t(0.995 * double(v.size() - 1) + 0.5);
+    const std::size_t a = std::size_t(0.005 * double(v.size() - 1)),
+                      b = std::size_t(0.995 * double(v.size() - 1) + 0.5);
     std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(a), v.end());
     r.lo = v[a];
     std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(b), v.end());
@@ -65,8 +66,10 @@ std::vector<std::uint32_t> display_rgba(const Image& img, const DisplayRange& ra
     std::vector<std::uint32_t> out(std::size_t(img.width) * img.height);
     const float span = range.hi - range.lo;
     auto q = [&](float v) {
-        if (range.mode == DisplayRange::Mode::ToneMapped) v = v / (1.0f + v);
-        else if (range.mode == DisplayRange::Mode::Values) v = (v - range.lo) / span;
+        if (range.mode == DisplayRange::Mode::ToneMapped)
+            v = v / (1.0f + v);
+        else if (range.mode == DisplayRange::Mode::Values)
+            v = (v - range.lo) / span;
         return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
     };
     auto qa = [&](float v) { return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };  // alpha
@@ -106,10 +109,13 @@ std::vector<std::uint32_t> display_rgba(const Image& img, const DisplayRange& ra
         };
         const unsigned char* p = static_cast<const unsigned char*>(img.data());
         if (img.bit_depth == 8)
-            convert([&](std::size_t k, bool is_alpha) -> std::uint32_t { return (is_alpha ? alpha_of : colour_of)[p[k]]; });
+            convert(
+                [&](std::size_t k, bool is_alpha) -> std::uint32_t { return (is_alpha ? alpha_of : colour_of)[p[k]]; });
         else if (img.bit_depth == 16) {
             const auto* p16 = reinterpret_cast<const std::uint16_t*>(p);
-            convert([&](std::size_t k, bool is_alpha) -> std::uint32_t { return (is_alpha ? alpha_of : colour_of)[p16[k]]; });
+            convert([&](std::size_t k, bool is_alpha) -> std::uint32_t {
+                return (is_alpha ? alpha_of : colour_of)[p16[k]];
+            });
         } else {
             const auto* pf = reinterpret_cast<const float*>(p);
             convert([&](std::size_t k, bool is_alpha) { return is_alpha ? qa(pf[k]) : q(pf[k]); });
@@ -139,10 +145,11 @@ Worker::~Worker() {
     runner_.join();
 }
 
-std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits, HeaderCheck check, std::optional<Settings> plan_with,
-                           std::optional<RunAfterOpen> run_after) {
+std::uint64_t Worker::open(const std::string& path, const LoadLimits& limits, HeaderCheck check,
+                           std::optional<Settings> plan_with, std::optional<RunAfterOpen> run_after) {
     std::lock_guard<std::mutex> lock(mu_);
-    open_req_ = OpenRequest{++next_image_id_, path, limits, std::move(check), std::move(plan_with), std::move(run_after)};
+    open_req_ =
+        OpenRequest{++next_image_id_, path, limits, std::move(check), std::move(plan_with), std::move(run_after)};
     decode_cv_.notify_one();
     return next_image_id_;
 }
@@ -175,10 +182,10 @@ namespace {
 // What the spectrum depends on (not the view, the mask or the lab view): profiles are kept while it stays.
 std::string spectrum_key(const Settings& s, std::uint64_t image_id) {
     std::ostringstream k;
-    k << image_id << " " << int(s.backend) << " " << int(s.channel) << " " << int(s.window) << " " << s.tukey_alpha << " "
-      << s.kaiser_beta << " " << int(s.window_shape) << " " << int(s.level) << " " << int(s.pad) << " " << int(s.pad_fill)
-      << " " << int(s.cufft_mode) << " " << s.custom.rows.threads_per_block << " " << s.custom.rows.block_height << " "
-      << s.custom.rows.max_local_length << " " << s.custom.transpose.tile;
+    k << image_id << " " << int(s.backend) << " " << int(s.channel) << " " << int(s.window) << " " << s.tukey_alpha
+      << " " << s.kaiser_beta << " " << int(s.window_shape) << " " << int(s.level) << " " << int(s.pad) << " "
+      << int(s.pad_fill) << " " << int(s.cufft_mode) << " " << s.custom.rows.threads_per_block << " "
+      << s.custom.rows.block_height << " " << s.custom.rows.max_local_length << " " << s.custom.transpose.tile;
     return k.str();
 }
 
@@ -251,7 +258,8 @@ void Worker::do_analyse(const AnalyseRequest& a) {
             const std::vector<std::complex<float>> F = engine_.spectrum_bins(s, l.kx, l.ky);
             r.line_at = l.at;
             r.line_values.resize(F.size());
-            for (std::size_t i = 0; i < F.size(); ++i) r.line_values[i] = view_value(s.view.view, F[i].real(), F[i].imag());
+            for (std::size_t i = 0; i < F.size(); ++i)
+                r.line_values[i] = view_value(s.view.view, F[i].real(), F[i].imag());
             r.line_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
         }
         r.ok = true;
@@ -287,11 +295,13 @@ void Worker::correlate(const Settings& s, const std::string& other_path, bool ph
             o.one_shot = true;
             const Frame fa = a.run(so, o), fb = b.run(so, o);
             if (fa.width != fb.width || fa.height != fb.height)
-                throw InputError(other_path, "its transform is " + std::to_string(fb.width) + "x" + std::to_string(fb.height) +
-                                                 ", the image's " + std::to_string(fa.width) + "x" + std::to_string(fa.height) +
+                throw InputError(other_path, "its transform is " + std::to_string(fb.width) + "x" +
+                                                 std::to_string(fb.height) + ", the image's " +
+                                                 std::to_string(fa.width) + "x" + std::to_string(fa.height) +
                                                  ": correlation needs the same size");
             std::vector<float> surface;
-            r.shift = phase_correlation(fa.spectrum.data(), fb.spectrum.data(), fa.width, fa.height, 100, 0, &surface, phase);
+            r.shift =
+                phase_correlation(fa.spectrum.data(), fb.spectrum.data(), fa.width, fa.height, 100, 0, &surface, phase);
             const std::vector<unsigned char> levels = correlation_levels(surface);
             const ColormapLut lut = make_colormap_lut(Colormap::Inferno);
             r.rgba.resize(levels.size());
@@ -357,7 +367,8 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
                 const Frame f = engine.run(so, o);
                 backend = f.backend;
                 const int kx = ((u % f.width) + f.width) % f.width, ky = ((v % f.height) + f.height) % f.height;
-                const std::complex<double> c = engine.read_value(so, kx, ky);  // FFTW's half spectrum, or the device's one-bin DFT
+                const std::complex<double> c =
+                    engine.read_value(so, kx, ky);  // FFTW's half spectrum, or the device's one-bin DFT
                 r.series.push_back(double(view_value(so.view.view, c.real(), c.imag())));
                 return int(r.series.size()) < frames;
             };
@@ -374,7 +385,8 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
             r.frames = engine.take_power_sum(power, &r.width, &r.height);
             if (r.frames == 0) throw InputError(path, "no frames");
             float lo = 0, hi = 0;
-            const std::vector<float> values = mean_power_view_values(power, r.frames, r.width, r.height, so.view, &lo, &hi);
+            const std::vector<float> values =
+                mean_power_view_values(power, r.frames, r.width, r.height, so.view, &lo, &hi);
             colorize(values, lo, hi, so.view.colormap, r.rgba);
             r.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
             r.ok = true;
@@ -451,9 +463,10 @@ void Worker::compare(const Settings& s) {
                 peak = std::max(peak, double(std::abs(b.spectrum[i])));
                 diff = std::max(diff, double(std::abs(b.spectrum[i] - a.spectrum[i])));
             }
-            const int levels = b.rgba.size() == a.rgba.size()
-                                   ? max_level_difference(b.rgba.data(), a.rgba.data(), (long long)b.rgba.size(), c.view.colormap)
-                                   : 256;
+            const int levels =
+                b.rgba.size() == a.rgba.size()
+                    ? max_level_difference(b.rgba.data(), a.rgba.data(), (long long)b.rgba.size(), c.view.colormap)
+                    : 256;
             std::lock_guard<std::mutex> lock(mu_);
             out_.comparison = CompareResult{a.total_ms, b.total_ms, peak > 0 ? diff / peak : diff, levels};
         } catch (const std::exception& e) {
@@ -568,7 +581,8 @@ WorkerStatus Worker::status() const {
 
 bool Worker::idle() const {
     std::lock_guard<std::mutex> lock(mu_);
-    return !decoding_ && !open_req_ && !image_req_ && !run_req_ && !value_req_ && !analyse_req_ && jobs_.empty() && !running_;
+    return !decoding_ && !open_req_ && !image_req_ && !run_req_ && !value_req_ && !analyse_req_ && jobs_.empty() &&
+           !running_;
 }
 
 bool Worker::has_updates() const {
@@ -650,9 +664,12 @@ void Worker::decoder_loop() {
             std::lock_guard<std::mutex> lk(mu_);
             on_device = display_on_device_;
         }
-        if (img->on_device() && on_device) p.device_image = img;
-        else if (img->on_device()) p.rgba = display_rgba(download_device_image(*img), range);
-        else p.rgba = display_rgba(*img, range);
+        if (img->on_device() && on_device)
+            p.device_image = img;
+        else if (img->on_device())
+            p.rgba = display_rgba(download_device_image(*img), range);
+        else
+            p.rgba = display_rgba(*img, range);
         std::lock_guard<std::mutex> lk(mu_);
         if (!open_req_) out_.display = std::move(p);
     };
@@ -667,7 +684,8 @@ void Worker::decoder_loop() {
         out_.messages.emplace_back(false, "opened " + d.path + t + notes);
         image_req_ = PendingImage{d.image_id, d.image, d.path};
         // Its run, unless the viewer posted one meanwhile (newer; it runs on this image too: images go first).
-        if (run_after && !run_req_) run_req_ = RunRequest{run_after->settings, run_after->change, run_after->picture_on_device};
+        if (run_after && !run_req_)
+            run_req_ = RunRequest{run_after->settings, run_after->change, run_after->picture_on_device};
         run_after.reset();
         // A newer open already waiting supersedes this one for the viewer too.
         if (!open_req_) out_.decoded = std::move(d);
@@ -720,7 +738,9 @@ void Worker::decoder_loop() {
             // Waiting for NVDEC first put the first picture of a 4K video ~0.3 s later on the H100 machine (692 vs
             // 398 ms), opening it beside the CPU's decode ~0.1 s later. Not with --video-decode gpu (NVDEC's alone).
             auto start_gpu_open = [&] {
-                gpu_opening = std::async(std::launch::async, [path = req.path, limits = req.limits] { return open_gpu_video(path, limits); });
+                gpu_opening = std::async(std::launch::async, [path = req.path, limits = req.limits] {
+                    return open_gpu_video(path, limits);
+                });
                 gpu_opening_path = req.path;
             };
             bool open_after = false;
@@ -728,12 +748,13 @@ void Worker::decoder_loop() {
                 if (gpu_opening.valid() && gpu_opening_path != req.path) {  // another video's open: not wanted now
                     try {
                         gpu_opening.get();
-                    } catch (const std::exception&) {
-                    }
+                    } catch (const std::exception&) {}
                 }
                 if (!gpu_opening.valid()) {
-                    if (video_decode == VideoDecode::Gpu) start_gpu_open();
-                    else open_after = true;
+                    if (video_decode == VideoDecode::Gpu)
+                        start_gpu_open();
+                    else
+                        open_after = true;
                 }
             }
             if (gpu_wanted && gpu_opening.valid() && gpu_opening_path == req.path) {
@@ -743,7 +764,8 @@ void Worker::decoder_loop() {
                     gpu_refused_path.clear();
                     gpu_note = "decoded on the GPU by " + gpu_video->decoder();
                 } catch (const GpuDecodeUnavailable& e) {
-                    if (video_decode == VideoDecode::Gpu) throw InputError(req.path, std::string("cannot decode it on the GPU: ") + e.what());
+                    if (video_decode == VideoDecode::Gpu)
+                        throw InputError(req.path, std::string("cannot decode it on the GPU: ") + e.what());
                     gpu_refused_path = req.path;
                     gpu_note = std::string("decoded on the CPU (not on the GPU: ") + e.what() + ")";
                 } catch (const InputError&) {
@@ -768,35 +790,39 @@ void Worker::decoder_loop() {
             } else if (next_of_stack) {
                 std::uint64_t id = req.id;
                 const int first = req.limits.frame;
-                DecoderPool::shared().load_frames(req.path, req.limits, first, stack->frames - first, req.check, [&](Image img) {
-                    auto shared = std::make_shared<const Image>(std::move(img));
-                    DecodedImage d = prepare(id, req.path, shared, ms_since(t0));
-                    if (shared->format == "video") d.decoded_by = "the CPU (isolated decoder)";
-                    const DisplayRange range = d.range;
-                    {
-                        std::lock_guard<std::mutex> lk(mu_);
-                        publish(std::move(d));
-                    }
-                    make_display(id, shared, range);
-                    std::unique_lock<std::mutex> lk(mu_);
-                    stack->frame = shared->frame;
-                    if (shared->frame + 1 >= stack->frames) return false;  // the last: the stream is done
-                    decoding_ = false;
-                    idle_cv_.notify_all();
-                    // Wait for the viewer's next ask: the following frame keeps the stream, anything else ends it.
-                    decode_cv_.wait(lk, [this] { return stop_ || open_req_; });
-                    if (stop_ || open_req_->path != req.path || open_req_->limits.frame != shared->frame + 1) return false;
-                    id = open_req_->id;
-                    run_after = open_req_->run_after;
-                    open_req_.reset();
-                    decoding_ = true;
-                    t0 = Clock::now();
-                    return true;
-                });
+                DecoderPool::shared().load_frames(
+                    req.path, req.limits, first, stack->frames - first, req.check, [&](Image img) {
+                        auto shared = std::make_shared<const Image>(std::move(img));
+                        DecodedImage d = prepare(id, req.path, shared, ms_since(t0));
+                        if (shared->format == "video") d.decoded_by = "the CPU (isolated decoder)";
+                        const DisplayRange range = d.range;
+                        {
+                            std::lock_guard<std::mutex> lk(mu_);
+                            publish(std::move(d));
+                        }
+                        make_display(id, shared, range);
+                        std::unique_lock<std::mutex> lk(mu_);
+                        stack->frame = shared->frame;
+                        if (shared->frame + 1 >= stack->frames) return false;  // the last: the stream is done
+                        decoding_ = false;
+                        idle_cv_.notify_all();
+                        // Wait for the viewer's next ask: the following frame keeps the stream, anything else ends it.
+                        decode_cv_.wait(lk, [this] { return stop_ || open_req_; });
+                        if (stop_ || open_req_->path != req.path || open_req_->limits.frame != shared->frame + 1)
+                            return false;
+                        id = open_req_->id;
+                        run_after = open_req_->run_after;
+                        open_req_.reset();
+                        decoding_ = true;
+                        t0 = Clock::now();
+                        return true;
+                    });
             } else {
                 auto img = std::make_shared<const Image>(DecoderPool::shared().load(req.path, req.limits, check));
-                if (img->frames > 1) stack = Stack{req.path, img->frame, img->frames};
-                else stack.reset();
+                if (img->frames > 1)
+                    stack = Stack{req.path, img->frame, img->frames};
+                else
+                    stack.reset();
                 DecodedImage d = prepare(req.id, req.path, img, ms_since(t0));
                 d.started = t0;
                 d.header_at = header_at;
@@ -830,7 +856,8 @@ void Worker::decoder_loop() {
 void Worker::runner_loop() {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-        cv_.wait(lock, [this] { return stop_ || image_req_ || run_req_ || value_req_ || analyse_req_ || !jobs_.empty(); });
+        cv_.wait(lock,
+                 [this] { return stop_ || image_req_ || run_req_ || value_req_ || analyse_req_ || !jobs_.empty(); });
         if (stop_) return;
         running_ = true;
         if (image_req_) {
@@ -907,8 +934,9 @@ void Worker::do_run() {
             device_checked_id_ = engine_image_id_;
             const gpu::DeviceInfo dev = gpu::probe_device(0);
             if (dev.available)
-                check_device_memory(ImageHeader{image_->width, image_->height, image_->channels, image_->bit_depth, image_->format},
-                                    req.settings, false, true, double(dev.free_memory), dev.name);
+                check_device_memory(
+                    ImageHeader{image_->width, image_->height, image_->channels, image_->bit_depth, image_->format},
+                    req.settings, false, true, double(dev.free_memory), dev.name);
         }
         RunOptions o;
         o.want_rgba = slot < 0;
@@ -922,8 +950,10 @@ void Worker::do_run() {
         r.engine_ended = std::chrono::steady_clock::now();
         last_run_change_ = req.settings.stop.kind == gpu::StopPoint::Kind::Done ? req.change : 0;
         if (lab && !r.frame.device_lab_rgba) {
-            const float* plane = req.settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(req.settings).plane.v.data();
-            lab_picture(r.frame, plane, req.settings.lab_view, r.lab_rgba, &r.lab_width, &r.lab_height, &r.lab_lo, &r.lab_hi);
+            const float* plane =
+                req.settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(req.settings).plane.v.data();
+            lab_picture(r.frame, plane, req.settings.lab_view, r.lab_rgba, &r.lab_width, &r.lab_height, &r.lab_lo,
+                        &r.lab_hi);
             std::vector<float>().swap(r.frame.inverse);
         }
         r.ok = true;
@@ -939,8 +969,8 @@ void Worker::do_run() {
     out_.run = std::move(r);
 }
 
-void lab_picture(const Frame& f, const float* plane, LabView view, std::vector<std::uint32_t>& rgba, int* width, int* height,
-                 float* lo, float* hi) {
+void lab_picture(const Frame& f, const float* plane, LabView view, std::vector<std::uint32_t>& rgba, int* width,
+                 int* height, float* lo, float* hi) {
     const int x0 = f.content_x, y0 = f.content_y, w = std::max(1, f.content_w), h = std::max(1, f.content_h);
     if (f.inverse.size() != std::size_t(f.width) * f.height || x0 + w > f.width || y0 + h > f.height)
         throw std::runtime_error("internal: no filtered image of the frame's size");
@@ -950,7 +980,7 @@ void lab_picture(const Frame& f, const float* plane, LabView view, std::vector<s
         for (int x = 0; x < w; ++x) {
             const std::size_t i = std::size_t(y0 + y) * f.width + (x0 + x);
             const float filtered = f.inverse[i];
-            v[std::size_t(y) * w + x] = view == LabView::Filtered ? filtered
+            v[std::size_t(y) * w + x] = view == LabView::Filtered  ? filtered
                                         : view == LabView::Removed ? plane[i] - filtered
                                                                    : std::abs(plane[i] - filtered);
         }

@@ -41,10 +41,10 @@ struct DecodedImage {
     std::uint64_t image_id = 0;  // the open request's id; frames carry the image id they were computed for
     std::string path;
     std::shared_ptr<const Image> image;
-    DisplayRange range;                       // how the image view shows it (its picture follows: DisplayPicture)
-    double decode_ms = 0;                     // file read + decode
-    std::vector<std::string> notes;           // the frame of a stack; NaN/Inf replaced
-    std::string decoded_by;                   // a video: which decoder ran ("h264 (NVDEC)", "the CPU (...)")
+    DisplayRange range;              // how the image view shows it (its picture follows: DisplayPicture)
+    double decode_ms = 0;            // file read + decode
+    std::vector<std::string> notes;  // the frame of a stack; NaN/Inf replaced
+    std::string decoded_by;          // a video: which decoder ran ("h264 (NVDEC)", "the CPU (...)")
     // When the open was taken up, its header read, its samples decoded and this made (where a first picture's
     // time goes: the viewer's report). A stack's later frames leave the first two unset.
     std::chrono::steady_clock::time_point started, header_at, decoded_at, prepared_at;
@@ -66,8 +66,8 @@ struct RunResult {
     std::uint64_t image_id = 0;  // the image it ran on
     Settings settings;
     bool ok = false;
-    std::string error;           // when !ok
-    Frame frame;                 // when ok
+    std::string error;  // when !ok
+    Frame frame;        // when ok
     // The frequency lab's third view (filters on): Settings::lab_view of the filtered image over the image's own
     // region, as RGBA8 (gray, stretched min..max; the difference as a heat map from 0), made here off the UI
     // thread. Empty without filters.
@@ -111,17 +111,17 @@ struct PlaneRow {  // a window of one row of the plane fed to the FFT (classroom
 
 // What the analysis plots ask of the spectrum of one run (Worker::analyse).
 struct AnalysisRequest {
-    bool profiles = false;        // the radial and angular power profiles (kept while the spectrum is the same)
-    bool log_polar = false;       // the log-phi view: n_r radii (rows) by n_phi angles (columns)
+    bool profiles = false;   // the radial and angular power profiles (kept while the spectrum is the same)
+    bool log_polar = false;  // the log-phi view: n_r radii (rows) by n_phi angles (columns)
     int n_phi = 360, n_r = 256;
-    bool line = false;            // the line profile from signed bin (u0, v0) to (u1, v1)
+    bool line = false;  // the line profile from signed bin (u0, v0) to (u1, v1)
     double u0 = 0, v0 = 0, u1 = 0, v1 = 0;
 };
 
 struct AnalysisResult {
     std::uint64_t change = 0;  // the run measured
     bool ok = false;
-    std::string error;         // !ok with no error: that run's spectrum was gone (run it again to measure)
+    std::string error;  // !ok with no error: that run's spectrum was gone (run it again to measure)
     std::optional<PowerProfiles> profiles;
     bool profiles_reused = false;  // the spectrum was the same as for the last profiles
     // The log-phi view: the settings' view values, n_r rows (radius r0..r1 bins, log-spaced, bottom row r0) by
@@ -155,10 +155,10 @@ struct StackResult {
     int frames = 0;
     std::vector<std::uint32_t> rgba;  // the mean power spectrum, width x height, shifted as the settings say
     int width = 0, height = 0;
-    int u = 0, v = 0;                 // the bin of the series (signed, from DC)
-    std::vector<double> series;       // its view value in each frame
+    int u = 0, v = 0;            // the bin of the series (signed, from DC)
+    std::vector<double> series;  // its view value in each frame
     double ms = 0;
-    std::string how;                  // which decoder and backend measured it
+    std::string how;  // which decoder and backend measured it
 };
 
 // Everything that arrived since the last poll. Of each kind only the newest is kept.
@@ -183,7 +183,7 @@ struct WorkerStatus {
     std::string decoding_path;
     bool running = false;  // a run is in progress or waiting
     Settings running_settings;
-    bool jobs = false;     // sweep, comparison, saves
+    bool jobs = false;  // sweep, comparison, saves
 };
 
 class Worker {

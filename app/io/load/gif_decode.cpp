@@ -62,7 +62,8 @@ struct GifStack::Impl {
         if (gif) DGifCloseFile(gif, &err);
     }
     [[noreturn]] void fail(const std::string& what, int err) const {
-        throw InputError(name, "cannot decode gif: " + what + (err ? std::string(" (") + GifErrorString(err) + ")" : ""));
+        throw InputError(name,
+                         "cannot decode gif: " + what + (err ? std::string(" (") + GifErrorString(err) + ")" : ""));
     }
     // giflib keeps a record of every image descriptor it reads (with a copy of its colour table); nothing here
     // needs them, and a long play would pile them up.
@@ -107,8 +108,8 @@ struct GifStack::Impl {
                 if (idx == f.gcb.TransparentColor) continue;
                 if (idx >= cm->ColorCount) continue;  // outside the table: left as it was
                 const GifColorType c = cm->Colors[idx];
-                canvas[std::size_t(cy) * w + cx] = std::uint32_t(c.Red) | (std::uint32_t(c.Green) << 8) |
-                                                   (std::uint32_t(c.Blue) << 16) | 0xFF000000u;
+                canvas[std::size_t(cy) * w + cx] =
+                    std::uint32_t(c.Red) | (std::uint32_t(c.Green) << 8) | (std::uint32_t(c.Blue) << 16) | 0xFF000000u;
             }
         }
         forget_descriptors();
@@ -152,19 +153,25 @@ GifStack::GifStack(ByteView bytes, std::string name, std::uint64_t max_pixels) :
                 if (i >= kMaxGifFrames) m.fail("over " + std::to_string(kMaxGifFrames) + " frames", 0);
                 GifFrame f;
                 f.pos = m.src.pos;
-                if (DGifGetImageDesc(m.gif) == GIF_ERROR) m.fail("frame " + std::to_string(i + 1) + ": bad image descriptor", m.gif->Error);
+                if (DGifGetImageDesc(m.gif) == GIF_ERROR)
+                    m.fail("frame " + std::to_string(i + 1) + ": bad image descriptor", m.gif->Error);
                 const GifImageDesc& d = m.gif->Image;
                 if (d.Width <= 0 || d.Height <= 0 || std::uint64_t(d.Width) * std::uint64_t(d.Height) > max_pixels)
-                    m.fail("frame " + std::to_string(i + 1) + " is " + std::to_string(d.Width) + "x" + std::to_string(d.Height), 0);
-                if (!d.ColorMap && !m.gif->SColorMap) m.fail("frame " + std::to_string(i + 1) + " has no colour table", 0);
+                    m.fail("frame " + std::to_string(i + 1) + " is " + std::to_string(d.Width) + "x" +
+                               std::to_string(d.Height),
+                           0);
+                if (!d.ColorMap && !m.gif->SColorMap)
+                    m.fail("frame " + std::to_string(i + 1) + " has no colour table", 0);
                 f.left = d.Left, f.top = d.Top, f.width = d.Width, f.height = d.Height;
                 f.gcb = pending;
                 pending = no_control();
                 int code_size = 0;
                 GifByteType* block = nullptr;
-                if (DGifGetCode(m.gif, &code_size, &block) == GIF_ERROR) m.fail("frame " + std::to_string(i + 1) + ": truncated", m.gif->Error);
+                if (DGifGetCode(m.gif, &code_size, &block) == GIF_ERROR)
+                    m.fail("frame " + std::to_string(i + 1) + ": truncated", m.gif->Error);
                 while (block)
-                    if (DGifGetCodeNext(m.gif, &block) == GIF_ERROR) m.fail("frame " + std::to_string(i + 1) + ": truncated", m.gif->Error);
+                    if (DGifGetCodeNext(m.gif, &block) == GIF_ERROR)
+                        m.fail("frame " + std::to_string(i + 1) + ": truncated", m.gif->Error);
                 delays += f.gcb.DelayTime;
                 m.frames.push_back(f);
                 m.forget_descriptors();
@@ -173,16 +180,21 @@ GifStack::GifStack(ByteView bytes, std::string name, std::uint64_t max_pixels) :
             case EXTENSION_RECORD_TYPE: {
                 int code = 0;
                 GifByteType* ext = nullptr;
-                if (DGifGetExtension(m.gif, &code, &ext) == GIF_ERROR) m.fail("corrupt or truncated extension", m.gif->Error);
+                if (DGifGetExtension(m.gif, &code, &ext) == GIF_ERROR)
+                    m.fail("corrupt or truncated extension", m.gif->Error);
                 if (code == GRAPHICS_EXT_FUNC_CODE && ext && ext[0] >= 4 &&
                     DGifExtensionToGCB(ext[0], ext + 1, &pending) == GIF_ERROR)
                     pending = no_control();
                 while (ext)
-                    if (DGifGetExtensionNext(m.gif, &ext) == GIF_ERROR) m.fail("corrupt or truncated extension", m.gif->Error);
+                    if (DGifGetExtensionNext(m.gif, &ext) == GIF_ERROR)
+                        m.fail("corrupt or truncated extension", m.gif->Error);
                 break;
             }
-            case TERMINATE_RECORD_TYPE: done = true; break;
-            default: m.fail("unknown record", m.gif->Error);
+            case TERMINATE_RECORD_TYPE:
+                done = true;
+                break;
+            default:
+                m.fail("unknown record", m.gif->Error);
         }
     }
     if (m.frames.empty()) m.fail("no frames", 0);
@@ -199,7 +211,8 @@ Image GifStack::decode(int frame, const std::function<void(const ImageHeader&)>&
     Impl& m = *impl_;
     const int count = frames();
     if (frame < 0 || frame >= count)
-        throw InputError(m.name, "no frame " + std::to_string(frame + 1) + ": the GIF has " + std::to_string(count) + " frames");
+        throw InputError(
+            m.name, "no frame " + std::to_string(frame + 1) + ": the GIF has " + std::to_string(count) + " frames");
     check(ImageHeader{m.w, m.h, 4, 8, "gif"});
     // Start from the canvas at hand when it is on the way, else from the nearest kept one, else from nothing.
     auto kept = m.checkpoints.upper_bound(frame);

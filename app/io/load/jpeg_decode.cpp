@@ -41,9 +41,12 @@ bool read_header(jpeg_decompress_struct* cinfo, ErrorMgr* err, const unsigned ch
         std::snprintf(err->message, sizeof err->message, "no image in the JPEG stream");
         return false;
     }
-    if (cinfo->num_components == 1) cinfo->out_color_space = JCS_GRAYSCALE;
-    else if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) cinfo->out_color_space = JCS_CMYK;
-    else cinfo->out_color_space = JCS_RGB;
+    if (cinfo->num_components == 1)
+        cinfo->out_color_space = JCS_GRAYSCALE;
+    else if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK)
+        cinfo->out_color_space = JCS_CMYK;
+    else
+        cinfo->out_color_space = JCS_RGB;
     return true;
 }
 
@@ -54,7 +57,8 @@ bool read_pixels(jpeg_decompress_struct* cinfo, ErrorMgr* err, unsigned char* ou
     jpeg_start_decompress(cinfo);
     const int w = int(cinfo->output_width), comps = cinfo->output_components;
     // `out` holds exactly the header's size: anything else is refused before a row is written.
-    if (w != width || int(cinfo->output_height) != height || !(comps == out_channels || (comps == 4 && out_channels == 3))) {
+    if (w != width || int(cinfo->output_height) != height ||
+        !(comps == out_channels || (comps == 4 && out_channels == 3))) {
         std::snprintf(err->message, sizeof err->message, "output size differs from the header's");
         return false;
     }
@@ -96,8 +100,7 @@ struct Decompressor {  // owns the libjpeg state whatever happens (destroying an
 
 }  // namespace
 
-Image decode_jpeg(ByteView bytes, const std::string& name,
-                  const std::function<void(const JpegInfo&)>& check) {
+Image decode_jpeg(ByteView bytes, const std::string& name, const std::function<void(const JpegInfo&)>& check) {
     Decompressor d;
     if (!read_header(&d.cinfo, &d.err, bytes.data(), static_cast<unsigned long>(bytes.size())))
         throw InputError(name, std::string("cannot decode JPEG: ") + d.err.message);

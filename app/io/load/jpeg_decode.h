@@ -19,7 +19,6 @@ struct JpegInfo {
 
 // Reads the header, calls `check` with the size before anything is decoded (it throws to refuse), then decodes
 // into an 8-bit-per-sample Image with values v / 255. Throws InputError naming `name`.
-Image decode_jpeg(ByteView bytes, const std::string& name,
-                  const std::function<void(const JpegInfo&)>& check);
+Image decode_jpeg(ByteView bytes, const std::string& name, const std::function<void(const JpegInfo&)>& check);
 
 }  // namespace specview

@@ -61,7 +61,7 @@ struct Reader {
 
 bool is_video(ByteView b) {
     if (b.size() < 12) return false;
-    if (std::memcmp(b.data() + 4, "ftyp", 4) == 0) return true;                      // MP4, MOV, 3GP
+    if (std::memcmp(b.data() + 4, "ftyp", 4) == 0) return true;                     // MP4, MOV, 3GP
     if (b[0] == 0x1A && b[1] == 0x45 && b[2] == 0xDF && b[3] == 0xA3) return true;  // Matroska, WebM
     if (std::memcmp(b.data(), "RIFF", 4) == 0 && std::memcmp(b.data() + 8, "AVI ", 4) == 0) return true;
     return false;
@@ -351,7 +351,8 @@ struct StbFree {
 // version, ask this stb once how it decodes a 16-bit PNM whose one sample is 0x0102.
 bool stb_swaps_pnm16() {
     static const bool swaps = [] {
-        static const unsigned char pgm[] = {'P', '5', '\n', '1', ' ', '1', '\n', '6', '5', '5', '3', '5', '\n', 0x01, 0x02};
+        static const unsigned char pgm[] = {'P', '5', '\n', '1', ' ',  '1',  '\n', '6',
+                                            '5', '5', '3',  '5', '\n', 0x01, 0x02};
         int w = 0, h = 0, c = 0;
         std::unique_ptr<stbi_us, StbFree> p(stbi_load_16_from_memory(pgm, sizeof(pgm), &w, &h, &c, 0));
         return p && p.get()[0] == 0x0201;
@@ -364,9 +365,9 @@ bool stb_swaps_pnm16() {
 bool has_image_extension(const std::string& path) {
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    static const char* known[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".gif", ".psd", ".hdr",
-                                  ".pnm", ".pgm", ".ppm", ".pic", ".tif", ".tiff", ".npy",
-                                  ".mp4", ".mov", ".m4v", ".mkv", ".webm", ".avi"};
+    static const char* known[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".gif",  ".psd",
+                                  ".hdr", ".pnm", ".pgm",  ".ppm", ".pic", ".tif",  ".tiff",
+                                  ".npy", ".mp4", ".mov",  ".m4v", ".mkv", ".webm", ".avi"};
     for (const char* k : known)
         if (ext == k) return true;
     return false;
@@ -421,21 +422,23 @@ Image adopt_stb(T* p, int w, int h, int ch, int depth, const std::string& format
     img.channels = ch;
     img.bit_depth = depth;
     img.format = format;
-    img.storage = std::shared_ptr<const unsigned char>(reinterpret_cast<const unsigned char*>(p),
-                                                       [](const unsigned char* q) { stbi_image_free(const_cast<unsigned char*>(q)); });
+    img.storage = std::shared_ptr<const unsigned char>(
+        reinterpret_cast<const unsigned char*>(p),
+        [](const unsigned char* q) { stbi_image_free(const_cast<unsigned char*>(q)); });
     return img;
 }
 }  // namespace
 
 namespace {
 // The size limits, the memory estimate and the caller's check, before any pixel is decoded.
-void check_header(const ImageHeader& hd, const std::string& name, const LoadLimits& lim, const HeaderCheck& header_check) {
+void check_header(const ImageHeader& hd, const std::string& name, const LoadLimits& lim,
+                  const HeaderCheck& header_check) {
     {
         const int w = hd.width, h = hd.height;
         if (w <= 0 || h <= 0) throw InputError(name, "image has zero width or height");
         if (w > lim.max_side || h > lim.max_side || std::uint64_t(w) * std::uint64_t(h) > lim.max_pixels)
-            throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) +
-                                       ", over the limit of " + std::to_string(lim.max_side) + " pixels a side");
+            throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) + ", over the limit of " +
+                                       std::to_string(lim.max_side) + " pixels a side");
         if (hd.channels < 1 || hd.channels > 4)
             throw InputError(name, "unsupported channel count " + std::to_string(hd.channels));
         if (lim.check_available_memory) check_memory_estimate(hd, name);
@@ -451,8 +454,8 @@ void check_header(const ImageHeader& hd, const std::string& name, const LoadLimi
 }
 
 // Every format but the stacks (TIFF, .npy): one image a file.
-Image decode_single(ByteView bytes, const std::string& name, const LoadLimits& lim,
-                    const HeaderCheck& header_check, const std::string& format) {
+Image decode_single(ByteView bytes, const std::string& name, const LoadLimits& lim, const HeaderCheck& header_check,
+                    const std::string& format) {
     if (lim.frame != 0)
         throw InputError(name, "no frame " + std::to_string(lim.frame + 1) + ": a " + format + " file holds one image");
     auto check_size = [&](const ImageHeader& hd) { check_header(hd, name, lim, header_check); };
@@ -478,8 +481,9 @@ Image decode_single(ByteView bytes, const std::string& name, const LoadLimits& l
 
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, len, &w, &h, &comp)) {
-        throw InputError(name, std::string("not a readable image (") + stb_reason() +
-                                   "); supported: PNG, JPEG, TIFF, BMP, TGA, GIF, PSD, HDR, PNM, .npy, video (MP4, MKV, AVI)");
+        throw InputError(
+            name, std::string("not a readable image (") + stb_reason() +
+                      "); supported: PNG, JPEG, TIFF, BMP, TGA, GIF, PSD, HDR, PNM, .npy, video (MP4, MKV, AVI)");
     }
     const bool hdr = stbi_is_hdr_from_memory(data, len);
     const bool wide = !hdr && stbi_is_16_bit_from_memory(data, len);
@@ -526,10 +530,10 @@ std::string format_named_by(const std::string& name) {
     std::string ext = fs::path(name).extension().string();
     for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
     static const std::pair<const char*, const char*> kNames[] = {
-        {".png", "PNG"},  {".jpg", "JPEG"}, {".jpeg", "JPEG"}, {".tif", "TIFF"}, {".tiff", "TIFF"}, {".npy", ".npy"},
-        {".bmp", "BMP"},  {".gif", "GIF"},  {".psd", "PSD"},   {".hdr", "HDR"},  {".pgm", "PNM"},   {".ppm", "PNM"},
-        {".pnm", "PNM"},  {".tga", "TGA"},  {".mp4", "video"}, {".mkv", "video"}, {".avi", "video"}, {".mov", "video"},
-        {".webm", "video"}};
+        {".png", "PNG"},   {".jpg", "JPEG"},  {".jpeg", "JPEG"}, {".tif", "TIFF"},  {".tiff", "TIFF"},
+        {".npy", ".npy"},  {".bmp", "BMP"},   {".gif", "GIF"},   {".psd", "PSD"},   {".hdr", "HDR"},
+        {".pgm", "PNM"},   {".ppm", "PNM"},   {".pnm", "PNM"},   {".tga", "TGA"},   {".mp4", "video"},
+        {".mkv", "video"}, {".avi", "video"}, {".mov", "video"}, {".webm", "video"}};
     for (const auto& [e, n] : kNames)
         if (ext == e) return n;
     return "";
@@ -562,8 +566,10 @@ Image FrameReader::decode(int frame, const HeaderCheck& header_check) {
             return decode_single(m.bytes, m.name, lim, header_check, m.format);
         } catch (const InputError& e) {
             if (m.named.empty() || m.named == "TGA") throw;
-            throw InputError(m.name, "not a " + m.named + " file: it does not start as one does (read as TGA, the one format "
-                                     "without a signature: " + e.reason() + ")");
+            throw InputError(m.name, "not a " + m.named +
+                                         " file: it does not start as one does (read as TGA, the one format "
+                                         "without a signature: " +
+                                         e.reason() + ")");
         }
     }
     if (m.format != "tiff" && m.format != "npy" && m.format != "video" && !animated)
@@ -597,8 +603,7 @@ Image FrameReader::decode(int frame, const HeaderCheck& header_check) {
     return img;
 }
 
-Image decode_image(ByteView bytes, const std::string& name, const LoadLimits& lim,
-                   const HeaderCheck& header_check) {
+Image decode_image(ByteView bytes, const std::string& name, const LoadLimits& lim, const HeaderCheck& header_check) {
     FrameReader reader(bytes, name, lim);
     return reader.decode(lim.frame, header_check);
 }
@@ -619,7 +624,8 @@ Image load_image(const std::string& path, const LoadLimits& lim, const HeaderChe
     if (!in) throw InputError(path, std::string("cannot open: ") + std::strerror(errno));
     std::vector<unsigned char> bytes(size);
     in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size));
-    if (static_cast<std::uint64_t>(in.gcount()) != size) throw InputError(path, "read error (file changed while reading?)");
+    if (static_cast<std::uint64_t>(in.gcount()) != size)
+        throw InputError(path, "read error (file changed while reading?)");
     return decode_image(bytes, path, lim, check);
 }
 

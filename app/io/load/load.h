@@ -23,13 +23,12 @@ struct LoadLimits {
     int frame = 0;
 };
 
-
 // Throws InputError for anything that is not a complete, decodable image within the limits.
 // In this process: for trusted inputs (tests, generated assets) and inside the decoder process itself. Untrusted
 // files go through app/io/decoder_pool.h.
 Image load_image(const std::string& path, const LoadLimits& limits = {}, const HeaderCheck& check = {});
-Image decode_image(ByteView bytes, const std::string& name,
-                   const LoadLimits& limits = {}, const HeaderCheck& check = {});
+Image decode_image(ByteView bytes, const std::string& name, const LoadLimits& limits = {},
+                   const HeaderCheck& check = {});
 
 // Frames of one file in memory, decoded one by one (a multi-page TIFF is opened and its pages counted once; a
 // stream of frames costs no re-parse). `bytes` must outlive the reader. Single-image formats have frame 0 only.

@@ -100,16 +100,20 @@ NpyHeader parse_npy_header(const unsigned char* b, std::size_t n, const std::str
             while (!p.peek(')')) {
                 h.shape.push_back(p.number());
                 if (h.shape.size() > 32) p.bad("more than 32 dimensions");
-                if (p.peek(',')) p.expect(',');
-                else if (!p.peek(')')) p.bad("expected ',' or ')' in the shape");
+                if (p.peek(','))
+                    p.expect(',');
+                else if (!p.peek(')'))
+                    p.bad("expected ',' or ')' in the shape");
             }
             p.expect(')');
             have_shape = true;
         } else {
             p.bad("unknown key '" + key + "'");
         }
-        if (p.peek(',')) p.expect(',');
-        else if (!p.peek('}')) p.bad("expected ',' or '}'");
+        if (p.peek(','))
+            p.expect(',');
+        else if (!p.peek('}'))
+            p.bad("expected ',' or '}'");
     }
     if (!have_descr || !have_order || !have_shape) p.bad("descr, fortran_order and shape are required");
     return h;
@@ -124,31 +128,45 @@ Image decode_npy(ByteView bytes, const std::string& name, int frame,
     const std::string size = d.substr(2);
     if (order != '<' && order != '>' && order != '|' && order != '=')
         throw InputError(name, "unknown .npy byte order in dtype '" + d + "'");
-    if (code == 'c') throw InputError(name, "a complex array (dtype " + d + ") is a spectrum, not an image (--raw writes these)");
+    if (code == 'c')
+        throw InputError(name, "a complex array (dtype " + d + ") is a spectrum, not an image (--raw writes these)");
     Type t;
-    if (code == 'u' && size == "1") t = Type::U8;
-    else if (code == 'u' && size == "2") t = Type::U16;
-    else if (code == 'u' && size == "4") t = Type::U32;
-    else if (code == 'u' && size == "8") t = Type::U64;
-    else if (code == 'i' && size == "1") t = Type::I8;
-    else if (code == 'i' && size == "2") t = Type::I16;
-    else if (code == 'i' && size == "4") t = Type::I32;
-    else if (code == 'i' && size == "8") t = Type::I64;
-    else if (code == 'f' && size == "4") t = Type::F32;
-    else if (code == 'f' && size == "8") t = Type::F64;
-    else throw InputError(name, "the .npy dtype '" + d + "' is not an image's (uint8/16/32/64, int8/16/32/64, float32/64)");
+    if (code == 'u' && size == "1")
+        t = Type::U8;
+    else if (code == 'u' && size == "2")
+        t = Type::U16;
+    else if (code == 'u' && size == "4")
+        t = Type::U32;
+    else if (code == 'u' && size == "8")
+        t = Type::U64;
+    else if (code == 'i' && size == "1")
+        t = Type::I8;
+    else if (code == 'i' && size == "2")
+        t = Type::I16;
+    else if (code == 'i' && size == "4")
+        t = Type::I32;
+    else if (code == 'i' && size == "8")
+        t = Type::I64;
+    else if (code == 'f' && size == "4")
+        t = Type::F32;
+    else if (code == 'f' && size == "8")
+        t = Type::F64;
+    else
+        throw InputError(name,
+                         "the .npy dtype '" + d + "' is not an image's (uint8/16/32/64, int8/16/32/64, float32/64)");
     const std::size_t item = std::size_t(std::stoi(size));
     if (h.shape.size() != 2 && h.shape.size() != 3)
         throw InputError(name, "a .npy array of " + std::to_string(h.shape.size()) +
                                    " dimensions: images are (height, width), stacks (frames, height, width)");
-    const std::uint64_t nf = h.shape.size() == 3 ? h.shape[0] : 1, ny = h.shape[h.shape.size() - 2], nx = h.shape.back();
+    const std::uint64_t nf = h.shape.size() == 3 ? h.shape[0] : 1, ny = h.shape[h.shape.size() - 2],
+                        nx = h.shape.back();
     if (nf == 0 || ny == 0 || nx == 0) throw InputError(name, "image has zero width or height (an empty array)");
     if (nx > (1u << 30) || ny > (1u << 30) || nf > (1u << 30)) throw InputError(name, "array dimensions over 2^30");
     const std::uint64_t need = nf * ny * nx * item, have = bytes.size() - h.data_offset;
     if (need / item / nx / ny != nf) throw InputError(name, "array size overflows");
     if (have != need)
-        throw InputError(name, "the shape needs " + std::to_string(need) + " bytes of data, the file has " + std::to_string(have) +
-                                   (have < need ? " (truncated)" : ""));
+        throw InputError(name, "the shape needs " + std::to_string(need) + " bytes of data, the file has " +
+                                   std::to_string(have) + (have < need ? " (truncated)" : ""));
     if (frames) *frames = int(nf);
     if (frame < 0 || std::uint64_t(frame) >= nf)
         throw InputError(name, "no frame " + std::to_string(frame + 1) + ": the array has " + std::to_string(nf) +
@@ -193,15 +211,20 @@ Image decode_npy(ByteView bytes, const std::string& name, int frame,
     for (int y = 0; y < hgt; ++y)
         for (int x = 0; x < w; ++x) {
             // C order: (f, y, x) at (f ny + y) nx + x; Fortran: f + y nf + x nf ny.
-            const std::uint64_t idx = h.fortran_order ? std::uint64_t(frame) + std::uint64_t(y) * nf + std::uint64_t(x) * nf * ny
-                                                      : (std::uint64_t(frame) * ny + std::uint64_t(y)) * nx + std::uint64_t(x);
+            const std::uint64_t idx = h.fortran_order
+                                          ? std::uint64_t(frame) + std::uint64_t(y) * nf + std::uint64_t(x) * nf * ny
+                                          : (std::uint64_t(frame) * ny + std::uint64_t(y)) * nx + std::uint64_t(x);
             unsigned char v[8];
             load(idx, v);
             const std::size_t o = std::size_t(y) * w + x;
             float f = 0;
             switch (t) {
-                case Type::U8: out[o] = v[0]; continue;
-                case Type::U16: std::memcpy(out + 2 * o, v, 2); continue;
+                case Type::U8:
+                    out[o] = v[0];
+                    continue;
+                case Type::U16:
+                    std::memcpy(out + 2 * o, v, 2);
+                    continue;
                 case Type::U32: {
                     std::uint32_t u;
                     std::memcpy(&u, v, 4);
@@ -214,7 +237,9 @@ Image decode_npy(ByteView bytes, const std::string& name, int frame,
                     f = float(u);
                     break;
                 }
-                case Type::I8: f = float(static_cast<std::int8_t>(v[0])); break;
+                case Type::I8:
+                    f = float(static_cast<std::int8_t>(v[0]));
+                    break;
                 case Type::I16: {
                     std::int16_t u;
                     std::memcpy(&u, v, 2);
@@ -233,7 +258,9 @@ Image decode_npy(ByteView bytes, const std::string& name, int frame,
                     f = float(u);
                     break;
                 }
-                case Type::F32: std::memcpy(&f, v, 4); break;
+                case Type::F32:
+                    std::memcpy(&f, v, 4);
+                    break;
                 case Type::F64: {
                     double u;
                     std::memcpy(&u, v, 8);

@@ -14,10 +14,10 @@
 namespace specview {
 
 struct NpyHeader {
-    std::string descr;                 // e.g. "<f4"
+    std::string descr;  // e.g. "<f4"
     bool fortran_order = false;
     std::vector<std::uint64_t> shape;
-    std::size_t data_offset = 0;       // where the array's bytes begin
+    std::size_t data_offset = 0;  // where the array's bytes begin
 };
 
 bool is_npy(ByteView bytes);

@@ -14,7 +14,9 @@ namespace specview {
 
 namespace {
 
-std::uint32_t be32(const unsigned char* p) { return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3]; }
+std::uint32_t be32(const unsigned char* p) {
+    return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | p[3];
+}
 
 // The IDAT stream of a PNG whose chunks spng has already walked up to its image data: the IDAT payloads in order
 // (one chunk: no copy), each chunk's CRC checked. False for anything unusual (a chunk running past the end, no
@@ -22,7 +24,7 @@ std::uint32_t be32(const unsigned char* p) { return (std::uint32_t(p[0]) << 24) 
 bool idat_stream(ByteView bytes, std::vector<unsigned char>& joined, const unsigned char** data, std::size_t* size) {
     const unsigned char* b = bytes.data();
     const std::size_t n = bytes.size();
-    std::size_t pos = 8;  // after the signature
+    std::size_t pos = 8;                                     // after the signature
     std::vector<std::pair<std::size_t, std::size_t>> parts;  // offset, length
     std::size_t total = 0;
     bool seen = false;
@@ -71,13 +73,18 @@ bool unfilter(const unsigned char* in, std::size_t row, std::size_t height, int 
         unsigned char* dst = out + y * row;
         const unsigned char* up = y ? dst - row : nullptr;
         switch (f[0]) {
-            case 0: std::memcpy(dst, src, row); break;
+            case 0:
+                std::memcpy(dst, src, row);
+                break;
             case 1:
-                for (std::size_t i = 0; i < row; ++i) dst[i] = (unsigned char)(src[i] + (i >= std::size_t(bpp) ? dst[i - bpp] : 0));
+                for (std::size_t i = 0; i < row; ++i)
+                    dst[i] = (unsigned char)(src[i] + (i >= std::size_t(bpp) ? dst[i - bpp] : 0));
                 break;
             case 2:
-                if (up) for (std::size_t i = 0; i < row; ++i) dst[i] = (unsigned char)(src[i] + up[i]);
-                else std::memcpy(dst, src, row);
+                if (up)
+                    for (std::size_t i = 0; i < row; ++i) dst[i] = (unsigned char)(src[i] + up[i]);
+                else
+                    std::memcpy(dst, src, row);
                 break;
             case 3:
                 for (std::size_t i = 0; i < row; ++i) {
@@ -92,7 +99,8 @@ bool unfilter(const unsigned char* in, std::size_t row, std::size_t height, int 
                     dst[i] = (unsigned char)(src[i] + paeth(a, b, c));
                 }
                 break;
-            default: return false;
+            default:
+                return false;
         }
     }
     return true;
@@ -117,9 +125,10 @@ bool decode_direct(ByteView bytes, const spng_ihdr& ihdr, int channels, Image& i
         return false;
     }
     std::unique_ptr<libdeflate_decompressor, void (*)(libdeflate_decompressor*)> d(libdeflate_alloc_decompressor(),
-                                                                                 libdeflate_free_decompressor);
+                                                                                   libdeflate_free_decompressor);
     std::size_t got = 0;
-    if (!d || libdeflate_zlib_decompress(d.get(), z, zn, filtered.data(), want, &got) != LIBDEFLATE_SUCCESS || got != want)
+    if (!d || libdeflate_zlib_decompress(d.get(), z, zn, filtered.data(), want, &got) != LIBDEFLATE_SUCCESS ||
+        got != want)
         return false;
     std::vector<unsigned char>().swap(joined);
     unsigned char* out = img.writable();
@@ -131,8 +140,7 @@ bool decode_direct(ByteView bytes, const spng_ihdr& ihdr, int channels, Image& i
 
 }  // namespace
 
-Image decode_png(ByteView bytes, const std::string& name,
-                 const std::function<void(const ImageHeader&)>& check) {
+Image decode_png(ByteView bytes, const std::string& name, const std::function<void(const ImageHeader&)>& check) {
     std::unique_ptr<spng_ctx, void (*)(spng_ctx*)> ctx(spng_ctx_new(0), spng_ctx_free);
     if (!ctx) throw InputError(name, "cannot decode png: out of memory");
     auto fail = [&](int err) { return InputError(name, std::string("cannot decode png: ") + spng_strerror(err)); };
@@ -170,7 +178,8 @@ Image decode_png(ByteView bytes, const std::string& name,
             channels = 4;
             fmt = SPNG_FMT_PNG;
             break;
-        default: throw InputError(name, "cannot decode png: unknown colour type " + std::to_string(int(ihdr.color_type)));
+        default:
+            throw InputError(name, "cannot decode png: unknown colour type " + std::to_string(int(ihdr.color_type)));
     }
     const int depth = deep && ihdr.color_type != SPNG_COLOR_TYPE_INDEXED ? 16 : 8;
     if (ihdr.width == 0 || ihdr.height == 0) throw InputError(name, "image has zero width or height");

@@ -58,8 +58,7 @@ T unmatte(T v, float a, float max) {
 
 }  // namespace
 
-Image decode_psd(ByteView bytes, const std::string& name,
-                 const std::function<void(const ImageHeader&)>& check) {
+Image decode_psd(ByteView bytes, const std::string& name, const std::function<void(const ImageHeader&)>& check) {
     auto fail = [&](const std::string& why) { return InputError(name, "cannot decode PSD: " + why); };
     Bytes in{bytes};
     if (!in.has(26) || in.be32() != 0x38425053u) throw fail("not a PSD file");
@@ -69,7 +68,8 @@ Image decode_psd(ByteView bytes, const std::string& name,
     const std::uint32_t h = in.be32(), w = in.be32();
     const int depth = int(in.be16());
     const std::uint32_t mode = in.be16();
-    if (channels_in_file < 1 || channels_in_file > 56) throw fail("unsupported channel count " + std::to_string(channels_in_file));
+    if (channels_in_file < 1 || channels_in_file > 56)
+        throw fail("unsupported channel count " + std::to_string(channels_in_file));
     if (depth != 8 && depth != 16) throw fail("bit depth " + std::to_string(depth) + " (8 and 16 are supported)");
     if (mode != 3) throw fail("colour mode " + std::to_string(mode) + " (only RGB is supported)");
     if (w == 0 || h == 0 || w > (1u << 24) || h > (1u << 24)) throw InputError(name, "image has zero width or height");
@@ -104,7 +104,8 @@ Image decode_psd(ByteView bytes, const std::string& name,
             for (std::size_t i = 0; i < pixels; ++i) out[i * 4 + c] = plane[i];
         } else {
             auto* o16 = reinterpret_cast<std::uint16_t*>(out);
-            for (std::size_t i = 0; i < pixels; ++i) o16[i * 4 + c] = std::uint16_t((plane[2 * i] << 8) | plane[2 * i + 1]);
+            for (std::size_t i = 0; i < pixels; ++i)
+                o16[i * 4 + c] = std::uint16_t((plane[2 * i] << 8) | plane[2 * i + 1]);
         }
     }
     for (int c = used; c < 4; ++c) {  // missing channels: black, opaque

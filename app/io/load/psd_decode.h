@@ -13,7 +13,6 @@
 namespace specview {
 
 // Throws InputError naming `name`. `check` sees the header before anything is decoded.
-Image decode_psd(ByteView bytes, const std::string& name,
-                 const std::function<void(const ImageHeader&)>& check);
+Image decode_psd(ByteView bytes, const std::string& name, const std::function<void(const ImageHeader&)>& check);
 
 }  // namespace specview

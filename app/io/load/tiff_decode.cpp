@@ -85,11 +85,15 @@ Kind sample_kind(int bits, int format, bool* ok) {
 int kind_bytes(Kind k) {
     switch (k) {
         case Kind::U8:
-        case Kind::I8: return 1;
+        case Kind::I8:
+            return 1;
         case Kind::U16:
-        case Kind::I16: return 2;
-        case Kind::F64: return 8;
-        default: return 4;
+        case Kind::I16:
+            return 2;
+        case Kind::F64:
+            return 8;
+        default:
+            return 4;
     }
 }
 
@@ -101,7 +105,8 @@ float as_float(Kind k, const unsigned char* p) {
             std::memcpy(&v, p, 4);
             return float(double(v) / 4294967295.0);
         }
-        case Kind::I8: return float(*reinterpret_cast<const std::int8_t*>(p));
+        case Kind::I8:
+            return float(*reinterpret_cast<const std::int8_t*>(p));
         case Kind::I16: {
             std::int16_t v;
             std::memcpy(&v, p, 2);
@@ -122,7 +127,8 @@ float as_float(Kind k, const unsigned char* p) {
             std::memcpy(&v, p, 8);
             return float(v);
         }
-        default: return 0.0f;
+        default:
+            return 0.0f;
     }
 }
 
@@ -130,8 +136,10 @@ float as_float(Kind k, const unsigned char* p) {
 
 bool is_tiff(ByteView b) {
     if (b.size() < 4) return false;
-    const bool le = b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0, be = b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42;
-    const bool big_le = b[0] == 'I' && b[1] == 'I' && b[2] == 43 && b[3] == 0, big_be = b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 43;
+    const bool le = b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0,
+               be = b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42;
+    const bool big_le = b[0] == 'I' && b[1] == 'I' && b[2] == 43 && b[3] == 0,
+               big_be = b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 43;
     return le || be || big_le || big_be;
 }
 
@@ -155,8 +163,8 @@ TiffStack::TiffStack(ByteView bytes, std::string name) : impl_(new Impl) {
     TIFFOpenOptionsSetWarningHandlerExtR(m.opts.get(), on_warning, nullptr);
     TIFFOpenOptionsSetMaxSingleMemAlloc(m.opts.get(), tmsize_t(1) << 31);  // no single buffer over 2 GiB
     m.src = Source{bytes.data(), toff_t(bytes.size()), 0};
-    m.tif.reset(TIFFClientOpenExt(m.name.empty() ? "tiff" : m.name.c_str(), "r", &m.src, read_proc, write_proc, seek_proc,
-                                  close_proc, size_proc, map_proc, unmap_proc, m.opts.get()));
+    m.tif.reset(TIFFClientOpenExt(m.name.empty() ? "tiff" : m.name.c_str(), "r", &m.src, read_proc, write_proc,
+                                  seek_proc, close_proc, size_proc, map_proc, unmap_proc, m.opts.get()));
     if (!m.tif) throw m.fail("not a readable TIFF");
     m.current = 0;
     // Pages: the directory chain (libtiff stops at loops); far more than any stack is refused.
@@ -186,9 +194,9 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
         throw InputError(name, "no page " + std::to_string(page + 1) + ": the file has " + std::to_string(count) +
                                    (count == 1 ? " page" : " pages"));
     // The next page: one step along the chain; any other: from the start.
-    const bool ok = page == m.current ? true
+    const bool ok = page == m.current       ? true
                     : page == m.current + 1 ? TIFFReadDirectory(m.tif.get()) == 1
-                                              : TIFFSetDirectory(m.tif.get(), tdir_t(page)) == 1;
+                                            : TIFFSetDirectory(m.tif.get(), tdir_t(page)) == 1;
     m.current = ok ? page : -1;
     if (!ok) throw fail("cannot read page " + std::to_string(page + 1));
     TIFF* const tif_raw = m.tif.get();
@@ -206,7 +214,8 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
     TIFFGetFieldDefaulted(tif.get(), TIFFTAG_BITSPERSAMPLE, &bits);
     TIFFGetFieldDefaulted(tif.get(), TIFFTAG_SAMPLEFORMAT, &format);
     TIFFGetFieldDefaulted(tif.get(), TIFFTAG_PLANARCONFIG, &planar);
-    if (!TIFFGetField(tif.get(), TIFFTAG_PHOTOMETRIC, &photometric)) photometric = spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+    if (!TIFFGetField(tif.get(), TIFFTAG_PHOTOMETRIC, &photometric))
+        photometric = spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
     if (w == 0 || h == 0) throw InputError(name, "image has zero width or height");
     if (w > std::uint32_t(std::numeric_limits<int>::max()) || h > std::uint32_t(std::numeric_limits<int>::max()))
         throw InputError(name, "image is " + std::to_string(w) + "x" + std::to_string(h) + ", over any limit");
@@ -220,7 +229,8 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
     const bool gray = photometric == PHOTOMETRIC_MINISBLACK || photometric == PHOTOMETRIC_MINISWHITE;
     const bool rgb = photometric == PHOTOMETRIC_RGB;
     // Read directly: gray or RGB with whole-byte samples of a known format, enough samples for the colour.
-    const bool direct = direct_kind && ((gray && spp >= 1) || (rgb && spp >= 3)) && (planar == PLANARCONFIG_CONTIG || planar == PLANARCONFIG_SEPARATE);
+    const bool direct = direct_kind && ((gray && spp >= 1) || (rgb && spp >= 3)) &&
+                        (planar == PLANARCONFIG_CONTIG || planar == PLANARCONFIG_SEPARATE);
     const int width = int(w), height = int(h);
     if (!direct) {
         // libtiff's RGBA reader: palette, bilevel and 2/4-bit gray, YCbCr, CMYK, Lab, ... as 8-bit RGBA.
@@ -234,7 +244,8 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
         const int channels = (gray && !palette) ? (alpha ? 2 : 1) : (alpha ? 4 : 3);
         check(ImageHeader{width, height, channels, 8, "tiff"});
         std::vector<std::uint32_t> rgba(std::size_t(w) * h);
-        if (!TIFFReadRGBAImageOriented(tif.get(), w, h, rgba.data(), ORIENTATION_TOPLEFT, 0)) throw fail("cannot decode the pixels");
+        if (!TIFFReadRGBAImageOriented(tif.get(), w, h, rgba.data(), ORIENTATION_TOPLEFT, 0))
+            throw fail("cannot decode the pixels");
         Image img = Image::allocate(width, height, channels, 8, "tiff");
         unsigned char* out = img.writable();
         for (std::size_t i = 0; i < rgba.size(); ++i) {
@@ -280,18 +291,18 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
     const bool separate = planar == PLANARCONFIG_SEPARATE && spp > 1;
     const int planes = separate ? spp : 1, per_pixel = separate ? 1 : spp;
     // The common case copies rows as they are: interleaved samples, all kept, stored as the image keeps them.
-    const bool copy_rows = !separate && per_pixel == channels && !invert &&
-                           (kind == Kind::U8 || kind == Kind::U16 || kind == Kind::F32);
+    const bool copy_rows =
+        !separate && per_pixel == channels && !invert && (kind == Kind::U8 || kind == Kind::U16 || kind == Kind::F32);
     const std::size_t out_sample = std::size_t(depth / 8);
     // One tile's or strip's decoded bytes are bounded by what the kept image needs (a crafted file declares
     // 65536^2 tiles on a 16^2 image, or 60000 samples a pixel, and the buffer alone would be gigabytes).
-    const std::uint64_t budget = std::max<std::uint64_t>(std::uint64_t(256) << 20,
-                                                         4 * std::uint64_t(w) * h * channels * out_sample);
+    const std::uint64_t budget =
+        std::max<std::uint64_t>(std::uint64_t(256) << 20, 4 * std::uint64_t(w) * h * channels * out_sample);
     auto check_buffer = [&](tmsize_t size, const std::string& what) {
         if (std::uint64_t(size) > budget)
             throw fail(what + " decodes to " + std::to_string(std::uint64_t(size) >> 20) + " MiB (" +
-                       std::to_string(spp) + (spp == 1 ? " sample" : " samples") + " a pixel) for a " + std::to_string(w) + "x" + std::to_string(h) +
-                       " image: more than its pixels need");
+                       std::to_string(spp) + (spp == 1 ? " sample" : " samples") + " a pixel) for a " +
+                       std::to_string(w) + "x" + std::to_string(h) + " image: more than its pixels need");
     };
     if (TIFFIsTiled(tif.get())) {
         std::uint32_t tw = 0, th = 0;
@@ -312,12 +323,14 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
                     if (copy_rows) {
                         for (std::uint32_t y = ty; y < y1; ++y)
                             std::memcpy(out + (std::size_t(y) * w + tx) * channels * out_sample,
-                                        buf.data() + std::size_t(y - ty) * tw * per_pixel * sb, std::size_t(x1 - tx) * channels * out_sample);
+                                        buf.data() + std::size_t(y - ty) * tw * per_pixel * sb,
+                                        std::size_t(x1 - tx) * channels * out_sample);
                         continue;
                     }
                     for (std::uint32_t y = ty; y < y1; ++y)
                         for (std::uint32_t x = tx; x < x1; ++x) {
-                            const unsigned char* p = buf.data() + (std::size_t(y - ty) * tw + (x - tx)) * per_pixel * sb;
+                            const unsigned char* p =
+                                buf.data() + (std::size_t(y - ty) * tw + (x - tx)) * per_pixel * sb;
                             if (separate) {
                                 if (plane < channels) put(int(x), int(y), plane, p);
                             } else {
@@ -341,9 +354,11 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
                 const tstrip_t s = tstrip_t(plane) * per_plane + y0 / rows;
                 const tmsize_t got = TIFFReadEncodedStrip(tif.get(), s, buf.data(), size);
                 const std::uint32_t n = std::min(rows, h - y0);
-                if (got < 0 || std::uint64_t(got) < row_bytes * n) throw fail("cannot decode strip " + std::to_string(s));
+                if (got < 0 || std::uint64_t(got) < row_bytes * n)
+                    throw fail("cannot decode strip " + std::to_string(s));
                 if (copy_rows) {
-                    std::memcpy(out + std::size_t(y0) * w * channels * out_sample, buf.data(), std::size_t(n) * row_bytes);
+                    std::memcpy(out + std::size_t(y0) * w * channels * out_sample, buf.data(),
+                                std::size_t(n) * row_bytes);
                     continue;
                 }
                 for (std::uint32_t r = 0; r < n; ++r)

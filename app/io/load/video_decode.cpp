@@ -1,6 +1,5 @@
 #include "app/io/load/video_decode.h"
 
-
 #include <dlfcn.h>
 #include <sched.h>
 
@@ -79,10 +78,14 @@ AVBufferRef* cuda_device() {
         auto device_get = reinterpret_cast<DeviceGetFn>(dlsym(lib, "cuDeviceGet"));
         auto retain = reinterpret_cast<RetainFn>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
         int dev = 0, e = 0;
-        if (!init || !device_get || !retain) why = "the CUDA driver library lacks cuInit/cuDeviceGet/cuDevicePrimaryCtxRetain";
-        else if ((e = init(0)) != 0) why = "the CUDA driver does not start (error " + std::to_string(e) + ")";
-        else if ((e = device_get(&dev, 0)) != 0) why = "no CUDA device 0 (error " + std::to_string(e) + ")";
-        else if ((e = retain(&ctx, dev)) != 0) why = "device 0's primary context (error " + std::to_string(e) + ")";
+        if (!init || !device_get || !retain)
+            why = "the CUDA driver library lacks cuInit/cuDeviceGet/cuDevicePrimaryCtxRetain";
+        else if ((e = init(0)) != 0)
+            why = "the CUDA driver does not start (error " + std::to_string(e) + ")";
+        else if ((e = device_get(&dev, 0)) != 0)
+            why = "no CUDA device 0 (error " + std::to_string(e) + ")";
+        else if ((e = retain(&ctx, dev)) != 0)
+            why = "device 0's primary context (error " + std::to_string(e) + ")";
         return ctx != nullptr;  // retained for the process's life, as the runtime keeps it
     }();
     if (!ready) throw GpuDecodeUnavailable(why);
@@ -110,9 +113,9 @@ struct VideoStack::Impl {
     AVFrame* frame = nullptr;
     SwsContext* sws = nullptr;
     int stream = -1;
-    bool gpu = false;            // NVDEC into device memory
-    AVBufferRef* hw = nullptr;   // the CUDA device (the CUDA runtime's primary context), kept across re-opens
-    bool have_frame = false;     // `frame` holds frame next - 1
+    bool gpu = false;           // NVDEC into device memory
+    AVBufferRef* hw = nullptr;  // the CUDA device (the CUDA runtime's primary context), kept across re-opens
+    bool have_frame = false;    // `frame` holds frame next - 1
     int frames = 0;
     double rate = 0;
     int next = 0;  // the index of the next frame the decoder gives
@@ -166,7 +169,8 @@ struct VideoStack::Impl {
         if (stream < 0 || !codec) fail("no video stream this build can decode", stream < 0 ? stream : 0);
         dec = avcodec_alloc_context3(codec);
         if (!dec) throw std::bad_alloc();
-        if (int e = avcodec_parameters_to_context(dec, fmt->streams[stream]->codecpar); e < 0) fail("bad codec parameters", e);
+        if (int e = avcodec_parameters_to_context(dec, fmt->streams[stream]->codecpar); e < 0)
+            fail("bad codec parameters", e);
         // Frame threads (the video helper's sandbox allows threads, not processes): as many as the CPU set has,
         // up to kVideoDecodeThreads (the parent's memory limit for a video counts that many frames in flight).
         cpu_set_t cpus;
@@ -179,9 +183,11 @@ struct VideoStack::Impl {
             for (int i = 0;; ++i) {
                 const AVCodecHWConfig* c = avcodec_get_hw_config(codec, i);
                 if (!c) break;
-                if ((c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) && c->device_type == AV_HWDEVICE_TYPE_CUDA) nvdec = true;
+                if ((c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) && c->device_type == AV_HWDEVICE_TYPE_CUDA)
+                    nvdec = true;
             }
-            if (!nvdec) throw GpuDecodeUnavailable(std::string("this FFmpeg has no NVDEC path for ") + codec->name + " video");
+            if (!nvdec)
+                throw GpuDecodeUnavailable(std::string("this FFmpeg has no NVDEC path for ") + codec->name + " video");
             if (!hw) hw = cuda_device();
             dec->hw_device_ctx = av_buffer_ref(hw);
             if (!dec->hw_device_ctx) throw std::bad_alloc();
@@ -189,12 +195,13 @@ struct VideoStack::Impl {
             dec->extra_hw_frames = kGpuVideoFramesHeld;
             dec->thread_count = 1;  // NVDEC decodes; the host only parses
         }
-        if (int e = avcodec_open2(dec, codec, nullptr); e < 0) fail("cannot open the " + std::string(codec->name) + " decoder", e);
+        if (int e = avcodec_open2(dec, codec, nullptr); e < 0)
+            fail("cannot open the " + std::string(codec->name) + " decoder", e);
         pkt = av_packet_alloc();
         frame = av_frame_alloc();
         if (!pkt || !frame) throw std::bad_alloc();
         const AVRational r = fmt->streams[stream]->avg_frame_rate.num ? fmt->streams[stream]->avg_frame_rate
-                                                                     : fmt->streams[stream]->r_frame_rate;
+                                                                      : fmt->streams[stream]->r_frame_rate;
         rate = r.den ? av_q2d(r) : 0.0;
     }
     // The next decoded frame into `frame`; false at the end of the stream.
@@ -245,8 +252,10 @@ VideoStack::VideoStack(ByteView bytes, std::string name, bool on_gpu) : impl_(ne
         while (av_read_frame(m.fmt, m.pkt) >= 0) {
             if (m.pkt->stream_index == m.stream) {
                 ++count;
-                if (m.pkt->pts == AV_NOPTS_VALUE) all_pts = false;
-                else m.pts.push_back(m.pkt->pts);
+                if (m.pkt->pts == AV_NOPTS_VALUE)
+                    all_pts = false;
+                else
+                    m.pts.push_back(m.pkt->pts);
             }
             av_packet_unref(m.pkt);
             if (count > 10000000) m.fail("over ten million frames");
@@ -292,7 +301,8 @@ std::string VideoStack::decoder() const {
 Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)>& check) {
     Impl& m = *impl_;
     if (index < 0 || index >= m.frames)
-        throw InputError(m.name, "no frame " + std::to_string(index + 1) + ": the video has " + std::to_string(m.frames) + " frames");
+        throw InputError(m.name, "no frame " + std::to_string(index + 1) + ": the video has " +
+                                     std::to_string(m.frames) + " frames");
     // The frame decoded last, asked again: still in `frame`.
     const bool again = m.have_frame && index == m.next - 1;
     // Far ahead or backwards: a seek to the keyframe at or before the frame's timestamp, then decoding forward
@@ -314,9 +324,11 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
     check(ImageHeader{par->width, par->height, 1, deep ? 16 : 8, "video"});
     for (;;) {
         if (m.next > index) break;  // (asked again: next is index + 1)
-        if (!m.next_frame()) m.fail("the stream ends before frame " + std::to_string(index + 1) + " of " + std::to_string(m.frames));
+        if (!m.next_frame())
+            m.fail("the stream ends before frame " + std::to_string(index + 1) + " of " + std::to_string(m.frames));
         if (m.next <= 0) {  // after a seek: where are we? (next_frame counted from -1)
-            const std::int64_t ts = m.frame->best_effort_timestamp != AV_NOPTS_VALUE ? m.frame->best_effort_timestamp : m.frame->pts;
+            const std::int64_t ts =
+                m.frame->best_effort_timestamp != AV_NOPTS_VALUE ? m.frame->best_effort_timestamp : m.frame->pts;
             const auto it = std::lower_bound(m.pts.begin(), m.pts.end(), ts);
             if (ts == AV_NOPTS_VALUE || it == m.pts.end() || *it != ts) {  // lost: from the start instead
                 m.open();
@@ -331,21 +343,27 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
     }
     const AVFrame* f = m.frame;
     if (f->width != par->width || f->height != par->height)
-        m.fail("frame " + std::to_string(index + 1) + " is " + std::to_string(f->width) + "x" + std::to_string(f->height) +
-               ", the stream " + std::to_string(par->width) + "x" + std::to_string(par->height));
+        m.fail("frame " + std::to_string(index + 1) + " is " + std::to_string(f->width) + "x" +
+               std::to_string(f->height) + ", the stream " + std::to_string(par->width) + "x" +
+               std::to_string(par->height));
     const int w = f->width, h = f->height;
-    if (f->format == AV_PIX_FMT_CUDA) {  // NVDEC: the luma plane of an NV12/P010/P016/YUV444 surface, left on the device
-        const auto* frames = f->hw_frames_ctx ? reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data) : nullptr;
+    if (f->format ==
+        AV_PIX_FMT_CUDA) {  // NVDEC: the luma plane of an NV12/P010/P016/YUV444 surface, left on the device
+        const auto* frames =
+            f->hw_frames_ctx ? reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data) : nullptr;
         const AVPixFmtDescriptor* sd = frames ? av_pix_fmt_desc_get(frames->sw_format) : nullptr;
         if (!sd) m.fail("an NVDEC frame without its surface format");
         const int depth = sd->comp[0].depth;
         // One sample a pixel in plane 0, 8 bits, or 16 with the significant bits at the top (P010's 10).
-        if ((sd->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_BE)) || sd->comp[0].plane != 0 || sd->comp[0].offset != 0 ||
-            sd->comp[0].step != (depth > 8 ? 2 : 1) || (depth > 8 && sd->comp[0].shift != 16 - depth) || depth > 16)
-            m.fail(std::string("NVDEC surfaces in ") + sd->name + " (luma not one plane of 8 or MSB-aligned 16-bit samples)");
+        if ((sd->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_BE)) || sd->comp[0].plane != 0 ||
+            sd->comp[0].offset != 0 || sd->comp[0].step != (depth > 8 ? 2 : 1) ||
+            (depth > 8 && sd->comp[0].shift != 16 - depth) || depth > 16)
+            m.fail(std::string("NVDEC surfaces in ") + sd->name +
+                   " (luma not one plane of 8 or MSB-aligned 16-bit samples)");
         AVFrame* ref = av_frame_clone(f);
         if (!ref) throw std::bad_alloc();
-        auto* samples = new DeviceSamples{ref->data[0], std::size_t(ref->linesize[0]), depth > 8 && depth < 16 ? depth : 0};
+        auto* samples =
+            new DeviceSamples{ref->data[0], std::size_t(ref->linesize[0]), depth > 8 && depth < 16 ? depth : 0};
         Image img;
         img.width = w;
         img.height = h;
@@ -366,7 +384,9 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
                       d->comp[0].offset == 0 && d->comp[0].shift == 0 && d->comp[0].step == (depth > 8 ? 2 : 1);
     if (luma && depth == 8) {
         Image img = Image::allocate(w, h, 1, 8, "video");
-        for (int y = 0; y < h; ++y) std::memcpy(img.writable() + std::size_t(y) * w, f->data[0] + std::ptrdiff_t(y) * f->linesize[0], std::size_t(w));
+        for (int y = 0; y < h; ++y)
+            std::memcpy(img.writable() + std::size_t(y) * w, f->data[0] + std::ptrdiff_t(y) * f->linesize[0],
+                        std::size_t(w));
         return img;
     }
     if (luma && depth > 8 && depth <= 16) {
@@ -374,16 +394,19 @@ Image VideoStack::decode(int index, const std::function<void(const ImageHeader&)
         std::uint16_t* out = reinterpret_cast<std::uint16_t*>(img.writable());
         const int up = 16 - depth;  // to the full 16-bit range, as a PNG of that depth would be
         for (int y = 0; y < h; ++y) {
-            const std::uint16_t* row = reinterpret_cast<const std::uint16_t*>(f->data[0] + std::ptrdiff_t(y) * f->linesize[0]);
+            const std::uint16_t* row =
+                reinterpret_cast<const std::uint16_t*>(f->data[0] + std::ptrdiff_t(y) * f->linesize[0]);
             for (int x = 0; x < w; ++x) {
                 const std::uint32_t v = row[x];
-                out[std::size_t(y) * w + x] = std::uint16_t(std::min<std::uint32_t>(65535, (v << up) | (up ? v >> (depth - up) : 0)));
+                out[std::size_t(y) * w + x] =
+                    std::uint16_t(std::min<std::uint32_t>(65535, (v << up) | (up ? v >> (depth - up) : 0)));
             }
         }
         return img;
     }
     // Anything else (RGB, packed YUV): through swscale to 8-bit gray.
-    m.sws = sws_getCachedContext(m.sws, w, h, AVPixelFormat(f->format), w, h, AV_PIX_FMT_GRAY8, SWS_POINT, nullptr, nullptr, nullptr);
+    m.sws = sws_getCachedContext(m.sws, w, h, AVPixelFormat(f->format), w, h, AV_PIX_FMT_GRAY8, SWS_POINT, nullptr,
+                                 nullptr, nullptr);
     if (!m.sws) m.fail(std::string("cannot convert ") + d->name + " to gray");
     Image img = Image::allocate(w, h, 1, 8, "video");
     std::uint8_t* dst[4] = {img.writable(), nullptr, nullptr, nullptr};

@@ -8,8 +8,9 @@ namespace specview {
 bool video_supported() { return false; }
 struct VideoStack::Impl {};
 VideoStack::VideoStack(ByteView, std::string name, bool) {
-    throw InputError(name, "a video file: this process does not decode video (the video decoder helper does; "
-                           "this build has none when FFmpeg's development packages were missing at configure time)");
+    throw InputError(name,
+                     "a video file: this process does not decode video (the video decoder helper does; "
+                     "this build has none when FFmpeg's development packages were missing at configure time)");
 }
 VideoStack::~VideoStack() = default;
 int VideoStack::frames() const { return 0; }
