@@ -8,6 +8,8 @@
 
 #include <vector_types.h>  // float2 (host code too)
 
+#include "gpu/common/device_math.h"
+
 #include <math.h>
 
 #include <algorithm>
@@ -28,18 +30,13 @@
 
 namespace specview::mixed_radix {
 
-SV_MR_HD float2 c_make(float re, float im) {
-    float2 v;
-    v.x = re;
-    v.y = im;
-    return v;
-}
-SV_MR_HD float2 c_add(float2 a, float2 b) { return c_make(a.x + b.x, a.y + b.y); }
-SV_MR_HD float2 c_sub(float2 a, float2 b) { return c_make(a.x - b.x, a.y - b.y); }
-SV_MR_HD float2 c_mul(float2 a, float2 b) { return c_make(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
-SV_MR_HD float2 c_scale(float2 a, float s) { return c_make(a.x * s, a.y * s); }
-// -i a (forward) or +i a (inverse)
-SV_MR_HD float2 c_rot(float2 a, bool inverse) { return inverse ? c_make(-a.y, a.x) : c_make(a.y, -a.x); }
+// The complex arithmetic of gpu/common/device_math.h, under the names this file has always used.
+using specview::c_add;
+using specview::c_make;
+using specview::c_mul;
+using specview::c_rot;
+using specview::c_scale;
+using specview::c_sub;
 
 // The radix-2^k DFT (k = 1..4) of v[0..R), natural order in and out: radix-2 decimation in time, with the
 // sixteenth roots of unity as constants.

@@ -7,6 +7,7 @@
 #include "gpu/runtime/cuda_check.h"
 #include "gpu/runtime/device_info.h"
 #include "gpu/common/errors.h"
+#include "gpu/common/device_math.h"
 
 namespace specview::gpu {
 
@@ -33,10 +34,6 @@ __device__ __forceinline__ unsigned rotl_bits(unsigned v, int r, int bits) {
     if (bits == 0 || r == 0 || r == bits) return v;
     const unsigned mask = (1u << bits) - 1u;
     return ((v << r) | (v >> (bits - r))) & mask;
-}
-
-__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
-    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
 template <bool kInverse>
@@ -83,7 +80,7 @@ __global__ void fft_rows_global_stage_kernel(const float* __restrict__ real_in, 
         const std::size_t base = std::size_t(row) << log2n;
         const float2 a = load_in<kReal>(real_in, in, base + i0);
         const float2 c = load_in<kReal>(real_in, in, base + i1);
-        const float2 t = cmul(twiddle<kInverse>(tw, bitrev(g, log2n - 1), tw_shift), c);  // TWIDDLE
+        const float2 t = c_mul(twiddle<kInverse>(tw, bitrev(g, log2n - 1), tw_shift), c);  // TWIDDLE
         out[base + i0] = make_float2(a.x + t.x, a.y + t.y);                               // ADDSUB
         out[base + i1] = make_float2(a.x - t.x, a.y - t.y);
     }
@@ -139,7 +136,7 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
                 const int h = b >> (log2l - 1), t = b & (half_l - 1);
                 const unsigned c = unsigned(slot0 + h) & cmask;  // segment index within the row
                 const unsigned g = (c << (pl - 1)) | (unsigned(t) & ((1u << (pl - 1)) - 1u));
-                const float2 tt = cmul(twiddle<kInverse>(tw, bitrev(g, log2n - 1), tw_shift), vb[k]);
+                const float2 tt = c_mul(twiddle<kInverse>(tw, bitrev(g, log2n - 1), tw_shift), vb[k]);
                 const float2 lo = make_float2(va[k].x + tt.x, va[k].y + tt.y);
                 const float2 hi = make_float2(va[k].x - tt.x, va[k].y - tt.y);
                 const unsigned p0 = swz(2u * t, log2l);

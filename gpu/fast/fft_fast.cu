@@ -14,6 +14,7 @@
 
 #include "gpu/runtime/cuda_check.h"
 #include "gpu/common/errors.h"
+#include "gpu/common/device_math.h"
 #include "gpu/fast/fft_fast_detail.h"
 #include "gpu/common/mixed_radix.h"
 #include "gpu/picture/spectrum_view.h"
@@ -34,11 +35,6 @@ using fast_detail::view_bin;
 
 constexpr int kE = 16;  // elements a thread holds (the radix of the main passes)
 
-__device__ __forceinline__ float2 cadd(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-__device__ __forceinline__ float2 csub(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
-__device__ __forceinline__ float2 cmul(float2 a, float2 b) {
-    return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
 // One padding element every 16 (mixed_radix::padi, padded_len): strided smem accesses of Stockham's scatter stay off
 // a single bank.
 using mixed_radix::padded_len;
@@ -74,7 +70,7 @@ __device__ __forceinline__ void pass_compute(float2 (&v)[kE], int nq, int t, int
             float2 p[4];
             p[0] = make_float2(cs, kInv ? sn : -sn);
 #pragma unroll
-            for (int i = 1; i < 4; ++i) p[i] = cmul(p[i - 1], p[i - 1]);
+            for (int i = 1; i < 4; ++i) p[i] = c_mul(p[i - 1], p[i - 1]);
 #pragma unroll
             for (int r = 1; r < R; ++r) {
                 float2 w = make_float2(1.0f, 0.0f);
@@ -82,10 +78,10 @@ __device__ __forceinline__ void pass_compute(float2 (&v)[kE], int nq, int t, int
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
                     if (r & (1 << i)) {
-                        w = first ? p[i] : cmul(w, p[i]);
+                        w = first ? p[i] : c_mul(w, p[i]);
                         first = false;
                     }
-                v[q * R + r] = cmul(v[q * R + r], w);
+                v[q * R + r] = c_mul(v[q * R + r], w);
             }
         }
         mixed_radix::dft_pow2<R>(&v[q * R], kInv);  // the mixed-radix kernels' register DFT (m34)
@@ -411,7 +407,7 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, in
             for (int j = 0; j < kE; ++j)
                 if (j < e) {
                     const float2 pv = *out_slot(psm, j, n, t, tpc);
-                    v[j] = upper ? cmul(csub(pv, v[j]), w) : cadd(v[j], pv);
+                    v[j] = upper ? c_mul(c_sub(pv, v[j]), w) : c_add(v[j], pv);
                 }
         }
     }
@@ -512,7 +508,7 @@ __global__ void __launch_bounds__(512, 2)
 #pragma unroll
         for (int j = 0; j < kE; ++j) {
             const float2 xa = sm[in_index(j, n, kLog2, t, tpc)];
-            v[j] = upper ? cmul(csub(xa, v[j]), w) : cadd(xa, v[j]);
+            v[j] = upper ? c_mul(c_sub(xa, v[j]), w) : c_add(xa, v[j]);
         }
         __syncthreads();  // every point of row y read before the line's exchanges (the same memory) are written
     } else {
@@ -520,7 +516,7 @@ __global__ void __launch_bounds__(512, 2)
         for (int j = 0; j < kE; ++j) {
             const int i = in_index(j, n, kLog2, t, tpc);
             const float2 xa = __ldg(&ra[i]), xb = __ldg(&rb[i]);
-            v[j] = upper ? cmul(csub(xa, xb), w) : cadd(xa, xb);
+            v[j] = upper ? c_mul(c_sub(xa, xb), w) : c_add(xa, xb);
         }
     }
     stockham_line<kInv, Passes::Unrolled, kLog2>(v, sm, n, kLog2, t, tpc, true);
@@ -619,8 +615,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
         float2 a, b;
         unpack_real_pair(sm, n, k, &a, &b);
         if constexpr (split) {
-            const float2 sum = cadd(a, b);
-            b = cmul(csub(a, b), w);
+            const float2 sum = c_add(a, b);
+            b = c_mul(c_sub(a, b), w);
             a = sum;
         }
         if (group_log2 < 0) {
@@ -685,14 +681,14 @@ __device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc
         const float2 a = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
         const float2 d = make_float2(zk.x - zm.x, zk.y + zm.y);  // Z - conj(mirror)
         const float2 b = make_float2(0.5f * d.y, -0.5f * d.x);
-        out[k] = cadd(a, cmul(b, w));
+        out[k] = c_add(a, c_mul(b, w));
     };
     if (steps && tpc * kE == n) {
         float sn, cs;
         sincospif(float(t) / float(n), &sn, &cs);
         const float2 wt = make_float2(cs, -sn);  // W_2n^t
 #pragma unroll
-        for (int m = 0; m < kE; ++m) bin(t + m * tpc, cmul(wt, kHalfTurnSteps.w[m]));
+        for (int m = 0; m < kE; ++m) bin(t + m * tpc, c_mul(wt, kHalfTurnSteps.w[m]));
         if (t == 0) bin(n, make_float2(-1.0f, -0.0f));  // W_2n^n = -1
         return;
     }
@@ -787,8 +783,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     source(m, em, om, wm);
     store_r2c_row(
         half + std::size_t(r) * ld, n, t, tpc,
-        [er, orow, wr](int i) { return cadd(er[padi(i)], cmul(wr, orow[padi(i)])); },
-        [em, om, wm](int i) { return cadd(em[padi(i)], cmul(wm, om[padi(i)])); }, steps);
+        [er, orow, wr](int i) { return c_add(er[padi(i)], c_mul(wr, orow[padi(i)])); },
+        [em, om, wm](int i) { return c_add(em[padi(i)], c_mul(wm, om[padi(i)])); }, steps);
 }
 
 // m84 (Variant::split_r2c_rows_alone): m82's row pass with two lines a block instead of groups of four, for the rows of
@@ -821,7 +817,7 @@ __global__ void __launch_bounds__(512, 2)
 #pragma unroll
     for (int j = 0; j < kE; ++j) {
         const int i = in_index(j, n, kLog2, t, tpc);
-        v[j] = cadd(__ldg(&ek[i]), cmul(sw, __ldg(&ok[i])));
+        v[j] = c_add(__ldg(&ek[i]), c_mul(sw, __ldg(&ok[i])));
     }
     float2* sm = reinterpret_cast<float2*>(smem_f4) + line * padded_len(n);
     const float2* msm = r == 0 || r == h2 ? sm : reinterpret_cast<const float2*>(smem_f4) + (line ^ 1) * padded_len(n);

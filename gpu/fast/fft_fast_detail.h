@@ -12,6 +12,7 @@
 
 #include "gpu/runtime/cuda_check.h"
 #include "gpu/common/spectrum_math.h"
+#include "gpu/common/device_math.h"
 #include "gpu/picture/spectrum_view.h"
 
 namespace specview::gpu::fast_detail {
@@ -22,13 +23,8 @@ namespace specview::gpu::fast_detail {
 // colours both halves. That replaces a range pass which transformed the rows a second time.
 enum class ColOut : int { Complex = 0, Picture, Values, HalfValues };
 
-__device__ __forceinline__ unsigned int order_encode(float f) {
-    const unsigned int u = __float_as_uint(f);
-    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-__device__ __forceinline__ float order_decode(unsigned int e) {
-    return __uint_as_float((e & 0x80000000u) ? (e & 0x7FFFFFFFu) : ~e);
-}
+using specview::order_decode;  // gpu/common/device_math.h
+using specview::order_encode;
 // The min/max pair before a pass folds into it (flush_range): the encodings of +inf-most and -inf-most.
 __device__ __forceinline__ void reset_minmax(unsigned int* mm) {
     mm[0] = 0xFFFFFFFFu;

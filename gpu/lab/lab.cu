@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gpu/runtime/cuda_check.h"
+#include "gpu/common/device_math.h"
 #include "gpu/common/errors.h"
 
 namespace specview::gpu {
@@ -77,13 +78,6 @@ __global__ void combine_kernel(const float* __restrict__ filters, const float* _
 }
 
 // Floats as unsigned ints that sort like them (for atomicMin / atomicMax).
-__device__ __forceinline__ unsigned int ordered(float f) {
-    const unsigned int u = __float_as_uint(f);
-    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-__device__ __forceinline__ float unordered(unsigned int u) {
-    return __uint_as_float((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
-}
 __host__ __device__ __forceinline__ float lab_value(LabPictureKind k, float filtered, float plane) {
     return k == LabPictureKind::Filtered  ? filtered
            : k == LabPictureKind::Removed ? plane - filtered
@@ -108,8 +102,8 @@ __global__ void lab_minmax_kernel(const float* __restrict__ filtered, const floa
         hi = fmaxf(hi, __shfl_down_sync(0xffffffffu, hi, o));
     }
     if ((threadIdx.x & 31) == 0) {
-        atomicMin(&minmax[0], ordered(lo));
-        atomicMax(&minmax[1], ordered(hi));
+        atomicMin(&minmax[0], order_encode(lo));
+        atomicMax(&minmax[1], order_encode(hi));
     }
 }
 
@@ -119,7 +113,7 @@ __global__ void lab_colour_kernel(const float* __restrict__ filtered, const floa
                                   std::uint32_t* __restrict__ rgba) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h) return;
-    const float lo = kind == LabPictureKind::Difference ? 0.0f : unordered(minmax[0]), hi = unordered(minmax[1]);
+    const float lo = kind == LabPictureKind::Difference ? 0.0f : order_decode(minmax[0]), hi = order_decode(minmax[1]);
     const std::size_t k = std::size_t(y0 + y) * width + (x0 + x);
     const float v = lab_value(kind, filtered[k], plane ? plane[k] : 0.0f);
     rgba[std::size_t(y) * w + x] = __ldg(&lut[level_of(normalize_to_range(v, lo, hi))]);
