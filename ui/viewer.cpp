@@ -283,6 +283,18 @@ void take_frame(ViewerState& st, RunResult& r) {
         if (r.engine_ended.time_since_epoch().count()) st.startup.engine_ended = viewer_clock_of(r.engine_ended) * 1e3;
         for (const auto& t : r.frame.timings) st.first_run_timings.emplace_back(t.name, t.ms);
     }
+    if (!r.gpu_lost.empty() && st.machine.gpu_ok) {
+        // A sticky CUDA error: the GPU is gone for this process. The worker ran the request again on the CPU; from
+        // now on everything does (the Pipeline panel greys the GPU backends out with this reason), and no interop.
+        st.machine.gpu_ok = false;
+        st.machine.gpu_why = "the GPU stopped working (" + r.gpu_lost + "); restart specview to use it again";
+        st.machine.device.available = false;
+        st.machine.device.why_unavailable = st.machine.gpu_why;
+        st.machine.interop_ok = false;
+        st.machine.interop_why = "the GPU stopped working";
+        st.settings.backend = Backend::Cpu;
+        st.messages.error("the GPU stopped working (" + r.gpu_lost + "); switched to the CPU backend");
+    }
     try {
         if (r.image_id != st.shown.image_id) {  // computed for an image since replaced
             if (slot >= 0) st.worker->release_slot(slot);
@@ -436,8 +448,21 @@ void show_device_image(ViewerState& st, const std::shared_ptr<const Image>& img)
 
 void poll_copy(ViewerState& st) {
 #ifdef SPECVIEW_HAS_GL_INTEROP
-    if (st.image_copy_source && st.image_copier.done()) st.image_copy_source.reset();  // the decoder's frame back
-    if (!st.copy_pending || !st.copier.done()) return;
+    try {
+        if (st.image_copy_source && st.image_copier.done()) st.image_copy_source.reset();  // the decoder's frame back
+        if (!st.copy_pending || !st.copier.done()) return;
+    } catch (const gpu::GpuError& e) {
+        // The copy's stream failed (the GPU stopped working mid-copy): that picture never arrives. The run that
+        // meets the same error says so and falls back to the CPU (take_frame); no more interop until then.
+        st.image_copy_source.reset();
+        st.machine.interop_ok = false;
+        if (st.copy_pending) {
+            st.copy_pending = false;
+            mark_ready(st, st.copy_change, -1, true);
+        }
+        st.messages.error(std::string("a copy into the texture failed: ") + e.what());
+        return;
+    }
     st.copy_pending = false;
     if (auto it = st.change_index.find(st.copy_change); it != st.change_index.end()) {
         gpu::GlInteropCopier::Split x;

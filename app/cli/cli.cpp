@@ -461,6 +461,8 @@ int run_stack(const StackRun& r) {
             code = kExitGpu, message = e.what();
         } catch (const gpu::ConfigError& e) {
             code = kExitUsage, message = r.input + ": " + e.what();
+        } catch (const gpu::GpuError& e) {  // a GPU failure (GpuContextLost: a sticky one) is exit 4, not an output's
+            code = kExitGpu, message = r.input + ": GPU failure: " + e.what();
         } catch (const std::exception& e) {
             code = kExitOutput, message = e.what();
         }
@@ -1436,6 +1438,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     // input in order; the printer below restores the order of the lines.
     const int transformers = s.backend != Backend::Cpu && batch ? 2 : 1;
     std::string gpu_unavailable;  // set when a GPU backend cannot run at all: everything stops
+    std::string gpu_lost;         // set when the GPU stopped working (a sticky CUDA error): the rest runs on the CPU
     auto transform_worker = [&] {
         Engine engine;
         if (s.backend != Backend::Cpu) engine.device_info();  // the CUDA context while the first image decodes
@@ -1453,15 +1456,21 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 if (!decoded[i].ready && !stop && !planned && headers[i]) {
                     const ImageHeader h = *headers[i];
                     planned = true;
+                    Settings sp = s;
+                    if (!gpu_lost.empty()) sp.backend = Backend::Cpu;
                     lock.unlock();
                     const auto t_plan = std::chrono::steady_clock::now();
                     try {
-                        const gpu::DeviceInfo* dev = s.backend != Backend::Cpu ? &engine.device_info() : nullptr;
+                        const gpu::DeviceInfo* dev = sp.backend != Backend::Cpu ? &engine.device_info() : nullptr;
                         if (dev && dev->available)  // never plan what the device cannot hold
-                            check_device_memory(h, s, wants_spectrum(jobs[i]), false, double(dev->free_memory),
+                            check_device_memory(h, sp, wants_spectrum(jobs[i]), false, double(dev->free_memory),
                                                 dev->name, budget, !jobs[i].inverse.empty());
-                        if (!dev || dev->available) engine.plan_for(s, h.width, h.height);
-                    } catch (const std::exception&) {}
+                        if (!dev || dev->available) engine.plan_for(sp, h.width, h.height);
+                    } catch (const InputError&) {  // planning is a head start: the run meets these again and says so
+                    } catch (const gpu::ConfigError&) {
+                    } catch (const gpu::GpuUnavailable&) {
+                    } catch (const gpu::GpuError&) {  // GpuContextLost too: the engine remembers it for the run
+                    }
                     lock.lock();
                     busy_plan +=
                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_plan).count();
@@ -1472,15 +1481,23 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 decoded[i] = Decoded{true, nullptr, 0, kExitOk, ""};
             }
             Result r;
-            if (!skip[i] && d.code == kExitOk) {
+            // The settings of this image: the batch's, or the CPU backend once the GPU stopped working.
+            Settings sw = s;
+            {
+                std::lock_guard<std::mutex> lock(mu);
+                if (!gpu_lost.empty()) sw.backend = Backend::Cpu;
+            }
+            bool queued = false;  // transformed and handed to the encoders
+            for (bool again = !skip[i] && d.code == kExitOk; again;) {
+                again = false;
                 try {
-                    if (s.backend != Backend::Cpu) {  // the device's half of the memory check, with the engine's probe
+                    if (sw.backend != Backend::Cpu) {  // the device's half of the memory check, with the engine's probe
                         const gpu::DeviceInfo& dev = engine.device_info();
                         if (dev.available) {
                             const Image& im = *d.image;
                             try {
                                 check_device_memory(
-                                    ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format}, s,
+                                    ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format}, sw,
                                     wants_spectrum(jobs[i]), false, double(dev.free_memory), dev.name, budget,
                                     !jobs[i].inverse.empty());
                             } catch (const InputError& e) {
@@ -1494,14 +1511,14 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                                               std::to_string(d.image->frames) + " (--frame)");
                     if (d.image->nonfinite) image_notes.push_back(nonfinite_note(*d.image));
                     engine.set_image(d.image, jobs[i].input);
-                    d.image.reset();
                     RunOptions ro;
                     ro.want_spectrum = wants_spectrum(jobs[i]);
                     ro.want_inverse = !jobs[i].inverse.empty();
                     ro.one_shot = true;
                     ro.picture = depth == 16 ? PictureFormat::Level16 : PictureFormat::Level8;
                     const auto t_run = std::chrono::steady_clock::now();
-                    Frame f = engine.run(s, ro);
+                    Frame f = engine.run(sw, ro);
+                    d.image.reset();
                     const double run_ms =
                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_run).count();
                     std::unique_lock<std::mutex> lock(mu);
@@ -1510,7 +1527,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     encode_queue.push_back(Encode{i, std::move(f), d.read_ms, std::move(image_notes)});
                     ++transformed;
                     cv.notify_all();
-                    continue;
+                    queued = true;
                 } catch (const InputError& e) {
                     r = {true, kExitInput, e.what(), ""};
                 } catch (const gpu::GpuUnavailable& e) {
@@ -1521,6 +1538,21 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                     return;
                 } catch (const gpu::ConfigError& e) {
                     r = {true, kExitUsage, jobs[i].input + ": " + e.what(), ""};
+                } catch (const gpu::GpuContextLost& e) {
+                    // A sticky CUDA error: the GPU is gone for this process. The image that met it fails (exit 4);
+                    // the rest of the batch runs on the CPU backend, said once. An image another thread had in
+                    // flight when the first one met it is done again on the CPU.
+                    std::lock_guard<std::mutex> lock(mu);
+                    if (gpu_lost.empty()) {
+                        gpu_lost = e.what();
+                        r = {true, kExitGpu, jobs[i].input + ": the GPU stopped working: " + e.what(), ""};
+                        if (batch)
+                            std::cerr << "specview: the GPU stopped working; the rest of the batch runs on the CPU "
+                                         "backend\n";
+                    } else {
+                        sw.backend = Backend::Cpu;
+                        again = true;
+                    }
                 } catch (const gpu::GpuError& e) {
                     r = {true, kExitGpu,
                          jobs[i].input + ": GPU failure" +
@@ -1531,9 +1563,9 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                 } catch (const std::exception& e) {
                     r = {true, kExitInternal, jobs[i].input + ": internal error: " + e.what(), ""};
                 }
-            } else if (!skip[i]) {
-                r = {true, d.code, d.error, ""};
             }
+            if (queued) continue;
+            if (!r.done && !skip[i] && d.code != kExitOk) r = {true, d.code, d.error, ""};
             std::lock_guard<std::mutex> lock(mu);
             if (!skip[i]) results[i] = r;
             ++transformed;

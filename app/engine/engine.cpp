@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "app/engine/backend.h"
+#include "gpu/common/errors.h"
 #include "gpu/runtime/device_info.h"
 
 namespace specview {
@@ -52,14 +53,32 @@ struct Engine::Impl {
     bool probed = false;
     gpu::DeviceInfo dev;
     std::unique_ptr<SpectrumBackend> cpu, gpu;
+    // Why the GPU can no longer be used in this process (a sticky CUDA error: GpuContextLost); empty while it can.
+    std::string gpu_lost;
 
     SpectrumBackend& backend_for(const Settings& s) {
         if (s.backend == Backend::Cpu) {
             if (!cpu) cpu = make_cpu_backend();
             return *cpu;
         }
+        if (!gpu_lost.empty()) throw gpu::GpuContextLost("the GPU stopped working earlier in this process: " + gpu_lost);
         if (!gpu) gpu = make_gpu_backend(device());
         return *gpu;
+    }
+    // Runs f; a GpuContextLost on the way marks the GPU lost for good (the backend object is kept, never used again:
+    // frames may still name its device buffers) and goes on to the caller.
+    template <class F>
+    decltype(auto) guarded(F&& f) {
+        try {
+            return f();
+        } catch (const gpu::GpuContextLost& e) {
+            if (gpu_lost.empty()) gpu_lost = e.what();
+            dev.available = false;
+            dev.why_unavailable = "the GPU stopped working (" + gpu_lost + "); restart specview to use it again";
+            probed = true;
+            if (power_backend == gpu.get()) power_backend = nullptr;
+            throw;
+        }
     }
     // The plane's version for these settings (a new one when they changed since the last call).
     std::uint64_t plane_for(const Settings& s) {
@@ -119,6 +138,7 @@ void Engine::set_image(std::shared_ptr<const Image> img, std::string name) {
 }
 bool Engine::has_image() const { return impl_->has_image; }
 const gpu::DeviceInfo& Engine::device_info() { return impl_->device(); }
+const std::string& Engine::gpu_lost() const { return impl_->gpu_lost; }
 
 void picture_size(const Settings& s, int image_w, int image_h, int* w, int* h) {
     using K = gpu::StopPoint::Kind;
@@ -128,26 +148,29 @@ void picture_size(const Settings& s, int image_w, int image_h, int* w, int* h) {
 }
 
 std::complex<double> Engine::read_value(const Settings& s, int x, int y) {
-    return impl_->backend_for(s).read_value(s, x, y);
+    return impl_->guarded([&] { return impl_->backend_for(s).read_value(s, x, y); });
 }
 
 int Engine::take_power_sum(std::vector<double>& sum, int* width, int* height) {
     Impl& m = *impl_;
     if (!m.power_backend) return 0;
-    SpectrumBackend* b = std::exchange(m.power_backend, nullptr);
-    return b->take_power_sum(sum, width, height);
+    SpectrumBackend* b = m.power_backend;
+    return m.guarded([&] {
+        m.power_backend = nullptr;
+        return b->take_power_sum(sum, width, height);
+    });
 }
 
 PowerProfiles Engine::power_profiles(const Settings& s) {
     if (s.stop.kind != gpu::StopPoint::Kind::Done) throw gpu::ConfigError("no power profiles at a classroom stop");
-    return impl_->backend_for(s).power_profiles(s);
+    return impl_->guarded([&] { return impl_->backend_for(s).power_profiles(s); });
 }
 
 std::vector<std::complex<float>> Engine::spectrum_bins(const Settings& s, const std::vector<int>& kx,
                                                        const std::vector<int>& ky) {
     if (kx.size() != ky.size()) throw gpu::ConfigError("spectrum_bins: as many kx as ky");
     if (s.stop.kind != gpu::StopPoint::Kind::Done) throw gpu::ConfigError("no spectrum at a classroom stop");
-    return impl_->backend_for(s).spectrum_bins(s, kx, ky);
+    return impl_->guarded([&] { return impl_->backend_for(s).spectrum_bins(s, kx, ky); });
 }
 
 const PreparedPlane& Engine::prepared(const Settings& s) {
@@ -163,16 +186,16 @@ std::vector<gpu::KernelResources> Engine::custom_resources(const Settings& s) {
     try {
         Settings g = s;
         g.backend = Backend::Custom;
-        return gpu_custom_resources(m.backend_for(g), w, h, s.custom);
-    } catch (const std::exception&) {
-        return {};
+        return m.guarded([&] { return gpu_custom_resources(m.backend_for(g), w, h, s.custom); });
+    } catch (const gpu::ConfigError&) {
+        return {};  // a configuration the device cannot run has no resources to show (its run says why)
     }
 }
 
 double Engine::plan_for(const Settings& s, int image_w, int image_h) {
     int w = 0, h = 0;
     transform_size(s.pad, image_w, image_h, &w, &h);
-    const double ms = impl_->backend_for(s).plan_size(s, w, h);
+    const double ms = impl_->guarded([&] { return impl_->backend_for(s).plan_size(s, w, h); });
     if (ms > 0) impl_->early_plan_ms += ms;
     return ms;
 }
@@ -180,11 +203,11 @@ double Engine::plan_for(const Settings& s, int image_w, int image_h) {
 Frame Engine::run(const Settings& s, const RunOptions& o) {
     Impl& m = *impl_;
     if (!m.has_image) throw InputError("(none)", "no image loaded");
-    SpectrumBackend& b = m.backend_for(s);
+    SpectrumBackend& b = m.guarded([&]() -> SpectrumBackend& { return m.backend_for(s); });
     const PlaneContext ctx = m.context(s);
     // The plan apart from the run: its time is its own line, never inside a kernel's or the total.
-    const double plan_ms = b.plan(ctx, s);
-    Frame f = b.run(ctx, s, o);
+    const double plan_ms = m.guarded([&] { return b.plan(ctx, s); });
+    Frame f = m.guarded([&] { return b.run(ctx, s, o); });
     if (o.accumulate_power) m.power_backend = &b;
     f.image_width = m.image_ptr->width;
     f.image_height = m.image_ptr->height;

@@ -13,6 +13,7 @@
 #include "app/core/plane.h"
 #include "app/core/settings.h"
 #include "gpu/common/config.h"
+#include "gpu/common/run_result.h"
 
 namespace specview {
 
@@ -42,38 +43,23 @@ struct RunOptions {
 
 using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;
 
-struct Frame {
-    int width = 0, height = 0;  // of the picture: the transform size (transposed at some classroom stops)
+// A run's outcome as the app sees it: gpu::RunResult (the picture — RGBA8 row-major, shifted when view.shift, or
+// levels of level_bytes(picture) each; the spectrum, row-major and unshifted; the filtered image at the transform
+// size; the range, timings with total_ms covering the transform and view stages, notes on clamps and fallbacks, the
+// custom pipeline's resources and row plans as launched — on the CPU model as they would be on an H100) and:
+struct Frame : gpu::RunResult {
     int image_width = 0, image_height = 0;
     int content_x = 0, content_y = 0, content_w = 0, content_h = 0, crop_x = 0, crop_y = 0;
-    std::vector<std::complex<float>> spectrum;  // row-major, unshifted
-    std::vector<std::uint32_t> rgba;            // row-major, shifted when view.shift
     bool rgba_on_surface = false;
-    PictureFormat picture = PictureFormat::Rgba8;  // what holds the picture: rgba, or levels (RunOptions::picture)
-    std::vector<unsigned char> levels;             // width x height levels of level_bytes(picture) each (native order)
-    // RunOptions::want_inverse: the real part of the inverse transform of the masked spectrum, width x height
-    // (the transform size), scaled so that no filter gives the plane back.
-    std::vector<float> inverse;
-    const std::uint32_t* device_rgba = nullptr;  // GPU, with RunOptions::picture_slot: the picture on the device
-    // GPU, with RunOptions::lab_on_device: the third view in the slot (lab_width x lab_height RGBA8), the values
-    // at its ends, and the event the consumer records after copying it.
-    const std::uint32_t* device_lab_rgba = nullptr;
-    int lab_width = 0, lab_height = 0;
-    float lab_lo = 0, lab_hi = 0;
-    std::uint64_t slot_lab_consumed_event = 0;
+    // GPU, with RunOptions::picture_slot: the slot holding the picture (RunResult::device_rgba) and the cudaEvent_t
+    // the consumer records after copying it; with lab_on_device, the same for the third view.
     int picture_slot = -1;
-    std::uint64_t slot_consumed_event = 0;  // cudaEvent_t the consumer records after copying the slot
+    std::uint64_t slot_consumed_event = 0;
+    std::uint64_t slot_lab_consumed_event = 0;
     // CPU backend: the data the picture shows (the spectrum, or the classroom stop's data), unshifted,
     // width x height; shared, never copied. GPU backends keep theirs on the device (Engine::read_value).
     SharedSpectrum host_data;
-    float range_lo = 0, range_hi = 0;
-    std::vector<gpu::KernelTiming> timings;
-    double total_ms = 0;             // transform + view stages (not uploads/downloads)
-    std::string backend;             // what actually ran, in words
-    std::vector<std::string> notes;  // clamps and fallbacks, in words
-    std::vector<gpu::KernelResources> resources;
-    // The custom pipeline's two row passes as launched (on the CPU model: as they would be on an H100).
-    std::vector<gpu::RowFftPlan> row_plans;
+    std::string backend;  // what actually ran, in words
 };
 
 // The picture's size for an image of image_w x image_h under these settings (transposed at classroom stops
@@ -128,6 +114,10 @@ public:
 
     // The GPU, probed once; never throws.
     const gpu::DeviceInfo& device_info();
+    // Why the GPU can no longer be used in this process ("" while it can): set when a GPU backend hit a sticky CUDA
+    // error (gpu::GpuContextLost, which the call that hit it rethrows). From then on device_info() says the GPU is
+    // unavailable and every GPU backend throws GpuContextLost at once; the CPU backend goes on.
+    const std::string& gpu_lost() const;
     // Custom-pipeline kernel resources for the current image size (empty without a GPU or image).
     std::vector<gpu::KernelResources> custom_resources(const Settings& s);
 

@@ -15,11 +15,7 @@ class GpuSpectrumBackend : public SpectrumBackend {
 public:
     explicit GpuSpectrumBackend(const gpu::DeviceInfo& dev) : dev_(dev), engine_(dev.device) {}
 
-    double plan(const PlaneContext& ctx, const Settings& s) override {
-        gpu::PlaneRecipe recipe;
-        const gpu::GpuRequest req = request(ctx, s, RunOptions{}, &recipe);
-        return engine_.plan(req);
-    }
+    double plan(const PlaneContext& ctx, const Settings& s) override { return engine_.plan(request(ctx, s, RunOptions{})); }
 
     double plan_size(const Settings& s, int plane_w, int plane_h) override {
         if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;
@@ -32,47 +28,24 @@ public:
     }
 
     Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
-        gpu::PlaneRecipe recipe;
-        gpu::GpuRequest req = request(ctx, s, o, &recipe);
+        gpu::GpuRequest req = request(ctx, s, o);
         const PlaneGeometry g = plane_geometry(s, ctx.image->width, ctx.image->height);
         req.lab_x = 0;  // the content sits at the plane's top left on the device
         req.lab_y = 0;
         req.lab_w = g.content_w;
         req.lab_h = g.content_h;
+        sent_version_ = 0;  // unknown while the run is under way
         Frame f;
+        static_cast<gpu::RunResult&>(f) = engine_.run(req);
+        sent_version_ = ctx.plane_version;
         f.content_w = g.content_w;
         f.content_h = g.content_h;
         f.crop_x = g.crop_x;
         f.crop_y = g.crop_y;
-        sent_version_ = 0;  // unknown while the run is under way
-        gpu::GpuResult r = engine_.run(req);
-        sent_version_ = ctx.plane_version;
-        f.width = r.width;
-        f.height = r.height;
-        f.spectrum = std::move(r.spectrum);
-        f.rgba = std::move(r.rgba);
-        f.levels = std::move(r.levels);
-        f.inverse = std::move(r.inverse);
-        f.picture = r.picture;
         f.rgba_on_surface = o.surface != 0;
-        f.device_rgba = r.device_rgba;
         f.picture_slot = o.picture_slot;
         if (o.picture_slot >= 0) f.slot_consumed_event = engine_.slot_consumed_event(o.picture_slot);
-        if (r.device_lab_rgba) {
-            f.device_lab_rgba = r.device_lab_rgba;
-            f.lab_width = r.lab_width;
-            f.lab_height = r.lab_height;
-            f.lab_lo = r.lab_lo;
-            f.lab_hi = r.lab_hi;
-            f.slot_lab_consumed_event = engine_.slot_lab_consumed_event(o.picture_slot);
-        }
-        f.range_lo = r.range_lo;
-        f.range_hi = r.range_hi;
-        f.timings = std::move(r.timings);
-        f.total_ms = r.total_ms;
-        f.notes = std::move(r.notes);
-        f.resources = std::move(r.resources);
-        f.row_plans = std::move(r.row_plans);
+        if (f.device_lab_rgba) f.slot_lab_consumed_event = engine_.slot_lab_consumed_event(o.picture_slot);
         f.backend =
             s.backend == Backend::Custom ? "custom CUDA (row FFT / transpose) on " + dev_.name
             : s.backend == Backend::CustomFast
@@ -109,17 +82,28 @@ public:
     gpu::GpuEngine& engine() { return engine_; }
 
 private:
-    // The request for these settings; the recipe's window values only when the device makes a new plane.
-    gpu::GpuRequest request(const PlaneContext& ctx, const Settings& s, const RunOptions& o, gpu::PlaneRecipe* recipe) {
+    // The request for these settings, with the plane's recipe (recipe()).
+    gpu::GpuRequest request(const PlaneContext& ctx, const Settings& s, const RunOptions& o) {
         const PlaneGeometry g = plane_geometry(s, ctx.image->width, ctx.image->height);
-        *recipe = plane_recipe(*ctx.image, s, ctx.image_version, ctx.plane_version != sent_version_);
         gpu::GpuRequest req;
-        req.recipe = recipe;
+        req.recipe = &recipe(ctx, s);
         req.width = g.width;
         req.height = g.height;
         req.plane_version = ctx.plane_version;
         fill(req, s, o);
         return req;
+    }
+    // How the device makes this plane, computed once per plane version (a plan and the run after it share it): the
+    // window tables and the levelling fit (over every pixel with --level) only where the device does not hold the
+    // plane yet.
+    const gpu::PlaneRecipe& recipe(const PlaneContext& ctx, const Settings& s) {
+        const bool device_has_it = ctx.plane_version != 0 && ctx.plane_version == sent_version_;
+        if (ctx.plane_version == 0 || ctx.plane_version != recipe_version_ || (!device_has_it && !recipe_shaped_)) {
+            recipe_ = plane_recipe(*ctx.image, s, ctx.image_version, !device_has_it);
+            recipe_version_ = ctx.plane_version;
+            recipe_shaped_ = !device_has_it;
+        }
+        return recipe_;
     }
     // The request's path, transform and view settings.
     static void fill(gpu::GpuRequest& req, const Settings& s, const RunOptions& o) {
@@ -147,6 +131,9 @@ private:
     gpu::DeviceInfo dev_;
     gpu::GpuEngine engine_;
     std::uint64_t sent_version_ = 0;  // the plane the device holds
+    gpu::PlaneRecipe recipe_;          // recipe()'s, for the plane recipe_version_
+    std::uint64_t recipe_version_ = 0;
+    bool recipe_shaped_ = false;  // it holds the window tables and the levelling fit
 };
 
 }  // namespace

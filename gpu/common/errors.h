@@ -17,6 +17,15 @@ private:
     bool oom_;
 };
 
+// A sticky CUDA error (an illegal address, a kernel that faulted or trapped, an uncorrectable ECC error, a launch
+// timeout): the process's CUDA context is dead, every later call on it fails, and device memory is gone. Whoever
+// catches it stops using the GPU in this process (the engine refuses GPU backends from then on; the viewer and the
+// batch fall back to the CPU backend, saying so).
+class GpuContextLost : public GpuError {
+public:
+    explicit GpuContextLost(const std::string& m) : GpuError(m) {}
+};
+
 // No usable CUDA device (no driver, no GPU, or a device that cannot run our sm_90 code).
 class GpuUnavailable : public std::runtime_error {
 public:

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <string>
 #include <set>
 #include <tuple>
 
@@ -308,257 +310,344 @@ double GpuEngine::plan(const GpuRequest& req) {
     return std::max(1e-6, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
 }
 
-GpuResult GpuEngine::run(const GpuRequest& req) {
-    Impl& m = *impl_;
-    cudaStream_t s = m.stream.get();
-    const int w = req.width, h = req.height;
-    const long long n = (long long)w * h;
-    if (w < 1 || h < 1 || (!req.plane && !req.recipe && !m.warming)) throw ConfigError("empty plane");
+// [SECTION] One run, in named steps: begin (checks, the plane, the plan) -> the picture's target -> the transform and
+// the picture -> the filtered image -> the power sum -> the lab's third view -> what the next run may reuse ->
+// downloads -> finish (range, wait, timings). The steps share one RunState.
+struct GpuEngine::RunState {
+    RunState(const GpuRequest& request, cudaStream_t stream)
+        : req(request), s(stream), w(request.width), h(request.height), n((long long)request.width * request.height) {}
+    const GpuRequest& req;
+    cudaStream_t s;
+    int w, h;
+    long long n;
     GpuResult out;
-
-    // Plan first: a configuration the device cannot run fails here, before any allocation or launch.
     Custom2DPlan cplan;
-    if (req.path == Path::Custom) {
-        cplan = plan_custom_2d(w, h, req.custom, m.dev, true);
-        out.notes = cplan.rows1.notes;
-        for (const auto& note : cplan.rows2.notes) out.notes.push_back("second pass: " + note);
-    }
-
-    // A run that only adds to the power sum (a stack's frames) returns without waiting for the device: the host
-    // stages the next frame while this one is transformed; errors surface at the next wait (take_power_sum).
-    const bool power_only = req.accumulate_power && !req.want_rgba && req.picture_slot < 0 && !req.surface &&
-                            !req.want_spectrum && !req.want_inverse && req.stop.kind == StopPoint::Kind::Done &&
-                            !m.warming;
+    bool power_only = false;  // only adds to the power sum: nothing waits for the device
+    bool done_stop = true;    // no classroom stop
     std::vector<KernelTiming> prep_timings;
-    if (!m.warming) prep_timings = make_plane(req, !power_only);  // the warm-up runs on what the plan left in place
-    const double plan_ms = plan(req);
-
-    m.timer.start(s);
-
-    // The picture, through the chosen path; `full` is where the complex spectrum can be read, on request.
-    const std::size_t first = m.timer.marks();
+    double plan_ms = 0;
+    std::size_t first = 0, last = 0;  // total_ms covers the timer's marks in [first, last)
     std::uint32_t* rgba = nullptr;
     PictureTarget target;
-    target.format = req.picture;
-    const int lb = level_bytes(req.picture);
-    if (lb && (req.picture_slot >= 0 || req.surface))
+    int lb = 0;                    // bytes a level (0: RGBA)
+    const float2* full = nullptr;  // where the complex spectrum can be read, on request
+    std::tuple<int, std::uint64_t, int, int, int, int, int, int, int> spectrum_key;
+    bool reuse = false;       // a view-only change: the last run's spectrum is still valid
+    bool no_picture = false;  // nothing to show anywhere: the picture stages do not run
+    bool lab_here = false;    // the third view made on the device, into the slot
+    const float* mask = nullptr;
+};
+
+namespace {
+// Test-only (SPECVIEW_TEST_GPU_FAULT=1 in the environment): the first run launches a kernel that writes far outside
+// its buffer, so that the tests watch a real sticky error (cudaErrorIllegalAddress) reach the engine, the viewer and
+// the batch, and their fallback to the CPU. Nothing else sets it.
+__global__ void test_fault_kernel(int* p) { p[(1ll << 36) / sizeof(int) + threadIdx.x] = 1; }
+bool test_fault_requested() {
+    static const bool on = [] {
+        const char* v = std::getenv("SPECVIEW_TEST_GPU_FAULT");
+        return v && std::string(v) == "1";
+    }();
+    return on;
+}
+}  // namespace
+
+GpuResult GpuEngine::run(const GpuRequest& req) {
+    Impl& m = *impl_;
+    RunState r(req, m.stream.get());
+    begin_run(r);
+    choose_target(r);
+    transform_and_picture(r);
+    if (req.want_inverse) filtered_image(r);
+    if (req.accumulate_power && !m.warming) add_power(r);
+    r.lab_here = req.want_inverse && req.lab_on_device && req.picture_slot >= 0 && !m.warming;
+    if (r.lab_here) lab_view(r);
+    r.last = m.timer.marks();
+    remember_spectrum(r);
+    download(r);
+    if (r.power_only) return std::move(r.out);  // no range, no timings: nothing waits
+    return finish_run(r);
+}
+
+// Checks, the custom pipeline's plan (a configuration the device cannot run fails here, before any allocation or
+// launch), the plane when it changed, and the plan of this path and size.
+void GpuEngine::begin_run(RunState& r) {
+    Impl& m = *impl_;
+    const GpuRequest& req = r.req;
+    if (r.w < 1 || r.h < 1 || (!req.plane && !req.recipe && !m.warming)) throw ConfigError("empty plane");
+    if (req.path == Path::Custom) {
+        r.cplan = plan_custom_2d(r.w, r.h, req.custom, m.dev, true);
+        r.out.notes = r.cplan.rows1.notes;
+        for (const auto& note : r.cplan.rows2.notes) r.out.notes.push_back("second pass: " + note);
+    }
+    r.done_stop = req.stop.kind == StopPoint::Kind::Done;
+    // A run that only adds to the power sum (a stack's frames) returns without waiting for the device: the host
+    // stages the next frame while this one is transformed; errors surface at the next wait (take_power_sum).
+    r.power_only = req.accumulate_power && !req.want_rgba && req.picture_slot < 0 && !req.surface &&
+                   !req.want_spectrum && !req.want_inverse && r.done_stop && !m.warming;
+    if (!m.warming) r.prep_timings = make_plane(req, !r.power_only);  // the warm-up runs on what the plan left
+    r.plan_ms = plan(req);
+    m.timer.start(r.s);
+    r.first = m.timer.marks();
+    if (!m.warming && test_fault_requested()) {
+        test_fault_kernel<<<1, 32, 0, r.s>>>(reinterpret_cast<int*>(m.plane.get()));
+        CUDA_CHECK_LAUNCH("test_fault_kernel");
+    }
+}
+
+// Where the picture goes: a picture slot (after the viewer has copied the slot's previous picture out), levels, or
+// an RGBA buffer; a surface is written by the picture kernels directly.
+void GpuEngine::choose_target(RunState& r) {
+    Impl& m = *impl_;
+    const GpuRequest& req = r.req;
+    r.target.format = req.picture;
+    r.lb = level_bytes(req.picture);
+    if (r.lb && (req.picture_slot >= 0 || req.surface))
         throw ConfigError("a picture of levels goes to a buffer, not to a picture slot or a texture");
-    if (lb && req.stop.kind != StopPoint::Kind::Done) target.format = PictureFormat::Rgba8;  // classroom: colours
+    if (r.lb && !r.done_stop) r.target.format = PictureFormat::Rgba8;  // classroom: colours
     // No picture wanted (a stack's power sum): levels would have nowhere to go; RGBA with no target writes nothing.
-    if (lb && !req.want_rgba) target.format = PictureFormat::Rgba8;
+    if (r.lb && !req.want_rgba) r.target.format = PictureFormat::Rgba8;
     if (req.picture_slot >= 0) {
         if (req.picture_slot >= kPictureSlots) throw ConfigError("no picture slot " + std::to_string(req.picture_slot));
-        m.slots[req.picture_slot].resize(n);
-        // Not before the viewer has copied the slot's previous picture out (a no-op for an unrecorded event).
-        CUDA_CHECK(cudaStreamWaitEvent(s, m.consumed[req.picture_slot].get(), 0));
-        rgba = m.slots[req.picture_slot].get();
-        out.device_rgba = rgba;
-    } else if (req.want_rgba && target.format != PictureFormat::Rgba8) {
-        m.levels.resize(n * lb);
-        target.levels = m.levels.get();
+        m.slots[req.picture_slot].resize(r.n);
+        // A no-op for an unrecorded event.
+        CUDA_CHECK(cudaStreamWaitEvent(r.s, m.consumed[req.picture_slot].get(), 0));
+        r.rgba = m.slots[req.picture_slot].get();
+        r.out.device_rgba = r.rgba;
+    } else if (req.want_rgba && r.target.format != PictureFormat::Rgba8) {
+        m.levels.resize(r.n * r.lb);
+        r.target.levels = m.levels.get();
     } else if (req.want_rgba) {
-        m.rgba.resize(n);
-        rgba = m.rgba.get();
+        m.rgba.resize(r.n);
+        r.rgba = m.rgba.get();
     }
-    target.rgba = rgba;
-    target.surface = req.surface;
-    const float2* full = nullptr;
-    // View-only changes: the same path, plane and transform settings as the last full run leave its spectrum on
-    // the device valid, so only the view stages run (never inside the plan's warm-up, whose timings are not shown).
-    const auto spectrum_key =
-        std::make_tuple(int(req.path), req.plane_version, w, h, req.path == Path::Cufft ? int(req.cufft_mode) : 0,
-                        req.path == Path::Custom ? req.custom.rows.threads_per_block : 0,
-                        req.path == Path::Custom ? req.custom.rows.block_height : 0,
-                        req.path == Path::Custom ? req.custom.rows.max_local_length : 0,
-                        req.path == Path::Custom ? req.custom.transpose.tile : 0);
-    const bool done_stop = req.stop.kind == StopPoint::Kind::Done;
-    const bool reuse =
-        !m.warming && done_stop && req.plane_version != 0 && m.spectrum_valid && m.spectrum_key == spectrum_key;
-    if (!reuse && !m.warming) m.spectrum_valid = false;  // the buffers are about to change
-    if (reuse) out.notes.push_back("spectrum reused: only the view stages ran (same plane and transform)");
-    const float* mask = done_stop ? m.mask.get(req.filters, req.strokes, req.mask_invert, w, h, s, &m.timer) : nullptr;
-    if (req.want_inverse && !done_stop)
+    r.target.rgba = r.rgba;
+    r.target.surface = req.surface;
+}
+
+// The transform through the chosen path and the picture from it. View-only changes (the same path, plane and
+// transform settings as the last full run) reuse the spectrum left on the device, so only the view stages run
+// (never inside the plan's warm-up, whose timings are not shown).
+void GpuEngine::transform_and_picture(RunState& r) {
+    Impl& m = *impl_;
+    const GpuRequest& req = r.req;
+    const int w = r.w, h = r.h;
+    const bool custom = req.path == Path::Custom;
+    r.spectrum_key = std::make_tuple(int(req.path), req.plane_version, w, h,
+                                     req.path == Path::Cufft ? int(req.cufft_mode) : 0,
+                                     custom ? req.custom.rows.threads_per_block : 0,
+                                     custom ? req.custom.rows.block_height : 0,
+                                     custom ? req.custom.rows.max_local_length : 0,
+                                     custom ? req.custom.transpose.tile : 0);
+    r.reuse = !m.warming && r.done_stop && req.plane_version != 0 && m.spectrum_valid &&
+              m.spectrum_key == r.spectrum_key;
+    if (!r.reuse && !m.warming) m.spectrum_valid = false;  // the buffers are about to change
+    if (r.reuse) r.out.notes.push_back("spectrum reused: only the view stages ran (same plane and transform)");
+    r.mask = r.done_stop ? m.mask.get(req.filters, req.strokes, req.mask_invert, w, h, r.s, &m.timer) : nullptr;
+    if (req.want_inverse && !r.done_stop)
         throw ConfigError("the inverse transform needs the whole forward one (no classroom stop)");
-    // custom-fast's full spectrum of this plane (for --raw and the inverse), computed once per plane.
-    auto fast_full = [&]() -> const float2* { return m.fast_full(w, h, req.plane_version, &m.timer); };
-    // Nothing to show anywhere (a stack's power sum, a saved spectrum, a filtered image alone): the picture stages
-    // do not run. custom-fast then has no first pass in place for a later view-only change (see the end).
-    const bool no_picture = done_stop && !m.warming && !req.want_rgba && req.picture_slot < 0 && !req.surface;
-    if (req.path == Path::CustomFast && no_picture) {
-        out.width = w;
-        out.height = h;
-    } else if (req.path == Path::CustomFast) {
+    // Nothing to show anywhere (a stack's power sum, a saved spectrum, a filtered image alone). custom-fast then has
+    // no first pass in place for a later view-only change (remember_spectrum).
+    r.no_picture = r.done_stop && !m.warming && !req.want_rgba && req.picture_slot < 0 && !req.surface;
+    r.out.width = w;
+    r.out.height = h;
+    if (req.path == Path::CustomFast) {
+        if (r.no_picture) return;
         // Two passes; the picture straight from the second one's epilogue.
-        out.width = w;
-        out.height = h;
-        out.range_reused = m.fast
-                               .picture(m.plane.get(), w, h, req.plane_version, req.view, target, s, &m.timer, reuse,
-                                        mask, m.mask.version())
-                               .range_reused;
-        if (out.range_reused) out.notes.push_back("range reused from an identical earlier run (same plane and view)");
+        r.out.range_reused = m.fast
+                                 .picture(m.plane.get(), w, h, req.plane_version, req.view, r.target, r.s, &m.timer,
+                                          r.reuse, r.mask, m.mask.version())
+                                 .range_reused;
+        if (r.out.range_reused) r.out.notes.push_back("range reused from an identical earlier run (same plane and view)");
+        return;
+    }
+    SpectrumSource src;
+    if (custom && r.reuse) {
+        src = m.custom_spectrum;
+    } else if (custom) {
+        m.a.resize(r.n);
+        m.b.resize(r.n);
+        Custom2DResult cr =
+            run_custom_2d(r.cplan, m.plane.get(), m.a.get(), m.b.get(), false, req.stop, m.twiddles, r.s, &m.timer);
+        src = {cr.data, cr.cols, cr.rows, cr.cols, false};
+        m.custom_spectrum = src;
+        m.stopped = cr.data;
+        m.stopped_w = cr.cols;
+        m.stopped_h = cr.rows;
     } else {
-        SpectrumSource src;
-        if (req.path == Path::Custom && reuse) {
-            src = m.custom_spectrum;
-        } else if (req.path == Path::Custom) {
-            m.a.resize(n);
-            m.b.resize(n);
-            Custom2DResult r =
-                run_custom_2d(cplan, m.plane.get(), m.a.get(), m.b.get(), false, req.stop, m.twiddles, s, &m.timer);
-            src = {r.data, r.cols, r.rows, r.cols, false};
-            m.custom_spectrum = src;
-            m.stopped = r.data;
-            m.stopped_w = r.cols;
-            m.stopped_h = r.rows;
-        } else {
-            src = reuse ? m.cufft.last(w, h, req.cufft_mode)
-                        : m.cufft.forward_real(m.plane.get(), w, h, req.cufft_mode, s, &m.timer);
-        }
-        if (req.path == Path::Custom) {
-            out.resources = {row_fft_resources(cplan.rows1, true, m.dev), transpose_resources(cplan.transpose, m.dev),
-                             row_fft_resources(cplan.rows2, false, m.dev)};
-            out.row_plans = {cplan.rows1, cplan.rows2};
-        }
-        out.width = src.width;
-        out.height = src.height;
-        SpectrumSource shown = src;
-        shown.mask = done_stop ? mask : nullptr;
-        if (!no_picture) m.viewer.run(shown, req.view, target, s, &m.timer);
-        full = src.data;
-        if (req.want_spectrum && src.half) {
-            m.full.resize(n);
-            m.fast_full_version = 0;  // m.full holds this path's spectrum now
-            expand_half_spectrum(src.data, w, h, m.full.get(), s);
-            full = m.full.get();
-        }
+        src = r.reuse ? m.cufft.last(w, h, req.cufft_mode)
+                      : m.cufft.forward_real(m.plane.get(), w, h, req.cufft_mode, r.s, &m.timer);
     }
-    // The filtered image: the masked spectrum through each path's own inverse transform, normalised.
-    if (req.want_inverse) {
-        const float scale = 1.0f / (float(w) * float(h));
-        m.inv_a.resize(n);
-        m.inverse.resize(n);
-        if (req.path == Path::Cufft) {
-            masked_half(m.cufft.last(w, h, req.cufft_mode), mask, m.inv_a.get(), s);
-            m.timer.mark(mask ? "mask -> half spectrum" : "half spectrum",
-                         double(w / 2 + 1) * h * (mask ? 20.0 : 16.0));
-            m.cufft.inverse_real(m.inv_a.get(), m.inverse.get(), w, h, s);
-            m.timer.mark("cuFFT C2R 2D (inverse)", double(w / 2 + 1) * h * 8.0 + double(n) * 4.0);
-            scale_real(m.inverse.get(), n, scale, s);
-            m.timer.mark("scale 1/(width height)", double(n) * 8.0);
-        } else {
-            // custom-fast's inverse C2C needs no scratch where it runs in place (powers of two within the L2, m58):
-            // inv_b is not made for it there (33 MB at 2048^2), and a null scratch would fault rather than be used.
-            const bool fast_in_place = req.path != Path::Custom && m.fast.c2c_in_place(w, h);
-            if (!fast_in_place) m.inv_b.resize(n);
-            const SpectrumSource fwd =
-                req.path == Path::Custom ? m.custom_spectrum : SpectrumSource{fast_full(), w, h, w, false, nullptr};
-            masked_full(fwd, mask, m.inv_a.get(), s);
-            m.timer.mark(mask ? "mask -> spectrum copy" : "spectrum copy", double(n) * (mask ? 20.0 : 16.0));
-            const float2* result = m.inv_a.get();
-            if (req.path == Path::Custom) {  // the same row-FFT and transpose kernels, backwards
-                const Custom2DPlan ip = plan_custom_2d(w, h, req.custom, m.dev, false);
-                result =
-                    run_custom_2d(ip, nullptr, m.inv_a.get(), m.inv_b.get(), true, StopPoint{}, m.twiddles, s, &m.timer)
-                        .data;
-            } else {
-                m.fast.c2c(m.inv_a.get(), fast_in_place ? nullptr : m.inv_b.get(), w, h, true, s, &m.timer);
-            }
-            real_part(result, n, scale, m.inverse.get(), s);
-            m.timer.mark("real part / (width height)", double(n) * 12.0);
-        }
+    if (custom) {
+        r.out.resources = {row_fft_resources(r.cplan.rows1, true, m.dev), transpose_resources(r.cplan.transpose, m.dev),
+                           row_fft_resources(r.cplan.rows2, false, m.dev)};
+        r.out.row_plans = {r.cplan.rows1, r.cplan.rows2};
     }
-    // A stack's power sum: |F|^2 of the unmasked spectrum added on the device (custom-fast's full one made for it).
-    if (req.accumulate_power && !m.warming) {
-        if (!done_stop) throw ConfigError("a power sum needs the whole transform (no classroom stop)");
-        if (m.power_count > 0 && (m.power_w != w || m.power_h != h))
-            throw ConfigError("a power sum of " + std::to_string(m.power_w) + "x" + std::to_string(m.power_h) +
-                              " spectra cannot take a " + std::to_string(w) + "x" + std::to_string(h) + " one");
-        if (m.power_count == 0) {
-            m.power.resize(std::size_t(n));
-            CUDA_CHECK(cudaMemsetAsync(m.power.get(), 0, std::size_t(n) * sizeof(double), s));
-        }
-        // custom-fast: the full spectrum when this plane's is already there, else just the half one.
-        const bool have_full = m.fast_full_version != 0 && m.fast_full_version == req.plane_version &&
-                               m.fast_full_w == w && m.fast_full_h == h;
-        const SpectrumSource src = req.path == Path::Custom  ? m.custom_spectrum
-                                   : req.path == Path::Cufft ? m.cufft.last(w, h, req.cufft_mode)
-                                   : have_full               ? SpectrumSource{m.full.get(), w, h, w, false, nullptr}
-                                                             : m.fast_half(w, h, &m.timer);
-        accumulate_power(src, m.power.get(), s);
-        m.timer.mark("power sum += |F|^2", double(n) * 24.0);
-        ++m.power_count;
-        m.power_w = w;
-        m.power_h = h;
+    r.out.width = src.width;
+    r.out.height = src.height;
+    SpectrumSource shown = src;
+    shown.mask = r.done_stop ? r.mask : nullptr;
+    if (!r.no_picture) m.viewer.run(shown, req.view, r.target, r.s, &m.timer);
+    r.full = src.data;
+    if (req.want_spectrum && src.half) {
+        m.full.resize(r.n);
+        m.fast_full_version = 0;  // m.full holds this path's spectrum now
+        expand_half_spectrum(src.data, w, h, m.full.get(), r.s);
+        r.full = m.full.get();
     }
-    // The third view on the device, into the slot's lab picture (after the viewer has copied its last one out).
-    const bool lab_here = req.want_inverse && req.lab_on_device && req.picture_slot >= 0 && !m.warming;
-    if (lab_here) {
-        const int lw = std::max(1, std::min(req.lab_w, w - req.lab_x)),
-                  lh = std::max(1, std::min(req.lab_h, h - req.lab_y));
-        if (req.lab_x < 0 || req.lab_y < 0 || req.lab_x >= w || req.lab_y >= h)
-            throw ConfigError("lab region outside the plane");
-        m.lab_slots[req.picture_slot].resize(std::size_t(lw) * lh);
-        CUDA_CHECK(cudaStreamWaitEvent(s, m.lab_consumed[req.picture_slot].get(), 0));
-        const LabPictureKind kind = LabPictureKind(std::clamp(req.lab_kind, 0, 2));
-        m.lab_picture.run(m.inverse.get(), kind == LabPictureKind::Filtered ? nullptr : m.plane.get(), w, req.lab_x,
-                          req.lab_y, lw, lh, kind, m.lab_slots[req.picture_slot].get(), s, &m.timer);
-        out.device_lab_rgba = m.lab_slots[req.picture_slot].get();
-        out.lab_width = lw;
-        out.lab_height = lh;
+}
+
+// The filtered image: the masked spectrum through each path's own inverse transform, normalised.
+void GpuEngine::filtered_image(RunState& r) {
+    Impl& m = *impl_;
+    const GpuRequest& req = r.req;
+    const int w = r.w, h = r.h;
+    const long long n = r.n;
+    const float scale = 1.0f / (float(w) * float(h));
+    m.inv_a.resize(n);
+    m.inverse.resize(n);
+    if (req.path == Path::Cufft) {
+        masked_half(m.cufft.last(w, h, req.cufft_mode), r.mask, m.inv_a.get(), r.s);
+        m.timer.mark(r.mask ? "mask -> half spectrum" : "half spectrum", double(w / 2 + 1) * h * (r.mask ? 20.0 : 16.0));
+        m.cufft.inverse_real(m.inv_a.get(), m.inverse.get(), w, h, r.s);
+        m.timer.mark("cuFFT C2R 2D (inverse)", double(w / 2 + 1) * h * 8.0 + double(n) * 4.0);
+        scale_real(m.inverse.get(), n, scale, r.s);
+        m.timer.mark("scale 1/(width height)", double(n) * 8.0);
+        return;
     }
-    const std::size_t last = m.timer.marks();  // total_ms covers the marks in [first, last)
-    if (req.path == Path::CustomFast && no_picture)
+    // custom-fast's inverse C2C needs no scratch where it runs in place (powers of two within the L2, m58): inv_b is
+    // not made for it there (33 MB at 2048^2), and a null scratch would fault rather than be used.
+    const bool custom = req.path == Path::Custom;
+    const bool fast_in_place = !custom && m.fast.c2c_in_place(w, h);
+    if (!fast_in_place) m.inv_b.resize(n);
+    const SpectrumSource fwd =
+        custom ? m.custom_spectrum
+               : SpectrumSource{m.fast_full(w, h, req.plane_version, &m.timer), w, h, w, false, nullptr};
+    masked_full(fwd, r.mask, m.inv_a.get(), r.s);
+    m.timer.mark(r.mask ? "mask -> spectrum copy" : "spectrum copy", double(n) * (r.mask ? 20.0 : 16.0));
+    const float2* result = m.inv_a.get();
+    if (custom) {  // the same row-FFT and transpose kernels, backwards
+        const Custom2DPlan ip = plan_custom_2d(w, h, req.custom, m.dev, false);
+        result = run_custom_2d(ip, nullptr, m.inv_a.get(), m.inv_b.get(), true, StopPoint{}, m.twiddles, r.s, &m.timer)
+                     .data;
+    } else {
+        m.fast.c2c(m.inv_a.get(), fast_in_place ? nullptr : m.inv_b.get(), w, h, true, r.s, &m.timer);
+    }
+    real_part(result, n, scale, m.inverse.get(), r.s);
+    m.timer.mark("real part / (width height)", double(n) * 12.0);
+}
+
+// A stack's power sum: |F|^2 of the unmasked spectrum added on the device (custom-fast's full one where it is there,
+// else its half one made for it).
+void GpuEngine::add_power(RunState& r) {
+    Impl& m = *impl_;
+    const GpuRequest& req = r.req;
+    const int w = r.w, h = r.h;
+    if (!r.done_stop) throw ConfigError("a power sum needs the whole transform (no classroom stop)");
+    if (m.power_count > 0 && (m.power_w != w || m.power_h != h))
+        throw ConfigError("a power sum of " + std::to_string(m.power_w) + "x" + std::to_string(m.power_h) +
+                          " spectra cannot take a " + std::to_string(w) + "x" + std::to_string(h) + " one");
+    if (m.power_count == 0) {
+        m.power.resize(std::size_t(r.n));
+        CUDA_CHECK(cudaMemsetAsync(m.power.get(), 0, std::size_t(r.n) * sizeof(double), r.s));
+    }
+    const bool have_full = m.fast_full_version != 0 && m.fast_full_version == req.plane_version &&
+                           m.fast_full_w == w && m.fast_full_h == h;
+    const SpectrumSource src = req.path == Path::Custom  ? m.custom_spectrum
+                               : req.path == Path::Cufft ? m.cufft.last(w, h, req.cufft_mode)
+                               : have_full               ? SpectrumSource{m.full.get(), w, h, w, false, nullptr}
+                                                         : m.fast_half(w, h, &m.timer);
+    accumulate_power(src, m.power.get(), r.s);
+    m.timer.mark("power sum += |F|^2", double(r.n) * 24.0);
+    ++m.power_count;
+    m.power_w = w;
+    m.power_h = h;
+}
+
+// The third view on the device, into the slot's lab picture (after the viewer has copied its last one out).
+void GpuEngine::lab_view(RunState& r) {
+    Impl& m = *impl_;
+    const GpuRequest& req = r.req;
+    const int w = r.w, h = r.h;
+    const int lw = std::max(1, std::min(req.lab_w, w - req.lab_x)), lh = std::max(1, std::min(req.lab_h, h - req.lab_y));
+    if (req.lab_x < 0 || req.lab_y < 0 || req.lab_x >= w || req.lab_y >= h)
+        throw ConfigError("lab region outside the plane");
+    m.lab_slots[req.picture_slot].resize(std::size_t(lw) * lh);
+    CUDA_CHECK(cudaStreamWaitEvent(r.s, m.lab_consumed[req.picture_slot].get(), 0));
+    const LabPictureKind kind = LabPictureKind(std::clamp(req.lab_kind, 0, 2));
+    m.lab_picture.run(m.inverse.get(), kind == LabPictureKind::Filtered ? nullptr : m.plane.get(), w, req.lab_x,
+                      req.lab_y, lw, lh, kind, m.lab_slots[req.picture_slot].get(), r.s, &m.timer);
+    r.out.device_lab_rgba = m.lab_slots[req.picture_slot].get();
+    r.out.lab_width = lw;
+    r.out.lab_height = lh;
+}
+
+// What the next run may reuse: the spectrum this full run left (a view-only change then re-runs the view alone).
+void GpuEngine::remember_spectrum(RunState& r) {
+    Impl& m = *impl_;
+    const GpuRequest& req = r.req;
+    if (req.path == Path::CustomFast && r.no_picture) {
         m.spectrum_valid = false;  // its picture's first pass never ran
-    else if (!m.warming && done_stop && req.plane_version != 0) {
-        m.spectrum_key = spectrum_key;
+    } else if (!m.warming && r.done_stop && req.plane_version != 0) {
+        m.spectrum_key = r.spectrum_key;
         m.spectrum_valid = true;
         m.last_path = int(req.path);
         m.last_mode = req.cufft_mode;
-        m.last_w = w;
-        m.last_h = h;
+        m.last_w = r.w;
+        m.last_h = r.h;
         m.last_version = req.plane_version;
     }
+}
 
+// What the caller asked to have on the host: the complex spectrum, the picture, the filtered image, the levels.
+void GpuEngine::download(RunState& r) {
+    Impl& m = *impl_;
+    const GpuRequest& req = r.req;
+    const long long n = r.n;
     if (req.want_spectrum) {
-        if (req.path == Path::CustomFast) full = fast_full();  // the picture never held the complex spectrum
-    }
-    if (req.want_spectrum) {
-        out.spectrum.resize(n);
-        CUDA_CHECK(cudaMemcpyAsync(out.spectrum.data(), full, n * sizeof(float2), cudaMemcpyDeviceToHost, s));
+        if (req.path == Path::CustomFast)  // the picture never held the complex spectrum
+            r.full = m.fast_full(r.w, r.h, req.plane_version, &m.timer);
+        r.out.spectrum.resize(n);
+        CUDA_CHECK(cudaMemcpyAsync(r.out.spectrum.data(), r.full, n * sizeof(float2), cudaMemcpyDeviceToHost, r.s));
         m.timer.mark("download spectrum (device -> host)", double(n) * 8.0);
     }
-    if (req.want_rgba && rgba && !m.warming) {
-        out.rgba.resize(n);
-        CUDA_CHECK(cudaMemcpyAsync(out.rgba.data(), rgba, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, s));
+    if (req.want_rgba && r.rgba && !m.warming) {
+        r.out.rgba.resize(n);
+        CUDA_CHECK(cudaMemcpyAsync(r.out.rgba.data(), r.rgba, n * sizeof(std::uint32_t), cudaMemcpyDeviceToHost, r.s));
         m.timer.mark("download picture (device -> host)", double(n) * 4.0);
     }
-    if (req.want_inverse && !m.warming && !lab_here) {
-        out.inverse.resize(n);
-        CUDA_CHECK(cudaMemcpyAsync(out.inverse.data(), m.inverse.get(), std::size_t(n) * sizeof(float),
-                                   cudaMemcpyDeviceToHost, s));
+    if (req.want_inverse && !m.warming && !r.lab_here) {
+        r.out.inverse.resize(n);
+        CUDA_CHECK(cudaMemcpyAsync(r.out.inverse.data(), m.inverse.get(), std::size_t(n) * sizeof(float),
+                                   cudaMemcpyDeviceToHost, r.s));
         m.timer.mark("download filtered image (device -> host)", double(n) * 4.0);
     }
-    if (target.levels && !m.warming) {
-        out.levels.resize(std::size_t(n) * lb);
-        CUDA_CHECK(cudaMemcpyAsync(out.levels.data(), target.levels, std::size_t(n) * lb, cudaMemcpyDeviceToHost, s));
-        m.timer.mark(lb == 1 ? "download picture levels (device -> host)" : "download 16-bit levels (device -> host)",
-                     double(n) * lb);
+    if (r.target.levels && !m.warming) {
+        r.out.levels.resize(std::size_t(n) * r.lb);
+        CUDA_CHECK(
+            cudaMemcpyAsync(r.out.levels.data(), r.target.levels, std::size_t(n) * r.lb, cudaMemcpyDeviceToHost, r.s));
+        m.timer.mark(r.lb == 1 ? "download picture levels (device -> host)" : "download 16-bit levels (device -> host)",
+                     double(n) * r.lb);
     }
-    out.picture = target.levels ? target.format : PictureFormat::Rgba8;
-    if (power_only) return out;  // no range, no timings: nothing waits
-    if (req.path == Path::CustomFast)
-        m.fast.range(&out.range_lo, &out.range_hi, s);
+    r.out.picture = r.target.levels ? r.target.format : PictureFormat::Rgba8;
+}
+
+// The range the picture used, the wait for the device, and the timings (the plan's and the plane's first).
+GpuResult GpuEngine::finish_run(RunState& r) {
+    Impl& m = *impl_;
+    if (r.req.path == Path::CustomFast)
+        m.fast.range(&r.out.range_lo, &r.out.range_hi, r.s);
     else
-        m.viewer.range(&out.range_lo, &out.range_hi, s);
-    CUDA_CHECK(cudaStreamSynchronize(s));
-    if (lab_here) m.lab_picture.range(&out.lab_lo, &out.lab_hi, s);
-    out.timings = m.timer.collect();
-    for (std::size_t i = first; i < last; ++i) out.total_ms += out.timings[i].ms;
-    if (plan_ms > 0)
-        out.timings.insert(out.timings.begin(),
-                           {"plan (first run at this size and configuration) [host]", plan_ms, 0.0});
-    out.timings.insert(out.timings.begin(), prep_timings.begin(), prep_timings.end());
-    return out;
+        m.viewer.range(&r.out.range_lo, &r.out.range_hi, r.s);
+    CUDA_CHECK(cudaStreamSynchronize(r.s));
+    if (r.lab_here) m.lab_picture.range(&r.out.lab_lo, &r.out.lab_hi, r.s);
+    r.out.timings = m.timer.collect();
+    for (std::size_t i = r.first; i < r.last; ++i) r.out.total_ms += r.out.timings[i].ms;
+    if (r.plan_ms > 0)
+        r.out.timings.insert(r.out.timings.begin(),
+                             {"plan (first run at this size and configuration) [host]", r.plan_ms, 0.0});
+    r.out.timings.insert(r.out.timings.begin(), r.prep_timings.begin(), r.prep_timings.end());
+    return std::move(r.out);
 }
 
 }  // namespace specview::gpu

@@ -12,6 +12,7 @@
 #include "gpu/common/spectrum_math.h"
 #include "gpu/common/config.h"
 #include "gpu/common/errors.h"
+#include "gpu/common/run_result.h"
 
 namespace specview::gpu {
 
@@ -55,25 +56,9 @@ struct GpuRequest {
     int picture_slot = -1;
 };
 
-struct GpuResult {
-    int width = 0, height = 0;  // of the data shown: width x height, or transposed at a classroom stop
-    std::vector<std::complex<float>> spectrum;
-    std::vector<std::uint32_t> rgba;
-    std::vector<unsigned char> levels;             // with PictureFormat::Level8/Level16: 1 or 2 bytes a pixel
-    std::vector<float> inverse;                    // want_inverse: the filtered plane, width x height, normalised
-    PictureFormat picture = PictureFormat::Rgba8;  // what the picture came back as
-    float range_lo = 0, range_hi = 0;
-    std::vector<KernelTiming> timings;  // device stages; upload and download are listed but not in total_ms
-    double total_ms = 0;
-    std::vector<std::string> notes;                  // clamps the planner made
-    std::vector<KernelResources> resources;          // custom path: the kernels at this configuration
-    std::vector<RowFftPlan> row_plans;               // custom path: the two row passes' launch shapes
-    bool range_reused = false;                       // custom-fast: the range of an identical earlier run was reused
-    const std::uint32_t* device_rgba = nullptr;      // the picture in its slot, when the request named one
-    const std::uint32_t* device_lab_rgba = nullptr;  // lab_on_device: the third view in the slot
-    int lab_width = 0, lab_height = 0;
-    float lab_lo = 0, lab_hi = 0;  // the values at its darkest and brightest
-};
+// What a run produced: the picture (in a slot, on the host, or in a surface), the spectrum on request, timings.
+// app/engine's Frame is one of these with what the app adds.
+using GpuResult = RunResult;
 
 class GpuEngine {
 public:
@@ -118,6 +103,18 @@ public:
     struct Impl;
 
 private:
+    // One run's steps (gpu_engine.cu, "One run, in named steps") and what they share.
+    struct RunState;
+    void begin_run(RunState& r);
+    void choose_target(RunState& r);
+    void transform_and_picture(RunState& r);
+    void filtered_image(RunState& r);
+    void add_power(RunState& r);
+    void lab_view(RunState& r);
+    void remember_spectrum(RunState& r);
+    void download(RunState& r);
+    GpuResult finish_run(RunState& r);
+
     std::vector<KernelTiming> make_plane(const GpuRequest& req, bool wait = true);
     std::unique_ptr<Impl> impl_;
 };

@@ -7,11 +7,33 @@
 
 namespace specview::gpu::detail {
 
+bool is_sticky(cudaError_t e) {
+    switch (e) {
+        // The runtime's documentation of each: "the process is left in an inconsistent state and any further CUDA
+        // work will return the same error. To continue using CUDA, the process must be terminated and relaunched."
+        case cudaErrorIllegalAddress:
+        case cudaErrorLaunchFailure:
+        case cudaErrorHardwareStackError:
+        case cudaErrorIllegalInstruction:
+        case cudaErrorMisalignedAddress:
+        case cudaErrorInvalidAddressSpace:
+        case cudaErrorInvalidPc:
+        case cudaErrorAssert:
+        case cudaErrorLaunchTimeout:
+        case cudaErrorECCUncorrectable:
+        case cudaErrorContextIsDestroyed:
+            return true;
+        default:
+            return false;
+    }
+}
+
 void throw_cuda(cudaError_t e, const char* call, const char* file, int line) {
-    cudaGetLastError();  // clear a sticky-free error so the next call starts clean
     std::ostringstream m;
     m << "CUDA error " << cudaGetErrorName(e) << " (" << cudaGetErrorString(e) << ") in " << call << " at " << file
       << ":" << line;
+    if (is_sticky(e)) throw GpuContextLost(m.str());
+    cudaGetLastError();  // not sticky: clear it so the next call starts clean
     throw GpuError(m.str(), e == cudaErrorMemoryAllocation);
 }
 
@@ -64,6 +86,11 @@ void ensure_dynamic_smem(const void* func, int bytes) {
 void throw_cufft(cufftResult r, const char* call, const char* file, int line) {
     std::ostringstream m;
     m << "cuFFT error " << cufft_result_name(r) << " in " << call << " at " << file << ":" << line;
+    // A cuFFT call on a dead context fails with its own code; the runtime's sticky error says why.
+    if (const cudaError_t e = cudaPeekAtLastError(); is_sticky(e)) {
+        m << " (CUDA " << cudaGetErrorName(e) << ": " << cudaGetErrorString(e) << ")";
+        throw GpuContextLost(m.str());
+    }
     throw GpuError(m.str(), r == CUFFT_ALLOC_FAILED);
 }
 

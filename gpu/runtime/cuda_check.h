@@ -1,5 +1,6 @@
 // One way to check errors: every runtime call through CUDA_CHECK, every launch followed by
-// CUDA_CHECK_LAUNCH, every cuFFT call through CUFFT_CHECK. Each throws GpuError naming the call, file, line.
+// CUDA_CHECK_LAUNCH, every cuFFT call through CUFFT_CHECK. Each throws GpuError naming the call, file, line;
+// GpuContextLost (a GpuError) where the error is sticky and the process's CUDA context is dead.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,6 +13,8 @@
 namespace specview::gpu::detail {
 
 [[noreturn]] void throw_cuda(cudaError_t e, const char* call, const char* file, int line);
+// Whether an error leaves the context unusable (every later call returns it): then throw_cuda throws GpuContextLost.
+bool is_sticky(cudaError_t e);
 [[noreturn]] void throw_cufft(cufftResult r, const char* call, const char* file, int line);
 const char* cufft_result_name(cufftResult r);
 

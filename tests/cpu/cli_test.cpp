@@ -941,5 +941,53 @@ TEST(Cli, MaxMemoryRefusesWhatWouldNotFitNamingNeedAndLimitAndTheBatchGoesOn) {
     EXPECT_EQ(specview({"--headless", dir.file("small.png"), "--max-memory", "lots"}, dir).code, kExitUsage);
 }
 
+// A sticky CUDA error (the test-only SPECVIEW_TEST_GPU_FAULT=1 makes the first GPU run write far outside its buffer):
+// the image that met it fails with exit 4 and says the GPU stopped working; the batch goes on with the CPU backend,
+// says so once, and writes every other image's spectrum. On every GPU backend.
+TEST(Cli, ALostGpuContextFailsThatImageAndTheBatchGoesOnOnTheCpu) {
+    if (!gpu::probe_device(0).available) GTEST_SKIP() << "no GPU: " << gpu::probe_device(0).why_unavailable;
+    for (Backend b : {Backend::Custom, Backend::CustomFast, Backend::Cufft}) {
+        TempDir dir;
+        std::vector<std::string> inputs;
+        for (int k = 0; k < 4; ++k) {
+            const std::string p = dir.file("in" + std::to_string(k) + ".png");
+            fixtures::write_file(p, fixtures::png(fixtures::pattern(256 + 64 * k, 192, 1), 8));
+            inputs.push_back(p);
+        }
+        const std::string out = dir.file("out");
+        std::vector<std::string> args{"--headless", "--backend", name_of(b), "-o", out};
+        args.insert(args.end(), inputs.begin(), inputs.end());
+        setenv("SPECVIEW_TEST_GPU_FAULT", "1", 1);
+        const CliRun r = specview(args, dir);
+        unsetenv("SPECVIEW_TEST_GPU_FAULT");
+        EXPECT_EQ(r.code, 4) << name_of(b) << ": " << r.err;
+        EXPECT_NE(r.err.find("the GPU stopped working"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("the rest of the batch runs on the CPU backend"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("cudaErrorIllegalAddress"), std::string::npos) << "the sticky error is named: " << r.err;
+        int written = 0, failed_lines = 0;
+        for (int k = 0; k < 4; ++k) written += std::filesystem::exists(out + "/in" + std::to_string(k) + "_spectrum.png");
+        for (std::size_t p = 0; (p = r.err.find(": the GPU stopped working: ", p)) != std::string::npos; ++p)
+            ++failed_lines;
+        // Two transform threads: the one that met the fault fails its image; an image the other had in flight is
+        // done again on the CPU. So exactly one image fails and three are written.
+        EXPECT_EQ(failed_lines, 1) << r.err;
+        EXPECT_EQ(written, 3) << name_of(b) << ": " << r.out << r.err;
+        EXPECT_NE(r.out.find("CPU"), std::string::npos) << "the rest ran on the CPU backend: " << r.out;
+    }
+}
+
+// One image, no batch: the lost context is exit 4 with the same message, never a crash or a hang.
+TEST(Cli, ALostGpuContextOnASingleImageIsExit4) {
+    if (!gpu::probe_device(0).available) GTEST_SKIP() << "no GPU: " << gpu::probe_device(0).why_unavailable;
+    TempDir dir;
+    const std::string in = grating(dir, 128, 128, 3, 2);
+    setenv("SPECVIEW_TEST_GPU_FAULT", "1", 1);
+    const CliRun r = specview({"--headless", "--backend", "cufft", in, "-o", dir.file("s.png")}, dir);
+    unsetenv("SPECVIEW_TEST_GPU_FAULT");
+    EXPECT_EQ(r.code, 4) << r.err;
+    EXPECT_NE(r.err.find("the GPU stopped working"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("s.png")));
+}
+
 }  // namespace
 }  // namespace specview::test

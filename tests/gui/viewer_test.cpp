@@ -672,6 +672,30 @@ TEST_F(Script, EveryRegressionCorpusFileIsOpenedAndTheViewerKeepsRendering) {
     EXPECT_NO_THROW(load_image(shot));
 }
 
+// A sticky CUDA error in the viewer (the test-only SPECVIEW_TEST_GPU_FAULT=1 makes the first GPU run write far
+// outside its buffer): the viewer says on screen that the GPU stopped working, switches to the CPU backend, shows
+// that picture and goes on; later changes run on the CPU. On every GPU backend.
+TEST_F(Script, ALostGpuContextIsAMessageAndTheViewerGoesOnOnTheCpu) {
+    if (!gpu::probe_device(0).available) GTEST_SKIP() << "no GPU: " << gpu::probe_device(0).why_unavailable;
+    for (const char* backend : {"cufft", "custom-fast", "custom"}) {
+        const std::string shot = dir.file(std::string("shot-") + backend + ".png");
+        setenv("SPECVIEW_TEST_GPU_FAULT", "1", 1);
+        const int rc = run_script("wait-ready\nwait 2\nscreenshot " + shot + "\nset colormap magma\nwait-ready\n",
+                                  {"--backend", backend, grating(64, 3, 2)});
+        unsetenv("SPECVIEW_TEST_GPU_FAULT");
+        ASSERT_EQ(rc, 0) << backend << ": " << read("out.txt");
+        const Layout l = layout(shot);
+        EXPECT_NE(l.line("error ").find("the GPU stopped working"), std::string::npos) << backend << ": " << l.line("error ");
+        EXPECT_NE(l.line("error ").find("switched to the CPU backend"), std::string::npos) << l.line("error ");
+        const nlohmann::json r = report();
+        EXPECT_EQ(r.value("backend", ""), "CPU (FFTW)") << backend << ": " << r;
+        EXPECT_EQ(image_size(), (std::vector<int>{64, 64})) << r;
+        const auto c = changes_of(r, "set colormap magma");
+        ASSERT_EQ(c.size(), 1u) << r;
+        EXPECT_TRUE(c[0]["ready_ms"].is_number()) << "a change after the loss arrives: " << r;
+    }
+}
+
 // A decoder process that crashes or hangs on a file costs that process: the viewer says so on screen, keeps
 // rendering and keeps the image it had (the decoders' self-test files, SPECVIEW_DECODER_SELFTEST=1).
 TEST_F(Script, ADecoderCrashIsAMessageAndTheViewerGoesOn) {

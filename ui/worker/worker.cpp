@@ -926,47 +926,64 @@ void Worker::do_run() {
     r.image_id = engine_image_id_;
     r.settings = req.settings;
     r.picked = picked;
+    int used_slot = slot;
     try {
-        if (!engine_.has_image()) throw InputError("(none)", "no image loaded");
-        // The device half of the memory check, once an image, here rather than at its header: there it waited for
-        // the CUDA context the viewer creates at start (~250 ms on the H100 machine) before decoding could go on.
-        if (req.settings.backend != Backend::Cpu && device_checked_id_ != engine_image_id_ && image_) {
-            device_checked_id_ = engine_image_id_;
-            const gpu::DeviceInfo dev = gpu::probe_device(0);
-            if (dev.available)
-                check_device_memory(
-                    ImageHeader{image_->width, image_->height, image_->channels, image_->bit_depth, image_->format},
-                    req.settings, false, true, double(dev.free_memory), dev.name);
+        run_once(req.settings, slot, r);
+    } catch (const gpu::GpuContextLost& e) {
+        // The GPU is gone for this process (a sticky CUDA error): the same request on the CPU backend, and the viewer
+        // is told (RunResult::gpu_lost) so that it switches its settings and stops using interop.
+        r.gpu_lost = e.what();
+        r.settings.backend = Backend::Cpu;
+        used_slot = -1;
+        try {
+            run_once(r.settings, -1, r);
+        } catch (const std::exception& e2) {
+            r.ok = false;
+            r.error = describe(e2);
         }
-        RunOptions o;
-        o.want_rgba = slot < 0;
-        o.picture_slot = slot;
-        const bool lab = has_mask(req.settings) && req.settings.stop.kind == gpu::StopPoint::Kind::Done;
-        o.want_inverse = lab;
-        o.lab_on_device = slot >= 0;  // the GPU makes the third view next to the picture, in the same slot
-        last_run_change_ = 0;
-        r.engine_started = std::chrono::steady_clock::now();
-        r.frame = engine_.run(req.settings, o);
-        r.engine_ended = std::chrono::steady_clock::now();
-        last_run_change_ = req.settings.stop.kind == gpu::StopPoint::Kind::Done ? req.change : 0;
-        if (lab && !r.frame.device_lab_rgba) {
-            const float* plane =
-                req.settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(req.settings).plane.v.data();
-            lab_picture(r.frame, plane, req.settings.lab_view, r.lab_rgba, &r.lab_width, &r.lab_height, &r.lab_lo,
-                        &r.lab_hi);
-            std::vector<float>().swap(r.frame.inverse);
-        }
-        r.ok = true;
     } catch (const std::exception& e) {
         r.ok = false;
         r.error = describe(e);
     }
     r.finished = std::chrono::steady_clock::now();
     std::lock_guard<std::mutex> lock(mu_);
-    if (slot >= 0) slot_state_[slot] = r.ok ? 2 : 0;
+    if (slot >= 0) slot_state_[slot] = r.ok && used_slot == slot ? 2 : 0;
     // An unpolled earlier picture is superseded: its slot is free again.
     if (out_.run && out_.run->ok && out_.run->frame.picture_slot >= 0) slot_state_[out_.run->frame.picture_slot] = 0;
     out_.run = std::move(r);
+}
+
+// One run of the request's settings into `slot` (-1: the picture comes back to the host), filling r's frame, lab
+// view and times. Throws what the engine throws.
+void Worker::run_once(const Settings& settings, int slot, RunResult& r) {
+    if (!engine_.has_image()) throw InputError("(none)", "no image loaded");
+    // The device half of the memory check, once an image, here rather than at its header: there it waited for the
+    // CUDA context the viewer creates at start (~250 ms on the H100 machine) before decoding could go on.
+    if (settings.backend != Backend::Cpu && device_checked_id_ != engine_image_id_ && image_) {
+        device_checked_id_ = engine_image_id_;
+        const gpu::DeviceInfo dev = gpu::probe_device(0);
+        if (dev.available)
+            check_device_memory(
+                ImageHeader{image_->width, image_->height, image_->channels, image_->bit_depth, image_->format},
+                settings, false, true, double(dev.free_memory), dev.name);
+    }
+    RunOptions o;
+    o.want_rgba = slot < 0;
+    o.picture_slot = slot;
+    const bool lab = has_mask(settings) && settings.stop.kind == gpu::StopPoint::Kind::Done;
+    o.want_inverse = lab;
+    o.lab_on_device = slot >= 0;  // the GPU makes the third view next to the picture, in the same slot
+    last_run_change_ = 0;
+    r.engine_started = std::chrono::steady_clock::now();
+    r.frame = engine_.run(settings, o);
+    r.engine_ended = std::chrono::steady_clock::now();
+    last_run_change_ = settings.stop.kind == gpu::StopPoint::Kind::Done ? r.change : 0;
+    if (lab && !r.frame.device_lab_rgba) {
+        const float* plane = settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(settings).plane.v.data();
+        lab_picture(r.frame, plane, settings.lab_view, r.lab_rgba, &r.lab_width, &r.lab_height, &r.lab_lo, &r.lab_hi);
+        std::vector<float>().swap(r.frame.inverse);
+    }
+    r.ok = true;
 }
 
 void lab_picture(const Frame& f, const float* plane, LabView view, std::vector<std::uint32_t>& rgba, int* width,

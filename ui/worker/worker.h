@@ -67,7 +67,10 @@ struct RunResult {
     Settings settings;
     bool ok = false;
     std::string error;  // when !ok
-    Frame frame;        // when ok
+    // Set when the GPU stopped working during this run (a sticky CUDA error): why. The run was done again on the CPU
+    // backend (settings.backend says so); the viewer switches to it and stops using the GPU.
+    std::string gpu_lost;
+    Frame frame;  // when ok
     // The frequency lab's third view (filters on): Settings::lab_view of the filtered image over the image's own
     // region, as RGBA8 (gray, stretched min..max; the difference as a heat map from 0), made here off the UI
     // thread. Empty without filters.
@@ -249,6 +252,7 @@ private:
     void decoder_loop();
     void runner_loop();
     void do_run();
+    void run_once(const Settings& settings, int slot, RunResult& r);
     void sweep_step();
     void publish_error(const std::string& text);
     int acquire_slot();  // under mu_
