@@ -293,7 +293,8 @@ void take_frame(ViewerState& st, RunResult& r) {
         st.machine.interop_ok = false;
         st.machine.interop_why = "the GPU stopped working";
         st.settings.backend = Backend::Cpu;
-        st.messages.error("the GPU stopped working (" + r.gpu_lost + "); switched to the CPU backend");
+        // Said after this poll's other messages (an "opened ..." arriving with it must not hide it).
+        st.gpu_lost_message = "the GPU stopped working (" + r.gpu_lost + "); switched to the CPU backend";
     }
     try {
         if (r.image_id != st.shown.image_id) {  // computed for an image since replaced
@@ -498,6 +499,7 @@ void apply_worker_updates(ViewerState& st) {
     if (u.analysis) take_analysis(st, *u.analysis);
     if (u.correlation) take_correlation(st, *u.correlation);
     if (u.stack) take_stack(st, *u.stack);
+    if (!st.gpu_lost_message.empty()) st.messages.error(std::exchange(st.gpu_lost_message, std::string()));
     step_uploads(st);
     request_analysis(st);
 }

@@ -65,6 +65,7 @@ void play_frame(ViewerState& st, int frame);  // below
 struct ViewerState {
     std::unique_ptr<Worker> worker;  // the viewer posts requests and polls results, never waits
     Machine machine;
+    std::string gpu_lost_message;  // the GPU stopped working in a run: said once this poll is taken
     Settings settings;
     bool dirty = true;  // settings or image changed: post a run this frame
     Shown shown;
