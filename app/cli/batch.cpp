@@ -1,0 +1,664 @@
+// The batch pipeline (batch.h). Three stages on their own threads, sharing one mutex and condition variable:
+//   decode_worker    (a quarter of the threads): the next input within `ahead` of the transform, decoded by a
+//                    sandboxed decoder process; its header first, so that the transform plans for its size meanwhile
+//   transform_worker (one; two on a GPU backend): the next input in order, on its own engine
+//   encode_worker    (the rest): PNG, .npy, the lab's files, and the input's stdout text
+// and the calling thread printing each input's line in input order as soon as it and those before it are done.
+#include "app/cli/batch.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "app/cli/cli.h"
+#include "app/cli/shared.h"
+#include "app/engine/cpu_backend.h"
+#include "app/engine/engine.h"
+#include "app/io/decoder_pool.h"
+#include "app/io/memory_need.h"
+#include "app/io/npy.h"
+#include "app/io/png_write.h"
+#include "app/lab/analysis.h"
+#include "app/lab/mask_io.h"
+#include "gpu/common/errors.h"
+
+namespace specview {
+namespace fs = std::filesystem;
+
+namespace {
+
+class Batch {
+public:
+    explicit Batch(const BatchSpec& spec);
+    int run();
+
+private:
+    struct Result {
+        bool done = false;
+        int code = kExitOk;  // kExitOk, or what failed
+        std::string error;   // stderr line when it failed
+        std::string text;    // stdout lines when it worked
+    };
+    struct Decoded {
+        bool ready = false;
+        std::shared_ptr<const Image> image;
+        double read_ms = 0;
+        int code = kExitOk;
+        std::string error;
+    };
+    struct Encode {
+        std::size_t index;
+        Frame frame;
+        double read_ms;
+        std::vector<std::string> image_notes;  // the decoded file's: the frame of a stack, replaced NaN/Inf
+    };
+    // --correlate: the other image's spectrum, made once with the same settings (no filters: they only mask).
+    struct Other {
+        int image_w = 0, image_h = 0;
+        std::vector<std::complex<float>> spectrum;
+    };
+    enum class Outcome { Queued, Failed, Stop };
+
+    void fail(int code, const std::string& msg);
+    // The full complex spectrum: --raw, --profile, --correlate.
+    bool wants_spectrum(const Job& j) const {
+        return !j.raw.empty() || !j.radial.empty() || !j.angular.empty() || !correlate.empty();
+    }
+    void check_outputs();
+    int load_correlation();
+    void decode_worker();
+    void transform_worker();
+    Outcome transform_one(Engine& engine, std::size_t i, Decoded& d, Result& r);
+    void encode_worker();
+    Result encode_one(const Encode& e);
+    std::string lab_lines(const Job& j, const Frame& f, std::string* wrote);
+    void print_ready(std::unique_lock<std::mutex>& lock);
+    void finish();
+
+    // What the run was asked for (BatchSpec's fields under their old names).
+    const Settings& s;
+    const std::string& backend;
+    const std::vector<Job>& jobs;
+    const std::size_t n;
+    const bool batch;
+    const std::vector<std::string>& empty_dirs;
+    const bool force, timings;
+    const int png_level, depth;
+    const std::string &save_mask_out, &correlate, &correlation_kind, &correlation_map;
+    const double fit_lo, fit_hi;
+    LoadLimits limits;
+    MemoryBudget budget;
+    // The threads: a quarter drive decoders, the rest encode (on the H100 machine's 16 cores a batch of 1920x1080
+    // JPEGs kept 8 decoders 22% busy and 8 encoders 84%: PNG's deflate is the costlier half).
+    int total_jobs = 1, decoders = 1, encoders = 1, transformers = 1;
+    std::size_t ahead = 3;  // images decoded ahead of the transform
+    std::unique_ptr<Other> other;
+
+    int first_failure = kExitOk, failures = 0;
+    std::vector<Result> results;
+    std::vector<char> skip;
+    std::vector<Decoded> decoded;
+    // Headers as the decoders read them (before the pixels): the transform thread plans for the size meanwhile.
+    std::vector<std::optional<ImageHeader>> headers;
+    // Busy time of each stage, summed over its threads (--timings of a batch: which stage holds it back).
+    double busy_decode = 0, busy_plan = 0, busy_transform = 0, busy_encode = 0;
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t next_decode = 0, transformed = 0;
+    std::size_t next_transform = 0;  // the next input a transform thread takes
+    bool stop = false;
+    std::deque<Encode> encode_queue;
+    bool encoding_closed = false;
+    std::string gpu_unavailable;  // set when a GPU backend cannot run at all: everything stops
+    std::string gpu_lost;         // set when the GPU stopped working (a sticky CUDA error): the rest runs on the CPU
+    std::vector<std::thread> threads;
+    // Progress on stderr: a bar when it is a terminal, "[i/n] file" lines otherwise (batches only).
+    bool tty = false;
+    std::chrono::steady_clock::time_point t_start;
+    std::size_t printed = 0;
+};
+
+Batch::Batch(const BatchSpec& o)
+    : s(o.s),
+      backend(o.backend),
+      jobs(o.jobs),
+      n(o.jobs.size()),
+      batch(o.batch),
+      empty_dirs(o.empty_dirs),
+      force(o.force),
+      timings(o.timings),
+      png_level(o.png_level),
+      depth(o.depth),
+      save_mask_out(o.save_mask_out),
+      correlate(o.correlate),
+      correlation_kind(o.correlation_kind),
+      correlation_map(o.correlation_map),
+      fit_lo(o.fit_lo),
+      fit_hi(o.fit_hi),
+      results(o.jobs.size()),
+      skip(o.jobs.size(), 0),
+      decoded(o.jobs.size()),
+      headers(o.jobs.size()) {
+    limits.max_side = o.max_side;
+    limits.max_pixels = std::uint64_t(o.max_side) * std::uint64_t(o.max_side);
+    limits.check_available_memory = false;  // the chosen path's need instead (memory_check)
+    limits.frame = o.frame - 1;
+    budget.host = o.budget_host;
+    total_jobs = o.jobs_opt > 0 ? o.jobs_opt : int(std::max(1u, std::thread::hardware_concurrency()));
+    decoders = std::clamp(total_jobs / 4, 1, 8);
+    encoders = batch ? std::clamp(total_jobs - decoders, 1, 16) : 1;
+    ahead = std::size_t(decoders) + 2;
+    // Transform threads: one for the CPU backend (FFTW uses every thread), two for a GPU batch (each with its own
+    // engine and stream: one image's upload and download overlap the other's transform).
+    transformers = s.backend != Backend::Cpu && batch ? 2 : 1;
+    set_cpu_fft_threads(total_jobs);
+    // Measuring pays where a plan is reused many times: a CPU batch of kMeasureBatch images or more measures
+    // (at most 3 s a size) unless told to measure fully; the wisdom stays for later runs. Here (2 cores) a
+    // 2048^2 plan took 1.9 s to measure and made a batch's images about 10% faster: it pays from about 400.
+    constexpr std::size_t kMeasureBatch = 400;
+    const bool auto_measure = batch && n >= kMeasureBatch && s.backend == Backend::Cpu;
+    set_cpu_fft_measure(o.fftw_measure || auto_measure, o.fftw_measure ? -1.0 : 3.0);
+    DecoderPool::configure_shared(decoders);
+}
+
+void Batch::fail(int code, const std::string& msg) {
+    std::cerr << "specview: " << msg << "\n";
+    if (first_failure == kExitOk) first_failure = code;
+    ++failures;
+}
+
+// Outputs, checked in input order before anything runs: never the input itself, never an existing file without
+// --force, never twice in one batch.
+void Batch::check_outputs() {
+    {
+        std::set<std::string> planned;
+        for (std::size_t i = 0; i < n; ++i) {
+            const Job& j = jobs[i];
+            for (const std::string& o : j.outputs()) {
+                if (o.empty() || skip[i]) continue;
+                std::error_code ec;
+                const std::string key = fs::absolute(o, ec).lexically_normal().string();
+                if (same_file(o, j.input)) {
+                    results[i] = {true, kExitOutput, o + ": refusing to overwrite the input image", ""};
+                } else if (planned.count(key)) {
+                    results[i] = {true, kExitOutput,
+                                  o + ": another input of this batch already wrote this file (same name); skipped", ""};
+                } else if (!force && fs::exists(o, ec)) {
+                    results[i] = {true, kExitOutput, o + ": exists; use --force to overwrite", ""};
+                }
+                if (results[i].done) skip[i] = 1;
+            }
+            if (!skip[i])
+                for (const std::string& o : j.outputs()) {
+                    std::error_code ec;
+                    if (!o.empty()) planned.insert(fs::absolute(o, ec).lexically_normal().string());
+                }
+        }
+    }
+}
+
+// --correlate: the other image's spectrum; kExitOk, or the exit code when it cannot be had.
+int Batch::load_correlation() {
+    try {
+        Engine engine;
+        Settings so = s;
+        so.filters.clear();
+        so.strokes.clear();
+        so.mask_invert = false;
+        engine.set_image(DecoderPool::shared().load(correlate, limits, memory_check(so, true, false, budget, false)),
+                         correlate);
+        RunOptions ro;
+        ro.want_spectrum = true;
+        ro.one_shot = true;
+        ro.picture = PictureFormat::Level8;
+        Frame f = engine.run(so, ro);
+        other = std::make_unique<Other>();
+        other->image_w = f.image_width;
+        other->image_h = f.image_height;
+        other->spectrum = std::move(f.spectrum);
+    } catch (const InputError& e) {
+        std::cerr << "specview: --correlate: " << e.what() << "\n";
+        return kExitInput;
+    } catch (const gpu::GpuUnavailable& e) {
+        std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << e.what() << " (use --backend cpu)\n";
+        return kExitGpu;
+    } catch (const gpu::GpuError& e) {
+        std::cerr << "specview: --correlate " << correlate << ": GPU failure: " << e.what() << "\n";
+        return kExitGpu;
+    } catch (const std::exception& e) {
+        std::cerr << "specview: --correlate " << correlate << ": " << e.what() << "\n";
+        return kExitInternal;
+    }
+    return kExitOk;
+}
+
+void Batch::decode_worker() {
+    for (;;) {
+        std::size_t i;
+        {
+            std::unique_lock<std::mutex> lock(mu);
+            cv.wait(lock, [&] { return stop || next_decode >= n || next_decode < next_transform + ahead; });
+            if (stop || next_decode >= n) return;
+            i = next_decode++;
+        }
+        Decoded d;
+        if (!skip[i]) {
+            const auto t0 = std::chrono::steady_clock::now();
+            try {
+                const HeaderCheck check =
+                    memory_check(s, wants_spectrum(jobs[i]), false, budget, /*device=*/false, !jobs[i].inverse.empty());
+                d.image = std::make_shared<const Image>(
+                    DecoderPool::shared().load(jobs[i].input, limits, [&, i, check](const ImageHeader& h) {
+                        check(h);
+                        std::lock_guard<std::mutex> lock(mu);
+                        headers[i] = h;
+                        cv.notify_all();
+                    }));
+            } catch (const InputError& e) {
+                d.code = kExitInput;
+                d.error = e.what();
+            } catch (const std::bad_alloc&) {
+                d.code = kExitInput;
+                d.error = jobs[i].input + ": out of host memory";
+            } catch (const std::exception& e) {
+                d.code = kExitInternal;
+                d.error = jobs[i].input + ": internal error: " + e.what();
+            }
+            d.read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        busy_decode += d.read_ms;
+        d.ready = true;
+        decoded[i] = std::move(d);
+        cv.notify_all();
+    }
+}
+
+void Batch::transform_worker() {
+    Engine engine;
+    if (s.backend != Backend::Cpu) engine.device_info();  // the CUDA context while the first image decodes
+    for (;;) {
+        std::size_t i;
+        Decoded d;
+        {
+            std::unique_lock<std::mutex> lock(mu);
+            if (stop || next_transform >= n) return;
+            i = next_transform++;
+            cv.notify_all();  // the decoders' window moved
+            // While the pixels decode, the plan for the header's size (once per size; errors show in the run).
+            bool planned = skip[i] != 0;
+            cv.wait(lock, [&] { return decoded[i].ready || stop || (!planned && headers[i]); });
+            if (!decoded[i].ready && !stop && !planned && headers[i]) {
+                const ImageHeader h = *headers[i];
+                planned = true;
+                Settings sp = s;
+                if (!gpu_lost.empty()) sp.backend = Backend::Cpu;
+                lock.unlock();
+                const auto t_plan = std::chrono::steady_clock::now();
+                try {
+                    const gpu::DeviceInfo* dev = sp.backend != Backend::Cpu ? &engine.device_info() : nullptr;
+                    if (dev && dev->available)  // never plan what the device cannot hold
+                        check_device_memory(h, sp, wants_spectrum(jobs[i]), false, double(dev->free_memory), dev->name,
+                                            budget, !jobs[i].inverse.empty());
+                    if (!dev || dev->available) engine.plan_for(sp, h.width, h.height);
+                } catch (const InputError&) {  // planning is a head start: the run meets these again and says so
+                } catch (const gpu::ConfigError&) {
+                } catch (const gpu::GpuUnavailable&) {
+                } catch (const gpu::GpuError&) {  // GpuContextLost too: the engine remembers it for the run
+                }
+                lock.lock();
+                busy_plan +=
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_plan).count();
+                cv.wait(lock, [&] { return decoded[i].ready || stop; });
+            }
+            if (stop) return;
+            d = std::move(decoded[i]);
+            decoded[i] = Decoded{true, nullptr, 0, kExitOk, ""};
+        }
+        Result r;
+        const Outcome o = transform_one(engine, i, d, r);
+        if (o == Outcome::Stop) return;
+        if (o == Outcome::Queued) continue;
+        if (!r.done && !skip[i] && d.code != kExitOk) r = {true, d.code, d.error, ""};
+        std::lock_guard<std::mutex> lock(mu);
+        if (!skip[i]) results[i] = r;
+        ++transformed;
+        cv.notify_all();
+    }
+}
+
+// Transforms input i (decoded in d) on `engine` and queues its frame for the encoders (Queued); else r says why
+// it failed (Failed), or the GPU cannot run at all and everything stops (Stop).
+Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, Result& r) {
+    // The settings of this image: the batch's, or the CPU backend once the GPU stopped working.
+    Settings sw = s;
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!gpu_lost.empty()) sw.backend = Backend::Cpu;
+    }
+    for (bool again = !skip[i] && d.code == kExitOk; again;) {
+        again = false;
+        try {
+            if (sw.backend != Backend::Cpu) {  // the device's half of the memory check, with the engine's probe
+                const gpu::DeviceInfo& dev = engine.device_info();
+                if (dev.available) {
+                    const Image& im = *d.image;
+                    try {
+                        check_device_memory(ImageHeader{im.width, im.height, im.channels, im.bit_depth, im.format}, sw,
+                                            wants_spectrum(jobs[i]), false, double(dev.free_memory), dev.name, budget,
+                                            !jobs[i].inverse.empty());
+                    } catch (const InputError& e) {
+                        throw InputError(jobs[i].input, e.reason());
+                    }
+                }
+            }
+            std::vector<std::string> image_notes;
+            if (d.image->frames > 1)
+                image_notes.push_back("frame " + std::to_string(d.image->frame + 1) + " of " +
+                                      std::to_string(d.image->frames) + " (--frame)");
+            if (d.image->nonfinite) image_notes.push_back(nonfinite_note(*d.image));
+            engine.set_image(d.image, jobs[i].input);
+            RunOptions ro;
+            ro.want_spectrum = wants_spectrum(jobs[i]);
+            ro.want_inverse = !jobs[i].inverse.empty();
+            ro.one_shot = true;
+            ro.picture = depth == 16 ? PictureFormat::Level16 : PictureFormat::Level8;
+            const auto t_run = std::chrono::steady_clock::now();
+            Frame f = engine.run(sw, ro);
+            d.image.reset();
+            const double run_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_run).count();
+            std::unique_lock<std::mutex> lock(mu);
+            busy_transform += run_ms;
+            cv.wait(lock, [&] { return encode_queue.size() < std::size_t(encoders) + 1 || stop; });
+            encode_queue.push_back(Encode{i, std::move(f), d.read_ms, std::move(image_notes)});
+            ++transformed;
+            cv.notify_all();
+            return Outcome::Queued;
+        } catch (const InputError& e) {
+            r = {true, kExitInput, e.what(), ""};
+        } catch (const gpu::GpuUnavailable& e) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (gpu_unavailable.empty()) gpu_unavailable = e.what();
+            stop = true;
+            cv.notify_all();
+            return Outcome::Stop;
+        } catch (const gpu::ConfigError& e) {
+            r = {true, kExitUsage, jobs[i].input + ": " + e.what(), ""};
+        } catch (const gpu::GpuContextLost& e) {
+            // A sticky CUDA error: the GPU is gone for this process. The image that met it fails (exit 4);
+            // the rest of the batch runs on the CPU backend, said once. An image another thread had in
+            // flight when the first one met it is done again on the CPU.
+            std::lock_guard<std::mutex> lock(mu);
+            if (gpu_lost.empty()) {
+                gpu_lost = e.what();
+                r = {true, kExitGpu, jobs[i].input + ": the GPU stopped working: " + e.what(), ""};
+                if (batch)
+                    std::cerr << "specview: the GPU stopped working; the rest of the batch runs on the CPU "
+                                 "backend\n";
+            } else {
+                sw.backend = Backend::Cpu;
+                again = true;
+            }
+        } catch (const gpu::GpuError& e) {
+            r = {true, kExitGpu,
+                 jobs[i].input + ": GPU failure" + std::string(e.out_of_memory() ? " (out of GPU memory)" : "") + ": " +
+                     e.what(),
+                 ""};
+        } catch (const std::bad_alloc&) {
+            r = {true, kExitInput, jobs[i].input + ": out of host memory", ""};
+        } catch (const std::exception& e) {
+            r = {true, kExitInternal, jobs[i].input + ": internal error: " + e.what(), ""};
+        }
+    }
+    return Outcome::Failed;
+}
+
+void Batch::encode_worker() {
+    for (;;) {
+        Encode e;
+        {
+            std::unique_lock<std::mutex> lock(mu);
+            cv.wait(lock, [&] { return !encode_queue.empty() || encoding_closed; });
+            if (encode_queue.empty()) return;
+            e = std::move(encode_queue.front());
+            encode_queue.pop_front();
+            cv.notify_all();
+        }
+        const auto t_encode = std::chrono::steady_clock::now();
+        Result r = encode_one(e);
+        std::lock_guard<std::mutex> lock(mu);
+        busy_encode += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_encode).count();
+        results[e.index] = std::move(r);
+        cv.notify_all();
+    }
+}
+
+// The outputs of one transformed input, and its stdout text.
+Batch::Result Batch::encode_one(const Encode& e) {
+    const Job& j = jobs[e.index];
+    const Frame& f = e.frame;
+    Result r;
+    r.done = true;
+    try {
+        const auto t0 = std::chrono::steady_clock::now();
+        // One image: its PNG on all threads; a batch: an encoder thread an image (several at once).
+        write_png(j.png, f, s.view.colormap, png_level, batch ? 1 : total_jobs);
+        if (!j.raw.empty()) write_npy_complex64(j.raw, f.spectrum.data(), f.height, f.width);
+        std::string wrote = j.png + (j.raw.empty() ? "" : ", " + j.raw);
+        if (!j.inverse.empty()) {
+            if (fs::path(j.inverse).extension() == ".npy")
+                write_npy_float32(j.inverse, f.inverse.data(), f.height, f.width);
+            else
+                write_inverse_png(j.inverse, f, png_level);
+            wrote += ", " + j.inverse;
+        }
+        if (!save_mask_out.empty()) {
+            save_mask(save_mask_out, s.filters, s.strokes, s.mask_invert, f.width, f.height, total_jobs);
+            wrote += ", " + save_mask_out + ", " + mask_description_path(save_mask_out);
+        }
+        const double write_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        // The frequency lab's measurements, from the unmasked spectrum.
+        const std::string lab = lab_lines(j, f, &wrote);
+        std::ostringstream out;
+        out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height
+            << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range [" << fmt(f.range_lo) << ", "
+            << fmt(f.range_hi) << "]" << (!has_mask(s) ? "" : " of the masked spectrum") << "; wrote " << wrote << "\n"
+            << lab;
+        for (const auto& note : e.image_notes) out << "  note: " << note << "\n";
+        for (const auto& note : f.notes) out << "  note: " << note << "\n";
+        if (timings) {
+            print_timings(f, out);
+            out << "  " << std::left << std::setw(44) << "read + decode (decoder process)" << std::right
+                << std::setw(10) << fmt(e.read_ms) << "\n  " << std::left << std::setw(44)
+                << (j.raw.empty() ? "write PNG" : "write PNG and .npy") << std::right << std::setw(10) << fmt(write_ms)
+                << "\n";
+        }
+        r.text = out.str();
+    } catch (const std::invalid_argument& ex) {  // --correlate of another size
+        r.code = kExitUsage;
+        r.error = ex.what();
+    } catch (const std::exception& ex) {  // output writing
+        r.code = kExitOutput;
+        r.error = ex.what();
+    }
+    return r;
+}
+
+// The frequency lab's files and lines of one input: radial and angular profiles, the correlation.
+std::string Batch::lab_lines(const Job& j, const Frame& f, std::string* wrote) {
+    std::ostringstream lab;
+    if (!j.radial.empty()) {
+        const Profile p = radial_profile(f.spectrum.data(), f.width, f.height);
+        write_profile_csv(j.radial, "f_cycles_per_pixel,mean_power,count", p);
+        *wrote += ", " + j.radial;
+        try {
+            const PowerLawFit fit = fit_power_law(p, fit_lo, fit_hi);
+            lab << "radial PSD slope: " << fmt(fit.slope) << " (f from " << fit_lo << " to " << fit_hi << ")\n"
+                << "  fitted over " << fit.points << " radial bins\n";
+        } catch (const std::invalid_argument& ex) {
+            lab << "radial PSD slope: none (" << ex.what() << ")\n";
+        }
+    }
+    if (!j.angular.empty()) {
+        const Profile p = angular_profile(f.spectrum.data(), f.width, f.height);
+        write_profile_csv(j.angular, "angle_deg,mean_power,count", p);
+        *wrote += ", " + j.angular;
+        std::size_t top = 0;
+        for (std::size_t k = 0; k < p.at.size(); ++k)
+            if (p.mean_power[k] > p.mean_power[top]) top = k;
+        if (!p.at.empty())
+            lab << "angular profile: most power at " << p.at[top] << "-" << p.at[top] + 1
+                << " deg (structures in the image run across that direction)\n";
+    }
+    if (other) {
+        if (f.image_width != other->image_w || f.image_height != other->image_h)
+            throw std::invalid_argument("--correlate: " + j.input + " is " + std::to_string(f.image_width) + "x" +
+                                        std::to_string(f.image_height) + ", " + correlate + " is " +
+                                        std::to_string(other->image_w) + "x" + std::to_string(other->image_h) +
+                                        ": the images must have the same size");
+        std::vector<float> surface;
+        const ShiftEstimate sh =
+            phase_correlation(f.spectrum.data(), other->spectrum.data(), f.width, f.height, 100, batch ? 1 : total_jobs,
+                              correlation_map.empty() ? nullptr : &surface, correlation_kind == "phase");
+        if (!correlation_map.empty()) {
+            const std::vector<unsigned char> levels = correlation_levels(surface);
+            const ColormapLut lut = make_colormap_lut(Colormap::Inferno);
+            PicturePixels px;
+            px.levels = levels.data();
+            px.level_bytes = 1;
+            px.lut = lut.rgba;
+            write_picture_png(correlation_map, px, f.width, f.height, PngColor::Rgb, png_level);
+            *wrote += ", " + correlation_map;
+        }
+        char line[96];
+        std::snprintf(line, sizeof line, "shift: %.2f %.2f", sh.dx, sh.dy);
+        lab << line << "\n  " << correlation_kind << " correlation peak: " << fmt(sh.peak) << " (1 for a pure shift)\n";
+    }
+    return lab.str();
+}
+
+// With mu held: every input done, in order, printed (stdout) or failed (stderr), with the progress.
+void Batch::print_ready(std::unique_lock<std::mutex>& lock) {
+    while (printed < n && results[printed].done) {
+        Result r = results[printed];
+        const std::size_t i = printed++;
+        lock.unlock();
+        if (tty) std::cerr << "\r\033[K";
+        if (batch && !tty) std::cerr << "[" << (i + 1) << "/" << n << "] " << jobs[i].input << "\n";
+        if (r.code != kExitOk)
+            fail(r.code, r.error);
+        else
+            std::cout << r.text << std::flush;
+        if (tty) {
+            const double s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+            const double rate = double(printed) / std::max(s_, 1e-9);
+            std::cerr << "[" << printed << "/" << n << "] " << std::fixed << std::setprecision(1) << rate
+                      << " images/s, ETA " << std::setprecision(0) << double(n - printed) / std::max(rate, 1e-9) << " s"
+                      << std::defaultfloat << std::flush;
+        }
+        lock.lock();
+    }
+}
+
+void Batch::finish() {
+    {
+        std::lock_guard<std::mutex> lock(mu);
+        encoding_closed = true;
+        stop = true;
+        cv.notify_all();
+    }
+    for (auto& t : threads) t.join();
+    threads.clear();
+}
+
+int Batch::run() {
+    for (const auto& d : empty_dirs) fail(kExitInput, "no images in " + d);
+    check_outputs();
+    if (!correlate.empty())
+        if (const int code = load_correlation(); code != kExitOk) return code;
+    tty = batch && isatty(STDERR_FILENO);
+    t_start = std::chrono::steady_clock::now();
+    for (int t = 0; t < decoders; ++t) threads.emplace_back([this] { decode_worker(); });
+    for (int t = 0; t < encoders; ++t) threads.emplace_back([this] { encode_worker(); });
+    std::vector<std::thread> transform_threads;
+    for (int t = 0; t < transformers; ++t) transform_threads.emplace_back([this] { transform_worker(); });
+    {
+        // The printer: lines in input order as they complete. Encoders stop once every image is transformed.
+        std::unique_lock<std::mutex> lock(mu);
+        for (;;) {
+            if (transformed == n && !encoding_closed) {
+                encoding_closed = true;
+                cv.notify_all();
+            }
+            print_ready(lock);
+            if (printed == n || !gpu_unavailable.empty()) break;
+            cv.wait(lock, [&] {
+                return (printed < n && results[printed].done) || !gpu_unavailable.empty() ||
+                       (transformed == n && !encoding_closed);
+            });
+        }
+    }
+    for (auto& t : transform_threads) t.join();
+    if (!gpu_unavailable.empty()) {
+        finish();
+        if (tty) std::cerr << "\n";
+        std::cerr << "specview: GPU backend '" << backend << "' unavailable: " << gpu_unavailable
+                  << " (use --backend cpu)\n";
+        return kExitGpu;
+    }
+    finish();
+    if (tty) std::cerr << "\n";
+    if (batch)
+        std::cerr << "specview: " << (n - failures + empty_dirs.size()) << " of " << n << " images done"
+                  << (failures - int(empty_dirs.size())
+                          ? ", " + std::to_string(failures - int(empty_dirs.size())) + " failed"
+                          : "")
+                  << "\n";
+    if (timings && batch) {  // where the batch's time went: each stage's busy share of its threads' time
+        const double wall =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+        auto share = [&](double busy, int threads_) {
+            return fmt(busy / 1000.0) +
+                   " s busy = " + std::to_string(int(std::lround(100.0 * busy / std::max(1e-9, wall * threads_)))) +
+                   "% of " + std::to_string(threads_) + " thread" + (threads_ > 1 ? "s" : "");
+        };
+        std::cout << "batch: " << n << " images in " << fmt(wall / 1000.0) << " s ("
+                  << fmt(double(n) * 1000.0 / std::max(wall, 1e-9))
+                  << " images/s)\n  decode (decoder processes): " << share(busy_decode, decoders)
+                  << "\n  plan (while decoding):       " << share(busy_plan, transformers) << "\n  transform ("
+                  << backend << "): " << share(busy_transform, transformers)
+                  << "\n  encode (PNG, .npy):          " << share(busy_encode, encoders) << "\n";
+    }
+    if (timings) {  // this process's peak (the decoder processes have their own)
+        std::ifstream status("/proc/self/status");
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind("VmHWM:", 0) == 0) {
+                std::cout << "peak resident memory: " << fmt(std::stod(line.substr(6)) / 1024.0) << " MiB\n";
+                break;
+            }
+    }
+    return first_failure;
+}
+
+}  // namespace
+
+int run_batch(const BatchSpec& spec) { return Batch(spec).run(); }
+
+}  // namespace specview

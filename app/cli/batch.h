@@ -1,0 +1,40 @@
+// The batch pipeline of the command line: images (one, or many) decoded by sandboxed decoder processes a bounded
+// window ahead, transformed in input order on one engine (two on a GPU backend, each with its own stream), their
+// outputs written by encoder threads; one stdout line an input, in input order; progress on stderr.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/core/settings.h"
+
+namespace specview {
+
+// One input and where its outputs go (empty: not asked for).
+struct Job {
+    std::string input, png, raw;
+    std::string inverse, radial, angular;  // the frequency lab's outputs (empty: not asked for)
+    std::vector<std::string> outputs() const { return {png, raw, inverse, radial, angular}; }
+};
+
+// What a batch runs with: the settings, the inputs with their outputs, and the options that shape the run.
+struct BatchSpec {
+    Settings s;
+    std::string backend;  // as the user named it, for messages
+    std::vector<Job> jobs;
+    bool batch = false;                   // several inputs or a directory (else one image)
+    std::vector<std::string> empty_dirs;  // directories without images: each an input error
+    bool force = false, timings = false, fftw_measure = false;
+    int png_level = 1, depth = 8;
+    int jobs_opt = 0;  // --jobs (0: the cores)
+    int max_side = 16384, frame = 1;
+    double budget_host = 0;  // --max-memory in bytes (0: what the machine has)
+    std::string save_mask_out;
+    std::string correlate, correlation_kind = "phase", correlation_map;
+    double fit_lo = 0.02, fit_hi = 0.25;  // --psd-fit
+};
+
+// Runs the batch; returns the exit code (the first failure's, or 0).
+int run_batch(const BatchSpec& spec);
+
+}  // namespace specview

@@ -1,0 +1,55 @@
+// The command line's options: one table (add_options) that CLI11 parses into CliOptions, then finish_options turns
+// the named choices into Settings and checks what CLI11 cannot (ranges between options, the lab's specs).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/core/settings.h"
+#include "app/io/png_write.h"
+
+namespace CLI {
+class App;
+}
+
+namespace specview {
+
+struct CliOptions {
+    std::vector<std::string> inputs;
+    bool headless = false, timings = false, force = false, no_shift = false, classroom = false, presentation = false;
+    std::string output, raw;
+    std::string backend = "cpu", view = "logmag", range = "auto", colormap = "gray", window = "none", pad = "pow2",
+                pad_fill = "zero", channel = "luma", cufft_mode = "r2c", window_shape = "separable", level = "none";
+    Settings s;  // the numeric options bind straight into it; finish_options sets the named ones
+    std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
+    int max_side = 16384;
+    int frame = 1;
+    std::string frame_range, stack, export_video, video_decode = "auto";
+    std::vector<std::string> stack_sequence;  // --stack's files, in natural order (run_headless)
+    bool average = false;
+    std::string max_memory;
+    int png_level = kDefaultPngLevel;
+    int jobs_opt = 0;
+    int depth = 8;
+    bool fftw_measure = false;
+    std::string list_file;
+    int frames = 0, classroom_step = 1;
+    bool classroom_walk = false;
+    std::string screenshot, script, report;
+    bool offscreen = false;
+    std::vector<std::string> filter_specs, profile_args;
+    std::string inverse_out, inverse_format = "png", psd_fit = "0.02:0.25", correlate, mask_in, save_mask_out;
+    std::string correlation_kind = "phase", correlation_map;
+    bool invert_mask = false;
+    // From --profile and --psd-fit (finish_options).
+    std::string radial_out, angular_out;
+    double fit_lo = 0, fit_hi = 0;
+};
+
+// Every option, its help, its check and its group, bound to o's fields.
+void add_options(CLI::App& app, CliOptions& o);
+// After parsing: the named choices into o.s, --filter and --mask into its mask, --profile and --psd-fit checked.
+// kExitOk, or kExitUsage with the reason on stderr.
+int finish_options(CliOptions& o);
+
+}  // namespace specview

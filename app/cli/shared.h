@@ -1,0 +1,42 @@
+// What the command line's parts (cli.cpp, batch.cpp, stack.cpp) share: how inputs are named and expanded, the
+// pictures and text they write, and the thread counts they choose.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "app/core/settings.h"
+#include "app/engine/engine.h"
+
+namespace specview {
+
+// The exit codes' lines of --help.
+extern const char* const kExitCodesHelp;
+
+// Decoder children a stack's frames are decoded by at once: a quarter of the cores, 2 to 4.
+int stack_decode_streams();
+
+// v with `prec` decimals.
+std::string fmt(double v, int prec = 3);
+// A frame's per-stage timings (and the custom kernels' resources) as --timings prints them.
+void print_timings(const Frame& f, std::ostream& out);
+
+// Expands directories (their image files, sorted); keeps files as given. Sets *any_dir when one was a directory;
+// directories without images go to *empty_dirs.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& args, bool* any_dir,
+                                       std::vector<std::string>* empty_dirs);
+// Natural order: runs of digits compare as numbers (frame2 before frame10), the rest byte by byte.
+bool natural_less(const std::string& a, const std::string& b);
+// --stack DIR|GLOB: the image files of a directory, or what a glob pattern matches, in natural order; empty, with
+// *error set, when there are none.
+std::vector<std::string> stack_files(const std::string& where, std::string* error);
+bool same_file(const std::string& a, const std::string& b);
+
+// The spectrum picture as PNG (8-bit gray, RGB, or 16-bit gray levels), on `threads` threads.
+void write_png(const std::string& path, const Frame& f, Colormap cm, int level, int threads);
+// The filtered image as a PNG: the content's region of the plane (the image's own pixels, padding left out),
+// min-max stretched to 8-bit gray.
+void write_inverse_png(const std::string& path, const Frame& f, int level);
+
+}  // namespace specview

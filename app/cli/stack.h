@@ -1,0 +1,33 @@
+// A stack's or video's frames through the command line (--frame-range, --average, --export-video): streamed from
+// the decoders (a few frames in memory at once: they decode the next while this thread transforms), each frame's
+// spectrum written, or their power averaged, or the spectra encoded as a video.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/core/settings.h"
+#include "app/io/png_write.h"
+#include "app/io/video_gpu.h"
+
+namespace specview {
+
+struct StackRun {
+    std::string input;
+    std::vector<std::string> files;  // --stack: one file a frame (else the frames of `input`)
+    Settings s;
+    int first = 0, last = -1;  // 0-based, inclusive; last < 0: to the end
+    bool average = false;
+    std::string output, raw;
+    bool force = false;
+    int png_level = kDefaultPngLevel, depth = 8, max_side = 16384;
+    double budget_host = 0;
+    bool timings = false;
+    std::string export_video;  // the frames' spectra as a video (then -o's PNGs only when -o is given)
+    VideoDecode video_decode = VideoDecode::Auto;
+};
+
+// Returns the exit code.
+int run_stack(const StackRun& r);
+
+}  // namespace specview
