@@ -15,9 +15,8 @@ namespace specview {
 namespace {
 // A CLI11 validator from a names list.
 CLI::IsMember one_of(const std::vector<std::string>& names) { return CLI::IsMember(names); }
-}  // namespace
-
-void add_options(CLI::App& app, CliOptions& o) {
+// The inputs and where the picture and the raw spectrum go.
+void add_inputs_and_outputs_options(CLI::App& app, CliOptions& o) {
     app.add_option("images", o.inputs, "image files or directories (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM)");
     app.add_flag("--headless", o.headless, "no window: write the spectrum picture (-o) and/or raw spectrum (--raw)");
     app.add_option("-o,--output", o.output,
@@ -26,6 +25,10 @@ void add_options(CLI::App& app, CliOptions& o) {
     app.add_option("--raw", o.raw,
                    "also write the complex spectrum as transformed (after channel, window, padding; unshifted, "
                    "unnormalised) as complex64 .npy of shape (height, width); a directory with several inputs");
+}
+
+// Spectrum: backend, channel, window, levelling, size policy.
+void add_spectrum_options(CLI::App& app, CliOptions& o) {
     auto* g_spec = "Spectrum";
     app.add_option(
            "--backend", o.backend,
@@ -73,6 +76,10 @@ void add_options(CLI::App& app, CliOptions& o) {
         ->check(one_of(pad_fill_names()))
         ->group(g_spec)
         ->capture_default_str();
+}
+
+// Picture: view, range, colormap, shift.
+void add_picture_options(CLI::App& app, CliOptions& o) {
     auto* g_view = "Picture";
     app.add_option("--view", o.view, "logmag = log(1+|F|), power = 10 log10 |F|^2 (dB), phase, real, imag")
         ->check(one_of(view_names()))
@@ -103,6 +110,10 @@ void add_options(CLI::App& app, CliOptions& o) {
         ->group(g_view)
         ->capture_default_str();
     app.add_flag("--no-shift", o.no_shift, "keep DC in the corner (no fftshift)")->group(g_view);
+}
+
+// GPU: the custom pipeline's knobs and cuFFT's plan.
+void add_gpu_options(CLI::App& app, CliOptions& o) {
     auto* g_gpu = "GPU";
     app.add_option("--threads-per-block", o.s.custom.rows.threads_per_block, "custom: row-FFT threads per block")
         ->group(g_gpu)
@@ -123,6 +134,10 @@ void add_options(CLI::App& app, CliOptions& o) {
         ->check(one_of(cufft_mode_names()))
         ->group(g_gpu)
         ->capture_default_str();
+}
+
+// The run: timings, overwriting, stacks and video, limits, output depth and compression, threads, path lists.
+void add_run_options(CLI::App& app, CliOptions& o) {
     app.add_flag("--timings", o.timings, "print per-stage times (and GB/s, kernel resources on the GPU)");
     app.add_flag("-f,--force", o.force, "overwrite existing output files");
     app.add_option(
@@ -178,6 +193,10 @@ void add_options(CLI::App& app, CliOptions& o) {
                 return std::string(e.what());
             }
         });
+}
+
+// Frequency lab: filters, masks, the filtered image, profiles, correlation.
+void add_lab_options(CLI::App& app, CliOptions& o) {
     auto* g_lab = "Frequency lab";
     app.add_option("--filter", o.filter_specs,
                    "mask the spectrum (repeatable; masks multiply), in cycles/pixel: lowpass:R, highpass:R, "
@@ -227,6 +246,10 @@ void add_options(CLI::App& app, CliOptions& o) {
                    "with --correlate: write the correlation over all integer shifts as a heat map PNG (no shift at the "
                    "centre, log scale over 4 decades, inferno)")
         ->group(g_lab);
+}
+
+// Viewer: classroom, presentation, scripted and offscreen runs.
+void add_viewer_options(CLI::App& app, CliOptions& o) {
     auto* g_ui = "Viewer";
     app.add_flag("--classroom", o.classroom, "open the viewer in classroom mode (step through the FFT)")->group(g_ui);
     app.add_option("--step", o.classroom_step, "classroom mode: start at this step (1 = the input)")
@@ -244,6 +267,18 @@ void add_options(CLI::App& app, CliOptions& o) {
         ->group(g_ui);
     app.add_option("--report", o.report, "with --script: write frame times and change latencies here (JSON)")
         ->group(g_ui);
+}
+
+}  // namespace
+
+void add_options(CLI::App& app, CliOptions& o) {
+    add_inputs_and_outputs_options(app, o);
+    add_spectrum_options(app, o);
+    add_picture_options(app, o);
+    add_gpu_options(app, o);
+    add_run_options(app, o);
+    add_lab_options(app, o);
+    add_viewer_options(app, o);
 }
 
 int finish_options(CliOptions& o) {

@@ -25,21 +25,13 @@
 #include "gpu/common/errors.h"
 
 namespace specview {
+namespace fs = std::filesystem;
 
-int run_stack(const StackRun& r) {
-    namespace fs = std::filesystem;
-    const std::string stem = r.files.empty() ? fs::path(r.input).stem().string()
-                                             : fs::path(r.files.front()).parent_path().filename().string() + "_stack";
-    LoadLimits limits;
-    limits.max_side = r.max_side;
-    limits.max_pixels = std::uint64_t(r.max_side) * std::uint64_t(r.max_side);
-    limits.check_available_memory = false;
-    MemoryBudget budget;
-    budget.host = r.budget_host;
-    const HeaderCheck check = memory_check(r.s, !r.raw.empty() || r.average, false, budget, false);
-    const bool pngs = !r.average && (r.export_video.empty() || !r.output.empty());
-    const std::string out_dir = !pngs ? "" : (r.output.empty() ? "." : r.output);
-    const std::string raw_dir = r.average ? "" : r.raw;
+namespace {
+
+// -o and --raw as directories (--frame-range), or --average's files not there yet (unless --force).
+int prepare_outputs(const StackRun& r, const std::string& out_dir, const std::string& raw_dir,
+                    const std::string& avg_png) {
     for (const std::string& d : {out_dir, raw_dir}) {
         if (d.empty()) continue;
         std::error_code ec;
@@ -53,7 +45,6 @@ int run_stack(const StackRun& r) {
             return kExitOutput;
         }
     }
-    const std::string avg_png = r.output.empty() ? stem + "_average_spectrum.png" : r.output;
     if (r.average && !r.force) {
         std::error_code ec;
         for (const std::string& o : {avg_png, r.raw})
@@ -62,31 +53,166 @@ int run_stack(const StackRun& r) {
                 return kExitOutput;
             }
     }
-    const auto t0 = std::chrono::steady_clock::now();
-    // A video with a GPU backend: decoded by NVDEC in this process, the frames staying on the device (auto: when
-    // it can be; else on the CPU in the isolated decoder, saying why).
-    std::unique_ptr<GpuVideo> gpu_video;
-    std::string decoded_by;  // which decoder ran, for the summary line
+    return kExitOk;
+}
+
+// A video with a GPU backend: decoded by NVDEC in this process, the frames staying on the device (auto: when it can
+// be; else on the CPU in the isolated decoder, saying why in *decoded_by).
+int open_video(const StackRun& r, const LoadLimits& limits, std::unique_ptr<GpuVideo>* gpu_video,
+               std::string* decoded_by) {
     if (r.files.empty() && r.video_decode != VideoDecode::Cpu && file_is_video(r.input)) {
         std::string why = gpu_decode_excluded(r.video_decode, r.s);
         if (why.empty()) try {
-                gpu_video = open_gpu_video(r.input, limits);
-                decoded_by = gpu_video->decoder();
+                *gpu_video = open_gpu_video(r.input, limits);
+                *decoded_by = (*gpu_video)->decoder();
             } catch (const GpuDecodeUnavailable& e) {
                 why = e.what();
             } catch (const InputError& e) {
                 std::cerr << "specview: " << e.what() << "\n";
                 return kExitInput;
             }
-        if (!gpu_video) {
+        if (!*gpu_video) {
             if (r.video_decode == VideoDecode::Gpu) {
                 std::cerr << "specview: " << r.input << ": cannot decode it on the GPU (--video-decode gpu): " << why
                           << "\n";
                 return kExitInput;
             }
-            decoded_by = r.s.backend == Backend::Cpu ? "the CPU" : "the CPU (not on the GPU: " + why + ")";
+            *decoded_by = r.s.backend == Backend::Cpu ? "the CPU" : "the CPU (not on the GPU: " + why + ")";
         }
     }
+    return kExitOk;
+}
+
+// The frames r asks for, handed to push in order (false: stop): --stack's files decoded several at once (all one
+// size), a video's frames from NVDEC, or a stack file's frames from several decoder children at once.
+void decode_frames(const StackRun& r, const LoadLimits& limits, const HeaderCheck& check, GpuVideo* gpu_video,
+                   int count, const std::function<bool(Image)>& push) {
+    if (!r.files.empty()) {  // a sequence of files: one frame each, all one size, decoded several at once
+        const int n = int(r.files.size());
+        const int last = r.last >= 0 ? r.last : n - 1;
+        auto no_frame = [&](int k) {
+            return InputError(r.input,
+                              "no frame " + std::to_string(k + 1) + ": the stack has " + std::to_string(n) + " files");
+        };
+        if (r.first >= n) throw no_frame(r.first);
+        auto load = [&](int k) {
+            Image img = DecoderPool::shared().load(r.files[std::size_t(k)], limits, check);
+            img.frame = k;
+            img.frames = n;
+            return img;
+        };
+        int w0 = 0, h0 = 0;
+        auto same_size = [&](Image img) {
+            if (img.width != w0 || img.height != h0)
+                throw InputError(r.files[std::size_t(img.frame)],
+                                 "is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
+                                     ", the stack's first frame " + r.files[std::size_t(r.first)] + " is " +
+                                     std::to_string(w0) + "x" + std::to_string(h0) +
+                                     ": a stack's frames must have one size");
+            return push(std::move(img));
+        };
+        Image first = load(r.first);
+        w0 = first.width, h0 = first.height;
+        const std::size_t bytes = std::max<std::size_t>(1, first.sample_bytes());
+        bool go_on = push(std::move(first));
+        const int end = std::min(last, n - 1) + 1;
+        if (go_on && end > r.first + 1) {
+            const int streams = stack_decode_streams();
+            const int ahead = int(std::clamp<std::size_t>((std::size_t(256) << 20) / bytes, 1, 256));
+            const int handed = ordered_parallel<Image>(
+                r.first + 1, end, std::min(streams, ahead), ahead, 1,
+                [&](int a, int b, const std::function<bool(int, Image)>& emit) {
+                    for (int k = a; k < b; ++k)
+                        if (!emit(k, load(k))) return;
+                },
+                same_size, [&](int k) { return std::make_exception_ptr(no_frame(k)); });
+            go_on = handed == end - r.first - 1;
+        }
+        if (go_on && last >= n) throw no_frame(n);
+    } else if (gpu_video) {  // frame after frame from NVDEC; the engine copies each on the device
+        const int n = gpu_video->frames();
+        const int end = r.last >= 0 ? r.last + 1 : n;
+        for (int k = r.first; k < end; ++k) {
+            if (k >= n)
+                throw InputError(
+                    r.input, "no frame " + std::to_string(k + 1) + ": the video has " + std::to_string(n) + " frames");
+            if (!push(gpu_video->decode(k, check))) break;
+        }
+    } else {
+        // Several decoder children at once (in order all the same): decoding, not the transform, is
+        // what a stack of large frames waits for.
+        DecoderPool::shared().load_frames_parallel(r.input, limits, r.first, count, check, push,
+                                                   stack_decode_streams());
+    }
+}
+
+// --average: the mean power spectrum as a picture (|F| = sqrt(mean power) through the view, range and colormap)
+// and --raw's mean power.
+int write_average(const StackRun& r, Engine& engine, int frames_done, int width, int height, const std::string& avg_png,
+                  std::string* wrote) {
+    std::vector<double> power;  // the engine's sum of |F|^2
+    int pw = 0, ph = 0;
+    const int summed = engine.take_power_sum(power, &pw, &ph);
+    if (summed != frames_done || pw != width || ph != height) {
+        std::cerr << "specview: internal error: a power sum of " << summed << " frames for " << frames_done << "\n";
+        return kExitInternal;
+    }
+    // |F| = sqrt(mean power) through the chosen view, range and colormap; --raw: the mean power itself.
+    Frame pic;
+    pic.width = width;
+    pic.height = height;
+    const std::vector<float> values =
+        mean_power_view_values(power, frames_done, width, height, r.s.view, &pic.range_lo, &pic.range_hi);
+    if (r.depth == 16) {
+        pic.picture = PictureFormat::Level16;
+        pic.levels.resize(values.size() * 2);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const std::uint16_t v =
+                std::uint16_t(level16_of(normalize_to_range(values[i], pic.range_lo, pic.range_hi)));
+            std::memcpy(&pic.levels[2 * i], &v, 2);
+        }
+    } else {
+        colorize(values, pic.range_lo, pic.range_hi, r.s.view.colormap, pic.rgba);
+    }
+    try {
+        write_png(avg_png, pic, r.s.view.colormap, r.png_level, 0);
+        *wrote = avg_png;
+        if (!r.raw.empty()) {
+            std::vector<float> mean(power.size());
+            for (std::size_t i = 0; i < power.size(); ++i) mean[i] = float(power[i] / frames_done);
+            write_npy_float32(r.raw, mean.data(), height, width);
+            *wrote += ", " + r.raw;
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "specview: " << e.what() << "\n";
+        return kExitOutput;
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+int run_stack(const StackRun& r) {
+    const std::string stem = r.files.empty() ? fs::path(r.input).stem().string()
+                                             : fs::path(r.files.front()).parent_path().filename().string() + "_stack";
+    LoadLimits limits;
+    limits.max_side = r.max_side;
+    limits.max_pixels = std::uint64_t(r.max_side) * std::uint64_t(r.max_side);
+    limits.check_available_memory = false;
+    MemoryBudget budget;
+    budget.host = r.budget_host;
+    const HeaderCheck check = memory_check(r.s, !r.raw.empty() || r.average, false, budget, false);
+    const bool pngs = !r.average && (r.export_video.empty() || !r.output.empty());
+    const std::string out_dir = !pngs ? "" : (r.output.empty() ? "." : r.output);
+    const std::string raw_dir = r.average ? "" : r.raw;
+    const std::string avg_png = r.output.empty() ? stem + "_average_spectrum.png" : r.output;
+    if (const int code = prepare_outputs(r, out_dir, raw_dir, avg_png); code != kExitOk) return code;
+    const auto t0 = std::chrono::steady_clock::now();
+    // A video with a GPU backend: decoded by NVDEC in this process, the frames staying on the device (auto: when
+    // it can be; else on the CPU in the isolated decoder, saying why).
+    std::unique_ptr<GpuVideo> gpu_video;
+    std::string decoded_by;  // which decoder ran, for the summary line
+    if (const int code = open_video(r, limits, &gpu_video, &decoded_by); code != kExitOk) return code;
     // A bounded queue between the decoder's stream and the transforms.
     std::mutex mu;
     std::condition_variable cv;
@@ -106,63 +232,7 @@ int run_stack(const StackRun& r) {
                 cv.notify_all();
                 return true;
             };
-            if (!r.files.empty()) {  // a sequence of files: one frame each, all one size, decoded several at once
-                const int n = int(r.files.size());
-                const int last = r.last >= 0 ? r.last : n - 1;
-                auto no_frame = [&](int k) {
-                    return InputError(r.input, "no frame " + std::to_string(k + 1) + ": the stack has " +
-                                                   std::to_string(n) + " files");
-                };
-                if (r.first >= n) throw no_frame(r.first);
-                auto load = [&](int k) {
-                    Image img = DecoderPool::shared().load(r.files[std::size_t(k)], limits, check);
-                    img.frame = k;
-                    img.frames = n;
-                    return img;
-                };
-                int w0 = 0, h0 = 0;
-                auto same_size = [&](Image img) {
-                    if (img.width != w0 || img.height != h0)
-                        throw InputError(r.files[std::size_t(img.frame)],
-                                         "is " + std::to_string(img.width) + "x" + std::to_string(img.height) +
-                                             ", the stack's first frame " + r.files[std::size_t(r.first)] + " is " +
-                                             std::to_string(w0) + "x" + std::to_string(h0) +
-                                             ": a stack's frames must have one size");
-                    return push(std::move(img));
-                };
-                Image first = load(r.first);
-                w0 = first.width, h0 = first.height;
-                const std::size_t bytes = std::max<std::size_t>(1, first.sample_bytes());
-                bool go_on = push(std::move(first));
-                const int end = std::min(last, n - 1) + 1;
-                if (go_on && end > r.first + 1) {
-                    const int streams = stack_decode_streams();
-                    const int ahead = int(std::clamp<std::size_t>((std::size_t(256) << 20) / bytes, 1, 256));
-                    const int handed = ordered_parallel<Image>(
-                        r.first + 1, end, std::min(streams, ahead), ahead, 1,
-                        [&](int a, int b, const std::function<bool(int, Image)>& emit) {
-                            for (int k = a; k < b; ++k)
-                                if (!emit(k, load(k))) return;
-                        },
-                        same_size, [&](int k) { return std::make_exception_ptr(no_frame(k)); });
-                    go_on = handed == end - r.first - 1;
-                }
-                if (go_on && last >= n) throw no_frame(n);
-            } else if (gpu_video) {  // frame after frame from NVDEC; the engine copies each on the device
-                const int n = gpu_video->frames();
-                const int end = r.last >= 0 ? r.last + 1 : n;
-                for (int k = r.first; k < end; ++k) {
-                    if (k >= n)
-                        throw InputError(r.input, "no frame " + std::to_string(k + 1) + ": the video has " +
-                                                      std::to_string(n) + " frames");
-                    if (!push(gpu_video->decode(k, check))) break;
-                }
-            } else {
-                // Several decoder children at once (in order all the same): decoding, not the transform, is
-                // what a stack of large frames waits for.
-                DecoderPool::shared().load_frames_parallel(r.input, limits, r.first, count, check, push,
-                                                           stack_decode_streams());
-            }
+            decode_frames(r, limits, check, gpu_video.get(), count, push);
         } catch (...) {
             error = std::current_exception();
         }
@@ -174,7 +244,6 @@ int run_stack(const StackRun& r) {
     std::unique_ptr<VideoWriter> video;  // --export-video, opened with the first frame (its size and rate)
     std::vector<std::uint32_t> rgba;
     const ColormapLut lut = make_colormap_lut(r.s.view.colormap);
-    std::vector<double> power;  // --average: the engine's sum of |F|^2
     int width = 0, height = 0, frames_done = 0, first_frame = -1, last_frame = -1;
     std::string backend, wrote;
     double transform_ms = 0;
@@ -283,42 +352,7 @@ int run_stack(const StackRun& r) {
         return kExitInput;
     }
     if (r.average) {
-        int pw = 0, ph = 0;
-        const int summed = engine.take_power_sum(power, &pw, &ph);
-        if (summed != frames_done || pw != width || ph != height) {
-            std::cerr << "specview: internal error: a power sum of " << summed << " frames for " << frames_done << "\n";
-            return kExitInternal;
-        }
-        // |F| = sqrt(mean power) through the chosen view, range and colormap; --raw: the mean power itself.
-        Frame pic;
-        pic.width = width;
-        pic.height = height;
-        const std::vector<float> values =
-            mean_power_view_values(power, frames_done, width, height, r.s.view, &pic.range_lo, &pic.range_hi);
-        if (r.depth == 16) {
-            pic.picture = PictureFormat::Level16;
-            pic.levels.resize(values.size() * 2);
-            for (std::size_t i = 0; i < values.size(); ++i) {
-                const std::uint16_t v =
-                    std::uint16_t(level16_of(normalize_to_range(values[i], pic.range_lo, pic.range_hi)));
-                std::memcpy(&pic.levels[2 * i], &v, 2);
-            }
-        } else {
-            colorize(values, pic.range_lo, pic.range_hi, r.s.view.colormap, pic.rgba);
-        }
-        try {
-            write_png(avg_png, pic, r.s.view.colormap, r.png_level, 0);
-            wrote = avg_png;
-            if (!r.raw.empty()) {
-                std::vector<float> mean(power.size());
-                for (std::size_t i = 0; i < power.size(); ++i) mean[i] = float(power[i] / frames_done);
-                write_npy_float32(r.raw, mean.data(), height, width);
-                wrote += ", " + r.raw;
-            }
-        } catch (const std::exception& e) {
-            std::cerr << "specview: " << e.what() << "\n";
-            return kExitOutput;
-        }
+        if (const int c = write_average(r, engine, frames_done, width, height, avg_png, &wrote); c != kExitOk) return c;
     } else {
         if (!out_dir.empty()) wrote = out_dir + "/" + stem + "_f*_spectrum.png";
         if (!raw_dir.empty()) wrote += (wrote.empty() ? "" : ", ") + raw_dir + "/" + stem + "_f*.npy";
