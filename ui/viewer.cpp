@@ -891,6 +891,140 @@ void draw_status_line(ViewerState& st) {
 
 }  // namespace
 
+namespace {
+
+// The frame's one window: the panels on the left, the status line, the message and the views on the right.
+void build_window(ViewerState& st, PanelContext& ctx) {
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(vp->WorkPos);
+    ImGui::SetNextWindowSize(vp->WorkSize);
+    ImGui::Begin("specview", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoBringToFrontOnFocus);
+    const float panel_w = std::min(420.0f * ImGui::GetIO().FontGlobalScale, vp->WorkSize.x * 0.45f);
+    ImGui::BeginChild("panels", ImVec2(panel_w, 0), true);
+    draw_file_panel(ctx, st.file);
+    draw_pipeline_panel(ctx);
+    draw_display_panel(ctx, st.presentation, st.classroom);
+    draw_classroom_panel(ctx, st.classroom);
+    draw_lab_panel(ctx, st.lab);
+    draw_analysis_panel(ctx, st.analysis);
+    draw_timings_panel(ctx, st.timings);
+    draw_device_panel(ctx, st.device_ui);
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("main", ImVec2(0, 0), false);
+    if (st.dirty) run_pipeline(st);  // posted now; the picture arrives in a later frame
+    draw_status_line(st);
+    if (!st.messages.text.empty()) {
+        ImGui::PushStyleColor(ImGuiCol_Text,
+                              st.messages.is_error ? ImVec4(1.0f, 0.35f, 0.3f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
+        ImGui::TextWrapped("%s", st.messages.text.c_str());
+        ImGui::PopStyleColor();
+        ImGui::SameLine();
+        if (ImGui::SmallButton("x")) st.messages.text.clear();
+        st.layout.push_back(std::string(st.messages.is_error ? "error " : "info ") + st.messages.text);
+    }
+    if (!(st.shown.image != nullptr))
+        ImGui::TextWrapped("No image: drop one on the window, or open one from the File panel.");
+    draw_views(st, ImGui::GetContentRegionAvail());
+    ImGui::EndChild();
+    ImGui::End();
+}
+
+// What the script asked this frame to save: the window (with its layout) and a view's texture. false: one failed.
+bool take_script_shots(ScriptRunner& script, Window& win, ViewerState& st) {
+    bool ok = true;
+    const std::string shot = script.take_screenshot();
+    if (!shot.empty()) {
+        int fw = 0, fh = 0;
+        win.framebuffer_size(&fw, &fh);
+        try {
+            win.bind_for_readback();
+            save_framebuffer_png(shot, fw, fh);
+            st.layout.push_back("platform " + win.platform());
+            st.layout.push_back("backend " + st.shown.frame.backend);
+            save_layout(shot + ".txt", st.layout);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "specview: screenshot: %s\n", e.what());
+            ok = false;
+        }
+    }
+    const auto [tex, which] = script.take_texture_shot();
+    if (!tex.empty()) {
+        try {
+            save_texture_png(tex, which == "image" ? st.image_tex.front()
+                                  : which == "lab" ? st.lab_tex.front()
+                                                   : st.spectrum_tex.front());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "specview: save-texture: %s\n", e.what());
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+// --frames N --screenshot PATH: the window as PNG, and its layout (with the startup's errors) beside it.
+bool save_screenshot(const std::string& path, Window& win, ViewerState& st, const std::string& startup_errors) {
+    int fw = 0, fh = 0;
+    win.framebuffer_size(&fw, &fh);
+    try {
+        win.bind_for_readback();
+        save_framebuffer_png(path, fw, fh);
+        st.layout.push_back("window " + std::to_string(fw) + " " + std::to_string(fh));
+        st.layout.push_back("backend " + st.shown.frame.backend);
+        st.layout.push_back("frame " + std::to_string(st.shown.frame.width) + " " +
+                            std::to_string(st.shown.frame.height));
+        if (!startup_errors.empty()) st.layout.push_back("startup-error " + startup_errors);
+        save_layout(path + ".txt", st.layout);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "specview: screenshot: %s\n", e.what());
+        return false;
+    }
+    return true;
+}
+
+// What this machine offers the viewer: the GPU (probed beside the window's opening) and CUDA-OpenGL interop.
+void probe_machine(ViewerState& st, gpu::DeviceInfo dev) {
+    st.machine.device = std::move(dev);
+    st.startup.probed = viewer_clock() * 1e3;
+    st.machine.gpu_ok = st.machine.device.available;
+    st.machine.gpu_why = st.machine.device.why_unavailable;
+#ifdef SPECVIEW_HAS_GL_INTEROP
+    if (st.machine.gpu_ok)
+        st.machine.interop_ok = gpu::gl_interop_available(&st.machine.interop_why);
+    else
+        st.machine.interop_why = "no CUDA device";
+    if (!st.machine.interop_ok) {
+        const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
+        st.machine.interop_why += std::string("; OpenGL renderer: ") + (renderer ? renderer : "unknown");
+    }
+#else
+    st.machine.interop_why = "built without CUDA-OpenGL interop (no GL headers at configure time)";
+#endif
+    st.startup.interop = viewer_clock() * 1e3;
+}
+
+// Before the GL context goes: the worker's threads joined, the interop registrations and the textures released.
+void tear_down(ViewerState& st) {
+    st.worker.reset();  // joins its threads before the textures and the GL context go
+#ifdef SPECVIEW_HAS_GL_INTEROP
+    st.copier.wait();
+    st.image_copier.wait();
+    for (auto& i : st.image_interop) i.reset();
+    for (auto& i : st.interop) i.reset();
+    for (auto& i : st.lab_interop) i.reset();
+#endif
+    st.image_tex.release();
+    st.spectrum_tex.release();
+    st.lab_tex.release();
+    st.logphi_tex.release();
+    st.corr_tex.release();
+    st.stack_tex.release();
+}
+
+}  // namespace
+
 int run_viewer(const ViewerLaunch& launch) {
     viewer_clock();  // its epoch: the first picture's time counts from here
     // A script is read and checked whole before any window opens: a bad line is exit 2, naming it.
@@ -938,23 +1072,7 @@ int run_viewer(const ViewerLaunch& launch) {
         std::sort(st.file.samples.begin(), st.file.samples.end());
     }
 
-    st.machine.device = probe.get();
-    st.startup.probed = viewer_clock() * 1e3;
-    st.machine.gpu_ok = st.machine.device.available;
-    st.machine.gpu_why = st.machine.device.why_unavailable;
-#ifdef SPECVIEW_HAS_GL_INTEROP
-    if (st.machine.gpu_ok)
-        st.machine.interop_ok = gpu::gl_interop_available(&st.machine.interop_why);
-    else
-        st.machine.interop_why = "no CUDA device";
-    if (!st.machine.interop_ok) {
-        const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-        st.machine.interop_why += std::string("; OpenGL renderer: ") + (renderer ? renderer : "unknown");
-    }
-#else
-    st.machine.interop_why = "built without CUDA-OpenGL interop (no GL headers at configure time)";
-#endif
-    st.startup.interop = viewer_clock() * 1e3;
+    probe_machine(st, probe.get());
     st.worker = std::move(worker);
     st.worker->set_video_decode(launch.video_decode, st.machine.interop_ok);
 
@@ -1010,41 +1128,7 @@ int run_viewer(const ViewerLaunch& launch) {
             started = picture_current(st) && !st.worker->status().decoding;
         }
 
-        const ImGuiViewport* vp = ImGui::GetMainViewport();
-        ImGui::SetNextWindowPos(vp->WorkPos);
-        ImGui::SetNextWindowSize(vp->WorkSize);
-        ImGui::Begin("specview", nullptr,
-                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
-                         ImGuiWindowFlags_NoBringToFrontOnFocus);
-        const float panel_w = std::min(420.0f * ImGui::GetIO().FontGlobalScale, vp->WorkSize.x * 0.45f);
-        ImGui::BeginChild("panels", ImVec2(panel_w, 0), true);
-        draw_file_panel(ctx, st.file);
-        draw_pipeline_panel(ctx);
-        draw_display_panel(ctx, st.presentation, st.classroom);
-        draw_classroom_panel(ctx, st.classroom);
-        draw_lab_panel(ctx, st.lab);
-        draw_analysis_panel(ctx, st.analysis);
-        draw_timings_panel(ctx, st.timings);
-        draw_device_panel(ctx, st.device_ui);
-        ImGui::EndChild();
-        ImGui::SameLine();
-        ImGui::BeginChild("main", ImVec2(0, 0), false);
-        if (st.dirty) run_pipeline(st);  // posted now; the picture arrives in a later frame
-        draw_status_line(st);
-        if (!st.messages.text.empty()) {
-            ImGui::PushStyleColor(ImGuiCol_Text,
-                                  st.messages.is_error ? ImVec4(1.0f, 0.35f, 0.3f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
-            ImGui::TextWrapped("%s", st.messages.text.c_str());
-            ImGui::PopStyleColor();
-            ImGui::SameLine();
-            if (ImGui::SmallButton("x")) st.messages.text.clear();
-            st.layout.push_back(std::string(st.messages.is_error ? "error " : "info ") + st.messages.text);
-        }
-        if (!(st.shown.image != nullptr))
-            ImGui::TextWrapped("No image: drop one on the window, or open one from the File panel.");
-        draw_views(st, ImGui::GetContentRegionAvail());
-        ImGui::EndChild();
-        ImGui::End();
+        build_window(st, ctx);
 
         const ImGuiIO& io = ImGui::GetIO();
         if (st.classroom.enabled && !io.WantTextInput) classroom_keys(ctx, st.classroom);
@@ -1064,32 +1148,7 @@ int run_viewer(const ViewerLaunch& launch) {
         st.frame_lines.push_back(st.script_line);
         ++frames;
         if (script) {
-            const std::string shot = script->take_screenshot();
-            if (!shot.empty()) {
-                int fw = 0, fh = 0;
-                win->framebuffer_size(&fw, &fh);
-                try {
-                    win->bind_for_readback();
-                    save_framebuffer_png(shot, fw, fh);
-                    st.layout.push_back("platform " + win->platform());
-                    st.layout.push_back("backend " + st.shown.frame.backend);
-                    save_layout(shot + ".txt", st.layout);
-                } catch (const std::exception& e) {
-                    std::fprintf(stderr, "specview: screenshot: %s\n", e.what());
-                    rc = kExitOutput;
-                }
-            }
-            const auto [tex, which] = script->take_texture_shot();
-            if (!tex.empty()) {
-                try {
-                    save_texture_png(tex, which == "image" ? st.image_tex.front()
-                                          : which == "lab" ? st.lab_tex.front()
-                                                           : st.spectrum_tex.front());
-                } catch (const std::exception& e) {
-                    std::fprintf(stderr, "specview: save-texture: %s\n", e.what());
-                    rc = kExitOutput;
-                }
-            }
+            if (!take_script_shots(*script, *win, st)) rc = kExitOutput;
             if (script->timed_out()) {
                 std::fprintf(stderr, "specview: %s\n", script->timeout_reason().c_str());
                 rc = kExitInternal;
@@ -1113,23 +1172,8 @@ int run_viewer(const ViewerLaunch& launch) {
         if (!script && launch.frames > 0 && frames >= launch.frames &&
             ((picture_current(st) && walk_done && started) || waited_long)) {
             if (waited_long) std::fprintf(stderr, "specview: the picture was not ready after 120 s\n");
-            if (!launch.screenshot.empty()) {
-                int fw = 0, fh = 0;
-                win->framebuffer_size(&fw, &fh);
-                try {
-                    win->bind_for_readback();
-                    save_framebuffer_png(launch.screenshot, fw, fh);
-                    st.layout.push_back("window " + std::to_string(fw) + " " + std::to_string(fh));
-                    st.layout.push_back("backend " + st.shown.frame.backend);
-                    st.layout.push_back("frame " + std::to_string(st.shown.frame.width) + " " +
-                                        std::to_string(st.shown.frame.height));
-                    if (!startup_errors.empty()) st.layout.push_back("startup-error " + startup_errors);
-                    save_layout(launch.screenshot + ".txt", st.layout);
-                } catch (const std::exception& e) {
-                    std::fprintf(stderr, "specview: screenshot: %s\n", e.what());
-                    rc = kExitOutput;
-                }
-            }
+            if (!launch.screenshot.empty() && !save_screenshot(launch.screenshot, *win, st, startup_errors))
+                rc = kExitOutput;
             break;
         }
         win->swap();
@@ -1142,20 +1186,7 @@ int run_viewer(const ViewerLaunch& launch) {
             rc = kExitOutput;
         }
     }
-    st.worker.reset();  // joins its threads before the textures and the GL context go
-#ifdef SPECVIEW_HAS_GL_INTEROP
-    st.copier.wait();
-    st.image_copier.wait();
-    for (auto& i : st.image_interop) i.reset();
-    for (auto& i : st.interop) i.reset();
-    for (auto& i : st.lab_interop) i.reset();
-#endif
-    st.image_tex.release();
-    st.spectrum_tex.release();
-    st.lab_tex.release();
-    st.logphi_tex.release();
-    st.corr_tex.release();
-    st.stack_tex.release();
+    tear_down(st);
     return rc;
 }
 

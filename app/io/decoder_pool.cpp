@@ -429,6 +429,177 @@ int DecoderPool::load_frames_parallel(const std::string& path, const LoadLimits&
                    });
 }
 
+// One decoder request of load_frames: a child decoding frames [first, first + count) of one file, each frame its
+// header (or an early failure), go or stop, its samples. start() reads a frame's header and answers it (a refusal is
+// thrown once the child has answered), finish() reads its samples as an Image.
+class DecoderPool::FrameStream {
+public:
+    // Each frame: its header (or an early failure), go or stop, its samples. Pipelined: once frame k's samples
+    // are here, frame k + 1's header is answered (go) before `each` gets frame k, so the child decodes the next
+    // frame while the consumer works on this one (a video's decoding and its spectra overlap). A stop (the consumer
+    // has had enough) reads and drops the frame already under way, then says stop at the next frame's header and
+    // reads the "refused" result.
+    // A message is read into raw bytes, then copied into the struct its kind names.
+    static constexpr std::size_t kMessage = std::max(sizeof(w::Header), sizeof(w::Result));
+    struct Started {
+        alignas(8) unsigned char buf[kMessage] = {};
+        ssize_t got = 0;
+        Fd out;
+        bool waiting = false;  // go was said: the result is still to come
+        double decode_seconds = 0;
+    };
+    static std::uint32_t kind_of(const unsigned char* b) {
+        std::uint32_t k;
+        std::memcpy(&k, b, sizeof k);
+        return k;
+    }
+
+    FrameStream(DecoderPool& pool, Child& c, const std::string& path, const LoadLimits& lim, const HeaderCheck& check,
+                std::uint64_t size)
+        : pool_(pool), c_(c), path_(path), lim_(lim), check_(check), size_(size) {}
+    // The header (or an early failure, which then stays in `buf`), then go or stop. A refusal is thrown once the
+    // child has answered it.
+    void start(Started& st) {
+        const auto header_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                        std::chrono::duration<double>(pool_.opt_.header_seconds));
+        st.got = c_.receive(st.buf, sizeof st.buf, header_deadline, &st.out);
+        if (st.got <= 0) throw fail(st.got < 0, pool_.opt_.header_seconds);
+        if (!(kind_of(st.buf) == w::kHeader && st.got == ssize_t(sizeof(w::Header)))) return;
+        w::Header hm;
+        std::memcpy(&hm, st.buf, sizeof hm);
+        ImageHeader h{hm.width, hm.height, hm.channels, hm.bit_depth, text(hm.format)};
+        const double samples = double(h.width) * double(h.height) * double(h.channels);
+        const double sample_bytes = samples * std::max(1, h.bit_depth / 8);
+        bool go = true;
+        std::exception_ptr refusal;
+        try {
+            if (h.width <= 0 || h.height <= 0 || h.channels < 1 || h.channels > 4 ||
+                (h.bit_depth != 8 && h.bit_depth != 16 && h.bit_depth != 32))
+                throw DecodeError(path_, "the decoder reported an impossible header", DecodeFailure::Crashed);
+            if (lim_.check_available_memory) check_memory_estimate(h, path_);
+            if (check_) check_(h);
+        } catch (const InputError& e) {  // a check that does not know the file's name gets it here
+            go = false;
+            refusal = std::make_exception_ptr(e.path().empty() ? InputError(path_, e.reason()) : e);
+        } catch (...) {
+            go = false;
+            refusal = std::current_exception();
+        }
+        w::Go g;
+        g.go = go ? 1 : 0;
+        // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
+        // data, the output and a conversion at once), with room for the allocator.
+        g.memory_limit =
+            std::uint64_t(double(c_.baseline) + 2.0 * double(size_) + 3.0 * sample_bytes + double(256 << 20));
+        // A video's frame threads: each holds frames in flight (4:2:0 and deeper: within 3x the luma) and a stack.
+        if (h.format == "video")
+            g.memory_limit += std::uint64_t(kVideoDecodeThreads * (3.0 * sample_bytes + double(16 << 20)));
+        // Every frame to decode gets a spare sample buffer along with its go, when the bank has one: its pages
+        // exist already (a fresh 6 MB memfd costs about 4 ms in page allocation), and a stack's frames reuse
+        // those of frames already consumed.
+        Fd frame_spare;
+        if (go) {
+            const auto [fd, bytes] = pool_.bank_->take();
+            frame_spare = Fd(fd);
+            g.recycled_bytes = fd >= 0 ? bytes : 0;
+        }
+        if (!c_.send(&g, sizeof g, frame_spare.get())) throw fail(false, 0);
+        frame_spare.reset();  // the child has it now
+        st.decode_seconds = pool_.opt_.base_seconds + pool_.opt_.ns_per_sample * 1e-9 * samples;
+        st.waiting = true;
+        if (go) return;
+        // Refused: its "refused" result, then the reason.
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(st.decode_seconds));
+        std::memset(st.buf, 0, sizeof st.buf);
+        st.got = c_.receive(st.buf, sizeof st.buf, deadline, &st.out);
+        if (st.got <= 0) throw fail(st.got < 0, st.decode_seconds);
+        std::rethrow_exception(refusal);
+    }
+    // Its samples, as an Image. The decode's time counts from now: the child may have decoded it while the
+    // consumer had the frame before (its result then waits here already).
+    Image finish(Started& st) {
+        if (st.waiting) {
+            const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(st.decode_seconds));
+            std::memset(st.buf, 0, sizeof st.buf);
+            st.got = c_.receive(st.buf, sizeof st.buf, deadline, &st.out);
+            if (st.got <= 0) throw fail(st.got < 0, st.decode_seconds);
+        }
+        const unsigned char* buf = st.buf;
+        const ssize_t got = st.got;
+        Fd& out = st.out;
+        if (kind_of(buf) != w::kResult || got != ssize_t(sizeof(w::Result))) {
+            c_.stop();
+            throw DecodeError(path_, "the decoder broke its protocol", DecodeFailure::Crashed);
+        }
+        w::Result r;
+        std::memcpy(&r, buf, sizeof r);
+        if (!r.ok) {
+            const std::string reason = text(r.reason);
+            if (r.out_of_memory)
+                throw DecodeError(path_, "the decoder ran out of memory (" + reason + ")", DecodeFailure::OutOfMemory);
+            throw DecodeError(path_, reason.empty() ? "cannot decode" : reason, DecodeFailure::BadInput);
+        }
+
+        // The samples: a memfd sealed against shrinking, at least the promised size, mapped read-only.
+        Image img;
+        img.width = r.width;
+        img.height = r.height;
+        img.channels = r.channels;
+        img.bit_depth = r.bit_depth;
+        img.format = text(r.format);
+        img.frames = std::max(1, r.frames);
+        img.frame = r.frame;
+        img.frame_rate = r.frame_rate > 0 && r.frame_rate < 10000 ? r.frame_rate : 0.0;
+        img.nonfinite = r.nonfinite;
+        img.nonfinite_fill = r.nonfinite_fill;
+        struct stat ost {};
+        const int seals = out.get() >= 0 ? fcntl(out.get(), F_GET_SEALS) : -1;
+        const bool sealed = seals >= 0 && (seals & F_SEAL_SHRINK);
+        if (img.width <= 0 || img.height <= 0 || img.channels < 1 || img.channels > 4 ||
+            (img.bit_depth != 8 && img.bit_depth != 16 && img.bit_depth != 32) || r.bytes != img.sample_bytes() ||
+            !sealed || fstat(out.get(), &ost) != 0 || std::uint64_t(ost.st_size) < r.bytes) {
+            c_.stop();
+            throw DecodeError(path_, "the decoder handed back inconsistent pixels", DecodeFailure::Crashed);
+        }
+        const std::size_t n = r.bytes;
+        void* p = mmap(nullptr, n, PROT_READ, MAP_SHARED | MAP_POPULATE, out.get(), 0);
+        if (p == MAP_FAILED)
+            throw InputError(path_, "cannot map the decoded pixels: " + std::string(std::strerror(errno)));
+        // When the last copy of the Image goes, the buffer goes back to the bank for a later decode.
+        const int fd = std::exchange(out, Fd()).release();
+        const std::uint64_t cap = std::uint64_t(ost.st_size);
+        std::shared_ptr<Bank> bank = pool_.bank_;
+        img.storage = std::shared_ptr<const unsigned char>(static_cast<const unsigned char*>(p),
+                                                           [n, fd, cap, bank](const unsigned char* q) {
+                                                               munmap(const_cast<unsigned char*>(q), n);
+                                                               bank->put(fd, cap);
+                                                           });
+        return img;
+    }
+    DecodeError fail(bool timed_out, double seconds) {
+        if (timed_out) {
+            c_.stop();
+            return DecodeError(
+                path_,
+                "decoding took longer than " + std::to_string(int(seconds + 0.5)) + " s; the decoder was stopped",
+                DecodeFailure::TimedOut);
+        }
+        DecodeFailure kind = DecodeFailure::Crashed;
+        const std::string why = c_.reap(&kind);
+        return DecodeError(path_, why, kind);
+    }
+
+private:
+    DecoderPool& pool_;
+    Child& c_;
+    const std::string& path_;
+    const LoadLimits& lim_;
+    const HeaderCheck& check_;
+    const std::uint64_t size_;
+};
+
 int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int first, int count,
                              const HeaderCheck& check, const std::function<bool(Image)>& each) {
     if (count < 1) return 0;
@@ -473,18 +644,8 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
         ~Return() { pool->give_back(std::move(*child)); }
     } give{this, &c};
 
-    auto fail = [&](bool timed_out, double seconds) -> DecodeError {
-        if (timed_out) {
-            c->stop();
-            return DecodeError(
-                path, "decoding took longer than " + std::to_string(int(seconds + 0.5)) + " s; the decoder was stopped",
-                DecodeFailure::TimedOut);
-        }
-        DecodeFailure kind = DecodeFailure::Crashed;
-        const std::string why = c->reap(&kind);
-        return DecodeError(path, why, kind);
-    };
-
+    FrameStream stream(*this, *c, path, lim, check, size);
+    using Started = FrameStream::Started;
     w::Request req;
     req.max_side = lim.max_side;
     req.max_pixels = lim.max_pixels;
@@ -495,163 +656,22 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
     std::snprintf(req.named_format, sizeof req.named_format, "%s", named.c_str());
     // Until the header: room for the file (and stb's copy of it) only.
     req.memory_limit = c->baseline + 2 * size + (std::uint64_t(256) << 20);
-    if (!c->send(&req, sizeof req, file.get())) throw fail(false, 0);
+    if (!c->send(&req, sizeof req, file.get())) throw stream.fail(false, 0);
     file.reset();
-
-    // Each frame: its header (or an early failure), go or stop, its samples. Pipelined: once frame k's samples
-    // are here, frame k + 1's header is answered (go) before `each` gets frame k, so the child decodes the next
-    // frame while the consumer works on this one (a video's decoding and its spectra overlap). A stop (the consumer
-    // has had enough) reads and drops the frame already under way, then says stop at the next frame's header and
-    // reads the "refused" result.
-    // A message is read into raw bytes, then copied into the struct its kind names.
-    constexpr std::size_t kMessage = std::max(sizeof(w::Header), sizeof(w::Result));
-    struct Started {
-        alignas(8) unsigned char buf[kMessage] = {};
-        ssize_t got = 0;
-        Fd out;
-        bool waiting = false;  // go was said: the result is still to come
-        double decode_seconds = 0;
-    };
-    auto kind_of = [](const unsigned char* b) {
-        std::uint32_t k;
-        std::memcpy(&k, b, sizeof k);
-        return k;
-    };
-    // The header (or an early failure, which then stays in `buf`), then go or stop. A refusal is thrown once the
-    // child has answered it.
-    auto start_frame = [&](Started& st) {
-        const auto header_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                        std::chrono::duration<double>(opt_.header_seconds));
-        st.got = c->receive(st.buf, sizeof st.buf, header_deadline, &st.out);
-        if (st.got <= 0) throw fail(st.got < 0, opt_.header_seconds);
-        if (!(kind_of(st.buf) == w::kHeader && st.got == ssize_t(sizeof(w::Header)))) return;
-        w::Header hm;
-        std::memcpy(&hm, st.buf, sizeof hm);
-        ImageHeader h{hm.width, hm.height, hm.channels, hm.bit_depth, text(hm.format)};
-        const double samples = double(h.width) * double(h.height) * double(h.channels);
-        const double sample_bytes = samples * std::max(1, h.bit_depth / 8);
-        bool go = true;
-        std::exception_ptr refusal;
-        try {
-            if (h.width <= 0 || h.height <= 0 || h.channels < 1 || h.channels > 4 ||
-                (h.bit_depth != 8 && h.bit_depth != 16 && h.bit_depth != 32))
-                throw DecodeError(path, "the decoder reported an impossible header", DecodeFailure::Crashed);
-            if (lim.check_available_memory) check_memory_estimate(h, path);
-            if (check) check(h);
-        } catch (const InputError& e) {  // a check that does not know the file's name gets it here
-            go = false;
-            refusal = std::make_exception_ptr(e.path().empty() ? InputError(path, e.reason()) : e);
-        } catch (...) {
-            go = false;
-            refusal = std::current_exception();
-        }
-        w::Go g;
-        g.go = go ? 1 : 0;
-        // The child's address space: what it had, the file, and three times the samples (stb keeps the inflated
-        // data, the output and a conversion at once), with room for the allocator.
-        g.memory_limit =
-            std::uint64_t(double(c->baseline) + 2.0 * double(size) + 3.0 * sample_bytes + double(256 << 20));
-        // A video's frame threads: each holds frames in flight (4:2:0 and deeper: within 3x the luma) and a stack.
-        if (h.format == "video")
-            g.memory_limit += std::uint64_t(kVideoDecodeThreads * (3.0 * sample_bytes + double(16 << 20)));
-        // Every frame to decode gets a spare sample buffer along with its go, when the bank has one: its pages
-        // exist already (a fresh 6 MB memfd costs about 4 ms in page allocation), and a stack's frames reuse
-        // those of frames already consumed.
-        Fd frame_spare;
-        if (go) {
-            const auto [fd, bytes] = bank_->take();
-            frame_spare = Fd(fd);
-            g.recycled_bytes = fd >= 0 ? bytes : 0;
-        }
-        if (!c->send(&g, sizeof g, frame_spare.get())) throw fail(false, 0);
-        frame_spare.reset();  // the child has it now
-        st.decode_seconds = opt_.base_seconds + opt_.ns_per_sample * 1e-9 * samples;
-        st.waiting = true;
-        if (go) return;
-        // Refused: its "refused" result, then the reason.
-        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                 std::chrono::duration<double>(st.decode_seconds));
-        std::memset(st.buf, 0, sizeof st.buf);
-        st.got = c->receive(st.buf, sizeof st.buf, deadline, &st.out);
-        if (st.got <= 0) throw fail(st.got < 0, st.decode_seconds);
-        std::rethrow_exception(refusal);
-    };
-    // Its samples, as an Image. The decode's time counts from now: the child may have decoded it while the
-    // consumer had the frame before (its result then waits here already).
-    auto finish_frame = [&](Started& st) -> Image {
-        if (st.waiting) {
-            const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                     std::chrono::duration<double>(st.decode_seconds));
-            std::memset(st.buf, 0, sizeof st.buf);
-            st.got = c->receive(st.buf, sizeof st.buf, deadline, &st.out);
-            if (st.got <= 0) throw fail(st.got < 0, st.decode_seconds);
-        }
-        const unsigned char* buf = st.buf;
-        const ssize_t got = st.got;
-        Fd& out = st.out;
-        if (kind_of(buf) != w::kResult || got != ssize_t(sizeof(w::Result))) {
-            c->stop();
-            throw DecodeError(path, "the decoder broke its protocol", DecodeFailure::Crashed);
-        }
-        w::Result r;
-        std::memcpy(&r, buf, sizeof r);
-        if (!r.ok) {
-            const std::string reason = text(r.reason);
-            if (r.out_of_memory)
-                throw DecodeError(path, "the decoder ran out of memory (" + reason + ")", DecodeFailure::OutOfMemory);
-            throw DecodeError(path, reason.empty() ? "cannot decode" : reason, DecodeFailure::BadInput);
-        }
-
-        // The samples: a memfd sealed against shrinking, at least the promised size, mapped read-only.
-        Image img;
-        img.width = r.width;
-        img.height = r.height;
-        img.channels = r.channels;
-        img.bit_depth = r.bit_depth;
-        img.format = text(r.format);
-        img.frames = std::max(1, r.frames);
-        img.frame = r.frame;
-        img.frame_rate = r.frame_rate > 0 && r.frame_rate < 10000 ? r.frame_rate : 0.0;
-        img.nonfinite = r.nonfinite;
-        img.nonfinite_fill = r.nonfinite_fill;
-        struct stat ost {};
-        const int seals = out.get() >= 0 ? fcntl(out.get(), F_GET_SEALS) : -1;
-        const bool sealed = seals >= 0 && (seals & F_SEAL_SHRINK);
-        if (img.width <= 0 || img.height <= 0 || img.channels < 1 || img.channels > 4 ||
-            (img.bit_depth != 8 && img.bit_depth != 16 && img.bit_depth != 32) || r.bytes != img.sample_bytes() ||
-            !sealed || fstat(out.get(), &ost) != 0 || std::uint64_t(ost.st_size) < r.bytes) {
-            c->stop();
-            throw DecodeError(path, "the decoder handed back inconsistent pixels", DecodeFailure::Crashed);
-        }
-        const std::size_t n = r.bytes;
-        void* p = mmap(nullptr, n, PROT_READ, MAP_SHARED | MAP_POPULATE, out.get(), 0);
-        if (p == MAP_FAILED)
-            throw InputError(path, "cannot map the decoded pixels: " + std::string(std::strerror(errno)));
-        // When the last copy of the Image goes, the buffer goes back to the bank for a later decode.
-        const int fd = std::exchange(out, Fd()).release();
-        const std::uint64_t cap = std::uint64_t(ost.st_size);
-        std::shared_ptr<Bank> bank = bank_;
-        img.storage = std::shared_ptr<const unsigned char>(static_cast<const unsigned char*>(p),
-                                                           [n, fd, cap, bank](const unsigned char* q) {
-                                                               munmap(const_cast<unsigned char*>(q), n);
-                                                               bank->put(fd, cap);
-                                                           });
-        return img;
-    };
 
     bool stopping = false;
     int delivered = 0;
     auto next = std::make_unique<Started>();
-    start_frame(*next);
+    stream.start(*next);
     for (int frame_k = 0; frame_k < count; ++frame_k) {
-        Image img = finish_frame(*next);
+        Image img = stream.finish(*next);
         next.reset();
         // The next frame under way before this one is handed over (its refusal or failure after this one).
         std::exception_ptr ahead_error;
         if (frame_k + 1 < count) {
             next = std::make_unique<Started>();
             try {
-                start_frame(*next);
+                stream.start(*next);
             } catch (...) {
                 ahead_error = std::current_exception();
                 next.reset();
@@ -663,25 +683,25 @@ int DecoderPool::load_frames(const std::string& path, const LoadLimits& lim, int
             stopping = true;
             // The frame under way: read and dropped (a failure of it ends the stream here: the child is gone).
             try {
-                (void)finish_frame(*next);
+                (void)stream.finish(*next);
             } catch (const std::exception&) {
                 break;
             }
             next.reset();
             if (frame_k + 2 == count) break;
             // The next frame's header (or its failure): answer stop, read the refusal.
-            alignas(8) unsigned char tail[kMessage] = {};
+            alignas(8) unsigned char tail[FrameStream::kMessage] = {};
             Fd ignored;
             const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                      std::chrono::duration<double>(opt_.header_seconds));
             ssize_t n = c->receive(tail, sizeof tail, deadline, &ignored);
-            if (n > 0 && kind_of(tail) == w::kHeader) {
+            if (n > 0 && FrameStream::kind_of(tail) == w::kHeader) {
                 w::Go g;
                 g.go = 0;
-                if (!c->send(&g, sizeof g)) throw fail(false, 0);
+                if (!c->send(&g, sizeof g)) throw stream.fail(false, 0);
                 n = c->receive(tail, sizeof tail, deadline, &ignored);
             }
-            if (n <= 0) throw fail(n < 0, opt_.header_seconds);
+            if (n <= 0) throw stream.fail(n < 0, opt_.header_seconds);
             break;
         }
         if (ahead_error) std::rethrow_exception(ahead_error);

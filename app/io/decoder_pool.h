@@ -86,6 +86,7 @@ public:
 
 private:
     struct Child;
+    class FrameStream;  // one request of load_frames (decoder_pool.cpp)
     std::unique_ptr<Child> take(bool video);
     void give_back(std::unique_ptr<Child> c);
     std::unique_ptr<Child> spawn(bool video);

@@ -619,6 +619,48 @@ void Worker::publish_error(const std::string& text) {
     out_.messages.emplace_back(true, text);
 }
 
+// Turns a decoded image into what the viewer takes first: the image and its display range (sampled). Its
+// picture for the image view comes after (make_display), so that the first run does not wait for it; both
+// are made without the lock (the viewer's every frame asks this worker something under it: made under the
+// lock, an 8192^2 image froze the window for one 330-450 ms frame on the H100).
+static DecodedImage prepare_decoded(std::uint64_t id, const std::string& path, std::shared_ptr<const Image> img,
+                                    double ms) {
+    const auto decoded_at = Clock::now();
+    DecodedImage d;
+    d.image_id = id;
+    d.path = path;
+    d.image = img;
+    d.range = display_range(*img);  // sampled: a few milliseconds
+    d.decode_ms = ms;
+    d.decoded_at = decoded_at;
+    d.prepared_at = Clock::now();
+    if (img->frames > 1)
+        d.notes.push_back("frame " + std::to_string(img->frame + 1) + " of " + std::to_string(img->frames));
+    if (img->nonfinite) d.notes.push_back(nonfinite_note(*img));
+    return d;
+}
+
+// The image view's picture, after the image went to the viewer and the runner (without the lock); dropped
+// when a newer open waits.
+// A video frame on the device goes to the viewer as it is when the viewer writes it into its texture on the
+// device; else it is downloaded here (the viewer's GL is not CUDA's).
+void Worker::make_display(std::uint64_t id, const std::shared_ptr<const Image>& img, const DisplayRange& range) {
+    DisplayPicture p{id, img->width, img->height, {}, nullptr};
+    bool on_device;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        on_device = display_on_device_;
+    }
+    if (img->on_device() && on_device)
+        p.device_image = img;
+    else if (img->on_device())
+        p.rgba = display_rgba(download_device_image(*img), range);
+    else
+        p.rgba = display_rgba(*img, range);
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!open_req_) out_.display = std::move(p);
+}
+
 void Worker::decoder_loop() {
     std::unique_lock<std::mutex> lock(mu_);
     // The stack shown last (path, frame, frame count): asking for its next frame streams the rest of it from one
@@ -634,45 +676,6 @@ void Worker::decoder_loop() {
     std::string gpu_video_path, gpu_refused_path;
     std::future<std::unique_ptr<GpuVideo>> gpu_opening;  // open_gpu_video on its way (gpu_opening_path)
     std::string gpu_opening_path;
-    // Turns a decoded image into what the viewer takes first: the image and its display range (sampled). Its
-    // picture for the image view comes after (make_display), so that the first run does not wait for it; both
-    // are made without the lock (the viewer's every frame asks this worker something under it: made under the
-    // lock, an 8192^2 image froze the window for one 330-450 ms frame on the H100).
-    auto prepare = [](std::uint64_t id, const std::string& path, std::shared_ptr<const Image> img, double ms) {
-        const auto decoded_at = Clock::now();
-        DecodedImage d;
-        d.image_id = id;
-        d.path = path;
-        d.image = img;
-        d.range = display_range(*img);  // sampled: a few milliseconds
-        d.decode_ms = ms;
-        d.decoded_at = decoded_at;
-        d.prepared_at = Clock::now();
-        if (img->frames > 1)
-            d.notes.push_back("frame " + std::to_string(img->frame + 1) + " of " + std::to_string(img->frames));
-        if (img->nonfinite) d.notes.push_back(nonfinite_note(*img));
-        return d;
-    };
-    // The image view's picture, after the image went to the viewer and the runner (without the lock); dropped
-    // when a newer open waits.
-    // A video frame on the device goes to the viewer as it is when the viewer writes it into its texture on the
-    // device; else it is downloaded here (the viewer's GL is not CUDA's).
-    auto make_display = [this](std::uint64_t id, const std::shared_ptr<const Image>& img, const DisplayRange& range) {
-        DisplayPicture p{id, img->width, img->height, {}, nullptr};
-        bool on_device;
-        {
-            std::lock_guard<std::mutex> lk(mu_);
-            on_device = display_on_device_;
-        }
-        if (img->on_device() && on_device)
-            p.device_image = img;
-        else if (img->on_device())
-            p.rgba = display_rgba(download_device_image(*img), range);
-        else
-            p.rgba = display_rgba(*img, range);
-        std::lock_guard<std::mutex> lk(mu_);
-        if (!open_req_) out_.display = std::move(p);
-    };
     // The run the open asked for with its image (Worker::open's run_after), for publish.
     std::optional<RunAfterOpen> run_after;
     // Hands it to the viewer and the runner (under the lock: call with it held).
@@ -777,7 +780,7 @@ void Worker::decoder_loop() {
             if (gpu_video) {
                 auto img = std::make_shared<const Image>(gpu_video->decode(req.limits.frame, check));
                 stack.reset();
-                DecodedImage d = prepare(req.id, req.path, img, ms_since(t0));
+                DecodedImage d = prepare_decoded(req.id, req.path, img, ms_since(t0));
                 d.started = t0;
                 d.header_at = header_at;
                 if (!gpu_note.empty()) d.notes.push_back(gpu_note);
@@ -793,7 +796,7 @@ void Worker::decoder_loop() {
                 DecoderPool::shared().load_frames(
                     req.path, req.limits, first, stack->frames - first, req.check, [&](Image img) {
                         auto shared = std::make_shared<const Image>(std::move(img));
-                        DecodedImage d = prepare(id, req.path, shared, ms_since(t0));
+                        DecodedImage d = prepare_decoded(id, req.path, shared, ms_since(t0));
                         if (shared->format == "video") d.decoded_by = "the CPU (isolated decoder)";
                         const DisplayRange range = d.range;
                         {
@@ -823,7 +826,7 @@ void Worker::decoder_loop() {
                     stack = Stack{req.path, img->frame, img->frames};
                 else
                     stack.reset();
-                DecodedImage d = prepare(req.id, req.path, img, ms_since(t0));
+                DecodedImage d = prepare_decoded(req.id, req.path, img, ms_since(t0));
                 d.started = t0;
                 d.header_at = header_at;
                 if (!gpu_note.empty()) d.notes.push_back(gpu_note);
@@ -979,7 +982,8 @@ void Worker::run_once(const Settings& settings, int slot, RunResult& r) {
     r.engine_ended = std::chrono::steady_clock::now();
     last_run_change_ = settings.stop.kind == gpu::StopPoint::Kind::Done ? r.change : 0;
     if (lab && !r.frame.device_lab_rgba) {
-        const float* plane = settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(settings).plane.v.data();
+        const float* plane =
+            settings.lab_view == LabView::Filtered ? nullptr : engine_.prepared(settings).plane.v.data();
         lab_picture(r.frame, plane, settings.lab_view, r.lab_rgba, &r.lab_width, &r.lab_height, &r.lab_lo, &r.lab_hi);
         std::vector<float>().swap(r.frame.inverse);
     }

@@ -250,6 +250,7 @@ public:
 
 private:
     void decoder_loop();
+    void make_display(std::uint64_t id, const std::shared_ptr<const Image>& img, const DisplayRange& range);
     void runner_loop();
     void do_run();
     void run_once(const Settings& settings, int slot, RunResult& r);
