@@ -13,7 +13,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -27,6 +26,7 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/shared.h"
+#include "app/core/bounded_queue.h"
 #include "app/engine/cpu_backend.h"
 #include "app/engine/engine.h"
 #include "app/io/decoder_pool.h"
@@ -122,10 +122,10 @@ private:
     std::size_t next_decode = 0, transformed = 0;
     std::size_t next_transform = 0;  // the next input a transform thread takes
     bool stop = false;
-    std::deque<Encode> encode_queue;
-    bool encoding_closed = false;
-    std::string gpu_unavailable;  // set when a GPU backend cannot run at all: everything stops
-    std::string gpu_lost;         // set when the GPU stopped working (a sticky CUDA error): the rest runs on the CPU
+    std::optional<BoundedQueue<Encode>> encode_queue;  // transformed frames, at most encoders + 1 waiting
+    bool encoding_closed = false;                      // every input transformed: the encoders drain the queue
+    std::string gpu_unavailable;                       // set when a GPU backend cannot run at all: everything stops
+    std::string gpu_lost;  // set when the GPU stopped working (a sticky CUDA error): the rest runs on the CPU
     std::vector<std::thread> threads;
     // Progress on stderr: a bar when it is a terminal, "[i/n] file" lines otherwise (batches only).
     bool tty = false;
@@ -140,10 +140,10 @@ Batch::Batch(const BatchSpec& o)
       n(o.jobs.size()),
       batch(o.batch),
       empty_dirs(o.empty_dirs),
-      force(o.force),
-      timings(o.timings),
-      png_level(o.png_level),
-      depth(o.depth),
+      force(o.common.force),
+      timings(o.common.timings),
+      png_level(o.common.png_level),
+      depth(o.common.depth),
       save_mask_out(o.save_mask_out),
       correlate(o.correlate),
       correlation_kind(o.correlation_kind),
@@ -154,15 +154,16 @@ Batch::Batch(const BatchSpec& o)
       skip(o.jobs.size(), 0),
       decoded(o.jobs.size()),
       headers(o.jobs.size()) {
-    limits.max_side = o.max_side;
-    limits.max_pixels = std::uint64_t(o.max_side) * std::uint64_t(o.max_side);
+    limits.max_side = o.common.max_side;
+    limits.max_pixels = std::uint64_t(o.common.max_side) * std::uint64_t(o.common.max_side);
     limits.check_available_memory = false;  // the chosen path's need instead (memory_check)
     limits.frame = o.frame - 1;
-    budget.host = o.budget_host;
+    budget.host = o.common.budget_host;
     total_jobs = o.jobs_opt > 0 ? o.jobs_opt : int(std::max(1u, std::thread::hardware_concurrency()));
     decoders = std::clamp(total_jobs / 4, 1, 8);
     encoders = batch ? std::clamp(total_jobs - decoders, 1, 16) : 1;
     ahead = std::size_t(decoders) + 2;
+    encode_queue.emplace(std::size_t(encoders) + 1);
     // Transform threads: one for the CPU backend (FFTW uses every thread), two for a GPU batch (each with its own
     // engine and stream: one image's upload and download overlap the other's transform).
     transformers = s.backend != Backend::Cpu && batch ? 2 : 1;
@@ -383,10 +384,12 @@ Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, R
             d.image.reset();
             const double run_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_run).count();
-            std::unique_lock<std::mutex> lock(mu);
-            busy_transform += run_ms;
-            cv.wait(lock, [&] { return encode_queue.size() < std::size_t(encoders) + 1 || stop; });
-            encode_queue.push_back(Encode{i, std::move(f), d.read_ms, std::move(image_notes)});
+            {
+                std::lock_guard<std::mutex> lock(mu);
+                busy_transform += run_ms;
+            }
+            encode_queue->push(Encode{i, std::move(f), d.read_ms, std::move(image_notes)});  // waits for an encoder
+            std::lock_guard<std::mutex> lock(mu);
             ++transformed;
             cv.notify_all();
             return Outcome::Queued;
@@ -430,16 +433,8 @@ Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, R
 }
 
 void Batch::encode_worker() {
-    for (;;) {
-        Encode e;
-        {
-            std::unique_lock<std::mutex> lock(mu);
-            cv.wait(lock, [&] { return !encode_queue.empty() || encoding_closed; });
-            if (encode_queue.empty()) return;
-            e = std::move(encode_queue.front());
-            encode_queue.pop_front();
-            cv.notify_all();
-        }
+    while (std::optional<Encode> next = encode_queue->pop()) {
+        const Encode& e = *next;
         const auto t_encode = std::chrono::steady_clock::now();
         Result r = encode_one(e);
         std::lock_guard<std::mutex> lock(mu);
@@ -584,6 +579,7 @@ void Batch::finish() {
         stop = true;
         cv.notify_all();
     }
+    encode_queue->close();
     for (auto& t : threads) t.join();
     threads.clear();
 }
@@ -605,6 +601,7 @@ int Batch::run() {
         for (;;) {
             if (transformed == n && !encoding_closed) {
                 encoding_closed = true;
+                encode_queue->close();
                 cv.notify_all();
             }
             print_ready(lock);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/shared.h"
 #include "app/core/settings.h"
 
 namespace specview {
@@ -24,11 +25,10 @@ struct BatchSpec {
     std::vector<Job> jobs;
     bool batch = false;                   // several inputs or a directory (else one image)
     std::vector<std::string> empty_dirs;  // directories without images: each an input error
-    bool force = false, timings = false, fftw_measure = false;
-    int png_level = 1, depth = 8;
+    RunCommon common;
+    bool fftw_measure = false;
     int jobs_opt = 0;  // --jobs (0: the cores)
-    int max_side = 16384, frame = 1;
-    double budget_host = 0;  // --max-memory in bytes (0: what the machine has)
+    int frame = 1;
     std::string save_mask_out;
     std::string correlate, correlation_kind = "phase", correlation_map;
     double fit_lo = 0.02, fit_hi = 0.25;  // --psd-fit

@@ -21,6 +21,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+RunCommon run_common(const CliOptions& o) {
+    RunCommon c;
+    c.force = o.force;
+    c.timings = o.timings;
+    c.png_level = o.png_level;
+    c.depth = o.depth;
+    c.max_side = o.max_side;
+    c.budget_host = o.max_memory.empty() ? 0.0 : parse_size(o.max_memory);
+    return c;
+}
+
 // --frame-range, --average, --export-video: the frames of one stack or video (`input`), streamed.
 int run_frames(const CliOptions& o, const std::string& input) {
     if (o.frame != 1) {
@@ -49,12 +60,7 @@ int run_frames(const CliOptions& o, const std::string& input) {
     run.average = o.average;
     run.output = o.output;
     run.raw = o.raw;
-    run.force = o.force;
-    run.png_level = o.png_level;
-    run.depth = o.depth;
-    run.max_side = o.max_side;
-    run.budget_host = o.max_memory.empty() ? 0.0 : parse_size(o.max_memory);
-    run.timings = o.timings;
+    run.common = run_common(o);
     run.export_video = o.export_video;
     run.video_decode = parse_video_decode(o.video_decode);
     if (!o.export_video.empty() && o.average) {
@@ -134,15 +140,10 @@ int run_images(const CliOptions& o, const std::vector<std::string>& files, bool 
     b.jobs = std::move(jobs);
     b.batch = batch;
     b.empty_dirs = empty_dirs;
-    b.force = o.force;
-    b.timings = o.timings;
+    b.common = run_common(o);
     b.fftw_measure = o.fftw_measure;
-    b.png_level = o.png_level;
-    b.depth = o.depth;
     b.jobs_opt = o.jobs_opt;
-    b.max_side = o.max_side;
     b.frame = o.frame;
-    b.budget_host = o.max_memory.empty() ? 0.0 : parse_size(o.max_memory);
     b.save_mask_out = o.save_mask_out;
     b.correlate = o.correlate;
     b.correlation_kind = o.correlation_kind;

@@ -11,6 +11,14 @@
 
 namespace specview {
 
+// What every headless run takes from the command line whatever it runs on: overwriting, --timings, the picture
+// PNG's compression and depth, the size and memory limits.
+struct RunCommon {
+    bool force = false, timings = false;
+    int png_level = 1, depth = 8, max_side = 16384;
+    double budget_host = 0;  // --max-memory in bytes (0: what the machine has)
+};
+
 // The exit codes' lines of --help.
 extern const char* const kExitCodesHelp;
 

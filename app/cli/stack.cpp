@@ -15,6 +15,7 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/shared.h"
+#include "app/core/bounded_queue.h"
 #include "app/core/ordered_parallel.h"
 #include "app/engine/cpu_backend.h"
 #include "app/engine/engine.h"
@@ -45,7 +46,7 @@ int prepare_outputs(const StackRun& r, const std::string& out_dir, const std::st
             return kExitOutput;
         }
     }
-    if (r.average && !r.force) {
+    if (r.average && !r.common.force) {
         std::error_code ec;
         for (const std::string& o : {avg_png, r.raw})
             if (!o.empty() && fs::exists(o, ec)) {
@@ -163,7 +164,7 @@ int write_average(const StackRun& r, Engine& engine, int frames_done, int width,
     pic.height = height;
     const std::vector<float> values =
         mean_power_view_values(power, frames_done, width, height, r.s.view, &pic.range_lo, &pic.range_hi);
-    if (r.depth == 16) {
+    if (r.common.depth == 16) {
         pic.picture = PictureFormat::Level16;
         pic.levels.resize(values.size() * 2);
         for (std::size_t i = 0; i < values.size(); ++i) {
@@ -175,7 +176,7 @@ int write_average(const StackRun& r, Engine& engine, int frames_done, int width,
         colorize(values, pic.range_lo, pic.range_hi, r.s.view.colormap, pic.rgba);
     }
     try {
-        write_png(avg_png, pic, r.s.view.colormap, r.png_level, 0);
+        write_png(avg_png, pic, r.s.view.colormap, r.common.png_level, 0);
         *wrote = avg_png;
         if (!r.raw.empty()) {
             std::vector<float> mean(power.size());
@@ -196,11 +197,11 @@ int run_stack(const StackRun& r) {
     const std::string stem = r.files.empty() ? fs::path(r.input).stem().string()
                                              : fs::path(r.files.front()).parent_path().filename().string() + "_stack";
     LoadLimits limits;
-    limits.max_side = r.max_side;
-    limits.max_pixels = std::uint64_t(r.max_side) * std::uint64_t(r.max_side);
+    limits.max_side = r.common.max_side;
+    limits.max_pixels = std::uint64_t(r.common.max_side) * std::uint64_t(r.common.max_side);
     limits.check_available_memory = false;
     MemoryBudget budget;
-    budget.host = r.budget_host;
+    budget.host = r.common.budget_host;
     const HeaderCheck check = memory_check(r.s, !r.raw.empty() || r.average, false, budget, false);
     const bool pngs = !r.average && (r.export_video.empty() || !r.output.empty());
     const std::string out_dir = !pngs ? "" : (r.output.empty() ? "." : r.output);
@@ -213,32 +214,21 @@ int run_stack(const StackRun& r) {
     std::unique_ptr<GpuVideo> gpu_video;
     std::string decoded_by;  // which decoder ran, for the summary line
     if (const int code = open_video(r, limits, &gpu_video, &decoded_by); code != kExitOk) return code;
-    // A bounded queue between the decoder's stream and the transforms.
-    std::mutex mu;
-    std::condition_variable cv;
-    std::deque<Image> queue;
-    bool done = false, failed = false;
-    int total_frames = 0;
+    // The decoder's stream a few frames ahead of the transforms (three in memory at most).
+    BoundedQueue<Image> queue(3);
+    int total_frames = 0;  // written by the decoder thread, read after it is joined
     std::exception_ptr error;
     std::thread decoder([&] {
         try {
             const int count = r.last >= 0 ? r.last - r.first + 1 : INT_MAX;  // INT_MAX: to the last frame
-            auto push = [&](Image img) {
-                std::unique_lock<std::mutex> lock(mu);
-                cv.wait(lock, [&] { return queue.size() < 3 || failed; });
-                if (failed) return false;
+            decode_frames(r, limits, check, gpu_video.get(), count, [&](Image img) {
                 total_frames = img.frames;
-                queue.push_back(std::move(img));
-                cv.notify_all();
-                return true;
-            };
-            decode_frames(r, limits, check, gpu_video.get(), count, push);
+                return queue.push(std::move(img));  // false once the transforms stopped
+            });
         } catch (...) {
             error = std::current_exception();
         }
-        std::lock_guard<std::mutex> lock(mu);
-        done = true;
-        cv.notify_all();
+        queue.close();
     });
     Engine engine;
     std::unique_ptr<VideoWriter> video;  // --export-video, opened with the first frame (its size and rate)
@@ -249,16 +239,8 @@ int run_stack(const StackRun& r) {
     double transform_ms = 0;
     int code = kExitOk;
     std::string message;
-    for (;;) {
-        Image img;
-        {
-            std::unique_lock<std::mutex> lock(mu);
-            cv.wait(lock, [&] { return !queue.empty() || done; });
-            if (queue.empty()) break;
-            img = std::move(queue.front());
-            queue.pop_front();
-            cv.notify_all();
-        }
+    while (std::optional<Image> next = queue.pop()) {
+        Image img = std::move(*next);
         try {
             const int f = img.frame;
             const double rate = img.frame_rate;
@@ -270,7 +252,7 @@ int run_stack(const StackRun& r) {
             o.want_spectrum = !raw_dir.empty();
             o.want_rgba = !r.average;
             o.accumulate_power = r.average;  // summed where the spectrum is (the device for GPU backends)
-            o.picture = r.depth == 16 ? PictureFormat::Level16 : PictureFormat::Level8;
+            o.picture = r.common.depth == 16 ? PictureFormat::Level16 : PictureFormat::Level8;
             const auto t1 = std::chrono::steady_clock::now();
             const Frame fr = engine.run(r.s, o);
             transform_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t1).count();
@@ -287,9 +269,9 @@ int run_stack(const StackRun& r) {
                 if (!out_dir.empty()) {
                     const std::string png = (fs::path(out_dir) / (stem + tag + "_spectrum.png")).string();
                     std::error_code ec;
-                    if (!r.force && fs::exists(png, ec))
+                    if (!r.common.force && fs::exists(png, ec))
                         throw std::runtime_error(png + ": exists; use --force to overwrite");
-                    write_png(png, fr, r.s.view.colormap, r.png_level, 0);
+                    write_png(png, fr, r.s.view.colormap, r.common.png_level, 0);
                 }
                 if (!raw_dir.empty())
                     write_npy_complex64((fs::path(raw_dir) / (stem + tag + ".npy")).string(), fr.spectrum.data(),
@@ -297,7 +279,7 @@ int run_stack(const StackRun& r) {
                 if (!r.export_video.empty()) {
                     if (!video) {
                         std::error_code ec;
-                        if (!r.force && fs::exists(r.export_video, ec))
+                        if (!r.common.force && fs::exists(r.export_video, ec))
                             throw std::runtime_error(r.export_video + ": exists; use --force to overwrite");
                         video = std::make_unique<VideoWriter>(r.export_video, width, height, rate > 0 ? rate : 25.0);
                     }
@@ -327,9 +309,7 @@ int run_stack(const StackRun& r) {
             code = kExitOutput, message = e.what();
         }
         if (code != kExitOk) {
-            std::lock_guard<std::mutex> lock(mu);
-            failed = true;
-            cv.notify_all();
+            queue.cancel();
             break;
         }
     }
@@ -372,7 +352,7 @@ int run_stack(const StackRun& r) {
               << (r.average ? " mean power spectrum of " + std::to_string(frames_done) + " frames" : " spectra") << " ("
               << backend << (decoded_by.empty() ? "" : "; video decoded by " + decoded_by) << "); wrote " << wrote
               << "\n";
-    if (r.timings) {
+    if (r.common.timings) {
         std::cout << "  " << std::left << std::setw(44) << "transforms (all frames)" << std::right << std::setw(10)
                   << fmt(transform_ms) << "\n"
                   << "  " << std::left << std::setw(44) << "wall, decode included" << std::right << std::setw(10)

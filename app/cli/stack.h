@@ -8,6 +8,7 @@
 
 #include "app/core/settings.h"
 #include "app/io/png_write.h"
+#include "app/cli/shared.h"
 #include "app/io/video_gpu.h"
 
 namespace specview {
@@ -19,10 +20,7 @@ struct StackRun {
     int first = 0, last = -1;  // 0-based, inclusive; last < 0: to the end
     bool average = false;
     std::string output, raw;
-    bool force = false;
-    int png_level = kDefaultPngLevel, depth = 8, max_side = 16384;
-    double budget_host = 0;
-    bool timings = false;
+    RunCommon common;
     std::string export_video;  // the frames' spectra as a video (then -o's PNGs only when -o is given)
     VideoDecode video_decode = VideoDecode::Auto;
 };
