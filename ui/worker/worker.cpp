@@ -33,100 +33,6 @@ std::string describe(const std::exception& e) {
 }
 }  // namespace
 
-DisplayRange display_range(const Image& img) {
-    DisplayRange r;
-    if (img.bit_depth != 32) return r;
-    if (img.format == "hdr") {
-        r.mode = DisplayRange::Mode::ToneMapped;
-        return r;
-    }
-    // Percentiles of the colour samples (alpha left out), from at most about a million of them.
-    const int colour = img.channels == 2 || img.channels == 4 ? img.channels - 1 : img.channels;
-    const std::size_t pixels = std::size_t(img.width) * img.height, step = std::max<std::size_t>(1, pixels / 1000000);
-    std::vector<float> v;
-    v.reserve(pixels / step * std::size_t(colour) + 4);
-    for (std::size_t i = 0; i < pixels; i += step)
-        for (int c = 0; c < colour; ++c) v.push_back(img.sample(i * std::size_t(img.channels) + std::size_t(c)));
-    r.mode = DisplayRange::Mode::Values;
-    if (v.empty()) return r;
-    const std::size_t a = std::size_t(0.005 * double(v.size() - 1)),
-                      b = std::size_t(0.995 * double(v.size() - 1) + 0.5);
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(a), v.end());
-    r.lo = v[a];
-    std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(b), v.end());
-    r.hi = v[b];
-    if (!(r.hi > r.lo)) {  // flat: centre it
-        r.lo -= 0.5f;
-        r.hi += 0.5f;
-    }
-    return r;
-}
-
-std::vector<std::uint32_t> display_rgba(const Image& img, const DisplayRange& range) {
-    std::vector<std::uint32_t> out(std::size_t(img.width) * img.height);
-    const float span = range.hi - range.lo;
-    auto q = [&](float v) {
-        if (range.mode == DisplayRange::Mode::ToneMapped)
-            v = v / (1.0f + v);
-        else if (range.mode == DisplayRange::Mode::Values)
-            v = (v - range.lo) / span;
-        return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f);
-    };
-    auto qa = [&](float v) { return std::uint32_t(std::clamp(v, 0.0f, 1.0f) * 255.0f + 0.5f); };  // alpha
-    // 8- and 16-bit samples through a table of what each of their values shows as (made with the same float
-    // steps as sample(): the same bytes), float samples computed; an 8192^2 16-bit image took 357 ms a sample
-    // at a time through sample() on the H100 machine, on the path to the first picture.
-    const int c = img.channels;
-    const bool alpha = c == 2 || c == 4;
-    std::vector<std::uint8_t> colour_of, alpha_of;
-    if (img.bit_depth == 8 || img.bit_depth == 16) {
-        const std::size_t values = img.bit_depth == 8 ? 256 : 65536;
-        const float max = img.bit_depth == 8 ? 255.0f : 65535.0f;
-        colour_of.resize(values);
-        if (alpha) alpha_of.resize(values);
-        for (std::size_t v = 0; v < values; ++v) {
-            colour_of[v] = std::uint8_t(q(float(v) / max));
-            if (alpha) alpha_of[v] = std::uint8_t(qa(float(v) / max));
-        }
-    }
-    auto rows = [&](int y0, int y1) {
-        const std::size_t first = std::size_t(y0) * img.width, last = std::size_t(y1) * img.width;
-        auto convert = [&](auto sample_at) {
-            for (std::size_t i = first; i < last; ++i) {
-                const std::size_t k = i * std::size_t(c);
-                std::uint32_t r, g, b, a = 255;
-                if (c >= 3) {
-                    r = sample_at(k, false);
-                    g = sample_at(k + 1, false);
-                    b = sample_at(k + 2, false);
-                    if (c == 4) a = sample_at(k + 3, true);
-                } else {
-                    r = g = b = sample_at(k, false);
-                    if (c == 2) a = sample_at(k + 1, true);
-                }
-                out[i] = r | (g << 8) | (b << 16) | (a << 24);
-            }
-        };
-        const unsigned char* p = static_cast<const unsigned char*>(img.data());
-        if (img.bit_depth == 8)
-            convert(
-                [&](std::size_t k, bool is_alpha) -> std::uint32_t { return (is_alpha ? alpha_of : colour_of)[p[k]]; });
-        else if (img.bit_depth == 16) {
-            const auto* p16 = reinterpret_cast<const std::uint16_t*>(p);
-            convert([&](std::size_t k, bool is_alpha) -> std::uint32_t {
-                return (is_alpha ? alpha_of : colour_of)[p16[k]];
-            });
-        } else {
-            const auto* pf = reinterpret_cast<const float*>(p);
-            convert([&](std::size_t k, bool is_alpha) { return is_alpha ? qa(pf[k]) : q(pf[k]); });
-        }
-    };
-    // Large images in bands on several threads (memory-bound: a few are enough).
-    const int threads = out.size() < (1u << 20) ? 1 : int(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
-    parallel_bands(img.height, threads, [&](int y0, int y1, int) { rows(y0, y1); });
-    return out;
-}
-
 Worker::Worker(int cpu_threads) {
     set_cpu_fft_threads(cpu_threads);
     decoder_ = std::thread([this] { decoder_loop(); });
@@ -189,22 +95,6 @@ std::string spectrum_key(const Settings& s, std::uint64_t image_id) {
     return k.str();
 }
 
-// Values -> RGBA8 through a colormap over [lo, hi] (lo, hi: their min and max when not given).
-void colour_values(const std::vector<float>& v, Colormap cm, std::vector<std::uint32_t>& rgba, float* lo, float* hi) {
-    float mn = 0, mx = 0;
-    bool any = false;
-    for (float x : v)
-        if (std::isfinite(x)) {
-            mn = any ? std::min(mn, x) : x;
-            mx = any ? std::max(mx, x) : x;
-            any = true;
-        }
-    const ColormapLut lut = make_colormap_lut(cm);
-    rgba.resize(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) rgba[i] = lut.rgba[level_of(normalize_to_range(v[i], mn, mx))];
-    *lo = mn;
-    *hi = mx;
-}
 }  // namespace
 
 void Worker::do_analyse(const AnalyseRequest& a) {
@@ -1011,9 +901,7 @@ void lab_picture(const Frame& f, const float* plane, LabView view, std::vector<s
         mn = view == LabView::Difference ? 0.0f : *a;
         mx = *b;
     }
-    const ColormapLut lut = make_colormap_lut(view == LabView::Difference ? Colormap::Inferno : Colormap::Gray);
-    rgba.resize(v.size());
-    for (std::size_t i = 0; i < v.size(); ++i) rgba[i] = lut.rgba[level_of(normalize_to_range(v[i], mn, mx))];
+    colorize(v, mn, mx, view == LabView::Difference ? Colormap::Inferno : Colormap::Gray, rgba);
     *width = w;
     *height = h;
     *lo = mn;

@@ -21,21 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "app/core/picture.h"
 #include "app/engine/engine.h"
 #include "app/io/load/load.h"
 #include "app/core/settings.h"
 #include "app/io/video_gpu.h"
 
 namespace specview {
-
-// How the image view maps an image's values to black..white: 8/16-bit samples as they are ([0, 1]); HDR
-// tone-mapped (v / (1 + v)); other float data (TIFF, .npy: heights, counts, negative values) over an automatic
-// range, the 0.5th to 99.5th percentile of its colour samples.
-struct DisplayRange {
-    enum class Mode { Unit, ToneMapped, Values } mode = Mode::Unit;
-    float lo = 0, hi = 1;
-};
-DisplayRange display_range(const Image& img);
 
 struct DecodedImage {
     std::uint64_t image_id = 0;  // the open request's id; frames carry the image id they were computed for
@@ -328,8 +320,5 @@ private:
 
     std::thread decoder_, runner_;
 };
-
-// The image as the viewer shows it: gray replicated, values mapped by `range`, alpha kept; RGBA8.
-std::vector<std::uint32_t> display_rgba(const Image& img, const DisplayRange& range);
 
 }  // namespace specview
