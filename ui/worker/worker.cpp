@@ -324,8 +324,12 @@ void Worker::sweep_step() {
         }
         std::sort(t.begin(), t.end());
         ms = t[t.size() / 2];
-    } catch (const std::exception&) {
+    } catch (const gpu::ConfigError&) {
         ms = -1;  // cannot run (or would run as another configuration) on this device
+    } catch (const gpu::GpuContextLost&) {
+        throw;  // the GPU is gone: the sweep ends, the job's handler says so
+    } catch (const gpu::GpuError&) {
+        ms = -1;  // failed at this configuration (out of memory, a launch the device refused)
     }
     sw.ms[sw.done++] = ms;
     sw.finished = sw.done >= n;
@@ -609,8 +613,10 @@ void Worker::decoder_loop() {
             jobs_.push_back([this, s = *req.plan_with, w = h.width, hh = h.height] {
                 try {
                     engine_.plan_for(s, w, hh);
-                } catch (const std::exception&) {
-                    // the run reports what is wrong with these settings or this device
+                } catch (const InputError&) {  // planning is a head start: the run reports what is wrong
+                } catch (const gpu::ConfigError&) {
+                } catch (const gpu::GpuUnavailable&) {
+                } catch (const gpu::GpuError&) {  // GpuContextLost too: the engine remembers it for the run
                 }
             });
             cv_.notify_one();
@@ -641,7 +647,8 @@ void Worker::decoder_loop() {
                 if (gpu_opening.valid() && gpu_opening_path != req.path) {  // another video's open: not wanted now
                     try {
                         gpu_opening.get();
-                    } catch (const std::exception&) {}
+                    } catch (const std::exception&) {  // whatever the unwanted open failed with: it is not used
+                    }
                 }
                 if (!gpu_opening.valid()) {
                     if (video_decode == VideoDecode::Gpu)
