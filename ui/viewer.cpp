@@ -1,3 +1,10 @@
+// Index of this file (grep "[SECTION]"):
+// - Messages, recent files, the panels' open
+// - The viewer's clock, changes and their runs
+// - Taking the worker's results: decoded images, frames, uploads, interop copies
+// - Drawing: the readout, the lab's outlines and brush, the views, the status line
+// - The frame's window, screenshots, the machine's probe, teardown
+// - run_viewer: start, the frame loop, the end
 #include "ui/viewer.h"
 
 #include "app/io/memory_need.h"
@@ -32,6 +39,7 @@ namespace fs = std::filesystem;
 
 // ---- State helpers shared by the panels ----
 
+// [SECTION] Messages, recent files, the panels' open
 void Messages::error(const std::string& t) {
     text = t;
     is_error = true;
@@ -109,6 +117,7 @@ const std::chrono::steady_clock::time_point& viewer_epoch() {
 }  // namespace
 
 double viewer_clock() { return viewer_clock_of(std::chrono::steady_clock::now()); }
+// [SECTION] The viewer's clock, changes and their runs
 double viewer_clock_of(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(t - viewer_epoch()).count();
 }
@@ -175,6 +184,7 @@ void register_with_cuda(GlTexture& t, gpu::GlInteropTexture& reg, gpu::GlInterop
 }
 #endif
 
+// [SECTION] Taking the worker's results: decoded images, frames, uploads, interop copies
 // `written`: when the picture reached the textures (the device's copy, stamped as it ended; < 0: now, for
 // pictures the host uploaded); the viewer notices it at the frame of this call.
 void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool failed = false) {
@@ -506,6 +516,7 @@ void apply_worker_updates(ViewerState& st) {
 
 namespace {
 
+// [SECTION] Drawing: the readout, the lab's outlines and brush, the views, the status line
 // Records where something was drawn, in framebuffer pixels, for the GUI tests.
 void record(ViewerState& st, const std::string& what, ImVec2 a, ImVec2 b) {
     const ImVec2 s = ImGui::GetIO().DisplayFramebufferScale;
@@ -893,6 +904,7 @@ void draw_status_line(ViewerState& st) {
 
 namespace {
 
+// [SECTION] The frame's window, screenshots, the machine's probe, teardown
 // The frame's one window: the panels on the left, the status line, the message and the views on the right.
 void build_window(ViewerState& st, PanelContext& ctx) {
     const ImGuiViewport* vp = ImGui::GetMainViewport();
@@ -1025,6 +1037,7 @@ void tear_down(ViewerState& st) {
 
 }  // namespace
 
+// [SECTION] run_viewer: start, the frame loop, the end
 int run_viewer(const ViewerLaunch& launch) {
     viewer_clock();  // its epoch: the first picture's time counts from here
     // A script is read and checked whole before any window opens: a bad line is exit 2, naming it.

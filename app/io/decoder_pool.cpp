@@ -1,3 +1,8 @@
+// Index of this file (grep "[SECTION]"):
+// - A child: the helper process, its socket, its end (reaped, named)
+// - Sample buffers kept for reuse
+// - The pool: spawning, taking and giving back children
+// - Loading: one image, a stack's frames (several children at once), the per-frame protocol
 #include "app/io/decoder_pool.h"
 #include "app/core/ordered_parallel.h"
 #include "app/io/load/video_decode.h"
@@ -85,6 +90,7 @@ std::string signal_name(int sig) {
 
 }  // namespace
 
+// [SECTION] A child: the helper process, its socket, its end (reaped, named)
 struct DecoderPool::Child {
     pid_t pid = -1;
     bool video = false;  // specview-video-decoder (FFmpeg linked in) rather than specview-decoder
@@ -189,6 +195,7 @@ struct DecoderPool::Child {
     }
 };
 
+// [SECTION] Sample buffers kept for reuse
 // Sample buffers of Images that are gone, kept for the next decodes: their pages exist already, which saves
 // the page allocation of a fresh memfd (about 4 ms for a 1920x1080 RGB image). A few are kept, none huge.
 struct DecoderPool::Bank {
@@ -216,6 +223,7 @@ struct DecoderPool::Bank {
     }
 };
 
+// [SECTION] The pool: spawning, taking and giving back children
 DecoderPool::DecoderPool(DecoderOptions options) : opt_(options), bank_(std::make_shared<Bank>()) {
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
     limit_ = opt_.processes > 0 ? opt_.processes : std::min(4, cores);
@@ -379,6 +387,7 @@ int DecoderPool::started() const {
     return started_;
 }
 
+// [SECTION] Loading: one image, a stack's frames (several children at once), the per-frame protocol
 Image DecoderPool::load(const std::string& path, const LoadLimits& lim, const HeaderCheck& check) {
     Image out;
     load_frames(path, lim, lim.frame, 1, check, [&](Image img) {

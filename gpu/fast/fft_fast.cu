@@ -1,3 +1,13 @@
+// Index of this file (grep "[SECTION]"):
+// - One line in registers: Stockham passes of radix 2-16, exchanges through padded shared memory
+// - Pass 1: rows (C2C rows, real rows into the half spectrum, the split and bulk-copy variants)
+// - Pass 2: columns, with the epilogue the caller needs (complex, view values, picture)
+// - The picture's range and colormap kernels
+// - Launch helpers: block shapes, compile-time lengths, the kernels by length
+// - FastFft: which path a size takes (the dispatch rules, with their measurements in PERF_NOTES.md)
+// - FastFft::c2c
+// - FastFft: real input (rows_real, r2c, real_spectrum)
+// - FastFft::picture (and its rows-first form)
 #include "gpu/fast/fft_fast.h"
 
 #include <cooperative_groups.h>
@@ -32,6 +42,8 @@ using fast_detail::launch_setup;
 using fast_detail::mirror_value;
 using fast_detail::order_decode;
 using fast_detail::view_bin;
+
+// [SECTION] One line in registers: Stockham passes of radix 2-16, exchanges through padded shared memory
 
 constexpr int kE = 16;  // elements a thread holds (the radix of the main passes)
 
@@ -339,7 +351,7 @@ __device__ __forceinline__ void unpack_real_pair(const float2* sm, int n, int k,
     *b = make_float2(0.5f * d.y, -0.5f * d.x);
 }
 
-// ---- Pass 1: rows ----
+// [SECTION] Pass 1: rows (C2C rows, real rows into the half spectrum, the split and bulk-copy variants)
 
 // The row pass's arguments.
 struct RowArgs {
@@ -828,7 +840,7 @@ __global__ void __launch_bounds__(512, 2)
         [msm](int i) { return msm[padi(i)]; }, steps);
 }
 
-// ---- Pass 2: columns, with the epilogue the caller needs ----
+// [SECTION] Pass 2: columns, with the epilogue the caller needs (complex, view values, picture)
 
 // The view epilogue of the picture kernels, for the bins a thread holds in registers (see view_bin).
 template <ColOut kOut>
@@ -1102,6 +1114,8 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_rows_view_kern
     view_epilogue<kOut>(p, v, e, active, n, t, tpc, ky, ky != 0 && 2 * ky != p.height);
 }
 
+// [SECTION] The picture's range and colormap kernels
+
 __global__ void init_minmax_kernel(unsigned int* mm) {
     fast_detail::begin_dependent();
     fast_detail::reset_minmax(mm);
@@ -1283,6 +1297,8 @@ int lines_per_block(int n, int threads, int count) {
 }
 // The instantiation whose launch bound covers `threads` (256, 512 or 1024).
 int bound_for(int threads) { return threads <= 256 ? 256 : threads <= 512 ? 512 : 1024; }
+
+// [SECTION] Launch helpers: block shapes, compile-time lengths, the kernels by length
 
 // The shared-memory distance between the C column buffers of a column block. 64-bit accesses are served a
 // half-warp (16 threads) at a time; a half-warp spans C columns x 16/C neighbouring elements, so a stride of
@@ -1523,6 +1539,8 @@ OneLaunchKernel one_launch_kernel(bool inverse, int bound, int square_log2) {
 
 FastFft::FastFft() : minmax_(2), range_(1) {}
 
+// [SECTION] FastFft: which path a size takes (the dispatch rules, with their measurements in PERF_NOTES.md)
+
 std::pair<int, int> FastFft::mixed_c2c_threads(int height) const {
     if (threads_set_) return {rows_threads_, mixed_col_threads()};
     return {mixed_row_threads(), mixed_col_threads(height)};
@@ -1580,6 +1598,8 @@ bool FastFft::c2c_in_place(int width, int height) const {
     if (!variant_.in_place_c2c || !pow2_sizes(width, height) || 8.0 * width * height > double(l2_bytes())) return false;
     return !split_c2c(width, height);
 }
+
+// [SECTION] FastFft::c2c
 
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s,
                   StageTimer* timer) {
@@ -1744,6 +1764,8 @@ int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
     one_launch_ = {key, blocks, true};
     return blocks;
 }
+
+// [SECTION] FastFft: real input (rows_real, r2c, real_spectrum)
 
 void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer, float2* out,
                         int group_log2, unsigned int* reset_minmax, int half_rows) {
@@ -1931,6 +1953,8 @@ void FastFft::real_spectrum(const float* plane, int width, int height, float2* f
     expand_half_spectrum(work, width, height, full, s);
     mark(timer, "expand half spectrum", double(width) * height * 8.0 + double(width / 2 + 1) * height * 8.0);
 }
+
+// [SECTION] FastFft::picture (and its rows-first form)
 
 FastFft::PictureResult FastFft::picture(const float* plane, int width, int height, std::uint64_t plane_version,
                                         const ViewParams& vp, const PictureTarget& target, cudaStream_t s,

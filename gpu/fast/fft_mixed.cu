@@ -1,3 +1,9 @@
+// Index of this file (grep "[SECTION]"):
+// - One line in shared memory and registers: the passes of radix 16, 8, 4, 2, 7, 5, 3 (15, 10)
+// - Register caps: the lengths whose kernels fit more blocks an SM
+// - Rows: a block takes `lines` neighbouring rows (contiguous in memory)
+// - Columns: a block takes C neighbouring columns; a row's C elements are read and written together
+// - Host side: line shapes and tables, block sizes, the kernels by length, the passes' launches
 #include "gpu/fast/fft_mixed.h"
 
 #include <algorithm>
@@ -44,6 +50,7 @@ struct Line {
     const float2* twiddles = nullptr;        // the work length's twiddle table (LineTables::twiddles)
 };
 
+// [SECTION] One line in shared memory and registers: the passes of radix 16, 8, 4, 2, 7, 5, 3 (15, 10)
 // One Stockham pass of radix R over the line in shared memory (mixed_radix::pass_gather / pass_scatter).
 // Every thread of the block calls it (it has the block's barriers); those of no line pass active = false.
 // kPadIn / kPadOut: the line's layout before and after (padded unless a compiled-in plan says otherwise,
@@ -316,6 +323,7 @@ __device__ __forceinline__ int line_tpc(const Line& L) {
         return L.tpc;
 }
 
+// [SECTION] Register caps: the lengths whose kernels fit more blocks an SM
 // m28: the users' lengths whose C2C row blocks (one line) or interleaved column blocks (four lines) run with their
 // registers capped, so that more blocks fit an SM (the profile at 1920x1080: our row blocks had 50% of the SM's warps
 // at 64 registers, VkFFT's 94% at 32; our column blocks 37.5%, VkFFT's 66% at 40), and how many blocks (0: none).
@@ -368,7 +376,7 @@ constexpr int capped_registers(int threads, int blocks) {
 }
 static_assert(capped_registers(224, 5) == 56 && capped_registers(224, 6) == 48 && capped_registers(288, 4) == 56);
 
-// ---- Rows: a block takes `lines` neighbouring rows (contiguous in memory) ----
+// [SECTION] Rows: a block takes `lines` neighbouring rows (contiguous in memory)
 
 // group > 0: the output is grouped for the column pass, the `group` columns a column block takes next to each
 // other row after row ([x / group][row][x % group]), so that block reads one contiguous run (PERF_NOTES.md v6b).
@@ -484,7 +492,7 @@ __global__ void __launch_bounds__(1024) mixed_rows_view_kernel(ColParams p, Line
     if constexpr (kOut == ColOut::HalfValues) fast_detail::flush_range(p.minmax, lo, hi);
 }
 
-// ---- Columns: a block takes C neighbouring columns; a row's C elements are read and written together ----
+// [SECTION] Columns: a block takes C neighbouring columns; a row's C elements are read and written together
 
 // grouped: `in` holds this block's C columns as one run, row after row (mixed_rows_c2c_kernel's grouped output).
 // kTransposed: column x goes to row x of `out` (ld = n apart: the transposed layout), its last pass written there
@@ -616,7 +624,7 @@ __global__ void __launch_bounds__(1024) mixed_cols_real_kernel(const float* __re
               nc = min(C, pairs - pair0);
     const int c = threadIdx.x % C, step = blockDim.x / C;  // the unpack's mapping, as mixed_cols_kernel's store
     const int xa = 2 * (pair0 + c);
-    {   // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel); all C
+    {  // the passes: a line on consecutive threads, the first pass from global memory (mixed_cols_kernel); all C
         // lines at once (real_cols takes no rounds: column_block)
         const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
         const int la = 2 * (pair0 + line), db = la + 1 < width ? 1 : 0;  // column b, or a again (then unused)
@@ -653,7 +661,7 @@ __global__ void __launch_bounds__(1024)
     unpack_columns(g, sm_cols, width, n, xa, C, c, step, nc, L.stride);
 }
 
-// ---- Host side ----
+// [SECTION] Host side: line shapes and tables, block sizes, the kernels by length, the passes' launches
 
 int largest_prime_factor(int n) {
     int best = 1;

@@ -1,3 +1,9 @@
+// Index of this file (grep "[SECTION]"):
+// - The requests the viewer posts (each coalesces: the latest wins)
+// - Jobs: analysis, correlation, a stack's analysis, the sweep, custom vs cuFFT, saves, the classroom's rows
+// - What the viewer polls, picture slots, errors
+// - The decoder thread: opening files, streaming a stack's frames, NVDEC
+// - The runner thread: the engine's runs (a GPU that stops working: the CPU), the lab's third view
 #include "ui/worker/worker.h"
 
 #include <algorithm>
@@ -33,6 +39,7 @@ std::string describe(const std::exception& e) {
 }
 }  // namespace
 
+// [SECTION] The requests the viewer posts (each coalesces: the latest wins)
 Worker::Worker(int cpu_threads) {
     set_cpu_fft_threads(cpu_threads);
     decoder_ = std::thread([this] { decoder_loop(); });
@@ -97,6 +104,7 @@ std::string spectrum_key(const Settings& s, std::uint64_t image_id) {
 
 }  // namespace
 
+// [SECTION] Jobs: analysis, correlation, a stack's analysis, the sweep, custom vs cuFFT, saves, the classroom's rows
 void Worker::do_analyse(const AnalyseRequest& a) {
     AnalysisResult r;
     r.change = a.change;
@@ -454,6 +462,7 @@ void Worker::resources(const Settings& s) {
     cv_.notify_one();
 }
 
+// [SECTION] What the viewer polls, picture slots, errors
 WorkerUpdates Worker::poll() {
     std::lock_guard<std::mutex> lock(mu_);
     WorkerUpdates u = std::move(out_);
@@ -513,6 +522,7 @@ void Worker::publish_error(const std::string& text) {
     out_.messages.emplace_back(true, text);
 }
 
+// [SECTION] The decoder thread: opening files, streaming a stack's frames, NVDEC
 // Turns a decoded image into what the viewer takes first: the image and its display range (sampled). Its
 // picture for the image view comes after (make_display), so that the first run does not wait for it; both
 // are made without the lock (the viewer's every frame asks this worker something under it: made under the
@@ -753,6 +763,7 @@ void Worker::decoder_loop() {
     }
 }
 
+// [SECTION] The runner thread: the engine's runs (a GPU that stops working: the CPU), the lab's third view
 void Worker::runner_loop() {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
