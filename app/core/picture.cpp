@@ -1,3 +1,6 @@
+// Index of this file (grep "[SECTION]"):
+// - The spectrum's picture: view values, range, colormap (the CPU backend's, a stack's mean power)
+// - Values of other kinds as pictures: the lab's third view, the image view
 #include "app/core/picture.h"
 
 #ifdef __SSE2__

@@ -1,3 +1,6 @@
+// Index of this file (grep "[SECTION]"):
+// - FFTW: threads, wisdom, plans, the half spectrum
+// - The CPU backend behind SpectrumBackend: FFTW (or the staged radix-2 model at classroom stops)
 #include "app/engine/cpu_backend.h"
 #include "app/core/parallel_bands.h"
 
@@ -26,6 +29,7 @@
 
 namespace specview {
 
+// [SECTION] FFTW: threads, wisdom, plans, the half spectrum
 struct CpuFft::Impl {
     int w = 0, h = 0, threads = 0;
     fftwf_plan plan = nullptr;
@@ -225,7 +229,7 @@ void CpuFft::full(std::vector<std::complex<float>>& out) const {
     expand_half_spectrum(half(), impl_->w, impl_->h, out);
 }
 
-// ---- The CPU backend behind SpectrumBackend: FFTW (or the staged radix-2 model at classroom stops) ----
+// [SECTION] The CPU backend behind SpectrumBackend: FFTW (or the staged radix-2 model at classroom stops)
 
 namespace {
 using BackendClock = std::chrono::steady_clock;

@@ -1,3 +1,8 @@
+// Index of this file (grep "[SECTION]"):
+// - What the engine keeps between runs
+// - Reads of the last run: the cursor's bin, power sums, profiles, a classroom stop's element
+// - The plane and the plan
+// - One run, in named steps: begin (checks, the plane, the plan) -> the picture's target -> the transform and
 #include "gpu/engine/gpu_engine.h"
 
 #include <algorithm>
@@ -21,6 +26,7 @@
 
 namespace specview::gpu {
 
+// [SECTION] What the engine keeps between runs
 struct GpuEngine::Impl {
     explicit Impl(DeviceInfo d) : dev(std::move(d)) {}
     DeviceInfo dev;
@@ -143,6 +149,7 @@ DeviceInfo usable_device(int device) {
 }
 }  // namespace
 
+// [SECTION] Reads of the last run: the cursor's bin, power sums, profiles, a classroom stop's element
 GpuEngine::GpuEngine(int device) : impl_(nullptr) {
     DeviceInfo d = usable_device(device);
     impl_.reset(new Impl(d));
@@ -237,6 +244,7 @@ GpuEngine::~GpuEngine() = default;
 
 const DeviceInfo& GpuEngine::info() const { return impl_->dev; }
 
+// [SECTION] The plane and the plan
 std::vector<KernelResources> GpuEngine::resources(int width, int height, const CustomConfig& cfg) {
     const Custom2DPlan p = plan_custom_2d(width, height, cfg, impl_->dev, true);
     return {row_fft_resources(p.rows1, true, impl_->dev), transpose_resources(p.transpose, impl_->dev),

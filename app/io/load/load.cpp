@@ -1,3 +1,7 @@
+// Index of this file (grep "[SECTION]"):
+// - Sniffing the format and the container checks stb lacks
+// - Limits, the memory estimate, stb's images
+// - One image, a stack's frames (FrameReader), the public entries
 #include "app/io/load/load.h"
 
 #include "app/io/load/gif_decode.h"
@@ -59,6 +63,7 @@ struct Reader {
 
 }  // namespace
 
+// [SECTION] Sniffing the format and the container checks stb lacks
 bool is_video(ByteView b) {
     if (b.size() < 12) return false;
     if (std::memcmp(b.data() + 4, "ftyp", 4) == 0) return true;                     // MP4, MOV, 3GP
@@ -362,6 +367,7 @@ bool stb_swaps_pnm16() {
 
 }  // namespace
 
+// [SECTION] Limits, the memory estimate, stb's images
 bool has_image_extension(const std::string& path) {
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -453,6 +459,7 @@ void check_header(const ImageHeader& hd, const std::string& name, const LoadLimi
     }
 }
 
+// [SECTION] One image, a stack's frames (FrameReader), the public entries
 // Every format but the stacks (TIFF, .npy): one image a file.
 Image decode_single(ByteView bytes, const std::string& name, const LoadLimits& lim, const HeaderCheck& header_check,
                     const std::string& format) {
