@@ -6,6 +6,7 @@
 #                            (no display: write the sample's spectrum PNG and say where)
 #   ./setup.sh test          build, then run the whole test suite (GUI tests under xvfb-run)
 #   ./setup.sh build         only install and build
+#   ./setup.sh install [PREFIX]  build, then install into PREFIX (default ~/.local): PREFIX/bin/specview
 set -euo pipefail
 cd "$(dirname "$0")"
 mode=${1:-run}
@@ -34,6 +35,12 @@ cmake --build --preset release -j"$(nproc)"
 
 case "$mode" in
     build) ;;
+    install)
+        prefix=${1:-$HOME/.local}
+        cmake --install build --prefix "$prefix"
+        echo "setup: installed $prefix/bin/specview (its helpers in $prefix/libexec/specview, samples in $prefix/share/specview)"
+        case ":$PATH:" in *":$prefix/bin:"*) ;; *) echo "setup: $prefix/bin is not on PATH: add it to run specview from anywhere" ;; esac
+        ;;
     run)
         image=${1:-assets/grating_rotated.png}
         if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
@@ -52,7 +59,7 @@ case "$mode" in
         xvfb-run -a -s "-screen 0 1500x920x24 -noreset" ctest --output-on-failure -j"$(nproc)"
         ;;
     *)
-        echo "usage: $0 run [IMAGE] | test | build" >&2
+        echo "usage: $0 run [IMAGE] | test | build | install [PREFIX]" >&2
         exit 2
         ;;
 esac

@@ -260,6 +260,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
                            "  specview --headless --backend custom dir/ -o out/ (every image in dir/)\n\n") +
                kExitCodesHelp);
 
+    app.set_version_flag("--version", std::string("specview ") + SPECVIEW_VERSION);
     CliOptions o;
     add_options(app, o);
     try {

@@ -256,8 +256,9 @@ std::string DecoderPool::helper_path(bool video) {
     std::error_code ec;
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
-        const fs::path next = self.parent_path() / name;
-        if (fs::exists(next, ec)) return next.string();
+        // Beside the program (a build folder), or where `cmake --install` puts helpers (PREFIX/libexec/specview).
+        for (const fs::path& next : {self.parent_path() / name, self.parent_path() / ".." / "libexec" / "specview" / name})
+            if (fs::exists(next, ec)) return next.string();
     }
 #ifdef SPECVIEW_DECODER_BUILD_PATH
     const fs::path built = fs::path(SPECVIEW_DECODER_BUILD_PATH).parent_path() / name;

@@ -58,10 +58,11 @@ OpenFn module_entry() {
         std::string path;
         if (const char* env = std::getenv("SPECVIEW_NVDEC_MODULE"); env && *env) path = env;
         std::error_code ec;
-        if (path.empty()) {
+        if (path.empty()) {  // beside the program, or installed in PREFIX/libexec/specview
             const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-            if (!ec && fs::exists(self.parent_path() / "libspecview-nvdec.so", ec))
-                path = (self.parent_path() / "libspecview-nvdec.so").string();
+            for (const fs::path& p : {self.parent_path() / "libspecview-nvdec.so",
+                                      self.parent_path() / ".." / "libexec" / "specview" / "libspecview-nvdec.so"})
+                if (!ec && path.empty() && fs::exists(p, ec)) path = p.string();
         }
 #ifdef SPECVIEW_NVDEC_BUILD_PATH
         if (path.empty() && fs::exists(SPECVIEW_NVDEC_BUILD_PATH, ec)) path = SPECVIEW_NVDEC_BUILD_PATH;
