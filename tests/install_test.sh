@@ -20,5 +20,22 @@ version=$("$prefix/bin/specview" --version)
 SPECVIEW_DECODER= "$prefix/bin/specview" --headless "$prefix/share/specview/assets/disc.png" -o out.png > log.txt 2>&1 ||
   fail "headless run failed: $(cat log.txt)"
 [ -s out.png ] || fail "no out.png"
+# The manual and the completion: installed, well formed, and naming every option --help names.
+man1="$prefix/share/man/man1/specview.1"
+completion="$prefix/share/bash-completion/completions/specview"
+[ -f "$man1" ] || fail "no man page"
+[ -f "$completion" ] || fail "no bash completion"
+if command -v groff > /dev/null; then
+  warnings=$(groff -man -ww -z "$man1" 2>&1) || fail "groff: $warnings"
+  [ -z "$warnings" ] || fail "groff warns: $warnings"
+fi
+if command -v man > /dev/null; then man -l "$man1" > man.txt 2> /dev/null || fail "man -l failed"; fi
+bash -n "$completion" || fail "the completion is not valid bash"
+for opt in $("$prefix/bin/specview" --help | grep -o -- '--[a-z0-9][a-z0-9-]*' | sort -u); do
+  grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$man1" || fail "the man page lacks $opt"
+  grep -q -- " $opt" "$completion" || fail "the completion lacks $opt"
+done
+got=$(bash -c "source '$completion'; COMP_WORDS=(specview --colormap in); COMP_CWORD=2; _specview; echo \${COMPREPLY[*]}")
+[ "$got" = "inferno" ] || fail "completing --colormap in gave '$got'"
 file_helper=$(readlink -f "$prefix/libexec/specview/specview-decoder")
 echo "install_test: ok ($version; $(wc -c < out.png) bytes; helper $file_helper)"

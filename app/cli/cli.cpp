@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "app/cli/batch.h"
+#include "app/cli/manual.h"
 #include "app/cli/options.h"
 #include "app/cli/shared.h"
 #include "app/cli/stack.h"
@@ -263,11 +264,19 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     app.set_version_flag("--version", std::string("specview ") + SPECVIEW_VERSION);
     CliOptions o;
     add_options(app, o);
+    // The manual and the completion, from this table (the build installs them); in no group: not in --help.
+    bool print_man = false, print_completion = false;
+    app.add_flag("--print-man", print_man)->group("");
+    app.add_flag("--print-bash-completion", print_completion)->group("");
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         const int rc = app.exit(e);
         return rc == 0 ? kExitOk : kExitUsage;
+    }
+    if (print_man || print_completion) {
+        std::cout << (print_man ? man_page(app, SPECVIEW_VERSION) : bash_completion(app));
+        return kExitOk;
     }
     if (const int code = finish_options(o); code != kExitOk) return code;
     return o.headless ? run_headless(o) : run_viewer_from(o, viewer);
