@@ -37,5 +37,22 @@ for opt in $("$prefix/bin/specview" --help | grep -o -- '--[a-z0-9][a-z0-9-]*' |
 done
 got=$(bash -c "source '$completion'; COMP_WORDS=(specview --colormap in); COMP_CWORD=2; _specview; echo \${COMPREPLY[*]}")
 [ "$got" = "inferno" ] || fail "completing --colormap in gave '$got'"
+# The desktop: the menu entry and the metainfo valid, the icon at every size.
+desktop="$prefix/share/applications/specview.desktop"
+metainfo="$prefix/share/metainfo/io.github.specview.specview.metainfo.xml"
+[ -f "$desktop" ] && [ -f "$metainfo" ] || fail "no desktop entry or metainfo"
+if command -v desktop-file-validate > /dev/null; then
+  out=$(desktop-file-validate "$desktop" 2>&1) || fail "desktop-file-validate: $out"
+  [ -z "$out" ] || fail "desktop-file-validate: $out"
+fi
+if command -v appstreamcli > /dev/null; then
+  out=$(appstreamcli validate --no-net "$metainfo" 2>&1) || fail "appstreamcli validate: $out"
+fi
+[ -f "$prefix/share/icons/hicolor/scalable/apps/specview.svg" ] || fail "no scalable icon"
+python3 -c "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])" \
+  "$prefix/share/icons/hicolor/scalable/apps/specview.svg" || fail "the SVG icon is not XML"
+for n in 16 24 32 48 64 128 256; do
+  [ -s "$prefix/share/icons/hicolor/${n}x${n}/apps/specview.png" ] || fail "no ${n}x${n} icon"
+done
 file_helper=$(readlink -f "$prefix/libexec/specview/specview-decoder")
 echo "install_test: ok ($version; $(wc -c < out.png) bytes; helper $file_helper)"
