@@ -12,6 +12,7 @@
 #include "app/cli/batch.h"
 #include "app/cli/manual.h"
 #include "app/cli/options.h"
+#include "app/cli/shard.h"
 #include "app/cli/shared.h"
 #include "app/cli/stack.h"
 #include "app/io/decoder_pool.h"
@@ -197,15 +198,35 @@ int run_headless(CliOptions& o) {
         std::cerr << "specview: --headless needs at least one image (see --help)\n";
         return kExitUsage;
     }
+    Shard shard;
+    if (!o.shard.empty()) {
+        if (const std::string err = parse_shard(o.shard, &shard); !err.empty()) {
+            std::cerr << "specview: " << err << "\n";
+            return kExitUsage;
+        }
+        if (!o.stack_sequence.empty() || !o.frame_range.empty() || o.average || !o.export_video.empty()) {
+            std::cerr << "specview: --shard splits a batch's inputs, not a stack's frames\n";
+            return kExitUsage;
+        }
+    }
     bool any_dir = false;
-    std::vector<std::string> empty_dirs;
-    const std::vector<std::string> files = expand_inputs(o.inputs, &any_dir, &empty_dirs);
+    std::vector<std::string> empty_dirs, keys;
+    std::vector<std::string> files = expand_inputs(o.inputs, &any_dir, &empty_dirs, &keys);
     // A directory without images is an input error, as a bad file is; with no image at all nothing runs.
     if (files.empty()) {
         for (const auto& d : empty_dirs) std::cerr << "specview: no images in " << d << "\n";
         return kExitInput;
     }
-    const bool batch = o.stack_sequence.empty() && (files.size() > 1 || any_dir);
+    const bool batch = o.stack_sequence.empty() && (files.size() > 1 || any_dir || !o.shard.empty());
+    if (!o.shard.empty()) {
+        std::vector<std::string> mine;
+        for (std::size_t i = 0; i < files.size(); ++i)
+            if (in_shard(keys[i], shard)) mine.push_back(files[i]);
+        std::cerr << "specview: shard " << shard.index << "/" << shard.count << ": " << mine.size() << " of "
+                  << files.size() << " inputs\n";
+        if (mine.empty()) return kExitOk;  // more shards than inputs: this one has nothing to do
+        files = std::move(mine);
+    }
     if (!o.frame_range.empty() || o.average || !o.export_video.empty()) {
         if (batch) {
             std::cerr << "specview: --frame-range, --average and --export-video take one input (a stack or a video)\n";

@@ -177,6 +177,11 @@ void add_run_options(CLI::App& app, CliOptions& o) {
     app.add_option("--jobs", o.jobs_opt, "host threads in all (decoding, FFTW, encoding; default: the machine's cores)")
         ->check(CLI::Range(1, 1024));
     app.add_option("--list", o.list_file, "also read input paths from this file, one a line ('-': standard input)");
+    app.add_option("--shard", o.shard,
+                   "K/N: take the K-th of N disjoint parts of the inputs (0 <= K < N; by a hash of each input's path "
+                   "relative to its directory, so that N processes anywhere cover each input once); auto: K and N "
+                   "from Slurm's SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (or _MIN/_MAX); auto/N: K from "
+                   "JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID");
     app.add_option("--png-level", o.png_level,
                    "PNG compression: 0 stored, 1-3 fast (run-length), 4-9 zlib's full search (smallest, slowest); "
                    "gray pictures are 8-bit gray, coloured ones RGB")

@@ -33,6 +33,7 @@ struct CliOptions {
     int depth = 8;
     bool fftw_measure = false;
     std::string list_file;
+    std::string shard;  // --shard K/N | auto | auto/N (shard.h)
     int frames = 0, classroom_step = 1;
     bool classroom_walk = false;
     std::string screenshot, script, report;

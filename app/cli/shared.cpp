@@ -61,7 +61,7 @@ void print_timings(const Frame& f, std::ostream& out) {
 
 // Expands directories (their image files, sorted); keeps files as given.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args, bool* any_dir,
-                                       std::vector<std::string>* empty_dirs) {
+                                       std::vector<std::string>* empty_dirs, std::vector<std::string>* keys) {
     std::vector<std::string> out;
     for (const auto& a : args) {
         std::error_code ec;
@@ -73,8 +73,11 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& args, boo
             std::sort(files.begin(), files.end());
             if (files.empty()) empty_dirs->push_back(a);
             out.insert(out.end(), files.begin(), files.end());
+            if (keys)
+                for (const auto& f : files) keys->push_back(fs::path(f).lexically_relative(a).generic_string());
         } else {
             out.push_back(a);
+            if (keys) keys->push_back(fs::path(a).lexically_normal().generic_string());
         }
     }
     return out;

@@ -32,8 +32,10 @@ void print_timings(const Frame& f, std::ostream& out);
 
 // Expands directories (their image files, sorted); keeps files as given. Sets *any_dir when one was a directory;
 // directories without images go to *empty_dirs.
+// With `keys`, each file's name relative to its root too (a directory's files: their path inside it; files given
+// one by one: their path as given, normalised): what --shard hashes.
 std::vector<std::string> expand_inputs(const std::vector<std::string>& args, bool* any_dir,
-                                       std::vector<std::string>* empty_dirs);
+                                       std::vector<std::string>* empty_dirs, std::vector<std::string>* keys = nullptr);
 // Natural order: runs of digits compare as numbers (frame2 before frame10), the rest byte by byte.
 bool natural_less(const std::string& a, const std::string& b);
 // --stack DIR|GLOB: the image files of a directory, or what a glob pattern matches, in natural order; empty, with

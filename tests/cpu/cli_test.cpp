@@ -965,7 +965,8 @@ TEST(Cli, ALostGpuContextFailsThatImageAndTheBatchGoesOnOnTheCpu) {
         EXPECT_NE(r.err.find("the rest of the batch runs on the CPU backend"), std::string::npos) << r.err;
         EXPECT_NE(r.err.find("cudaErrorIllegalAddress"), std::string::npos) << "the sticky error is named: " << r.err;
         int written = 0, failed_lines = 0;
-        for (int k = 0; k < 4; ++k) written += std::filesystem::exists(out + "/in" + std::to_string(k) + "_spectrum.png");
+        for (int k = 0; k < 4; ++k)
+            written += std::filesystem::exists(out + "/in" + std::to_string(k) + "_spectrum.png");
         for (std::size_t p = 0; (p = r.err.find(": the GPU stopped working: ", p)) != std::string::npos; ++p)
             ++failed_lines;
         // Two transform threads: the one that met the fault fails its image; an image the other had in flight is
@@ -987,6 +988,88 @@ TEST(Cli, ALostGpuContextOnASingleImageIsExit4) {
     EXPECT_EQ(r.code, 4) << r.err;
     EXPECT_NE(r.err.find("the GPU stopped working"), std::string::npos) << r.err;
     EXPECT_FALSE(std::filesystem::exists(dir.file("s.png")));
+}
+
+// --shard K/N: N processes cover every input exactly once, whatever order the inputs are listed in; auto and auto/N
+// read the index from Slurm's or Kubernetes' variables; bad specs and missing variables are exit 2 naming them.
+std::set<std::string> shard_outputs(const TempDir& dir, const std::vector<std::string>& inputs,
+                                    const std::string& shard, const std::string& out, int* code) {
+    std::vector<std::string> args{"--headless", "--shard", shard, "-o", out, "--force"};
+    args.insert(args.end(), inputs.begin(), inputs.end());
+    const CliRun r = specview(args, dir);
+    *code = r.code;
+    std::set<std::string> names;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(out, ec)) names.insert(e.path().filename().string());
+    return names;
+}
+
+TEST(Cli, ShardsCoverEveryInputOnceWhateverTheOrder) {
+    TempDir dir;
+    const std::string in = dir.file("in");
+    std::filesystem::create_directories(in);
+    std::vector<std::string> list;
+    for (int k = 0; k < 24; ++k) {
+        const std::string p = in + "/img" + std::to_string(k) + ".png";
+        fixtures::write_file(p, fixtures::png(fixtures::pattern(16, 16, 1), 8));
+        list.push_back(p);
+    }
+    std::set<std::string> all;
+    std::size_t total = 0;
+    for (int k = 0; k < 4; ++k) {
+        int code = -1;
+        const auto got = shard_outputs(dir, {in}, std::to_string(k) + "/4", dir.file("out" + std::to_string(k)), &code);
+        EXPECT_EQ(code, 0) << k;
+        EXPECT_FALSE(got.empty()) << "shard " << k << " of 24 inputs is empty";
+        total += got.size();
+        all.insert(got.begin(), got.end());
+    }
+    EXPECT_EQ(total, 24u) << "no input in two shards";
+    EXPECT_EQ(all.size(), 24u) << "every input in one";
+    // The files one by one, in two orders: the same shard.
+    int c1 = -1, c2 = -1;
+    std::vector<std::string> reversed(list.rbegin(), list.rend());
+    EXPECT_EQ(shard_outputs(dir, list, "1/3", dir.file("fwd"), &c1),
+              shard_outputs(dir, reversed, "1/3", dir.file("rev"), &c2));
+    EXPECT_EQ(c1, 0);
+    // The environment's index: Slurm's array (with its count, or min and max), Kubernetes' completion index.
+    int ce = -1;
+    setenv("SLURM_ARRAY_TASK_ID", "2", 1);
+    setenv("SLURM_ARRAY_TASK_COUNT", "4", 1);
+    const auto slurm = shard_outputs(dir, {in}, "auto", dir.file("slurm"), &ce);
+    unsetenv("SLURM_ARRAY_TASK_COUNT");
+    setenv("SLURM_ARRAY_TASK_MIN", "1", 1);
+    setenv("SLURM_ARRAY_TASK_MAX", "4", 1);
+    setenv("SLURM_ARRAY_TASK_ID", "3", 1);  // ids 1..4: the third task is shard 2
+    const auto minmax = shard_outputs(dir, {in}, "auto", dir.file("minmax"), &ce);
+    unsetenv("SLURM_ARRAY_TASK_MIN");
+    unsetenv("SLURM_ARRAY_TASK_MAX");
+    unsetenv("SLURM_ARRAY_TASK_ID");
+    setenv("JOB_COMPLETION_INDEX", "2", 1);
+    const auto k8s = shard_outputs(dir, {in}, "auto/4", dir.file("k8s"), &ce);
+    unsetenv("JOB_COMPLETION_INDEX");
+    const auto two = shard_outputs(dir, {in}, "2/4", dir.file("two"), &ce);
+    EXPECT_EQ(slurm, two);
+    EXPECT_EQ(minmax, two);
+    EXPECT_EQ(k8s, two);
+}
+
+TEST(Cli, BadShardsAreUsageErrorsNamingWhatIsMissing) {
+    TempDir dir;
+    const std::string img = grating(dir, 16, 16, 1, 1);
+    for (const char* bad : {"4/4", "1/0", "x", "-1/3", "2"}) {
+        const CliRun r = specview({"--headless", "--shard", bad, img, "-o", dir.file("o")}, dir);
+        EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+        EXPECT_NE(r.err.find("--shard"), std::string::npos) << r.err;
+    }
+    unsetenv("SLURM_ARRAY_TASK_ID");
+    unsetenv("JOB_COMPLETION_INDEX");
+    CliRun r = specview({"--headless", "--shard", "auto", img, "-o", dir.file("o")}, dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("SLURM_ARRAY_TASK_ID"), std::string::npos) << r.err;
+    r = specview({"--headless", "--shard", "auto/3", img, "-o", dir.file("o")}, dir);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("JOB_COMPLETION_INDEX"), std::string::npos) << r.err;
 }
 
 }  // namespace
