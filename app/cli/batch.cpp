@@ -6,13 +6,18 @@
 // and the calling thread printing each input's line in input order as soon as it and those before it are done.
 #include "app/cli/batch.h"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -66,6 +71,16 @@ private:
         Frame frame;
         double read_ms;
         std::vector<std::string> image_notes;  // the decoded file's: the frame of a stack, replaced NaN/Inf
+        double run_ms;
+    };
+    // What the manifest says of an input besides its result: filled by the stage that finishes it, read by the
+    // printer once its result is done (under mu).
+    struct Record {
+        bool skipped = false;
+        int width = 0, height = 0;
+        std::string backend;
+        std::vector<std::string> outputs;
+        double ms = 0;
     };
     // --correlate: the other image's spectrum, made once with the same settings (no filters: they only mask).
     struct Other {
@@ -80,6 +95,8 @@ private:
         return !j.raw.empty() || !j.radial.empty() || !j.angular.empty() || !correlate.empty();
     }
     void check_outputs();
+    std::set<std::string> recorded_ok() const;
+    void write_manifest_line(std::size_t i, const Result& r);
     int load_correlation();
     void decode_worker();
     void transform_worker();
@@ -111,7 +128,11 @@ private:
 
     int first_failure = kExitOk, failures = 0;
     std::vector<Result> results;
+    std::vector<Record> records;
     std::vector<char> skip;
+    const std::string &manifest, &shard;
+    const bool resume, skip_existing;
+    int manifest_fd = -1;
     std::vector<Decoded> decoded;
     // Headers as the decoders read them (before the pixels): the transform thread plans for the size meanwhile.
     std::vector<std::optional<ImageHeader>> headers;
@@ -151,7 +172,12 @@ Batch::Batch(const BatchSpec& o)
       fit_lo(o.fit_lo),
       fit_hi(o.fit_hi),
       results(o.jobs.size()),
+      records(o.jobs.size()),
       skip(o.jobs.size(), 0),
+      manifest(o.manifest),
+      shard(o.shard),
+      resume(o.resume),
+      skip_existing(o.skip_existing),
       decoded(o.jobs.size()),
       headers(o.jobs.size()) {
     limits.max_side = o.common.max_side;
@@ -188,8 +214,21 @@ void Batch::fail(int code, const std::string& msg) {
 void Batch::check_outputs() {
     {
         std::set<std::string> planned;
+        const std::set<std::string> ok = resume ? recorded_ok() : std::set<std::string>();
         for (std::size_t i = 0; i < n; ++i) {
             const Job& j = jobs[i];
+            bool all_exist = true;
+            for (const std::string& o : j.outputs()) {
+                std::error_code ec;
+                if (!o.empty() && !fs::exists(o, ec)) all_exist = false;
+            }
+            if (ok.count(j.input) || (skip_existing && all_exist)) {
+                const char* why = ok.count(j.input) ? "the manifest records it done" : "its outputs exist";
+                results[i] = {true, kExitOk, "", j.input + ": skipped (" + why + ")\n"};
+                records[i].skipped = true;
+                skip[i] = 1;
+                continue;
+            }
             for (const std::string& o : j.outputs()) {
                 if (o.empty() || skip[i]) continue;
                 std::error_code ec;
@@ -199,7 +238,7 @@ void Batch::check_outputs() {
                 } else if (planned.count(key)) {
                     results[i] = {true, kExitOutput,
                                   o + ": another input of this batch already wrote this file (same name); skipped", ""};
-                } else if (!force && fs::exists(o, ec)) {
+                } else if (!force && !resume && fs::exists(o, ec)) {  // --resume redoes what it did not record
                     results[i] = {true, kExitOutput, o + ": exists; use --force to overwrite", ""};
                 }
                 if (results[i].done) skip[i] = 1;
@@ -211,6 +250,37 @@ void Batch::check_outputs() {
                 }
         }
     }
+}
+
+// The inputs --manifest's file records ok (a line that does not parse, as a killed writer could leave, is ignored).
+std::set<std::string> Batch::recorded_ok() const {
+    std::set<std::string> ok;
+    std::ifstream in(manifest);
+    for (std::string line; std::getline(in, line);) {
+        const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_object() && j.value("status", "") == "ok" && j.contains("path") && j["path"].is_string())
+            ok.insert(j["path"].get<std::string>());
+    }
+    return ok;
+}
+
+// One JSON line for input i, written by one write(2) of the whole line to a file opened for appending, so that a
+// process killed at any moment leaves whole lines (and its outputs were renamed into place before).
+void Batch::write_manifest_line(std::size_t i, const Result& r) {
+    const Record& rec = records[i];
+    nlohmann::ordered_json j;
+    j["path"] = jobs[i].input;
+    j["status"] = r.code != kExitOk ? "failed" : rec.skipped ? "skipped" : "ok";
+    j["error"] = r.code != kExitOk ? nlohmann::ordered_json(r.error) : nlohmann::ordered_json(nullptr);
+    j["width"] = rec.width;
+    j["height"] = rec.height;
+    j["backend"] = rec.backend.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(rec.backend);
+    j["outputs"] = rec.outputs;
+    j["ms"] = rec.ms;
+    j["shard"] = shard.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(shard);
+    const std::string line = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    if (::write(manifest_fd, line.data(), line.size()) != ssize_t(line.size()))
+        fail(kExitOutput, manifest + ": cannot append to the manifest (" + std::strerror(errno) + ")");
 }
 
 // --correlate: the other image's spectrum; kExitOk, or the exit code when it cannot be had.
@@ -388,7 +458,8 @@ Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, R
                 std::lock_guard<std::mutex> lock(mu);
                 busy_transform += run_ms;
             }
-            encode_queue->push(Encode{i, std::move(f), d.read_ms, std::move(image_notes)});  // waits for an encoder
+            encode_queue->push(
+                Encode{i, std::move(f), d.read_ms, std::move(image_notes), run_ms});  // waits for an encoder
             std::lock_guard<std::mutex> lock(mu);
             ++transformed;
             cv.notify_all();
@@ -450,6 +521,10 @@ Batch::Result Batch::encode_one(const Encode& e) {
     const Frame& f = e.frame;
     Result r;
     r.done = true;
+    Record& rec = records[e.index];  // this thread's alone until its result is published
+    rec.width = f.image_width;
+    rec.height = f.image_height;
+    rec.backend = f.backend;
     try {
         const auto t0 = std::chrono::steady_clock::now();
         // One image: its PNG on all threads; a batch: an encoder thread an image (several at once).
@@ -486,6 +561,11 @@ Batch::Result Batch::encode_one(const Encode& e) {
                 << "\n";
         }
         r.text = out.str();
+        for (const std::string& o : j.outputs())
+            if (!o.empty()) rec.outputs.push_back(o);
+        if (!save_mask_out.empty()) rec.outputs.push_back(save_mask_out);
+        if (!correlation_map.empty()) rec.outputs.push_back(correlation_map);
+        rec.ms = e.read_ms + e.run_ms + write_ms;
     } catch (const std::invalid_argument& ex) {  // --correlate of another size
         r.code = kExitUsage;
         r.error = ex.what();
@@ -561,6 +641,7 @@ void Batch::print_ready(std::unique_lock<std::mutex>& lock) {
             fail(r.code, r.error);
         else
             std::cout << r.text << std::flush;
+        if (manifest_fd >= 0) write_manifest_line(i, r);
         if (tty) {
             const double s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
             const double rate = double(printed) / std::max(s_, 1e-9);
@@ -585,6 +666,27 @@ void Batch::finish() {
 }
 
 int Batch::run() {
+    if (!manifest.empty()) {
+        manifest_fd = ::open(manifest.c_str(), O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        if (manifest_fd < 0) {
+            std::cerr << "specview: " << manifest << ": cannot open the manifest (" << std::strerror(errno) << ")\n";
+            return kExitOutput;
+        }
+        // A line torn by a killed writer stays on its own: ours start on a new line.
+        char last = '\n';
+        const off_t size = ::lseek(manifest_fd, 0, SEEK_END);
+        if (size > 0 && ::pread(manifest_fd, &last, 1, size - 1) == 1 && last != '\n' &&
+            ::write(manifest_fd, "\n", 1) != 1) {
+            std::cerr << "specview: " << manifest << ": cannot append to the manifest\n";
+            return kExitOutput;
+        }
+    }
+    struct CloseManifest {
+        int& fd;
+        ~CloseManifest() {
+            if (fd >= 0) ::close(fd);
+        }
+    } close_manifest{manifest_fd};
     for (const auto& d : empty_dirs) fail(kExitInput, "no images in " + d);
     check_outputs();
     if (!correlate.empty())

@@ -32,6 +32,11 @@ struct BatchSpec {
     std::string save_mask_out;
     std::string correlate, correlation_kind = "phase", correlation_map;
     double fit_lo = 0.02, fit_hi = 0.25;  // --psd-fit
+    // Scale-out (shard.h): a JSON line appended to `manifest` as each input is finished (path, status ok / failed /
+    // skipped, error, width, height, backend, outputs, ms, shard); `resume` skips what it records ok and overwrites
+    // the outputs of the rest; `skip_existing` skips inputs whose outputs all exist.
+    std::string manifest, shard;  // shard: "K/N" as this process runs it, or ""
+    bool resume = false, skip_existing = false;
 };
 
 // Runs the batch; returns the exit code (the first failure's, or 0).

@@ -75,7 +75,7 @@ int run_frames(const CliOptions& o, const std::string& input) {
 
 // One image or a batch: where each input's outputs go, checked, then the pipeline.
 int run_images(const CliOptions& o, const std::vector<std::string>& files, bool batch,
-               const std::vector<std::string>& empty_dirs) {
+               const std::vector<std::string>& empty_dirs, const std::string& shard_text) {
     // Where each output goes.
     std::vector<Job> jobs;
     const std::string png_dir = batch ? (o.output.empty() ? "." : o.output) : "";
@@ -152,6 +152,10 @@ int run_images(const CliOptions& o, const std::vector<std::string>& files, bool 
     b.correlation_map = o.correlation_map;
     b.fit_lo = o.fit_lo;
     b.fit_hi = o.fit_hi;
+    b.manifest = o.manifest;
+    b.resume = o.resume;
+    b.skip_existing = o.skip_existing;
+    b.shard = shard_text;
     return run_batch(b);
 }
 
@@ -235,7 +239,8 @@ int run_headless(CliOptions& o) {
         return run_frames(o, files.front());
     }
 
-    return run_images(o, files, batch, empty_dirs);
+    return run_images(o, files, batch, empty_dirs,
+                      o.shard.empty() ? "" : std::to_string(shard.index) + "/" + std::to_string(shard.count));
 }
 
 int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {

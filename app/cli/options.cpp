@@ -182,6 +182,12 @@ void add_run_options(CLI::App& app, CliOptions& o) {
                    "relative to its directory, so that N processes anywhere cover each input once); auto: K and N "
                    "from Slurm's SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (or _MIN/_MAX); auto/N: K from "
                    "JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID");
+    app.add_option("--manifest", o.manifest,
+                   "append a JSON line to this file as each input is finished: path, status (ok, failed, skipped), "
+                   "error, width, height, backend, outputs, ms, shard");
+    app.add_flag("--resume", o.resume,
+                 "with --manifest: skip the inputs it records ok, redo the rest (overwriting what a killed run left)");
+    app.add_flag("--skip-existing", o.skip_existing, "skip inputs whose outputs all exist (not with --force)");
     app.add_option("--png-level", o.png_level,
                    "PNG compression: 0 stored, 1-3 fast (run-length), 4-9 zlib's full search (smallest, slowest); "
                    "gray pictures are 8-bit gray, coloured ones RGB")
@@ -287,6 +293,14 @@ void add_options(CLI::App& app, CliOptions& o) {
 }
 
 int finish_options(CliOptions& o) {
+    if (o.resume && o.manifest.empty()) {
+        std::cerr << "specview: --resume needs --manifest (the file that says what is done)\n";
+        return kExitUsage;
+    }
+    if (o.skip_existing && o.force) {
+        std::cerr << "specview: --skip-existing and --force contradict each other\n";
+        return kExitUsage;
+    }
     o.s.backend = *parse_name<Backend>(o.backend);
     o.s.view.view = *parse_name<View>(o.view);
     o.s.view.range = *parse_name<RangeMode>(o.range);

@@ -34,6 +34,8 @@ struct CliOptions {
     bool fftw_measure = false;
     std::string list_file;
     std::string shard;  // --shard K/N | auto | auto/N (shard.h)
+    std::string manifest;
+    bool resume = false, skip_existing = false;
     int frames = 0, classroom_step = 1;
     bool classroom_walk = false;
     std::string screenshot, script, report;

@@ -1,5 +1,6 @@
 // The CLI end to end: run the real binary, read back what it wrote, check exit codes and messages.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <array>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <iostream>
@@ -1070,6 +1072,75 @@ TEST(Cli, BadShardsAreUsageErrorsNamingWhatIsMissing) {
     r = specview({"--headless", "--shard", "auto/3", img, "-o", dir.file("o")}, dir);
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("JOB_COMPLETION_INDEX"), std::string::npos) << r.err;
+}
+
+// --manifest: one JSON line per input as it is finished; --resume skips what it records ok (no second ok line) and
+// redoes the rest, overwriting what a killed run left; a torn last line is ignored; --skip-existing skips inputs
+// whose outputs exist.
+std::vector<nlohmann::json> manifest_lines(const std::string& path) {
+    std::vector<nlohmann::json> out;
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_discarded()) out.push_back(j);
+    }
+    return out;
+}
+
+TEST(Cli, AManifestRecordsEachInputAndResumeRedoesOnlyWhatItLacks) {
+    TempDir dir;
+    const std::string in = dir.file("in"), out = dir.file("out"), manifest = dir.file("m.jsonl");
+    std::filesystem::create_directories(in);
+    for (int k = 0; k < 6; ++k)
+        fixtures::write_file(in + "/img" + std::to_string(k) + ".png",
+                             fixtures::png(fixtures::pattern(24 + k, 16, 1), 8));
+    CliRun r = specview({"--headless", in, "-o", out, "--manifest", manifest}, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::vector<nlohmann::json> lines = manifest_lines(manifest);
+    ASSERT_EQ(lines.size(), 6u);
+    for (const auto& j : lines) {
+        EXPECT_EQ(j.value("status", ""), "ok") << j;
+        EXPECT_TRUE(j["error"].is_null()) << j;
+        EXPECT_EQ(j.value("height", 0), 16) << j;
+        EXPECT_GE(j.value("width", 0), 24) << j;
+        EXPECT_FALSE(j.value("backend", "").empty()) << j;
+        EXPECT_GT(j.value("ms", 0.0), 0.0) << j;
+        EXPECT_TRUE(j["shard"].is_null()) << j;
+        ASSERT_EQ(j["outputs"].size(), 1u) << j;
+        EXPECT_TRUE(std::filesystem::exists(j["outputs"][0].get<std::string>())) << j;
+    }
+    // A run killed after two inputs' outputs were renamed into place but before their lines: four lines kept, the
+    // last of them torn in half.
+    {
+        std::ofstream m(manifest, std::ios::trunc);
+        for (int k = 0; k < 4; ++k) m << lines[std::size_t(k)].dump() << "\n";
+        m << lines[4].dump().substr(0, 20);
+    }
+    const std::string redone = lines[5]["outputs"][0].get<std::string>();
+    const auto before = std::filesystem::last_write_time(redone);
+    r = specview({"--headless", in, "-o", out, "--manifest", manifest, "--resume"}, dir);
+    ASSERT_EQ(r.code, 0) << "the left outputs are overwritten, not 'exists': " << r.err;
+    std::map<std::string, int> ok, skipped;
+    for (const auto& j : manifest_lines(manifest)) {
+        if (j.value("status", "") == "ok") ++ok[j.value("path", "")];
+        if (j.value("status", "") == "skipped") ++skipped[j.value("path", "")];
+    }
+    EXPECT_EQ(ok.size(), 6u) << "every input recorded ok";
+    for (const auto& [path, count] : ok) EXPECT_EQ(count, 1) << path << ": recorded ok once";
+    EXPECT_EQ(skipped.size(), 4u) << "the four recorded ok were skipped";
+    EXPECT_GE(std::filesystem::last_write_time(redone), before) << "redone";
+    // --skip-existing: everything exists now.
+    r = specview({"--headless", in, "-o", out, "--skip-existing"}, dir);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("skipped (its outputs exist)"), std::string::npos) << r.out;
+    // Contradictions.
+    EXPECT_EQ(specview({"--headless", in, "-o", out, "--resume"}, dir).code, 2);
+    EXPECT_EQ(specview({"--headless", in, "-o", out, "--skip-existing", "--force"}, dir).code, 2);
+    // A shard's lines name it.
+    const std::string m2 = dir.file("m2.jsonl");
+    r = specview({"--headless", in, "-o", dir.file("out2"), "--shard", "0/1", "--manifest", m2}, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const auto& j : manifest_lines(m2)) EXPECT_EQ(j.value("shard", ""), "0/1") << j;
 }
 
 }  // namespace
