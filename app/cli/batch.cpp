@@ -47,6 +47,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// This process's peak resident memory (VmHWM), MiB; 0 where /proc does not say.
+double peak_rss_mib() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+    return 0;
+}
+// --timings of a long batch also gives the peak after this many images: memory that stays flat stays near it.
+constexpr std::size_t kMemoryMark = 1000;
+
 class Batch {
 public:
     explicit Batch(const BatchSpec& spec);
@@ -152,6 +162,7 @@ private:
     bool tty = false;
     std::chrono::steady_clock::time_point t_start;
     std::size_t printed = 0;
+    double peak_after_first = 0;  // MiB, once kMemoryMark inputs are printed (--timings)
 };
 
 Batch::Batch(const BatchSpec& o)
@@ -642,6 +653,17 @@ void Batch::print_ready(std::unique_lock<std::mutex>& lock) {
         else
             std::cout << r.text << std::flush;
         if (manifest_fd >= 0) write_manifest_line(i, r);
+        // What was said of input i is not needed again: a long batch's memory stays flat.
+        {
+            std::lock_guard<std::mutex> relock(mu);
+            std::string().swap(results[i].text);  // (assigning an empty string would keep the buffer)
+            std::string().swap(results[i].error);
+        }
+        {
+            Record gone;  // records[i]'s buffers go with it
+            std::swap(gone, records[i]);
+        }
+        if (timings && printed == kMemoryMark && n > kMemoryMark) peak_after_first = peak_rss_mib();
         if (tty) {
             const double s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
             const double rate = double(printed) / std::max(s_, 1e-9);
@@ -746,12 +768,10 @@ int Batch::run() {
                   << "\n  encode (PNG, .npy):          " << share(busy_encode, encoders) << "\n";
     }
     if (timings) {  // this process's peak (the decoder processes have their own)
-        std::ifstream status("/proc/self/status");
-        for (std::string line; std::getline(status, line);)
-            if (line.rfind("VmHWM:", 0) == 0) {
-                std::cout << "peak resident memory: " << fmt(std::stod(line.substr(6)) / 1024.0) << " MiB\n";
-                break;
-            }
+        if (peak_after_first > 0)
+            std::cout << "peak resident memory after the first " << kMemoryMark << " images: " << fmt(peak_after_first)
+                      << " MiB\n";
+        std::cout << "peak resident memory: " << fmt(peak_rss_mib()) << " MiB\n";
     }
     return first_failure;
 }

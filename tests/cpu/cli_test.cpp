@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -1141,6 +1142,38 @@ TEST(Cli, AManifestRecordsEachInputAndResumeRedoesOnlyWhatItLacks) {
     r = specview({"--headless", in, "-o", dir.file("out2"), "--shard", "0/1", "--manifest", m2}, dir);
     ASSERT_EQ(r.code, 0) << r.err;
     for (const auto& j : manifest_lines(m2)) EXPECT_EQ(j.value("shard", ""), "0/1") << j;
+}
+
+// Memory that stays flat over a long batch: 5,000 small images (links to one 256^2 PNG), the peak resident memory
+// at the end within 10% of the peak after the first 1,000 (--timings says both).
+TEST(Cli, MemoryStaysFlatOverFiveThousandImages) {
+    TempDir dir;
+    const std::string one = dir.file("one.png"), in = dir.file("in"), out = dir.file("out");
+    fixtures::Pixels p{256, 256, 1, {}};
+    for (int y = 0; y < 256; ++y)
+        for (int x = 0; x < 256; ++x) p.v.push_back(((x / 32 + y / 32) % 2) ? 0.75 : 0.25);  // compresses well
+    fixtures::write_file(one, fixtures::png(p, 8));
+    std::filesystem::create_directories(in);
+    for (int k = 0; k < 5000; ++k) {
+        char name[32];
+        std::snprintf(name, sizeof name, "/img%05d.png", k);
+        std::filesystem::create_symlink(one, in + name);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const CliRun r = specview({"--headless", in, "-o", out, "--timings"}, dir);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ASSERT_EQ(r.code, 0) << r.err.substr(0, 2000);
+    double first = 0, end = 0;
+    const std::size_t a = r.out.find("peak resident memory after the first 1000 images: ");
+    const std::size_t b = r.out.rfind("peak resident memory: ");
+    ASSERT_NE(a, std::string::npos) << r.out.substr(r.out.size() > 2000 ? r.out.size() - 2000 : 0);
+    ASSERT_NE(b, std::string::npos);
+    first = std::stod(r.out.substr(a + std::strlen("peak resident memory after the first 1000 images: ")));
+    end = std::stod(r.out.substr(b + std::strlen("peak resident memory: ")));
+    std::cout << "  5000 images in " << seconds << " s; peak after 1000: " << first << " MiB, at the end: " << end
+              << " MiB\n";
+    EXPECT_GT(first, 0.0);
+    EXPECT_LE(end, 1.10 * first) << "memory grew over the batch";
 }
 
 }  // namespace
