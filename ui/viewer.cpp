@@ -110,6 +110,13 @@ void save_recent(const ViewerState& st) {
 }  // namespace
 
 namespace {
+// This process's resident memory (VmRSS), MiB; -1 where /proc does not say.
+double resident_mib() {
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+    return -1;
+}
 const std::chrono::steady_clock::time_point& viewer_epoch() {
     static const auto t0 = std::chrono::steady_clock::now();
     return t0;
@@ -193,8 +200,10 @@ void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool
     st.done_change = std::max(st.done_change, change);
     if (!failed && st.first_picture_ms < 0 && st.shown.image)
         st.first_picture_ms = st.startup.written = written * 1e3;  // since the viewer started
-    if (!failed && !st.opens.empty() && st.opens.back().picture < 0 && change > st.opens.back().after_change)
+    if (!failed && !st.opens.empty() && st.opens.back().picture < 0 && change > st.opens.back().after_change) {
         st.opens.back().picture = written * 1e3;
+        st.opens.back().rss_mib = resident_mib();
+    }
     if (!failed && st.shown.image && st.shown.image->frames > 1 &&
         (st.stack_frames.empty() || st.stack_frames.back().first != st.shown.image->frame))
         st.stack_frames.emplace_back(st.shown.image->frame, written * 1e3);

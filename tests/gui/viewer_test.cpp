@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -672,6 +673,37 @@ TEST_F(Script, EveryRegressionCorpusFileIsOpenedAndTheViewerKeepsRendering) {
     EXPECT_NO_THROW(load_image(shot));
 }
 
+// Opening 500 images one after another keeps the viewer's memory flat: its resident memory when the last picture
+// arrived within 10% of its level after the first 20 (the report's opens[].rss_mib).
+// DISABLED: it fails today. Under Xvfb (CPU backend), 500 opens of 500 names (links to four images of 96-192 px)
+// went 116 -> 135 MiB (+16%); 300 opens of the four files' own four names stayed within 1% (116.1 -> 116.7), and of
+// 300 distinct names grew 116.1 -> 123.1, most of it in the last hundred. Something kept per distinct path; not yet
+// found (the recent-files list is capped at 10). Enable it with the fix.
+TEST_F(Script, DISABLED_FiveHundredOpensKeepTheViewersMemoryFlat) {
+    std::vector<std::string> images;
+    for (int k = 0; k < 4; ++k) {  // four images (grating() writes one file: each copied away)
+        images.push_back(dir.file("distinct" + std::to_string(k) + ".png"));
+        std::filesystem::copy_file(grating(96 + 32 * k, 3 + k, 2), images.back());
+    }
+    std::string script;
+    for (int k = 0; k < 500; ++k) {
+        const std::string link = dir.file("open" + std::to_string(k) + ".png");
+        std::filesystem::create_symlink(images[std::size_t(k % 4)], link);
+        script += "open " + link + "\nwait-ready\n";
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    ASSERT_EQ(run_script(script, {images[0]}), 0) << read("out.txt");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const nlohmann::json r = report();
+    const auto& opens = r["opens"];
+    ASSERT_EQ(opens.size(), 501u) << "the first image and 500 opens";
+    const double after20 = opens[20].value("rss_mib", 0.0), last = opens[500].value("rss_mib", 0.0);
+    std::cout << "  500 opens in " << seconds << " s; resident after 20: " << after20 << " MiB, after 500: " << last
+              << " MiB\n";
+    ASSERT_GT(after20, 0.0);
+    EXPECT_LE(last, 1.10 * after20) << "the viewer's memory grew over the opens";
+}
+
 // A sticky CUDA error in the viewer (the test-only SPECVIEW_TEST_GPU_FAULT=1 makes the first GPU run write far
 // outside its buffer): the viewer says on screen that the GPU stopped working, switches to the CPU backend, shows
 // that picture and goes on; later changes run on the CPU. On every GPU backend.
@@ -685,7 +717,8 @@ TEST_F(Script, ALostGpuContextIsAMessageAndTheViewerGoesOnOnTheCpu) {
         unsetenv("SPECVIEW_TEST_GPU_FAULT");
         ASSERT_EQ(rc, 0) << backend << ": " << read("out.txt");
         const Layout l = layout(shot);
-        EXPECT_NE(l.line("error ").find("the GPU stopped working"), std::string::npos) << backend << ": " << l.line("error ");
+        EXPECT_NE(l.line("error ").find("the GPU stopped working"), std::string::npos)
+            << backend << ": " << l.line("error ");
         EXPECT_NE(l.line("error ").find("switched to the CPU backend"), std::string::npos) << l.line("error ");
         const nlohmann::json r = report();
         EXPECT_EQ(r.value("backend", ""), "CPU (FFTW)") << backend << ": " << r;
