@@ -43,12 +43,19 @@ namespace fs = std::filesystem;
 void Messages::error(const std::string& t) {
     text = t;
     is_error = true;
+    lasting = false;
     std::fprintf(stderr, "specview: %s\n", t.c_str());
+}
+
+void Messages::lasting_error(const std::string& t) {
+    error(t);
+    lasting = true;
 }
 
 void Messages::info(const std::string& t) {
     text = t;
     is_error = false;
+    lasting = false;
 }
 
 void PanelContext::picture_dims(const Settings& s, int* w, int* h) const {
@@ -390,7 +397,7 @@ void show_frame(ViewerState& st, RunResult& r) {
         st.value_asked = false;
         st.timings.history.push_back(float(st.shown.frame.total_ms));
         if (st.timings.history.size() > 240) st.timings.history.erase(st.timings.history.begin());
-        if (st.messages.is_error) st.messages.text.clear();
+        if (st.messages.is_error && !st.messages.lasting) st.messages.text.clear();
     }
 }
 
@@ -518,7 +525,8 @@ void apply_worker_updates(ViewerState& st) {
     if (u.analysis) take_analysis(st, *u.analysis);
     if (u.correlation) take_correlation(st, *u.correlation);
     if (u.stack) take_stack(st, *u.stack);
-    if (!st.gpu_lost_message.empty()) st.messages.error(std::exchange(st.gpu_lost_message, std::string()));
+    // (lasting: the CPU's picture, uploaded in bands over the next frames, must not clear it when it arrives)
+    if (!st.gpu_lost_message.empty()) st.messages.lasting_error(std::exchange(st.gpu_lost_message, std::string()));
     step_uploads(st);
     request_analysis(st);
 }

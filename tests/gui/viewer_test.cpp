@@ -717,8 +717,10 @@ TEST_F(Script, ALostGpuContextIsAMessageAndTheViewerGoesOnOnTheCpu) {
         unsetenv("SPECVIEW_TEST_GPU_FAULT");
         ASSERT_EQ(rc, 0) << backend << ": " << read("out.txt");
         const Layout l = layout(shot);
+        std::string all;  // (what the status line and the rest said, where it fails)
+        for (const auto& line : l.lines) all += "\n  " + line;
         EXPECT_NE(l.line("error ").find("the GPU stopped working"), std::string::npos)
-            << backend << ": " << l.line("error ");
+            << backend << ": " << l.line("error ") << "; the layout:" << all << "\nout.txt: " << read("out.txt");
         EXPECT_NE(l.line("error ").find("switched to the CPU backend"), std::string::npos) << l.line("error ");
         const nlohmann::json r = report();
         EXPECT_EQ(r.value("backend", ""), "CPU (FFTW)") << backend << ": " << r;

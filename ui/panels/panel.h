@@ -25,7 +25,11 @@ namespace specview::ui {
 struct Messages {
     std::string text;
     bool is_error = false;
+    // An error the next good picture does not clear (show_frame clears the others: they were about a run that
+    // failed, and a later run worked): the GPU lost for this process stays said until another message replaces it.
+    bool lasting = false;
     void error(const std::string& t);
+    void lasting_error(const std::string& t);
     void info(const std::string& t);
 };
 
