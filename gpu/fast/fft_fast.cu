@@ -358,10 +358,9 @@ struct RowArgs {
     const float2* in;
     float2* out;
     int n, log2n, rows;
-    int lines;          // rows a block takes
-    int group_log2;     // >= 0: written grouped for the column blocks ([x / C][row][x % C]); -1: row-major
-    int half_rows;      // > 0: rows y and y + half_rows in one block, with the columns' first radix-2 stage (v7)
-    int line_barriers;  // != 0: each line's exchanges on a barrier of its own where it can (m72; rows_c2c_block)
+    int lines;       // rows a block takes
+    int group_log2;  // >= 0: written grouped for the column blocks ([x / C][row][x % C]); -1: row-major
+    int half_rows;   // > 0: rows y and y + half_rows in one block, with the columns' first radix-2 stage (v7)
 };
 
 // Block `bx` of the row pass (the kernel below, and the one-launch C2C).
@@ -369,18 +368,17 @@ struct RowArgs {
 // before any of its threads writes them, and no other block touches them; so no __restrict__. Apart, the loads take
 // the read-only path (__ldg) as they did through `const __restrict__`; in place, plain loads: the read-only path is
 // for data no thread writes while the kernel runs, and the one-launch C2C reads these rows again after its barrier.
-// line_barriers (m72): a line's exchanges wait on a named barrier of its threads (1 + line) rather than the block's,
+// m72: a line's exchanges wait on a named barrier of its threads (1 + line) rather than the block's,
 // where its threads are whole warps and the block has 2 to 15 lines' threads (the hardware's 16 barriers, 0 the
 // block's); not with the split, whose lines read their partners' shared memory.
 template <bool kInv, int kLog2 = 0>
 __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, int n, int log2n, int rows, int lines,
-                                               int group_log2, int half_rows, int bx, int line_barriers = 0) {
+                                               int group_log2, int half_rows, int bx) {
     extern __shared__ float4 smem_f4[];
     const int tpc = n / elems_per_thread(n), e = elems_per_thread(n);
     const int line = threadIdx.x / tpc, t = threadIdx.x % tpc;
     const int block_lines = int(blockDim.x) / tpc;
-    const int bar_id =
-        line_barriers && half_rows == 0 && tpc % 32 == 0 && block_lines >= 2 && block_lines <= 15 ? 1 + line : 0;
+    const int bar_id = half_rows == 0 && tpc % 32 == 0 && block_lines >= 2 && block_lines <= 15 ? 1 + line : 0;
     // half_rows > 0: the block's first lines/2 lines are rows y, the others rows y + half_rows (their partners).
     const int hl = lines / 2;
     const bool upper = half_rows > 0 && line >= hl;
@@ -446,13 +444,12 @@ __device__ __forceinline__ void rows_c2c_block(const float2* in, float2* out, in
 template <bool kInv, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     fast_rows_c2c_kernel(const float2* in, float2* out, int n, int log2n, int rows, int lines, int group_log2,
-                         int half_rows, int line_barriers) {
+                         int half_rows) {
     fast_detail::begin_dependent();
     if constexpr (kLog2 > 0)
-        rows_c2c_block<kInv, kLog2>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x,
-                                    line_barriers);
+        rows_c2c_block<kInv, kLog2>(in, out, 1 << kLog2, kLog2, rows, lines, group_log2, half_rows, blockIdx.x);
     else
-        rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x, line_barriers);
+        rows_c2c_block<kInv>(in, out, n, log2n, rows, lines, group_log2, half_rows, blockIdx.x);
 }
 
 // The tensor memory accelerator's copies (fast_detail::tma), and here its 2D copy through a tensor map (m85).
@@ -469,7 +466,7 @@ __device__ __forceinline__ void load_2d(unsigned dst, const CUtensorMap* map, in
 }
 }  // namespace tma
 
-// m83 (Variant::split_rows_alone): the split's row pass (8192-point columns, 8192-point rows) with each line a block of
+// m83: the split's row pass (8192-point columns, 8192-point rows) with each line a block of
 // its own. The paired row blocks (rows_c2c_block with half_rows) hold rows y and y + H/2 together, 2 x 66 KiB and 1024
 // threads: one block an SM, whose load, passes and store run in sequence with nothing to overlap them. Here the
 // columns' first radix-2 stage comes before the row FFT (it is linear and W_H^y is constant along a row): block g
@@ -477,7 +474,7 @@ __device__ __forceinline__ void load_2d(unsigned dst, const CUtensorMap* map, in
 // y <- x_y + x_{y+H/2}. Each pair's rows are read twice, by neighbouring blocks (the second read from L2); a block is
 // 512 threads and 66 KiB, two or three an SM. Output as the paired blocks write it (row-major, or grouped).
 //
-// m89 (kBulk, Variant::tma_split_rows): row y comes into shared memory as bulk copies (the TMA, eight of 8 KiB onto an
+// m89 (kBulk): row y comes into shared memory as bulk copies (the TMA, eight of 8 KiB onto an
 // mbarrier beyond the line's buffer) while the threads load row y + H/2 as before; each thread then takes its points
 // of row y from shared memory, and the line runs in the same memory. Half the LSU's loads (m86 took a contiguous
 // column pass from 63% to 73% of copy by moving its loads to bulk copies).
@@ -559,7 +556,7 @@ __host__ __device__ inline int bulk_rows_bar_offset(int n, int lines) {
 // the split's arithmetic in the other kernels pushed their 2048-point rows from no spills to 40 bytes, 12-25%
 // slower on the H100).
 //
-// m92 (kBulk, Variant::tma_real_rows; whole blocks, rows of 4096 points or more: rows_real decides): the block's
+// m92 (kBulk; whole blocks, rows of 4096 points or more: rows_real decides): the block's
 // real rows come into shared memory as bulk copies (thread 0, onto an mbarrier after the lines' buffers), no thread's
 // loads: without the split its lines' rows 2p, 2p + 1 are one contiguous run (line l's at 2l x n floats), with it rows
 // p (line l's at l x n) and p + half_rows (at (lines + l) x n) are two.
@@ -680,14 +677,13 @@ __constant__ HalfTurnSteps kHalfTurnSteps = half_turn_steps();
 
 // The columns-first R2C's output row (n + 1 bins at `out`) from Z, the 2D DFT of the plane read as complex pairs, along
 // its row (zr(i), i < n) and along its mirror row (zm(i)): with M = conj zm(-k), X[k] = (Z + M)/2 - i W_2n^k (Z - M)/2.
-// m96 (`steps`, Variant::r2c_unpack_steps; rows of kE points or more): W_2n^k for k = t + m tpc as W_2n^t exp(-i pi m /
+// m96 (rows of kE points or more): W_2n^k for k = t + m tpc as W_2n^t exp(-i pi m /
 // kE), one sincospif a thread and a product a bin with a constant (kHalfTurnSteps), where each bin took a sincospif of
 // its own: 17 a thread, more than the line's FFT (three a thread at 4096 points). Nsight Compute had the 8192^2 pass
 // at 76% of the SMs' throughput and 44% of DRAM's (tests/bench/ncu/s25-8192-passes.txt), and m90 (its loads as bulk
 // copies) moved nothing.
 template <class Zr, class Zm>
-__device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc, const Zr& zr, const Zm& zm_of,
-                                              bool steps) {
+__device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc, const Zr& zr, const Zm& zm_of) {
     auto bin = [&](int k, float2 w) {
         const float2 zk = zr(k & (n - 1)), zm = zm_of((n - k) & (n - 1));
         const float2 a = make_float2(0.5f * (zk.x + zm.x), 0.5f * (zk.y - zm.y));
@@ -695,7 +691,7 @@ __device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc
         const float2 b = make_float2(0.5f * d.y, -0.5f * d.x);
         out[k] = c_add(a, c_mul(b, w));
     };
-    if (steps && tpc * kE == n) {
+    if (tpc * kE == n) {
         float sn, cs;
         sincospif(float(t) / float(n), &sn, &cs);
         const float2 wt = make_float2(cs, -sn);  // W_2n^t
@@ -711,7 +707,7 @@ __device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc
     }
 }
 
-// R2C in cuFFT's layout, columns first (Variant::r2c_columns_first, PERF_NOTES.md m78), its second pass. The first
+// R2C in cuFFT's layout, columns first (FastFft::r2c_columns_first, PERF_NOTES.md m78), its second pass. The first
 // transformed the columns of the real plane read as an H x n complex plane, z[y][m] = x[y][2m] + i x[y][2m + 1]
 // (n = W/2), into `in` (row-major, n a row). This pass transforms its rows, so that `in` holds Z, the 2D DFT of z, and
 // unpacks: with M = conj Z[-ky][-kx], A = (Z[ky][kx] + M) / 2 and B = -i (Z[ky][kx] - M) / 2 are the spectra of the
@@ -722,7 +718,7 @@ __device__ __forceinline__ void store_r2c_row(float2* out, int n, int t, int tpc
 template <int kThreads, int kLog2>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     fast_rows_r2c_last_kernel(const float2* __restrict__ in, float2* __restrict__ half, int n_arg, int log2n_arg,
-                              int rows, int lines, int ld, bool steps) {
+                              int rows, int lines, int ld) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
@@ -744,7 +740,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     if (!active) return;
     store_r2c_row(
         half + std::size_t(row) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
-        [msm](int i) { return msm[padi(i)]; }, steps);
+        [msm](int i) { return msm[padi(i)]; });
 }
 
 // m82: the same for 8192-point columns, split as C2C's are (v7) but the other way round. The column pass took the even
@@ -757,7 +753,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
 template <int kThreads, int kLog2>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     fast_rows_r2c_last_split_kernel(const float2* __restrict__ in, float2* __restrict__ half, int n_arg, int log2n_arg,
-                                    int rows, int lines, int ld, bool steps) {
+                                    int rows, int lines, int ld) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     const int n = kLog2 > 0 ? 1 << kLog2 : n_arg, log2n = kLog2 > 0 ? kLog2 : log2n_arg;
@@ -796,10 +792,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     store_r2c_row(
         half + std::size_t(r) * ld, n, t, tpc,
         [er, orow, wr](int i) { return c_add(er[padi(i)], c_mul(wr, orow[padi(i)])); },
-        [em, om, wm](int i) { return c_add(em[padi(i)], c_mul(wm, om[padi(i)])); }, steps);
+        [em, om, wm](int i) { return c_add(em[padi(i)], c_mul(wm, om[padi(i)])); });
 }
 
-// m84 (Variant::split_r2c_rows_alone): m82's row pass with two lines a block instead of groups of four, for the rows of
+// m84: m82's row pass with two lines a block instead of groups of four, for the rows of
 // 2048 and 4096 points (the group then takes 66-132 KiB and one block an SM). The last column stage is linear too, so
 // output row r's line is formed as it is loaded: z_r = e_k + w^k o_k (r = k < H/2) or e_k - w^k o_k (r = k + H/2),
 // from `in`'s row k = [e_k | o_k]. A block's lines come in mirror pairs: for group g > 0 (a = g, b = H/2 - g) the pairs
@@ -808,8 +804,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
 // a block (2 lines of 4096 points or 4 of 2048), two blocks an SM; the grid covers rows / lines blocks.
 template <int kLog2>
 __global__ void __launch_bounds__(512, 2)
-    fast_rows_r2c_last_split_pairs_kernel(const float2* __restrict__ in, float2* __restrict__ half, int rows, int ld,
-                                          bool steps) {
+    fast_rows_r2c_last_split_pairs_kernel(const float2* __restrict__ in, float2* __restrict__ half, int rows, int ld) {
     fast_detail::begin_dependent();
     extern __shared__ float4 smem_f4[];
     constexpr int n = 1 << kLog2, tpc = n / kE, lines = 512 / tpc;
@@ -837,7 +832,7 @@ __global__ void __launch_bounds__(512, 2)
     stage_natural(sm, v, kE, n, t, tpc, true);  // the mirror line's bins too, on the block's barrier
     store_r2c_row(
         half + std::size_t(r) * ld, n, t, tpc, [sm](int i) { return sm[padi(i)]; },
-        [msm](int i) { return msm[padi(i)]; }, steps);
+        [msm](int i) { return msm[padi(i)]; });
 }
 
 // [SECTION] Pass 2: columns, with the epilogue the caller needs (complex, view values, picture)
@@ -1046,8 +1041,7 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
         a.log2n = p.log2n = kLog2;
     }
     if (int(blockIdx.x) < row_blocks)
-        rows_c2c_block<kInv, kLog2>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, blockIdx.x,
-                                    a.line_barriers);
+        rows_c2c_block<kInv, kLog2>(a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows, blockIdx.x);
     cooperative_groups::this_grid().sync();
     if (int(blockIdx.x) < col_blocks) cols_block<kInv, false, kLog2>(p, blockIdx.x, 0);
 }
@@ -1304,9 +1298,9 @@ int bound_for(int threads) { return threads <= 256 ? 256 : threads <= 512 ? 512 
 // half-warp (16 threads) at a time; a half-warp spans C columns x 16/C neighbouring elements, so a stride of
 // 16/C (mod 16) float2 puts those 16 on 16 different bank pairs. padded_len alone (1 mod 16) put column c + 1's
 // element k on column c's element k + 1.
-int column_stride(int n, int C, bool bank_aware) {
+int column_stride(int n, int C) {
     int stride = padded_len(n);
-    if (!bank_aware || C <= 1 || C > 16) return stride;
+    if (C <= 1 || C > 16) return stride;
     while (stride % 16 != 16 / C % 16) ++stride;
     return stride;
 }
@@ -1332,7 +1326,7 @@ decltype(auto) with_log2(int log2n, F&& f) {
 }
 
 // The C2C row kernel for a direction, a launch bound (256, 512, 1024) and a row length 2^log2n.
-using RowsC2cKernel = void (*)(const float2*, float2*, int, int, int, int, int, int, int);
+using RowsC2cKernel = void (*)(const float2*, float2*, int, int, int, int, int, int);
 RowsC2cKernel rows_c2c_kernel(bool inverse, int bound, int log2n) {
     return with_log2(log2n, [&](auto l2) -> RowsC2cKernel {
         constexpr int L = decltype(l2)::value;
@@ -1365,14 +1359,14 @@ void launch_cols(int bound, dim3 blocks, int threads, int smem, const ColParams&
 // Columns a column block takes (as many as `target_threads` hold, at most `ncols`).
 int cols_per_block(int n, int ncols, int target_threads) { return lines_per_block(n, target_threads, ncols); }
 
-void run_cols(bool inverse, ColParams p, int target_threads, bool bank_aware, cudaStream_t s, bool dependent) {
+void run_cols(bool inverse, ColParams p, int target_threads, cudaStream_t s, bool dependent) {
     const int n = p.n;
     const int tpc = n / elems_per_thread(n);
     if (p.cols_per_block == 0) p.cols_per_block = cols_per_block(n, p.ncols, target_threads);
     if (p.sub < 1) p.sub = 1;
     const int threads = p.cols_per_block * tpc;
     const dim3 blocks = cols_grid(p, (p.ncols + p.cols_per_block - 1) / p.cols_per_block);
-    p.col_stride = column_stride(n, p.cols_per_block, bank_aware);
+    p.col_stride = column_stride(n, p.cols_per_block);
     const int smem = p.cols_per_block * p.col_stride * int(sizeof(float2));
     if (inverse)
         launch_cols<true>(bound_for(threads), blocks, threads, smem, p, s, dependent);
@@ -1423,8 +1417,7 @@ bool make_tensor_map(CUtensorMap& map, const float2* base, std::uint64_t width, 
 // by what was measured on the H200: the R2C's plane columns (m85) at 4096 points only (R2C 8192^2 -10%, 4096^2 -4%; at
 // 2048-point columns +0.4/+2.0%, at 1024 noise); the C2C's grouped columns at 4096 points (m86) and 2048 (m97: C2C
 // 4096 x 2048 and 8192 x 2048 -3 to -4%); the 2048^2 C2C's in-place columns (m95) at 2048 points (-2.1 to -2.7%).
-bool run_cols_tma(bool inverse, ColParams p, int target_threads, bool bank_aware, cudaStream_t s, bool dependent,
-                  bool grouped = false) {
+bool run_cols_tma(bool inverse, ColParams p, int target_threads, cudaStream_t s, bool dependent, bool grouped = false) {
     const int n = p.n;
     if (n != 4096 && n != 2048) return false;  // (the callers choose among these; see above)
     if (p.sub < 1) p.sub = 1;
@@ -1441,7 +1434,7 @@ bool run_cols_tma(bool inverse, ColParams p, int target_threads, bool bank_aware
                                      std::uint64_t(p.ld_in) * sizeof(float2), C, box_rows))
         return false;
     p.cols_per_block = C;
-    p.col_stride = column_stride(n, C, bank_aware);
+    p.col_stride = column_stride(n, C);
     const int threads = C * (n / elems_per_thread(n));
     const int smem = tma_cols_bar_offset(n, C, p.col_stride) + 8;
     const dim3 blocks = cols_grid(p, p.ncols / C);
@@ -1546,10 +1539,6 @@ std::pair<int, int> FastFft::mixed_c2c_threads(int height) const {
     return {mixed_row_threads(), mixed_col_threads(height)};
 }
 
-int FastFft::narrow_columns(int C, int group_log2) const {
-    return variant_.narrow_column_blocks && group_log2 >= 0 && C >= 4 ? C / 2 : C;
-}
-
 int FastFft::mixed_col_threads(int n) const {
     if (cols_threads_ > 0) return cols_threads_;
     // 512 for lines of up to 128 threads (four at once), or as many as four interleaved lines take on their own
@@ -1559,7 +1548,6 @@ int FastFft::mixed_col_threads(int n) const {
 }
 
 bool FastFft::dependent_launch(int width, int height, bool picture) const {
-    if (!variant_.dependent_launch) return false;
     // The picture where a side takes Bluestein's transform measured 10-11% slower with them (1009x1013, three runs
     // on the H100, PERF_NOTES.md m32); its C2C and R2C faster.
     if (picture) return !mixed_radix::plan_line(width).bluestein && !mixed_radix::plan_line(height).bluestein;
@@ -1577,15 +1565,13 @@ long long FastFft::l2_bytes() const {
 }
 
 bool FastFft::r2c_columns_first(const float* plane, int width, int height, bool transposed) const {
-    return variant_.r2c_columns_first && !transposed && !variant_.r2c_scratch && pow2_sizes(width, height) &&
-           double(width) * height >= double(variant_.r2c_columns_first_min_points) && width >= 2 && height >= 2 &&
-           (height <= 4096 || (height == 8192 && variant_.split_r2c_columns_first && width <= 8192)) &&
+    return !transposed && pow2_sizes(width, height) && (long long)width * height >= kR2cColumnsFirstMinPoints &&
+           width >= 2 && height >= 2 && (height <= 4096 || (height == 8192 && width <= 8192)) &&
            reinterpret_cast<std::uintptr_t>(plane) % alignof(float2) == 0;
 }
 
 bool FastFft::c2c_columns_first(int width, int height) const {
-    return variant_.c2c_columns_first && width != height && double(width) * height <= kOneLaunchMaxPoints &&
-           c2c_in_place(width, height);
+    return width != height && double(width) * height <= kOneLaunchMaxPoints && c2c_in_place(width, height);
 }
 
 bool FastFft::split_c2c(int width, int height) const {
@@ -1595,7 +1581,7 @@ bool FastFft::split_c2c(int width, int height) const {
 
 bool FastFft::c2c_in_place(int width, int height) const {
     check_size(width, height);
-    if (!variant_.in_place_c2c || !pow2_sizes(width, height) || 8.0 * width * height > double(l2_bytes())) return false;
+    if (!pow2_sizes(width, height) || 8.0 * width * height > double(l2_bytes())) return false;
     return !split_c2c(width, height);
 }
 
@@ -1611,7 +1597,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         // ungrouped columns cost more than the scratch's bytes (C2C 7-18% slower from 1920x1080 to 3000x2000).
         const auto [row_threads, col_threads] = mixed_c2c_threads(height);
         const int C = mixed::columns_per_block(height, width, col_threads, tables_, true);  // (c2c_cols' blocks)
-        const bool grouped = variant_.grouped && C >= 2 && width % C == 0;
+        const bool grouped = C >= 2 && width % C == 0;
         const bool bulk = mixed::c2c_rows(data, scratch, width, height, inverse, tables_, row_threads, mixed_launch(s),
                                           grouped ? C : 0);
         mark(timer,
@@ -1634,41 +1620,39 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
     const int smem = lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
     // The column pass's blocks take C columns each; the row pass writes them grouped for it (a contiguous run
-    // per block) when the variant says so.
+    // per block) where it goes through the scratch and they are four or more.
     const bool in_place = c2c_in_place(width, height);
     const int C = cols_per_block(ncol, width, c2c_col_threads(width, ncol, in_place));
     // In place (m58): the rows row-major back into `data`, the columns from there (a block's C columns are its
     // own: it reads them all before it writes them).
     float2* const between = in_place ? data : scratch;
     const int group_log2 = !in_place && use_grouped(C) && width % C == 0 ? ilog2(C) : -1;
-    const RowArgs a{
-        data, between, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0, variant_.line_barriers ? 1 : 0};
+    const RowArgs a{data, between, n, log2n, height, lines, group_log2, sub == 2 ? height / 2 : 0};
     const int row_grid = sub == 2 ? (height / 2) / (lines / 2) : (height + lines - 1) / lines;
 
     ColParams p = column_params(between, width, data, width, width, width, ncol, C, group_log2, sub);
     p.halves_adjacent = halves_adjacent(sub);
     // m102's order where the column blocks read the plane as the rows left it (in place, or the one launch); over the
     // grouped scratch it lost: C2C 8192 x 1024 and 16384 x 1024 +4% (a warp's loads rows nq apart, each a line).
-    p.blocked_first = variant_.blocked_first_pass && group_log2 < 0;
+    p.blocked_first = group_log2 < 0;
 
     if (sub == 1 && in_place && c2c_columns_first(width, height)) {
         // m80: cuFFT's order and shapes: the columns in place, C a block of 512 threads; then the rows in place, one a
         // block (at least a warp's worth), as a dependent launch.
         ColParams pc = column_params(data, width, data, width, width, width, height, 0, -1, 1);
-        run_cols(inverse, pc, cols_threads_ > 0 ? cols_threads_ : 512, variant_.bank_stride, s, dependent_);
+        run_cols(inverse, pc, cols_threads_ > 0 ? cols_threads_ : 512, s, dependent_);
         mark(timer, "fast pass 1: column FFTs (in place, columns first)", double(width) * height * 16.0);
         const int rl = lines_per_block(n, threads_set_ ? rows_threads_ : 32, height);
         const int rthreads = rl * (n / elems_per_thread(n));
         const int rbound = bound_for(rthreads);
         launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, rbound, log2n), dim3((height + rl - 1) / rl),
                       dim3(rthreads), rl * padded_len(n) * int(sizeof(float2)), s, dependent_,
-                      static_cast<const float2*>(data), data, n, log2n, height, rl, -1, 0,
-                      variant_.line_barriers ? 1 : 0);
+                      static_cast<const float2*>(data), data, n, log2n, height, rl, -1, 0);
         mark(timer, "fast pass 2: row FFTs (in place, rows last)", double(width) * height * 16.0);
         return;
     }
     if (sub == 1 && one_launch_blocks(width, height, inverse) > 0) {
-        p.col_stride = column_stride(ncol, C, variant_.bank_stride);
+        p.col_stride = column_stride(ncol, C);
         const int col_grid = (width + C - 1) / C;
         const int block = std::max(threads, C * (ncol / elems_per_thread(ncol)));
         const int smem_one = std::max(smem, C * p.col_stride * int(sizeof(float2)));
@@ -1687,10 +1671,11 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
         return;
     }
 
-    const bool alone = sub == 2 && n == 8192 && variant_.split_rows_alone && between != data;
+    // m83: the split's rows at 8192 points a line a block (the columns' first stage on the two rows as loaded), rather
+    // than rows y and y + H/2 paired in a block of 1024 threads and 132 KiB, one block an SM.
+    const bool alone = sub == 2 && n == 8192 && between != data;
     // m89: row y of each pair through bulk copies (sm_90 and up; the rows are 64 KiB, so 16-byte aligned where `data` is).
-    const bool bulk = alone && variant_.tma_split_rows && fast_detail::sm90_or_later() &&
-                      (reinterpret_cast<std::uintptr_t>(data) & 15) == 0;
+    const bool bulk = alone && fast_detail::sm90_or_later() && (reinterpret_cast<std::uintptr_t>(data) & 15) == 0;
     if (alone) {  // m83: a line a block, the first column stage before the row FFT
         auto kernel = bulk ? (inverse ? fast_rows_c2c_split_alone_kernel<true, true>
                                       : fast_rows_c2c_split_alone_kernel<false, true>)
@@ -1701,8 +1686,7 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
                       smem_alone, s, dependent_, static_cast<const float2*>(data), between, height, group_log2);
     } else
         launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, bound, log2n), dim3(row_grid), dim3(threads),
-                      smem, s, dependent_, a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows,
-                      a.line_barriers);
+                      smem, s, dependent_, a.in, a.out, a.n, a.log2n, a.rows, a.lines, a.group_log2, a.half_rows);
     mark(timer,
          std::string("fast pass 1: row FFTs") +
              (sub == 2 ? (alone ? (bulk ? " + first column stage, a line a block, bulk-copied loads"
@@ -1712,22 +1696,19 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
              (group_log2 >= 0 ? " (grouped for the columns)" : "") + (in_place ? " (in place)" : ""),
          double(width) * height * 16.0);
     // m86: the grouped scratch's runs through bulk copies, where they apply.
-    // (4096-point runs; m97: 2048-point runs too, the grouped columns of 4096 x 2048 and wider, with tma_grouped_2048.
-    // run_cols_tma takes 2048 points since m95, for the in-place columns below.)
-    // m104: the TMA kernel's first-pass order by its own switch (2048-point columns; 4096 have radix 16 first).
+    // (4096-point runs; m97: 2048-point runs too, the grouped columns of 4096 x 2048 and wider. run_cols_tma takes
+    // 2048 points since m95, for the in-place columns below.)
+    // m104: the TMA kernel takes m102's first-pass order, Gray-swizzled, over the grouped scratch too (2048-point
+    // columns; 4096 have radix 16 first).
     ColParams pt = p;
-    pt.blocked_first = variant_.blocked_first_tma;
-    const bool tma =
-        variant_.tma_grouped_columns && group_log2 >= 0 &&
-        (p.n == 4096 || (p.n == 2048 && variant_.tma_grouped_2048)) &&
-        run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_, true);
+    pt.blocked_first = true;
+    const bool tma = group_log2 >= 0 && (p.n == 4096 || p.n == 2048) &&
+                     run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), s, dependent_, true);
     // m95: the in-place columns of 2048 points (2048^2) through the tensor memory accelerator (2D boxes of the block's
     // columns, as m85's), the plane in L2 from the row pass.
-    const bool tma_in_place =
-        !tma && variant_.tma_inplace_columns && in_place && ncol == 2048 &&
-        run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
-    if (!tma && !tma_in_place)
-        run_cols(inverse, p, c2c_col_threads(width, ncol, in_place), variant_.bank_stride, s, dependent_);
+    const bool tma_in_place = !tma && in_place && ncol == 2048 &&
+                              run_cols_tma(inverse, pt, c2c_col_threads(width, ncol, in_place), s, dependent_);
+    if (!tma && !tma_in_place) run_cols(inverse, p, c2c_col_threads(width, ncol, in_place), s, dependent_);
     std::string label = "fast pass 2: column FFTs";
     if (sub == 2)
         label += tma ? " (two halves, bulk-copied loads)" : " (two halves)";
@@ -1739,10 +1720,10 @@ void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inv
 }
 
 int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
-    if (!variant_.one_launch || !pow2_sizes(width, height) || double(width) * height > kOneLaunchMaxPoints ||
-        height == 8192 || c2c_columns_first(width, height))
+    if (!pow2_sizes(width, height) || double(width) * height > kOneLaunchMaxPoints || height == 8192 ||
+        c2c_columns_first(width, height))
         return 0;
-    const OneLaunchKey key{width, height, inverse, rows_threads_, cols_threads_, variant_.bank_stride};
+    const OneLaunchKey key{width, height, inverse, rows_threads_, cols_threads_};
     if (one_launch_.valid && one_launch_.key == key) return one_launch_.blocks;
     // The shape c2c() gives both passes (it has no 8192-point columns here, so no split).
     const int lines = lines_per_block(width, rows_threads_, height);
@@ -1750,7 +1731,7 @@ int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
     const int row_smem = lines * padded_len(width) * int(sizeof(float2));
     const int C = cols_per_block(height, width, c2c_col_threads(width, height, c2c_in_place(width, height)));
     const int block = std::max(row_threads, C * (height / elems_per_thread(height)));
-    const int smem = std::max(row_smem, C * column_stride(height, C, variant_.bank_stride) * int(sizeof(float2)));
+    const int smem = std::max(row_smem, C * column_stride(height, C) * int(sizeof(float2)));
     const int grid = std::max((height + lines - 1) / lines, (width + C - 1) / C);
     int device = 0, coop = 0, sms = 0, per_sm = 0;
     CUDA_CHECK(cudaGetDevice(&device));
@@ -1790,7 +1771,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     const int threads = lines * (n / elems_per_thread(n));
     // m92: rows of 4096 points or more through bulk copies, where every block is whole (the plane 16-byte aligned). At
     // 2048-point rows the copies measured 3-6% slower (PERF_NOTES.md m92), so those keep the threads' loads.
-    const bool bulk = variant_.tma_real_rows && n >= 4096 && height % 2 == 0 && pairs % lines == 0 &&
+    const bool bulk = n >= 4096 && height % 2 == 0 && pairs % lines == 0 &&
                       (reinterpret_cast<std::uintptr_t>(plane) & 15) == 0 && fast_detail::sm90_or_later();
     const int smem = bulk ? bulk_rows_bar_offset(n, lines) + 8 : lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
@@ -1863,21 +1844,21 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         const ColParams p = column_params(reinterpret_cast<const float2*>(plane), sub * n, scratch, sub * n, sub * n,
                                           width, cn, 0, -1, 1);
         // m85: the plane's columns through the tensor memory accelerator where it applies.
-        const bool tma = variant_.tma_plane_columns && cn == 4096 &&
-                         run_cols_tma(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
-        if (!tma) run_cols(false, p, col_threads(cn), variant_.bank_stride, s, dependent_);
+        const bool tma = cn == 4096 && run_cols_tma(false, p, col_threads(cn), s, dependent_);
+        if (!tma) run_cols(false, p, col_threads(cn), s, dependent_);
         mark(timer,
              std::string("fast pass 1: column FFTs (the real plane as complex pairs") +
                  (sub == 2 ? ", even and odd rows" : "") + (tma ? ", TMA loads)" : ")"),
              double(width) * height * 8.0);
-        if (sub == 2 && variant_.split_r2c_rows_alone && (n == 2048 || n == 4096)) {
-            // m84: two lines a block, each mirror pair formed from the scratch as loaded (512 threads).
+        if (sub == 2 && (n == 2048 || n == 4096)) {
+            // m84: two lines a block, each mirror pair formed from the scratch as loaded (512 threads), rather than
+            // groups of four lines (E and O of two rows) in 1024 threads and 132 KiB.
             const int pl = 512 / (n / elems_per_thread(n));
             launch_kernel(
                 "fast_rows_r2c_last_split_pairs_kernel",
                 n == 4096 ? fast_rows_r2c_last_split_pairs_kernel<12> : fast_rows_r2c_last_split_pairs_kernel<11>,
                 dim3(height / pl), dim3(512), pl * padded_len(n) * int(sizeof(float2)), s, dependent_,
-                static_cast<const float2*>(scratch), half, height, ld, variant_.r2c_unpack_steps);
+                static_cast<const float2*>(scratch), half, height, ld);
             mark(timer, "fast pass 2: row FFTs in mirror pairs, last column stage as loaded, unpacked -> half spectrum",
                  double(n) * height * 8.0 + double(ld) * height * 8.0);  // (as the groups' line: the bytes once)
             return;
@@ -1899,7 +1880,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         });
         launch_kernel(sub == 2 ? "fast_rows_r2c_last_split_kernel" : "fast_rows_r2c_last_kernel", kernel,
                       dim3(height / lines), dim3(threads), smem, s, dependent_, static_cast<const float2*>(scratch),
-                      half, n, ilog2(n), height, lines, ld, variant_.r2c_unpack_steps);
+                      half, n, ilog2(n), height, lines, ld);
         mark(timer,
              std::string("fast pass 2: row FFTs in pairs (ky, H - ky)") + (sub == 2 ? " + last column stage" : "") +
                  ", unpacked -> half spectrum",
@@ -1907,11 +1888,11 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         return;
     }
     const bool split = split_columns(width, height);  // powers of two both
-    if (split || (pow2_sizes(width, height) && (variant_.r2c_scratch || transposed))) {
+    if (split || (pow2_sizes(width, height) && transposed)) {
         // 8192-point columns (two a block, in place: 16-byte pieces a row, 33% of copy on the H100) split as C2C's
         // are: the row pass pairs rows y and y + H/2 and does the columns' first stage into a scratch half spectrum
-        // grouped for the column blocks, which then take four 4096-point halves each into `half`. (r2c_scratch:
-        // the same way through the scratch at other heights, without the split.)
+        // grouped for the column blocks, which then take four 4096-point halves each into `half`. (Transposed: the
+        // same way through the scratch at other heights, without the split.)
         const int sub = split ? 2 : 1, n = height / sub;
         const int C = cols_per_block(n, ld, col_threads(n));
         const int g = use_grouped(C) ? ilog2(C) : -1;
@@ -1922,7 +1903,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
         p.out_transposed = transposed;
         p.halves_adjacent = halves_adjacent(sub);
         if (transposed) p.cols_per_block = narrow_columns(C, g);
-        run_cols(false, p, col_threads(n), variant_.bank_stride, s, dependent_);
+        run_cols(false, p, col_threads(n), s, dependent_);
         mark(timer,
              std::string("fast pass 2: column FFTs (half spectrum") + (split ? ", two halves" : ", from the scratch") +
                  (transposed ? ", transposed out)" : ")"),
@@ -1937,7 +1918,7 @@ void FastFft::r2c(const float* plane, int width, int height, float2* half, cudaS
     }
     // In place: a block reads its whole columns before writing them back. (C = 0: run_cols chooses.)
     const ColParams p = column_params(half, ld, half, ld, ld, width, height, 0, -1, 1);
-    run_cols(false, p, col_threads(height), variant_.bank_stride, s, dependent_);
+    run_cols(false, p, col_threads(height), s, dependent_);
     mark(timer, "fast pass 2: column FFTs (half spectrum)", double(ld) * height * 16.0);
 }
 
@@ -1984,8 +1965,8 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
     const bool fold_range = needs_range && !same;
     // Auto/Top rows first where it can, with the range found in the run or the cached one: the same path either
     // way, so that an identical run gives the identical picture and a view-only change finds its first pass.
-    if (needs_range && pow2 && variant_.rows_first && count >= variant_.rows_first_min_points && width >= 8 &&
-        height >= 2 && (height <= 4096 || split_columns(width, height))) {
+    if (needs_range && pow2 && count >= kRowsFirstMinPoints && width >= 8 && height >= 2 &&
+        (height <= 4096 || split_columns(width, height))) {
         picture_rows_first(plane, width, height, vp, target, s, timer, reuse_pass1, mask, mask_version, plane_version,
                            fold_range);
         res.range_reused = !fold_range;
@@ -2004,7 +1985,7 @@ FastFft::PictureResult FastFft::picture(const float* plane, int width, int heigh
         const int n = height, tpc = n / elems_per_thread(n), pairs = (width + 1) / 2;
         const int C = lines_per_block(n, col_threads(n), pairs);
         const int threads = C * tpc, blocks = (pairs + C - 1) / C;
-        const int stride = column_stride(n, C, variant_.bank_stride);
+        const int stride = column_stride(n, C);
         const int smem = C * stride * int(sizeof(float2));
         const int bound = bound_for(threads);
         auto kernel = with_log2(ilog2(height), [&](auto l2) {
@@ -2106,13 +2087,12 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     const int ncols = width / 2 + 1, n = height / sub, tpc = n / elems_per_thread(n);
     const int C = cols_per_block(n, ncols, col_threads(n));  // a power of two
     const int g = ilog2(C), groups = (ncols + C - 1) / C;
-    const bool grouped = variant_.grouped;
-    const Pass1 want{2 + (sub - 1), width, height, grouped ? g : -1};
+    const Pass1 want{2 + (sub - 1), width, height, g};
     const bool have_pass1 = reuse_pass1 && pass1_ == want;
     const std::size_t padded = std::size_t(groups) * C * height;
     if (!have_pass1) {
-        half_.resize(grouped ? padded : std::size_t(ncols) * height);
-        rows_real(plane, width, height, s, timer, half_.get(), grouped ? g : -1, fold_range ? minmax_.get() : nullptr,
+        half_.resize(padded);
+        rows_real(plane, width, height, s, timer, half_.get(), g, fold_range ? minmax_.get() : nullptr,
                   sub == 2 ? height / 2 : 0);
     } else if (fold_range) {
         launch_kernel("init_minmax_kernel", init_minmax_kernel, dim3(1), dim3(1), 0, s, dependent_, minmax_.get());
@@ -2126,8 +2106,8 @@ void FastFft::picture_rows_first(const float* plane, int width, int height, cons
     p.n = n;
     p.log2n = ilog2(n);
     p.cols_per_block = C;
-    p.col_stride = column_stride(n, C, variant_.bank_stride);
-    p.group_log2 = grouped ? g : -1;
+    p.col_stride = column_stride(n, C);
+    p.group_log2 = g;
     p.sub = sub;
     p.halves_adjacent = halves_adjacent(sub);
     p.values = values_.get();

@@ -670,17 +670,17 @@ int largest_prime_factor(int n) {
     return n > 1 ? std::max(best, n) : best;
 }
 
-// A line's shape and passes, without its tables (a Bluestein line is one whose work length is not n). compiled:
-// the kernels will take its compiled-in plan where it has one (with_plan), whose threads a line may be more.
-Line line_shape(int n, bool compiled) {
+// A line's shape and passes, without its tables (a Bluestein line is one whose work length is not n). The kernels take
+// its compiled-in plan where it has one (with_plan, m9), whose threads a line may be more.
+Line line_shape(int n) {
     check_length(n);
     const mixed_radix::LinePlan plan = mixed_radix::plan_line(n);
     const mixed_radix::LinePlan work = plan.bluestein ? mixed_radix::plan_line(plan.m) : plan;
     Line L;
     L.n = n;
     L.work = plan.bluestein ? plan.m : n;
-    L.tpc = compiled && !plan.bluestein && mixed_radix::is_fixed_length(n) ? mixed_radix::fixed_threads(n)
-                                                                           : mixed_radix::line_threads(L.work);
+    L.tpc = !plan.bluestein && mixed_radix::is_fixed_length(n) ? mixed_radix::fixed_threads(n)
+                                                               : mixed_radix::line_threads(L.work);
     L.stride = padded_len(L.work);
     L.passes = work.passes;
     for (int i = 0; i < work.passes; ++i) L.radices |= (unsigned long long)(work.radix[i] - 1) << (4 * i);
@@ -688,7 +688,7 @@ Line line_shape(int n, bool compiled) {
 }
 
 Line make_line(int n, bool inverse, LineTables& tables) {
-    Line L = line_shape(n, tables.compiled_plans());
+    Line L = line_shape(n);
     if (L.work != n) L.chirp_spectrum = tables.spectrum(n, inverse);
     L.twiddles = tables.twiddles(L.work);
     return L;
@@ -790,7 +790,7 @@ int staged_smem(int smem) {
 template <class F>
 void with_plan(Line& L, LineTables& tables, F&& f, bool split = false) {
     constexpr std::size_t kCount = sizeof(mixed_radix::kFixedLengths) / sizeof(mixed_radix::kFixedLengths[0]);
-    if (tables.compiled_plans() && !L.chirp_spectrum && mixed_radix::is_fixed_length(L.work)) {
+    if (!L.chirp_spectrum && mixed_radix::is_fixed_length(L.work)) {
         // (make_line gave L the compiled plan's threads a line: line_shape)
         L.twiddles = split ? tables.split_twiddles(L.work) : tables.twiddles(L.work, true);
         with_fixed_length(L.work, L.tpc, f, std::make_index_sequence<kCount>{});
@@ -857,16 +857,16 @@ const float2* LineTables::spectrum(int n, bool inverse) {
     return it->second.get() + (inverse ? m : 0);
 }
 
-int line_threads_for(int n, const LineTables& tables) { return line_shape(n, tables.compiled_plans()).tpc; }
+int line_threads_for(int n, const LineTables& tables) { return line_shape(n).tpc; }
 
 int interleaved_block_threads(int n, const LineTables& tables) {
-    const Line L = line_shape(n, tables.compiled_plans());
-    const bool compiled = tables.compiled_plans() && L.work == n && mixed_radix::is_fixed_length(n);
+    const Line L = line_shape(n);
+    const bool compiled = L.work == n && mixed_radix::is_fixed_length(n);
     return 4 * (compiled ? mixed_radix::column_threads(n) : L.tpc);
 }
 
 int columns_per_block(int n, int ncols, int max_threads, const LineTables& tables, bool rounds) {
-    Line L = line_shape(n, tables.compiled_plans());
+    Line L = line_shape(n);
     return column_block(L, ncols, max_threads, rounds);
 }
 
@@ -884,13 +884,13 @@ bool c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
             constexpr int W = decltype(w)::value;
             if constexpr (W > 0) {
                 // m93: the rows through bulk copies, where each line buffer starts 16-byte aligned, as the rows do.
-                const bool bulk = at.bulk_rows && W % 2 == 0 && (lines == 1 || L.stride % 2 == 0) &&
+                const bool bulk = W % 2 == 0 && (lines == 1 || L.stride % 2 == 0) &&
                                   (reinterpret_cast<std::uintptr_t>(in) & 15) == 0 && fast_detail::sm90_or_later();
                 if (bulk) {
                     const int bulk_smem = bulk_rows_bar_offset<W>(L.stride, lines) + 8;
                     bulk_ran = true;
                     if constexpr (capped_row_blocks(W) > 0) {
-                        if (lines == 1 && at.capped_registers) {
+                        if (lines == 1) {
                             constexpr int B = capped_row_blocks(W);
                             launch(inverse ? mixed_rows_c2c_capped_kernel<true, W, B, true>
                                            : mixed_rows_c2c_capped_kernel<false, W, B, true>,
@@ -906,7 +906,7 @@ bool c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, Line
                 }
             }
             if constexpr (capped_row_blocks(W) > 0) {
-                if (lines == 1 && at.capped_registers) {
+                if (lines == 1) {
                     constexpr int B = capped_row_blocks(W);
                     if (inverse)
                         launch(mixed_rows_c2c_capped_kernel<true, W, B>, "mixed_rows_c2c_capped_kernel", blocks, L.tpc,
@@ -943,21 +943,18 @@ void c2c_cols(const float2* in, float2* out, int ld, int ncols, int n, bool inve
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
             // the lines' threads interleaved (m27), where the block's threads (column_threads a line) are allowed
-            if (grouped && at_once == C && C == 4 && at.interleaved_columns &&
-                interleaved_threads<W>(C) <= max_threads) {
+            if (grouped && at_once == C && C == 4 && interleaved_threads<W>(C) <= max_threads) {
                 const Line I = interleaved_line<W>(L);
                 const int it = interleaved_threads<W>(C);
-                if constexpr (capped_col_blocks(W) > 0) {
-                    if (at.capped_registers) {
-                        constexpr int B = capped_col_blocks(W);
-                        if (inverse)
-                            launch(mixed_cols_interleaved_capped_kernel<true, W, 4, B>,
-                                   "mixed_cols_interleaved_capped_kernel", blocks, it, smem, at, in, out, I, ld, ncols);
-                        else
-                            launch(mixed_cols_interleaved_capped_kernel<false, W, 4, B>,
-                                   "mixed_cols_interleaved_capped_kernel", blocks, it, smem, at, in, out, I, ld, ncols);
-                        return;
-                    }
+                if constexpr (capped_col_blocks(W) > 0) {  // m28
+                    constexpr int B = capped_col_blocks(W);
+                    if (inverse)
+                        launch(mixed_cols_interleaved_capped_kernel<true, W, 4, B>,
+                               "mixed_cols_interleaved_capped_kernel", blocks, it, smem, at, in, out, I, ld, ncols);
+                    else
+                        launch(mixed_cols_interleaved_capped_kernel<false, W, 4, B>,
+                               "mixed_cols_interleaved_capped_kernel", blocks, it, smem, at, in, out, I, ld, ncols);
+                    return;
                 }
                 if (inverse)
                     launch(mixed_cols_interleaved_kernel<true, W, 4>, "mixed_cols_interleaved_kernel", blocks, it, smem,
@@ -1005,7 +1002,7 @@ void r2c_cols_transposed(const float2* grouped, float2* out, int ncols, int n, L
     with_plan(L, tables, [&](auto w) {
         constexpr int W = decltype(w)::value;
         if constexpr (W > 0) {
-            if (at_once == C && C == 4 && at.interleaved_columns && interleaved_threads<W>(C) <= max_threads) {  // m27
+            if (at_once == C && C == 4 && interleaved_threads<W>(C) <= max_threads) {  // m27
                 launch(mixed_cols_interleaved_kernel<false, W, 4, true>,
                        "mixed_cols_interleaved_kernel (transposed out)", blocks, interleaved_threads<W>(C), smem, at,
                        grouped, out, interleaved_line<W>(L), n, ncols);

@@ -39,30 +39,21 @@ public:
     const float2* split_twiddles(int n);
     // FFT_m of conj(chirp) / m for the forward (inverse = false) or the inverse transform of n points.
     const float2* spectrum(int n, bool inverse);
-    // Whether the kernels may use the plans compiled in for the users' lengths (mixed_radix::kFixedLengths; on by
-    // default); off, every length runs its run-time plan (the benchmark's before/after, PERF_NOTES.md m9).
-    void set_compiled_plans(bool on) { compiled_plans_ = on; }
-    bool compiled_plans() const { return compiled_plans_; }
 
 private:
-    bool compiled_plans_ = true;
     std::map<long long, DeviceBuffer<float2>> twiddles_;  // by 2 work + fixed
     std::map<int, DeviceBuffer<float2>> split_;           // by n
     std::map<int, DeviceBuffer<float2>> spectra_;         // by n: [0, m) forward, [m, 2m) inverse
 };
 
-// Where and how a pass's kernels go (FastFft decides, from its Variant): the stream; whether as programmatic dependent
-// launches (fast_detail::launch_kernel, PERF_NOTES.md m26); whether the C2C's grouped column blocks of four lines at
-// once interleave their lines' threads (m27), or run each line on consecutive threads with a store loop after; whether
-// the C2C kernels of some users' lengths run with their registers capped for more blocks an SM (m28). The last two
-// off: the benchmark's before/after.
+// Where a pass's kernels go (FastFft decides): the stream, and whether as programmatic dependent launches
+// (fast_detail::launch_kernel, PERF_NOTES.md m26). The kernels themselves are chosen by length: the users' lengths
+// (mixed_radix::kFixedLengths) run their compiled-in plans (m9), the C2C's grouped column blocks of four lines
+// interleave their lines' threads (m27), some users' lengths run with their registers capped for more blocks an SM
+// (m28), and the C2C rows of a compiled-in length come in through bulk copies on sm_90 and up (m93).
 struct Launch {
     cudaStream_t stream = nullptr;
     bool dependent = false;
-    bool interleaved_columns = true;
-    bool capped_registers = true;
-    // m93: the C2C rows of a compiled-in length through bulk copies into shared memory (sm_90 and up).
-    bool bulk_rows = true;
 };
 
 // Columns of n points a column block takes when there are `ncols` of them and a block may have `max_threads`
@@ -77,7 +68,7 @@ int line_threads_for(int n, const LineTables& tables);
 int interleaved_block_threads(int n, const LineTables& tables);
 // Row FFTs: `rows` rows of n points, row-major in `in`, to `out` (may equal `in` unless grouped). group > 0 (a
 // divisor of n): `out` grouped for c2c_cols, the `group` columns a column block takes next to each other row
-// after row ([x / group][row][x % group]). Returns whether the rows came in through bulk copies (m93, Launch::bulk_rows).
+// after row ([x / group][row][x % group]). Returns whether the rows came in through bulk copies (m93).
 bool c2c_rows(const float2* in, float2* out, int n, int rows, bool inverse, LineTables& tables, int target_threads,
               Launch at, int group = 0);
 // Column FFTs: `ncols` columns of n points with row stride `ld`, from `in` to `out` (may equal `in`); group > 0:

@@ -75,12 +75,19 @@ class AbCompare(unittest.TestCase):
                              capture_output=True, text=True)
         self.assertEqual(out.returncode, 0, out.stderr)
         self.assertIn("peers' drift, B vs A: 1024x1024 -2.0%", out.stdout)
-        self.assertIn("| 1024x1024 | custom-fast C2C, whole [dependent launches on] | 0.0200 | 0.0196 | -2.0% | +0.0% |",
-                      out.stdout)
-        self.assertIn("| 2048x2048 | custom-fast C2C, whole [dependent launches on] | 0.0200 | 0.0196 | -2.0% |  |",
-                      out.stdout)
+        self.assertIn("| 1024x1024 | custom-fast C2C, whole | 0.0200 | 0.0196 | -2.0% | +0.0% |", out.stdout)
+        self.assertIn("| 2048x2048 | custom-fast C2C, whole | 0.0200 | 0.0196 | -2.0% |  |", out.stdout)
         # a peer's own line carries no net figure
         self.assertIn("| 1024x1024 | cufft_c2c | 0.0150 | 0.0147 | -2.0% |  |", out.stdout)
+
+    def test_a_bench_from_before_the_variants_went_compares_with_one_after(self):
+        # A's whole runs carry "dependent launches on" (and "off"); B's, no configuration: the same lines
+        a = self.write("a.csv", HEADER + '1024x1024,custom-fast C2C, whole,"dependent launches on",total,0.0200,0,0\n'
+                       '1024x1024,custom-fast C2C, whole,"dependent launches off",total,0.0300,0,0\n')
+        b = self.write("b.csv", HEADER + '1024x1024,custom-fast C2C, whole,"",total,0.0190,0,0\n')
+        rows = ab_compare.compare(ab_compare.read([a]), ab_compare.read([b]), None, False)
+        self.assertEqual([(size, label) for size, label, *_ in rows], [("1024x1024", "custom-fast C2C, whole")])
+        self.assertAlmostEqual(rows[0][4], (0.019 / 0.020 - 1) * 100)
 
     def test_exits(self):
         a = self.write("a.csv", csv_text(0.1, 0.05, 0.085))

@@ -33,9 +33,25 @@ def largest_prime_factor(n):
     return max(best, n) if n > 1 else best
 
 
+# The whole-run table's columns by their header's names. Before the FastFft::Variant switches were resolved (2026-12-06)
+# each of custom-fast's columns had an "off" beside it (dependent launches off): these positions, where the header
+# (as in the tests' short ones) does not name them.
+WHOLE_NAMES = {"c2c": "fast C2C", "r2c": "fast R2C", "r2ct": "R2C transposed", "pic": "picture",
+               "pic_peer": "cuFFT R2C + post"}
+WHOLE_OLD = {"c2c": 0, "r2c": 3, "r2ct": 6, "pic": 9, "pic_peer": 11}
+
+
+def whole_columns(header):
+    """The whole-run table's column of each of WHOLE_NAMES (0-based after the size) from its header's cells."""
+    names = header[1:]
+    if all(n in names for n in WHOLE_NAMES.values()):
+        return {k: names.index(n) for k, n in WHOLE_NAMES.items()}
+    return dict(WHOLE_OLD)
+
+
 def tables(path):
-    """{'peers': {size: [cells]}, 'whole': {size: [cells]}, 'gpu': name} of one run."""
-    out = {"peers": {}, "whole": {}, "gpu": ""}
+    """{'peers': {size: [cells]}, 'whole': {size: [cells]}, 'cols': whole_columns, 'gpu': name} of one run."""
+    out = {"peers": {}, "whole": {}, "cols": dict(WHOLE_OLD), "gpu": ""}
     cur = None
     with open(path, encoding="utf-8") as f:
         lines = f.readlines()
@@ -49,6 +65,8 @@ def tables(path):
         if line.startswith("Issue 13, whole runs"):
             cur = "whole"
             continue
+        if cur == "whole" and line.startswith("| size"):
+            out["cols"] = whole_columns([c.strip() for c in line.strip().strip("|").split("|")])
         if cur and line.startswith("| ") and not line.startswith("| size"):
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             out[cur][cells[0]] = cells[1:]
@@ -65,7 +83,8 @@ def num(cell):
 
 
 def smallest(runs, table, size, col):
-    vals = [num(r[table][size][col]) for r in runs if size in r[table]]
+    """The smallest cell over the runs; col: a peers' column (0-based after the size) or a WHOLE_NAMES key."""
+    vals = [num(r[table][size][r["cols"][col] if isinstance(col, str) else col]) for r in runs if size in r[table]]
     vals = [v for v in vals if v is not None]
     if not vals:
         raise SystemExit(f"readme_table.py: no {table} value for {size}, column {col}")
@@ -79,11 +98,11 @@ def log_rows(runs, commit, date):
         for size in run["whole"]:
             one = [run]
             rows.append([date, commit, run["gpu"] or "unknown", size,
-                         smallest(one, "whole", size, 0),
+                         smallest(one, "whole", size, "c2c"),
                          min(smallest(one, "peers", size, 1), smallest(one, "peers", size, 2)),
-                         smallest(one, "whole", size, 3), smallest(one, "whole", size, 6),
+                         smallest(one, "whole", size, "r2c"), smallest(one, "whole", size, "r2ct"),
                          min(smallest(one, "peers", size, 5), smallest(one, "peers", size, 6)),
-                         smallest(one, "whole", size, 9), smallest(one, "whole", size, 11), i])
+                         smallest(one, "whole", size, "pic"), smallest(one, "whole", size, "pic_peer"), i])
     return rows
 
 
@@ -111,9 +130,8 @@ def main(paths, log=None, commit=None, date=None):
         # peers: cuFFT C2C 1, VkFFT C2C 2, cuFFT R2C 5, VkFFT R2C 6 (0-based after the size)
         c2c_peer = min(smallest(runs, "peers", size, 1), smallest(runs, "peers", size, 2))
         r2c_peer = min(smallest(runs, "peers", size, 5), smallest(runs, "peers", size, 6))
-        # whole: fast C2C 0, fast R2C 3, R2C transposed 6, picture 9, cuFFT R2C + post 11
-        c2c, r2c, r2ct = (smallest(runs, "whole", size, c) for c in (0, 3, 6))
-        pic, pic_peer = smallest(runs, "whole", size, 9), smallest(runs, "whole", size, 11)
+        c2c, r2c, r2ct = (smallest(runs, "whole", size, c) for c in ("c2c", "r2c", "r2ct"))
+        pic, pic_peer = smallest(runs, "whole", size, "pic"), smallest(runs, "whole", size, "pic_peer")
         w, h = (int(v) for v in size.split("x"))
         pow2 = w == h and w & (w - 1) == 0
         bluestein = any(largest_prime_factor(n) > 7 for n in (w, h))  # custom-fast's lines over a prime factor > 7

@@ -2,7 +2,8 @@
 // copy bandwidth measured in the same run. Medians of many runs timed with CUDA events after warm-up; inputs are random and
 // restored before every run (the transforms work in place). Prints a table and writes CSV.
 //
-//   specview-bench [--csv FILE] [--reps N] [--sizes 256,1024,...] [--no-sweep] [--ab FLAG]
+//   specview-bench [--csv FILE] [--reps N] [--sizes 256,1024,...] [--no-sweep] [--quick]
+// (A change's before and after: tests/device/ab.sh builds both commits and runs this on each, alternately.)
 #include <cuda_runtime.h>
 #include <cufft.h>
 
@@ -180,48 +181,15 @@ struct Csv {
     }
 };
 
-// The FastFft::Variant switches --ab takes: custom-fast's whole runs are then also timed with that one off, in the
-// same run (a change's before and after in one binary).
-using VariantSwitch = bool FastFft::Variant::*;
-VariantSwitch ab_flag(const std::string& name) {
-    if (name == "dependent_launch") return &FastFft::Variant::dependent_launch;
-    if (name == "interleaved_columns") return &FastFft::Variant::interleaved_columns;
-    if (name == "capped_registers") return &FastFft::Variant::capped_registers;
-    if (name == "split_halves_adjacent") return &FastFft::Variant::split_halves_adjacent;
-    if (name == "compiled_plans") return &FastFft::Variant::compiled_plans;
-    if (name == "narrow_column_blocks") return &FastFft::Variant::narrow_column_blocks;
-    if (name == "in_place_c2c") return &FastFft::Variant::in_place_c2c;
-    if (name == "line_barriers") return &FastFft::Variant::line_barriers;
-    if (name == "wide_2048_columns") return &FastFft::Variant::wide_2048_columns;
-    if (name == "r2c_columns_first") return &FastFft::Variant::r2c_columns_first;
-    if (name == "split_r2c_columns_first") return &FastFft::Variant::split_r2c_columns_first;
-    if (name == "c2c_columns_first") return &FastFft::Variant::c2c_columns_first;
-    if (name == "split_rows_alone") return &FastFft::Variant::split_rows_alone;
-    if (name == "split_r2c_rows_alone") return &FastFft::Variant::split_r2c_rows_alone;
-    if (name == "tma_plane_columns") return &FastFft::Variant::tma_plane_columns;
-    if (name == "tma_grouped_columns") return &FastFft::Variant::tma_grouped_columns;
-    if (name == "tma_split_rows") return &FastFft::Variant::tma_split_rows;
-    if (name == "tma_real_rows") return &FastFft::Variant::tma_real_rows;
-    if (name == "r2c_unpack_steps") return &FastFft::Variant::r2c_unpack_steps;
-    if (name == "tma_grouped_2048") return &FastFft::Variant::tma_grouped_2048;
-    if (name == "tma_mixed_rows") return &FastFft::Variant::tma_mixed_rows;
-    if (name == "tma_inplace_columns") return &FastFft::Variant::tma_inplace_columns;
-    if (name == "blocked_first_pass") return &FastFft::Variant::blocked_first_pass;
-    if (name == "blocked_first_tma") return &FastFft::Variant::blocked_first_tma;
-    return nullptr;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string csv_path = "specview-bench.csv";
     int reps = 50;
     bool sweep = true;
-    // --quick: custom-fast at FastFft's own block sizes and variant only, none of its block-size sweeps (the C2C's,
-    // the picture's, the exact sizes'): a shorter run for --ab comparisons, which time what the engine runs.
+    // --quick: custom-fast at FastFft's own block sizes only, none of its block-size sweeps (the C2C's, the picture's,
+    // the exact sizes'): a shorter run for ab.sh's comparisons, which time what the engine runs.
     bool quick = false;
-    std::string ab_name;
-    VariantSwitch ab = nullptr;
     std::vector<std::pair<int, int>> sizes;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -233,16 +201,7 @@ int main(int argc, char** argv) {
             sweep = false;
         else if (a == "--quick")
             quick = true;
-        else if (a == "--ab" && i + 1 < argc && (ab = ab_flag(argv[i + 1]))) {
-            ab_name = argv[++i];
-            if (!(FastFft::Variant{}.*ab)) {  // its "on" side is the default variant: both sides would be the same run
-                std::fprintf(stderr,
-                             "--ab %s: that switch is off by default, and --ab times the default against the "
-                             "switch off; turn it on by default in the build to compare\n",
-                             ab_name.c_str());
-                return 2;
-            }
-        } else if (a == "--sizes" && i + 1 < argc) {
+        else if (a == "--sizes" && i + 1 < argc) {
             std::string list = argv[++i];
             for (std::size_t p = 0; p < list.size();) {
                 const std::size_t q = list.find(',', p);
@@ -258,13 +217,8 @@ int main(int argc, char** argv) {
         } else {
             std::fprintf(
                 stderr,
-                "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--quick] [--ab FLAG]\n"
-                "  --no-sweep: no sweep of the seed pipeline's settings; --quick: none of custom-fast's block-size sweeps\n"
-                "  FLAG: dependent_launch, interleaved_columns, capped_registers, split_halves_adjacent, compiled_plans,\n"
-                "        narrow_column_blocks, in_place_c2c, line_barriers, wide_2048_columns,\n"
-                "        r2c_columns_first, split_r2c_columns_first, c2c_columns_first, split_rows_alone,\n"
-                "        split_r2c_rows_alone, tma_plane_columns, tma_grouped_columns, tma_split_rows,\n"
-                "        tma_real_rows, tma_mixed_rows, tma_inplace_columns, r2c_unpack_steps,\n        tma_grouped_2048, blocked_first_pass, blocked_first_tma\n",
+                "usage: %s [--csv FILE] [--reps N] [--sizes 256,1024,1920x1080,...] [--no-sweep] [--quick]\n"
+                "  --no-sweep: no sweep of the seed pipeline's settings; --quick: none of custom-fast's block-size sweeps\n",
                 argv[0]);
             return a == "--help" ? 0 : 2;
         }
@@ -317,11 +271,6 @@ int main(int argc, char** argv) {
     std::uniform_real_distribution<float> uni(-1.0f, 1.0f);
     ViewParams vp;  // log-magnitude, auto range, gray, shifted: the default picture
 
-    // custom-fast timed whole with its programmatic dependent launches on (the default) and off.
-    struct Whole {
-        double on = 0, off = 0;
-        double ab = 0;  // with --ab's switch off (dependent launches on)
-    };
     struct Summary {
         std::string size;
         double custom_default, custom_best, c2c, r2c, e2e_custom, e2e_c2c, e2e_r2c;
@@ -334,8 +283,8 @@ int main(int argc, char** argv) {
         double fast_r2c_t;          // custom-fast R2C into the transposed half spectrum (at the image's own size)
         double fast_c2c_x_default;  // custom-fast C2C at the image's own size at FastFft's own block sizes (0: none)
         // Whole runs (one event before, one after, as the peers are timed; see `whole`), at the image's own size:
-        // custom-fast with its dependent launches on and off, and the picture's peer (cuFFT R2C + post).
-        Whole w_c2c, w_r2c, w_r2c_t, w_pic;
+        // custom-fast's and the picture's peer (cuFFT R2C + post).
+        double w_c2c, w_r2c, w_r2c_t, w_pic;
         double w_peer_pic;
     };
     std::vector<Summary> summary;
@@ -375,27 +324,7 @@ int main(int argc, char** argv) {
                            })
                 .median_total();
         };
-        // custom-fast timed whole with its current settings, its dependent launches on and then off.
-        auto whole_fast = [&](const std::function<void()>& reset, const std::function<void()>& body, double bytes) {
-            FastFft::Variant v = fast.variant();
-            Whole out;
-            v.dependent_launch = true;
-            fast.set_variant(v);
-            out.on = whole(reset, body, bytes);
-            v.dependent_launch = false;
-            fast.set_variant(v);
-            out.off = whole(reset, body, bytes);
-            v.dependent_launch = true;
-            if (ab) {
-                FastFft::Variant b = v;
-                b.*ab = false;
-                fast.set_variant(b);
-                out.ab = whole(reset, body, bytes);
-            }
-            fast.set_variant(v);
-            return out;
-        };
-        Whole w_c2c, w_r2c, w_r2c_t, w_pic;
+        double w_c2c = 0, w_r2c = 0, w_r2c_t = 0, w_pic = 0;
 
         auto run_custom = [&](const CustomConfig& cfg, int reps_, StageStats* out) {
             Custom2DPlan p = plan_custom_2d(w, h, cfg, dev, false);
@@ -511,35 +440,25 @@ int main(int argc, char** argv) {
         StageStats st_fast_r2c;
         double fast_r2c_err = 0;
         {
-            fast.set_variant({});
             fast.set_block_threads(256, 0);
             st_fast_r2c =
                 measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t); });
             if (n0 == n)
-                w_r2c = whole_fast(
+                w_r2c = whole(
                     nullptr, [&] { fast.r2c(plane.get(), w, h, half_b.get(), s, nullptr); }, double(n) * 12);
             const SpectrumSource src = cufft.forward_real(plane.get(), w, h, CufftMode::R2C, s, nullptr);
             CUDA_CHECK(cudaStreamSynchronize(s));
             fast_r2c_err = rel_l2_device(half_b.get(), src.data, (long long)(w / 2 + 1) * h);
         }
-        // The other way of the R2C columns (PERF_NOTES.md s4): through the grouped scratch where the default runs
-        // them in place, and back.
-        StageStats st_fast_r2c_other, st_fast_r2c_t;
+        StageStats st_fast_r2c_t;
         double fast_r2c_t_err = 0;
         {
-            FastFft::Variant v;
-            v.r2c_scratch = h != 8192;
-            v.split = h != 8192;  // at 8192 the default is the split scratch: the other way is in place
-            fast.set_variant(v);
-            st_fast_r2c_other =
-                measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t); });
-            fast.set_variant({});
             // The issue's other layout: the half spectrum transposed (width/2 + 1 rows of height bins), checked
             // against cuFFT's after a transpose on the host.
             st_fast_r2c_t = measure(3, r, s, nullptr,
                                     [&](StageTimer& t) { fast.r2c(plane.get(), w, h, half_b.get(), s, &t, true); });
             if (n0 == n)
-                w_r2c_t = whole_fast(
+                w_r2c_t = whole(
                     nullptr, [&] { fast.r2c(plane.get(), w, h, half_b.get(), s, nullptr, true); }, double(n) * 12);
             fast_r2c_t_err = transposed_r2c_error(half_b.get(), plane.get(), w, h, cufft, s);
         }
@@ -579,16 +498,6 @@ int main(int argc, char** argv) {
         StageStats st_fast;
         int fast_rows = 0, fast_cols = 0;
         std::string fast_sweep;
-        // Layout variants (PERF_NOTES.md): g = the row pass writes the column blocks' columns grouped, b = bank-aware
-        // column buffers in shared memory.
-        FastFft::Variant fast_variant{};
-        // s = the row pass does 8192-point columns' first stage.
-        const FastFft::Variant variants[] = {
-            {false, false, false}, {false, true, false}, {true, false, false}, {true, true, false}, {true, true, true}};
-        auto variant_name = [](const FastFft::Variant& v) {
-            return "g" + std::to_string(v.grouped) + "b" + std::to_string(v.bank_stride) + "s" +
-                   std::to_string(v.split);
-        };
         // The block sizes the sweeps leave in `fast`: their best, or with --quick FastFft's own (rows 0: not set).
         auto use_blocks = [&](int rows, int cols) {
             if (rows == 0)
@@ -600,17 +509,12 @@ int main(int argc, char** argv) {
             return rows == 0 ? std::string("own blocks") : "R" + std::to_string(rows) + "/C" + std::to_string(cols);
         };
         if (quick) {
-            fast.set_variant(fast_variant);
             fast.reset_block_threads();
             st_fast = measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
             fast_sweep = " none (--quick: FastFft's own block sizes)";
         }
-        for (int vi = 0; vi < (quick ? 0 : 5); ++vi) {
-            const FastFft::Variant var = variants[vi];
-            if (var.split && h != 8192) continue;  // the same as the one before
-            fast.set_variant(var);
-            fast_sweep += std::string(vi ? "\n                        " : "") + " " + variant_name(var) +
-                          (fast.c2c_in_place(w, h) ? " (in place)" : "") + ":";
+        if (!quick) {
+            fast_sweep += fast.c2c_in_place(w, h) ? " (in place):" : ":";
             for (int rt : {256, 512, 1024})
                 for (int ct : {256, 512, 1024}) {
                     fast.set_block_threads(rt, ct);
@@ -623,152 +527,83 @@ int main(int argc, char** argv) {
                         st_fast = st;
                         fast_rows = rt;
                         fast_cols = ct;
-                        fast_variant = var;
                     }
                 }
         }
-        fast.set_variant(fast_variant);
         use_blocks(fast_rows, fast_cols);
         if (n0 == n)
-            w_c2c = whole_fast(
+            w_c2c = whole(
                 restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
-        // What the engine runs at a power of two (FastFft's own block sizes and variant), whole: the sweep's best above
-        // need not be it (at 2048^2 the sweep took 1024-thread column blocks, FastFft 512, until m75). With --ab, also
-        // with the switch off.
-        double w_c2c_own = 0, w_c2c_own_ab = 0;  // (the latter with --ab's switch off)
+        // What the engine runs at a power of two (FastFft's own block sizes), whole: the sweep's best above need not
+        // be it (at 2048^2 the sweep took 1024-thread column blocks, FastFft 512, until m75).
+        double w_c2c_own = 0;
         if (n0 == n) {
             fast.reset_block_threads();
-            fast.set_variant(FastFft::Variant{});
             w_c2c_own = whole(
                 restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
-            if (ab) {
-                FastFft::Variant off;
-                off.*ab = false;
-                fast.set_variant(off);
-                w_c2c_own_ab = whole(
-                    restore, [&] { fast.c2c(a.get(), b.get(), w, h, false, s, nullptr); }, double(n) * 16);
-            }
-            fast.set_variant(fast_variant);
             use_blocks(fast_rows, fast_cols);
         }
-        // Where the C2C runs as one cooperative launch (PERF_NOTES.md s3), the same in two launches.
-        StageStats st_fast_two;
         const int one_blocks = fast.one_launch_blocks(w, h);
-        if (one_blocks > 0) {
-            FastFft::Variant v = fast_variant;
-            v.one_launch = false;
-            fast.set_variant(v);
-            st_fast_two =
-                measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w, h, false, s, &t); });
-            fast.set_variant(fast_variant);
-        }
         // The picture's own sweep (its passes have other shapes): keep the faster.
         double best_pic = 1e30;
         int pic_rows = fast_rows, pic_cols = fast_cols;
-        bool pic_bank = true;
-        for (bool bank : {false, true})
-            for (int rt : {256, 512, 1024})
-                for (int ct : {512, 1024}) {
-                    if (quick) break;
-                    fast.set_variant({true, bank, true});
-                    fast.set_block_threads(rt, ct);
-                    const double ms = measure(2, 9, s, nullptr, [&](StageTimer& t) {
-                                          fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
-                                      }).median_total();
-                    if (ms < best_pic) {
-                        best_pic = ms;
-                        pic_rows = rt;
-                        pic_cols = ct;
-                        pic_bank = bank;
-                    }
+        for (int rt : {256, 512, 1024})
+            for (int ct : {512, 1024}) {
+                if (quick) break;
+                fast.set_block_threads(rt, ct);
+                const double ms = measure(2, 9, s, nullptr, [&](StageTimer& t) {
+                                      fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
+                                  }).median_total();
+                if (ms < best_pic) {
+                    best_pic = ms;
+                    pic_rows = rt;
+                    pic_cols = ct;
                 }
-        fast.set_variant({true, pic_bank, true});
+            }
         use_blocks(pic_rows, pic_cols);
         if (!quick)
-            fast_sweep += "\n                        picture best b" + std::to_string(pic_bank) + " R" +
-                          std::to_string(pic_rows) + "/C" + std::to_string(pic_cols);
+            fast_sweep +=
+                "\n                        picture best R" + std::to_string(pic_rows) + "/C" + std::to_string(pic_cols);
         StageStats e2e_fast_cold = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
         });
         if (n0 == n)
-            w_pic = whole_fast(
+            w_pic = whole(
                 nullptr, [&] { fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, nullptr); },
                 double(n) * 8);
         StageStats e2e_fast_warm = measure(3, r, s, nullptr, [&](StageTimer& t) {
             fast.picture(plane.get(), w, h, 42, vp, PictureTarget{rgba.get()}, s, &t);
         });
-        // The picture rows first (PERF_NOTES.md p3, the default from rows_first_min_points) against columns first,
-        // and rows first with and without grouping at any size, in the same run.
-        StageStats e2e_fast_cols_first, e2e_fast_rows_first, e2e_fast_ungrouped;
-        {
-            FastFft::Variant v{true, pic_bank, true};
-            v.rows_first = false;
-            fast.set_variant(v);
-            e2e_fast_cols_first = measure(3, r, s, nullptr, [&](StageTimer& t) {
-                fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
-            });
-            v.rows_first = true;
-            v.rows_first_min_points = 0;
-            fast.set_variant(v);
-            e2e_fast_rows_first = measure(3, r, s, nullptr, [&](StageTimer& t) {
-                fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
-            });
-            v.grouped = false;
-            fast.set_variant(v);
-            e2e_fast_ungrouped = measure(3, r, s, nullptr, [&](StageTimer& t) {
-                fast.picture(plane.get(), w, h, 0, vp, PictureTarget{rgba.get()}, s, &t);
-            });
-            fast.set_variant({true, pic_bank, true});
-        }
-
         // custom-fast at the image's own size when it is not a power of two (its mixed-radix kernels, issue 13):
         // C2C with the row block sizes swept, R2C and the picture; each checked against cuFFT at that size.
-        double w_c2c_uncapped = 0;
-        StageStats st_fast_x, st_fast_x_default, st_fast_x_plain, st_fast_r2c_x, e2e_fast_x, st_fast_x_rt,
-            st_fast_r2c_x_rt, e2e_fast_x_rt, st_fast_r2c_x_t;
+        StageStats st_fast_x, st_fast_x_default, st_fast_r2c_x, e2e_fast_x, st_fast_r2c_x_t;
         double fast_x_err_r2c_t = -1;
         double fast_x_err_c2c = -1, fast_x_err_r2c = -1;
         int fast_x_rows = 256, fast_x_cols = 0;
-        bool fast_x_grouped = true;
         std::string fast_x_sweep;
         if (n0 != n) {
             if (quick) {
                 fast_x_rows = 0;
-                fast.set_variant(FastFft::Variant{});
                 fast.reset_block_threads();
                 st_fast_x =
                     measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
                 fast_x_sweep = " none (--quick)";
             }
-            // g0: not grouped; g1: grouped; g1u: grouped, no kernel with its registers capped (m28's before).
-            for (int layout : {0, 1, 2})
-                for (int rt : {128, 256, 512, 1024})
-                    for (int ct : {384, 512, 768, 1024}) {
-                        if (quick) break;
-                        const bool grouped = layout > 0;
-                        FastFft::Variant v{grouped, true, true};
-                        v.capped_registers = layout != 2;
-                        fast.set_variant(v);
-                        fast.set_block_threads(rt, ct);
-                        StageStats st = measure(
-                            3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-                        if (layout == 2) {  // (not the best: only m28's before)
-                            char cell[64];
-                            std::snprintf(cell, sizeof cell, " g1u R%d/C%d %.4f", rt, ct, st.median_total());
-                            fast_x_sweep += cell;
-                            continue;
-                        }
-                        char cell[64];
-                        std::snprintf(cell, sizeof cell, " g%d R%d/C%d %.4f", int(grouped), rt, ct, st.median_total());
-                        fast_x_sweep += cell;
-                        if (st_fast_x.names.empty() || st.median_total() < st_fast_x.median_total()) {
-                            st_fast_x = st;
-                            fast_x_rows = rt;
-                            fast_x_cols = ct;
-                            fast_x_grouped = grouped;
-                        }
+            for (int rt : {128, 256, 512, 1024})
+                for (int ct : {384, 512, 768, 1024}) {
+                    if (quick) break;
+                    fast.set_block_threads(rt, ct);
+                    StageStats st = measure(3, r, s, restore,
+                                            [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
+                    char cell[64];
+                    std::snprintf(cell, sizeof cell, " R%d/C%d %.4f", rt, ct, st.median_total());
+                    fast_x_sweep += cell;
+                    if (st_fast_x.names.empty() || st.median_total() < st_fast_x.median_total()) {
+                        st_fast_x = st;
+                        fast_x_rows = rt;
+                        fast_x_cols = ct;
                     }
-            fast.set_variant({fast_x_grouped, true, true});
+                }
             use_blocks(fast_x_rows, fast_x_cols);
             restore();
             fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr);
@@ -780,19 +615,8 @@ int main(int argc, char** argv) {
             // What the engine runs: the C2C at FastFft's own block sizes (mixed_c2c_threads), and R2C and the picture,
             // which are not swept, at theirs too.
             fast.reset_block_threads();
-            fast.set_variant(FastFft::Variant{});
             st_fast_x_default =
                 measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-            {
-                FastFft::Variant v;
-                v.capped_registers = false;
-                fast.set_variant(v);
-                st_fast_x_plain =
-                    measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-                w_c2c_uncapped = whole(
-                    restore, [&] { fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr); }, double(n0) * 16);
-                fast.set_variant(FastFft::Variant{});
-            }
             st_fast_r2c_x =
                 measure(3, r, s, nullptr, [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
             const SpectrumSource src = cufft.forward_real(plane.get(), w0, h0, CufftMode::R2C, s, nullptr);
@@ -806,30 +630,15 @@ int main(int argc, char** argv) {
             e2e_fast_x = measure(3, r, s, nullptr, [&](StageTimer& t) {
                 fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, &t);
             });
-            w_c2c = whole_fast(
+            w_c2c = whole(
                 restore, [&] { fast.c2c(a.get(), b.get(), w0, h0, false, s, nullptr); }, double(n0) * 16);
-            w_r2c = whole_fast(
+            w_r2c = whole(
                 nullptr, [&] { fast.r2c(plane.get(), w0, h0, half_b.get(), s, nullptr); }, double(n0) * 12);
-            w_r2c_t = whole_fast(
+            w_r2c_t = whole(
                 nullptr, [&] { fast.r2c(plane.get(), w0, h0, half_b.get(), s, nullptr, true); }, double(n0) * 12);
-            w_pic = whole_fast(
+            w_pic = whole(
                 nullptr, [&] { fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, nullptr); },
                 double(n0) * 8);
-            // The same three with every side on its run-time plan, where a side's plan is compiled in (the users'
-            // lengths, PERF_NOTES.md m9): the before and after of that in one run.
-            if (mixed_radix::is_fixed_length(w0) || mixed_radix::is_fixed_length(h0)) {
-                FastFft::Variant v{fast_x_grouped, true, true};
-                v.compiled_plans = false;
-                fast.set_variant(v);
-                st_fast_x_rt =
-                    measure(3, r, s, restore, [&](StageTimer& t) { fast.c2c(a.get(), b.get(), w0, h0, false, s, &t); });
-                st_fast_r2c_x_rt = measure(3, r, s, nullptr,
-                                           [&](StageTimer& t) { fast.r2c(plane.get(), w0, h0, half_b.get(), s, &t); });
-                e2e_fast_x_rt = measure(3, r, s, nullptr, [&](StageTimer& t) {
-                    fast.picture(plane.get(), w0, h0, 0, vp, PictureTarget{rgba.get()}, s, &t);
-                });
-                fast.set_variant({fast_x_grouped, true, true});
-            }
         }
 
         const double c2c = st_c2c.median_total();
@@ -850,9 +659,8 @@ int main(int argc, char** argv) {
         print_stages(("custom (best of " + std::to_string(tried) + ")").c_str(), cfg_name(best, p_best), st_best);
         print_stages("custom-fast C2C",
                      (one_blocks > 0 ? "one launch of " + std::to_string(one_blocks) + " blocks, " : "two passes, ") +
-                         variant_name(fast_variant) + " " + blocks_name(fast_rows, fast_cols),
+                         blocks_name(fast_rows, fast_cols),
                      st_fast);
-        if (!st_fast_two.total.empty()) print_stages("custom-fast C2C, two launches", "", st_fast_two);
         std::printf("      block-size sweep:%s\n", fast_sweep.c_str());
         std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT C2C", "", c2c);
         std::printf("  %-28s %-34s %9.4f ms\n", "cuFFT R2C", "", st_r2c.median_total());
@@ -877,8 +685,6 @@ int main(int argc, char** argv) {
         }
         print_stages("custom-fast R2C", "half spectrum, cuFFT's layout", st_fast_r2c);
         std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_r2c_err);
-        print_stages("custom-fast R2C, the other way", h == 8192 ? "columns in place" : "through the grouped scratch",
-                     st_fast_r2c_other);
         print_stages("custom-fast R2C, transposed out", "(width/2 + 1) x height", st_fast_r2c_t);
         std::printf("      vs cuFFT R2C rel L2 %.2g\n", fast_r2c_t_err);
         const double peer_c2c = vk_c2c > 0 ? std::min(c2c_exact, vk_c2c) : c2c_exact;
@@ -887,8 +693,7 @@ int main(int argc, char** argv) {
                     st_fast.median_total() / peer_c2c, st_fast_r2c.median_total() / peer_r2c,
                     st_fast_r2c_t.median_total() / peer_r2c, n0 != n ? " (custom-fast padded)" : "");
         if (n0 != n) {
-            print_stages("custom-fast C2C, unpadded",
-                         "mixed radix g" + std::to_string(fast_x_grouped) + " " + blocks_name(fast_x_rows, fast_x_cols),
+            print_stages("custom-fast C2C, unpadded", "mixed radix " + blocks_name(fast_x_rows, fast_x_cols),
                          st_fast_x);
             std::printf("      block-size sweep (ms):%s\n", fast_x_sweep.c_str());
             {
@@ -897,9 +702,6 @@ int main(int argc, char** argv) {
                              "R" + std::to_string(rt) + "/C" + std::to_string(ct) + " (what the engine runs)",
                              st_fast_x_default);
                 std::printf("      its ratio to the faster peer: %.2fx\n", st_fast_x_default.median_total() / peer_c2c);
-                print_stages("custom-fast C2C, unpadded, FastFft's block sizes, registers not capped", "(m28's before)",
-                             st_fast_x_plain);
-                std::printf("      whole: %.4f ms (capped: %.4f ms)\n", w_c2c_uncapped, w_c2c.on);
             }
             std::printf("      vs cuFFT C2C rel L2 %.2g\n", fast_x_err_c2c);
             print_stages("custom-fast R2C, unpadded", "mixed radix", st_fast_r2c_x);
@@ -912,48 +714,22 @@ int main(int argc, char** argv) {
                 "  custom-fast unpadded / faster peer: C2C %.2fx, R2C %.2fx (transposed out %.2fx); picture / (cuFFT R2C + post) %.2fx\n",
                 st_fast_x.median_total() / peer_c2c, st_fast_r2c_x.median_total() / peer_r2c,
                 st_fast_r2c_x_t.median_total() / peer_r2c, e2e_fast_x.median_total() / e2e_r2c_exact);
-            if (!st_fast_x_rt.names.empty()) {
-                print_stages("custom-fast C2C, run-time plan", "unpadded, no compiled-in plan", st_fast_x_rt);
-                print_stages("custom-fast R2C, run-time plan", "unpadded, no compiled-in plan", st_fast_r2c_x_rt);
-                print_stages("custom-fast picture, run-time plan", "unpadded, no compiled-in plan", e2e_fast_x_rt);
-                std::printf("  compiled-in plans / run-time plans: C2C %.2fx, R2C %.2fx, picture %.2fx\n",
-                            st_fast_x.median_total() / st_fast_x_rt.median_total(),
-                            st_fast_r2c_x.median_total() / st_fast_r2c_x_rt.median_total(),
-                            e2e_fast_x.median_total() / e2e_fast_x_rt.median_total());
-            }
         }
         std::printf(
-            "  whole runs (no events between custom-fast's kernels; dependent launches on | off), ms:\n"
-            "      C2C %.4f | %.4f, R2C %.4f | %.4f, R2C transposed %.4f | %.4f, picture %.4f | %.4f; "
-            "cuFFT R2C + post %.4f\n",
-            w_c2c.on, w_c2c.off, w_r2c.on, w_r2c.off, w_r2c_t.on, w_r2c_t.off, w_pic.on, w_pic.off, w_peer_pic);
-        if (ab)
-            std::printf(
-                "  whole runs with %s on | off (--ab), ms: C2C %.4f | %.4f (%+.1f%%), R2C %.4f | %.4f (%+.1f%%), "
-                "R2C transposed %.4f | %.4f (%+.1f%%), picture %.4f | %.4f (%+.1f%%)\n",
-                ab_name.c_str(), w_c2c.on, w_c2c.ab, 100.0 * (w_c2c.on / w_c2c.ab - 1), w_r2c.on, w_r2c.ab,
-                100.0 * (w_r2c.on / w_r2c.ab - 1), w_r2c_t.on, w_r2c_t.ab, 100.0 * (w_r2c_t.on / w_r2c_t.ab - 1),
-                w_pic.on, w_pic.ab, 100.0 * (w_pic.on / w_pic.ab - 1));
+            "  whole runs (no events between custom-fast's kernels), ms: C2C %.4f, R2C %.4f, R2C transposed %.4f, "
+            "picture %.4f; cuFFT R2C + post %.4f\n",
+            w_c2c, w_r2c, w_r2c_t, w_pic, w_peer_pic);
         if (w_c2c_own > 0) {
             std::printf(
-                "  whole C2C at FastFft's own block sizes and variant (what the engine runs), ms: %.4f "
-                "(the sweep's best: %.4f)\n",
-                w_c2c_own, w_c2c.on);
-            if (ab)
-                std::printf("  the same with %s on | off (--ab), ms: %.4f | %.4f (%+.1f%%)\n", ab_name.c_str(),
-                            w_c2c_own, w_c2c_own_ab, 100.0 * (w_c2c_own / w_c2c_own_ab - 1));
-            csv.row(label, "custom-fast C2C, whole, FastFft's block sizes", "dependent launches on", "total", w_c2c_own,
-                    0, copy_gbps);
+                "  whole C2C at FastFft's own block sizes (what the engine runs), ms: %.4f (the sweep's best: %.4f)\n",
+                w_c2c_own, w_c2c);
+            csv.row(label, "custom-fast C2C, whole, FastFft's block sizes", "", "total", w_c2c_own, 0, copy_gbps);
         }
-        const std::pair<const char*, Whole> wholes[] = {{"custom-fast C2C, whole", w_c2c},
-                                                        {"custom-fast R2C, whole", w_r2c},
-                                                        {"custom-fast R2C transposed, whole", w_r2c_t},
-                                                        {"custom-fast picture, whole", w_pic}};
-        for (const auto& [path, wv] : wholes) {
-            csv.row(label, path, "dependent launches on", "total", wv.on, 0, copy_gbps);
-            csv.row(label, path, "dependent launches off", "total", wv.off, 0, copy_gbps);
-            if (ab) csv.row(label, path, ab_name + " off", "total", wv.ab, 0, copy_gbps);
-        }
+        const std::pair<const char*, double> wholes[] = {{"custom-fast C2C, whole", w_c2c},
+                                                         {"custom-fast R2C, whole", w_r2c},
+                                                         {"custom-fast R2C transposed, whole", w_r2c_t},
+                                                         {"custom-fast picture, whole", w_pic}};
+        for (const auto& [path, ms] : wholes) csv.row(label, path, "", "total", ms, 0, copy_gbps);
         csv.row(label, "cuFFT R2C + post, whole", "", "total", w_peer_pic, 0, copy_gbps);
         std::printf("  end to end, real plane -> RGBA8 picture:\n");
         print_stages("custom (best) + post", cfg_name(best, p_best), e2e_custom);
@@ -961,9 +737,6 @@ int main(int argc, char** argv) {
         print_stages("cuFFT R2C + post", "", e2e_r2c);
         print_stages("custom-fast, range in the run", "", e2e_fast_cold);
         print_stages("custom-fast, range reused", "", e2e_fast_warm);
-        print_stages("custom-fast, columns first", "", e2e_fast_cols_first);
-        print_stages("custom-fast, rows first (at any size)", "", e2e_fast_rows_first);
-        print_stages("custom-fast, rows first, ungrouped", "", e2e_fast_ungrouped);
         std::printf("  custom-fast picture / (cuFFT C2C + post) = %.2fx, / (cuFFT R2C + post) = %.2fx\n",
                     e2e_fast_cold.median_total() / e2e_c2c.median_total(),
                     e2e_fast_cold.median_total() / e2e_r2c.median_total());
@@ -1050,20 +823,17 @@ int main(int argc, char** argv) {
     std::printf(
         "\nIssue 13, whole runs on %s (custom-fast timed as the peers are: one event before, one after; "
         "at the image's own size, at FastFft's own block sizes there; at powers of two at the settings of the staged rows "
-        "above: C2C and the picture at the sweep's best), ms, "
-        "medians; \"off\": custom-fast's dependent launches off:\n",
+        "above: C2C and the picture at the sweep's best), ms, medians:\n",
         dev.name.c_str());
     std::printf(
-        "| size | fast C2C | off | C2C ratio | fast R2C | off | R2C ratio | R2C transposed | off | its ratio | "
-        "picture | off | cuFFT R2C + post | picture ratio |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        "| size | fast C2C | C2C ratio | fast R2C | R2C ratio | R2C transposed | its ratio | "
+        "picture | cuFFT R2C + post | picture ratio |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (const auto& m : summary) {
         const double pc = m.vk_c2c > 0 ? std::min(m.c2c_exact, m.vk_c2c) : m.c2c_exact;
         const double pr = m.vk_r2c > 0 ? std::min(m.r2c_exact, m.vk_r2c) : m.r2c_exact;
-        std::printf(
-            "| %s | %.4f | %.4f | %.2fx | %.4f | %.4f | %.2fx | %.4f | %.4f | %.2fx | %.4f | %.4f | %.4f | %.2fx |\n",
-            m.size.substr(0, m.size.find(' ')).c_str(), m.w_c2c.on, m.w_c2c.off, m.w_c2c.on / pc, m.w_r2c.on,
-            m.w_r2c.off, m.w_r2c.on / pr, m.w_r2c_t.on, m.w_r2c_t.off, m.w_r2c_t.on / pr, m.w_pic.on, m.w_pic.off,
-            m.w_peer_pic, m.w_pic.on / m.w_peer_pic);
+        std::printf("| %s | %.4f | %.2fx | %.4f | %.2fx | %.4f | %.2fx | %.4f | %.4f | %.2fx |\n",
+                    m.size.substr(0, m.size.find(' ')).c_str(), m.w_c2c, m.w_c2c / pc, m.w_r2c, m.w_r2c / pr, m.w_r2c_t,
+                    m.w_r2c_t / pr, m.w_pic, m.w_peer_pic, m.w_pic / m.w_peer_pic);
     }
     if (slowed_blocks.empty()) {
         std::printf(
