@@ -620,16 +620,18 @@ void draw_readout(ViewerState& st) {
     const double u = double(kx) / W, v = double(ky) / H;
     ImGui::Text("spectrum bin (%d, %d): u = %+.4f, v = %+.4f cycles/pixel (%+d, %+d cycles per %dx%d)", kx, ky, u, v,
                 kx, ky, W, H);
+    // The angle as the wedge and stripe filters and the angular profile take it (counter-clockwise, up positive).
+    const double angle = bin_angle_degrees(u, v);
     if (known) {
         ImGui::Text("radius %.4f cycles/pixel, angle %.1f deg   |F| %.5g (%.1f dB)   phase %.1f deg", std::hypot(u, v),
-                    std::atan2(v, u) * 180.0 / M_PI, mag, 20.0 * std::log10(std::max(mag, 1e-30)), ph);
+                    angle, mag, 20.0 * std::log10(std::max(mag, 1e-30)), ph);
         char line[160];
         std::snprintf(line, sizeof line, "readout %d %d %.6g %.6g", kx, ky, F.real(), F.imag());
         st.layout.push_back(line);
     } else {
-        ImGui::TextDisabled("radius %.4f cycles/pixel, angle %.1f deg   |F| reading ...", std::hypot(u, v),
-                            std::atan2(v, u) * 180.0 / M_PI);
+        ImGui::TextDisabled("radius %.4f cycles/pixel, angle %.1f deg   |F| reading ...", std::hypot(u, v), angle);
     }
+    st.layout.push_back("readout_angle " + std::to_string(kx) + " " + std::to_string(ky) + " " + std::to_string(angle));
 }
 
 // The filters' cut-offs drawn over the spectrum: rings at their radii (ellipses when the picture is not square:

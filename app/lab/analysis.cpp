@@ -80,7 +80,7 @@ Profile radial_profile(const std::complex<float>* F, int w, int h, int threads) 
 
 Profile angular_profile(const std::complex<float>* F, int w, int h, int threads) {
     return binned_power(F, w, h, 180, 1.0, 0, threads, [](double u, double v) {
-        double a = std::atan2(-v, u) * 180.0 / kPi;
+        double a = bin_angle_degrees(u, v);
         if (a < 0) a += 180.0;
         if (a >= 180.0) a -= 180.0;
         return std::size_t(std::min(179, int(std::floor(a))));

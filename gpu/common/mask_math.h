@@ -32,6 +32,11 @@ struct FilterSpec {
 
 constexpr int kMaxFilters = 32;
 
+// specview's one angle convention (the readout, the wedge and stripe filters, the angular profile, their CSVs): the
+// direction of the bin (u, v) in degrees, counter-clockwise from +u with the image's up positive (v counts downwards,
+// so up is -v), in (-180, 180].
+SV_HD double bin_angle_degrees(double u, double v) { return atan2(-v, u) * (180.0 / 3.14159265358979323846); }
+
 // x^(2n) by multiplication (the same on every compiler and on the device).
 SV_HD double pow_2n(double x, int n) {
     const double x2 = x * x;
@@ -94,7 +99,8 @@ SV_HD double filter_value(const FilterSpec& f, double u, double v) {
                 d = fabs(a * sin(t) - b * cos(t));  // distance to the line, cycles/pixel
                 return 1.0 - lowpass_value(f.edge, f.order, d, 0.5 * f.r);
             }
-            d = atan2(b, a) * (180.0 / 3.14159265358979323846) - f.angle;  // degrees, folded to [0, 90]
+            d = atan2(b, a) * (180.0 / 3.14159265358979323846) -
+                f.angle;  // bin_angle_degrees(a, -b), folded to [0, 90]
             d = fmod(d, 180.0);
             if (d < 0.0) d += 180.0;
             if (d > 90.0) d = 180.0 - d;

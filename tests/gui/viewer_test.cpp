@@ -14,7 +14,10 @@
 #include <map>
 #include <sstream>
 
+#include "app/engine/cpu_backend.h"
 #include "app/io/load/load.h"
+#include "app/lab/analysis.h"
+#include "app/lab/filter.h"
 #include "app/io/memory_need.h"
 #include "app/core/settings.h"
 #include "app/io/load/video_decode.h"
@@ -268,6 +271,36 @@ TEST_F(Script, DrivesTheViewerAndReportsEveryChange) {
     double re = 0, im = 0;
     ASSERT_EQ(std::sscanf(ro.c_str(), "readout 6 -4 %lf %lf", &re, &im), 2) << ro;
     EXPECT_NEAR(std::hypot(re, im), 128.0 * 128.0 / 4.0 / 4.0, 128.0 * 128.0 / 4.0 * 0.05) << ro;
+}
+
+// One angle convention (issue 59): the readout's angle of a bin is the angle the wedge filter and the angular profile
+// take for it. A grating at bin (30, -10) of 128^2 (up and to the right: +18.4 degrees counter-clockwise); a wedge
+// made at the readout's angle takes that bin (a wedge removes around its direction) and leaves its mirror (30, +10);
+// the angular profile of the grating peaks in the readout's 1-degree bin.
+TEST_F(Script, TheReadoutsAngleIsTheWedgesAndTheAngularProfiles) {
+    const int n = 128, kx = 30, ky = -10;
+    const std::string img = grating(n, kx, ky);
+    const std::string shot = dir.file("shot.png");
+    ASSERT_EQ(run_script("wait-ready\nhover 30 -10\nwait 3\nscreenshot " + shot + "\nquit\n", {img}), 0)
+        << read("out.txt");
+    const std::string line = layout(shot).line("readout_angle 30 -10 ");
+    double angle = 0;
+    ASSERT_EQ(std::sscanf(line.c_str(), "readout_angle 30 -10 %lf", &angle), 1) << "no readout angle: " << line;
+    EXPECT_NEAR(angle, std::atan2(10.0, 30.0) * 180.0 / M_PI, 1e-3) << "counter-clockwise, up positive";
+    FilterSpec wedge;
+    wedge.kind = FilterKind::Wedge;
+    wedge.r = 2.0;  // half-width, degrees
+    wedge.angle = angle;
+    EXPECT_LT(filter_value(wedge, double(kx) / n, double(ky) / n), 1e-6)
+        << "the wedge at the readout's angle takes the bin";
+    EXPECT_GT(filter_value(wedge, double(kx) / n, double(-ky) / n), 1.0 - 1e-6) << "and leaves its mirror";
+    Plane p(n, n);
+    for (int y = 0; y < n; ++y)
+        for (int x = 0; x < n; ++x) p.at(x, y) = float(std::cos(2 * M_PI * (double(kx) * x + double(ky) * y) / n));
+    CpuFft fft;
+    std::vector<std::complex<float>> F;
+    fft.forward(p, F);
+    EXPECT_EQ(dominant_angle(angular_profile(F.data(), n, n)), std::floor(angle)) << "the angular profile's bin";
 }
 
 // The frequency lab in the viewer: a low-pass filter by script draws its ring on the spectrum and a third view
