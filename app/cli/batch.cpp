@@ -539,9 +539,11 @@ Batch::Result Batch::encode_one(const Encode& e) {
     try {
         const auto t0 = std::chrono::steady_clock::now();
         // One image: its PNG on all threads; a batch: an encoder thread an image (several at once).
-        write_png(j.png, f, s.view.colormap, png_level, batch ? 1 : total_jobs);
+        // (no picture where only other outputs were asked for: cli.cpp leaves j.png empty)
+        if (!j.png.empty()) write_png(j.png, f, s.view.colormap, png_level, batch ? 1 : total_jobs);
         if (!j.raw.empty()) write_npy_complex64(j.raw, f.spectrum.data(), f.height, f.width);
-        std::string wrote = j.png + (j.raw.empty() ? "" : ", " + j.raw);
+        std::string wrote = j.png;
+        if (!j.raw.empty()) wrote += (wrote.empty() ? "" : ", ") + j.raw;
         if (!j.inverse.empty()) {
             if (fs::path(j.inverse).extension() == ".npy")
                 write_npy_float32(j.inverse, f.inverse.data(), f.height, f.width);
@@ -557,10 +559,12 @@ Batch::Result Batch::encode_one(const Encode& e) {
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         // The frequency lab's measurements, from the unmasked spectrum.
         const std::string lab = lab_lines(j, f, &wrote);
+        if (wrote.rfind(", ", 0) == 0) wrote.erase(0, 2);  // (the picture not asked for)
         std::ostringstream out;
         out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height
             << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range [" << fmt(f.range_lo) << ", "
-            << fmt(f.range_hi) << "]" << (!has_mask(s) ? "" : " of the masked spectrum") << "; wrote " << wrote << "\n"
+            << fmt(f.range_hi) << "]" << (!has_mask(s) ? "" : " of the masked spectrum")
+            << (wrote.empty() ? std::string() : "; wrote " + wrote) << "\n"
             << lab;
         for (const auto& note : e.image_notes) out << "  note: " << note << "\n";
         for (const auto& note : f.notes) out << "  note: " << note << "\n";
@@ -568,8 +572,10 @@ Batch::Result Batch::encode_one(const Encode& e) {
             print_timings(f, out);
             out << "  " << std::left << std::setw(44) << "read + decode (decoder process)" << std::right
                 << std::setw(10) << fmt(e.read_ms) << "\n  " << std::left << std::setw(44)
-                << (j.raw.empty() ? "write PNG" : "write PNG and .npy") << std::right << std::setw(10) << fmt(write_ms)
-                << "\n";
+                << (j.png.empty()   ? "write the outputs"
+                    : j.raw.empty() ? "write PNG"
+                                    : "write PNG and .npy")
+                << std::right << std::setw(10) << fmt(write_ms) << "\n";
         }
         r.text = out.str();
         for (const std::string& o : j.outputs())

@@ -115,19 +115,24 @@ int run_images(const CliOptions& o, const std::vector<std::string>& files, bool 
             return kExitOutput;
         }
     }
+    // The picture only when asked for (-o) or when nothing else is: --raw, --inverse, --profile, --correlate (and its
+    // map) and --save-mask alone write only what they name, so that asking again under another name succeeds.
+    const bool others = !o.raw.empty() || !o.inverse_out.empty() || !o.radial_out.empty() || !o.angular_out.empty() ||
+                        !o.correlate.empty() || !o.correlation_map.empty() || !o.save_mask_out.empty();
+    const bool picture = !o.output.empty() || !others;
     for (const auto& in : files) {
         const std::string stem = fs::path(in).stem().string();
         Job j;
         j.input = in;
         if (batch) {
-            j.png = (fs::path(png_dir) / (stem + "_spectrum.png")).string();
+            if (picture) j.png = (fs::path(png_dir) / (stem + "_spectrum.png")).string();
             if (!raw_dir.empty()) j.raw = (fs::path(raw_dir) / (stem + "_spectrum.npy")).string();
             if (!inverse_dir.empty())
                 j.inverse = (fs::path(inverse_dir) / (stem + "_inverse." + o.inverse_format)).string();
             if (!radial_dir.empty()) j.radial = (fs::path(radial_dir) / (stem + "_radial.csv")).string();
             if (!angular_dir.empty()) j.angular = (fs::path(angular_dir) / (stem + "_angular.csv")).string();
         } else {
-            j.png = o.output.empty() ? stem + "_spectrum.png" : o.output;
+            if (picture) j.png = o.output.empty() ? stem + "_spectrum.png" : o.output;
             j.raw = o.raw;
             j.inverse = o.inverse_out;
             j.radial = o.radial_out;

@@ -21,9 +21,9 @@ void add_inputs_and_outputs_options(CLI::App& app, CliOptions& o) {
     app.add_flag("--headless", o.headless, "no window: write the spectrum picture (-o) and/or raw spectrum (--raw)");
     app.add_option("-o,--output", o.output,
                    "output PNG; with several inputs or a directory, a directory for <name>_spectrum.png files "
-                   "(default: <name>_spectrum.png in the current directory)");
+                   "(default, where no other output is asked for: <name>_spectrum.png in the current directory)");
     app.add_option("--raw", o.raw,
-                   "also write the complex spectrum as transformed (after channel, window, padding; unshifted, "
+                   "write the complex spectrum as transformed (after channel, window, padding; unshifted, "
                    "unnormalised) as complex64 .npy of shape (height, width); a directory with several inputs");
 }
 

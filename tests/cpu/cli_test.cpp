@@ -45,9 +45,10 @@ struct CliRun {
     std::string out, err;
 };
 
-// Runs specview with the arguments (each shell-quoted), capturing stdout and stderr.
-CliRun specview(const std::vector<std::string>& args, const TempDir& dir) {
-    std::string cmd = std::string("'") + SPECVIEW_EXE + "'";
+// Runs specview with the arguments (each shell-quoted), capturing stdout and stderr; in_dir: from `dir` as its current
+// directory (where the default outputs go).
+CliRun specview(const std::vector<std::string>& args, const TempDir& dir, bool in_dir = false) {
+    std::string cmd = (in_dir ? "cd '" + dir.file("") + "' && '" : std::string("'")) + SPECVIEW_EXE + "'";
     for (const auto& a : args) cmd += " '" + a + "'";
     const std::string out = dir.file("stdout.txt"), err = dir.file("stderr.txt");
     cmd += " >'" + out + "' 2>'" + err + "'";
@@ -71,6 +72,44 @@ std::string grating(const TempDir& dir, int w, int h, int kx, int ky) {
     const std::string path = dir.file("grating.png");
     fixtures::write_file(path, fixtures::png(p, 16));
     return path;
+}
+
+// Outputs only when asked (issue 59): --profile, --correlate, --raw alone write only what they name, so asking again
+// under another name (or the same correlation again) succeeds; a bare run still writes <name>_spectrum.png, and an
+// output that exists is still not overwritten without --force.
+TEST(Cli, OnlyTheOutputsAskedForAreWritten) {
+    TempDir dir;
+    const std::string in = grating(dir, 64, 48, 5, 3);
+    const std::string picture = dir.file("grating_spectrum.png");
+    for (const char* csv : {"r.csv", "r2.csv"}) {
+        const CliRun r = specview({"--headless", in, "--profile", "radial", csv}, dir, true);
+        EXPECT_EQ(r.code, 0) << csv << ": " << r.err;
+        EXPECT_TRUE(std::filesystem::exists(dir.file(csv))) << csv;
+        EXPECT_FALSE(std::filesystem::exists(picture)) << "--profile alone wrote the picture";
+    }
+    for (int k = 0; k < 2; ++k) {
+        const CliRun c = specview({"--headless", in, "--pad", "none", "--correlate", in}, dir, true);
+        EXPECT_EQ(c.code, 0) << c.err;
+        EXPECT_NE(c.out.find("shift: 0.00 0.00"), std::string::npos) << c.out;
+        EXPECT_EQ(c.out.find("wrote"), std::string::npos) << "--correlate alone writes nothing: " << c.out;
+        EXPECT_FALSE(std::filesystem::exists(picture));
+    }
+    const CliRun raw = specview({"--headless", in, "--raw", "s.npy"}, dir, true);
+    EXPECT_EQ(raw.code, 0) << raw.err;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("s.npy")));
+    EXPECT_FALSE(std::filesystem::exists(picture)) << "--raw alone wrote the picture";
+    // -o with them: both
+    const CliRun both = specview({"--headless", in, "-o", "p.png", "--profile", "radial", "r3.csv"}, dir, true);
+    EXPECT_EQ(both.code, 0) << both.err;
+    EXPECT_TRUE(std::filesystem::exists(dir.file("p.png")) && std::filesystem::exists(dir.file("r3.csv")));
+    // A bare run: the picture under its default name; again: refused without --force, which overwrites
+    const CliRun bare = specview({"--headless", in}, dir, true);
+    EXPECT_EQ(bare.code, 0) << bare.err;
+    EXPECT_TRUE(std::filesystem::exists(picture)) << bare.out;
+    EXPECT_EQ(specview({"--headless", in}, dir, true).code, kExitOutput) << "an existing output, no --force";
+    EXPECT_EQ(specview({"--headless", in, "--force"}, dir, true).code, 0);
+    EXPECT_EQ(specview({"--headless", in, "--profile", "radial", "r.csv"}, dir, true).code, kExitOutput)
+        << "the profile's CSV exists";
 }
 
 TEST(Cli, HelpDocumentsOptionsAndExitCodes) {
