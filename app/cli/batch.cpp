@@ -653,7 +653,7 @@ void Batch::print_ready(std::unique_lock<std::mutex>& lock) {
         const std::size_t i = printed++;
         lock.unlock();
         if (tty) std::cerr << "\r\033[K";
-        if (batch && !tty) std::cerr << "[" << (i + 1) << "/" << n << "] " << jobs[i].input << "\n";
+        if (batch && !tty) std::cerr << "specview: [" << (i + 1) << "/" << n << "] " << jobs[i].input << "\n";
         if (r.code != kExitOk)
             fail(r.code, r.error);
         else
@@ -673,7 +673,7 @@ void Batch::print_ready(std::unique_lock<std::mutex>& lock) {
         if (tty) {
             const double s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
             const double rate = double(printed) / std::max(s_, 1e-9);
-            std::cerr << "[" << printed << "/" << n << "] " << std::fixed << std::setprecision(1) << rate
+            std::cerr << "specview: [" << printed << "/" << n << "] " << std::fixed << std::setprecision(1) << rate
                       << " images/s, ETA " << std::setprecision(0) << double(n - printed) / std::max(rate, 1e-9) << " s"
                       << std::defaultfloat << std::flush;
         }

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "app/cli/batch.h"
+#include "app/cli/help.h"
 #include "app/cli/manual.h"
 #include "app/cli/options.h"
 #include "app/cli/shard.h"
@@ -281,9 +282,8 @@ int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {
 
 int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     CLI::App app{
-        "specview: the 2D Fourier spectrum of an image, live in a window (GPU or CPU) or written by --headless.\n"
-        "The spectrum is of one channel of the image as values in [0, 1] (8-bit / 255, 16-bit / 65535),\n"
-        "windowed, then padded or cropped; the picture is quadrant-shifted (DC in the centre).",
+        "specview: an image's 2D Fourier spectrum, live in a window or written by --headless (GPU or CPU).\n"
+        "One channel as values in [0, 1], windowed, padded; the picture has DC in the centre.",
         "specview"};
     app.footer(std::string("\nExamples:\n"
                            "  specview assets/grating_16_8.png                 open the viewer\n"
@@ -299,11 +299,11 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     bool print_man = false, print_completion = false;
     app.add_flag("--print-man", print_man)->group("");
     app.add_flag("--print-bash-completion", print_completion)->group("");
+    app.formatter(std::make_shared<HelpFormatter>());
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        const int rc = app.exit(e);
-        return rc == 0 ? kExitOk : kExitUsage;
+        return report_parse_error(app, e, argc, argv);
     }
     if (print_man || print_completion) {
         std::cout << (print_man ? man_page(app, SPECVIEW_VERSION) : bash_completion(app));

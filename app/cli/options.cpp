@@ -17,39 +17,41 @@ namespace {
 CLI::IsMember one_of(const std::vector<std::string>& names) { return CLI::IsMember(names); }
 // The inputs and where the picture and the raw spectrum go.
 void add_inputs_and_outputs_options(CLI::App& app, CliOptions& o) {
-    app.add_option("images", o.inputs, "image files or directories (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PNM)");
-    app.add_flag("--headless", o.headless, "no window: write the spectrum picture (-o) and/or raw spectrum (--raw)");
-    app.add_option("-o,--output", o.output,
-                   "output PNG; with several inputs or a directory, a directory for <name>_spectrum.png files "
-                   "(default, where no other output is asked for: <name>_spectrum.png in the current directory)");
-    app.add_option("--raw", o.raw,
-                   "write the complex spectrum as transformed (after channel, window, padding; unshifted, "
-                   "unnormalised) as complex64 .npy of shape (height, width); a directory with several inputs");
+    auto* g_out = "Outputs (--headless)";
+    app.add_option("images", o.inputs,
+                   "image files or directories: PNG, JPEG, TIFF (8-64 bit, float, multi-page), .npy (2D, 3D), GIF "
+                   "(animated), video (MP4, MOV, MKV, WebM, AVI), PSD, BMP, TGA, HDR, PNM");
+    app.add_flag("--headless", o.headless, "no window: write the outputs asked for below")->group(g_out);
+    app.add_option(
+           "-o,--output", o.output,
+           "the picture (PNG); a directory with several inputs (default, when nothing else is asked for: <name>_spectrum.png here)")
+        ->group(g_out);
+    app.add_option(
+           "--raw", o.raw,
+           "the complex spectrum as transformed (unshifted, unnormalised) as complex64 .npy; a directory with several inputs")
+        ->group(g_out);
 }
 
 // Spectrum: backend, channel, window, levelling, size policy.
 void add_spectrum_options(CLI::App& app, CliOptions& o) {
     auto* g_spec = "Spectrum";
-    app.add_option(
-           "--backend", o.backend,
-           "cpu (FFTW), custom (our four-kernel CUDA pipeline), custom-fast (our fused two-pass CUDA FFT) or cufft")
+    app.add_option("--backend", o.backend,
+                   "cpu (FFTW), custom (the seed's four CUDA kernels), custom-fast (our two-pass CUDA FFT) or cufft")
         ->check(one_of(backend_names()))
         ->group(g_spec)
         ->capture_default_str();
-    app.add_option("--channel", o.channel, "luma (Rec. 709 Y' of the stored values), r, g, b or a")
+    app.add_option("--channel", o.channel, "luma (Rec. 709 Y'), r, g, b or a")
         ->check(one_of(channel_names()))
         ->group(g_spec)
         ->capture_default_str();
     app.add_option(
            "--window", o.window,
-           "none, hann, hamming, tukey, blackman, blackman-harris, kaiser, flattop or welch, applied before the FFT")
+           "applied before the FFT: none, hann, hamming, tukey, blackman, blackman-harris, kaiser, flattop, welch")
         ->check(one_of(window_names()))
         ->group(g_spec)
         ->capture_default_str();
-    app.add_option(
-           "--window-shape", o.window_shape,
-           "separable (w(x) w(y)) or radial (w of the distance from the centre; the content's inscribed ellipse "
-           "is the window's edge)")
+    app.add_option("--window-shape", o.window_shape,
+                   "separable (w(x) w(y)) or radial (w of the distance from the centre)")
         ->check(one_of(window_shape_names()))
         ->group(g_spec)
         ->capture_default_str();
@@ -58,8 +60,7 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
         ->group(g_spec)
         ->capture_default_str();
     app.add_option("--level", o.level,
-                   "subtract before the window: none, mean (the content's mean) or plane (its least-squares plane: "
-                   "removes a tilt, as Gwyddion's levelling does)")
+                   "subtract before the window: none, mean, or plane (the least-squares plane: removes a tilt)")
         ->check(one_of(level_names()))
         ->group(g_spec)
         ->capture_default_str();
@@ -68,11 +69,11 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
         ->group(g_spec)
         ->capture_default_str();
     app.add_option("--pad", o.pad,
-                   "pow2: pad to the next power of two; crop: centred power-of-two crop; none: exact size")
+                   "pow2 (to the next power of two), crop (centred power-of-two crop) or none (exact size)")
         ->check(one_of(pad_names()))
         ->group(g_spec)
         ->capture_default_str();
-    app.add_option("--pad-fill", o.pad_fill, "what padding holds: zero, or the mean of the image")
+    app.add_option("--pad-fill", o.pad_fill, "what the padding holds: zero, or the image's mean")
         ->check(one_of(pad_fill_names()))
         ->group(g_spec)
         ->capture_default_str();
@@ -81,13 +82,12 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
 // Picture: view, range, colormap, shift.
 void add_picture_options(CLI::App& app, CliOptions& o) {
     auto* g_view = "Picture";
-    app.add_option("--view", o.view, "logmag = log(1+|F|), power = 10 log10 |F|^2 (dB), phase, real, imag")
+    app.add_option("--view", o.view, "logmag (log(1+|F|)), power (dB), phase, real or imag")
         ->check(one_of(view_names()))
         ->group(g_view)
         ->capture_default_str();
-    app.add_option(
-           "--range", o.range,
-           "auto (min..max), percentile (--percentiles), fixed (--fixed-range), top (--top-span below the peak)")
+    app.add_option("--range", o.range,
+                   "auto (min..max), percentile (--percentiles), fixed (--fixed-range) or top (--top-span)")
         ->check(one_of(range_names()))
         ->group(g_view)
         ->capture_default_str();
@@ -101,7 +101,7 @@ void add_picture_options(CLI::App& app, CliOptions& o) {
         ->delimiter(',')
         ->group(g_view)
         ->capture_default_str();
-    app.add_option("--top-span", o.s.view.top_span, "span below the maximum for --range top (dB for --view power)")
+    app.add_option("--top-span", o.s.view.top_span, "the span below the maximum for --range top (dB for --view power)")
         ->check(CLI::PositiveNumber)
         ->group(g_view)
         ->capture_default_str();
@@ -123,7 +123,7 @@ void add_gpu_options(CLI::App& app, CliOptions& o) {
         ->group(g_gpu)
         ->capture_default_str();
     app.add_option("--local-length", o.s.custom.rows.max_local_length,
-                   "custom: longest sub-FFT done in shared memory (power of two; 0 = what fits in 48 KiB)")
+                   "custom: longest sub-FFT in shared memory (power of two; 0 = what fits)")
         ->group(g_gpu)
         ->capture_default_str();
     app.add_option("--tile", o.s.custom.transpose.tile, "custom: transpose tile (8, 16, 32, 64)")
@@ -138,64 +138,60 @@ void add_gpu_options(CLI::App& app, CliOptions& o) {
 
 // The run: timings, overwriting, stacks and video, limits, output depth and compression, threads, path lists.
 void add_run_options(CLI::App& app, CliOptions& o) {
-    app.add_flag("--timings", o.timings, "print per-stage times (and GB/s, kernel resources on the GPU)");
-    app.add_flag("-f,--force", o.force, "overwrite existing output files");
-    app.add_option(
-           "--frame", o.frame,
-           "which frame of a stack: a page of a multi-page TIFF, a frame of a 3D .npy (1 = the first, as ImageJ "
-           "counts slices)")
-        ->check(CLI::Range(1, 1000000));
-    app.add_option("--frame-range", o.frame_range,
-                   "A:B, frames A to B (inclusive, 1-based) of a stack: -o and --raw name directories of "
-                   "<name>_f0001_spectrum.png / <name>_f0001.npy (streamed: a few frames in memory at once)");
-    app.add_option("--stack", o.stack,
-                   "a sequence of image files as one stack: a directory's images or a glob ('frames/*.png'), in "
-                   "natural order (frame2 before frame10); all the same size");
-    app.add_option(
-           "--video-decode", o.video_decode,
-           "where a video's frames are decoded: auto (on the GPU by NVDEC, in this process, when the backend is a "
-           "GPU one and the driver and FFmpeg offer it; else on the CPU in the isolated decoder), gpu or cpu")
+    auto* g_out = "Outputs (--headless)";
+    auto* g_stack = "Stacks and video";
+    auto* g_batch = "Batches and many machines";
+    auto* g_limits = "Limits and speed";
+    app.add_flag("--timings", o.timings, "print per-stage times (and GB/s, kernel resources on the GPU)")->group(g_out);
+    app.add_flag("-f,--force", o.force, "overwrite existing output files")->group(g_out);
+    app.add_option("--frame", o.frame, "which frame of a stack (a TIFF page, a 3D .npy's frame; 1 = the first)")
+        ->check(CLI::Range(1, 1000000))
+        ->group(g_stack);
+    app.add_option("--frame-range", o.frame_range, "A:B, frames A to B of a stack; -o and --raw then name directories")
+        ->group(g_stack);
+    app.add_option("--stack", o.stack, "a directory's images or a glob ('frames/*.png') as one stack, in natural order")
+        ->group(g_stack);
+    app.add_option("--video-decode", o.video_decode,
+                   "where a video is decoded: auto (NVDEC with a GPU backend, else the CPU), gpu or cpu")
         ->check(one_of({"auto", "gpu", "cpu"}))
-        ->capture_default_str();
-    app.add_option("--export-video", o.export_video,
-                   "write the spectrum of every frame of a stack or video (or --frame-range) as a video: .mp4, .mkv or "
-                   ".avi (H.264 through libx264 when FFmpeg has it, else MPEG-4), at the source's frame rate");
+        ->capture_default_str()
+        ->group(g_stack);
+    app.add_option("--export-video", o.export_video, "write every frame's spectrum as a video (.mp4, .mkv or .avi)")
+        ->group(g_stack);
     app.add_flag("--average", o.average,
-                 "the mean power spectrum over the stack's frames (or --frame-range): the picture shows it with |F| = "
-                 "sqrt(mean power); --raw writes the mean power as float32 (height, width)");
+                 "the mean power spectrum over a stack's frames (--raw: the mean power, float32)")
+        ->group(g_stack);
     app.add_option("--max-side", o.max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))
-        ->capture_default_str();
-    app.add_option("--depth", o.depth,
-                   "bits per sample of the picture PNG: 8, or 16 (gray: the view values mapped linearly from the "
-                   "range's low..high to 0..65535; --colormap gray)")
+        ->capture_default_str()
+        ->group(g_limits);
+    app.add_option("--depth", o.depth, "bits per sample of the picture: 8, or 16 (gray view values, --colormap gray)")
         ->check(CLI::IsMember({8, 16}))
-        ->capture_default_str();
+        ->capture_default_str()
+        ->group(g_out);
     app.add_flag("--fftw-measure", o.fftw_measure,
-                 "CPU backend: measure FFTW plans for sizes without saved wisdom (seconds once; faster transforms "
-                 "after) and keep the wisdom in ~/.cache/specview");
-    app.add_option("--jobs", o.jobs_opt, "host threads in all (decoding, FFTW, encoding; default: the machine's cores)")
-        ->check(CLI::Range(1, 1024));
-    app.add_option("--list", o.list_file, "also read input paths from this file, one a line ('-': standard input)");
+                 "cpu: measure FFTW plans once (seconds) and keep the wisdom in ~/.cache/specview")
+        ->group(g_limits);
+    app.add_option("--jobs", o.jobs_opt, "host threads in all (default: the machine's cores)")
+        ->check(CLI::Range(1, 1024))
+        ->group(g_batch);
+    app.add_option("--list", o.list_file, "also read input paths from this file, one a line ('-': standard input)")
+        ->group(g_batch);
     app.add_option("--shard", o.shard,
-                   "K/N: take the K-th of N disjoint parts of the inputs (0 <= K < N; by a hash of each input's path "
-                   "relative to its directory, so that N processes anywhere cover each input once); auto: K and N "
-                   "from Slurm's SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (or _MIN/_MAX); auto/N: K from "
-                   "JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) or SLURM_ARRAY_TASK_ID");
+                   "K/N: the K-th of N disjoint parts of the inputs; auto (a Slurm array) or auto/N (Kubernetes)")
+        ->group(g_batch);
     app.add_option("--manifest", o.manifest,
-                   "append a JSON line to this file as each input is finished: path, status (ok, failed, skipped), "
-                   "error, width, height, backend, outputs, ms, shard");
-    app.add_flag("--resume", o.resume,
-                 "with --manifest: skip the inputs it records ok, redo the rest (overwriting what a killed run left)");
-    app.add_flag("--skip-existing", o.skip_existing, "skip inputs whose outputs all exist (not with --force)");
-    app.add_option("--png-level", o.png_level,
-                   "PNG compression: 0 stored, 1-3 fast (run-length), 4-9 zlib's full search (smallest, slowest); "
-                   "gray pictures are 8-bit gray, coloured ones RGB")
+                   "append a JSON line (path, status, outputs, ...) to this file as each input is done")
+        ->group(g_batch);
+    app.add_flag("--resume", o.resume, "with --manifest: skip the inputs it records ok, redo the rest")->group(g_batch);
+    app.add_flag("--skip-existing", o.skip_existing, "skip inputs whose outputs all exist (not with --force)")
+        ->group(g_batch);
+    app.add_option("--png-level", o.png_level, "PNG compression: 0 stored, 1-3 fast, 4-9 zlib's smallest")
         ->check(CLI::Range(0, 9))
-        ->capture_default_str();
+        ->capture_default_str()
+        ->group(g_out);
     app.add_option("--max-memory", o.max_memory,
-                   "refuse images whose decode + spectrum would need more host memory than this (e.g. 2G; default: "
-                   "what the system has available)")
+                   "refuse images that would need more host memory than this (e.g. 2G; default: what is free)")
         ->check([](const std::string& v) {
             try {
                 parse_size(v);
@@ -203,31 +199,27 @@ void add_run_options(CLI::App& app, CliOptions& o) {
             } catch (const std::exception& e) {
                 return std::string(e.what());
             }
-        });
+        })
+        ->group(g_limits);
 }
 
 // Frequency lab: filters, masks, the filtered image, profiles, correlation.
 void add_lab_options(CLI::App& app, CliOptions& o) {
     auto* g_lab = "Frequency lab";
-    app.add_option("--filter", o.filter_specs,
-                   "mask the spectrum (repeatable; masks multiply), in cycles/pixel: lowpass:R, highpass:R, "
-                   "bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R (and its twin at -U,-V), wedge:ANGLE:HALF[:RMIN] "
-                   "(directions within HALF degrees), stripe:ANGLE:WIDTH[:RMIN] (a band through DC; stripe:90:W "
-                   "removes horizontal scan lines); edge suffix ,gauss or ,butterworth:N (ideal without). The "
-                   "picture shows the masked spectrum; --raw stays unmasked")
+    app.add_option(
+           "--filter", o.filter_specs,
+           "mask the spectrum (repeatable), in cycles/pixel: lowpass:R, highpass:R, bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R, wedge:ANGLE:HALF[:RMIN], stripe:ANGLE:WIDTH[:RMIN]; edges ,gauss or ,butterworth:N")
         ->group(g_lab);
     app.add_option("--mask", o.mask_in,
-                   "a mask description (lines 'filter SPEC', 'paint U V R', 'erase U V R' in spectrum bins, "
-                   "'invert-mask on'), as the viewer's Save mask writes it; a .png names the .txt saved next to it")
+                   "a mask description (.txt, or the .png saved beside it) as the viewer's Save mask writes it")
         ->group(g_lab);
     app.add_flag("--invert-mask", o.invert_mask, "keep what the mask removes (1 - mask)")->group(g_lab);
     app.add_option("--save-mask", o.save_mask_out,
-                   "write the mask as a gray PNG (DC at the centre, 255 = kept) and its description (.txt next to it); "
-                   "one input")
+                   "write the mask as a gray PNG (255 = kept) and its description (.txt); one input")
         ->group(g_lab);
-    app.add_option("--inverse", o.inverse_out,
-                   "write the filtered image: .npy (float32, transform size, exact scale) or .png (the image's region, "
-                   "min-max stretched); with several inputs a directory of <name>_inverse.png|npy (--inverse-format)")
+    app.add_option(
+           "--inverse", o.inverse_out,
+           "write the filtered image: .npy (float32, exact) or .png (stretched); a directory with several inputs")
         ->group(g_lab);
     app.add_option("--inverse-format", o.inverse_format, "png or npy, for --inverse directories")
         ->check(CLI::IsMember({"png", "npy"}))
@@ -235,27 +227,23 @@ void add_lab_options(CLI::App& app, CliOptions& o) {
         ->capture_default_str();
     app.add_option(
            "--profile", o.profile_args,
-           "radial|angular OUT.csv (repeatable): the radially averaged power spectrum (and its power-law slope) "
-           "or the power by direction, of the unmasked spectrum; with several inputs OUT is a directory")
+           "radial|angular OUT.csv (repeatable): the radial power spectrum (and its slope) or the power by angle")
         ->expected(2)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
         ->group(g_lab);
-    app.add_option("--psd-fit", o.psd_fit, "A:B, the frequencies (cycles/pixel) the radial PSD slope is fitted over")
+    app.add_option("--psd-fit", o.psd_fit, "A:B, the frequencies (cycles/pixel) the radial slope is fitted over")
         ->group(g_lab)
         ->capture_default_str();
     app.add_option("--correlate", o.correlate,
-                   "print 'shift: DX DY', where the input's content moved to in this image of the same size (phase "
-                   "correlation, refined to 0.01 pixel)")
+                   "print 'shift: DX DY', where the input's content moved to in this image (same size)")
         ->group(g_lab);
     app.add_option("--correlation", o.correlation_kind,
-                   "phase (normalised cross-power: a sharp peak) or cross (plain cross-correlation; its peak is the "
-                   "images' normalised correlation)")
+                   "phase (normalised cross-power) or cross (plain cross-correlation)")
         ->check(CLI::IsMember({"phase", "cross"}))
         ->group(g_lab)
         ->capture_default_str();
     app.add_option("--correlation-map", o.correlation_map,
-                   "with --correlate: write the correlation over all integer shifts as a heat map PNG (no shift at the "
-                   "centre, log scale over 4 decades, inferno)")
+                   "with --correlate: the correlation over all shifts as a heat map PNG")
         ->group(g_lab);
 }
 
@@ -270,11 +258,10 @@ void add_viewer_options(CLI::App& app, CliOptions& o) {
     app.add_flag("--presentation", o.presentation, "larger fonts and a high-contrast theme")->group(g_ui);
     app.add_option("--frames", o.frames, "render this many frames, then exit (testing)")->group(g_ui);
     app.add_option("--screenshot", o.screenshot, "save the window as PNG on exit (with --frames)")->group(g_ui);
-    app.add_option("--script", o.script, "drive the viewer from a script file, one action a line (see the README)")
+    app.add_option("--script", o.script,
+                   "drive the viewer from a script file, one action a line (the README lists them)")
         ->group(g_ui);
-    app.add_flag("--offscreen", o.offscreen,
-                 "draw the viewer into an offscreen EGL context on the GPU: no window and no X needed (for --script, "
-                 "--frames and --screenshot on a GPU machine without a display)")
+    app.add_flag("--offscreen", o.offscreen, "draw into an offscreen EGL context on the GPU (no window, no X)")
         ->group(g_ui);
     app.add_option("--report", o.report, "with --script: write frame times and change latencies here (JSON)")
         ->group(g_ui);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <algorithm>
 #include <sstream>
 #include <iostream>
 
@@ -119,6 +120,38 @@ TEST(Cli, HelpDocumentsOptionsAndExitCodes) {
     for (const char* s : {"--headless", "--backend", "--raw", "--view", "--window", "--pad", "--channel", "--colormap",
                           "--timings", "Exit codes", "GPU unavailable", "--script", "--report", "--offscreen"})
         EXPECT_NE(r.out.find(s), std::string::npos) << s;
+}
+
+// --help as a reader wants it (issue 59): every line within 100 columns, the options grouped by task, every format
+// listed; a misspelt option is exit 2 naming the closest one; every usage error is one "specview:" line on stderr.
+TEST(Cli, HelpFitsAHundredColumnsAndAMisspeltOptionNamesTheClosest) {
+    TempDir dir;
+    const CliRun h = specview({"--help"}, dir);
+    ASSERT_EQ(h.code, 0);
+    std::istringstream lines(h.out);
+    int count = 0;
+    for (std::string line; std::getline(lines, line); ++count) EXPECT_LE(line.size(), 100u) << line;
+    EXPECT_LE(count, 150) << "short enough to read";
+    for (const char* s : {"TIFF", ".npy", "video", "GIF", "PNG", "JPEG", "Outputs (--headless):", "Stacks and video:",
+                          "Batches and many machines:", "Frequency lab:", "Viewer:"})
+        EXPECT_NE(h.out.find(s), std::string::npos) << s;
+    const CliRun m = specview({"--headless", "x.png", "--colourmap", "inferno"}, dir);
+    EXPECT_EQ(m.code, kExitUsage);
+    EXPECT_EQ(m.err, "specview: unknown option --colourmap; did you mean --colormap?\n");
+    const CliRun far = specview({"--zzzzzzzzzz"}, dir);
+    EXPECT_EQ(far.code, kExitUsage);
+    EXPECT_EQ(far.err.rfind("specview: unknown option --zzzzzzzzzz", 0), 0u) << far.err;
+    EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << "nothing is close: " << far.err;
+    for (const std::vector<std::string>& bad :
+         {std::vector<std::string>{"--window", "foo", "x.png"}, {"--jobs", "0", "x.png"}, {"--frame"}}) {
+        const CliRun b = specview(bad, dir);
+        EXPECT_EQ(b.code, kExitUsage) << bad[0];
+        EXPECT_EQ(b.err.rfind("specview: ", 0), 0u) << b.err;
+        EXPECT_EQ(std::count(b.err.begin(), b.err.end(), '\n'), 1) << "one line: " << b.err;
+    }
+    const CliRun v = specview({"--version"}, dir);
+    EXPECT_EQ(v.code, 0);
+    EXPECT_EQ(v.out.rfind("specview ", 0), 0u) << v.out;
 }
 
 TEST(Cli, ViewerOnlyOptionsThatCannotWorkAreUsageErrors) {
