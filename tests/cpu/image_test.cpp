@@ -259,6 +259,18 @@ TEST(ImageLoad, BadInputsGiveClearErrors) {
     } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()).find("not a "), std::string(e.what()).find("not a readable image")) << e.what();
     }
+    // A file that matches no format says so, not stb's reading of it as a TGA header (issue 59).
+    for (const char* file : {"notes.png", "notes.xyz", "notes.dat", "notes"}) {
+        fixtures::write_file(dir.file(file), std::vector<unsigned char>(text.begin(), text.end()));
+        try {
+            load_image(dir.file(file), test_limits());
+            ADD_FAILURE() << file << " loaded";
+        } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("not a readable image (no known signature"), std::string::npos)
+                << e.what();
+            EXPECT_EQ(std::string(e.what()).find("TGA header"), std::string::npos) << e.what();
+        }
+    }
     ASSERT_EQ(mkfifo(dir.file("fifo.png").c_str(), 0600), 0);
     expect_input_error(dir.file("fifo.png"), "not a regular file");
     // Corrupt PNG: scribble over the compressed data.

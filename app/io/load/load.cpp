@@ -27,6 +27,10 @@
 #include <unistd.h>
 
 namespace specview {
+
+// What the "not a readable image" messages list.
+constexpr const char* kSupportedFormats =
+    "PNG, JPEG, TIFF, .npy, GIF, video (MP4, MOV, MKV, WebM, AVI), PSD, BMP, TGA, HDR, PNM";
 namespace fs = std::filesystem;
 
 std::uint64_t available_memory_bytes() {
@@ -488,9 +492,8 @@ Image decode_single(ByteView bytes, const std::string& name, const LoadLimits& l
 
     int w = 0, h = 0, comp = 0;
     if (!stbi_info_from_memory(data, len, &w, &h, &comp)) {
-        throw InputError(
-            name, std::string("not a readable image (") + stb_reason() +
-                      "); supported: PNG, JPEG, TIFF, BMP, TGA, GIF, PSD, HDR, PNM, .npy, video (MP4, MKV, AVI)");
+        throw InputError(name,
+                         std::string("not a readable image (") + stb_reason() + "); supported: " + kSupportedFormats);
     }
     const bool hdr = stbi_is_hdr_from_memory(data, len);
     const bool wide = !hdr && stbi_is_16_bit_from_memory(data, len);
@@ -569,14 +572,17 @@ Image FrameReader::decode(int frame, const HeaderCheck& header_check) {
     if (m.format == "tga") {
         // TGA is what a file without any known signature is taken for: when its name says another format, say
         // that first (a "TIFF" that is not one should not be told about TGA headers alone).
+        // A file named as no format at all, or as another one, that is no TGA either: no known signature (stb's
+        // reading of it as a TGA header would only confuse).
         try {
             return decode_single(m.bytes, m.name, lim, header_check, m.format);
-        } catch (const InputError& e) {
-            if (m.named.empty() || m.named == "TGA") throw;
-            throw InputError(m.name, "not a " + m.named +
-                                         " file: it does not start as one does (read as TGA, the one format "
-                                         "without a signature: " +
-                                         e.reason() + ")");
+        } catch (const InputError&) {
+            if (m.named == "TGA") throw;
+            const std::string claim = m.named.empty() ? ""
+                                                      : "; its name says " + m.named + ", but it is not a " + m.named +
+                                                            " file: it does not start as one does";
+            throw InputError(m.name,
+                             "not a readable image (no known signature" + claim + "); supported: " + kSupportedFormats);
         }
     }
     if (m.format != "tiff" && m.format != "npy" && m.format != "video" && !animated)
