@@ -925,7 +925,16 @@ namespace {
 
 // [SECTION] The frame's window, screenshots, the machine's probe, teardown
 // The frame's one window: the panels on the left, the status line, the message and the views on the right.
+// The keys outside the classroom (which has its own: arrows, Home, End, Space), where no text field has the keyboard:
+// Page Down / Page Up the next / previous image of those given or of the shown image's folder.
+void handle_keys(ViewerState& st, PanelContext& ctx) {
+    if (ImGui::GetIO().WantTextInput) return;
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageDown))) step_image(ctx, st.file, 1);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageUp))) step_image(ctx, st.file, -1);
+}
+
 void build_window(ViewerState& st, PanelContext& ctx) {
+    handle_keys(st, ctx);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
     ImGui::SetNextWindowSize(vp->WorkSize);
@@ -1096,6 +1105,7 @@ int run_viewer(const ViewerLaunch& launch) {
     st.classroom.enabled = launch.classroom;
     st.classroom.step = launch.classroom_step - 1;
     load_recent(st);
+    st.file.given = launch.images;
     st.file.assets_dir = find_assets_dir();
     if (!st.file.assets_dir.empty()) {
         std::error_code ec;

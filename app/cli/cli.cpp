@@ -268,7 +268,20 @@ int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {
         std::cerr << "specview: --report needs --script\n";
         return kExitUsage;
     }
-    ViewerLaunch launch{o.inputs,         o.s,
+    // A directory opens as the CLI takes it: its images in natural order (the viewer steps through them with Page
+    // Down / Page Up). One without images stays as given: the viewer says what it is.
+    std::vector<std::string> images;
+    for (const std::string& in : o.inputs) {
+        std::error_code ec;
+        std::string none;
+        const std::vector<std::string> files =
+            fs::is_directory(in, ec) ? stack_files(in, &none) : std::vector<std::string>{};
+        if (files.empty())
+            images.push_back(in);
+        else
+            images.insert(images.end(), files.begin(), files.end());
+    }
+    ViewerLaunch launch{images,           o.s,
                         o.classroom,      o.presentation,
                         o.classroom_step, o.classroom_walk,
                         o.frames,         o.screenshot,

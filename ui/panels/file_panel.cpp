@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "app/cli/shared.h"    // natural_less
+#include "app/io/load/load.h"  // has_image_extension
 #include "ui/panels/panel.h"
 
 namespace specview::ui {
@@ -24,6 +26,31 @@ void save_npy(PanelContext& ctx, FileUi& file) {
     ctx.messages.info("saving " + file.save_npy_path + " ...");
 }
 }  // namespace
+
+bool step_image(PanelContext& ctx, const FileUi& file, int delta) {
+    namespace fs = std::filesystem;
+    const std::string current =
+        ctx.shown.image_path.empty() && !file.given.empty() ? file.given.front() : ctx.shown.image_path;
+    std::vector<std::string> list = file.given;
+    if (list.size() < 2 && !current.empty()) {  // the folder of the shown image, in natural order
+        list.clear();
+        std::error_code ec;
+        const fs::path dir = fs::path(current).parent_path().empty() ? fs::path(".") : fs::path(current).parent_path();
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.is_regular_file(ec) && has_image_extension(e.path().string())) list.push_back(e.path().string());
+        std::sort(list.begin(), list.end(), natural_less);
+    }
+    if (list.empty()) return false;
+    const int n = int(list.size());
+    int at = -1;
+    std::error_code ec;
+    for (int i = 0; i < n && at < 0; ++i)
+        if (list[std::size_t(i)] == current || fs::equivalent(list[std::size_t(i)], current, ec)) at = i;
+    const int next = at < 0 ? 0 : ((at + delta) % n + n) % n;
+    if (next == at) return false;
+    ctx.open(list[std::size_t(next)]);
+    return true;
+}
 
 void draw_file_panel(PanelContext& ctx, FileUi& file) {
     ctx.layout.push_back("panel File");

@@ -65,6 +65,9 @@ struct FileUi {
     std::string path_input;
     std::vector<std::string> samples;
     std::string assets_dir;
+    // The images given at launch (directories expanded, in natural order): Page Down / Page Up step through them;
+    // with one image given (or none), through the shown image's folder.
+    std::vector<std::string> given;
     std::string save_png_path = "spectrum.png";
     std::string save_npy_path = "spectrum.npy";
 };
@@ -155,6 +158,9 @@ struct PanelContext {
 };
 
 void draw_file_panel(PanelContext& ctx, FileUi& file);
+// Opens the next (delta 1) or previous (-1) image of the launch list or of the shown image's folder (FileUi::given),
+// wrapping around; false when there is no other image to go to.
+bool step_image(PanelContext& ctx, const FileUi& file, int delta);
 void draw_pipeline_panel(PanelContext& ctx);
 void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& classroom);
 void draw_timings_panel(PanelContext& ctx, TimingsUi& timings);

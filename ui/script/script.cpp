@@ -157,7 +157,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 !parse_count(a.args[1], &u, -1048576, 1048576))
                 throw ScriptError(line, "hover takes two whole numbers U V (signed bin indices, DC = 0 0)");
         } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit" || v == "clear-filters" ||
-                   v == "clear-brush") {
+                   v == "clear-brush" || v == "next-image" || v == "prev-image") {
             if (n != 0) throw ScriptError(line, v + " takes no arguments");
         } else if (v == "wait") {
             int f = 0;
@@ -166,7 +166,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
         } else {
             throw ScriptError(line,
                               "unknown action '" + v +
-                                  "' (open, set, drag, hover, next, prev, wait, wait-ready, "
+                                  "' (open, next-image, prev-image, set, drag, hover, next, prev, wait, wait-ready, "
                                   "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
                                   "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
                                   "save-texture, quit)");
@@ -221,6 +221,11 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         if (a.verb == "quit") return false;
         if (a.verb == "open") {
             st.context().open(a.args[0]);
+            return true;
+        }
+        if (a.verb == "next-image" || a.verb == "prev-image") {  // as Page Down / Page Up
+            auto ctx = st.context();
+            step_image(ctx, st.file, a.verb == "next-image" ? 1 : -1);
             return true;
         }
         if (a.verb == "set") {
