@@ -105,7 +105,8 @@ void add_picture_options(CLI::App& app, CliOptions& o) {
         ->check(CLI::PositiveNumber)
         ->group(g_view)
         ->capture_default_str();
-    app.add_option("--colormap", o.colormap, "gray, viridis, inferno, magma or turbo")
+    app.add_option("--colormap", o.colormap,
+                   "gray, viridis, inferno, magma or turbo (default: inferno in the viewer, gray with --headless)")
         ->check(one_of(colormap_names()))
         ->group(g_view)
         ->capture_default_str();
@@ -291,7 +292,8 @@ int finish_options(CliOptions& o) {
     o.s.backend = *parse_name<Backend>(o.backend);
     o.s.view.view = *parse_name<View>(o.view);
     o.s.view.range = *parse_name<RangeMode>(o.range);
-    o.s.view.colormap = *parse_name<Colormap>(o.colormap);
+    o.s.view.colormap = o.colormap.empty() ? (o.headless ? Colormap::Gray : Colormap::Inferno)
+                                            : *parse_name<Colormap>(o.colormap);
     o.s.window = *parse_name<Window>(o.window);
     o.s.window_shape = *parse_name<WindowShape>(o.window_shape);
     o.s.level = *parse_name<Level>(o.level);

@@ -18,7 +18,10 @@ struct CliOptions {
     std::vector<std::string> inputs;
     bool headless = false, timings = false, force = false, no_shift = false, classroom = false, presentation = false;
     std::string output, raw;
-    std::string backend = "cpu", view = "logmag", range = "auto", colormap = "gray", window = "none", pad = "pow2",
+    // The first picture a user sees (issue 59, chosen by looking at photos, micrographs and gratings): a Hann window
+    // (no edge cross) and a percentile range; the viewer in a perceptual colormap (colormap "" until given: inferno
+    // in the viewer, gray on --headless, whose default picture stays an 8-bit gray PNG).
+    std::string backend = "cpu", view = "logmag", range = "percentile", colormap, window = "hann", pad = "pow2",
                 pad_fill = "zero", channel = "luma", cufft_mode = "r2c", window_shape = "separable", level = "none";
     Settings s;  // the numeric options bind straight into it; finish_options sets the named ones
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};

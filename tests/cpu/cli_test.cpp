@@ -65,6 +65,15 @@ CliRun specview(const std::vector<std::string>& args, const TempDir& dir, bool i
     return r;
 }
 
+// The same with the plain picture where the arguments do not say otherwise: no window, the min..max range (the
+// defaults' Hann window and percentile range are for a first look; these tests check values against the engine's).
+CliRun specview_plain(std::vector<std::string> args, const TempDir& dir, bool in_dir = false) {
+    auto has = [&](const char* o) { return std::find(args.begin(), args.end(), o) != args.end(); };
+    if (!has("--window")) args.insert(args.end(), {"--window", "none"});
+    if (!has("--range")) args.insert(args.end(), {"--range", "auto"});
+    return specview(args, dir, in_dir);
+}
+
 std::string grating(const TempDir& dir, int w, int h, int kx, int ky) {
     fixtures::Pixels p{w, h, 1, {}};
     for (int y = 0; y < h; ++y)
@@ -165,7 +174,7 @@ TEST(Cli, WritesAPictureWithThePeaksWhereTheGratingPutsThem) {
     TempDir dir;
     const std::string in = grating(dir, 128, 64, 9, 5);
     const std::string out = dir.file("spec.png");
-    const CliRun r = specview({"--headless", in, "-o", out, "--timings"}, dir);
+    const CliRun r = specview_plain({"--headless", in, "-o", out, "--timings"}, dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("FFTW"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("total"), std::string::npos) << "timings printed";
@@ -391,7 +400,7 @@ TEST(Cli, PngOutputIsGrayOrRgbWithTheSameLevelsAtEveryCompressionLevel) {
         std::size_t last_size = 0;
         for (const char* level : {"0", "2", "9"}) {
             const std::string out = dir.file(std::string(cm) + level + ".png");
-            const CliRun r = specview({"--headless", in, "-o", out, "--colormap", cm, "--png-level", level}, dir);
+            const CliRun r = specview_plain({"--headless", in, "-o", out, "--colormap", cm, "--png-level", level}, dir);
             ASSERT_EQ(r.code, 0) << r.err;
             const Image img = load_image(out);
             ASSERT_EQ(img.width, f.width);
@@ -411,7 +420,7 @@ TEST(Cli, PngOutputIsGrayOrRgbWithTheSameLevelsAtEveryCompressionLevel) {
             last_size = size;
         }
     }
-    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("x.png"), "--png-level", "10"}, dir).code, kExitUsage);
+    EXPECT_EQ(specview_plain({"--headless", in, "-o", dir.file("x.png"), "--png-level", "10"}, dir).code, kExitUsage);
 }
 
 // A decoder process that crashes on one file of a batch: that file is an input error naming it, the rest is done.
@@ -603,10 +612,10 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
     const std::string in = dir.file("p.png");
     const fixtures::Pixels pat = fixtures::pattern(96, 60, 1);
     fixtures::write_file(in, fixtures::png(pat, 16));
-    const CliRun r = specview({"--headless", in, "-o", dir.file("s.png"), "--filter", "lowpass:0.1,gauss", "--filter",
-                               "notch:0.25:0.125:0.02", "--inverse", dir.file("inv.npy"), "--profile", "radial",
-                               dir.file("r.csv"), "--profile", "angular", dir.file("a.csv")},
-                              dir);
+    const CliRun r = specview_plain({"--headless", in, "-o", dir.file("s.png"), "--filter", "lowpass:0.1,gauss",
+                                     "--filter", "notch:0.25:0.125:0.02", "--inverse", dir.file("inv.npy"), "--profile",
+                                     "radial", dir.file("r.csv"), "--profile", "angular", dir.file("a.csv")},
+                                    dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("radial PSD slope: "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("of the masked spectrum"), std::string::npos) << r.out;
@@ -638,9 +647,9 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
     std::getline(angular, line);
     EXPECT_EQ(line, "angle_deg,mean_power,count");
     // The PNG form: the image's own 96x60 region, stretched to 0..255.
-    ASSERT_EQ(specview({"--headless", in, "-o", dir.file("s2.png"), "--filter", "highpass:0.05", "--inverse",
-                        dir.file("inv.png")},
-                       dir)
+    ASSERT_EQ(specview_plain({"--headless", in, "-o", dir.file("s2.png"), "--filter", "highpass:0.05", "--inverse",
+                              dir.file("inv.png")},
+                             dir)
                   .code,
               0);
     const Image ip = load_image(dir.file("inv.png"));
@@ -656,7 +665,7 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
                                                {"--psd-fit", "0.3:0.1"}}) {
         std::vector<std::string> args = {"--headless", in, "-o", dir.file("x.png"), "--force"};
         args.insert(args.end(), bad.begin(), bad.end());
-        const CliRun b = specview(args, dir);
+        const CliRun b = specview_plain(args, dir);
         EXPECT_EQ(b.code, kExitUsage) << bad[0] << " " << bad[1] << ": " << b.err;
         EXPECT_NE(b.err.find(bad[0]), std::string::npos) << b.err;
     }
@@ -666,15 +675,15 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
         for (int x = 0; x < pat.width; ++x)
             moved.v[std::size_t(y) * pat.width + x] = pat.at((x - 7 + pat.width) % pat.width, (y + 4) % pat.height, 0);
     fixtures::write_file(dir.file("moved.png"), fixtures::png(moved, 16));
-    const CliRun c = specview(
+    const CliRun c = specview_plain(
         {"--headless", in, "-o", dir.file("c.png"), "--pad", "none", "--correlate", dir.file("moved.png")}, dir);
     ASSERT_EQ(c.code, 0) << c.err;
     EXPECT_NE(c.out.find("shift: 7.00 -4.00"), std::string::npos) << c.out;
     // Plain cross-correlation finds it too; the heat map is brightest at the shift from the centre.
     const CliRun x =
-        specview({"--headless", in, "-o", dir.file("c2.png"), "--pad", "none", "--correlate", dir.file("moved.png"),
-                  "--correlation", "cross", "--correlation-map", dir.file("map.png")},
-                 dir);
+        specview_plain({"--headless", in, "-o", dir.file("c2.png"), "--pad", "none", "--correlate",
+                        dir.file("moved.png"), "--correlation", "cross", "--correlation-map", dir.file("map.png")},
+                       dir);
     ASSERT_EQ(x.code, 0) << x.err;
     EXPECT_NE(x.out.find("shift: 7.00 -4.00"), std::string::npos) << x.out;
     EXPECT_NE(x.out.find("cross correlation peak: "), std::string::npos) << x.out;
@@ -690,10 +699,12 @@ TEST(Cli, LabFiltersInverseProfilesAndCorrelation) {
     };
     EXPECT_EQ(level(pat.width / 2 + 7, pat.height / 2 - 4), 255) << "the peak at the shift, from the centre";
     EXPECT_LT(level(pat.width / 2, pat.height / 2), 255) << "no peak at no shift";
-    EXPECT_EQ(specview({"--headless", in, "-o", dir.file("c3.png"), "--correlation-map", dir.file("m.png")}, dir).code,
-              kExitUsage);
+    EXPECT_EQ(
+        specview_plain({"--headless", in, "-o", dir.file("c3.png"), "--correlation-map", dir.file("m.png")}, dir).code,
+        kExitUsage);
     fixtures::write_file(dir.file("small.png"), fixtures::png(fixtures::pattern(50, 60, 1), 8));
-    const CliRun d = specview({"--headless", in, "-o", dir.file("d.png"), "--correlate", dir.file("small.png")}, dir);
+    const CliRun d =
+        specview_plain({"--headless", in, "-o", dir.file("d.png"), "--correlate", dir.file("small.png")}, dir);
     EXPECT_EQ(d.code, kExitUsage) << d.err;
     EXPECT_NE(d.err.find("same size"), std::string::npos) << d.err;
 }
@@ -759,9 +770,9 @@ TEST(Cli, FrameOfAFloatStackKeepsItsValues) {
     fixtures::TiffOptions o;
     o.sample = fixtures::TiffSample::F64;
     fixtures::write_file(dir.file("s.tif"), fixtures::tiff(w, h, 1, pages, o));
-    const CliRun r = specview({"--headless", dir.file("s.tif"), "--frame", "2", "--pad", "none", "-o",
-                               dir.file("s.png"), "--raw", dir.file("s.npy")},
-                              dir);
+    const CliRun r = specview_plain({"--headless", dir.file("s.tif"), "--frame", "2", "--pad", "none", "-o",
+                                     dir.file("s.png"), "--raw", dir.file("s.npy")},
+                                    dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("note: frame 2 of 3 (--frame)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("note: 1 NaN/Inf sample replaced by the mean of the finite ones (-5)"), std::string::npos)
@@ -771,13 +782,13 @@ TEST(Cli, FrameOfAFloatStackKeepsItsValues) {
     EXPECT_NEAR(raw.data[0].real(), -5.0 * w * h, 1e-3) << "DC: the page's values, kept";
     fixtures::write_file(dir.file("c.npy"),
                          fixtures::npy("<f4", {4, h, w}, false, std::vector<double>(std::size_t(4) * w * h, 1.5)));
-    const CliRun n = specview({"--headless", dir.file("c.npy"), "--frame", "4", "-o", dir.file("c.png")}, dir);
+    const CliRun n = specview_plain({"--headless", dir.file("c.npy"), "--frame", "4", "-o", dir.file("c.png")}, dir);
     EXPECT_EQ(n.code, 0) << n.err;
     EXPECT_NE(n.out.find("note: frame 4 of 4 (--frame)"), std::string::npos) << n.out;
-    const CliRun past = specview({"--headless", dir.file("s.tif"), "--frame", "4", "-o", dir.file("p.png")}, dir);
+    const CliRun past = specview_plain({"--headless", dir.file("s.tif"), "--frame", "4", "-o", dir.file("p.png")}, dir);
     EXPECT_EQ(past.code, kExitInput) << past.err;
     EXPECT_NE(past.err.find("no page 4: the file has 3 pages"), std::string::npos) << past.err;
-    const CliRun spec = specview({"--headless", dir.file("s.npy"), "-o", dir.file("q.png")}, dir);
+    const CliRun spec = specview_plain({"--headless", dir.file("s.npy"), "-o", dir.file("q.png")}, dir);
     EXPECT_EQ(spec.code, kExitInput) << spec.err;
     EXPECT_NE(spec.err.find("is a spectrum, not an image"), std::string::npos) << spec.err;
 }
@@ -816,9 +827,9 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     fixtures::TiffOptions o;
     o.sample = fixtures::TiffSample::F32;
     fixtures::write_file(dir.file("g.tif"), fixtures::tiff(w, h, 1, pages, o));
-    const CliRun r = specview({"--headless", dir.file("g.tif"), "--frame-range", "2:4", "--pad", "none", "-o",
-                               dir.file("out"), "--raw", dir.file("raw")},
-                              dir);
+    const CliRun r = specview_plain({"--headless", dir.file("g.tif"), "--frame-range", "2:4", "--pad", "none", "-o",
+                                     dir.file("out"), "--raw", dir.file("raw")},
+                                    dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("frames 2-4 of 5"), std::string::npos) << r.out;
     for (int f = 1; f <= n; ++f) {
@@ -833,9 +844,9 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     ASSERT_EQ(f3.width, w);
     EXPECT_EQ(strongest_bin(f3, w / 2 - 1), 3);
     // The mean power over every frame, against |DFT|^2 in double averaged.
-    const CliRun a = specview({"--headless", dir.file("g.tif"), "--average", "--pad", "none", "-o", dir.file("avg.png"),
-                               "--raw", dir.file("avg.npy")},
-                              dir);
+    const CliRun a = specview_plain({"--headless", dir.file("g.tif"), "--average", "--pad", "none", "-o",
+                                     dir.file("avg.png"), "--raw", dir.file("avg.npy")},
+                                    dir);
     ASSERT_EQ(a.code, 0) << a.err;
     EXPECT_NE(a.out.find("frames 1-5 of 5"), std::string::npos) << a.out;
     EXPECT_NE(a.out.find("mean power spectrum of 5 frames"), std::string::npos) << a.out;
@@ -847,21 +858,21 @@ TEST(Cli, FrameRangesAndTheAveragePowerSpectrumOfAStack) {
     const Image pic = load_image(dir.file("avg.png"));
     EXPECT_EQ(pic.width, w);
     // A range: the mean of frames 2 and 3 only.
-    ASSERT_EQ(specview({"--headless", dir.file("g.tif"), "--average", "--frame-range", "2:3", "--pad", "none", "-o",
-                        dir.file("avg2.png"), "--raw", dir.file("avg2.npy")},
-                       dir)
+    ASSERT_EQ(specview_plain({"--headless", dir.file("g.tif"), "--average", "--frame-range", "2:3", "--pad", "none",
+                              "-o", dir.file("avg2.png"), "--raw", dir.file("avg2.npy")},
+                             dir)
                   .code,
               0);
     const std::vector<float> two = read_npy_float32(dir.file("avg2.npy"), &hh, &ww);
     EXPECT_GT(two[2], 10 * two[5]) << "frame 2's grating (u = 2) is in the mean";
     EXPECT_GT(two[3], 10 * two[5]) << "frame 3's (u = 3) too";
     EXPECT_LT(two[4], 0.01 * two[2]) << "frame 4's (u = 4) is not";
-    const CliRun past =
-        specview({"--headless", dir.file("g.tif"), "--frame-range", "4:9", "-o", dir.file("past"), "--force"}, dir);
+    const CliRun past = specview_plain(
+        {"--headless", dir.file("g.tif"), "--frame-range", "4:9", "-o", dir.file("past"), "--force"}, dir);
     EXPECT_EQ(past.code, kExitInput) << past.err;
     EXPECT_NE(past.err.find("no page 6: the file has 5 pages"), std::string::npos) << past.err;
-    EXPECT_EQ(specview({"--headless", dir.file("g.tif"), "--frame-range", "3:2"}, dir).code, kExitUsage);
-    EXPECT_EQ(specview({"--headless", dir.file("g.tif"), dir.file("g.tif"), "--average"}, dir).code, kExitUsage);
+    EXPECT_EQ(specview_plain({"--headless", dir.file("g.tif"), "--frame-range", "3:2"}, dir).code, kExitUsage);
+    EXPECT_EQ(specview_plain({"--headless", dir.file("g.tif"), dir.file("g.tif"), "--average"}, dir).code, kExitUsage);
 }
 
 // The mean power spectrum at odd and mixed sizes, where the half spectrum's mirror has no Nyquist column or row:
@@ -882,9 +893,9 @@ TEST(Cli, TheAveragePowerSpectrumAtOddSizesMatchesTheDft) {
         o.sample = fixtures::TiffSample::F32;
         const std::string tif = dir.file("odd" + std::to_string(w) + "x" + std::to_string(h) + ".tif");
         fixtures::write_file(tif, fixtures::tiff(w, h, 1, pages, o));
-        const CliRun a = specview({"--headless", tif, "--average", "--pad", "none", "--backend", "cpu", "-o",
-                                   dir.file("a.png"), "--raw", dir.file("a.npy"), "--force"},
-                                  dir);
+        const CliRun a = specview_plain({"--headless", tif, "--average", "--pad", "none", "--backend", "cpu", "-o",
+                                         dir.file("a.png"), "--raw", dir.file("a.npy"), "--force"},
+                                        dir);
         ASSERT_EQ(a.code, 0) << a.err;
         int hh = 0, ww = 0;
         const std::vector<float> mean = read_npy_float32(dir.file("a.npy"), &hh, &ww);
@@ -905,9 +916,9 @@ TEST(Cli, AStackOfFilesInNaturalOrder) {
             for (int x = 0; x < 16; ++x) p.v.push_back(0.5 + 0.4 * std::cos(2 * M_PI * k * x / 16.0));
         fixtures::write_file(dir.file("seq/frame" + std::to_string(k) + ".png"), fixtures::png(p, 16));
     }
-    const CliRun r = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "2:3", "-o", dir.file("out"),
-                               "--raw", dir.file("raw")},
-                              dir);
+    const CliRun r = specview_plain({"--headless", "--stack", dir.file("seq"), "--frame-range", "2:3", "-o",
+                                     dir.file("out"), "--raw", dir.file("raw")},
+                                    dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("frames 2-3 of 3"), std::string::npos) << r.out;
     // Frame 3 is frame10.png: its peak at u = 10 mod 16 -> bin 10 (|u| = 6 from the other side).
@@ -916,16 +927,16 @@ TEST(Cli, AStackOfFilesInNaturalOrder) {
     EXPECT_TRUE(peak == 10 || peak == 6) << peak;
     const NpyComplex f2 = read_npy_complex64(dir.file("raw/seq_stack_f0002.npy"));
     EXPECT_GT(std::abs(f2.data[2]), 10 * std::abs(f2.data[5])) << "frame 2 is frame2.png";
-    const CliRun g = specview(
+    const CliRun g = specview_plain(
         {"--headless", "--stack", dir.file("seq") + "/frame*.png", "--average", "-o", dir.file("avg.png")}, dir);
     ASSERT_EQ(g.code, 0) << g.err;
     EXPECT_NE(g.out.find("mean power spectrum of 3 frames"), std::string::npos) << g.out;
     fixtures::write_file(dir.file("seq/frame3.png"), fixtures::png(fixtures::pattern(8, 16, 1), 8));
     const CliRun bad =
-        specview({"--headless", "--stack", dir.file("seq"), "--average", "-o", dir.file("avg2.png")}, dir);
+        specview_plain({"--headless", "--stack", dir.file("seq"), "--average", "-o", dir.file("avg2.png")}, dir);
     EXPECT_EQ(bad.code, kExitInput) << bad.err;
     EXPECT_NE(bad.err.find("frame3.png: is 8x16, the stack's first frame"), std::string::npos) << bad.err;
-    EXPECT_EQ(specview({"--headless", "--stack", dir.file("none*.png")}, dir).code, kExitInput);
+    EXPECT_EQ(specview_plain({"--headless", "--stack", dir.file("none*.png")}, dir).code, kExitInput);
 }
 
 // A longer sequence is decoded by several children at once: every frame still lands under its own number (its
@@ -941,9 +952,9 @@ TEST(Cli, ALongSequenceKeepsItsOrderWhenDecodedInParallel) {
             for (int x = 0; x < 32; ++x) p.v.push_back(0.5 + 0.4 * std::cos(2 * M_PI * (k % 15 + 1) * x / 32.0));
         fixtures::write_file(dir.file("seq/f" + std::to_string(k) + ".png"), fixtures::png(p, 16));
     }
-    const CliRun r = specview({"--headless", "--stack", dir.file("seq"), "--frame-range", "1:24", "-o", dir.file("out"),
-                               "--raw", dir.file("raw")},
-                              dir);
+    const CliRun r = specview_plain({"--headless", "--stack", dir.file("seq"), "--frame-range", "1:24", "-o",
+                                     dir.file("out"), "--raw", dir.file("raw")},
+                                    dir);
     ASSERT_EQ(r.code, 0) << r.err;
     for (int k = 1; k <= n; ++k) {
         char name[32];
@@ -951,13 +962,14 @@ TEST(Cli, ALongSequenceKeepsItsOrderWhenDecodedInParallel) {
         const NpyComplex f = read_npy_complex64(dir.file(name));
         EXPECT_EQ(strongest_bin(f, 16), k % 15 + 1) << "frame " << k;
     }
-    const CliRun past = specview(
+    const CliRun past = specview_plain(
         {"--headless", "--stack", dir.file("seq"), "--frame-range", "20:30", "--average", "-o", dir.file("a.png")},
         dir);
     EXPECT_EQ(past.code, kExitInput) << past.err;
     EXPECT_NE(past.err.find("no frame 25: the stack has 24 files"), std::string::npos) << past.err;
     fixtures::write_file(dir.file("seq/f13.png"), fixtures::png(fixtures::pattern(8, 16, 1), 8));
-    const CliRun bad = specview({"--headless", "--stack", dir.file("seq"), "--average", "-o", dir.file("b.png")}, dir);
+    const CliRun bad =
+        specview_plain({"--headless", "--stack", dir.file("seq"), "--average", "-o", dir.file("b.png")}, dir);
     EXPECT_EQ(bad.code, kExitInput) << bad.err;
     EXPECT_NE(bad.err.find("f13.png: is 8x16, the stack's first frame"), std::string::npos) << bad.err;
 }
@@ -976,17 +988,17 @@ TEST(Cli, VideoFramesAndTheirAverage) {
         frames.push_back(f);
     }
     fixtures::write_file(dir.file("v.mkv"), fixtures::video(w, h, frames, "ffv1", "matroska", 24));
-    const CliRun one = specview(
+    const CliRun one = specview_plain(
         {"--headless", dir.file("v.mkv"), "--frame", "4", "-o", dir.file("f4.png"), "--raw", dir.file("f4.npy")}, dir);
     ASSERT_EQ(one.code, 0) << one.err;
     EXPECT_NE(one.out.find("note: frame 4 of 6 (--frame)"), std::string::npos) << one.out;
     const NpyComplex f4 = read_npy_complex64(dir.file("f4.npy"));
     EXPECT_EQ(strongest_bin(f4, h / 2, std::size_t(w)), 4) << "frame 4's grating: 4 cycles down";
-    const CliRun avg = specview({"--headless", dir.file("v.mkv"), "--average", "-o", dir.file("avg.png")}, dir);
+    const CliRun avg = specview_plain({"--headless", dir.file("v.mkv"), "--average", "-o", dir.file("avg.png")}, dir);
     ASSERT_EQ(avg.code, 0) << avg.err;
     EXPECT_NE(avg.out.find("frames 1-6 of 6"), std::string::npos) << avg.out;
     // --export-video: every frame's spectrum as a video; read back, frame k's peak sits k + 1 rows below DC.
-    const CliRun ex = specview(
+    const CliRun ex = specview_plain(
         {"--headless", dir.file("v.mkv"), "--export-video", dir.file("spectra.mp4"), "--colormap", "gray"}, dir);
     ASSERT_EQ(ex.code, 0) << ex.err;
     std::ifstream in(dir.file("spectra.mp4"), std::ios::binary);
