@@ -185,9 +185,16 @@ PlaneGeometry plane_geometry(const Settings& s, int image_w, int image_h) {
     return g;
 }
 
+Level effective_level(const Settings& s, const PlaneGeometry& g) {
+    const bool padded = g.width > g.content_w || g.height > g.content_h;
+    return s.level == Level::None && s.pad_fill == PadFill::Mean && s.window != Window::None && padded ? Level::Mean
+                                                                                                       : s.level;
+}
+
 PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std::function<void(int, float*)>& row_of,
                            int threads) {
     PlaneShaping out;
+    const Level level = effective_level(s, g);
     const int cw = g.content_w, ch = g.content_h;
     if (s.window_shape == WindowShape::Radial && s.window != Window::None) {
         out.shape.radial = true;
@@ -205,7 +212,7 @@ PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std:
         for (int y = 0; y < ch; ++y)
             out.wy[std::size_t(y)] = window_value(s.window, y, ch, s.tukey_alpha, s.kaiser_beta);
     }
-    if (s.level != Level::None && cw > 0 && ch > 0) {
+    if (level != Level::None && cw > 0 && ch > 0) {
         // Sums per row (on several threads), added in row order: the same numbers however many threads.
         const double xc = (cw - 1) / 2.0, yc = (ch - 1) / 2.0;
         std::vector<double> sv(std::size_t(ch), 0.0), sx(std::size_t(ch), 0.0);
@@ -234,7 +241,7 @@ PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std:
         const double mean = S / (double(cw) * double(ch));
         out.shape.level = true;
         out.shape.level_a = mean;
-        if (s.level == Level::Plane) {  // centred coordinates are orthogonal over the grid: each slope on its own
+        if (level == Level::Plane) {  // centred coordinates are orthogonal over the grid: each slope on its own
             const double bx = Dxx > 0 ? Sx / (Dxx * ch) : 0.0, by = Dyy > 0 ? Sy / (Dyy * cw) : 0.0;
             out.shape.level_bx = bx;
             out.shape.level_by = by;
@@ -245,8 +252,13 @@ PlaneShaping plane_shaping(const Settings& s, const PlaneGeometry& g, const std:
 }
 
 PlaneShaping plane_shaping(const Image& img, const Settings& s, const PlaneGeometry& g, int threads) {
+    // (a frame NVDEC keeps on the device has no host rows to take the mean of: its padding holds the windowed mean,
+    // as gpu_backend.cpp's recipe says)
+    Settings on_host = s;
+    if (img.on_device() && s.level == Level::None) on_host.pad_fill = PadFill::Zero;
+    const Settings& use = img.on_device() ? on_host : s;
     return plane_shaping(
-        s, g, [&](int y, float* row) { channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, g.content_w, row); },
+        use, g, [&](int y, float* row) { channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, g.content_w, row); },
         threads);
 }
 
@@ -275,7 +287,7 @@ PreparedPlane prepare_plane(const Plane& src, const Settings& s) {
         }
         sum += row;
     }
-    if (s.pad_fill == PadFill::Mean && (tw > cw || th > chh)) {
+    if (s.pad_fill == PadFill::Mean && effective_level(s, g) == s.level && (tw > cw || th > chh)) {
         const float mean = float(sum / (double(cw) * chh));
         for (int y = 0; y < th; ++y)
             for (int x = 0; x < tw; ++x)
@@ -309,7 +321,9 @@ PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst
     parallel_bands(chh, threads, [&](int y0, int y1, int) { band(y0, y1); });
     double sum = 0.0;
     for (double r : row_sum) sum += r;
-    const float fill = s.pad_fill == PadFill::Mean && (tw > cw || th > chh) ? float(sum / (double(cw) * chh)) : 0.0f;
+    // (the mean subtracted for a window, effective_level: the padding is 0, where the windowed content tapers to)
+    const bool mean_fill = s.pad_fill == PadFill::Mean && effective_level(s, g) == s.level && (tw > cw || th > chh);
+    const float fill = mean_fill ? float(sum / (double(cw) * chh)) : 0.0f;
     for (int y = 0; y < th; ++y) {
         float* out = dst + std::size_t(y) * stride;
         for (int x = y < chh ? cw : 0; x < tw; ++x) out[x] = fill;

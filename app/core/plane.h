@@ -54,6 +54,12 @@ struct PlaneGeometry {
 };
 PlaneGeometry plane_geometry(const Settings& s, int image_w, int image_h);
 
+// What is subtracted before the window: the settings' level, or the content's mean where --pad-fill mean meets a
+// window and padding (issue 59): a window tapers the content to 0 at its edges, and padding with the raw mean would
+// bring back the edge cross the window removed; so the mean goes first (as --level mean: the spectrum differs in DC
+// alone) and the padding is 0, the value the windowed content tapers to.
+Level effective_level(const Settings& s, const PlaneGeometry& g);
+
 // Everything that turns content values into plane values for these settings (gpu/common/plane_shape.h's arithmetic):
 // the levelling plane, fitted to the content (`row_of(y, out)` gives content row y's values, content_w of
 // them; only called when the settings level), and the window's factors or radial table.

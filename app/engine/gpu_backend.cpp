@@ -15,7 +15,9 @@ class GpuSpectrumBackend : public SpectrumBackend {
 public:
     explicit GpuSpectrumBackend(const gpu::DeviceInfo& dev) : dev_(dev), engine_(dev.device) {}
 
-    double plan(const PlaneContext& ctx, const Settings& s) override { return engine_.plan(request(ctx, s, RunOptions{})); }
+    double plan(const PlaneContext& ctx, const Settings& s) override {
+        return engine_.plan(request(ctx, s, RunOptions{}));
+    }
 
     double plan_size(const Settings& s, int plane_w, int plane_h) override {
         if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;
@@ -131,7 +133,7 @@ private:
     gpu::DeviceInfo dev_;
     gpu::GpuEngine engine_;
     std::uint64_t sent_version_ = 0;  // the plane the device holds
-    gpu::PlaneRecipe recipe_;          // recipe()'s, for the plane recipe_version_
+    gpu::PlaneRecipe recipe_;         // recipe()'s, for the plane recipe_version_
     std::uint64_t recipe_version_ = 0;
     bool recipe_shaped_ = false;  // it holds the window tables and the levelling fit
 };
@@ -163,7 +165,9 @@ gpu::PlaneRecipe plane_recipe(const Image& img, const Settings& s, std::uint64_t
     r.crop_y = g.crop_y;
     r.content_width = g.content_w;
     r.content_height = g.content_h;
-    r.fill_mean = s.pad_fill == PadFill::Mean;
+    // (with a window the mean goes before it and the padding is 0, as on the CPU: effective_level; not for a frame
+    // kept on the device, whose mean the host cannot take)
+    r.fill_mean = s.pad_fill == PadFill::Mean && (img.on_device() || effective_level(s, g) == s.level);
     if (with_window) {  // the window and the levelling plane (fitted on the host: the same numbers as the CPU's)
         PlaneShaping sh = plane_shaping(img, s, g);
         r.shape = sh.shape;

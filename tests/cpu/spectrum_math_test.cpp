@@ -179,6 +179,57 @@ TEST(SizePolicy, PadCropAndNone) {
     EXPECT_NEAR(p.plane.at(2, 1), src.at(2, 1), 1e-6);  // the centre of a 5x3 Hann is 1
 }
 
+// --pad-fill mean with a window never brings the edge cross back (issue 59): a 600 x 400 photo-like plane (a bright
+// offset, smooth texture) padded to 1024 x 512 with a Hann window. The cross is the power on the axes (u = 0 or v = 0,
+// away from DC), against zero padding's; with the fill before (the raw mean beside windowed edges that go
+// to 0) it stood orders of magnitude above; now it is as low as with zero padding: the spectrum is the one --level mean
+// gives, but for DC.
+TEST(SizePolicy, MeanPaddingWithAWindowMakesNoCross) {
+    const int w = 600, h = 400;
+    Plane src(w, h);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x)
+            src.at(x, y) = float(0.7 + 0.1 * std::sin(0.05 * x + 0.3 * std::cos(0.02 * y)) + 0.05 * std::cos(0.11 * y));
+    CpuFft fft;
+    auto cross = [&](const Settings& s, std::vector<std::complex<float>>* out = nullptr) {
+        const PreparedPlane p = prepare_plane(src, s);
+        std::vector<std::complex<float>> F;
+        fft.forward(p.plane, F);
+        const int W = p.plane.width, H = p.plane.height;
+        double axis = 0;
+        for (int k = 8; k < 64; ++k)  // away from DC, along both axes
+            axis += std::norm(F[std::size_t(k)]) + std::norm(F[std::size_t(k) * W]);
+        if (out) *out = F;
+        EXPECT_EQ(W, 1024);
+        EXPECT_EQ(H, 512);
+        return axis;
+    };
+    Settings s;
+    s.window = Window::Hann;
+    s.pad_fill = PadFill::Zero;
+    const double zero = cross(s);
+    s.pad_fill = PadFill::Mean;
+    std::vector<std::complex<float>> mean_fill, levelled;
+    const double mean = cross(s, &mean_fill);
+    EXPECT_EQ(effective_level(s, plane_geometry(s, w, h)), Level::Mean);
+    EXPECT_LT(mean, 1.5 * zero) << "mean padding with a window: the axes' power " << mean << ", zero padding's "
+                                << zero;
+    s.pad_fill = PadFill::Zero;
+    s.level = Level::Mean;
+    cross(s, &levelled);
+    double diff = 0, norm = 0;
+    for (std::size_t i = 1; i < levelled.size(); ++i) {  // all but DC
+        diff += std::norm(mean_fill[i] - levelled[i]);
+        norm += std::norm(levelled[i]);
+    }
+    EXPECT_LT(std::sqrt(diff / norm), 1e-6) << "--level mean's spectrum (the padding 0), but for DC";
+    // Without a window (or without padding) the fill is the content's mean, as before.
+    Settings plain;
+    plain.pad_fill = PadFill::Mean;
+    EXPECT_EQ(effective_level(plain, plane_geometry(plain, w, h)), Level::None);
+    EXPECT_NEAR(prepare_plane(src, plain).plane.at(1000, 500), 0.7, 0.05);
+}
+
 TEST(Names, RoundTrip) {
     for (const auto& n : view_names()) EXPECT_EQ(name_of(*parse_name<View>(n)), n);
     for (const auto& n : colormap_names()) EXPECT_EQ(name_of(*parse_name<Colormap>(n)), n);
