@@ -1,5 +1,6 @@
 #include "app/core/filter_spec.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
@@ -29,11 +30,12 @@ bool number(const std::string& s, double* v) {
     return end == s.c_str() + s.size() && std::isfinite(*v);
 }
 
+// The shortest text that reads back to the same double (0.1, not 0.10000000000000001): what the lab panel lists and,
+// being exact, what a saved mask keeps.
 std::string num(double v) {
-    std::ostringstream o;
-    o.precision(17);
-    o << v;
-    return o.str();
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
 }
 }  // namespace
 

@@ -34,6 +34,22 @@ TEST(Filter, SpecsParseAndPrintBackTheSame) {
     }
 }
 
+// Specs print in the shortest form that reads back to the same value (issue 59: the lab panel listed
+// "lowpass:0.10000000000000001,gauss"), and values with no short form keep every digit they need.
+TEST(Filter, SpecsPrintInTheirShortestExactForm) {
+    FilterSpec f;
+    ASSERT_EQ(parse_filter("lowpass:0.1,gauss", &f), "");
+    EXPECT_EQ(filter_text(f), "lowpass:0.1,gauss");
+    ASSERT_EQ(parse_filter("wedge:18.43494882292201:3:0.05", &f), "");
+    EXPECT_EQ(filter_text(f), "wedge:18.43494882292201:3:0.05");
+    f.kind = FilterKind::LowPass;
+    f.edge = FilterEdge::Ideal;
+    f.r = 1.0 / 3.0;
+    FilterSpec g;
+    ASSERT_EQ(parse_filter(filter_text(f), &g), "") << filter_text(f);
+    EXPECT_EQ(g.r, f.r) << filter_text(f);
+}
+
 TEST(Filter, BadSpecsSayWhatIsWrong) {
     const std::vector<std::pair<std::string, std::string>> bad = {
         {"lowpass", "one radius"},
