@@ -82,6 +82,7 @@ private:
         double read_ms;
         std::vector<std::string> image_notes;  // the decoded file's: the frame of a stack, replaced NaN/Inf
         double run_ms;
+        PixelSize pixel_size;  // --pixel-size, else what the file said
     };
     // What the manifest says of an input besides its result: filled by the stage that finishes it, read by the
     // printer once its result is done (under mu).
@@ -113,7 +114,7 @@ private:
     Outcome transform_one(Engine& engine, std::size_t i, Decoded& d, Result& r);
     void encode_worker();
     Result encode_one(const Encode& e);
-    std::string lab_lines(const Job& j, const Frame& f, std::string* wrote);
+    std::string lab_lines(const Job& j, const Frame& f, const PixelSize& px, std::string* wrote);
     void print_ready(std::unique_lock<std::mutex>& lock);
     void finish();
 
@@ -128,6 +129,7 @@ private:
     const int png_level, depth;
     const std::string &save_mask_out, &correlate, &correlation_kind, &correlation_map;
     const double fit_lo, fit_hi;
+    const PixelSize pixel_size;
     LoadLimits limits;
     MemoryBudget budget;
     // The threads: a quarter drive decoders, the rest encode (on the H100 machine's 16 cores a batch of 1920x1080
@@ -182,6 +184,7 @@ Batch::Batch(const BatchSpec& o)
       correlation_map(o.correlation_map),
       fit_lo(o.fit_lo),
       fit_hi(o.fit_hi),
+      pixel_size(o.pixel_size),
       results(o.jobs.size()),
       records(o.jobs.size()),
       skip(o.jobs.size(), 0),
@@ -462,6 +465,7 @@ Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, R
             ro.picture = depth == 16 ? PictureFormat::Level16 : PictureFormat::Level8;
             const auto t_run = std::chrono::steady_clock::now();
             Frame f = engine.run(sw, ro);
+            const PixelSize px = d.image->pixel_size;
             d.image.reset();
             const double run_ms =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_run).count();
@@ -469,8 +473,8 @@ Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, R
                 std::lock_guard<std::mutex> lock(mu);
                 busy_transform += run_ms;
             }
-            encode_queue->push(
-                Encode{i, std::move(f), d.read_ms, std::move(image_notes), run_ms});  // waits for an encoder
+            encode_queue->push(Encode{i, std::move(f), d.read_ms, std::move(image_notes), run_ms,
+                                      pixel_size.calibrated() ? pixel_size : px});  // waits for an encoder
             std::lock_guard<std::mutex> lock(mu);
             ++transformed;
             cv.notify_all();
@@ -558,7 +562,7 @@ Batch::Result Batch::encode_one(const Encode& e) {
         const double write_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         // The frequency lab's measurements, from the unmasked spectrum.
-        const std::string lab = lab_lines(j, f, &wrote);
+        const std::string lab = lab_lines(j, f, e.pixel_size, &wrote);
         if (wrote.rfind(", ", 0) == 0) wrote.erase(0, 2);  // (the picture not asked for)
         std::ostringstream out;
         out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height
@@ -594,15 +598,24 @@ Batch::Result Batch::encode_one(const Encode& e) {
 }
 
 // The frequency lab's files and lines of one input: radial and angular profiles, the correlation.
-std::string Batch::lab_lines(const Job& j, const Frame& f, std::string* wrote) {
+std::string Batch::lab_lines(const Job& j, const Frame& f, const PixelSize& px, std::string* wrote) {
     std::ostringstream lab;
     if (!j.radial.empty()) {
         const Profile p = radial_profile(f.spectrum.data(), f.width, f.height);
-        write_profile_csv(j.radial, "f_cycles_per_pixel,mean_power,count", p);
+        // Calibrated (--pixel-size, or the file): a column of cycles per unit after cycles per pixel.
+        if (px.calibrated())
+            write_profile_csv(j.radial, "f_cycles_per_pixel,f_per_" + px.unit + ",mean_power,count", p, px.value);
+        else
+            write_profile_csv(j.radial, "f_cycles_per_pixel,mean_power,count", p);
         *wrote += ", " + j.radial;
         try {
             const PowerLawFit fit = fit_power_law(p, fit_lo, fit_hi);
-            lab << "radial PSD slope: " << fmt(fit.slope) << " (f from " << fit_lo << " to " << fit_hi << ")\n"
+            lab << "radial PSD slope: " << fmt(fit.slope) << " (f from " << fit_lo << " to " << fit_hi
+                << " cycles/pixel";
+            if (px.calibrated())
+                lab << ", " << fmt(fit_lo / px.value, 4) << " to " << fmt(fit_hi / px.value, 4) << " /" << px.unit
+                    << " at " << fmt(px.value, 4) << " " << px.unit << " a pixel";
+            lab << ")\n"
                 << "  fitted over " << fit.points << " radial bins\n";
         } catch (const std::invalid_argument& ex) {
             lab << "radial PSD slope: none (" << ex.what() << ")\n";

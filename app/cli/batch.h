@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/cli/shared.h"
+#include "app/core/calibration.h"
 #include "app/core/settings.h"
 
 namespace specview {
@@ -32,6 +33,7 @@ struct BatchSpec {
     std::string save_mask_out;
     std::string correlate, correlation_kind = "phase", correlation_map;
     double fit_lo = 0.02, fit_hi = 0.25;  // --psd-fit
+    PixelSize pixel_size;                 // --pixel-size (not calibrated: what each file says, if anything)
     // Scale-out (shard.h): a JSON line appended to `manifest` as each input is finished (path, status ok / failed /
     // skipped, error, width, height, backend, outputs, ms, shard); `resume` skips what it records ok and overwrites
     // the outputs of the rest; `skip_existing` skips inputs whose outputs all exist.

@@ -158,6 +158,7 @@ int run_images(const CliOptions& o, const std::vector<std::string>& files, bool 
     b.correlation_map = o.correlation_map;
     b.fit_lo = o.fit_lo;
     b.fit_hi = o.fit_hi;
+    b.pixel_size = o.pixel;
     b.manifest = o.manifest;
     b.resume = o.resume;
     b.skip_existing = o.skip_existing;

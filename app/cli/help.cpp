@@ -99,11 +99,11 @@ std::string HelpFormatter::make_description(const CLI::App* app) const {
 std::string HelpFormatter::make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const {
     std::string out = make_description(app) + make_usage(app, name) + make_positionals(app);
     for (const std::string& group : app->get_groups()) {
-        const std::vector<const CLI::Option*> opts = app->get_options(
-            [&](const CLI::Option* opt) { return opt->get_group() == group && opt->nonpositional(); });
+        const std::vector<const CLI::Option*> opts =
+            app->get_options([&](const CLI::Option* opt) { return opt->get_group() == group && opt->nonpositional(); });
         if (!group.empty() && !opts.empty()) out += make_group(group, false, opts);
     }
-    (void)mode;  // (no subcommands)
+    (void)mode;                     // (no subcommands)
     return out + make_footer(app);  // (the footer starts with its blank line)
 }
 

@@ -111,6 +111,10 @@ void add_picture_options(CLI::App& app, CliOptions& o) {
         ->group(g_view)
         ->capture_default_str();
     app.add_flag("--no-shift", o.no_shift, "keep DC in the corner (no fftshift)")->group(g_view);
+    app.add_option("--pixel-size", o.pixel_size,
+                   "VALUE[UNIT]: a pixel's size (pm, A, nm, um, mm, cm, m, in), over what the file says; frequencies "
+                   "then also in cycles per unit")
+        ->group(g_view);
 }
 
 // GPU: the custom pipeline's knobs and cuFFT's plan.
@@ -281,6 +285,11 @@ void add_options(CLI::App& app, CliOptions& o) {
 }
 
 int finish_options(CliOptions& o) {
+    if (!o.pixel_size.empty())
+        if (const std::string err = parse_pixel_size(o.pixel_size, &o.pixel); !err.empty()) {
+            std::cerr << "specview: " << err << "\n";
+            return kExitUsage;
+        }
     if (o.resume && o.manifest.empty()) {
         std::cerr << "specview: --resume needs --manifest (the file that says what is done)\n";
         return kExitUsage;
@@ -292,8 +301,8 @@ int finish_options(CliOptions& o) {
     o.s.backend = *parse_name<Backend>(o.backend);
     o.s.view.view = *parse_name<View>(o.view);
     o.s.view.range = *parse_name<RangeMode>(o.range);
-    o.s.view.colormap = o.colormap.empty() ? (o.headless ? Colormap::Gray : Colormap::Inferno)
-                                            : *parse_name<Colormap>(o.colormap);
+    o.s.view.colormap =
+        o.colormap.empty() ? (o.headless ? Colormap::Gray : Colormap::Inferno) : *parse_name<Colormap>(o.colormap);
     o.s.window = *parse_name<Window>(o.window);
     o.s.window_shape = *parse_name<WindowShape>(o.window_shape);
     o.s.level = *parse_name<Level>(o.level);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/core/calibration.h"
 #include "app/core/settings.h"
 #include "app/io/png_write.h"
 
@@ -25,6 +26,8 @@ struct CliOptions {
                 pad_fill = "zero", channel = "luma", cufft_mode = "r2c", window_shape = "separable", level = "none";
     Settings s;  // the numeric options bind straight into it; finish_options sets the named ones
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
+    std::string pixel_size;  // --pixel-size VALUE[UNIT]; parsed into pixel
+    PixelSize pixel;
     int max_side = 16384;
     int frame = 1;
     std::string frame_range, stack, export_video, video_decode = "auto";

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "app/core/calibration.h"
+
 namespace specview {
 
 // A read-only run of bytes: a file's contents, from a vector or (in the decoder process) a mapping of the file.
@@ -70,6 +72,7 @@ struct Image {
     std::uint64_t nonfinite = 0;                   // NaN/Inf samples found and replaced ...
     float nonfinite_fill = 0;  // ... by this, the mean of the finite samples (0 when there were none)
     std::shared_ptr<const DeviceSamples> device;  // a frame decoded on the GPU (see DeviceSamples); else null
+    PixelSize pixel_size;  // what the file says a pixel is (TIFF resolution, ImageJ's unit=, PNG pHYs); else none
     bool on_device() const { return device != nullptr; }
 
     std::size_t sample_count() const { return std::size_t(width) * std::size_t(height) * std::size_t(channels); }

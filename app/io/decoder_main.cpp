@@ -260,6 +260,10 @@ void send_image(specview::Image img) {
     res.frame_rate = out.frame_rate;
     res.nonfinite = out.nonfinite;
     res.nonfinite_fill = out.nonfinite_fill;
+    if (out.pixel_size.calibrated() && out.pixel_size.unit.size() < sizeof res.pixel_unit) {
+        res.pixel_size = out.pixel_size.value;
+        std::memcpy(res.pixel_unit, out.pixel_size.unit.data(), out.pixel_size.unit.size());
+    }
     put(res.format, out.format);
     send_msg(&res, sizeof res, mfd);
     close(mfd);

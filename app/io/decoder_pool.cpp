@@ -23,6 +23,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -257,7 +258,8 @@ std::string DecoderPool::helper_path(bool video) {
     const fs::path self = fs::read_symlink("/proc/self/exe", ec);
     if (!ec) {
         // Beside the program (a build folder), or where `cmake --install` puts helpers (PREFIX/libexec/specview).
-        for (const fs::path& next : {self.parent_path() / name, self.parent_path() / ".." / "libexec" / "specview" / name})
+        for (const fs::path& next :
+             {self.parent_path() / name, self.parent_path() / ".." / "libexec" / "specview" / name})
             if (fs::exists(next, ec)) return next.string();
     }
 #ifdef SPECVIEW_DECODER_BUILD_PATH
@@ -564,6 +566,12 @@ public:
         img.frame_rate = r.frame_rate > 0 && r.frame_rate < 10000 ? r.frame_rate : 0.0;
         img.nonfinite = r.nonfinite;
         img.nonfinite_fill = r.nonfinite_fill;
+        // (the child's word is checked: a known unit and a finite positive size, else not calibrated)
+        if (const std::string unit = unit_name(text(r.pixel_unit));
+            !unit.empty() && std::isfinite(r.pixel_size) && r.pixel_size > 0) {
+            img.pixel_size.value = r.pixel_size;
+            img.pixel_size.unit = unit;
+        }
         struct stat ost {};
         const int seals = out.get() >= 0 ? fcntl(out.get(), F_GET_SEALS) : -1;
         const bool sealed = seals >= 0 && (seals & F_SEAL_SHRINK);

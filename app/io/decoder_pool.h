@@ -143,6 +143,8 @@ struct Result {  // child -> parent, with a memfd (sealed against shrinking) hol
     double frame_rate = 0;               // a video's
     std::uint64_t nonfinite = 0;         // NaN/Inf samples replaced (Image::nonfinite) ...
     float nonfinite_fill = 0;            // ... by this
+    double pixel_size = 0;               // what the file says a pixel is (Image::pixel_size), in ...
+    char pixel_unit[8] = {};             // ... this unit ("": not calibrated)
     char format[16] = {};
     char reason[400] = {};
 };

@@ -163,13 +163,20 @@ PowerLawFit fit_power_law(const Profile& p, double f_lo, double f_hi) {
 }
 
 void write_profile_csv(const std::string& path, const std::string& header, const Profile& p) {
+    write_profile_csv(path, header, p, 0.0);
+}
+
+void write_profile_csv(const std::string& path, const std::string& header, const Profile& p, double per) {
     const std::string tmp = path + ".tmp-write";
     {
         std::ofstream out(tmp);
         if (!out) throw std::runtime_error(path + ": cannot write");
         out << header << "\n" << std::setprecision(9);
-        for (std::size_t i = 0; i < p.at.size(); ++i)
-            out << p.at[i] << "," << p.mean_power[i] << "," << p.count[i] << "\n";
+        for (std::size_t i = 0; i < p.at.size(); ++i) {
+            out << p.at[i] << ",";
+            if (per > 0) out << p.at[i] / per << ",";
+            out << p.mean_power[i] << "," << p.count[i] << "\n";
+        }
         out.flush();
         if (!out) throw std::runtime_error(path + ": write failed");
     }

@@ -59,6 +59,9 @@ PowerLawFit fit_power_law(const Profile& radial, double f_lo, double f_hi);
 
 // Writes "header\n" and a line "at,mean_power,count" a bin. Throws std::runtime_error naming the path.
 void write_profile_csv(const std::string& path, const std::string& header, const Profile& p);
+// The same with a second column after the first: each bin's `at` divided by `per` (the radial profile in cycles per
+// unit, `at` / the pixel size in that unit); the header names it.
+void write_profile_csv(const std::string& path, const std::string& header, const Profile& p, double per);
 
 // Where the content of image A moved to in image B (x right, y down, pixels): the peak of the inverse transform
 // of the normalised cross-power spectrum B conj(A) / |B conj(A)|, refined to 1/upsample pixel by a matrix DFT

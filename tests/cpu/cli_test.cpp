@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 #include <algorithm>
 #include <sstream>
 #include <iostream>
@@ -120,6 +121,69 @@ TEST(Cli, OnlyTheOutputsAskedForAreWritten) {
     EXPECT_EQ(specview({"--headless", in, "--force"}, dir, true).code, 0);
     EXPECT_EQ(specview({"--headless", in, "--profile", "radial", "r.csv"}, dir, true).code, kExitOutput)
         << "the profile's CSV exists";
+}
+
+// Calibration (issue 59): --pixel-size VALUE[UNIT] adds the radial profile's f_per_<unit> column after
+// f_cycles_per_pixel (the others unchanged) and the PSD fit's range in it; a TIFF's resolution with ImageJ's unit=, a
+// TIFF in centimetres and a PNG's pHYs calibrate the same way; the option wins over the file; bad sizes are exit 2.
+TEST(Cli, APixelSizeGivesTheRadialProfileInCyclesPerUnit) {
+    TempDir dir;
+    const std::string in = grating(dir, 64, 64, 5, 3);
+    auto header_and_first = [&](const std::string& csv, std::vector<double>* first) {
+        std::ifstream f(dir.file(csv));
+        std::string header, line;
+        std::getline(f, header);
+        for (int k = 0; k < 3; ++k) std::getline(f, line);  // the third bin: f = 2/64
+        first->clear();
+        std::istringstream cells(line);
+        for (std::string c; std::getline(cells, c, ',');) first->push_back(std::stod(c));
+        return header;
+    };
+    std::vector<double> row;
+    const CliRun a = specview({"--headless", in, "--profile", "radial", "a.csv", "--pixel-size", "0.5nm"}, dir, true);
+    ASSERT_EQ(a.code, 0) << a.err;
+    EXPECT_EQ(header_and_first("a.csv", &row), "f_cycles_per_pixel,f_per_nm,mean_power,count");
+    ASSERT_EQ(row.size(), 4u);
+    EXPECT_NEAR(row[1], row[0] / 0.5, 1e-9);
+    EXPECT_NE(a.out.find("/nm at 0.5000 nm a pixel"), std::string::npos) << a.out;
+    const CliRun b = specview({"--headless", in, "--profile", "radial", "b.csv"}, dir, true);
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_EQ(header_and_first("b.csv", &row), "f_cycles_per_pixel,mean_power,count") << "not calibrated: as before";
+    // Files that say their pixel size: ImageJ's TIFF (2 pixels a micron), a TIFF in centimetres, a PNG's pHYs.
+    std::vector<double> values(64 * 64);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = double(i % 7) / 7.0;
+    fixtures::TiffOptions ij;
+    ij.x_resolution = 2.0f;
+    ij.description = "ImageJ=1.53t\nunit=micron\n";
+    fixtures::write_file(dir.file("ij.tif"), fixtures::tiff(64, 64, 1, {values}, ij));
+    fixtures::TiffOptions cm;
+    cm.x_resolution = 100.0f;
+    cm.resolution_unit = 3;
+    fixtures::write_file(dir.file("cm.tif"), fixtures::tiff(64, 64, 1, {values}, cm));
+    std::vector<unsigned char> rows;
+    for (int y = 0; y < 32; ++y)
+        for (int x = 0; x < 32; ++x) rows.push_back(std::uint8_t((x * 7 + y * 3) % 256));
+    const std::vector<unsigned char> phys = {0, 0, 0x27, 0x10, 0, 0, 0x27, 0x10, 1};  // 10000 pixels a metre
+    fixtures::write_file(dir.file("phys.png"), fixtures::png_custom(32, 32, 8, 0, rows, {{"pHYs", phys}}));
+    for (const auto& [file, unit, per] :
+         {std::tuple{"ij.tif", "um", 0.5}, std::tuple{"cm.tif", "cm", 0.01}, std::tuple{"phys.png", "um", 100.0}}) {
+        const std::string csv = std::string(file) + ".csv";
+        const CliRun r = specview({"--headless", dir.file(file), "--profile", "radial", csv}, dir, true);
+        ASSERT_EQ(r.code, 0) << file << ": " << r.err;
+        EXPECT_EQ(header_and_first(csv, &row), std::string("f_cycles_per_pixel,f_per_") + unit + ",mean_power,count")
+            << file;
+        ASSERT_GE(row.size(), 2u) << file;
+        EXPECT_NEAR(row[1], row[0] / per, 1e-6 * row[1] + 1e-12) << file;
+    }
+    const CliRun over =
+        specview({"--headless", dir.file("ij.tif"), "--profile", "radial", "o.csv", "--pixel-size", "3A"}, dir, true);
+    ASSERT_EQ(over.code, 0) << over.err;
+    EXPECT_EQ(header_and_first("o.csv", &row), "f_cycles_per_pixel,f_per_A,mean_power,count") << "the option wins";
+    for (const char* bad : {"0nm", "-1um", "2parsecs", "nm", "abc"}) {
+        const CliRun r = specview({"--headless", in, "--pixel-size", bad}, dir, true);
+        EXPECT_EQ(r.code, kExitUsage) << bad;
+        EXPECT_EQ(r.err.rfind("specview: --pixel-size", 0), 0u) << r.err;
+    }
 }
 
 TEST(Cli, HelpDocumentsOptionsAndExitCodes) {

@@ -183,6 +183,42 @@ Image decode_tiff(ByteView bytes, const std::string& name, int page,
     return stack.decode(page, check);
 }
 
+namespace {
+// The pixel size a TIFF states: 1 / XResolution in ImageJ's unit= of its ImageDescription (its ResolutionUnit then
+// none), else in the ResolutionUnit (inch, centimetre); not calibrated otherwise, nor at 72 pixels an inch (the print
+// resolution editors write, as ImageJ ignores it).
+PixelSize tiff_pixel_size(TIFF* tif) {
+    float xres = 0;
+    std::uint16_t unit = RESUNIT_NONE;
+    if (!TIFFGetField(tif, TIFFTAG_XRESOLUTION, &xres) || !(xres > 0) || !std::isfinite(xres)) return {};
+    TIFFGetFieldDefaulted(tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+    PixelSize p;
+    char* desc = nullptr;
+    if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) && desc) {
+        const std::string d(desc, strnlen(desc, 1 << 16));
+        std::size_t at = d.rfind("unit=", 0) == 0 ? 0 : d.find("\nunit=");
+        if (at != std::string::npos) {
+            at = d.find("unit=", at) + 5;
+            std::string u = d.substr(at, d.find('\n', at) - at);
+            if (u == "\\u00B5m" || u == "\\u00b5m") u = "um";  // (ImageJ escapes the micro sign)
+            if (!unit_name(u).empty()) {
+                p.value = 1.0 / double(xres);
+                p.unit = unit_name(u);
+                return p;
+            }
+        }
+    }
+    if (unit == RESUNIT_CENTIMETER) {
+        p.value = 1.0 / double(xres);
+        p.unit = "cm";
+    } else if (unit == RESUNIT_INCH && xres != 72.0f) {
+        p.value = 1.0 / double(xres);
+        p.unit = "in";
+    }
+    return p;
+}
+}  // namespace
+
 Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>& check) {
     Impl& m = *impl_;
     const std::string& name = m.name;
@@ -247,6 +283,7 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
         if (!TIFFReadRGBAImageOriented(tif.get(), w, h, rgba.data(), ORIENTATION_TOPLEFT, 0))
             throw fail("cannot decode the pixels");
         Image img = Image::allocate(width, height, channels, 8, "tiff");
+        img.pixel_size = tiff_pixel_size(tif.get());
         unsigned char* out = img.writable();
         for (std::size_t i = 0; i < rgba.size(); ++i) {
             const std::uint32_t p = rgba[i];
@@ -269,6 +306,7 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
     const int depth = kind == Kind::U8 ? 8 : kind == Kind::U16 ? 16 : 32;
     check(ImageHeader{width, height, channels, depth, "tiff"});
     Image img = Image::allocate(width, height, channels, depth, "tiff");
+    img.pixel_size = tiff_pixel_size(tif.get());
     unsigned char* out = img.writable();
     const int sb = kind_bytes(kind);
     const bool invert = photometric == PHOTOMETRIC_MINISWHITE;
