@@ -618,8 +618,28 @@ void draw_readout(ViewerState& st) {
     }
     const int kx = signed_bin(ux, W), ky = signed_bin(uy, H);
     const double u = double(kx) / W, v = double(ky) / H;
-    ImGui::Text("spectrum bin (%d, %d): u = %+.4f, v = %+.4f cycles/pixel (%+d, %+d cycles per %dx%d)", kx, ky, u, v,
-                kx, ky, W, H);
+    // The image's own size beside the transform's, where it was padded (the bins count cycles per the padded size).
+    char own[64] = "";
+    if (f.image_width > 0 && (f.image_width != W || f.image_height != H))
+        std::snprintf(own, sizeof own, ", the %dx%d image padded", f.image_width, f.image_height);
+    ImGui::Text("spectrum bin (%d, %d): u = %+.4f, v = %+.4f cycles/pixel (%+d, %+d cycles per %dx%d%s)", kx, ky, u, v,
+                kx, ky, W, H, own);
+    // The period (ImageJ's "p/c"), and both in physical units where calibrated (--pixel-size, or the file's own).
+    const double radius = std::hypot(u, v);
+    const PixelSize px = st.pixel_size.calibrated() ? st.pixel_size
+                         : st.shown.image           ? st.shown.image->pixel_size
+                                                    : PixelSize{};
+    if (radius > 0) {
+        if (px.calibrated())
+            ImGui::Text("period %.4g pixels/cycle = %.4g %s;  radius %.4g /%s", 1.0 / radius, px.value / radius,
+                        px.unit.c_str(), radius / px.value, px.unit.c_str());
+        else
+            ImGui::Text("period %.4g pixels/cycle", 1.0 / radius);
+        char line[160];
+        std::snprintf(line, sizeof line, "readout_period %d %d %.9g %.9g %s", kx, ky, 1.0 / radius,
+                      px.calibrated() ? px.value / radius : 0.0, px.calibrated() ? px.unit.c_str() : "px");
+        st.layout.push_back(line);
+    }
     // The angle as the wedge and stripe filters and the angular profile take it (counter-clockwise, up positive).
     const double angle = bin_angle_degrees(u, v);
     if (known) {
@@ -787,7 +807,7 @@ void draw_profile_line(ViewerState& st, const DrawnImage& d) {
 }
 
 void draw_views(ViewerState& st, ImVec2 avail) {
-    const float readout_h = ImGui::GetTextLineHeightWithSpacing() * 3.2f;
+    const float readout_h = ImGui::GetTextLineHeightWithSpacing() * 4.3f;  // image, bin, period, radius lines
     const bool analysis = st.analysis.open && !st.classroom.enabled;
     const float overlay_h = st.classroom.enabled ? std::max(avail.y * 0.42f, 260.0f * ImGui::GetIO().FontGlobalScale)
                             : analysis           ? std::max(avail.y * 0.36f, 230.0f * ImGui::GetIO().FontGlobalScale)
@@ -1106,6 +1126,7 @@ int run_viewer(const ViewerLaunch& launch) {
     st.classroom.step = launch.classroom_step - 1;
     load_recent(st);
     st.file.given = launch.images;
+    st.pixel_size = launch.pixel_size;
     st.file.assets_dir = find_assets_dir();
     if (!st.file.assets_dir.empty()) {
         std::error_code ec;

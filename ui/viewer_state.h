@@ -67,7 +67,8 @@ struct ViewerState {
     Machine machine;
     std::string gpu_lost_message;  // the GPU stopped working in a run: said once this poll is taken
     Settings settings;
-    bool dirty = true;  // settings or image changed: post a run this frame
+    PixelSize pixel_size;  // --pixel-size (not calibrated: the image's own, if its file says one)
+    bool dirty = true;     // settings or image changed: post a run this frame
     Shown shown;
     Messages messages;
     FileUi file;

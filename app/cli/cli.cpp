@@ -289,6 +289,7 @@ int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {
                         o.script,         o.report,
                         o.offscreen,      o.max_memory.empty() ? 0.0 : parse_size(o.max_memory),
                         o.frame - 1,      parse_video_decode(o.video_decode)};
+    launch.pixel_size = o.pixel;
     return viewer(launch);
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "app/core/calibration.h"
 #include "app/core/settings.h"
 #include "app/io/video_gpu.h"
 
@@ -36,6 +37,7 @@ struct ViewerLaunch {
     double max_memory = 0;                         // --max-memory in bytes (0: what the machine has available)
     int frame = 0;                                 // --frame, 0-based: which frame of a stack to open first
     VideoDecode video_decode = VideoDecode::Auto;  // --video-decode
+    PixelSize pixel_size;                          // --pixel-size (not calibrated: the file's own)
 };
 
 using ViewerEntry = std::function<int(const ViewerLaunch&)>;

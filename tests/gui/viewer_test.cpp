@@ -298,6 +298,33 @@ TEST_F(Script, ADirectoryOpensItsImagesInNaturalOrderAndPageKeysStepThem) {
     EXPECT_EQ(opened, (std::vector<std::string>{"a2.png", "a10.png"})) << "the folder of the one file given";
 }
 
+// The readout's period (issue 59): bin (8, 0) of a 96 x 80 image padded to 128 x 128 is 8/128 cycles/pixel, a period
+// of 16 pixels; with --pixel-size 0.5nm, 8 nm; without, in pixels alone.
+TEST_F(Script, TheReadoutGivesThePeriodInPixelsAndInTheCalibratedUnit) {
+    fixtures::Pixels p{96, 80, 1, {}};
+    for (int y = 0; y < 80; ++y)
+        for (int x = 0; x < 96; ++x) p.v.push_back(0.5 + 0.4 * std::cos(2 * M_PI * x / 16.0));
+    const std::string img = dir.file("p.png"), shot = dir.file("shot.png");
+    fixtures::write_file(img, fixtures::png(p, 16));
+    for (const bool calibrated : {true, false}) {
+        std::vector<std::string> args = {img};
+        if (calibrated) args.insert(args.end(), {"--pixel-size", "0.5nm"});
+        ASSERT_EQ(run_script("wait-ready\nhover 8 0\nwait 3\nscreenshot " + shot + "\nquit\n", args), 0)
+            << read("out.txt");
+        const std::string line = layout(shot).line("readout_period 8 0 ");
+        double period = 0, physical = 0;
+        char unit[16] = {};
+        ASSERT_EQ(std::sscanf(line.c_str(), "readout_period 8 0 %lf %lf %15s", &period, &physical, unit), 3) << line;
+        EXPECT_NEAR(period, 16.0, 1e-9);
+        if (calibrated) {
+            EXPECT_NEAR(physical, 8.0, 1e-9);
+            EXPECT_STREQ(unit, "nm");
+        } else {
+            EXPECT_STREQ(unit, "px");
+        }
+    }
+}
+
 // One angle convention (issue 59): the readout's angle of a bin is the angle the wedge filter and the angular profile
 // take for it. A grating at bin (30, -10) of 128^2 (up and to the right: +18.4 degrees counter-clockwise); a wedge
 // made at the readout's angle takes that bin (a wedge removes around its direction) and leaves its mirror (30, +10);
