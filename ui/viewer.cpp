@@ -826,11 +826,15 @@ void draw_views(ViewerState& st, ImVec2 avail) {
         ImGui::PushID(id);
         ImGui::TextUnformatted(title);
         ImGui::SameLine();
-        if (ImGui::SmallButton("Fit")) vt.fit = true;
+        if (ImGui::SmallButton("Fit")) {  // synced: every view fits
+            vt.fit = true;
+            if (st.sync_views) st.image_view.fit = st.spectrum_view.fit = st.lab_view.fit = true;
+        }
         ImGui::SameLine();
-        if (ImGui::SmallButton("1:1")) {
+        if (ImGui::SmallButton("1:1")) {  // synced: the others follow this one (drawn below)
             vt.fit = false;
             vt.zoom = 1.0f / ImGui::GetIO().DisplayFramebufferScale.x;
+            st.view_moved = &vt == &st.image_view ? 0 : &vt == &st.spectrum_view ? 1 : 2;
         }
         ImGui::SameLine();
         ImGui::Checkbox("sync", &st.sync_views);
@@ -895,6 +899,13 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     }
     if (st.sync_views) {
         const GlTexture &it = st.image_tex.front(), &sp = st.spectrum_tex.front();
+        const GlTexture& lt0 = st.lab_tex.front();
+        if (st.view_moved == 2 && lt0.valid())  // (the lab view moves with the image's)
+            sync_transform(st.lab_view, lt0.width(), lt0.height(), st.image_view, it.width(), it.height());
+        if (st.view_moved == 0 || st.view_moved == 2)
+            sync_transform(st.image_view, it.width(), it.height(), st.spectrum_view, sp.width(), sp.height());
+        if (st.view_moved == 1)
+            sync_transform(st.spectrum_view, sp.width(), sp.height(), st.image_view, it.width(), it.height());
         if (a.changed)
             sync_transform(st.image_view, it.width(), it.height(), st.spectrum_view, sp.width(), sp.height());
         else if (b.changed)
@@ -904,6 +915,7 @@ void draw_views(ViewerState& st, ImVec2 avail) {
         if (lab && lt.valid())
             sync_transform(st.image_view, it.width(), it.height(), st.lab_view, lt.width(), lt.height());
     }
+    st.view_moved = -1;
     draw_readout(st);
     if (st.classroom.enabled) {
         PanelContext ctx = st.context();

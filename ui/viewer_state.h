@@ -147,6 +147,9 @@ struct ViewerState {
     // Views.
     ViewTransform image_view, spectrum_view, lab_view;
     bool sync_views = true;
+    // A view a button or the script moved this frame (0 image, 1 spectrum, 2 lab; -1 none): with sync_views, the
+    // others follow it once the views are drawn.
+    int view_moved = -1;
     Hover image_hover, spectrum_hover, lab_hover;
     LabUi lab;
     AnalysisUi analysis;

@@ -325,6 +325,26 @@ TEST_F(Script, TheReadoutGivesThePeriodInPixelsAndInTheCalibratedUnit) {
     }
 }
 
+// Script actions zoom F, pan DX DY and fit (issue 59) move the spectrum view as the wheel and a drag do, and the synced
+// image view follows: twice as large after zoom 2, 30 screen pixels to the right after pan 30 0, as at first after fit.
+TEST_F(Script, ZoomPanAndFitMoveTheSyncedViewsTogether) {
+    const std::string img = grating(128, 5, 3);
+    std::string script = "wait-ready\nwait 2\nscreenshot " + dir.file("a.png") + "\nzoom 2\nwait 3\nscreenshot " +
+                         dir.file("b.png") + "\npan 30 0\nwait 3\nscreenshot " + dir.file("c.png") +
+                         "\nfit\nwait 3\nscreenshot " + dir.file("d.png") + "\nquit\n";
+    ASSERT_EQ(run_script(script, {img}), 0) << read("out.txt");
+    const Layout a = layout(dir.file("a.png")), b = layout(dir.file("b.png")), c = layout(dir.file("c.png")),
+                 d = layout(dir.file("d.png"));
+    for (const char* view : {"spectrum_image", "image_image"}) {
+        ASSERT_TRUE(a.rects.count(view) && b.rects.count(view) && c.rects.count(view) && d.rects.count(view)) << view;
+        const auto &ra = a.rects.at(view), &rb = b.rects.at(view), &rc = c.rects.at(view), &rd = d.rects.at(view);
+        EXPECT_NEAR(rb[2] - rb[0], 2 * (ra[2] - ra[0]), 1.0) << view << ": zoom 2";
+        EXPECT_NEAR(rc[0] - rb[0], 30.0, 1.0) << view << ": pan 30 0";
+        EXPECT_NEAR(rc[1], rb[1], 1.0) << view;
+        for (int k = 0; k < 4; ++k) EXPECT_NEAR(rd[std::size_t(k)], ra[std::size_t(k)], 1.0) << view << ": fit";
+    }
+}
+
 // One angle convention (issue 59): the readout's angle of a bin is the angle the wedge filter and the angular profile
 // take for it. A grating at bin (30, -10) of 128^2 (up and to the right: +18.4 degrees counter-clockwise); a wedge
 // made at the readout's angle takes that bin (a wedge removes around its direction) and leaves its mirror (30, +10);

@@ -159,17 +159,28 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
         } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit" || v == "clear-filters" ||
                    v == "clear-brush" || v == "next-image" || v == "prev-image") {
             if (n != 0) throw ScriptError(line, v + " takes no arguments");
+        } else if (v == "zoom") {
+            double f = 0;
+            if (n != 1 || !parse_number(a.args[0], &f) || !(f >= 0.01 && f <= 100))
+                throw ScriptError(line, "zoom takes a factor on the current zoom (0.01 to 100)");
+        } else if (v == "pan") {
+            double d = 0;
+            if (n != 2 || !parse_number(a.args[0], &d) || !parse_number(a.args[1], &d))
+                throw ScriptError(line, "pan takes DX DY in screen pixels");
+        } else if (v == "fit") {
+            if (n != 0) throw ScriptError(line, "fit takes no arguments");
         } else if (v == "wait") {
             int f = 0;
             if (n != 1 || !parse_count(a.args[0], &f, 0, 10000000))
                 throw ScriptError(line, "wait takes a number of frames");
         } else {
-            throw ScriptError(line,
-                              "unknown action '" + v +
-                                  "' (open, next-image, prev-image, set, drag, hover, next, prev, wait, wait-ready, "
-                                  "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
-                                  "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
-                                  "save-texture, quit)");
+            throw ScriptError(
+                line,
+                "unknown action '" + v +
+                    "' (open, next-image, prev-image, set, drag, hover, zoom, pan, fit, next, prev, wait, wait-ready, "
+                    "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
+                    "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
+                    "save-texture, quit)");
         }
         out.push_back(std::move(a));
     }
@@ -221,6 +232,23 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         if (a.verb == "quit") return false;
         if (a.verb == "open") {
             st.context().open(a.args[0]);
+            return true;
+        }
+        // The spectrum view as the wheel and a drag move it (the others follow where synced); fit: every view.
+        if (a.verb == "zoom" || a.verb == "pan") {
+            ViewTransform& vt = st.spectrum_view;
+            vt.fit = false;  // (a fitted view's zoom is the fit's, from the last frame drawn)
+            if (a.verb == "zoom") {
+                vt.zoom = std::clamp(vt.zoom * std::stof(a.args[0]), 0.01f, 256.0f);
+            } else {
+                vt.cx -= std::stof(a.args[0]) / vt.zoom;
+                vt.cy -= std::stof(a.args[1]) / vt.zoom;
+            }
+            st.view_moved = 1;
+            return true;
+        }
+        if (a.verb == "fit") {
+            st.image_view.fit = st.spectrum_view.fit = st.lab_view.fit = true;
             return true;
         }
         if (a.verb == "next-image" || a.verb == "prev-image") {  // as Page Down / Page Up
