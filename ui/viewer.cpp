@@ -114,6 +114,29 @@ void save_recent(const ViewerState& st) {
     for (const auto& r : st.file.recent) out << r << "\n";  // best effort: a read-only home just loses the list
 }
 
+// The window's size at the last interactive close (config_dir()/geometry.txt, "W H"), else 1500 x 920.
+void load_geometry(int* w, int* h) {
+    *w = 1500;
+    *h = 920;
+    const std::string dir = config_dir();
+    if (dir.empty()) return;
+    std::ifstream in(dir + "/geometry.txt");
+    int a = 0, b = 0;
+    if (in >> a >> b && a >= 320 && b >= 240 && a <= 16384 && b <= 16384) {
+        *w = a;
+        *h = b;
+    }
+}
+
+void save_geometry(int w, int h) {
+    const std::string dir = config_dir();
+    if (dir.empty() || w < 320 || h < 240) return;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    std::ofstream out(dir + "/geometry.txt", std::ios::trunc);
+    out << w << " " << h << "\n";  // best effort, as the recent files
+}
+
 }  // namespace
 
 namespace {
@@ -1123,7 +1146,9 @@ int run_viewer(const ViewerLaunch& launch) {
     std::unique_ptr<Window> win;
     double st_window_ms = -1;
     try {
-        win = open_window(1500, 920, "specview", launch.offscreen);
+        int w = launch.width, h = launch.height;
+        if (w <= 0) load_geometry(&w, &h);
+        win = open_window(w, h, "specview", launch.offscreen);
         st_window_ms = viewer_clock() * 1e3;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "specview: %s\n", e.what());
@@ -1260,6 +1285,12 @@ int run_viewer(const ViewerLaunch& launch) {
             std::fprintf(stderr, "specview: report: %s\n", e.what());
             rc = kExitOutput;
         }
+    }
+    // An interactive session's last size is the next one's (scripts, --frames and offscreen runs leave it alone).
+    if (launch.script.empty() && launch.frames <= 0 && !launch.offscreen) {
+        int w = 0, h = 0;
+        win->window_size(&w, &h);
+        save_geometry(w, h);
     }
     tear_down(st);
     return rc;

@@ -290,6 +290,8 @@ int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {
                         o.offscreen,      o.max_memory.empty() ? 0.0 : parse_size(o.max_memory),
                         o.frame - 1,      parse_video_decode(o.video_decode)};
     launch.pixel_size = o.pixel;
+    launch.width = o.geometry_w;
+    launch.height = o.geometry_h;
     return viewer(launch);
 }
 

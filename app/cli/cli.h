@@ -38,6 +38,7 @@ struct ViewerLaunch {
     int frame = 0;                                 // --frame, 0-based: which frame of a stack to open first
     VideoDecode video_decode = VideoDecode::Auto;  // --video-decode
     PixelSize pixel_size;                          // --pixel-size (not calibrated: the file's own)
+    int width = 0, height = 0;                     // --geometry WxH (0: the size the viewer was last closed at)
 };
 
 using ViewerEntry = std::function<int(const ViewerLaunch&)>;

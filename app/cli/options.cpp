@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
@@ -261,6 +262,8 @@ void add_viewer_options(CLI::App& app, CliOptions& o) {
         ->group(g_ui);
     app.add_flag("--walk", o.classroom_walk, "classroom mode: advance one step per frame (with --frames)")->group(g_ui);
     app.add_flag("--presentation", o.presentation, "larger fonts and a high-contrast theme")->group(g_ui);
+    app.add_option("--geometry", o.geometry, "WxH: the window's size (default: the size it was last closed at)")
+        ->group(g_ui);
     app.add_option("--frames", o.frames, "render this many frames, then exit (testing)")->group(g_ui);
     app.add_option("--screenshot", o.screenshot, "save the window as PNG on exit (with --frames)")->group(g_ui);
     app.add_option("--script", o.script,
@@ -285,6 +288,14 @@ void add_options(CLI::App& app, CliOptions& o) {
 }
 
 int finish_options(CliOptions& o) {
+    if (!o.geometry.empty()) {
+        char x = 0, extra = 0;
+        if (std::sscanf(o.geometry.c_str(), "%d%c%d%c", &o.geometry_w, &x, &o.geometry_h, &extra) != 3 || x != 'x' ||
+            o.geometry_w < 320 || o.geometry_h < 240 || o.geometry_w > 16384 || o.geometry_h > 16384) {
+            std::cerr << "specview: --geometry " << o.geometry << ": WxH, each from 320x240 to 16384x16384\n";
+            return kExitUsage;
+        }
+    }
     if (!o.pixel_size.empty())
         if (const std::string err = parse_pixel_size(o.pixel_size, &o.pixel); !err.empty()) {
             std::cerr << "specview: " << err << "\n";

@@ -92,6 +92,18 @@ protected:
     TempDir dir;
 };
 
+// --geometry WxH sets the window's size (issue 59: nothing cut at 1280 x 800); without a GPU the GPU kernels' knobs
+// are folded away behind one line of why; a bad geometry is exit 2.
+TEST_F(Gui, GeometrySetsTheWindowAndNoGpuFoldsTheGpuKnobs) {
+    const std::string shot = dir.file("shot.png");
+    ASSERT_EQ(run({grating(64, 3, 2), "--geometry", "1280x800"}, 4, shot), 0);
+    const Image img = load_image(shot);
+    EXPECT_EQ(img.width, 1280);
+    EXPECT_EQ(img.height, 800);
+    EXPECT_EQ(layout(shot).has("gpu-knobs folded"), !gpu::probe_device(0).available);
+    EXPECT_EQ(run({grating(64, 3, 2), "--geometry", "1280"}, 2, shot), 2);
+}
+
 TEST_F(Gui, SpectrumViewShowsTheGratingPeaksAndThePanelsAreDrawn) {
     const int n = 128, kx = 12, ky = -7;
     const std::string shot = dir.file("shot.png");

@@ -36,6 +36,25 @@ bool int_combo(const char* label, int& value, const std::vector<int>& options, c
     }
     return changed;
 }
+
+// The GPU kernels' knobs: the seed pipeline's (custom) and cuFFT's plan, each live only with its backend.
+bool draw_gpu_knobs(Settings& s) {
+    bool changed = false;
+    ImGui::BeginDisabled(s.backend != Backend::Custom);
+    changed |= int_combo("Threads per block", s.custom.rows.threads_per_block, {32, 64, 128, 256, 512, 1024});
+    changed |= int_combo("Block height H", s.custom.rows.block_height, {0, 1, 2, 4, 8, 16, 32, 64}, "auto");
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("rows of data one thread block holds in shared memory (seed 000)");
+    changed |= int_combo("Local FFT length", s.custom.rows.max_local_length,
+                         {0, 16, 64, 256, 1024, 2048, 4096, 8192, 16384}, "auto (48 KiB)");
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("longer rows first run global Cooley-Tukey stages, then the shared-memory kernel (seed 001)");
+    changed |= int_combo("Transpose tile", s.custom.transpose.tile, {8, 16, 32, 64});
+    ImGui::EndDisabled();
+    ImGui::BeginDisabled(s.backend != Backend::Cufft);
+    changed |= enum_combo("cuFFT plan", s.cufft_mode, cufft_mode_names());
+    ImGui::EndDisabled();
+    return changed;
+}
 }  // namespace
 
 void draw_pipeline_panel(PanelContext& ctx) {
@@ -59,21 +78,14 @@ void draw_pipeline_panel(PanelContext& ctx) {
         }
         ImGui::EndCombo();
     }
-    if (!ctx.machine.gpu_ok) ImGui::TextDisabled("GPU backends unavailable: %s", ctx.machine.gpu_why.c_str());
-
-    ImGui::BeginDisabled(s.backend != Backend::Custom);
-    changed |= int_combo("Threads per block", s.custom.rows.threads_per_block, {32, 64, 128, 256, 512, 1024});
-    changed |= int_combo("Block height H", s.custom.rows.block_height, {0, 1, 2, 4, 8, 16, 32, 64}, "auto");
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("rows of data one thread block holds in shared memory (seed 000)");
-    changed |= int_combo("Local FFT length", s.custom.rows.max_local_length,
-                         {0, 16, 64, 256, 1024, 2048, 4096, 8192, 16384}, "auto (48 KiB)");
-    if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("longer rows first run global Cooley-Tukey stages, then the shared-memory kernel (seed 001)");
-    changed |= int_combo("Transpose tile", s.custom.transpose.tile, {8, 16, 32, 64});
-    ImGui::EndDisabled();
-    ImGui::BeginDisabled(s.backend != Backend::Cufft);
-    changed |= enum_combo("cuFFT plan", s.cufft_mode, cufft_mode_names());
-    ImGui::EndDisabled();
+    // No GPU: one wrapped line of why, and the GPU kernels' knobs folded away (they could not be turned).
+    if (!ctx.machine.gpu_ok) {
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("GPU backends unavailable: %s", ctx.machine.gpu_why.c_str());
+        ImGui::PopTextWrapPos();
+        ctx.layout.push_back("gpu-knobs folded");
+    }
+    if (ctx.machine.gpu_ok) changed |= draw_gpu_knobs(s);
 
     ImGui::Separator();
     changed |= enum_combo("Size policy", s.pad, pad_names());

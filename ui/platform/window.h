@@ -18,6 +18,8 @@ public:
     virtual void end_frame() = 0;    // render ImGui into the back buffer
     virtual void swap() = 0;         // present it (the offscreen platform has nothing to present)
     virtual void framebuffer_size(int* w, int* h) const = 0;
+    // The window's size in screen coordinates (what --geometry gives and the viewer remembers).
+    virtual void window_size(int* w, int* h) const { framebuffer_size(w, h); }
     // Files dropped on the window since the last call.
     virtual std::vector<std::string> take_drops() { return {}; }
     // Binds what the last frame was drawn into for glReadPixels.

@@ -90,6 +90,7 @@ public:
     }
     void swap() override { glfwSwapBuffers(window_); }
     void framebuffer_size(int* w, int* h) const override { glfwGetFramebufferSize(window_, w, h); }
+    void window_size(int* w, int* h) const override { glfwGetWindowSize(window_, w, h); }
     std::vector<std::string> take_drops() override { return std::exchange(drops_, {}); }
     void bind_for_readback() override { glReadBuffer(GL_BACK); }
     std::string platform() const override { return "GLFW"; }
