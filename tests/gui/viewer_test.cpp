@@ -357,6 +357,23 @@ TEST_F(Script, ZoomPanAndFitMoveTheSyncedViewsTogether) {
     }
 }
 
+// Saving (issue 59): the names default to <name>_spectrum.png / .npy; a file that exists is refused once, saying
+// so, and the same save again overwrites it: never a silent overwrite.
+TEST_F(Script, SavesDefaultToTheImagesNameAndNeverOverwriteSilently) {
+    const std::string img = grating(64, 3, 2), out = dir.file("p.png");
+    const std::string s1 = dir.file("s1.png"), s2 = dir.file("s2.png"), s3 = dir.file("s3.png");
+    const std::string script = "wait-ready\nwait 2\nscreenshot " + s1 + "\nsave-picture " + out + "\nwait 20\n" +
+                               "save-picture " + out + "\nwait 2\nscreenshot " + s2 + "\nsave-picture " + out +
+                               "\nwait 2\nscreenshot " + s3 + "\nwait 20\nquit\n";
+    ASSERT_EQ(run_script(script, {img}), 0) << read("out.txt");
+    EXPECT_TRUE(layout(s1).has("save-names grating_spectrum.png grating_spectrum.npy")) << "the defaults";
+    EXPECT_TRUE(std::filesystem::exists(out));
+    const std::string refused = layout(s2).line("error ");
+    EXPECT_NE(refused.find("exists: Save again to overwrite it"), std::string::npos) << refused;
+    const Layout l3 = layout(s3);  // "saving ..." or, done already, "saved ... to ..."
+    EXPECT_NE(l3.line("info ").find(out), std::string::npos) << "the second asking overwrites: " << l3.line("error ");
+}
+
 // One angle convention (issue 59): the readout's angle of a bin is the angle the wedge filter and the angular profile
 // take for it. A grating at bin (30, -10) of 128^2 (up and to the right: +18.4 degrees counter-clockwise); a wedge
 // made at the readout's angle takes that bin (a wedge removes around its direction) and leaves its mirror (30, +10);

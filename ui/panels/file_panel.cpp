@@ -13,19 +13,45 @@
 namespace specview::ui {
 
 namespace {
+// Whether `path` may be written: it does not exist, or the same path was asked for again right after being told it
+// does (the second Save is the confirmation); never a silent overwrite.
+bool may_write(PanelContext& ctx, FileUi& file, const std::string& path) {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec) || file.confirm_overwrite == path) {
+        file.confirm_overwrite.clear();
+        return true;
+    }
+    file.confirm_overwrite = path;
+    ctx.messages.error(path + " exists: Save again to overwrite it, or change the name");
+    return false;
+}
+}  // namespace
+
 // Both saves are requests: the worker re-runs the shown settings and downloads what it writes.
-void save_png(PanelContext& ctx, FileUi& file) {
+void save_picture(PanelContext& ctx, FileUi& file) {
     if (!ctx.shown.have_frame) return ctx.messages.error("nothing to save yet");
+    if (!may_write(ctx, file, file.save_png_path)) return;
     ctx.worker.save_png(ctx.shown.settings, file.save_png_path);
     ctx.messages.info("saving " + file.save_png_path + " ...");
 }
 
-void save_npy(PanelContext& ctx, FileUi& file) {
+void save_raw(PanelContext& ctx, FileUi& file) {
     if (!ctx.shown.have_frame) return ctx.messages.error("no spectrum to save yet");
+    if (!may_write(ctx, file, file.save_npy_path)) return;
     ctx.worker.save_npy(ctx.shown.settings, file.save_npy_path);
     ctx.messages.info("saving " + file.save_npy_path + " ...");
 }
-}  // namespace
+
+void default_save_names(FileUi& file, const std::string& image_path) {
+    const std::string stem = std::filesystem::path(image_path).stem().string();
+    if (stem.empty() || stem == file.names_for) return;
+    // (a name the user typed stays; the defaults follow the image shown)
+    const std::string old_png = file.names_for.empty() ? "spectrum.png" : file.names_for + "_spectrum.png";
+    const std::string old_npy = file.names_for.empty() ? "spectrum.npy" : file.names_for + "_spectrum.npy";
+    if (file.save_png_path == old_png) file.save_png_path = stem + "_spectrum.png";
+    if (file.save_npy_path == old_npy) file.save_npy_path = stem + "_spectrum.npy";
+    file.names_for = stem;
+}
 
 bool step_image(PanelContext& ctx, const FileUi& file, int delta) {
     namespace fs = std::filesystem;
@@ -54,6 +80,8 @@ bool step_image(PanelContext& ctx, const FileUi& file, int delta) {
 
 void draw_file_panel(PanelContext& ctx, FileUi& file) {
     ctx.layout.push_back("panel File");
+    if (ctx.has_image()) default_save_names(file, ctx.shown.image_path);
+    ctx.layout.push_back("save-names " + file.save_png_path + " " + file.save_npy_path);
     if (!ImGui::CollapsingHeader("File", ImGuiTreeNodeFlags_DefaultOpen)) return;
     ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Open").x - ImGui::GetStyle().FramePadding.x * 4);
     const bool enter = ImGui::InputTextWithHint("##path", "image path (or drop a file on the window)", &file.path_input,
@@ -129,11 +157,11 @@ void draw_file_panel(PanelContext& ctx, FileUi& file) {
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
     ImGui::InputText("##png", &file.save_png_path);
     ImGui::SameLine();
-    if (ImGui::Button("Save picture (PNG)")) save_png(ctx, file);
+    if (ImGui::Button("Save picture (PNG)")) save_picture(ctx, file);
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
     ImGui::InputText("##npy", &file.save_npy_path);
     ImGui::SameLine();
-    if (ImGui::Button("Save raw (.npy)")) save_npy(ctx, file);
+    if (ImGui::Button("Save raw (.npy)")) save_raw(ctx, file);
 }
 
 }  // namespace specview::ui

@@ -68,7 +68,9 @@ struct FileUi {
     // The images given at launch (directories expanded, in natural order): Page Down / Page Up step through them;
     // with one image given (or none), through the shown image's folder.
     std::vector<std::string> given;
-    std::string save_png_path = "spectrum.png";
+    std::string save_png_path = "spectrum.png";  // <name>_spectrum.png once an image is shown (default_save_names)
+    std::string names_for;                       // the image stem the default names were made for
+    std::string confirm_overwrite;               // a path told "exists": saving it again overwrites
     std::string save_npy_path = "spectrum.npy";
 };
 
@@ -158,6 +160,11 @@ struct PanelContext {
 };
 
 void draw_file_panel(PanelContext& ctx, FileUi& file);
+// The File panel's saves (the script's save-picture / save-raw too): refused once where the file exists, saying so; the
+// same path again overwrites it. default_save_names: <name>_spectrum.png / .npy for the image shown.
+void save_picture(PanelContext& ctx, FileUi& file);
+void save_raw(PanelContext& ctx, FileUi& file);
+void default_save_names(FileUi& file, const std::string& image_path);
 // Opens the next (delta 1) or previous (-1) image of the launch list or of the shown image's folder (FileUi::given),
 // wrapping around; false when there is no other image to go to.
 bool step_image(PanelContext& ctx, const FileUi& file, int delta);

@@ -114,7 +114,8 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
         } else if (v == "correlate") {
             if (n < 1 || n > 2 || (n == 2 && a.args[1] != "cross" && a.args[1] != "phase"))
                 throw ScriptError(line, "correlate takes a path (no spaces) and optionally phase or cross");
-        } else if (v == "save-mask" || v == "load-mask" || v == "export-analysis") {
+        } else if (v == "save-mask" || v == "load-mask" || v == "export-analysis" || v == "save-picture" ||
+                   v == "save-raw") {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
         } else if (v == "stack-analysis") {
             int u = 0;
@@ -177,7 +178,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             throw ScriptError(
                 line,
                 "unknown action '" + v +
-                    "' (open, next-image, prev-image, set, drag, hover, zoom, pan, fit, next, prev, wait, wait-ready, "
+                    "' (open, next-image, prev-image, save-picture, save-raw, set, drag, hover, zoom, pan, fit, next, prev, wait, wait-ready, "
                     "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
                     "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
                     "save-texture, quit)");
@@ -322,6 +323,13 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             if (!err.empty()) throw ScriptError(a.line, err);
             st.messages.info("wrote " + wrote);
             continue;
+        }
+        if (a.verb == "save-picture" || a.verb == "save-raw") {  // as the File panel's buttons, name typed in
+            PanelContext ctx = st.context();
+            if (st.shown.image) default_save_names(st.file, st.shown.image_path);
+            (a.verb == "save-picture" ? st.file.save_png_path : st.file.save_npy_path) = a.args[0];
+            a.verb == "save-picture" ? save_picture(ctx, st.file) : save_raw(ctx, st.file);
+            return true;
         }
         if (a.verb == "save-mask" || a.verb == "load-mask") {
             PanelContext ctx = st.context();
