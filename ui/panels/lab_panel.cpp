@@ -211,35 +211,36 @@ void draw_lab_panel(PanelContext& ctx, LabUi& lab) {
         }
         ImGui::PopID();
     }
+    if (!s.filters.empty()) ImGui::TextDisabled("(click a filter to edit it; x removes it)");
+    // Editing is explicit (a click on a filter) and ends with Done; adding stays below, always there.
     if (lab.selected >= 0) {
         ImGui::Separator();
-        ImGui::TextUnformatted("Editing (live):");
+        ImGui::TextUnformatted("Editing the selected filter (live):");
         if (edit(s.filters[std::size_t(lab.selected)], w, h)) ctx.dirty = true;
-    } else {
-        ImGui::Separator();
-        ImGui::TextUnformatted("New filter:");
-        edit(lab.draft, w, h);
-        if (ImGui::Button("Add filter")) {
-            FilterSpec checked;
-            const std::string err = parse_filter(filter_text(lab.draft), &checked);
-            if (!err.empty())
-                ctx.messages.error(err);
-            else if (s.filters.size() >= std::size_t(kMaxFilters))
-                ctx.messages.error("at most 32 filters");
-            else {
-                s.filters.push_back(checked);
-                lab.selected = int(s.filters.size()) - 1;
-                ctx.dirty = true;
-            }
-        }
+        if (ImGui::Button("Done")) lab.selected = -1;
+        ctx.layout.push_back("lab editing " + filter_text(s.filters[std::size_t(std::max(lab.selected, 0))]));
     }
-    if (!s.filters.empty()) {
-        ImGui::SameLine();
-        if (ImGui::Button("Clear all")) {
-            s.filters.clear();
-            lab.selected = -1;
+    ImGui::Separator();
+    ImGui::TextUnformatted("New filter:");
+    ImGui::PushID("draft");
+    edit(lab.draft, w, h);
+    ImGui::PopID();
+    if (ImGui::Button("Add filter")) {
+        FilterSpec checked;
+        const std::string err = parse_filter(filter_text(lab.draft), &checked);
+        if (!err.empty())
+            ctx.messages.error(err);
+        else if (s.filters.size() >= std::size_t(kMaxFilters))
+            ctx.messages.error("at most 32 filters");
+        else {
+            s.filters.push_back(checked);  // (not selected: the next Add is one click away)
             ctx.dirty = true;
         }
+    }
+    if (!s.filters.empty() && ImGui::Button("Clear all filters")) {
+        s.filters.clear();
+        lab.selected = -1;
+        ctx.dirty = true;
     }
     brush_section(ctx, lab);
     if (has_mask(s)) {
