@@ -8,28 +8,22 @@
 #include <stdexcept>
 
 #include "app/io/npy.h"
+#include "app/io/png_write.h"
 #include "ui/platform/gl_texture.h"
 
 namespace specview::ui {
 
 void save_framebuffer_png(const std::string& path, int w, int h) {
-    std::vector<unsigned char> px(std::size_t(w) * h * 4);
+    std::vector<std::uint32_t> px(std::size_t(w) * h);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
     check_gl("framebuffer read-back");
-    for (std::size_t i = 3; i < px.size(); i += 4) px[i] = 255;
-    std::string bytes;
-    auto append = [](void* ctx, void* data, int size) {
-        static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), std::size_t(size));
-    };
-    // GL's rows run bottom-up: write them top-down.
-    std::vector<unsigned char> flipped(px.size());
-    const std::size_t row = std::size_t(w) * 4;
+    // GL's rows run bottom-up: written top-down, as RGB (the window has no alpha worth keeping) at zlib's smallest
+    // (a screenshot for the README stays under a few hundred KB; a second's encoding is nothing here).
+    std::vector<std::uint32_t> flipped(px.size());
     for (int y = 0; y < h; ++y)
-        std::copy_n(px.data() + std::size_t(h - 1 - y) * row, row, flipped.data() + std::size_t(y) * row);
-    if (!stbi_write_png_to_func(append, &bytes, w, h, 4, flipped.data(), int(row)))
-        throw std::runtime_error(path + ": PNG encoding failed");
-    write_file_atomically(path, bytes);
+        std::copy_n(px.data() + std::size_t(h - 1 - y) * w, std::size_t(w), flipped.data() + std::size_t(y) * w);
+    write_picture_png(path, flipped.data(), w, h, PngColor::Rgb, 9);
 }
 
 void save_texture_png(const std::string& path, const GlTexture& tex) {
