@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -145,9 +146,16 @@ void brush_section(PanelContext& ctx, LabUi& lab) {
     char path[512];
     std::snprintf(path, sizeof path, "%s", lab.mask_path.c_str());
     if (ImGui::InputText("Mask file", path, sizeof path)) lab.mask_path = path;
-    if (ImGui::Button("Save mask")) {
-        const std::string err = save_mask_from(ctx, lab.mask_path);
-        if (!err.empty()) ctx.messages.error(err);
+    if (ImGui::Button("Save mask")) {  // as the File panel's saves: an existing file refused once, then overwritten
+        std::error_code ec;
+        if (std::filesystem::exists(lab.mask_path, ec) && lab.confirm_overwrite != lab.mask_path) {
+            lab.confirm_overwrite = lab.mask_path;
+            ctx.messages.error(lab.mask_path + " exists: Save mask again to overwrite it, or change the name");
+        } else {
+            lab.confirm_overwrite.clear();
+            const std::string err = save_mask_from(ctx, lab.mask_path);
+            if (!err.empty()) ctx.messages.error(err);
+        }
     }
     ImGui::SameLine();
     if (ImGui::Button("Load mask")) {

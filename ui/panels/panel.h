@@ -117,6 +117,7 @@ struct LabUi {
     bool painting = false;
     float last_u = 0, last_v = 0;
     std::string mask_path = "mask.png";
+    std::string confirm_overwrite;  // a mask path told "exists": saving it again overwrites
 };
 
 // The analysis plots under the views (ui/views/analysis_view.cpp): the radial PSD with its fitted slope, the angular
