@@ -4,9 +4,9 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "app/lab/filter.h"
