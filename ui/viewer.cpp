@@ -27,6 +27,7 @@
 #include "gpu/runtime/device_info.h"
 #include "gpu/common/errors.h"
 #include "ui/views/analysis_view.h"
+#include "ui/views/axes.h"
 #include "ui/views/colorbar.h"
 #include "ui/views/image_view.h"
 #include "ui/platform/screenshot.h"
@@ -892,6 +893,12 @@ void draw_views(ViewerState& st, ImVec2 avail) {
                 st.image_view, st.image_tex.front(), "imgv", image_range);
     const DrawnImage a = draw_image_view("##image", st.image_tex.front(), st.image_view, each, st.image_hover);
     record(st, "image_image", a.p0, a.p1);
+    // The calibration the readout uses: --pixel-size, else the file's own.
+    const PixelSize px = st.pixel_size.calibrated() ? st.pixel_size
+                         : st.shown.image           ? st.shown.image->pixel_size
+                                                    : PixelSize{};
+    if (st.image_tex.front().valid())
+        draw_image_axes(a, st.image_tex.front().width(), st.image_tex.front().height(), px, st.layout);
     ImGui::EndGroup();
     if (!stacked) ImGui::SameLine();
     ImGui::BeginGroup();
@@ -902,6 +909,12 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     brush_on_spectrum(st, b);
     draw_profile_line(st, b);
     record(st, "spectrum_image", b.p0, b.p1);
+    if (st.spectrum_tex.front().valid() && st.shown.have_frame && !st.classroom.enabled) {
+        draw_spectrum_axes(b, st.spectrum_tex.front().width(), st.spectrum_tex.front().height(),
+                           st.shown.settings.view.shift, px, st.layout);
+        draw_view_colorbar(b, st.shown.settings.view.colormap, st.shown.frame.range_lo, st.shown.frame.range_hi,
+                           view_unit(st.shown.settings.view.view), st.layout);
+    }
     if (lab && st.spectrum_tex.front().valid()) draw_filter_outlines(st, b);
     if (lab)
         st.layout.push_back("mask " + mask_summary(st.settings.filters, st.settings.strokes, st.settings.mask_invert));

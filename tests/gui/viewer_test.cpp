@@ -374,6 +374,39 @@ TEST_F(Script, SavesDefaultToTheImagesNameAndNeverOverwriteSilently) {
     EXPECT_NE(l3.line("info ").find(out), std::string::npos) << "the second asking overwrites: " << l3.line("error ");
 }
 
+// Axes and units (issue 59): the spectrum view's ticks sit where their frequency is (u = 0 on the DC texel's centre,
+// u = 0.25 a quarter of the texture's width right of it), in cycles/pixel, or in cycles/nm with --pixel-size 0.5nm
+// (the same places for values twice as large); the image view's in pixels; a colour bar with the range's ends.
+TEST_F(Script, TheViewsHaveAxesInTheirUnitsAndTheSpectrumAColourBar) {
+    const int n = 128;
+    const std::string img = grating(n, 5, 3), shot = dir.file("shot.png");
+    for (const bool calibrated : {false, true}) {
+        std::vector<std::string> args = {img};
+        if (calibrated) args.insert(args.end(), {"--pixel-size", "0.5nm"});
+        ASSERT_EQ(run_script("wait-ready\nwait 2\nscreenshot " + shot + "\nquit\n", args), 0) << read("out.txt");
+        const Layout l = layout(shot);
+        ASSERT_EQ(l.rects.count("spectrum_image"), 1u);
+        const auto& r = l.rects.at("spectrum_image");
+        const double sx = (r[2] - r[0]) / n, dc_x = r[0] + (n / 2 + 0.5) * sx;
+        int ticks = 0;
+        bool zero = false;
+        for (const auto& line : l.lines) {
+            double value = 0, screen = 0;
+            if (std::sscanf(line.c_str(), "axis spectrum-u %lf %lf", &value, &screen) != 2) continue;
+            ++ticks;
+            zero = zero || value == 0;
+            const double u = (screen - dc_x) / (sx * n);  // cycles/pixel at that place
+            EXPECT_NEAR(u, calibrated ? value * 0.5 : value, 0.6 / n) << line;
+        }
+        EXPECT_GE(ticks, 3) << "ticks along the spectrum's bottom";
+        EXPECT_TRUE(zero) << "a tick at DC";
+        EXPECT_TRUE(l.has("axis image-x 0 ")) << "the image's pixel ticks";
+        double lo = 0, hi = 0;
+        ASSERT_EQ(std::sscanf(l.line("colorbar ").c_str(), "colorbar %lf %lf", &lo, &hi), 2);
+        EXPECT_LT(lo, hi);
+    }
+}
+
 // One angle convention (issue 59): the readout's angle of a bin is the angle the wedge filter and the angular profile
 // take for it. A grating at bin (30, -10) of 128^2 (up and to the right: +18.4 degrees counter-clockwise); a wedge
 // made at the readout's angle takes that bin (a wedge removes around its direction) and leaves its mirror (30, +10);
