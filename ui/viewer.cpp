@@ -993,34 +993,92 @@ namespace {
 
 // [SECTION] The frame's window, screenshots, the machine's probe, teardown
 // The frame's one window: the panels on the left, the status line, the message and the views on the right.
-// The keys outside the classroom (which has its own: arrows, Home, End, Space), where no text field has the keyboard:
-// Page Down / Page Up the next / previous image of those given or of the shown image's folder.
-void handle_keys(ViewerState& st, PanelContext& ctx) {
+// The keys outside the classroom (which has its own: arrows, Home, End, Space), where no text field has the keyboard.
+// ImGui 1.86 names few letter keys: letters come as the typed characters. The script's `key K` takes the same path.
+struct KeyHelp {
+    const char* key;
+    const char* what;
+};
+constexpr KeyHelp kKeys[] = {{"Page Down / Page Up", "the next / previous image (given, or in the folder)"},
+                             {"f", "fit every view"},
+                             {"1", "the spectrum at 1:1 (synced views follow)"},
+                             {"c", "the next colormap"},
+                             {"s", "save the picture (File panel's name; an existing file needs s again)"},
+                             {"p", "hide / show the side panel"},
+                             {"k or ?", "this list of keys"},
+                             {"classroom: arrows, Home, End, Space", "step through the FFT's stages"}};
+
+}  // namespace
+
+void press_key(ViewerState& st, const std::string& key) {
+    PanelContext ctx = st.context();
+    if (key == "pagedown") step_image(ctx, st.file, 1);
+    if (key == "pageup") step_image(ctx, st.file, -1);
+    if (key == "f") st.image_view.fit = st.spectrum_view.fit = st.lab_view.fit = true;
+    if (key == "1") {
+        st.spectrum_view.fit = false;
+        st.spectrum_view.zoom = 1.0f / ImGui::GetIO().DisplayFramebufferScale.x;
+        st.view_moved = 1;
+    }
+    if (key == "c") {
+        const auto& names = colormap_names();
+        const int next = (int(st.settings.view.colormap) + 1) % int(names.size());
+        st.settings.view.colormap = *parse_name<Colormap>(names[std::size_t(next)]);
+        st.dirty = true;
+    }
+    if (key == "s") save_picture(ctx, st.file);
+    if (key == "p") st.panels_hidden = !st.panels_hidden;
+    if (key == "k" || key == "?") st.keys_shown = !st.keys_shown;
+}
+
+namespace {
+
+void handle_keys(ViewerState& st) {
     if (ImGui::GetIO().WantTextInput) return;
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageDown))) step_image(ctx, st.file, 1);
-    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageUp))) step_image(ctx, st.file, -1);
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageDown))) press_key(st, "pagedown");
+    if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageUp))) press_key(st, "pageup");
+    if (st.classroom.enabled) return;  // (its keys are its own)
+    for (const ImWchar ch : ImGui::GetIO().InputQueueCharacters)
+        if (ch == 'f' || ch == '1' || ch == 'c' || ch == 's' || ch == 'p' || ch == 'k' || ch == '?')
+            press_key(st, std::string(1, char(ch)));
+}
+
+void draw_keys_list(ViewerState& st) {
+    if (!st.keys_shown) return;
+    ImGui::SetNextWindowSize(ImVec2(520 * ImGui::GetIO().FontGlobalScale, 0), ImGuiCond_Appearing);
+    if (ImGui::Begin("Keys", &st.keys_shown, ImGuiWindowFlags_NoCollapse)) {
+        for (const KeyHelp& k : kKeys) {
+            ImGui::TextUnformatted(k.key);
+            ImGui::SameLine(200 * ImGui::GetIO().FontGlobalScale);
+            ImGui::TextWrapped("%s", k.what);
+        }
+    }
+    ImGui::End();
+    st.layout.push_back("keys-list shown");
 }
 
 void build_window(ViewerState& st, PanelContext& ctx) {
-    handle_keys(st, ctx);
+    handle_keys(st);
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(vp->WorkPos);
     ImGui::SetNextWindowSize(vp->WorkSize);
     ImGui::Begin("specview", nullptr,
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoBringToFrontOnFocus);
-    const float panel_w = std::min(420.0f * ImGui::GetIO().FontGlobalScale, vp->WorkSize.x * 0.45f);
-    ImGui::BeginChild("panels", ImVec2(panel_w, 0), true);
-    draw_file_panel(ctx, st.file);
-    draw_pipeline_panel(ctx);
-    draw_display_panel(ctx, st.presentation, st.classroom);
-    draw_classroom_panel(ctx, st.classroom);
-    draw_lab_panel(ctx, st.lab);
-    draw_analysis_panel(ctx, st.analysis);
-    draw_timings_panel(ctx, st.timings);
-    draw_device_panel(ctx, st.device_ui);
-    ImGui::EndChild();
-    ImGui::SameLine();
+    if (!st.panels_hidden) {  // (p hides it: the views take the whole window)
+        const float panel_w = std::min(420.0f * ImGui::GetIO().FontGlobalScale, vp->WorkSize.x * 0.45f);
+        ImGui::BeginChild("panels", ImVec2(panel_w, 0), true);
+        draw_file_panel(ctx, st.file);
+        draw_pipeline_panel(ctx);
+        draw_display_panel(ctx, st.presentation, st.classroom);
+        draw_classroom_panel(ctx, st.classroom);
+        draw_lab_panel(ctx, st.lab);
+        draw_analysis_panel(ctx, st.analysis);
+        draw_timings_panel(ctx, st.timings);
+        draw_device_panel(ctx, st.device_ui);
+        ImGui::EndChild();
+        ImGui::SameLine();
+    }
     ImGui::BeginChild("main", ImVec2(0, 0), false);
     if (st.dirty) run_pipeline(st);  // posted now; the picture arrives in a later frame
     draw_status_line(st);
@@ -1038,6 +1096,7 @@ void build_window(ViewerState& st, PanelContext& ctx) {
     draw_views(st, ImGui::GetContentRegionAvail());
     ImGui::EndChild();
     ImGui::End();
+    draw_keys_list(st);
 }
 
 // What the script asked this frame to save: the window (with its layout) and a view's texture. false: one failed.

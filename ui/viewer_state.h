@@ -61,6 +61,8 @@ struct ChangeRecord {
 // the panels' plain data. Only ui/viewer.cpp and the script runner touch it whole; panels get a PanelContext.
 struct ViewerState;
 void play_frame(ViewerState& st, int frame);  // below
+// A key as the keyboard or the script's `key K` presses it: "pagedown", "pageup", "f", "1", "c", "s", "p", "k", "?".
+void press_key(ViewerState& st, const std::string& key);
 
 struct ViewerState {
     std::unique_ptr<Worker> worker;  // the viewer posts requests and polls results, never waits
@@ -150,6 +152,8 @@ struct ViewerState {
     // A view a button or the script moved this frame (0 image, 1 spectrum, 2 lab; -1 none): with sync_views, the
     // others follow it once the views are drawn.
     int view_moved = -1;
+    bool panels_hidden = false;  // p: the side panel hidden
+    bool keys_shown = false;     // k or ?: the list of keys
     Hover image_hover, spectrum_hover, lab_hover;
     LabUi lab;
     AnalysisUi analysis;

@@ -407,6 +407,24 @@ TEST_F(Script, TheViewsHaveAxesInTheirUnitsAndTheSpectrumAColourBar) {
     }
 }
 
+// Keys a desktop user expects (issue 59), pressed through the script's `key`: c the next colormap (inferno, the
+// viewer's default, then magma), p hides the side panel, ? lists the keys, f fits; an unknown key is a script error.
+TEST_F(Script, KeysCycleTheColormapHideThePanelAndListThemselves) {
+    const std::string img = grating(64, 3, 2);
+    const std::string a = dir.file("a.png"), b = dir.file("b.png"), c = dir.file("c.png");
+    ASSERT_EQ(run_script("wait-ready\nkey c\nwait-ready\nwait 2\nscreenshot " + a + "\nkey p\nwait 2\nscreenshot " + b +
+                             "\nkey ?\nkey f\nwait 2\nscreenshot " + c + "\nquit\n",
+                         {img}),
+              0)
+        << read("out.txt");
+    const Layout la = layout(a), lb = layout(b), lc = layout(c);
+    EXPECT_NE(la.line("colorbar ").find(" magma"), std::string::npos) << la.line("colorbar ");
+    EXPECT_TRUE(la.has("panel File"));
+    EXPECT_FALSE(lb.has("panel File")) << "p hides the side panel";
+    EXPECT_TRUE(lc.has("keys-list shown"));
+    EXPECT_EQ(run_script("key x\n", {img}), 2) << "an unknown key";
+}
+
 // One angle convention (issue 59): the readout's angle of a bin is the angle the wedge filter and the angular profile
 // take for it. A grating at bin (30, -10) of 128^2 (up and to the right: +18.4 degrees counter-clockwise); a wedge
 // made at the readout's angle takes that bin (a wedge removes around its direction) and leaves its mirror (30, +10);

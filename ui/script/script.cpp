@@ -168,6 +168,11 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             double d = 0;
             if (n != 2 || !parse_number(a.args[0], &d) || !parse_number(a.args[1], &d))
                 throw ScriptError(line, "pan takes DX DY in screen pixels");
+        } else if (v == "key") {
+            static const char* const kKeyNames[] = {"pagedown", "pageup", "f", "1", "c", "s", "p", "k", "?"};
+            bool ok = n == 1;
+            if (ok) ok = std::find(std::begin(kKeyNames), std::end(kKeyNames), a.args[0]) != std::end(kKeyNames);
+            if (!ok) throw ScriptError(line, "key takes one of pagedown, pageup, f, 1, c, s, p, k, ?");
         } else if (v == "fit") {
             if (n != 0) throw ScriptError(line, "fit takes no arguments");
         } else if (v == "wait") {
@@ -178,7 +183,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             throw ScriptError(
                 line,
                 "unknown action '" + v +
-                    "' (open, next-image, prev-image, save-picture, save-raw, set, drag, hover, zoom, pan, fit, next, prev, wait, wait-ready, "
+                    "' (open, next-image, prev-image, save-picture, save-raw, key, set, drag, hover, zoom, pan, fit, next, prev, wait, wait-ready, "
                     "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
                     "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
                     "save-texture, quit)");
@@ -246,6 +251,10 @@ bool ScriptRunner::before_frame(ViewerState& st) {
                 vt.cy -= std::stof(a.args[1]) / vt.zoom;
             }
             st.view_moved = 1;
+            return true;
+        }
+        if (a.verb == "key") {
+            press_key(st, a.args[0]);
             return true;
         }
         if (a.verb == "fit") {

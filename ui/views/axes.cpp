@@ -56,8 +56,8 @@ void axis(ImDrawList* dl, const DrawnImage& d, bool horizontal, AxisMap m, doubl
         layout.push_back(line);
     }
     // The unit, once: above the horizontal axis's right end, or at the top of the vertical one.
-    const ImVec2 at = horizontal ? ImVec2(v1.x - ImGui::CalcTextSize(unit).x - 40, v1.y - 6 - 2 * fh)
-                                 : ImVec2(v0.x + 8, v0.y + 2);
+    const ImVec2 at =
+        horizontal ? ImVec2(v1.x - ImGui::CalcTextSize(unit).x - 40, v1.y - 6 - 2 * fh) : ImVec2(v0.x + 8, v0.y + 2);
     text_with_shadow(dl, at, unit);
 }
 
@@ -108,7 +108,7 @@ void draw_view_colorbar(const DrawnImage& d, Colormap cm, float lo, float hi, co
     text_with_shadow(dl, ImVec2(x1 - ImGui::CalcTextSize(b).x, y0 - fh - 2), b);
     text_with_shadow(dl, ImVec2(x1 - ImGui::CalcTextSize(a).x, y1 + 2), a);
     char line[128];
-    std::snprintf(line, sizeof line, "colorbar %.6g %.6g", lo, hi);
+    std::snprintf(line, sizeof line, "colorbar %.6g %.6g %s", lo, hi, name_of(cm).c_str());
     layout.push_back(line);
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "app/core/calibration.h"
+#include "app/core/settings.h"
 #include "gpu/common/spectrum_math.h"
 #include "ui/views/image_view.h"
 
