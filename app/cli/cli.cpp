@@ -288,10 +288,9 @@ int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {
                         o.frames,         o.screenshot,
                         o.script,         o.report,
                         o.offscreen,      o.max_memory.empty() ? 0.0 : parse_size(o.max_memory),
-                        o.frame - 1,      parse_video_decode(o.video_decode)};
-    launch.pixel_size = o.pixel;
-    launch.width = o.geometry_w;
-    launch.height = o.geometry_h;
+                        o.frame - 1,      parse_video_decode(o.video_decode),
+                        o.pixel,          o.geometry_w,
+                        o.geometry_h};
     return viewer(launch);
 }
 

@@ -70,7 +70,8 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
         ->group(g_spec)
         ->capture_default_str();
     app.add_option("--pad", o.pad,
-                   "pow2 (to the next power of two), crop (centred power-of-two crop) or none (exact size)")
+                   "pow2 (each side to its next power of two), square (both to the larger's: true aspect), crop (centred "
+                   "power-of-two crop) or none (exact size)")
         ->check(one_of(pad_names()))
         ->group(g_spec)
         ->capture_default_str();

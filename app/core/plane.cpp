@@ -170,6 +170,9 @@ void transform_size(PadMode pad, int w, int h, int* ow, int* oh) {
             *ow = w;
             *oh = h;
             return;
+        case PadMode::Square:
+            *ow = *oh = next_pow2(std::max(w, h));
+            return;
     }
 }
 

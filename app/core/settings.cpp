@@ -13,7 +13,7 @@ const std::vector<std::string>& backend_names() {
     return n;
 }
 const std::vector<std::string>& pad_names() {
-    static const std::vector<std::string> n{"pow2", "crop", "none"};
+    static const std::vector<std::string> n{"pow2", "crop", "none", "square"};
     return n;
 }
 const std::vector<std::string>& pad_fill_names() {

@@ -12,7 +12,10 @@
 namespace specview {
 
 enum class Backend : int { Cpu = 0, Custom, Cufft, CustomFast };
-enum class PadMode : int { Pow2 = 0, Crop, None };
+// Pow2: each side to its next power of two; Crop: the centred power-of-two crop; None: the image's own size; Square:
+// both sides to the next power of two of the larger (as ImageJ pads), so that a bin is as many cycles/pixel across as
+// down and a circle in frequency stays a circle on screen.
+enum class PadMode : int { Pow2 = 0, Crop, None, Square };
 enum class PadFill : int { Zero = 0, Mean };
 enum class Window : int { None = 0, Hann, Hamming, Tukey, Blackman, BlackmanHarris, Kaiser, FlatTop, Welch };
 // Separable: w(x) w(y). Radial: w of the distance from the centre, the content's inscribed ellipse at the edge.

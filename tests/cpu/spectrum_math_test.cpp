@@ -230,6 +230,29 @@ TEST(SizePolicy, MeanPaddingWithAWindowMakesNoCross) {
     EXPECT_NEAR(prepare_plane(src, plain).plane.at(1000, 500), 0.7, 0.05);
 }
 
+// --pad square (issue 59): both sides to the next power of two of the larger, the content at the origin, so a bin is
+// as many cycles/pixel across as down (a 600 x 400 photo: 1024 x 1024, not 1024 x 512).
+TEST(SizePolicy, SquarePaddingGivesTrueAspect) {
+    Settings s;
+    s.pad = PadMode::Square;
+    const PlaneGeometry g = plane_geometry(s, 600, 400);
+    EXPECT_EQ(g.width, 1024);
+    EXPECT_EQ(g.height, 1024);
+    EXPECT_EQ(g.content_w, 600);
+    EXPECT_EQ(g.content_h, 400);
+    EXPECT_EQ(g.crop_x, 0);
+    const PlaneGeometry tall = plane_geometry(s, 100, 300);
+    EXPECT_EQ(tall.width, 512);
+    EXPECT_EQ(tall.height, 512);
+    EXPECT_EQ(*parse_name<PadMode>("square"), PadMode::Square);
+    Plane src(5, 3, 1.0f);
+    s.pad_fill = PadFill::Mean;
+    const PreparedPlane p = prepare_plane(src, s);
+    EXPECT_EQ(p.plane.width, 8);
+    EXPECT_EQ(p.plane.height, 8);
+    EXPECT_NEAR(p.plane.at(7, 7), 1.0, 1e-6) << "the fill as with pow2";
+}
+
 TEST(Names, RoundTrip) {
     for (const auto& n : view_names()) EXPECT_EQ(name_of(*parse_name<View>(n)), n);
     for (const auto& n : colormap_names()) EXPECT_EQ(name_of(*parse_name<Colormap>(n)), n);

@@ -89,7 +89,8 @@ void draw_pipeline_panel(PanelContext& ctx) {
 
     ImGui::Separator();
     changed |= enum_combo("Size policy", s.pad, pad_names());
-    if (s.pad == PadMode::Pow2) changed |= enum_combo("Pad with", s.pad_fill, pad_fill_names());
+    if (s.pad == PadMode::Pow2 || s.pad == PadMode::Square)
+        changed |= enum_combo("Pad with", s.pad_fill, pad_fill_names());
     changed |= enum_combo("Window", s.window, window_names());
     if (s.window == Window::Tukey) changed |= ImGui::SliderFloat("Tukey alpha", &s.tukey_alpha, 0.0f, 1.0f);
     if (s.window == Window::Kaiser) changed |= ImGui::SliderFloat("Kaiser beta", &s.kaiser_beta, 0.0f, 20.0f);
