@@ -201,7 +201,11 @@ TEST_F(Gui, AFallbackToTheCpuChecksTheCpuPathsMemoryNeed) {
     // Allowed: between the two, so that exactly one of the paths fits.
     const double allowed = 0.5 * (need_cpu + need_gpu);
     const std::string shot = dir.file("shot.png");
-    ASSERT_EQ(run({img, "--backend", "custom", "--max-memory", std::to_string(std::llround(allowed))}, 3, shot), 0);
+    // (the settings memory_need was asked about: Settings{}'s window and range, not the viewer's defaults)
+    ASSERT_EQ(run({img, "--backend", "custom", "--max-memory", std::to_string(std::llround(allowed)), "--window",
+                   "none", "--range", "auto"},
+                  3, shot),
+              0);
     const Layout l = layout(shot);
     EXPECT_NE(l.line("startup-error").find("needs a GPU"), std::string::npos) << l.line("startup-error");
     const bool cpu_fits = need_cpu <= allowed;
