@@ -280,6 +280,7 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
         st.opens.push_back(std::move(r));
     }
     st.shown.image_path = d.path;
+    default_save_names(st.file, d.path);  // <name>_spectrum.png / .npy, unless a name was typed
     // A frame playback asked for comes with its run (Worker::open's run_after): no second one.
     if (!(same_stack && d.image_id == st.prerun_image_id)) st.dirty = true;
     if (same_stack) return;
@@ -570,6 +571,12 @@ void record(ViewerState& st, const std::string& what, ImVec2 a, ImVec2 b) {
 // Signed frequency of unshifted bin k of n: 0 .. ceil(n/2)-1, then negative.
 int signed_bin(int k, int n) { return k < (n + 1) / 2 ? k : k - n; }
 
+// The calibration the readout and the axes use: --pixel-size, else what the shown image's file says.
+PixelSize shown_pixel_size(const ViewerState& st) {
+    if (st.pixel_size.calibrated()) return st.pixel_size;
+    return st.shown.image ? st.shown.image->pixel_size : PixelSize{};
+}
+
 void draw_readout(ViewerState& st) {
     if (st.image_hover.active && st.shown.image) {
         const Image& img = *st.shown.image;
@@ -650,9 +657,7 @@ void draw_readout(ViewerState& st) {
                 kx, ky, W, H, own);
     // The period (ImageJ's "p/c"), and both in physical units where calibrated (--pixel-size, or the file's own).
     const double radius = std::hypot(u, v);
-    const PixelSize px = st.pixel_size.calibrated() ? st.pixel_size
-                         : st.shown.image           ? st.shown.image->pixel_size
-                                                    : PixelSize{};
+    const PixelSize px = shown_pixel_size(st);
     if (radius > 0) {
         if (px.calibrated())
             ImGui::Text("period %.4g pixels/cycle = %.4g %s;  radius %.4g /%s", 1.0 / radius, px.value / radius,
@@ -893,10 +898,7 @@ void draw_views(ViewerState& st, ImVec2 avail) {
                 st.image_view, st.image_tex.front(), "imgv", image_range);
     const DrawnImage a = draw_image_view("##image", st.image_tex.front(), st.image_view, each, st.image_hover);
     record(st, "image_image", a.p0, a.p1);
-    // The calibration the readout uses: --pixel-size, else the file's own.
-    const PixelSize px = st.pixel_size.calibrated() ? st.pixel_size
-                         : st.shown.image           ? st.shown.image->pixel_size
-                                                    : PixelSize{};
+    const PixelSize px = shown_pixel_size(st);
     if (st.image_tex.front().valid())
         draw_image_axes(a, st.image_tex.front().width(), st.image_tex.front().height(), px, st.layout);
     ImGui::EndGroup();

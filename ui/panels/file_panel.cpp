@@ -80,7 +80,6 @@ bool step_image(PanelContext& ctx, const FileUi& file, int delta) {
 
 void draw_file_panel(PanelContext& ctx, FileUi& file) {
     ctx.layout.push_back("panel File");
-    if (ctx.has_image()) default_save_names(file, ctx.shown.image_path);
     ctx.layout.push_back("save-names " + file.save_png_path + " " + file.save_npy_path);
     if (!ImGui::CollapsingHeader("File", ImGuiTreeNodeFlags_DefaultOpen)) return;
     ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Open").x - ImGui::GetStyle().FramePadding.x * 4);

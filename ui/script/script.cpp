@@ -257,8 +257,8 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             press_key(st, a.args[0]);
             return true;
         }
-        if (a.verb == "fit") {
-            st.image_view.fit = st.spectrum_view.fit = st.lab_view.fit = true;
+        if (a.verb == "fit") {  // as the f key
+            press_key(st, "f");
             return true;
         }
         if (a.verb == "next-image" || a.verb == "prev-image") {  // as Page Down / Page Up
@@ -335,7 +335,6 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         }
         if (a.verb == "save-picture" || a.verb == "save-raw") {  // as the File panel's buttons, name typed in
             PanelContext ctx = st.context();
-            if (st.shown.image) default_save_names(st.file, st.shown.image_path);
             (a.verb == "save-picture" ? st.file.save_png_path : st.file.save_npy_path) = a.args[0];
             a.verb == "save-picture" ? save_picture(ctx, st.file) : save_raw(ctx, st.file);
             return true;
