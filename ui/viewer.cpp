@@ -906,6 +906,15 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     ImGui::BeginGroup();
     view_header(spectrum_title, st.spectrum_view, st.spectrum_tex.front(), "specv");
     const bool brush = st.lab.brush != 0 && !st.classroom.enabled;
+    // A spectrum's bins at their true aspect (a W x H spectrum covers -0.5 .. 0.5 cycles/pixel both ways, so it is
+    // shown square); the classroom's data at a step are rows of numbers, one square texel each.
+    {
+        const GlTexture& sp = st.spectrum_tex.front();
+        const bool spectrum = !st.classroom.enabled && st.shown.have_frame &&
+                              st.shown.settings.stop.kind == gpu::StopPoint::Kind::Done && sp.valid() && sp.height() > 0;
+        st.spectrum_view.aspect = spectrum ? float(sp.width()) / float(sp.height()) : 1.0f;
+        st.layout.push_back("spectrum-aspect " + std::to_string(st.spectrum_view.aspect));
+    }
     const DrawnImage b =
         draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover, !brush);
     brush_on_spectrum(st, b);

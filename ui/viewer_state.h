@@ -27,8 +27,11 @@ namespace specview::ui {
 // How a view maps its texture to the screen: `zoom` screen pixels per texel around texel (cx, cy), or fit.
 struct ViewTransform {
     bool fit = true;
-    float zoom = 1.0f;
-    float cx = 0.0f, cy = 0.0f;
+    float zoom = 1.0f;           // screen pixels per texel across
+    float cx = 0.0f, cy = 0.0f;  // the texel at the view's centre
+    // A texel's height over its width on screen, set each frame by what is shown: 1 for images; for a spectrum of
+    // W x H bins W / H, its bins' true aspect (1/W by 1/H cycles/pixel), so a circle of frequencies stays a circle.
+    float aspect = 1.0f;
 };
 
 // What the cursor is over, filled while the views are drawn.

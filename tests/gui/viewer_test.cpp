@@ -411,6 +411,47 @@ TEST_F(Script, TheViewsHaveAxesInTheirUnitsAndTheSpectrumAColourBar) {
     }
 }
 
+// True aspect (issue 59): a 600x400 photo padded to 1024x512 is shown with its bins' true aspect (1/1024 by 1/512
+// cycles/pixel): the spectrum view is square, u = 0.25 and v = 0.25 lie equally far from DC, a low-pass circle is
+// drawn round; a square image keeps square texels, as do the image view and the classroom's data.
+TEST_F(Script, APaddedNonSquareSpectrumKeepsItsTrueAspect) {
+    fixtures::Pixels p{600, 400, 1, {}};
+    for (int y = 0; y < 400; ++y)
+        for (int x = 0; x < 600; ++x) p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (0.1 * x + 0.05 * y)));
+    const std::string img = dir.file("wide.png"), shot = dir.file("shot.png");
+    fixtures::write_file(img, fixtures::png(p, 8));
+    ASSERT_EQ(run_script("wait-ready\nhover 10 5\nwait 2\nscreenshot " + shot + "\nquit\n",
+                         {img, "--pad", "pow2", "--filter", "lowpass:0.2"}),
+              0)
+        << read("out.txt");
+    const Layout l = layout(shot);
+    EXPECT_EQ(l.line("spectrum-aspect"), "spectrum-aspect 2.000000") << "1024x512 bins";
+    ASSERT_EQ(l.rects.count("spectrum_image"), 1u);
+    const auto& r = l.rects.at("spectrum_image");
+    EXPECT_NEAR(r[2] - r[0], r[3] - r[1], 1.5) << "the spectrum of a 1024x512 padding is shown square";
+    const auto& im = l.rects.at("image_image");
+    EXPECT_NEAR((im[2] - im[0]) / (im[3] - im[1]), 1.5, 0.01) << "the image keeps its pixels square";
+    // The ticks: a value on both axes (say -0.5 cycles/pixel) lies as far left of DC as it lies above it.
+    const double dc_x = r[0] + (512 + 0.5) * (r[2] - r[0]) / 1024, dc_y = r[1] + (256 + 0.5) * (r[3] - r[1]) / 512;
+    std::map<double, double> u_at, v_at;
+    for (const auto& line : l.lines) {
+        double value = 0, screen = 0;
+        if (std::sscanf(line.c_str(), "axis spectrum-u %lf %lf", &value, &screen) == 2) u_at[value] = screen - dc_x;
+        if (std::sscanf(line.c_str(), "axis spectrum-v %lf %lf", &value, &screen) == 2) v_at[value] = screen - dc_y;
+    }
+    int both = 0;
+    for (const auto& [value, du] : u_at) {
+        if (value == 0 || !v_at.count(value)) continue;
+        ++both;
+        EXPECT_GT(std::abs(du), 20) << value;
+        EXPECT_NEAR(du, v_at[value], 1.0) << value << " cycles/pixel is as far across as it is down";
+    }
+    EXPECT_GE(both, 1) << "a tick value on both axes";
+    // A square image: square texels.
+    ASSERT_EQ(run_script("wait-ready\nwait 2\nscreenshot " + shot + "\nquit\n", {grating(64, 3, 2)}), 0);
+    EXPECT_EQ(layout(shot).line("spectrum-aspect"), "spectrum-aspect 1.000000");
+}
+
 // Keys a desktop user expects (issue 59), pressed through the script's `key`: c the next colormap (inferno, the
 // viewer's default, then magma), p hides the side panel, ? lists the keys, f fits; an unknown key is a script error.
 TEST_F(Script, KeysCycleTheColormapHideThePanelAndListThemselves) {

@@ -21,15 +21,17 @@ void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
     ImGui::TextWrapped("%s", f.backend.c_str());
     if (ImGui::BeginTable("kernels", 4,
                           ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp)) {
-        ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch, 3.0f);
-        ImGui::TableSetupColumn("ms");
-        ImGui::TableSetupColumn("GB/s");
-        ImGui::TableSetupColumn("share");
+        // The numbers as wide as they need; the stage's name takes the rest and wraps (never cut).
+        const float digit = ImGui::CalcTextSize("0").x;
+        ImGui::TableSetupColumn("stage", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 8 * digit);
+        ImGui::TableSetupColumn("GB/s", ImGuiTableColumnFlags_WidthFixed, 5 * digit);
+        ImGui::TableSetupColumn("share", ImGuiTableColumnFlags_WidthFixed, 5 * digit);
         ImGui::TableHeadersRow();
         for (const auto& t : f.timings) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(t.name.c_str());
+            ImGui::TextWrapped("%s", t.name.c_str());
             ImGui::TableNextColumn();
             ImGui::Text("%.3f", t.ms);
             ImGui::TableNextColumn();

@@ -248,7 +248,7 @@ bool ScriptRunner::before_frame(ViewerState& st) {
                 vt.zoom = std::clamp(vt.zoom * std::stof(a.args[0]), 0.01f, 256.0f);
             } else {
                 vt.cx -= std::stof(a.args[0]) / vt.zoom;
-                vt.cy -= std::stof(a.args[1]) / vt.zoom;
+                vt.cy -= std::stof(a.args[1]) / (vt.zoom * vt.aspect);
             }
             st.view_moved = 1;
             return true;

@@ -45,11 +45,15 @@ void axis(ImDrawList* dl, const DrawnImage& d, bool horizontal, AxisMap m, doubl
         char label[32];
         std::snprintf(label, sizeof label, "%g", value);
         if (horizontal) {
+            // A label kept inside the view (the edge ticks' labels would be cut in half).
+            const float lw = ImGui::CalcTextSize(label).x;
             dl->AddLine(ImVec2(s, v1.y - 6), ImVec2(s, v1.y), kTick, 1.5f);
-            text_with_shadow(dl, ImVec2(s - ImGui::CalcTextSize(label).x / 2, v1.y - 6 - fh), label);
+            text_with_shadow(dl, ImVec2(std::clamp(s - lw / 2, v0.x + 2, std::max(v0.x + 2, v1.x - lw - 2)), v1.y - 6 - fh),
+                             label);
         } else {
             dl->AddLine(ImVec2(v0.x, s), ImVec2(v0.x + 6, s), kTick, 1.5f);
-            text_with_shadow(dl, ImVec2(v0.x + 8, s - fh / 2), label);
+            // No label where the horizontal axis's labels are (the bottom) or the unit is (the top).
+            if (s < v1.y - 2.2f * fh && s > v0.y + 1.6f * fh) text_with_shadow(dl, ImVec2(v0.x + 8, s - fh / 2), label);
         }
         char line[96];
         std::snprintf(line, sizeof line, "axis %s %.9g %.2f", name, value, s);

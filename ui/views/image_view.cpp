@@ -20,8 +20,9 @@ DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& 
     if (!tex.valid() || tex.width() == 0) return out;
 
     const float tw = float(tex.width()), th = float(tex.height());
+    const float ar = vt.aspect > 0 ? vt.aspect : 1.0f;  // a texel is zoom wide and zoom * ar high
     if (vt.fit) {
-        vt.zoom = std::min(size.x / tw, size.y / th);
+        vt.zoom = std::min(size.x / tw, size.y / (th * ar));
         vt.cx = tw / 2;
         vt.cy = th / 2;
     }
@@ -31,10 +32,10 @@ DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& 
         if (io.MouseWheel != 0.0f) {
             // Keep the texel under the cursor where it is.
             const float px = vt.cx + (io.MousePos.x - centre.x) / vt.zoom;
-            const float py = vt.cy + (io.MousePos.y - centre.y) / vt.zoom;
+            const float py = vt.cy + (io.MousePos.y - centre.y) / (vt.zoom * ar);
             vt.zoom = std::clamp(vt.zoom * std::pow(1.2f, io.MouseWheel), 0.01f, 256.0f);
             vt.cx = px - (io.MousePos.x - centre.x) / vt.zoom;
-            vt.cy = py - (io.MousePos.y - centre.y) / vt.zoom;
+            vt.cy = py - (io.MousePos.y - centre.y) / (vt.zoom * ar);
             vt.fit = false;
             out.changed = true;
         }
@@ -42,18 +43,18 @@ DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& 
     if (ImGui::IsItemActive() &&
         ImGui::IsMouseDragging(left_pans ? ImGuiMouseButton_Left : ImGuiMouseButton_Right, 0.0f)) {
         vt.cx -= io.MouseDelta.x / vt.zoom;
-        vt.cy -= io.MouseDelta.y / vt.zoom;
+        vt.cy -= io.MouseDelta.y / (vt.zoom * ar);
         vt.fit = false;
         out.changed = true;
     }
-    out.p0 = ImVec2(centre.x - vt.cx * vt.zoom, centre.y - vt.cy * vt.zoom);
-    out.p1 = ImVec2(out.p0.x + tw * vt.zoom, out.p0.y + th * vt.zoom);
+    out.p0 = ImVec2(centre.x - vt.cx * vt.zoom, centre.y - vt.cy * vt.zoom * ar);
+    out.p1 = ImVec2(out.p0.x + tw * vt.zoom, out.p0.y + th * vt.zoom * ar);
     dl->PushClipRect(origin, end, true);
     dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(tex.id())), out.p0, out.p1);
     dl->PopClipRect();
 
     if (ImGui::IsItemHovered()) {
-        const float fx = (io.MousePos.x - out.p0.x) / vt.zoom, fy = (io.MousePos.y - out.p0.y) / vt.zoom;
+        const float fx = (io.MousePos.x - out.p0.x) / vt.zoom, fy = (io.MousePos.y - out.p0.y) / (vt.zoom * ar);
         if (fx >= 0 && fy >= 0 && fx < tw && fy < th) {
             hover.active = true;
             hover.x = int(fx);
@@ -61,8 +62,8 @@ DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& 
             hover.fx = fx;
             hover.fy = fy;
             if (vt.zoom >= 8.0f) {  // outline the texel when it is big enough to see
-                const ImVec2 a(out.p0.x + hover.x * vt.zoom, out.p0.y + hover.y * vt.zoom);
-                dl->AddRect(a, ImVec2(a.x + vt.zoom, a.y + vt.zoom), IM_COL32(255, 255, 0, 200));
+                const ImVec2 a(out.p0.x + hover.x * vt.zoom, out.p0.y + hover.y * vt.zoom * ar);
+                dl->AddRect(a, ImVec2(a.x + vt.zoom, a.y + vt.zoom * ar), IM_COL32(255, 255, 0, 200));
             }
         }
     }
