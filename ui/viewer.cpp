@@ -284,6 +284,14 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     // A frame playback asked for comes with its run (Worker::open's run_after): no second one.
     if (!(same_stack && d.image_id == st.prerun_image_id)) st.dirty = true;
     if (same_stack) return;
+    // An ROI drawn on the last image that does not lie within this one is let go (the whole image is shown).
+    const Roi& roi = st.settings.roi;
+    if (!roi.whole() && (roi.x + roi.w > d.image->width || roi.y + roi.h > d.image->height)) {
+        st.roi_let_go = ("ROI " + roi_string(roi) + " let go: it does not lie within this " +
+                         std::to_string(d.image->width) + "x" + std::to_string(d.image->height) + " image");
+        st.settings.roi = Roi{};
+        st.dirty = true;
+    }
     if (d.image->frame_rate > 0)
         st.file.fps = float(std::clamp(d.image->frame_rate, 1.0, 60.0));  // a video plays at its rate
     st.image_view = ViewTransform{};
@@ -535,6 +543,7 @@ void apply_worker_updates(ViewerState& st) {
             st.image_tex.begin(std::move(u.display->rgba), u.display->width, u.display->height);
     }
     for (const auto& [error, text] : u.messages) error ? st.messages.error(text) : st.messages.info(text);  // in order
+    if (!st.roi_let_go.empty()) st.messages.info(std::exchange(st.roi_let_go, std::string()));
     if (u.run) take_frame(st, *u.run);
     if (u.value) {
         st.value = *u.value;
@@ -652,7 +661,8 @@ void draw_readout(ViewerState& st) {
     // The image's own size beside the transform's, where it was padded (the bins count cycles per the padded size).
     char own[64] = "";
     if (f.image_width > 0 && (f.image_width != W || f.image_height != H))
-        std::snprintf(own, sizeof own, ", the %dx%d image padded", f.image_width, f.image_height);
+        std::snprintf(own, sizeof own, ", the %dx%d %s padded", f.image_width, f.image_height,
+                      fs_.roi.whole() ? "image" : "ROI");
     ImGui::Text("spectrum bin (%d, %d): u = %+.4f, v = %+.4f cycles/pixel (%+d, %+d cycles per %dx%d%s)", kx, ky, u, v,
                 kx, ky, W, H, own);
     // The period (ImageJ's "p/c"), and both in physical units where calibrated (--pixel-size, or the file's own).
@@ -835,6 +845,54 @@ void draw_profile_line(ViewerState& st, const DrawnImage& d) {
     dl->PopClipRect();
 }
 
+// The ROI on the image view: Shift + left drag draws one (released: the spectrum is of that rectangle only); the
+// one in use drawn as a yellow frame. Called right after the view's button.
+void roi_on_image(ViewerState& st, const DrawnImage& d) {
+    const GlTexture& tex = st.image_tex.front();
+    if (!tex.valid() || !st.shown.image) return;
+    const int w = st.shown.image->width, h = st.shown.image->height;
+    const float sx = (d.p1.x - d.p0.x) / float(tex.width()), sy = (d.p1.y - d.p0.y) / float(tex.height());
+    ImGuiIO& io = ImGui::GetIO();
+    auto texel_at = [&](ImVec2 m) {
+        return ImVec2(std::clamp((m.x - d.p0.x) / sx, 0.0f, float(w)), std::clamp((m.y - d.p0.y) / sy, 0.0f, float(h)));
+    };
+    ViewerState::RoiDrag& r = st.roi_drag;
+    if (ImGui::IsItemActivated() && io.KeyShift && ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+        const ImVec2 t = texel_at(io.MousePos);
+        r = {true, t.x, t.y, t.x, t.y};
+    }
+    if (r.active) {
+        const ImVec2 t = texel_at(io.MousePos);
+        r.x1 = t.x;
+        r.y1 = t.y;
+        if (!ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+            r.active = false;
+            const int x0 = int(std::floor(std::min(r.x0, r.x1))), y0 = int(std::floor(std::min(r.y0, r.y1)));
+            const int x1 = int(std::ceil(std::max(r.x0, r.x1))), y1 = int(std::ceil(std::max(r.y0, r.y1)));
+            if (x1 - x0 >= 2 && y1 - y0 >= 2) {  // (a click is no rectangle)
+                st.settings.roi = Roi{x0, y0, std::min(x1, w) - x0, std::min(y1, h) - y0};
+                st.dirty = true;
+            }
+        }
+    }
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->PushClipRect(d.clip0, d.clip1, true);
+    auto frame = [&](float x0, float y0, float x1, float y1, ImU32 colour) {
+        dl->AddRect(ImVec2(d.p0.x + x0 * sx, d.p0.y + y0 * sy), ImVec2(d.p0.x + x1 * sx, d.p0.y + y1 * sy), colour, 0,
+                    0, 2.0f);
+    };
+    if (r.active) frame(std::min(r.x0, r.x1), std::min(r.y0, r.y1), std::max(r.x0, r.x1), std::max(r.y0, r.y1),
+                        IM_COL32(255, 255, 255, 220));
+    const Roi& roi = st.settings.roi;
+    if (!roi.whole()) {
+        frame(float(roi.x), float(roi.y), float(roi.x + roi.w), float(roi.y + roi.h), IM_COL32(255, 220, 0, 240));
+        char line[96];
+        std::snprintf(line, sizeof line, "roi-frame %s", roi_string(roi).c_str());
+        st.layout.push_back(line);
+    }
+    dl->PopClipRect();
+}
+
 void draw_views(ViewerState& st, ImVec2 avail) {
     const float readout_h = ImGui::GetTextLineHeightWithSpacing() * 4.3f;  // image, bin, period, radius lines
     const bool analysis = st.analysis.open && !st.classroom.enabled;
@@ -896,7 +954,11 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     }
     view_header((st.shown.image != nullptr) ? fs::path(st.shown.image_path).filename().string().c_str() : "Image",
                 st.image_view, st.image_tex.front(), "imgv", image_range);
-    const DrawnImage a = draw_image_view("##image", st.image_tex.front(), st.image_view, each, st.image_hover);
+    // Shift + left drag draws an ROI (the right button pans meanwhile).
+    const bool shift_held = ImGui::GetIO().KeyShift || st.roi_drag.active;
+    const DrawnImage a =
+        draw_image_view("##image", st.image_tex.front(), st.image_view, each, st.image_hover, !shift_held);
+    roi_on_image(st, a);
     record(st, "image_image", a.p0, a.p1);
     const PixelSize px = shown_pixel_size(st);
     if (st.image_tex.front().valid())

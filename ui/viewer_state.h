@@ -160,6 +160,12 @@ struct ViewerState {
     Hover image_hover, spectrum_hover, lab_hover;
     LabUi lab;
     AnalysisUi analysis;
+    // A rectangle being drawn on the image view (Shift + left drag): its corners in image pixels.
+    struct RoiDrag {
+        bool active = false;
+        float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+    } roi_drag;
+    std::string roi_let_go;  // said after the poll's messages: the ROI did not fit the image that came
     GlTexture logphi_tex;     // the analysis strip's log-phi view (small: uploaded at once)
     StagedTexture corr_tex;   // the phase correlation's heat map (image-sized: staged)
     StagedTexture stack_tex;  // a stack's mean power spectrum

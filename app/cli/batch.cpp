@@ -565,7 +565,10 @@ Batch::Result Batch::encode_one(const Encode& e) {
         const std::string lab = lab_lines(j, f, e.pixel_size, &wrote);
         if (wrote.rfind(", ", 0) == 0) wrote.erase(0, 2);  // (the picture not asked for)
         std::ostringstream out;
-        out << j.input << ": " << f.image_width << "x" << f.image_height << " -> " << f.width << "x" << f.height
+        out << j.input << ": " << f.image_width << "x" << f.image_height
+            << (s.roi.whole() ? std::string()
+                              : " (the ROI at " + std::to_string(s.roi.x) + "," + std::to_string(s.roi.y) + ")")
+            << " -> " << f.width << "x" << f.height
             << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range [" << fmt(f.range_lo) << ", "
             << fmt(f.range_hi) << "]" << (!has_mask(s) ? "" : " of the masked spectrum")
             << (wrote.empty() ? std::string() : "; wrote " + wrote) << "\n"

@@ -60,6 +60,9 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
         ->check(CLI::Range(0.0f, 50.0f))
         ->group(g_spec)
         ->capture_default_str();
+    app.add_option("--roi", o.roi,
+                   "X:Y:W:H: the spectrum of this rectangle of the image only (image pixels, 0:0 the top-left corner)")
+        ->group(g_spec);
     app.add_option("--level", o.level,
                    "subtract before the window: none, mean, or plane (the least-squares plane: removes a tilt)")
         ->check(one_of(level_names()))
@@ -300,6 +303,11 @@ int finish_options(CliOptions& o) {
     if (!o.pixel_size.empty())
         if (const std::string err = parse_pixel_size(o.pixel_size, &o.pixel); !err.empty()) {
             std::cerr << "specview: " << err << "\n";
+            return kExitUsage;
+        }
+    if (!o.roi.empty())
+        if (const std::string err = parse_roi(o.roi, &o.s.roi); !err.empty()) {
+            std::cerr << "specview: --" << err << "\n";
             return kExitUsage;
         }
     if (o.resume && o.manifest.empty()) {

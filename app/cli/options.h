@@ -27,6 +27,7 @@ struct CliOptions {
     Settings s;  // the numeric options bind straight into it; finish_options sets the named ones
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     std::string pixel_size;  // --pixel-size VALUE[UNIT]; parsed into pixel
+    std::string roi;         // --roi X:Y:W:H; parsed into s.roi
     std::string geometry;    // --geometry WxH; parsed into geometry_w, geometry_h
     int geometry_w = 0, geometry_h = 0;
     PixelSize pixel;

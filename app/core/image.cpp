@@ -40,6 +40,27 @@ Image Image::from_floats(int width, int height, int channels, const std::vector<
     return img;
 }
 
+Image crop_image(const Image& img, int x, int y, int w, int h, const std::string& name) {
+    if (x < 0 || y < 0 || w < 1 || h < 1 || x > img.width - w || y > img.height - h)
+        throw InputError(name, "the ROI " + std::to_string(x) + ":" + std::to_string(y) + ":" + std::to_string(w) + ":" +
+                                   std::to_string(h) + " does not lie within the " + std::to_string(img.width) + "x" +
+                                   std::to_string(img.height) + " image (X:Y:W:H, the top-left corner at 0:0)");
+    require_host_samples(img, name);
+    Image out = Image::allocate(w, h, img.channels, img.bit_depth, img.format);
+    const std::size_t px = std::size_t(img.channels) * std::size_t(img.bytes_per_sample());
+    const auto* src = static_cast<const unsigned char*>(img.data());
+    for (int r = 0; r < h; ++r)
+        std::memcpy(out.writable() + std::size_t(r) * w * px, src + (std::size_t(y + r) * img.width + x) * px,
+                    std::size_t(w) * px);
+    out.frames = img.frames;
+    out.frame = img.frame;
+    out.frame_rate = img.frame_rate;
+    out.nonfinite = img.nonfinite;
+    out.nonfinite_fill = img.nonfinite_fill;
+    out.pixel_size = img.pixel_size;
+    return out;
+}
+
 void require_host_samples(const Image& img, const std::string& name) {
     if (img.on_device())
         throw InputError(name,

@@ -115,6 +115,10 @@ struct ImageHeader {
 // Throws InputError (or anything) to refuse an image before its pixels are decoded.
 using HeaderCheck = std::function<void(const ImageHeader&)>;
 
+// The part x, y, w, h of an image (its samples copied; the file's facts kept). Throws InputError naming `name` when
+// the rectangle does not lie within the image, or when the samples are on the device.
+Image crop_image(const Image& img, int x, int y, int w, int h, const std::string& name);
+
 // Throws InputError naming `name` when img's samples are on the device (a video frame NVDEC decoded), for code
 // that reads samples on the host (the CPU backend, the levelling fit, the image view's picture).
 void require_host_samples(const Image& img, const std::string& name);

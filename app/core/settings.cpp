@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace specview {
 
@@ -191,6 +192,29 @@ std::vector<std::string> words(const std::vector<int>& v) {
 }
 }  // namespace
 
+std::string parse_roi(const std::string& text, Roi* roi) {
+    if (text == "none") {
+        *roi = Roi{};
+        return "";
+    }
+    long long v[4];
+    char sep[3] = {0, 0, 0}, extra = 0;
+    if (std::sscanf(text.c_str(), "%lld%c%lld%c%lld%c%lld%c", &v[0], &sep[0], &v[1], &sep[1], &v[2], &sep[2], &v[3],
+                    &extra) != 7 ||
+        sep[0] != ':' || sep[1] != ':' || sep[2] != ':')
+        return "roi " + text + ": X:Y:W:H in image pixels (the top-left corner, the width and the height), or none";
+    if (v[0] < 0 || v[1] < 0 || v[2] < 1 || v[3] < 1 || v[0] > 1 << 30 || v[1] > 1 << 30 || v[2] > 1 << 30 ||
+        v[3] > 1 << 30)
+        return "roi " + text + ": X and Y from 0, W and H from 1";
+    *roi = Roi{int(v[0]), int(v[1]), int(v[2]), int(v[3])};
+    return "";
+}
+
+std::string roi_string(const Roi& r) {
+    if (r.whole()) return "none";
+    return std::to_string(r.x) + ":" + std::to_string(r.y) + ":" + std::to_string(r.w) + ":" + std::to_string(r.h);
+}
+
 std::string set_option(Settings& out, const std::string& o, const std::vector<std::string>& v) {
     Settings s = out;
     std::string err;
@@ -220,6 +244,11 @@ std::string set_option(Settings& out, const std::string& o, const std::vector<st
         err = set_enum(&s.level, o, v);
     else if (o == "kaiser-beta")
         err = set_float(&s.kaiser_beta, o, v, 0.0f, 50.0f);
+    else if (o == "roi") {
+        // One word X:Y:W:H (or none), or four: X Y W H.
+        const std::string text = v.size() == 4 ? v[0] + ":" + v[1] + ":" + v[2] + ":" + v[3] : v.size() == 1 ? v[0] : "";
+        err = text.empty() ? "roi: X:Y:W:H, X Y W H or none" : parse_roi(text, &s.roi);
+    }
     else if (o == "filter") {
         FilterSpec f;
         if (v.size() != 1)

@@ -27,8 +27,21 @@ enum class Channel : int { Luma = 0, R, G, B, A };
 // or the size of that difference as a heat map.
 enum class LabView : int { Filtered = 0, Removed, Difference };
 
+// A rectangle of the image, in its pixels (x right, y down from the top-left corner): the part whose spectrum is
+// taken. Empty (w or h 0): the whole image.
+struct Roi {
+    int x = 0, y = 0, w = 0, h = 0;
+    bool whole() const { return w <= 0 || h <= 0; }
+    bool operator==(const Roi& o) const { return x == o.x && y == o.y && w == o.w && h == o.h; }
+    bool operator!=(const Roi& o) const { return !(*this == o); }
+};
+// "X:Y:W:H" (the CLI's --roi) or "none"; "" when read into *roi, else what is wrong.
+std::string parse_roi(const std::string& text, Roi* roi);
+std::string roi_string(const Roi& r);  // "X:Y:W:H", or "none"
+
 struct Settings {
     Backend backend = Backend::Cpu;
+    Roi roi;  // the part of the image transformed (whole by default)
     Channel channel = Channel::Luma;
     Window window = Window::None;
     float tukey_alpha = 0.5f;
@@ -50,6 +63,12 @@ struct Settings {
     LabView lab_view = LabView::Filtered;
 };
 
+// The size of what is transformed: the ROI's where one is set, else the image's.
+inline void region_size(const Settings& s, int image_w, int image_h, int* w, int* h) {
+    *w = s.roi.whole() ? image_w : s.roi.w;
+    *h = s.roi.whole() ? image_h : s.roi.h;
+}
+
 // Whether a mask multiplies the spectrum (filters, brush dabs or an inverted all-pass).
 inline bool has_mask(const Settings& s) { return !s.filters.empty() || !s.strokes.empty() || s.mask_invert; }
 
@@ -69,7 +88,7 @@ const std::vector<std::string>& level_names();
 
 // Sets an option named as on the command line without the dashes ("threads-per-block", "window",
 // "percentiles", "no-shift", ...) from its value words; also "filter SPEC" (adds a filter, app/lab/filter.h),
-// "filters none" (removes them all), "paint U V R" / "erase U V R" (a brush dab), "strokes none",
+// "roi X:Y:W:H|none", "filters none" (removes them all), "paint U V R" / "erase U V R" (a brush dab), "strokes none",
 // "invert-mask on|off" and "lab-view filtered|removed|difference". Returns "" when done, else what is wrong (the
 // settings are then unchanged).
 std::string set_option(Settings& s, const std::string& option, const std::vector<std::string>& values);

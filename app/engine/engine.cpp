@@ -34,7 +34,10 @@ struct PlaneKey {
 }  // namespace
 
 struct Engine::Impl {
-    std::shared_ptr<const Image> image_ptr = std::make_shared<Image>();
+    // The image given, and what is transformed: the same, or its ROI's copy (remade when the ROI changes).
+    std::shared_ptr<const Image> full_ptr = std::make_shared<Image>();
+    std::shared_ptr<const Image> image_ptr = full_ptr;
+    Roi roi;
     SpectrumBackend* power_backend = nullptr;  // where runs with accumulate_power added their power
     std::string name;
     std::uint64_t image_version = 0;
@@ -80,9 +83,19 @@ struct Engine::Impl {
             throw;
         }
     }
+    // Points image_ptr at the settings' region of the image (a new image version when it changed).
+    void use_region(const Settings& s) {
+        if (!has_image) throw InputError("(none)", "no image loaded");
+        if (s.roi == roi) return;
+        image_ptr = s.roi.whole() ? full_ptr
+                                  : std::make_shared<const Image>(
+                                        crop_image(*full_ptr, s.roi.x, s.roi.y, s.roi.w, s.roi.h, name));
+        roi = s.roi;
+        ++image_version;
+    }
     // The plane's version for these settings (a new one when they changed since the last call).
     std::uint64_t plane_for(const Settings& s) {
-        if (!has_image) throw InputError("(none)", "no image loaded");
+        use_region(s);
         if (s.channel == Channel::A && !(image_ptr->channels == 2 || image_ptr->channels == 4))
             throw InputError(name, "has no alpha channel (--channel a)");
         const PlaneKey key{image_version,  s.channel, s.window, s.tukey_alpha, s.kaiser_beta,
@@ -131,7 +144,9 @@ void Engine::set_image(Image img, std::string name) {
     set_image(std::make_shared<const Image>(std::move(img)), std::move(name));
 }
 void Engine::set_image(std::shared_ptr<const Image> img, std::string name) {
-    impl_->image_ptr = std::move(img);
+    impl_->full_ptr = std::move(img);
+    impl_->image_ptr = impl_->full_ptr;
+    impl_->roi = Roi{};
     impl_->name = std::move(name);
     impl_->has_image = true;
     ++impl_->image_version;
@@ -142,6 +157,7 @@ const std::string& Engine::gpu_lost() const { return impl_->gpu_lost; }
 
 void picture_size(const Settings& s, int image_w, int image_h, int* w, int* h) {
     using K = gpu::StopPoint::Kind;
+    region_size(s, image_w, image_h, &image_w, &image_h);
     transform_size(s.pad, image_w, image_h, w, h);
     const bool transposed = s.stop.kind == K::Transpose1 || s.stop.kind == K::RowPass2;
     if (transposed && (s.backend == Backend::Custom || s.backend == Backend::Cpu)) std::swap(*w, *h);
@@ -182,7 +198,8 @@ std::vector<gpu::KernelResources> Engine::custom_resources(const Settings& s) {
     Impl& m = *impl_;
     if (!m.has_image || !m.device().available) return {};
     int w = 0, h = 0;
-    transform_size(s.pad, m.image_ptr->width, m.image_ptr->height, &w, &h);
+    region_size(s, m.full_ptr->width, m.full_ptr->height, &w, &h);
+    transform_size(s.pad, w, h, &w, &h);
     try {
         Settings g = s;
         g.backend = Backend::Custom;
@@ -194,6 +211,7 @@ std::vector<gpu::KernelResources> Engine::custom_resources(const Settings& s) {
 
 double Engine::plan_for(const Settings& s, int image_w, int image_h) {
     int w = 0, h = 0;
+    region_size(s, image_w, image_h, &image_w, &image_h);
     transform_size(s.pad, image_w, image_h, &w, &h);
     const double ms = impl_->guarded([&] { return impl_->backend_for(s).plan_size(s, w, h); });
     if (ms > 0) impl_->early_plan_ms += ms;
@@ -202,7 +220,7 @@ double Engine::plan_for(const Settings& s, int image_w, int image_h) {
 
 Frame Engine::run(const Settings& s, const RunOptions& o) {
     Impl& m = *impl_;
-    if (!m.has_image) throw InputError("(none)", "no image loaded");
+    m.use_region(s);
     SpectrumBackend& b = m.guarded([&]() -> SpectrumBackend& { return m.backend_for(s); });
     const PlaneContext ctx = m.context(s);
     // The plan apart from the run: its time is its own line, never inside a kernel's or the total.

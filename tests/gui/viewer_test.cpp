@@ -452,6 +452,37 @@ TEST_F(Script, APaddedNonSquareSpectrumKeepsItsTrueAspect) {
     EXPECT_EQ(layout(shot).line("spectrum-aspect"), "spectrum-aspect 1.000000");
 }
 
+// A rectangular ROI (issue 59): the script's `roi X Y W H` shows the spectrum of that rectangle (a 200x100 ROI of a
+// 600x400 photo padded to 256x128), framed on the image view; `roi none` the whole image again; an ROI that does not
+// lie within the next image opened is let go with a message.
+TEST_F(Script, ARoiShowsThatRectanglesSpectrumAndIsFramedOnTheImage) {
+    fixtures::Pixels p{600, 400, 1, {}};
+    for (int y = 0; y < 400; ++y)
+        for (int x = 0; x < 600; ++x) p.v.push_back(0.5 + 0.5 * std::cos(2 * M_PI * (0.1 * x + 0.05 * y)));
+    const std::string img = dir.file("wide.png"), small = grating(64, 3, 2);
+    fixtures::write_file(img, fixtures::png(p, 8));
+    const std::string a = dir.file("a.png"), b = dir.file("b.png"), c = dir.file("c.png");
+    ASSERT_EQ(run_script("wait-ready\nroi 100 50 200 100\nwait-ready\nwait 2\nscreenshot " + a +
+                             "\nroi none\nwait-ready\nwait 2\nscreenshot " + b + "\nroi 100 50 200 100\nopen " + small +
+                             "\nwait-ready\nwait 2\nscreenshot " + c + "\nquit\n",
+                         {img}),
+              0)
+        << read("out.txt");
+    const Layout la = layout(a), lb = layout(b), lc = layout(c);
+    EXPECT_TRUE(la.has("roi-frame 100:50:200:100"));
+    EXPECT_TRUE(la.has("spectrum-aspect 2.000000"));
+    EXPECT_TRUE(la.has("save-names wide_spectrum.png"));
+    // The spectrum's texture is the ROI's padding, 256x128 (the header's size line is not in the layout: the report's).
+    const auto& r = la.rects.at("spectrum_image");
+    EXPECT_NEAR(r[2] - r[0], r[3] - r[1], 1.5);
+    EXPECT_FALSE(lb.has("roi-frame"));
+    EXPECT_FALSE(lc.has("roi-frame")) << "the 64x64 image cannot hold the ROI";
+    bool let_go = false;
+    for (const auto& line : lc.lines) let_go |= line.find("ROI 100:50:200:100 let go") != std::string::npos;
+    EXPECT_TRUE(let_go) << "a message says the ROI was let go";
+    EXPECT_EQ(run_script("roi 1 2 3\n", {img}), 2) << "a malformed roi is a script error";
+}
+
 // Keys a desktop user expects (issue 59), pressed through the script's `key`: c the next colormap (inferno, the
 // viewer's default, then magma), p hides the side panel, ? lists the keys, f fits; an unknown key is a script error.
 TEST_F(Script, KeysCycleTheColormapHideThePanelAndListThemselves) {

@@ -132,7 +132,8 @@ void draw_butterfly_diagram(PanelContext& ctx, Classroom& c, const Step& step, I
         std::uint64_t key = ctx.shown.image_id;
         for (std::uint64_t v : {std::uint64_t(s.channel), std::uint64_t(s.window), std::uint64_t(s.tukey_alpha * 1e6f),
                                 std::uint64_t(s.pad), std::uint64_t(s.pad_fill), std::uint64_t(c.diagram_row),
-                                std::uint64_t(c.diagram_offset), std::uint64_t(n)})
+                                std::uint64_t(c.diagram_offset), std::uint64_t(n), std::uint64_t(s.roi.x),
+                                std::uint64_t(s.roi.y), std::uint64_t(s.roi.w), std::uint64_t(s.roi.h)})
             key = key * 1000003u + v + 1;
         if (key != c.plane_row_key) {
             c.plane_row_key = key;

@@ -98,6 +98,17 @@ void draw_pipeline_panel(PanelContext& ctx) {
     changed |= enum_combo("Level", s.level, level_names());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("subtract the mean or the least-squares plane before the window");
     changed |= enum_combo("Channel", s.channel, channel_names());
+    // The ROI: drawn on the image with Shift + drag; shown here with a way back to the whole image.
+    if (s.roi.whole()) {
+        ImGui::TextDisabled("ROI: the whole image (Shift + drag on it for a part)");
+    } else {
+        ImGui::Text("ROI %dx%d at (%d, %d)", s.roi.w, s.roi.h, s.roi.x, s.roi.y);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("Whole image")) {
+            s.roi = Roi{};
+            changed = true;
+        }
+    }
     if (ctx.shown.have_frame)
         for (const auto& note : ctx.shown.frame.notes) ImGui::TextWrapped("note: %s", note.c_str());
     if (changed) ctx.dirty = true;

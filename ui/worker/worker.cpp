@@ -98,7 +98,8 @@ std::string spectrum_key(const Settings& s, std::uint64_t image_id) {
     k << image_id << " " << int(s.backend) << " " << int(s.channel) << " " << int(s.window) << " " << s.tukey_alpha
       << " " << s.kaiser_beta << " " << int(s.window_shape) << " " << int(s.level) << " " << int(s.pad) << " "
       << int(s.pad_fill) << " " << int(s.cufft_mode) << " " << s.custom.rows.threads_per_block << " "
-      << s.custom.rows.block_height << " " << s.custom.rows.max_local_length << " " << s.custom.transpose.tile;
+      << s.custom.rows.block_height << " " << s.custom.rows.max_local_length << " " << s.custom.transpose.tile << " "
+      << roi_string(s.roi);
     return k.str();
 }
 
