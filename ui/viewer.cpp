@@ -7,6 +7,7 @@
 // - run_viewer: start, the frame loop, the end
 #include "ui/viewer.h"
 
+#include "app/engine/auto_backend.h"
 #include "app/io/memory_need.h"
 
 #include <glad/gl.h>
@@ -1322,7 +1323,12 @@ int run_viewer(const ViewerLaunch& launch) {
     st.worker->set_video_decode(launch.video_decode, st.machine.interop_ok);
 
     bool reopen = false;
-    if (!st.machine.gpu_ok && gpu_backend(st.settings)) {
+    if (launch.auto_backend) {
+        const AutoChoice c = choose_backend(AutoWork::Viewer, 0, st.machine.gpu_ok, st.machine.gpu_why);
+        st.machine.auto_why = c.why;
+        st.machine.auto_backend = c.backend;
+        st.settings.backend = c.backend;  // (the file was opened under the CPU's check, the larger: no reopening)
+    } else if (!st.machine.gpu_ok && gpu_backend(st.settings)) {
         st.messages.error("the " + name_of(st.settings.backend) + " backend needs a GPU (" + st.machine.gpu_why +
                           "); using the CPU");
         st.settings.backend = Backend::Cpu;

@@ -32,6 +32,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/shared.h"
 #include "app/core/bounded_queue.h"
+#include "app/engine/auto_backend.h"
 #include "app/engine/cpu_backend.h"
 #include "app/engine/engine.h"
 #include "app/io/decoder_pool.h"
@@ -130,6 +131,12 @@ private:
     const std::string &save_mask_out, &correlate, &correlation_kind, &correlation_map;
     const double fit_lo, fit_hi;
     const PixelSize pixel_size;
+    // --backend auto: why the backend (the batch's, decided before it started; or one image's, decided by its size).
+    std::string backend_why;
+    const bool auto_one_image;
+    bool auto_decided = false;
+    Backend auto_backend = Backend::Cpu;
+    Backend decide_auto(Engine& engine, int width, int height);
     LoadLimits limits;
     MemoryBudget budget;
     // The threads: a quarter drive decoders, the rest encode (on the H100 machine's 16 cores a batch of 1920x1080
@@ -185,6 +192,8 @@ Batch::Batch(const BatchSpec& o)
       fit_lo(o.fit_lo),
       fit_hi(o.fit_hi),
       pixel_size(o.pixel_size),
+      backend_why(o.backend_why),
+      auto_one_image(o.auto_one_image),
       results(o.jobs.size()),
       records(o.jobs.size()),
       skip(o.jobs.size(), 0),
@@ -215,6 +224,22 @@ Batch::Batch(const BatchSpec& o)
     const bool auto_measure = batch && n >= kMeasureBatch && s.backend == Backend::Cpu;
     set_cpu_fft_measure(o.fftw_measure || auto_measure, o.fftw_measure ? -1.0 : 3.0);
     DecoderPool::configure_shared(decoders);
+}
+
+// --backend auto on one image: its size (what is transformed) decides, once; the GPU is probed only when the size
+// would go there. Called from the transform thread (there is one for one image).
+Backend Batch::decide_auto(Engine& engine, int width, int height) {
+    if (auto_decided) return auto_backend;
+    auto_decided = true;
+    region_size(s, width, height, &width, &height);
+    const double pixels = double(width) * double(height);
+    const bool probe = auto_wants_gpu(AutoWork::OneImage, pixels);
+    const gpu::DeviceInfo* dev = probe ? &engine.device_info() : nullptr;
+    const AutoChoice c = choose_backend(AutoWork::OneImage, pixels, dev && dev->available,
+                                        dev ? dev->why_unavailable : std::string());
+    auto_backend = c.backend;
+    backend_why = c.why;
+    return auto_backend;
 }
 
 void Batch::fail(int code, const std::string& msg) {
@@ -392,8 +417,11 @@ void Batch::transform_worker() {
                 const ImageHeader h = *headers[i];
                 planned = true;
                 Settings sp = s;
-                if (!gpu_lost.empty()) sp.backend = Backend::Cpu;
+                const bool lost = !gpu_lost.empty();
                 lock.unlock();
+                // (auto's probe, CUDA's start, outside the lock: the decoder goes on meanwhile)
+                if (auto_one_image) sp.backend = decide_auto(engine, h.width, h.height);
+                if (lost) sp.backend = Backend::Cpu;
                 const auto t_plan = std::chrono::steady_clock::now();
                 try {
                     const gpu::DeviceInfo* dev = sp.backend != Backend::Cpu ? &engine.device_info() : nullptr;
@@ -432,6 +460,7 @@ void Batch::transform_worker() {
 Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, Result& r) {
     // The settings of this image: the batch's, or the CPU backend once the GPU stopped working.
     Settings sw = s;
+    if (auto_one_image && d.image) sw.backend = decide_auto(engine, d.image->width, d.image->height);
     {
         std::lock_guard<std::mutex> lock(mu);
         if (!gpu_lost.empty()) sw.backend = Backend::Cpu;
@@ -569,7 +598,8 @@ Batch::Result Batch::encode_one(const Encode& e) {
             << (s.roi.whole() ? std::string()
                               : " (the ROI at " + std::to_string(s.roi.x) + "," + std::to_string(s.roi.y) + ")")
             << " -> " << f.width << "x" << f.height
-            << " spectrum (" << f.backend << "), " << name_of(s.view.view) << " range [" << fmt(f.range_lo) << ", "
+            << " spectrum (" << f.backend << (backend_why.empty() ? "" : "; " + backend_why) << "), "
+            << name_of(s.view.view) << " range [" << fmt(f.range_lo) << ", "
             << fmt(f.range_hi) << "]" << (!has_mask(s) ? "" : " of the masked spectrum")
             << (wrote.empty() ? std::string() : "; wrote " + wrote) << "\n"
             << lab;

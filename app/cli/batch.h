@@ -23,6 +23,10 @@ struct Job {
 struct BatchSpec {
     Settings s;
     std::string backend;  // as the user named it, for messages
+    // --backend auto: why s.backend (said on each summary line); auto_one_image: one image, whose size decides (at its
+    // header) between the CPU and custom-fast (app/engine/auto_backend.h).
+    std::string backend_why;
+    bool auto_one_image = false;
     std::vector<Job> jobs;
     bool batch = false;                   // several inputs or a directory (else one image)
     std::vector<std::string> empty_dirs;  // directories without images: each an input error

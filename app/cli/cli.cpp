@@ -16,6 +16,8 @@
 #include "app/cli/shard.h"
 #include "app/cli/shared.h"
 #include "app/cli/stack.h"
+#include "app/engine/auto_backend.h"
+#include "gpu/runtime/device_info.h"
 #include "app/io/decoder_pool.h"
 #include "app/io/memory_need.h"
 
@@ -66,6 +68,12 @@ int run_frames(const CliOptions& o, const std::string& input) {
     run.common = run_common(o);
     run.export_video = o.export_video;
     run.video_decode = parse_video_decode(o.video_decode);
+    if (o.auto_backend) {  // a stack's or a video's frames: the GPU where there is one
+        const gpu::DeviceInfo dev = gpu::probe_device(0);
+        const AutoChoice c = choose_backend(AutoWork::Frames, 0, dev.available, dev.why_unavailable);
+        run.s.backend = c.backend;
+        run.backend_why = c.why;
+    }
     if (!o.export_video.empty() && o.average) {
         std::cerr << "specview: --export-video writes every frame's spectrum; --average writes one\n";
         return kExitUsage;
@@ -145,6 +153,14 @@ int run_images(const CliOptions& o, const std::vector<std::string>& files, bool 
     BatchSpec b;
     b.s = o.s;
     b.backend = o.backend;
+    if (o.auto_backend && batch) {  // a batch: the GPU where there is one (probed once, here)
+        const gpu::DeviceInfo dev = gpu::probe_device(0);
+        const AutoChoice c = choose_backend(AutoWork::Batch, 0, dev.available, dev.why_unavailable, files.size());
+        b.s.backend = c.backend;
+        b.backend = name_of(c.backend);
+        std::cerr << "specview: backend " << name_of(c.backend) << " (" << c.why << ")\n";  // once, not on every line
+    }
+    b.auto_one_image = o.auto_backend && !batch;
     b.jobs = std::move(jobs);
     b.batch = batch;
     b.empty_dirs = empty_dirs;
@@ -291,6 +307,9 @@ int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {
                         o.frame - 1,      parse_video_decode(o.video_decode),
                         o.pixel,          o.geometry_w,
                         o.geometry_h};
+    // auto: decided once the GPU is probed (while the window opens); the file opens meanwhile under the CPU path's
+    // memory check, the larger need.
+    launch.auto_backend = o.auto_backend;
     return viewer(launch);
 }
 

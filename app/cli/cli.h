@@ -39,6 +39,7 @@ struct ViewerLaunch {
     VideoDecode video_decode = VideoDecode::Auto;  // --video-decode
     PixelSize pixel_size;                          // --pixel-size (not calibrated: the file's own)
     int width = 0, height = 0;                     // --geometry WxH (0: the size the viewer was last closed at)
+    bool auto_backend = false;                     // --backend auto: custom-fast where CUDA is usable, else the CPU
 };
 
 using ViewerEntry = std::function<int(const ViewerLaunch&)>;

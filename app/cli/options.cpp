@@ -36,9 +36,12 @@ void add_inputs_and_outputs_options(CLI::App& app, CliOptions& o) {
 // Spectrum: backend, channel, window, levelling, size policy.
 void add_spectrum_options(CLI::App& app, CliOptions& o) {
     auto* g_spec = "Spectrum";
+    std::vector<std::string> backends = {"auto"};
+    backends.insert(backends.end(), backend_names().begin(), backend_names().end());
     app.add_option("--backend", o.backend,
-                   "cpu (FFTW), custom (the seed's four CUDA kernels), custom-fast (our two-pass CUDA FFT) or cufft")
-        ->check(one_of(backend_names()))
+                   "auto (the GPU where it pays: the viewer, batches, stacks, big images), cpu (FFTW), custom (the "
+                   "seed's four CUDA kernels), custom-fast (our two-pass CUDA FFT) or cufft")
+        ->check(one_of(backends))
         ->group(g_spec)
         ->capture_default_str();
     app.add_option("--channel", o.channel, "luma (Rec. 709 Y'), r, g, b or a")
@@ -318,7 +321,8 @@ int finish_options(CliOptions& o) {
         std::cerr << "specview: --skip-existing and --force contradict each other\n";
         return kExitUsage;
     }
-    o.s.backend = *parse_name<Backend>(o.backend);
+    o.auto_backend = o.backend == "auto";
+    o.s.backend = o.auto_backend ? Backend::Cpu : *parse_name<Backend>(o.backend);  // (auto: decided by the work)
     o.s.view.view = *parse_name<View>(o.view);
     o.s.view.range = *parse_name<RangeMode>(o.range);
     o.s.view.colormap =

@@ -22,12 +22,13 @@ struct CliOptions {
     // The first picture a user sees (issue 59, chosen by looking at photos, micrographs and gratings): a Hann window
     // (no edge cross) and a percentile range; the viewer in a perceptual colormap (colormap "" until given: inferno
     // in the viewer, gray on --headless, whose default picture stays an 8-bit gray PNG).
-    std::string backend = "cpu", view = "logmag", range = "percentile", colormap, window = "hann", pad = "pow2",
+    std::string backend = "auto", view = "logmag", range = "percentile", colormap, window = "hann", pad = "pow2",
                 pad_fill = "zero", channel = "luma", cufft_mode = "r2c", window_shape = "separable", level = "none";
     Settings s;  // the numeric options bind straight into it; finish_options sets the named ones
     std::vector<float> pct{s.view.pct_lo, s.view.pct_hi}, fixed{s.view.fixed_lo, s.view.fixed_hi};
     std::string pixel_size;  // --pixel-size VALUE[UNIT]; parsed into pixel
     std::string roi;         // --roi X:Y:W:H; parsed into s.roi
+    bool auto_backend = false;  // --backend auto (the default): s.backend is decided by the work (auto_backend.h)
     std::string geometry;    // --geometry WxH; parsed into geometry_w, geometry_h
     int geometry_w = 0, geometry_h = 0;
     PixelSize pixel;

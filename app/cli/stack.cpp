@@ -350,7 +350,8 @@ int run_stack(const StackRun& r) {
     std::cout << r.input << ": frames " << first_frame + 1 << "-" << last_frame + 1 << " of " << total_frames << " -> "
               << width << "x" << height
               << (r.average ? " mean power spectrum of " + std::to_string(frames_done) + " frames" : " spectra") << " ("
-              << backend << (decoded_by.empty() ? "" : "; video decoded by " + decoded_by) << "); wrote " << wrote
+              << backend << (r.backend_why.empty() ? "" : "; " + r.backend_why)
+              << (decoded_by.empty() ? "" : "; video decoded by " + decoded_by) << "); wrote " << wrote
               << "\n";
     if (r.common.timings) {
         std::cout << "  " << std::left << std::setw(44) << "transforms (all frames)" << std::right << std::setw(10)

@@ -23,6 +23,7 @@ struct StackRun {
     RunCommon common;
     std::string export_video;  // the frames' spectra as a video (then -o's PNGs only when -o is given)
     VideoDecode video_decode = VideoDecode::Auto;
+    std::string backend_why;  // --backend auto: why this backend (said on the summary line)
 };
 
 // Returns the exit code.

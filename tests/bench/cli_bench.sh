@@ -3,9 +3,11 @@
 # numpy + Pillow script of the "headless and batch" issue, in the same run on the same files. Single photos
 # (PNG, 2048^2 / 4096^2 / 8192^2) on every backend, and a batch of 1920x1080 JPEGs; best of REPS runs each,
 # peak resident memory of the specview process (its --timings line) and of the script (/proc's VmHWM).
+# SIZES (the environment) picks the photos' sides, e.g. "3072 4096 5120 6144 8192" to find where --backend auto's
+# rule should send one image to the GPU (app/engine/auto_backend.h); BATCH=0 skips the batch.
 #   tests/bench/cli_bench.sh BUILD_DIR [REPS=3] [BATCH=200] [BACKENDS="cpu cufft custom-fast"]
 set -u
-B=${1:?build dir}; REPS=${2:-3}; BATCH=${3:-200}; BACKENDS=${4:-cpu cufft custom-fast}
+B=${1:?build dir}; REPS=${2:-3}; BATCH=${3:-200}; BACKENDS=${4:-cpu cufft custom-fast}; SIZES=${SIZES:-2048 4096 8192}
 W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
 PY=/usr/bin/python3
 cat > "$W/np_spectrum.py" <<'EOP'
@@ -20,7 +22,7 @@ now() { date +%s.%N; }
 secs() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$1" "$2"; }
 best() { sort -g | head -1; }
 echo "machine: $(nproc) cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null || echo 'no GPU')"
-for n in 2048 4096 8192; do
+for n in $SIZES; do
   "$B/tests/specview-latency" --write-photo "$W/photo$n.png" $n
   line="photo ${n}^2 PNG ($(du -m "$W/photo$n.png" | cut -f1) MB):"
   if [ $have_numpy = 1 ]; then
@@ -39,6 +41,7 @@ for n in 2048 4096 8192; do
   done
   echo "$line"
 done
+[ "$BATCH" -gt 0 ] || exit 0
 mkdir -p "$W/jpg"
 for i in $(seq 1 $BATCH); do "$B/tests/specview-latency" --write-photo "$W/jpg/p$i.jpg" 1920 1080 $i; done
 echo "batch: $BATCH 1920x1080 JPEGs ($(du -sm "$W/jpg" | cut -f1) MB)"

@@ -18,6 +18,7 @@
 #include <iostream>
 
 #include "app/cli/cli.h"
+#include "app/engine/auto_backend.h"
 #include "app/engine/cpu_backend.h"
 #include "app/engine/engine.h"
 #include "app/lab/filter.h"
@@ -224,6 +225,43 @@ TEST(Cli, ARoiIsTheSpectrumOfThatRectangleAlone) {
         EXPECT_EQ(r.code, kExitUsage) << bad;
         EXPECT_EQ(r.err.rfind("specview: --roi", 0), 0u) << r.err;
     }
+}
+
+// --backend auto (issue 59), the default: the rule (app/engine/auto_backend.h) — the viewer, batches and stacks on the
+// GPU where one is usable, one image only from kAutoGpuMinPixels — and the CLI saying which backend ran and why: one
+// image on its summary line, a batch once on stderr.
+TEST(Cli, BackendAutoChoosesByTheWorkAndSaysWhy) {
+    EXPECT_EQ(choose_backend(AutoWork::Viewer, 0, true, "").backend, Backend::CustomFast);
+    EXPECT_EQ(choose_backend(AutoWork::Viewer, 0, false, "no driver").backend, Backend::Cpu);
+    EXPECT_NE(choose_backend(AutoWork::Viewer, 0, false, "no driver").why.find("no driver"), std::string::npos);
+    EXPECT_EQ(choose_backend(AutoWork::Batch, 0, true, "", 200).backend, Backend::CustomFast);
+    EXPECT_EQ(choose_backend(AutoWork::Frames, 0, true, "").backend, Backend::CustomFast);
+    EXPECT_EQ(choose_backend(AutoWork::OneImage, 4096.0 * 4096.0, true, "").backend, Backend::Cpu);
+    EXPECT_EQ(choose_backend(AutoWork::OneImage, 8192.0 * 8192.0, true, "").backend, Backend::CustomFast);
+    EXPECT_EQ(choose_backend(AutoWork::OneImage, 8192.0 * 8192.0, false, "x").backend, Backend::Cpu);
+    EXPECT_FALSE(auto_wants_gpu(AutoWork::OneImage, kAutoGpuMinPixels - 1));
+    EXPECT_TRUE(auto_wants_gpu(AutoWork::OneImage, kAutoGpuMinPixels));
+
+    TempDir dir;
+    const std::string in = grating(dir, 64, 48, 5, 3);
+    const CliRun one = specview({"--headless", in, "-o", "one.png"}, dir, true);
+    ASSERT_EQ(one.code, 0) << one.err;
+    EXPECT_NE(one.out.find("(CPU (FFTW); auto: one image under 5400^2 pixels runs sooner on the CPU"), std::string::npos)
+        << one.out;
+    const CliRun named = specview({"--headless", in, "-o", "named.png", "--backend", "cpu"}, dir, true);
+    ASSERT_EQ(named.code, 0) << named.err;
+    EXPECT_EQ(named.out.find("auto:"), std::string::npos) << "a backend named is not auto's: " << named.out;
+    std::filesystem::create_directories(dir.file("in"));
+    std::filesystem::copy_file(in, dir.file("in/a.png"));
+    std::filesystem::copy_file(in, dir.file("in/b.png"));
+    const CliRun batch = specview({"--headless", "in", "-o", "out/"}, dir, true);
+    ASSERT_EQ(batch.code, 0) << batch.err;
+    const bool gpu = gpu::probe_device(0).available;
+    EXPECT_NE(batch.err.find(gpu ? "specview: backend custom-fast (auto: custom-fast, a batch of 2 images"
+                                 : "specview: backend cpu (auto: the CPU, no usable CUDA device ("),
+              std::string::npos)
+        << batch.err;
+    EXPECT_NE(batch.out.find(gpu ? "custom-fast" : "(CPU (FFTW))"), std::string::npos) << batch.out;
 }
 
 TEST(Cli, HelpDocumentsOptionsAndExitCodes) {

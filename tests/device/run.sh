@@ -103,7 +103,8 @@ EOP
   done
 fi
 if has cli; then  # the whole process against the numpy script: single photos and a batch of JPEGs
-  bash tests/bench/cli_bench.sh $B ${CLI_REPS:-3} ${CLI_BATCH:-200} > "$OUT/cli.txt" 2>&1; r=$?; rc=$((rc | r))
+  bash tests/bench/cli_bench.sh $B ${CLI_REPS:-3} ${CLI_BATCH:-200} "${CLI_BACKENDS:-cpu cufft custom-fast}" \
+    > "$OUT/cli.txt" 2>&1; r=$?; rc=$((rc | r))
   cat "$OUT/cli.txt"
 fi
 if has latency; then

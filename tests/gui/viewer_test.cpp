@@ -93,14 +93,19 @@ protected:
 };
 
 // --geometry WxH sets the window's size (issue 59: nothing cut at 1280 x 800); without a GPU the GPU kernels' knobs
-// are folded away behind one line of why; a bad geometry is exit 2.
+// are folded away behind one line of why; the default backend (auto) is named with its reason; a bad geometry is exit 2.
 TEST_F(Gui, GeometrySetsTheWindowAndNoGpuFoldsTheGpuKnobs) {
     const std::string shot = dir.file("shot.png");
     ASSERT_EQ(run({grating(64, 3, 2), "--geometry", "1280x800"}, 4, shot), 0);
     const Image img = load_image(shot);
     EXPECT_EQ(img.width, 1280);
     EXPECT_EQ(img.height, 800);
-    EXPECT_EQ(layout(shot).has("gpu-knobs folded"), !gpu::probe_device(0).available);
+    const bool gpu = gpu::probe_device(0).available;
+    const Layout l = layout(shot);
+    EXPECT_EQ(l.has("gpu-knobs folded"), !gpu);
+    // --backend auto, the default: custom-fast where CUDA is usable, else the CPU; the Pipeline panel says which, why.
+    EXPECT_TRUE(l.has(gpu ? "backend-why auto: custom-fast" : "backend-why auto: the CPU, no usable CUDA device"));
+    EXPECT_EQ(l.line("backend ").rfind(gpu ? "backend custom-fast" : "backend CPU (FFTW)", 0), 0u) << l.line("backend ");
     EXPECT_EQ(run({grating(64, 3, 2), "--geometry", "1280"}, 2, shot), 2);
 }
 

@@ -40,6 +40,8 @@ struct Machine {
     std::string gpu_why;
     bool interop_ok = false;
     std::string interop_why;
+    std::string auto_why;  // --backend auto: which backend it chose and why ("" when the user named one) ...
+    Backend auto_backend = Backend::Cpu;  // ... and which (the why is shown while that one is selected)
 };
 
 // What is on screen: the image (shared with the engine, read-only) and the picture of the newest finished run

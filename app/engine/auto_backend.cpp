@@ -1,0 +1,43 @@
+#include "app/engine/auto_backend.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace specview {
+
+bool auto_wants_gpu(AutoWork work, double pixels) {
+    return work != AutoWork::OneImage || pixels >= kAutoGpuMinPixels;
+}
+
+AutoChoice choose_backend(AutoWork work, double pixels, bool gpu_ok, const std::string& gpu_why, std::size_t images) {
+    AutoChoice c;
+    if (!auto_wants_gpu(work, pixels)) {
+        char side[64];
+        std::snprintf(side, sizeof side, "%.0f", std::sqrt(kAutoGpuMinPixels));
+        c.why = std::string("auto: one image under ") + side + "^2 pixels runs sooner on the CPU than CUDA starts";
+        return c;
+    }
+    if (!gpu_ok) {
+        c.why = "auto: the CPU, no usable CUDA device (" + gpu_why + ")";
+        return c;
+    }
+    c.backend = Backend::CustomFast;
+    switch (work) {
+        case AutoWork::Viewer:
+            c.why = "auto: custom-fast on the CUDA device (its start paid once, while the window opened)";
+            break;
+        case AutoWork::Batch:
+            c.why = "auto: custom-fast, a batch" + (images ? " of " + std::to_string(images) + " images" : std::string()) +
+                    " repays CUDA's start";
+            break;
+        case AutoWork::Frames:
+            c.why = "auto: custom-fast, a stack's frames repay CUDA's start";
+            break;
+        case AutoWork::OneImage:
+            c.why = "auto: custom-fast, an image this large runs sooner on the GPU, CUDA's start included";
+            break;
+    }
+    return c;
+}
+
+}  // namespace specview
