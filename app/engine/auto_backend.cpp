@@ -1,6 +1,5 @@
 #include "app/engine/auto_backend.h"
 
-#include <cmath>
 #include <cstdio>
 
 namespace specview {
@@ -12,9 +11,9 @@ bool auto_wants_gpu(AutoWork work, double pixels) {
 AutoChoice choose_backend(AutoWork work, double pixels, bool gpu_ok, const std::string& gpu_why, std::size_t images) {
     AutoChoice c;
     if (!auto_wants_gpu(work, pixels)) {
-        char side[64];
-        std::snprintf(side, sizeof side, "%.0f", std::sqrt(kAutoGpuMinPixels));
-        c.why = std::string("auto: one image under ") + side + "^2 pixels runs sooner on the CPU than CUDA starts";
+        char mp[64];
+        std::snprintf(mp, sizeof mp, "%.0f", kAutoGpuMinPixels / 1e6);
+        c.why = std::string("auto: one image under ") + mp + " megapixels runs sooner on the CPU than CUDA starts";
         return c;
     }
     if (!gpu_ok) {

@@ -4,7 +4,7 @@
 // - the viewer: custom-fast where a usable CUDA device exists (CUDA's start, a few hundred ms, is paid once while
 //   the window opens, and every later change runs in a millisecond or two); else the CPU (FFTW);
 // - the CLI: the GPU only where it repays CUDA's start. A batch (several inputs or a directory), a stack or a video
-//   go to the GPU; one image goes to the GPU from kAutoGpuMinPixels pixels (what is transformed: the ROI where one is
+//   go to the GPU; one image goes to the GPU from kAutoGpuMinPixels pixels (16 megapixels) (what is transformed: the ROI where one is
 //   set), and below that stays on the CPU without even probing the GPU. With no usable CUDA device: the CPU.
 #pragma once
 
@@ -14,10 +14,12 @@
 
 namespace specview {
 
-// One image's size from which the GPU's whole run beats the CPU's on the H100 machine (16 cores): 4096^2 took
-// 0.53 s on the CPU and 0.63 s on custom-fast, 8192^2 1.93 and 1.65 s; the lines cross near 5400^2 (the README
-// has the measurement). Fewer cores only move the crossing down, so this is the cautious side.
-constexpr double kAutoGpuMinPixels = 5400.0 * 5400.0;
+// One image's size (pixels transformed) from which the GPU's whole process beats the CPU's. Measured on the H100
+// machine (16 cores) on 2026-12-06, best of 3 whole runs of a photo PNG to a spectrum PNG (tests/bench/cli_bench.sh
+// with SIZES): 3072^2 cpu 0.58 s, custom-fast 0.61; 4096^2 0.67 / 0.61; 5120^2 1.64 / 0.98; 6144^2 1.87 / 1.21;
+// 8192^2 2.33 / 1.64. The lines cross between 3072^2 and 4096^2 (an earlier run had 4096^2 still on the CPU's
+// side, 0.53 / 0.63): 16 megapixels. Fewer cores move the crossing down, never up.
+constexpr double kAutoGpuMinPixels = 16e6;
 
 struct AutoChoice {
     Backend backend = Backend::Cpu;
