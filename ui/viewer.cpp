@@ -1077,7 +1077,10 @@ constexpr KeyHelp kKeys[] = {{"Page Down / Page Up", "the next / previous image 
                              {"f", "fit every view"},
                              {"1", "the spectrum at 1:1 (synced views follow)"},
                              {"c", "the next colormap"},
+                             {"o or Ctrl+O", "open an image in a file dialog"},
                              {"s", "save the picture (File panel's name; an existing file needs s again)"},
+                             {"Ctrl+S", "save the picture under a name chosen in a file dialog"},
+                             {"Shift + drag on the image", "an ROI: the spectrum of that rectangle"},
                              {"p", "hide / show the side panel"},
                              {"k or ?", "this list of keys"},
                              {"classroom: arrows, Home, End, Space", "step through the FFT's stages"}};
@@ -1101,6 +1104,8 @@ void press_key(ViewerState& st, const std::string& key) {
         st.dirty = true;
     }
     if (key == "s") save_picture(ctx, st.file);
+    if (key == "o") st.file.dialog_request = "image";
+    if (key == "ctrl+s") st.file.dialog_request = "picture";
     if (key == "p") st.panels_hidden = !st.panels_hidden;
     if (key == "k" || key == "?") st.keys_shown = !st.keys_shown;
 }
@@ -1111,9 +1116,13 @@ void handle_keys(ViewerState& st) {
     if (ImGui::GetIO().WantTextInput) return;
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageDown))) press_key(st, "pagedown");
     if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_PageUp))) press_key(st, "pageup");
+    // Ctrl + a letter: ImGui 1.86 indexes keys by the platform's codes, GLFW's letters being their capitals.
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.KeyCtrl && ImGui::IsKeyPressed('O')) press_key(st, "o");
+    if (io.KeyCtrl && ImGui::IsKeyPressed('S')) press_key(st, "ctrl+s");
     if (st.classroom.enabled) return;  // (its keys are its own)
-    for (const ImWchar ch : ImGui::GetIO().InputQueueCharacters)
-        if (ch == 'f' || ch == '1' || ch == 'c' || ch == 's' || ch == 'p' || ch == 'k' || ch == '?')
+    for (const ImWchar ch : io.InputQueueCharacters)
+        if (ch == 'f' || ch == '1' || ch == 'c' || ch == 's' || ch == 'p' || ch == 'k' || ch == '?' || ch == 'o')
             press_key(st, std::string(1, char(ch)));
 }
 
@@ -1129,6 +1138,36 @@ void draw_keys_list(ViewerState& st) {
     }
     ImGui::End();
     st.layout.push_back("keys-list shown");
+}
+
+// The file dialog: started when a panel or a key asked for one; its answer opens the image or saves under the name
+// chosen (an existing file still needs a second Save: never a silent overwrite).
+void run_file_dialog(ViewerState& st, PanelContext& ctx) {
+    FileUi& file = st.file;
+    if (!file.dialog_request.empty()) {
+        const std::string what = std::exchange(file.dialog_request, std::string());
+        const bool save = what != "image";
+        const std::string start = what == "picture" ? file.save_png_path
+                                  : what == "raw"   ? file.save_npy_path
+                                  : st.shown.image_path.empty()
+                                      ? std::string()
+                                      : fs::path(st.shown.image_path).parent_path().string();
+        const char* title = what == "picture" ? "Save the picture as" : what == "raw" ? "Save the raw spectrum as"
+                                                                                       : "Open an image";
+        if (!st.dialog.start(save ? FileDialog::Mode::Save : FileDialog::Mode::Open, what, start, title))
+            st.messages.info("a file dialog is open already");
+    }
+    const std::optional<FileDialog::Answer> a = st.dialog.poll(st.layout);
+    if (!a || a->path.empty()) return;  // (none yet, or cancelled)
+    if (a->purpose == "image") {
+        ctx.open(a->path);
+    } else if (a->purpose == "picture") {
+        file.save_png_path = a->path;
+        save_picture(ctx, file);
+    } else if (a->purpose == "raw") {
+        file.save_npy_path = a->path;
+        save_raw(ctx, file);
+    }
 }
 
 void build_window(ViewerState& st, PanelContext& ctx) {
@@ -1171,6 +1210,7 @@ void build_window(ViewerState& st, PanelContext& ctx) {
     ImGui::EndChild();
     ImGui::End();
     draw_keys_list(st);
+    run_file_dialog(st, ctx);
 }
 
 // What the script asked this frame to save: the window (with its layout) and a view's texture. false: one failed.

@@ -17,6 +17,7 @@
 #include "ui/worker/worker.h"
 #include "ui/platform/gl_texture.h"
 #include "ui/panels/panel.h"
+#include "ui/platform/file_dialog.h"
 
 #ifdef SPECVIEW_HAS_GL_INTEROP
 #include "gpu/interop/gl_interop.h"
@@ -64,7 +65,8 @@ struct ChangeRecord {
 // the panels' plain data. Only ui/viewer.cpp and the script runner touch it whole; panels get a PanelContext.
 struct ViewerState;
 void play_frame(ViewerState& st, int frame);  // below
-// A key as the keyboard or the script's `key K` presses it: "pagedown", "pageup", "f", "1", "c", "s", "p", "k", "?".
+// A key as the keyboard or the script's `key K` presses it: "pagedown", "pageup", "f", "1", "c", "s", "p", "k", "?",
+// "o" (Ctrl+O too: open in a file dialog), "ctrl+s" (save the picture as, in a file dialog).
 void press_key(ViewerState& st, const std::string& key);
 
 struct ViewerState {
@@ -165,6 +167,7 @@ struct ViewerState {
         bool active = false;
         float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     } roi_drag;
+    FileDialog dialog;       // open / save as (File panel, the o key)
     std::string roi_let_go;  // said after the poll's messages: the ROI did not fit the image that came
     GlTexture logphi_tex;     // the analysis strip's log-phi view (small: uploaded at once)
     StagedTexture corr_tex;   // the phase correlation's heat map (image-sized: staged)

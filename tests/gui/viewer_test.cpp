@@ -489,6 +489,52 @@ TEST_F(Script, ARoiShowsThatRectanglesSpectrumAndIsFramedOnTheImage) {
     EXPECT_EQ(run_script("roi 1 2 3\n", {img}), 2) << "a malformed roi is a script error";
 }
 
+// A file dialog (issue 59): o (and Ctrl+O) asks the desktop's dialog — zenity here, a stand-in on PATH that answers
+// with a path, as the real one prints the file chosen — and opens its answer; Ctrl+S saves the picture where the
+// dialog says. Without zenity or kdialog (SPECVIEW_FILE_DIALOG=builtin) an in-window browser lists the folder's
+// images and subfolders.
+TEST_F(Script, AFileDialogOpensAndSavesWhereTheUserChose) {
+    const std::string img = grating(64, 3, 2), other = dir.file("other.png"), out = dir.file("chosen.png");
+    fixtures::write_file(other, fixtures::png(fixtures::pattern(48, 40, 1), 8));
+    std::filesystem::create_directories(dir.file("bin"));
+    const std::string fake = dir.file("bin/zenity");
+    {
+        std::ofstream z(fake);
+        z << "#!/bin/sh\necho \"$@\" >> '" << dir.file("zenity-args.txt") << "'\n"
+          << "case \"$*\" in *--save*) echo '" << out << "' ;; *) echo '" << other << "' ;; esac\n";
+    }
+    std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+    const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "/usr/bin:/bin";
+    setenv("PATH", (dir.file("bin") + ":" + old_path).c_str(), 1);
+    setenv("SPECVIEW_FILE_DIALOG", "zenity", 1);
+    const std::string a = dir.file("a.png"), b = dir.file("b.png");
+    const int rc = run_script("wait-ready\nkey o\nwait 20\nwait-ready\nwait 2\nscreenshot " + a +
+                                  "\nkey ctrl+s\nwait 30\nscreenshot " + b + "\nquit\n",
+                              {img});
+    setenv("PATH", old_path.c_str(), 1);
+    unsetenv("SPECVIEW_FILE_DIALOG");
+    ASSERT_EQ(rc, 0) << read("out.txt");
+    EXPECT_TRUE(layout(a).has("save-names other_spectrum.png")) << "the image the dialog chose is shown";
+    EXPECT_TRUE(std::filesystem::exists(out)) << "the picture saved where the save dialog said";
+    const std::string args = read("zenity-args.txt");
+    EXPECT_NE(args.find("--file-selection"), std::string::npos) << args;
+    EXPECT_NE(args.find("--save"), std::string::npos) << args;
+
+    setenv("SPECVIEW_FILE_DIALOG", "builtin", 1);
+    const int rc2 = run_script("wait-ready\nkey o\nwait 3\nscreenshot " + a + "\nquit\n", {img});
+    unsetenv("SPECVIEW_FILE_DIALOG");
+    ASSERT_EQ(rc2, 0) << read("out.txt");
+    const Layout l = layout(a);
+    EXPECT_TRUE(l.has("file-dialog builtin open " + std::filesystem::path(img).parent_path().string()));
+    // The folder: grating.png, other.png, a.png (the screenshot), b.png, chosen.png and bin/ — images and folders only.
+    int entries = -1;
+    std::sscanf(l.line("file-dialog-entries").c_str(), "file-dialog-entries %d", &entries);
+    int want = 0;
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(img).parent_path()))
+        want += e.is_directory() || e.path().extension() == ".png";
+    EXPECT_EQ(entries, want);
+}
+
 // Keys a desktop user expects (issue 59), pressed through the script's `key`: c the next colormap (inferno, the
 // viewer's default, then magma), p hides the side panel, ? lists the keys, f fits; an unknown key is a script error.
 TEST_F(Script, KeysCycleTheColormapHideThePanelAndListThemselves) {

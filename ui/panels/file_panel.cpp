@@ -82,11 +82,15 @@ void draw_file_panel(PanelContext& ctx, FileUi& file) {
     ctx.layout.push_back("panel File");
     ctx.layout.push_back("save-names " + file.save_png_path + " " + file.save_npy_path);
     if (!ImGui::CollapsingHeader("File", ImGuiTreeNodeFlags_DefaultOpen)) return;
-    ImGui::SetNextItemWidth(-ImGui::CalcTextSize("Open").x - ImGui::GetStyle().FramePadding.x * 4);
+    const ImGuiStyle& style = ImGui::GetStyle();
+    ImGui::SetNextItemWidth(-ImGui::CalcTextSize("OpenBrowse...").x - style.FramePadding.x * 4 - style.ItemSpacing.x * 2);
     const bool enter = ImGui::InputTextWithHint("##path", "image path (or drop a file on the window)", &file.path_input,
                                                 ImGuiInputTextFlags_EnterReturnsTrue);
     ImGui::SameLine();
     if ((ImGui::Button("Open") || enter) && !file.path_input.empty()) ctx.open(file.path_input);
+    ImGui::SameLine();
+    if (ImGui::Button("Browse...")) file.dialog_request = "image";
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("choose an image in a file dialog (o)");
     if (ImGui::BeginCombo("Recent", file.recent.empty() ? "(none yet)" : "choose...")) {
         for (const auto& r : file.recent)
             if (ImGui::Selectable(r.c_str())) {
@@ -153,12 +157,18 @@ void draw_file_panel(PanelContext& ctx, FileUi& file) {
         file.playing = false;
     }
     ImGui::Separator();
-    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
+    // The names to save under (the defaults follow the image), a "..." to choose them in a dialog, and the saves.
+    const float dots = ImGui::CalcTextSize("...").x + style.FramePadding.x * 2 + style.ItemSpacing.x;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f - dots);
     ImGui::InputText("##png", &file.save_png_path);
     ImGui::SameLine();
+    if (ImGui::Button("...##png")) file.dialog_request = "picture";
+    ImGui::SameLine();
     if (ImGui::Button("Save picture (PNG)")) save_picture(ctx, file);
-    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f);
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.6f - dots);
     ImGui::InputText("##npy", &file.save_npy_path);
+    ImGui::SameLine();
+    if (ImGui::Button("...##npy")) file.dialog_request = "raw";
     ImGui::SameLine();
     if (ImGui::Button("Save raw (.npy)")) save_raw(ctx, file);
 }

@@ -74,6 +74,9 @@ struct FileUi {
     std::string names_for;                       // the image stem the default names were made for
     std::string confirm_overwrite;               // a path told "exists": saving it again overwrites
     std::string save_npy_path = "spectrum.npy";
+    // A file dialog asked for this frame ("image": open one; "picture", "raw": choose where to save); the viewer
+    // starts it (ui/platform/file_dialog.h) and acts on its answer.
+    std::string dialog_request;
 };
 
 struct TimingsUi {

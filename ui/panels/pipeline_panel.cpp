@@ -80,9 +80,11 @@ void draw_pipeline_panel(PanelContext& ctx) {
     }
     // Which backend auto chose and why (until the user picks one).
     if (!ctx.machine.auto_why.empty() && s.backend == ctx.machine.auto_backend) {
-        ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextDisabled("%s", ctx.machine.auto_why.c_str());
-        ImGui::PopTextWrapPos();
+        if (ctx.machine.gpu_ok) {  // (without a GPU the line below says why)
+            ImGui::PushTextWrapPos(0.0f);
+            ImGui::TextDisabled("%s", ctx.machine.auto_why.c_str());
+            ImGui::PopTextWrapPos();
+        }
         ctx.layout.push_back("backend-why " + ctx.machine.auto_why);
     }
     // No GPU: one wrapped line of why, and the GPU kernels' knobs folded away (they could not be turned).

@@ -174,10 +174,10 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             if (n != 2 || !parse_number(a.args[0], &d) || !parse_number(a.args[1], &d))
                 throw ScriptError(line, "pan takes DX DY in screen pixels");
         } else if (v == "key") {
-            static const char* const kKeyNames[] = {"pagedown", "pageup", "f", "1", "c", "s", "p", "k", "?"};
+            static const char* const kKeyNames[] = {"pagedown", "pageup", "f", "1", "c", "s", "p", "k", "?", "o", "ctrl+s"};
             bool ok = n == 1;
             if (ok) ok = std::find(std::begin(kKeyNames), std::end(kKeyNames), a.args[0]) != std::end(kKeyNames);
-            if (!ok) throw ScriptError(line, "key takes one of pagedown, pageup, f, 1, c, s, p, k, ?");
+            if (!ok) throw ScriptError(line, "key takes one of pagedown, pageup, f, 1, c, s, p, k, ?, o, ctrl+s");
         } else if (v == "fit") {
             if (n != 0) throw ScriptError(line, "fit takes no arguments");
         } else if (v == "wait") {

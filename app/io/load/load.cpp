@@ -372,15 +372,18 @@ bool stb_swaps_pnm16() {
 }  // namespace
 
 // [SECTION] Limits, the memory estimate, stb's images
+const std::vector<std::string>& image_extensions() {
+    static const std::vector<std::string> known = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".gif",  ".psd",
+                                                   ".hdr", ".pnm", ".pgm",  ".ppm", ".pic", ".tif",  ".tiff",
+                                                   ".npy", ".mp4", ".mov",  ".m4v", ".mkv", ".webm", ".avi"};
+    return known;
+}
+
 bool has_image_extension(const std::string& path) {
     std::string ext = fs::path(path).extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-    static const char* known[] = {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".gif",  ".psd",
-                                  ".hdr", ".pnm", ".pgm",  ".ppm", ".pic", ".tif",  ".tiff",
-                                  ".npy", ".mp4", ".mov",  ".m4v", ".mkv", ".webm", ".avi"};
-    for (const char* k : known)
-        if (ext == k) return true;
-    return false;
+    const auto& known = image_extensions();
+    return std::find(known.begin(), known.end(), ext) != known.end();
 }
 
 namespace {

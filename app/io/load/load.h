@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "app/core/image.h"
 
@@ -57,6 +58,7 @@ void check_memory_estimate(const ImageHeader& header, const std::string& name);
 std::uint64_t available_memory_bytes();  // MemAvailable
 std::string human_bytes(double bytes);
 
-// File extensions a directory scan picks up.
+// File extensions a directory scan picks up (lower case, with the dot), and whether a path has one of them.
+const std::vector<std::string>& image_extensions();
 bool has_image_extension(const std::string& path);
 }  // namespace specview
