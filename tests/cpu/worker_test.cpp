@@ -288,19 +288,35 @@ TEST(Worker, SavesThePictureAndTheRawSpectrumAsJobs) {
     EXPECT_TRUE(u.messages[0].first);
 }
 
-TEST(Worker, ServesTheClassroomRowWindowFromThePlane) {
+// The classroom's butterfly diagram takes whole rows of what each row pass transforms: pass 1 a row of the plane,
+// pass 2 a row after pass 1 and the transpose (bin k of every row's DFT). A 32x32 grating of 4 cycles across: every
+// plane row is the cosine; pass 2's row 4 is 0.25 * 32 = 8 everywhere, its row 3 zero.
+TEST(Worker, ServesTheClassroomRowsOfBothPasses) {
     TempDir dir;
     Worker worker(1);
     worker.open(grating_file(dir, 32, 4, 0));
     settle(worker);
     Settings s;
-    worker.plane_row(s, 42, 3, 8, 8);
+    worker.plane_row(s, 42, 1, 3);
     WorkerUpdates u = settle(worker);
     ASSERT_TRUE(u.plane_row.has_value());
     EXPECT_EQ(u.plane_row->key, 42u);
-    ASSERT_EQ(u.plane_row->values.size(), 8u);
-    for (int i = 0; i < 8; ++i)
-        EXPECT_NEAR(u.plane_row->values[i], 0.5 + 0.5 * std::cos(2 * M_PI * 4.0 * (8 + i) / 32), 1e-4);
+    EXPECT_EQ(u.plane_row->pass, 1);
+    ASSERT_EQ(u.plane_row->values.size(), 32u);
+    for (int i = 0; i < 32; ++i)
+        EXPECT_NEAR(u.plane_row->values[i].real(), 0.5 + 0.5 * std::cos(2 * M_PI * 4.0 * i / 32), 1e-4) << i;
+    for (const int k : {4, 3}) {
+        worker.plane_row(s, 43, 2, k);
+        u = settle(worker);
+        ASSERT_TRUE(u.plane_row.has_value());
+        EXPECT_EQ(u.plane_row->pass, 2);
+        EXPECT_EQ(u.plane_row->row, k);
+        ASSERT_EQ(u.plane_row->values.size(), 32u);
+        for (int y = 0; y < 32; ++y) {
+            EXPECT_NEAR(u.plane_row->values[y].real(), k == 4 ? 8.0 : 0.0, 1e-3) << y;
+            EXPECT_NEAR(u.plane_row->values[y].imag(), 0.0, 1e-3) << y;
+        }
+    }
 }
 
 }  // namespace

@@ -64,6 +64,10 @@ protected:
         const int status = std::system(cmd.c_str());
         return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     }
+    std::string read_out() {
+        std::ifstream in(dir.file("out.txt"));
+        return std::string((std::istreambuf_iterator<char>(in)), {});
+    }
     Layout layout(const std::string& shot) {
         Layout l;
         std::ifstream in(shot + ".txt");
@@ -166,6 +170,33 @@ TEST_F(Gui, CorruptFileShowsAMessageAndTheViewerKeepsRunning) {
     EXPECT_NE(err.find("broken.png"), std::string::npos) << err;
     EXPECT_TRUE(l.has("error ")) << "the message is on screen";
     EXPECT_NO_THROW(load_image(shot));
+}
+
+// The classroom's butterfly diagram shows the data of the stage and pass its caption names (issue 59): a 64x64
+// grating at the Nyquist frequency across and 3 cycles down, no window. At "Row pass 2, stage 1" the diagram's row is
+// the middle one after pass 1 and the transpose — bin 32 of every plane row, 32 cos(2 pi 3 y / 64) — through stages
+// 1..3, points y = 8 k; at "Row pass 1, stage 1" it is plane row 32 itself (0 at even x). The thread mapping has the
+// planner's launch shape without a GPU run of the custom pipeline.
+TEST_F(Gui, ClassroomDiagramShowsTheStageAndPassItNames) {
+    const std::string img = grating(64, 32, 3), shot = dir.file("shot.png");
+    ASSERT_EQ(run({img, "--classroom", "--step", "9", "--window", "none"}, 40, shot), 0) << read_out();
+    Layout l = layout(shot);
+    EXPECT_EQ(l.line("classroom-step"), "classroom-step 9 16 Row pass 2, stage 1/6");
+    EXPECT_EQ(l.line("butterfly "), "butterfly pass 2 stages 1 3 row 32 base 0 stride 8");
+    std::istringstream in(l.line("butterfly-in").substr(std::string("butterfly-in").size()));
+    std::vector<double> got;
+    for (double v; in >> v;) got.push_back(v);
+    ASSERT_EQ(got.size(), 8u) << l.line("butterfly-in");
+    for (int k = 0; k < 8; ++k) EXPECT_NEAR(got[k], std::abs(32.0 * std::cos(2 * M_PI * 3.0 * 8 * k / 64)), 0.05) << k;
+    EXPECT_TRUE(l.has("thread-mapping 64 ")) << "the planner's shape for 64-point rows";
+    int placed = 0, skipped = 0;
+    ASSERT_EQ(std::sscanf(l.line("butterfly-labels").c_str(), "butterfly-labels %d skipped %d", &placed, &skipped), 2);
+    EXPECT_GT(placed, 16) << "the points' values and indices";
+
+    ASSERT_EQ(run({img, "--classroom", "--step", "2", "--window", "none"}, 40, shot), 0) << read_out();
+    l = layout(shot);
+    EXPECT_EQ(l.line("butterfly "), "butterfly pass 1 stages 1 3 row 32 base 0 stride 8");
+    EXPECT_EQ(l.line("butterfly-in"), "butterfly-in 0 0 0 0 0 0 0 0");
 }
 
 TEST_F(Gui, ClassroomStepsThroughEveryStageOfA64x64Image) {

@@ -117,109 +117,245 @@ std::string caption(const Step& step, int w, int h, const Settings& s) {
     return o.str();
 }
 
-// The butterfly diagram of n points from one row of the plane: every node's value after every stage.
+// What the butterfly diagram shows at a step: which row pass, its stages first .. first + lg(n) - 1, and how many of
+// the pass's stages are done (0: none; the current step's stage is highlighted; past the pass: all).
+struct DiagramView {
+    int pass = 1, first = 1, done = 0, length = 0;
+    bool highlight = false;
+};
+
+DiagramView diagram_view(const Step& step, int w, int h, int n) {
+    DiagramView v;
+    const int lg = log2i(n);
+    switch (step.stop.kind) {
+        case K::RowPass1:
+        case K::RowPass2:
+            v.pass = step.stop.kind == K::RowPass1 ? 1 : 2;
+            v.done = step.stop.stage;
+            v.highlight = step.stop.stage > 0;
+            break;
+        case K::Transpose1:  // the columns are rows now: pass 2 is next, nothing of it done
+            v.pass = 2;
+            break;
+        case K::Transpose2:
+        case K::Done:
+            v.pass = 2;
+            v.done = 1 << 20;
+            break;
+    }
+    v.length = v.pass == 1 ? w : h;
+    const int L = log2i(v.length);
+    // The current stage first where it can be (its input on the left), else the last lg(n) stages.
+    v.first = std::clamp(v.done > 0 && v.highlight ? v.done : (v.done > L ? L - lg + 1 : 1), 1, std::max(1, L - lg + 1));
+    return v;
+}
+
+// The butterfly diagram: n points of one row of the data a row pass transforms, through lg(n) consecutive stages of
+// that pass (the same butterflies as the kernel). Stages first .. first + lg(n) - 1 of an N-point row pair points
+// N >> stage apart, so they close over n points d = N >> (first + lg(n) - 1) apart: the diagram's points are
+// base + k d (contiguous at the last stages). The node values are the row's after each stage, computed from the whole
+// row (the worker's), so any stage of either pass shows its own data. Labels are placed only where they cover no
+// node and no other label.
 void draw_butterfly_diagram(PanelContext& ctx, Classroom& c, const Step& step, ImVec2 size) {
-    const int n = c.diagram_n, lg = log2i(n);
-    std::vector<std::vector<std::complex<double>>> stages(lg + 1);
-    {
-        Settings s = ctx.settings;
-        s.stop = {};
-        int pw = 0, ph = 0;
-        ctx.picture_dims(s, &pw, &ph);
-        c.diagram_row = std::clamp(c.diagram_row, 0, std::max(0, ph - 1));
-        c.diagram_offset = std::clamp(c.diagram_offset, 0, std::max(0, pw - n));
-        // The row window comes from the worker (it owns the plane); asked again only when it changes.
-        std::uint64_t key = ctx.shown.image_id;
-        for (std::uint64_t v : {std::uint64_t(s.channel), std::uint64_t(s.window), std::uint64_t(s.tukey_alpha * 1e6f),
-                                std::uint64_t(s.pad), std::uint64_t(s.pad_fill), std::uint64_t(c.diagram_row),
-                                std::uint64_t(c.diagram_offset), std::uint64_t(n), std::uint64_t(s.roi.x),
-                                std::uint64_t(s.roi.y), std::uint64_t(s.roi.w), std::uint64_t(s.roi.h)})
-            key = key * 1000003u + v + 1;
-        if (key != c.plane_row_key) {
-            c.plane_row_key = key;
-            ctx.worker.plane_row(s, key, c.diagram_row, c.diagram_offset, n);
+    Settings s = ctx.settings;
+    s.stop = {};
+    int pw = 0, ph = 0;
+    ctx.picture_dims(s, &pw, &ph);
+    const int n = std::min(c.diagram_n, std::min(pw, ph)), lg = log2i(n);
+    const DiagramView view = diagram_view(step, pw, ph, n);
+    const int N = view.length, L = log2i(N);
+    if (n < 2 || N < n) return;
+    const int last = std::min(view.first + lg - 1, L);
+    const int d = N >> last;  // the points' stride
+    const int rows = view.pass == 1 ? ph : pw;
+    if (c.diagram_row < 0) c.diagram_row = rows / 2;
+    c.diagram_row = std::clamp(c.diagram_row, 0, std::max(0, rows - 1));
+    c.diagram_offset = std::clamp(c.diagram_offset, 0, N - 1);
+    const int block = d * n, base = (c.diagram_offset / block) * block + c.diagram_offset % d;
+    std::vector<int> idx(static_cast<std::size_t>(n));
+    for (int k = 0; k < n; ++k) idx[std::size_t(k)] = base + k * d;
+
+    // The whole row from the worker (it owns the plane); asked again only when it changes.
+    std::uint64_t key = ctx.shown.image_id;
+    for (std::uint64_t v : {std::uint64_t(s.channel), std::uint64_t(s.window), std::uint64_t(s.tukey_alpha * 1e6f),
+                            std::uint64_t(s.pad), std::uint64_t(s.pad_fill), std::uint64_t(s.level),
+                            std::uint64_t(c.diagram_row), std::uint64_t(view.pass), std::uint64_t(s.roi.x),
+                            std::uint64_t(s.roi.y), std::uint64_t(s.roi.w), std::uint64_t(s.roi.h)})
+        key = key * 1000003u + v + 1;
+    if (key != c.plane_row_key) {
+        c.plane_row_key = key;
+        ctx.worker.plane_row(s, key, view.pass, c.diagram_row);
+    }
+    const bool have = c.plane_row.key == key && int(c.plane_row.values.size()) == N;
+    // Column t of the diagram: the row after stage first - 1 + t.
+    std::vector<std::vector<std::complex<double>>> cols(std::size_t(lg + 1), std::vector<std::complex<double>>(n));
+    if (have)
+        for (int t = 0; t <= lg; ++t) {
+            std::vector<std::complex<double>> row = c.plane_row.values;
+            staged_row_fft(row.data(), N, view.first - 1 + t, false);
+            for (int k = 0; k < n; ++k) cols[std::size_t(t)][std::size_t(k)] = row[std::size_t(idx[std::size_t(k)])];
         }
-        std::vector<std::complex<double>> x(n);
-        if (c.plane_row.key == key)
-            for (int i = 0; i < n && i < int(c.plane_row.values.size()); ++i) x[i] = c.plane_row.values[i];
-        for (int s2 = 0; s2 <= lg; ++s2) {
-            stages[s2] = x;
-            staged_row_fft(stages[s2].data(), n, s2, false);
+    const float y_before = ImGui::GetCursorScreenPos().y;
+    ImGui::TextWrapped("Row pass %d, stages %d..%d of %d: %d of the %d points of row %d (elements %d + %d k)%s",
+                       view.pass, view.first, last, L, n, N, c.diagram_row, base, d,
+                       view.pass == 2 ? ", a column of pass 1's output" : "");
+    {
+        char line[160];
+        std::snprintf(line, sizeof line, "butterfly pass %d stages %d %d row %d base %d stride %d", view.pass,
+                      view.first, last, c.diagram_row, base, d);
+        ctx.layout.push_back(line);
+        if (have) {
+            std::string in = "butterfly-in";
+            for (int k = 0; k < n; ++k) {
+                char v[48];
+                std::snprintf(v, sizeof v, " %.6g", std::abs(cols[0][std::size_t(k)]));
+                in += v;
+            }
+            ctx.layout.push_back(in);
         }
     }
-    // Which diagram stage the current step corresponds to (row passes only).
-    int hi = -1;
-    if ((step.stop.kind == K::RowPass1 || step.stop.kind == K::RowPass2) && step.stop.stage > 0)
-        hi = std::min(step.stop.stage, lg);
-    else if (step.stop.kind != K::RowPass1)
-        hi = lg + 1;  // past the row passes: every stage done
 
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 o = ImGui::GetCursorScreenPos();
+    size.y = std::max(size.y - (o.y - y_before), 10.0f);  // (what the heading took)
     const float fs = ImGui::GetFontSize();
-    const float label_w = fs * 3.2f, right_w = fs * 6.5f;
+    const float label_w = fs * 3.6f, right_w = fs * 7.0f;
     const float dx = (size.x - label_w - right_w) / std::max(lg, 1);
-    const float dy = std::max((size.y - fs * 1.5f) / n, fs * 0.9f);
-    auto node = [&](int s2, int j) { return ImVec2(o.x + label_w + s2 * dx, o.y + fs * 1.2f + (j + 0.5f) * dy); };
+    const float dy = std::max((size.y - fs * 2.5f) / n, fs * 0.9f);
+    auto node = [&](int t, int k) { return ImVec2(o.x + label_w + t * dx, o.y + fs * 1.3f + (k + 0.5f) * dy); };
+    const float r = fs * 0.22f;
+    // Everything placed so far (nodes, labels): a label goes only where it covers none of it.
+    std::vector<ImVec4> taken;
+    for (int t = 0; t <= lg; ++t)
+        for (int k = 0; k < n; ++k) {
+            const ImVec2 p = node(t, k);
+            taken.push_back(ImVec4(p.x - r, p.y - r, p.x + r, p.y + r));
+        }
+    int placed = 0, skipped = 0;
+    auto label = [&](ImVec2 at, ImU32 col, const char* text) {
+        const ImVec2 sz = ImGui::CalcTextSize(text);
+        const ImVec4 box(at.x, at.y, at.x + sz.x, at.y + sz.y);
+        for (const ImVec4& b : taken)
+            if (box.x < b.z && b.x < box.z && box.y < b.w && b.y < box.w) {
+                ++skipped;
+                return;
+            }
+        taken.push_back(box);
+        dl->AddText(at, col, text);
+        ++placed;
+    };
     const ImU32 dim = IM_COL32(110, 110, 120, 255), hot = IM_COL32(255, 200, 40, 255),
-                done = IM_COL32(90, 170, 255, 255);
-    for (int s2 = 1; s2 <= lg; ++s2) {
-        const int span = n >> s2;
-        const ImU32 col = s2 == hi ? hot : (hi > s2 ? done : dim);
-        const float th = s2 == hi ? 2.5f : 1.0f;
+                done_col = IM_COL32(90, 170, 255, 255), text = IM_COL32(230, 230, 230, 255);
+    auto stage_colour = [&](int stage) {  // (a stage of the pass)
+        return view.highlight && stage == view.done ? hot : stage <= view.done ? done_col : dim;
+    };
+    // Input and output labels first (they matter most): element indices on the left, X[...] at the pass's end.
+    for (int k = 0; k < n; ++k) {
+        char in[24];
+        std::snprintf(in, sizeof in, "[%d]", idx[std::size_t(k)]);
+        label(ImVec2(o.x, node(0, k).y - fs * 0.5f), IM_COL32(200, 200, 200, 255), in);
+        char out[24];
+        if (last == L)
+            std::snprintf(out, sizeof out, "X[%u]", bit_reverse(unsigned(idx[std::size_t(k)]), L));
+        else
+            std::snprintf(out, sizeof out, "[%d]", idx[std::size_t(k)]);
+        label(ImVec2(node(lg, k).x + fs * 3.9f, node(lg, k).y - fs * 0.5f), IM_COL32(200, 200, 200, 255), out);
+    }
+    for (int t = 1; t <= lg; ++t) {
+        const int stage = view.first - 1 + t, span = N >> stage;
+        const ImU32 col = stage_colour(stage);
+        const bool current = view.highlight && stage == view.done;
+        const float th = current ? 2.5f : 1.0f;
         char lab[32];
-        std::snprintf(lab, sizeof lab, "stage %d", s2);
-        dl->AddText(ImVec2(node(s2, 0).x - dx / 2 - fs, o.y), col, lab);
-        for (int j = 0; j < n / 2; ++j) {
-            const unsigned g = unsigned(j) / unsigned(span);
-            const int i0 = int(g) * 2 * span + j % span, i1 = i0 + span;
-            const ImVec2 a0 = node(s2 - 1, i0), a1 = node(s2 - 1, i1), b0 = node(s2, i0), b1 = node(s2, i1);
+        std::snprintf(lab, sizeof lab, "stage %d", stage);
+        dl->AddText(ImVec2(node(t, 0).x - dx / 2 - fs * 1.5f, o.y), col, lab);
+        for (int k = 0; k < n; ++k) {
+            const int i = idx[std::size_t(k)];
+            if ((i / span) % 2) continue;  // the upper point of a pair
+            const int k1 = k + span / d;
+            if (k1 >= n) continue;
+            const ImVec2 a0 = node(t - 1, k), a1 = node(t - 1, k1), b0 = node(t, k), b1 = node(t, k1);
             dl->AddLine(a0, b0, col, th);
             dl->AddLine(a0, b1, col, th);
             dl->AddLine(a1, b0, col, th);
             dl->AddLine(a1, b1, col, th);
-            const unsigned e = twiddle_exponent(g, lg);
-            if (e != 0 || s2 == hi) {  // W^0 = 1 is left unlabelled except on the highlighted stage
-                char w[24];
-                std::snprintf(w, sizeof w, "W%d^%u", n, e);
-                dl->AddText(ImVec2(a1.x + fs * 0.3f, a1.y - fs * 1.05f), col, w);
-            }
         }
     }
-    for (int s2 = 0; s2 <= lg; ++s2)
-        for (int j = 0; j < n; ++j) {
-            const ImVec2 p = node(s2, j);
-            const ImU32 col = s2 == hi ? hot : (s2 < hi ? done : dim);
-            dl->AddCircleFilled(p, fs * 0.22f, col);
-            const std::complex<double> v = stages[s2][j];
-            char t[32];
-            if (c.show_phase)
-                std::snprintf(t, sizeof t, "%.0f°", std::arg(v) * 180 / M_PI);
-            else
-                std::snprintf(t, sizeof t, "%.2f", std::abs(v));
-            if (n <= 16 || s2 == 0 || s2 == lg)
-                dl->AddText(ImVec2(p.x + fs * 0.3f, p.y - fs * 0.1f), IM_COL32(230, 230, 230, 255), t);
-            if (s2 == 0) {
-                char in[16];
-                std::snprintf(in, sizeof in, "x[%d]", j);
-                dl->AddText(ImVec2(o.x, p.y - fs * 0.5f), IM_COL32(200, 200, 200, 255), in);
+    // Values: the input column, the current stage's output and the last column (then the rest where they fit).
+    auto value_text = [&](std::complex<double> v, char* t, std::size_t size_t_) {
+        if (c.show_phase)
+            std::snprintf(t, size_t_, "%.0f°", std::arg(v) * 180 / M_PI);
+        else
+            std::snprintf(t, size_t_, "%.3g", std::abs(v));
+    };
+    std::vector<int> order = {0, lg};
+    if (view.highlight && view.done - view.first + 1 >= 1 && view.done - view.first + 1 < lg)
+        order.insert(order.begin() + 1, view.done - view.first + 1);
+    for (int t = 1; t < lg; ++t)
+        if (std::find(order.begin(), order.end(), t) == order.end()) order.push_back(t);
+    if (have)
+        for (int t : order)
+            for (int k = 0; k < n; ++k) {
+                char v[32];
+                value_text(cols[std::size_t(t)][std::size_t(k)], v, sizeof v);
+                label(ImVec2(node(t, k).x + fs * 0.35f, node(t, k).y - fs * 0.05f), text, v);
             }
-            if (s2 == lg) {
-                char out[24];
-                std::snprintf(out, sizeof out, "X[%u]", bit_reverse(unsigned(j), lg));
-                dl->AddText(ImVec2(p.x + fs * 3.6f, p.y - fs * 0.5f), IM_COL32(200, 200, 200, 255), out);
-            }
+    // The twiddles of the current stage (or of every stage but W^0 when none is current), on the lower leg's middle.
+    for (int t = 1; t <= lg; ++t) {
+        const int stage = view.first - 1 + t, span = N >> stage;
+        const bool current = view.highlight && stage == view.done;
+        for (int k = 0; k < n; ++k) {
+            const int i = idx[std::size_t(k)];
+            if ((i / span) % 2) continue;
+            const int k1 = k + span / d;
+            if (k1 >= n) continue;
+            const unsigned e = twiddle_exponent(unsigned(i / (2 * span)), L);
+            if (!current && (e == 0 || view.highlight)) continue;
+            char w[24];
+            std::snprintf(w, sizeof w, "W%d^%u", N, e);
+            const ImVec2 a1 = node(t - 1, k1);
+            label(ImVec2(a1.x + dx * 0.5f - ImGui::CalcTextSize(w).x * 0.5f, a1.y - fs * 1.1f), stage_colour(stage), w);
         }
+    }
+    for (int t = 0; t <= lg; ++t)
+        for (int k = 0; k < n; ++k) {
+            const int stage = view.first - 1 + t;
+            dl->AddCircleFilled(node(t, k), r, t == 0 ? (view.done >= stage ? done_col : dim) : stage_colour(stage));
+        }
+    if (!have) label(ImVec2(o.x + label_w, o.y + size.y * 0.5f), text, "reading the row ...");
+    ctx.layout.push_back("butterfly-labels " + std::to_string(placed) + " skipped " + std::to_string(skipped));
     ImGui::Dummy(size);
 }
 
 void draw_thread_mapping(PanelContext& ctx, const Classroom& c, const Step& step) {
     const bool pass1 = step.stop.kind == K::RowPass1, pass2 = step.stop.kind == K::RowPass2;
-    if (!ctx.shown.have_frame || ctx.shown.frame.row_plans.size() < 2) {
-        ImGui::TextDisabled("launch shapes appear after a custom-pipeline run");
-        return;
+    // The launch shapes: the run's own where it made them, else the planner's (it needs no GPU: the device's limits,
+    // or an H100's without one).
+    gpu::RowFftPlan planned;
+    const gpu::RowFftPlan* pp = nullptr;
+    if (ctx.shown.have_frame && ctx.shown.frame.row_plans.size() >= 2) {
+        pp = &ctx.shown.frame.row_plans[pass2 ? 1 : 0];
+    } else {
+        Settings s = ctx.settings;
+        s.stop = {};
+        int w = 0, h = 0;
+        ctx.picture_dims(s, &w, &h);
+        const gpu::DeviceInfo& dev = ctx.machine.device;
+        try {
+            planned = ctx.machine.gpu_ok
+                          ? gpu::plan_row_fft_shape(pass2 ? h : w, pass2 ? w : h, s.custom.rows,
+                                                    dev.max_threads_per_block, dev.max_smem_per_block_optin, dev.name)
+                          : gpu::plan_row_fft_shape(pass2 ? h : w, pass2 ? w : h, s.custom.rows, 1024, 227 * 1024,
+                                                    "an H100");
+            pp = &planned;
+        } catch (const std::exception& e) {
+            ImGui::TextWrapped("no launch shape: %s", e.what());
+            return;
+        }
     }
-    const gpu::RowFftPlan& p = ctx.shown.frame.row_plans[pass2 ? 1 : 0];
+    const gpu::RowFftPlan& p = *pp;
+    ctx.layout.push_back("thread-mapping " + std::to_string(p.n) + " " + std::to_string(p.threads) + " " +
+                         std::to_string(p.block_height));
     ImGui::Text("%s: rows of %d points", pass2 ? "Row pass 2" : "Row pass 1", p.n);
     ImGui::TextWrapped("- block height H = %d: block b holds rows (segments) %d b .. %d b + %d", p.block_height,
                        p.block_height, p.block_height, p.block_height - 1);
@@ -360,7 +496,9 @@ void draw_classroom_panel(PanelContext& ctx, Classroom& c) {
     if (ImGui::Button("Next >")) c.step = std::min(int(steps.size()) - 1, c.step + 1);
     ImGui::SameLine();
     ImGui::TextDisabled("(arrows, space)");
-    ImGui::SliderInt("##step", &c.step, 0, int(steps.size()) - 1, "step %d");
+    int one_based = c.step + 1;  // (numbered from 1, as the line above)
+    if (ImGui::SliderInt("##step", &one_based, 1, int(steps.size()), "step %d", ImGuiSliderFlags_AlwaysClamp))
+        c.step = one_based - 1;
     ImGui::SliderFloat("seconds per step", &c.seconds_per_step, 0.2f, 5.0f, "%.1f");
     if (ImGui::Checkbox("last stage: bit-reversed, as in shared memory", &c.bit_reversed)) ctx.dirty = true;
     int view = int(ctx.settings.view.view);
@@ -379,7 +517,8 @@ void draw_classroom_panel(PanelContext& ctx, Classroom& c) {
     ImGui::SameLine();
     ImGui::Checkbox("phase", &c.show_phase);
     ImGui::InputInt("row", &c.diagram_row);
-    ImGui::InputInt("first column", &c.diagram_offset);
+    ImGui::InputInt("element", &c.diagram_offset);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("an element of the row the diagram's points are chosen around");
 }
 
 void draw_classroom_overlay(PanelContext& ctx, Classroom& c, ImVec2 size) {
@@ -394,8 +533,6 @@ void draw_classroom_overlay(PanelContext& ctx, Classroom& c, ImVec2 size) {
     ImGui::TextWrapped("%s", caption(step, w, h, ctx.settings).c_str());
     const ImVec2 rest = ImGui::GetContentRegionAvail();
     ImGui::BeginChild("diagram", ImVec2(rest.x * 0.62f, rest.y), false);
-    ImGui::Text("Butterflies of %d points from row %d, columns %d..%d (the same algorithm as the kernel)", c.diagram_n,
-                c.diagram_row, c.diagram_offset, c.diagram_offset + c.diagram_n - 1);
     draw_butterfly_diagram(ctx, c, step, ImGui::GetContentRegionAvail());
     ImGui::EndChild();
     ImGui::SameLine();

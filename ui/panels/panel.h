@@ -101,7 +101,7 @@ struct Classroom {
     float seconds_per_step = 1.5f;
     bool bit_reversed = false;  // at a row pass's last stage: leave it as it sits in shared memory
     int diagram_n = 8;
-    int diagram_row = 0;
+    int diagram_row = -1;  // (-1: the middle row, where a window leaves the data its full size)
     int diagram_offset = 0;
     bool show_phase = false;  // node labels: magnitude or phase
     // The butterfly diagram's row window, asked of the worker when it changes.

@@ -432,17 +432,27 @@ void Worker::save_mask(const Settings& s, int width, int height, const std::stri
     cv_.notify_one();
 }
 
-void Worker::plane_row(const Settings& s, std::uint64_t key, int row, int offset, int n) {
+void Worker::plane_row(const Settings& s, std::uint64_t key, int pass, int row) {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.push_back([this, s, key, row, offset, n] {
+    jobs_.push_back([this, s, key, pass, row] {
         try {
             Settings c = s;
             c.stop = {};
             const Plane& p = engine_.prepared(c).plane;
-            PlaneRow r{key, std::clamp(row, 0, p.height - 1), std::clamp(offset, 0, std::max(0, p.width - n)), n, {}};
-            for (int i = 0; i < n; ++i) {
-                const int col = r.offset + i;
-                r.values.push_back(col < p.width ? p.at(col, r.row) : 0.0f);
+            PlaneRow r{key, pass, 0, {}};
+            if (pass == 1) {  // a row of the plane
+                r.row = std::clamp(row, 0, p.height - 1);
+                for (int x = 0; x < p.width; ++x) r.values.emplace_back(p.at(x, r.row), 0.0);
+            } else {  // row k after pass 1 and the transpose: bin k of every row's DFT (one bin each, not the FFTs)
+                r.row = std::clamp(row, 0, p.width - 1);
+                std::vector<std::complex<double>> w(std::size_t(p.width));
+                for (int x = 0; x < p.width; ++x)
+                    w[std::size_t(x)] = std::polar(1.0, -2.0 * M_PI * double((std::int64_t(r.row) * x) % p.width) / p.width);
+                for (int y = 0; y < p.height; ++y) {
+                    std::complex<double> acc = 0;
+                    for (int x = 0; x < p.width; ++x) acc += double(p.at(x, y)) * w[std::size_t(x)];
+                    r.values.push_back(acc);
+                }
             }
             std::lock_guard<std::mutex> lock(mu_);
             out_.plane_row = std::move(r);

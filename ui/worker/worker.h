@@ -98,10 +98,12 @@ struct CompareResult {
     int max_level_diff = 0;
 };
 
-struct PlaneRow {  // a window of one row of the plane fed to the FFT (classroom's butterfly diagram)
+// One whole row of the data a row pass of the seed pipeline transforms (classroom's butterfly diagram): pass 1, a
+// row of the plane fed to the FFT; pass 2, a row after the first transpose (a column of pass 1's output).
+struct PlaneRow {
     std::uint64_t key = 0;
-    int row = 0, offset = 0, n = 0;
-    std::vector<float> values;
+    int pass = 1, row = 0;
+    std::vector<std::complex<double>> values;
 };
 
 // What the analysis plots ask of the spectrum of one run (Worker::analyse).
@@ -225,7 +227,7 @@ public:
     void save_png(const Settings& s, const std::string& path);
     // The mask of these settings for a width x height transform as PATH (gray PNG) and its description (.txt).
     void save_mask(const Settings& s, int width, int height, const std::string& path);
-    void plane_row(const Settings& s, std::uint64_t key, int row, int offset, int n);
+    void plane_row(const Settings& s, std::uint64_t key, int pass, int row);
     void resources(const Settings& s);
 
     WorkerUpdates poll();
