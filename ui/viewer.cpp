@@ -583,7 +583,7 @@ int signed_bin(int k, int n) { return k < (n + 1) / 2 ? k : k - n; }
 
 // The calibration the readout and the axes use: --pixel-size, else what the shown image's file says.
 PixelSize shown_pixel_size(const ViewerState& st) {
-    if (st.pixel_size.calibrated()) return st.pixel_size;
+    if (st.calibration.pixel_size.calibrated()) return st.calibration.pixel_size;
     return st.shown.image ? st.shown.image->pixel_size : PixelSize{};
 }
 
@@ -1183,7 +1183,7 @@ void build_window(ViewerState& st, PanelContext& ctx) {
         ImGui::BeginChild("panels", ImVec2(panel_w, 0), true);
         draw_file_panel(ctx, st.file);
         draw_pipeline_panel(ctx);
-        draw_display_panel(ctx, st.presentation, st.classroom);
+        draw_display_panel(ctx, st.presentation, st.classroom, st.calibration);
         draw_classroom_panel(ctx, st.classroom);
         draw_lab_panel(ctx, st.lab);
         draw_analysis_panel(ctx, st.analysis);
@@ -1349,7 +1349,11 @@ int run_viewer(const ViewerLaunch& launch) {
     st.classroom.step = launch.classroom_step - 1;
     load_recent(st);
     st.file.given = launch.images;
-    st.pixel_size = launch.pixel_size;
+    if (launch.pixel_size.calibrated()) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%g%s", launch.pixel_size.value, launch.pixel_size.unit.c_str());
+        st.calibration = Calibration{launch.pixel_size, text};
+    }
     st.file.assets_dir = find_assets_dir();
     if (!st.file.assets_dir.empty()) {
         std::error_code ec;

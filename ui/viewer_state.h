@@ -74,7 +74,7 @@ struct ViewerState {
     Machine machine;
     std::string gpu_lost_message;  // the GPU stopped working in a run: said once this poll is taken
     Settings settings;
-    PixelSize pixel_size;  // --pixel-size (not calibrated: the image's own, if its file says one)
+    Calibration calibration;  // --pixel-size or the Display panel's (not calibrated: the image's own, if its file says)
     bool dirty = true;     // settings or image changed: post a run this frame
     Shown shown;
     Messages messages;

@@ -566,6 +566,28 @@ TEST_F(Script, AFileDialogOpensAndSavesWhereTheUserChose) {
     EXPECT_EQ(entries, want);
 }
 
+// The calibration typed in the Display panel (issue 59; the script's `pixel-size` takes the same path): the readout's
+// period in the unit, and back to pixels with none; a bad size is a script error.
+TEST_F(Script, APixelSizeTypedInTheViewerCalibratesTheReadout) {
+    const std::string img = grating(64, 8, 0), a = dir.file("a.png"), b = dir.file("b.png");
+    ASSERT_EQ(run_script("wait-ready\npixel-size 2um\nhover 8 0\nwait 3\nscreenshot " + a +
+                             "\npixel-size none\nwait 3\nscreenshot " + b + "\nquit\n",
+                         {img}),
+              0)
+        << read("out.txt");
+    double period = 0, physical = 0;
+    char unit[16] = "";
+    ASSERT_EQ(std::sscanf(layout(a).line("readout_period").c_str(), "readout_period 8 0 %lf %lf %15s", &period,
+                          &physical, unit),
+              3)
+        << layout(a).line("readout_period");
+    EXPECT_NEAR(period, 8.0, 1e-6) << "64 / 8 pixels a cycle";
+    EXPECT_NEAR(physical, 16.0, 1e-6) << "at 2 um a pixel";
+    EXPECT_STREQ(unit, "um");
+    EXPECT_NE(layout(b).line("readout_period").find(" px"), std::string::npos) << layout(b).line("readout_period");
+    EXPECT_EQ(run_script("pixel-size 3parsecs\n", {img}), 2);
+}
+
 // Keys a desktop user expects (issue 59), pressed through the script's `key`: c the next colormap (inferno, the
 // viewer's default, then magma), p hides the side panel, ? lists the keys, f fits; an unknown key is a script error.
 TEST_F(Script, KeysCycleTheColormapHideThePanelAndListThemselves) {

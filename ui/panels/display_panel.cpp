@@ -1,12 +1,26 @@
 // Display: view, range, colormap (with its colour bar), shift, presentation mode.
 #include <imgui.h>
+#include <imgui_stdlib.h>
 
 #include "ui/views/colorbar.h"
 #include "ui/panels/panel.h"
 
 namespace specview::ui {
 
-void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& classroom) {
+std::string set_calibration(Calibration& c, const std::string& text) {
+    if (text.empty() || text == "none") {
+        c.pixel_size = PixelSize{};
+        c.text.clear();
+        return "";
+    }
+    PixelSize px;
+    if (std::string err = parse_pixel_size(text, &px); !err.empty()) return err;
+    c.pixel_size = px;
+    c.text = text;
+    return "";
+}
+
+void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& classroom, Calibration& calibration) {
     ctx.layout.push_back("panel Display");
     if (!ImGui::CollapsingHeader("Display", ImGuiTreeNodeFlags_DefaultOpen)) return;
     ViewParams& v = ctx.settings.view;
@@ -57,6 +71,24 @@ void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& 
     if (ctx.shown.have_frame)
         draw_colorbar(v.colormap, ctx.shown.frame.range_lo, ctx.shown.frame.range_hi, view_unit(v.view),
                       ImGui::GetContentRegionAvail().x, ImGui::GetFrameHeight());
+    // The pixel size: typed (Enter applies; empty goes back to what the file says), over the file's own.
+    std::string typed = calibration.text;
+    ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.45f);
+    if (ImGui::InputTextWithHint("Pixel size", "e.g. 0.5nm", &typed, ImGuiInputTextFlags_EnterReturnsTrue)) {
+        if (const std::string err = set_calibration(calibration, typed); !err.empty()) ctx.messages.error(err);
+    } else if (!ImGui::IsItemActive()) {
+        typed = calibration.text;
+    }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("VALUE[UNIT], UNIT one of pm, A, nm, um, mm, cm, m, in; Enter applies; empty: the file's own");
+    const PixelSize file_px = ctx.has_image() ? ctx.shown.image->pixel_size : PixelSize{};
+    ImGui::SameLine();
+    if (calibration.pixel_size.calibrated())
+        ImGui::TextDisabled("(%.4g %s a pixel)", calibration.pixel_size.value, calibration.pixel_size.unit.c_str());
+    else if (file_px.calibrated())
+        ImGui::TextDisabled("(the file's: %.4g %s)", file_px.value, file_px.unit.c_str());
+    else
+        ImGui::TextDisabled("(pixels)");
     ImGui::Checkbox("Presentation (large, high contrast)", &presentation);
     if (changed) ctx.dirty = true;
 }

@@ -175,7 +175,15 @@ void default_save_names(FileUi& file, const std::string& image_path);
 // wrapping around; false when there is no other image to go to.
 bool step_image(PanelContext& ctx, const FileUi& file, int delta);
 void draw_pipeline_panel(PanelContext& ctx);
-void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& classroom);
+// The calibration the viewer uses over the files' own (--pixel-size, or typed in the Display panel), and the text
+// being typed.
+struct Calibration {
+    PixelSize pixel_size;  // not calibrated: the shown image's file's, if it says one
+    std::string text;
+};
+// Sets the calibration from "VALUE[UNIT]" ("" or "none": the file's own); "" when done, else what is wrong.
+std::string set_calibration(Calibration& c, const std::string& text);
+void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& classroom, Calibration& calibration);
 void draw_timings_panel(PanelContext& ctx, TimingsUi& timings);
 void draw_device_panel(PanelContext& ctx, DeviceUi& device);
 void draw_classroom_panel(PanelContext& ctx, Classroom& c);
