@@ -591,15 +591,14 @@ void draw_readout(ViewerState& st) {
     if (st.image_hover.active && st.shown.image) {
         const Image& img = *st.shown.image;
         const int x = st.image_hover.x, y = st.image_hover.y;
-        ImGui::Text("image (%d, %d):", x, y);
-        if (img.on_device()) {
-            ImGui::SameLine();
-            ImGui::TextDisabled("a frame decoded on the GPU (values: --video-decode cpu)");
-        }
+        std::string line = "image (" + std::to_string(x) + ", " + std::to_string(y) + "):";
+        if (img.on_device()) line += " a frame decoded on the GPU (values: --video-decode cpu)";
         for (int c = 0; c < (img.on_device() ? 0 : img.channels); ++c) {
-            ImGui::SameLine();
-            ImGui::Text("%s%.4f", c == 0 ? "" : " ", img.at(x, y, c));
+            char v[32];
+            std::snprintf(v, sizeof v, " %.4f", img.at(x, y, c));
+            line += v;
         }
+        ImGui::TextWrapped("%s", line.c_str());
     } else {
         ImGui::TextDisabled("image: hover for pixel values");
     }
@@ -651,7 +650,7 @@ void draw_readout(ViewerState& st) {
     const double mag = std::abs(F), ph = std::arg(F) * 180.0 / M_PI;
     if (fs_.stop.kind != gpu::StopPoint::Kind::Done) {
         if (known)
-            ImGui::Text("data at row %d, element %d: %.4g %+.4gi   |.| %.4g   phase %.1f deg", uy, ux, F.real(),
+            ImGui::TextWrapped("data at row %d, element %d: %.4g %+.4gi   |.| %.4g   phase %.1f deg", uy, ux, F.real(),
                         F.imag(), mag, ph);
         else
             ImGui::TextDisabled("data at row %d, element %d: reading ...", uy, ux);
@@ -664,17 +663,17 @@ void draw_readout(ViewerState& st) {
     if (f.image_width > 0 && (f.image_width != W || f.image_height != H))
         std::snprintf(own, sizeof own, ", the %dx%d %s padded", f.image_width, f.image_height,
                       fs_.roi.whole() ? "image" : "ROI");
-    ImGui::Text("spectrum bin (%d, %d): u = %+.4f, v = %+.4f cycles/pixel (%+d, %+d cycles per %dx%d%s)", kx, ky, u, v,
+    ImGui::TextWrapped("spectrum bin (%d, %d): u = %+.4f, v = %+.4f cycles/pixel (%+d, %+d cycles per %dx%d%s)", kx, ky, u, v,
                 kx, ky, W, H, own);
     // The period (ImageJ's "p/c"), and both in physical units where calibrated (--pixel-size, or the file's own).
     const double radius = std::hypot(u, v);
     const PixelSize px = shown_pixel_size(st);
     if (radius > 0) {
         if (px.calibrated())
-            ImGui::Text("period %.4g pixels/cycle = %.4g %s;  radius %.4g /%s", 1.0 / radius, px.value / radius,
+            ImGui::TextWrapped("period %.4g pixels/cycle = %.4g %s;  radius %.4g /%s", 1.0 / radius, px.value / radius,
                         px.unit.c_str(), radius / px.value, px.unit.c_str());
         else
-            ImGui::Text("period %.4g pixels/cycle", 1.0 / radius);
+            ImGui::TextWrapped("period %.4g pixels/cycle", 1.0 / radius);
         char line[160];
         std::snprintf(line, sizeof line, "readout_period %d %d %.9g %.9g %s", kx, ky, 1.0 / radius,
                       px.calibrated() ? px.value / radius : 0.0, px.calibrated() ? px.unit.c_str() : "px");
@@ -683,13 +682,13 @@ void draw_readout(ViewerState& st) {
     // The angle as the wedge and stripe filters and the angular profile take it (counter-clockwise, up positive).
     const double angle = bin_angle_degrees(u, v);
     if (known) {
-        ImGui::Text("radius %.4f cycles/pixel, angle %.1f deg   |F| %.5g (%.1f dB)   phase %.1f deg", std::hypot(u, v),
+        ImGui::TextWrapped("radius %.4f cycles/pixel, angle %.1f deg   |F| %.5g (%.1f dB)   phase %.1f deg", std::hypot(u, v),
                     angle, mag, 20.0 * std::log10(std::max(mag, 1e-30)), ph);
         char line[160];
         std::snprintf(line, sizeof line, "readout %d %d %.6g %.6g", kx, ky, F.real(), F.imag());
         st.layout.push_back(line);
     } else {
-        ImGui::TextDisabled("radius %.4f cycles/pixel, angle %.1f deg   |F| reading ...", std::hypot(u, v), angle);
+        ImGui::TextWrapped("radius %.4f cycles/pixel, angle %.1f deg   |F| reading ...", std::hypot(u, v), angle);
     }
     st.layout.push_back("readout_angle " + std::to_string(kx) + " " + std::to_string(ky) + " " + std::to_string(angle));
 }
@@ -895,7 +894,8 @@ void roi_on_image(ViewerState& st, const DrawnImage& d) {
 }
 
 void draw_views(ViewerState& st, ImVec2 avail) {
-    const float readout_h = ImGui::GetTextLineHeightWithSpacing() * 4.3f;  // image, bin, period, radius lines
+    // image, bin, period, radius lines (more where they wrap: last frame's height)
+    const float readout_h = std::max(ImGui::GetTextLineHeightWithSpacing() * 4.3f, st.readout_h + 4.0f);
     const bool analysis = st.analysis.open && !st.classroom.enabled;
     const float overlay_h = st.classroom.enabled ? std::max(avail.y * 0.42f, 260.0f * ImGui::GetIO().FontGlobalScale)
                             : analysis           ? std::max(avail.y * 0.36f, 230.0f * ImGui::GetIO().FontGlobalScale)
@@ -924,16 +924,25 @@ void draw_views(ViewerState& st, ImVec2 avail) {
             vt.zoom = 1.0f / ImGui::GetIO().DisplayFramebufferScale.x;
             st.view_moved = &vt == &st.image_view ? 0 : &vt == &st.spectrum_view ? 1 : 2;
         }
-        ImGui::SameLine();
-        ImGui::Checkbox("sync", &st.sync_views);
-        if (tex.valid()) {
+        // The rest only while it fits the view's width (the header never wraps: the view stays where it is).
+        bool room = true;
+        auto fits = [&](float w) {
+            if (!room) return false;
             ImGui::SameLine();
-            ImGui::TextDisabled("%dx%d", tex.width(), tex.height());
-        }
-        if (!range.empty()) {  // data shown over an automatic range: a small gray bar and its ends
-            ImGui::SameLine();
+            if (ImGui::GetContentRegionAvail().x >= w) return true;
+            ImGui::Dummy(ImVec2(0, ImGui::GetFrameHeight()));  // (the line as tall as with the checkbox)
+            return room = false;
+        };
+        if (fits(ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("sync").x))
+            ImGui::Checkbox("sync", &st.sync_views);
+        char dims[32] = "";
+        if (tex.valid()) std::snprintf(dims, sizeof dims, "%dx%d", tex.width(), tex.height());
+        if (dims[0] && fits(ImGui::CalcTextSize(dims).x)) ImGui::TextDisabled("%s", dims);
+        const float bw = 4.0f * ImGui::GetFontSize(), bh = ImGui::GetTextLineHeight();
+        if (!range.empty() &&
+            fits(bw + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(range.c_str()).x)) {
+            // data shown over an automatic range: a small gray bar and its ends
             const ImVec2 p = ImGui::GetCursorScreenPos();
-            const float bw = 4.0f * ImGui::GetFontSize(), bh = ImGui::GetTextLineHeight();
             ImGui::GetWindowDrawList()->AddRectFilledMultiColor(p, ImVec2(p.x + bw, p.y + bh), IM_COL32(0, 0, 0, 255),
                                                                 IM_COL32(255, 255, 255, 255),
                                                                 IM_COL32(255, 255, 255, 255), IM_COL32(0, 0, 0, 255));
@@ -944,7 +953,11 @@ void draw_views(ViewerState& st, ImVec2 avail) {
         ImGui::PopID();
     };
 
-    ImGui::BeginGroup();
+    // Each view in a child of its own size: a header wider than the view is clipped there, never pushing the next
+    // view off the window.
+    const ImVec2 cell(each.x, each.y + header_h);
+    constexpr ImGuiWindowFlags kCell = ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoScrollWithMouse;
+    ImGui::BeginChild("view-image", cell, false, kCell);
     const char* spectrum_title = st.classroom.enabled ? "Data at this step" : "Spectrum";
     std::string image_range;
     if (st.shown.image && st.shown.image_range.mode == DisplayRange::Mode::Values) {
@@ -964,9 +977,9 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     const PixelSize px = shown_pixel_size(st);
     if (st.image_tex.front().valid())
         draw_image_axes(a, st.image_tex.front().width(), st.image_tex.front().height(), px, st.layout);
-    ImGui::EndGroup();
+    ImGui::EndChild();
     if (!stacked) ImGui::SameLine();
-    ImGui::BeginGroup();
+    ImGui::BeginChild("view-spectrum", cell, false, kCell);
     view_header(spectrum_title, st.spectrum_view, st.spectrum_tex.front(), "specv");
     const bool brush = st.lab.brush != 0 && !st.classroom.enabled;
     // A spectrum's bins at their true aspect (a W x H spectrum covers -0.5 .. 0.5 cycles/pixel both ways, so it is
@@ -992,10 +1005,10 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     if (lab && st.spectrum_tex.front().valid()) draw_filter_outlines(st, b);
     if (lab)
         st.layout.push_back("mask " + mask_summary(st.settings.filters, st.settings.strokes, st.settings.mask_invert));
-    ImGui::EndGroup();
+    ImGui::EndChild();
     if (lab) {
         if (!stacked) ImGui::SameLine();
-        ImGui::BeginGroup();
+        ImGui::BeginChild("view-lab", cell, false, kCell);
         const char* title = st.settings.lab_view == LabView::Filtered  ? "Filtered image"
                             : st.settings.lab_view == LabView::Removed ? "Removed by the filters"
                                                                        : "|original - filtered|";
@@ -1005,7 +1018,7 @@ void draw_views(ViewerState& st, ImVec2 avail) {
         if (c.changed && st.sync_views)
             sync_transform(st.lab_view, st.lab_tex.front().width(), st.lab_tex.front().height(), st.image_view,
                            st.image_tex.front().width(), st.image_tex.front().height());
-        ImGui::EndGroup();
+        ImGui::EndChild();
     }
     if (st.sync_views) {
         const GlTexture &it = st.image_tex.front(), &sp = st.spectrum_tex.front();
@@ -1026,7 +1039,12 @@ void draw_views(ViewerState& st, ImVec2 avail) {
             sync_transform(st.image_view, it.width(), it.height(), st.lab_view, lt.width(), lt.height());
     }
     st.view_moved = -1;
+    // The readout wraps (never cut, in presentation mode too); the views leave it the height it took last frame.
+    const float readout_y0 = ImGui::GetCursorScreenPos().y;
+    ImGui::PushTextWrapPos(0.0f);
     draw_readout(st);
+    ImGui::PopTextWrapPos();
+    st.readout_h = ImGui::GetCursorScreenPos().y - readout_y0;
     if (st.classroom.enabled) {
         PanelContext ctx = st.context();
         draw_classroom_overlay(ctx, st.classroom, ImVec2(avail.x, overlay_h));

@@ -168,6 +168,7 @@ struct ViewerState {
         float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
     } roi_drag;
     FileDialog dialog;       // open / save as (File panel, the o key)
+    float readout_h = 0;     // the readout's height last frame (it wraps)
     std::string roi_let_go;  // said after the poll's messages: the ROI did not fit the image that came
     GlTexture logphi_tex;     // the analysis strip's log-phi view (small: uploaded at once)
     StagedTexture corr_tex;   // the phase correlation's heat map (image-sized: staged)

@@ -71,4 +71,12 @@ PixelSize pixel_size_from_metres(double metres) {
     return p;
 }
 
+bool is_print_dpi(double dpi) {
+    static const double kPrint[] = {72, 96, 100, 120, 144, 150, 180, 200, 240, 250, 300, 350, 360, 400, 600, 720, 800, 1200,
+                                    1600, 2400, 3200, 4800};
+    for (double p : kPrint)
+        if (std::abs(dpi - p) <= 0.005 * p) return true;
+    return false;
+}
+
 }  // namespace specview

@@ -22,6 +22,10 @@ double unit_metres(const std::string& unit);
 // A unit name as a file may spell it (ImageJ's "micron", "µm", "\u00B5m", "nm", "inch", "cm") in our words ("um",
 // "in"), or "" when it is none of them.
 std::string unit_name(const std::string& unit);
+// Whether a resolution of this many dots an inch is one an image editor or a scanner writes for printing or the
+// screen (72, 96, 150, 300, 600 dpi, ...: within 0.5%): it says how large to print a photo, not how large its pixels
+// were, so files carrying it are not calibrated by it (as ImageJ ignores 72 dpi).
+bool is_print_dpi(double dots_per_inch);
 // A size in metres as a PixelSize in the unit that shows it between 0.1 and 1000 (PNG's pHYs gives metres alone).
 PixelSize pixel_size_from_metres(double metres);
 

@@ -177,6 +177,19 @@ TEST(Cli, APixelSizeGivesTheRadialProfileInCyclesPerUnit) {
         ASSERT_GE(row.size(), 2u) << file;
         EXPECT_NEAR(row[1], row[0] / per, 1e-6 * row[1] + 1e-12) << file;
     }
+    // A photo's print resolution (300 dpi: 11811 pixels a metre in pHYs, 300 an inch in a TIFF) is no calibration.
+    const std::vector<unsigned char> dpi300 = {0, 0, 0x2e, 0x23, 0, 0, 0x2e, 0x23, 1};
+    fixtures::write_file(dir.file("print.png"), fixtures::png_custom(32, 32, 8, 0, rows, {{"pHYs", dpi300}}));
+    fixtures::TiffOptions print_tif;
+    print_tif.x_resolution = 300.0f;
+    print_tif.resolution_unit = 2;
+    fixtures::write_file(dir.file("print.tif"), fixtures::tiff(64, 64, 1, {values}, print_tif));
+    for (const char* file : {"print.png", "print.tif"}) {
+        const std::string csv = std::string(file) + ".csv";
+        const CliRun r = specview({"--headless", dir.file(file), "--profile", "radial", csv}, dir, true);
+        ASSERT_EQ(r.code, 0) << file << ": " << r.err;
+        EXPECT_EQ(header_and_first(csv, &row), "f_cycles_per_pixel,mean_power,count") << file << ": print dpi";
+    }
     const CliRun over =
         specview({"--headless", dir.file("ij.tif"), "--profile", "radial", "o.csv", "--pixel-size", "3A"}, dir, true);
     ASSERT_EQ(over.code, 0) << over.err;

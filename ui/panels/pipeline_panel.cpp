@@ -109,7 +109,9 @@ void draw_pipeline_panel(PanelContext& ctx) {
     changed |= enum_combo("Channel", s.channel, channel_names());
     // The ROI: drawn on the image with Shift + drag; shown here with a way back to the whole image.
     if (s.roi.whole()) {
+        ImGui::PushTextWrapPos(0.0f);
         ImGui::TextDisabled("ROI: the whole image (Shift + drag on it for a part)");
+        ImGui::PopTextWrapPos();
     } else {
         ImGui::Text("ROI %dx%d at (%d, %d)", s.roi.w, s.roi.h, s.roi.x, s.roi.y);
         ImGui::SameLine();

@@ -189,11 +189,11 @@ Image decode_png(ByteView bytes, const std::string& name, const std::function<vo
     if (int e = spng_decoded_image_size(ctx.get(), fmt, &size)) throw fail(e);
     Image img = Image::allocate(int(ihdr.width), int(ihdr.height), channels, depth, "png");
     if (size != img.sample_bytes()) throw InputError(name, "cannot decode png: unexpected decoded size");
-    // (before IDAT, as spng reads the chunks) pHYs in pixels per metre is a calibration; 2835 and 3780 (72 and 96 dpi) are the print resolutions editors
-    // write into every PNG, not a size the pixels had.
+    // (before IDAT, as spng reads the chunks) pHYs in pixels per metre is a calibration, except at the print
+    // resolutions editors write into photos (72, 96, 300 dpi, ...: is_print_dpi), which are not a size the pixels had.
     spng_phys phys{};
-    if (spng_get_phys(ctx.get(), &phys) == 0 && phys.unit_specifier == 1 && phys.ppu_x > 0 && phys.ppu_x != 2835 &&
-        phys.ppu_x != 3780)
+    if (spng_get_phys(ctx.get(), &phys) == 0 && phys.unit_specifier == 1 && phys.ppu_x > 0 &&
+        !is_print_dpi(double(phys.ppu_x) * 0.0254))
         img.pixel_size = pixel_size_from_metres(1.0 / double(phys.ppu_x));
     const bool direct_kind = !has_trns && ihdr.color_type != SPNG_COLOR_TYPE_INDEXED;
     if (direct_kind && decode_direct(bytes, ihdr, channels, img)) return img;

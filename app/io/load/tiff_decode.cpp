@@ -185,8 +185,8 @@ Image decode_tiff(ByteView bytes, const std::string& name, int page,
 
 namespace {
 // The pixel size a TIFF states: 1 / XResolution in ImageJ's unit= of its ImageDescription (its ResolutionUnit then
-// none), else in the ResolutionUnit (inch, centimetre); not calibrated otherwise, nor at 72 pixels an inch (the print
-// resolution editors write, as ImageJ ignores it).
+// none), else in the ResolutionUnit (inch, centimetre); not calibrated otherwise, nor at a print resolution (72, 300
+// dpi, ...: is_print_dpi; editors write them, as ImageJ ignores 72).
 PixelSize tiff_pixel_size(TIFF* tif) {
     float xres = 0;
     std::uint16_t unit = RESUNIT_NONE;
@@ -208,10 +208,10 @@ PixelSize tiff_pixel_size(TIFF* tif) {
             }
         }
     }
-    if (unit == RESUNIT_CENTIMETER) {
+    if (unit == RESUNIT_CENTIMETER && !is_print_dpi(double(xres) * 2.54)) {
         p.value = 1.0 / double(xres);
         p.unit = "cm";
-    } else if (unit == RESUNIT_INCH && xres != 72.0f) {
+    } else if (unit == RESUNIT_INCH && !is_print_dpi(double(xres))) {
         p.value = 1.0 / double(xres);
         p.unit = "in";
     }
