@@ -101,11 +101,13 @@ void add_picture_options(CLI::App& app, CliOptions& o) {
         ->capture_default_str();
     app.add_option("--percentiles", o.pct, "LO HI percentiles for --range percentile")
         ->expected(2)
+        ->allow_extra_args(false)  // (an image after the two values is an input)
         ->delimiter(',')
         ->group(g_view)
         ->capture_default_str();
     app.add_option("--fixed-range", o.fixed, "LO HI in the view's units for --range fixed")
         ->expected(2)
+        ->allow_extra_args(false)  // (an image after the two values is an input)
         ->delimiter(',')
         ->group(g_view)
         ->capture_default_str();
@@ -222,6 +224,8 @@ void add_lab_options(CLI::App& app, CliOptions& o) {
     app.add_option(
            "--filter", o.filter_specs,
            "mask the spectrum (repeatable), in cycles/pixel: lowpass:R, highpass:R, bandpass:R1:R2, bandstop:R1:R2, notch:U:V:R, wedge:ANGLE:HALF[:RMIN], stripe:ANGLE:WIDTH[:RMIN]; edges ,gauss or ,butterworth:N")
+        // one SPEC each time (an image after it is an input, not a second SPEC)
+        ->allow_extra_args(false)
         ->group(g_lab);
     app.add_option("--mask", o.mask_in,
                    "a mask description (.txt, or the .png saved beside it) as the viewer's Save mask writes it")
@@ -242,7 +246,9 @@ void add_lab_options(CLI::App& app, CliOptions& o) {
            "--profile", o.profile_args,
            "radial|angular OUT.csv (repeatable): the radial power spectrum (and its slope) or the power by angle")
         ->expected(2)
+        ->allow_extra_args(false)  // (an image after the two values is an input)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false)
         ->group(g_lab);
     app.add_option("--psd-fit", o.psd_fit, "A:B, the frequencies (cycles/pixel) the radial slope is fitted over")
         ->group(g_lab)

@@ -278,6 +278,22 @@ TEST(Cli, BackendAutoChoosesByTheWorkAndSaysWhy) {
     EXPECT_NE(batch.out.find(gpu ? "custom-fast" : "(CPU (FFTW))"), std::string::npos) << batch.out;
 }
 
+// Options with values never swallow the image after them: a SPEC each --filter, two values for --percentiles and
+// --fixed-range, two each --profile (repeatable), however the line is ordered.
+TEST(Cli, OptionValuesStopBeforeTheImage) {
+    TempDir dir;
+    const std::string in = grating(dir, 32, 32, 3, 1);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--headless", "--filter", "lowpass:0.2", "--filter", "highpass:0.01", in, "-o", "a.png"},
+          std::vector<std::string>{"--headless", "--percentiles", "1", "99", in, "-o", "b.png"},
+          std::vector<std::string>{"--headless", "--range", "fixed", "--fixed-range", "0", "3", in, "-o", "c.png"},
+          std::vector<std::string>{"--headless", "--profile", "radial", "r.csv", "--profile", "angular", "d.csv", in}}) {
+        const CliRun r = specview(args, dir, true);
+        EXPECT_EQ(r.code, 0) << args[1] << ": " << r.err;
+    }
+    EXPECT_TRUE(std::filesystem::exists(dir.file("r.csv")) && std::filesystem::exists(dir.file("d.csv")));
+}
+
 TEST(Cli, HelpDocumentsOptionsAndExitCodes) {
     TempDir dir;
     const CliRun r = specview({"--help"}, dir);

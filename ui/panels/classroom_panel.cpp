@@ -219,7 +219,7 @@ void draw_butterfly_diagram(PanelContext& ctx, Classroom& c, const Step& step, I
     const ImVec2 o = ImGui::GetCursorScreenPos();
     size.y = std::max(size.y - (o.y - y_before), 10.0f);  // (what the heading took)
     const float fs = ImGui::GetFontSize();
-    const float label_w = fs * 3.6f, right_w = fs * 7.0f;
+    const float label_w = fs * 3.6f, right_w = fs * 8.5f;  // (the last values, then the output's order)
     const float dx = (size.x - label_w - right_w) / std::max(lg, 1);
     const float dy = std::max((size.y - fs * 2.5f) / n, fs * 0.9f);
     auto node = [&](int t, int k) { return ImVec2(o.x + label_w + t * dx, o.y + fs * 1.3f + (k + 0.5f) * dy); };
@@ -259,7 +259,7 @@ void draw_butterfly_diagram(PanelContext& ctx, Classroom& c, const Step& step, I
             std::snprintf(out, sizeof out, "X[%u]", bit_reverse(unsigned(idx[std::size_t(k)]), L));
         else
             std::snprintf(out, sizeof out, "[%d]", idx[std::size_t(k)]);
-        label(ImVec2(node(lg, k).x + fs * 3.9f, node(lg, k).y - fs * 0.5f), IM_COL32(200, 200, 200, 255), out);
+        label(ImVec2(node(lg, k).x + fs * 5.2f, node(lg, k).y - fs * 0.5f), IM_COL32(200, 200, 200, 255), out);
     }
     for (int t = 1; t <= lg; ++t) {
         const int stage = view.first - 1 + t, span = N >> stage;
