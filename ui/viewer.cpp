@@ -1197,7 +1197,11 @@ void build_window(ViewerState& st, PanelContext& ctx) {
                  ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
                      ImGuiWindowFlags_NoBringToFrontOnFocus);
     if (!st.panels_hidden) {  // (p hides it: the views take the whole window)
-        const float panel_w = std::min(420.0f * ImGui::GetIO().FontGlobalScale, vp->WorkSize.x * 0.45f);
+        // As wide as the user dragged its edge (else 420 pixels at the font's scale), within 20%..70% of the window.
+        const float scale = ImGui::GetIO().FontGlobalScale;
+        const float lo = std::min(260.0f * scale, vp->WorkSize.x * 0.2f), hi = vp->WorkSize.x * 0.7f;
+        const float panel_w = std::clamp(st.panel_w > 0 ? st.panel_w : std::min(420.0f * scale, vp->WorkSize.x * 0.45f),
+                                         lo, std::max(lo, hi));
         ImGui::BeginChild("panels", ImVec2(panel_w, 0), true);
         draw_file_panel(ctx, st.file);
         draw_pipeline_panel(ctx);
@@ -1208,7 +1212,15 @@ void build_window(ViewerState& st, PanelContext& ctx) {
         draw_timings_panel(ctx, st.timings);
         draw_device_panel(ctx, st.device_ui);
         ImGui::EndChild();
-        ImGui::SameLine();
+        // The edge between the panels and the views: drag it to resize the panels.
+        ImGui::SameLine(0, 0);
+        ImGui::InvisibleButton("panel-edge", ImVec2(6.0f, std::max(ImGui::GetContentRegionAvail().y, 1.0f)));
+        if (ImGui::IsItemHovered() || ImGui::IsItemActive()) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+        if (ImGui::IsItemActive()) st.panel_w = std::clamp(panel_w + ImGui::GetIO().MouseDelta.x, lo, std::max(lo, hi));
+        ImGui::SameLine(0, 2);
+        char line[64];
+        std::snprintf(line, sizeof line, "panel-width %.0f", panel_w);
+        st.layout.push_back(line);
     }
     ImGui::BeginChild("main", ImVec2(0, 0), false);
     if (st.dirty) run_pipeline(st);  // posted now; the picture arrives in a later frame

@@ -169,6 +169,7 @@ struct ViewerState {
     } roi_drag;
     FileDialog dialog;       // open / save as (File panel, the o key)
     float readout_h = 0;     // the readout's height last frame (it wraps)
+    float panel_w = 0;       // the side panel's width the user dragged its edge to (0: the default)
     std::string roi_let_go;  // said after the poll's messages: the ROI did not fit the image that came
     GlTexture logphi_tex;     // the analysis strip's log-phi view (small: uploaded at once)
     StagedTexture corr_tex;   // the phase correlation's heat map (image-sized: staged)

@@ -111,7 +111,9 @@ TEST_F(Gui, GeometrySetsTheWindowAndNoGpuFoldsTheGpuKnobs) {
     EXPECT_TRUE(l.has(gpu ? "backend-why auto: custom-fast" : "backend-why auto: the CPU, no usable CUDA device"));
     EXPECT_EQ(l.line("backend ").rfind(gpu ? "backend custom-fast" : "backend CPU (FFTW)", 0), 0u) << l.line("backend ");
     EXPECT_EQ(run({grating(64, 3, 2), "--geometry", "1280"}, 2, shot), 2);
+    EXPECT_TRUE(l.has("panel-width 420")) << "the side panel's default width";
 }
+
 
 TEST_F(Gui, SpectrumViewShowsTheGratingPeaksAndThePanelsAreDrawn) {
     const int n = 128, kx = 12, ky = -7;
@@ -586,6 +588,20 @@ TEST_F(Script, APixelSizeTypedInTheViewerCalibratesTheReadout) {
     EXPECT_STREQ(unit, "um");
     EXPECT_NE(layout(b).line("readout_period").find(" px"), std::string::npos) << layout(b).line("readout_period");
     EXPECT_EQ(run_script("pixel-size 3parsecs\n", {img}), 2);
+}
+
+// The side panel resizes (issue 59) by its edge; the script's panel-width takes the same path, kept within 20%..70%
+// of the window.
+TEST_F(Script, TheSidePanelResizes) {
+    const std::string img = grating(64, 3, 2), a = dir.file("a.png"), b = dir.file("b.png");
+    ASSERT_EQ(run_script("wait-ready\npanel-width 600\nwait 2\nscreenshot " + a + "\npanel-width 5000\nwait 2\nscreenshot " +
+                             b + "\nquit\n",
+                         {img, "--geometry", "1280x800"}),
+              0)
+        << read("out.txt");
+    EXPECT_TRUE(layout(a).has("panel-width 600"));
+    EXPECT_TRUE(layout(b).has("panel-width 896")) << "70% of 1280";
+    EXPECT_LT(layout(a).rects.at("image_image")[0], layout(b).rects.at("image_image")[0]) << "the views moved right";
 }
 
 // Keys a desktop user expects (issue 59), pressed through the script's `key`: c the next colormap (inferno, the

@@ -102,6 +102,10 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             Settings probe;
             const std::string err = set_option(probe, a.args[0], {a.args.begin() + 1, a.args.end()});
             if (!err.empty()) throw ScriptError(line, err);
+        } else if (v == "panel-width") {
+            int w = 0;
+            if (n != 1 || !parse_count(a.args[0], &w, 1, 100000))
+                throw ScriptError(line, "panel-width takes screen pixels (as dragging the panels' edge)");
         } else if (v == "pixel-size") {
             Calibration probe;
             const std::string err = n == 1 ? set_calibration(probe, a.args[0]) : "pixel-size takes VALUE[UNIT] or none";
@@ -192,7 +196,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
             throw ScriptError(
                 line,
                 "unknown action '" + v +
-                    "' (open, next-image, prev-image, save-picture, save-raw, key, set, drag, hover, zoom, pan, fit, roi, pixel-size, next, prev, wait, wait-ready, "
+                    "' (open, next-image, prev-image, save-picture, save-raw, key, set, drag, hover, zoom, pan, fit, roi, pixel-size, panel-width, next, prev, wait, wait-ready, "
                     "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
                     "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
                     "save-texture, quit)");
@@ -278,6 +282,10 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         if (a.verb == "set") {
             set_option(st.settings, a.args[0], {a.args.begin() + 1, a.args.end()});
             st.dirty = true;
+            return true;
+        }
+        if (a.verb == "panel-width") {  // as dragging the panels' edge (kept within 20%..70% of the window)
+            st.panel_w = float(std::stoi(a.args[0]));
             return true;
         }
         if (a.verb == "pixel-size") {  // as typed in the Display panel
