@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The Debian package (cpack -G DEB): its Depends found by dpkg-shlibdeps (Debian's runtime libraries, never CUDA's,
+# which no Debian package holds), what it installs under /usr, and the program run from the unpacked package in
+# another directory (the decoder helper found from its own path). SPECVIEW_TEST_APT=1 (root) also installs it with
+# apt and removes it again, checking nothing is left behind.
+# usage: package_test.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "$1" && pwd)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "package_test: $*" >&2; exit 1; }
+command -v dpkg-deb > /dev/null || { echo "package_test: no dpkg-deb here: skipped"; exit 0; }
+cpack --config "$build/CPackConfig.cmake" -G DEB -B "$out" > "$out/cpack.log" 2>&1 || fail "cpack: $(tail -5 "$out/cpack.log")"
+deb=$(ls "$out"/specview_*_amd64.deb 2>/dev/null | head -1)
+[ -n "$deb" ] || fail "no specview_*_amd64.deb in $(ls "$out")"
+depends=$(dpkg-deb -f "$deb" Depends)
+for lib in libc6 libstdc++6 libfftw3-single3 libspng0 libtiff6 libjpeg62-turbo libseccomp2; do
+  [[ "$depends" == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
+done
+[[ "$depends" != *cuda* && "$depends" != *cufft* ]] || fail "Depends names a CUDA package Debian lacks: $depends"
+[ "$(dpkg-deb -f "$deb" Package)" = specview ] || fail "the package is not named specview"
+files=$(dpkg-deb -c "$deb" | awk '{print $6}')
+for f in ./usr/bin/specview ./usr/libexec/specview/specview-decoder ./usr/share/man/man1/specview.1 \
+         ./usr/share/applications/specview.desktop ./usr/share/bash-completion/completions/specview \
+         ./usr/share/specview/assets/disc.png ./usr/share/icons/hicolor/scalable/apps/specview.svg; do
+  grep -qx -- "$f" <<< "$files" || fail "the package lacks $f"
+done
+if grep -q test <<< "$files"; then fail "tests in the package: $(grep test <<< "$files" | head -3)"; fi
+root="$out/root"
+dpkg-deb -x "$deb" "$root"
+cd "$out"
+version=$("$root/usr/bin/specview" --version)
+[[ "$version" =~ ^specview\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "--version printed '$version'"
+SPECVIEW_DECODER= "$root/usr/bin/specview" --headless "$root/usr/share/specview/assets/disc.png" -o out.png > log.txt 2>&1 ||
+  fail "headless run failed: $(cat log.txt)"
+[ -s out.png ] || fail "no out.png"
+if [ "${SPECVIEW_TEST_APT:-0}" = 1 ]; then
+  apt-get install -y -qq "$deb" > apt.log 2>&1 || fail "apt install: $(tail -3 apt.log)"
+  /usr/bin/specview --version > /dev/null || fail "the installed program does not run"
+  apt-get remove -y -qq specview > apt.log 2>&1 || fail "apt remove: $(tail -3 apt.log)"
+  left=$(ls -d /usr/bin/specview /usr/libexec/specview /usr/share/specview 2> /dev/null || true)
+  [ -z "$left" ] || fail "left behind: $left"
+fi
+echo "package_test: ok ($(basename "$deb"), $(du -k "$deb" | cut -f1) KB; Depends: $(tr -d '\n' <<< "$depends" | cut -c1-80)...)"
