@@ -34,6 +34,12 @@ version=$("$root/usr/bin/specview" --version)
 SPECVIEW_DECODER= "$root/usr/bin/specview" --headless "$root/usr/share/specview/assets/disc.png" -o out.png > log.txt 2>&1 ||
   fail "headless run failed: $(cat log.txt)"
 [ -s out.png ] || fail "no out.png"
+# The viewer from the package opens an image (where there is a display: CI runs the tests under xvfb-run).
+if [ -n "${DISPLAY:-}" ]; then
+  "$root/usr/bin/specview" --frames 4 --screenshot shot.png --geometry 800x600 \
+    "$root/usr/share/specview/assets/disc.png" > view.txt 2>&1 || fail "the viewer failed: $(tail -3 view.txt)"
+  [ -s shot.png ] || fail "the viewer's screenshot is missing"
+fi
 if [ "${SPECVIEW_TEST_APT:-0}" = 1 ]; then
   apt-get install -y -qq "$deb" > apt.log 2>&1 || fail "apt install: $(tail -3 apt.log)"
   /usr/bin/specview --version > /dev/null || fail "the installed program does not run"
