@@ -32,6 +32,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/shared.h"
 #include "app/core/bounded_queue.h"
+#include "app/core/huge_pages.h"
 #include "app/engine/auto_backend.h"
 #include "app/engine/cpu_backend.h"
 #include "app/engine/engine.h"
@@ -824,6 +825,7 @@ int Batch::run() {
             std::cout << "peak resident memory after the first " << kMemoryMark << " images: " << fmt(peak_after_first)
                       << " MiB\n";
         std::cout << "peak resident memory: " << fmt(peak_rss_mib()) << " MiB\n";
+        std::cout << "page faults: " << page_faults() << " (huge pages " << huge_pages_state() << ")\n";
     }
     return first_failure;
 }

@@ -1,0 +1,82 @@
+#include "app/core/huge_pages.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace specview {
+
+namespace {
+constexpr const char* kTunable = "glibc.malloc.hugetlb=1";
+
+// The kernel's transparent huge page mode: "always", "madvise" or "never" (the bracketed word), "" when unknown.
+std::string thp_mode() {
+    std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string line;
+    std::getline(f, line);
+    const std::size_t a = line.find('['), b = line.find(']');
+    return a != std::string::npos && b != std::string::npos && b > a ? line.substr(a + 1, b - a - 1) : std::string();
+}
+
+bool tunable_set() {
+    const char* t = std::getenv("GLIBC_TUNABLES");
+    return t && std::strstr(t, kTunable) != nullptr;
+}
+
+
+// Whether the work the arguments ask for is large enough to pay for starting again (see kHugePagesMinBytes).
+bool worth_it(int argc, char** argv) {
+    bool headless = false;
+    long long bytes = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--help" || a == "-h" || a == "--version" || a == "--print-man" || a == "--print-bash-completion")
+            return false;
+        if (a == "--headless") headless = true;
+        if (a == "--list" || a == "--stack") return true;
+        struct stat st {};
+        if (a.empty() || a[0] == '-' || ::stat(argv[i], &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) return true;
+        if (S_ISREG(st.st_mode)) bytes += st.st_size;
+    }
+    return !headless || bytes >= kHugePagesMinBytes;
+}
+}  // namespace
+
+void use_huge_pages(int argc, char** argv) {
+    const char* off = std::getenv("SPECVIEW_NO_HUGE_PAGES");
+    if ((off && *off && std::strcmp(off, "0") != 0) || tunable_set() || thp_mode() != "madvise" ||
+        !worth_it(argc, argv))
+        return;
+    const char* old = std::getenv("GLIBC_TUNABLES");
+    const std::string value = old && *old ? std::string(old) + ":" + kTunable : std::string(kTunable);
+    if (::setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
+    ::execv("/proc/self/exe", argv);
+    // (the exec failed: go on as we are, without the tunable, so children are not told a thing that is not so)
+    if (old)
+        ::setenv("GLIBC_TUNABLES", old, 1);
+    else
+        ::unsetenv("GLIBC_TUNABLES");
+}
+
+const char* huge_pages_state() {
+    if (tunable_set()) return thp_mode() == "never" ? "off (the kernel gives none)" : "on (glibc.malloc.hugetlb=1)";
+    const std::string mode = thp_mode();
+    if (mode == "always") return "on (the kernel's default)";
+    const char* off = std::getenv("SPECVIEW_NO_HUGE_PAGES");
+    if (off && *off && std::strcmp(off, "0") != 0) return "off (SPECVIEW_NO_HUGE_PAGES)";
+    return mode == "never" ? "off (the kernel gives none)" : "off";
+}
+
+long page_faults() {
+    struct rusage u {};
+    if (::getrusage(RUSAGE_SELF, &u) != 0) return -1;
+    return u.ru_minflt + u.ru_majflt;
+}
+
+}  // namespace specview
