@@ -187,14 +187,20 @@ void draw_butterfly_diagram(PanelContext& ctx, Classroom& c, const Step& step, I
         ctx.worker.plane_row(s, key, view.pass, c.diagram_row);
     }
     const bool have = c.plane_row.key == key && int(c.plane_row.values.size()) == N;
-    // Column t of the diagram: the row after stage first - 1 + t.
-    std::vector<std::vector<std::complex<double>>> cols(std::size_t(lg + 1), std::vector<std::complex<double>>(n));
-    if (have)
+    // Column t of the diagram: the row after stage first - 1 + t (made again only when the row or the points change).
+    std::uint64_t cols_key = key;
+    for (int v : {view.first, n, base, d}) cols_key = cols_key * 1000003u + std::uint64_t(v) + 1;
+    if (have && c.diagram_cols_key != cols_key) {
+        c.diagram_cols.assign(std::size_t(lg + 1), std::vector<std::complex<double>>(std::size_t(n)));
         for (int t = 0; t <= lg; ++t) {
             std::vector<std::complex<double>> row = c.plane_row.values;
             staged_row_fft(row.data(), N, view.first - 1 + t, false);
-            for (int k = 0; k < n; ++k) cols[std::size_t(t)][std::size_t(k)] = row[std::size_t(idx[std::size_t(k)])];
+            for (int k = 0; k < n; ++k)
+                c.diagram_cols[std::size_t(t)][std::size_t(k)] = row[std::size_t(idx[std::size_t(k)])];
         }
+        c.diagram_cols_key = cols_key;
+    }
+    const std::vector<std::vector<std::complex<double>>>& cols = c.diagram_cols;
     const float y_before = ImGui::GetCursorScreenPos().y;
     ImGui::TextWrapped("Row pass %d, stages %d..%d of %d: %d of the %d points of row %d (elements %d + %d k)%s",
                        view.pass, view.first, last, L, n, N, c.diagram_row, base, d,

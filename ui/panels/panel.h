@@ -6,6 +6,7 @@
 
 #include <imgui.h>
 
+#include <complex>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -107,6 +108,10 @@ struct Classroom {
     // The butterfly diagram's row window, asked of the worker when it changes.
     PlaneRow plane_row;
     std::uint64_t plane_row_key = 0;
+    // The diagram's columns (its points after each stage shown), made from plane_row when what they show changes,
+    // not every frame.
+    std::vector<std::vector<std::complex<double>>> diagram_cols;
+    std::uint64_t diagram_cols_key = 0;
 };
 
 // The frequency lab's panel: the filter being drafted (added with a button, or edited live when `selected` picks
