@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <thread>
 #include <type_traits>
 
@@ -330,6 +331,57 @@ PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst
     for (int y = 0; y < th; ++y) {
         float* out = dst + std::size_t(y) * stride;
         for (int x = y < chh ? cw : 0; x < tw; ++x) out[x] = fill;
+    }
+    return g;
+}
+
+PlaneGeometry prepare_folded_plane_into(const Image& img, const Settings& s, int fx, int fy, float* dst,
+                                        std::size_t stride, const std::string& name, int threads) {
+    check_channel(img, s.channel, name);
+    const PlaneGeometry g = plane_geometry(s, img.width, img.height);
+    if (fx < 1 || fy < 1 || g.width % fx != 0 || g.height % fy != 0)
+        throw std::invalid_argument("prepare_folded_plane_into: the folds must divide the plane");
+    const int tw = g.width / fx, th = g.height / fy, cw = g.content_w, chh = g.content_h;
+    const PlaneShaping sh = plane_shaping(img, s, g, threads);
+    // Each band owns folded rows [r0, r1) and adds the fy plane rows that fold onto each: no two threads write a row.
+    std::vector<double> row_sums(std::size_t(th), 0.0);
+    auto band = [&](int r0, int r1) {
+        std::vector<float> row(static_cast<std::size_t>(cw));
+        for (int r = r0; r < r1; ++r) {
+            float* out = dst + std::size_t(r) * stride;
+            std::fill(out, out + tw, 0.0f);
+            double sum = 0.0;
+            for (int y = r; y < chh; y += th) {
+                channel_row_any(img, s.channel, y + g.crop_y, g.crop_x, cw, row.data());
+                for (int x0 = 0; x0 < cw; x0 += tw) {
+                    const int n = std::min(tw, cw - x0);
+                    for (int i = 0; i < n; ++i) {
+                        const float v = float(
+                            plane_value(sh.shape, row[x0 + i], x0 + i, y, sh.wx.data(), sh.wy.data(), sh.table.data()));
+                        out[i] += v;
+                        sum += v;
+                    }
+                }
+            }
+            row_sums[std::size_t(r)] = sum;
+        }
+    };
+    parallel_bands(th, threads, [&](int r0, int r1, int) { band(r0, r1); }, 16);
+    const bool mean_fill = s.pad_fill == PadFill::Mean && effective_level(s, g) == s.level && (g.width > cw || g.height > chh);
+    if (mean_fill) {  // the padding's fill, folded: fx fy cells a folded cell stands for, less those of the content
+        double sum = 0.0;
+        for (double r : row_sums) sum += r;
+        const float fill = float(sum / (double(cw) * chh));
+        auto in_content = [](int i, int tile, int fold, int content) {
+            int n = 0;
+            for (int k = 0; k < fold; ++k) n += i + k * tile < content;
+            return n;
+        };
+        for (int r = 0; r < th; ++r) {
+            const int ny = in_content(r, th, fy, chh);
+            float* out = dst + std::size_t(r) * stride;
+            for (int x = 0; x < tw; ++x) out[x] += fill * float(fx * fy - in_content(x, tw, fx, cw) * ny);
+        }
     }
     return g;
 }

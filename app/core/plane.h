@@ -84,6 +84,13 @@ PlaneGeometry prepare_plane_into(const Image& img, const Settings& s, float* dst
                                  const std::string& name = "image", int threads = 0);
 PreparedPlane prepare_plane(const Image& img, const Settings& s, const std::string& name = "image");
 
+// The plane of prepare_plane_into folded: its fx x fy tiles of (width / fx) x (height / fy) summed into one, into
+// `dst` (rows `stride` floats apart). The DFT of the folded plane is exactly every fx-th, fy-th bin of the whole
+// plane's DFT (F_folded[j] = F[fx j]): the viewer's live preview of a big spectrum, made by one pass over the
+// samples and a transform of 1/(fx fy) the size. fx and fy must divide the plane's width and height.
+PlaneGeometry prepare_folded_plane_into(const Image& img, const Settings& s, int fx, int fy, float* dst,
+                                        std::size_t stride, const std::string& name = "image", int threads = 0);
+
 bool is_pow2(long long v);
 int next_pow2(int v);
 int prev_pow2(int v);

@@ -27,6 +27,10 @@ struct PlaneContext {
     std::uint64_t image_version = 0;
     std::uint64_t plane_version = 0;
     std::function<const PreparedPlane&(double* ms)> host_plane;
+    // The host plane for these settings is made already (host_plane costs nothing): a CPU run copies it; else it
+    // makes the plane straight into FFTW's buffer and keeps none (Engine::prepared makes it when it is asked for).
+    bool host_plane_cached = false;
+    std::string name;  // the image's, for errors
 };
 
 class SpectrumBackend {

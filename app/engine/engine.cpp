@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "app/engine/backend.h"
+#include "app/engine/preview.h"
 #include "gpu/common/errors.h"
 #include "gpu/runtime/device_info.h"
 
@@ -56,6 +57,7 @@ struct Engine::Impl {
     bool probed = false;
     gpu::DeviceInfo dev;
     std::unique_ptr<SpectrumBackend> cpu, gpu;
+    std::unique_ptr<SpectrumPreview> preview;
     // Why the GPU can no longer be used in this process (a sticky CUDA error: GpuContextLost); empty while it can.
     std::string gpu_lost;
 
@@ -122,6 +124,8 @@ struct Engine::Impl {
         c.image = image_ptr.get();
         c.image_version = image_version;
         c.plane_version = plane_for(s);
+        c.host_plane_cached = host_valid && host_key == plane_key;
+        c.name = name;
         c.host_plane = [this, s](double* ms) -> const PreparedPlane& {
             *ms = prepare(s);
             return prepared;
@@ -192,6 +196,13 @@ std::vector<std::complex<float>> Engine::spectrum_bins(const Settings& s, const 
 const PreparedPlane& Engine::prepared(const Settings& s) {
     impl_->prepare(s);
     return impl_->prepared;
+}
+
+bool Engine::preview(const Settings& s, int max_side, int threads, Preview& out) {
+    Impl& m = *impl_;
+    m.plane_for(s);  // the region, and the channel's check
+    if (!m.preview) m.preview = std::make_unique<SpectrumPreview>();
+    return m.preview->make(*m.image_ptr, s, max_side, threads, out, m.name);
 }
 
 std::vector<gpu::KernelResources> Engine::custom_resources(const Settings& s) {

@@ -4,7 +4,9 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,8 @@
 #include "gpu/common/run_result.h"
 
 namespace specview {
+
+struct Preview;
 
 struct RunOptions {
     bool want_spectrum = false;  // keep the complex spectrum (unshifted) in the frame
@@ -39,6 +43,14 @@ struct RunOptions {
     // Adds |F|^2 of this run's unmasked spectrum to a running sum the backend keeps (on the device for the GPU
     // backends: nothing is downloaded per frame), for a stack's mean power spectrum; Engine::take_power_sum.
     bool accumulate_power = false;
+    // Asked between the stages of a CPU run (after the plane, after the FFT): true gives up the run, which throws
+    // RunCancelled (the viewer's worker: a newer request is waiting). Runs on the GPU are not cut short.
+    std::function<bool()> cancelled;
+};
+
+// A run given up because RunOptions::cancelled said so; what the backend kept of earlier runs is gone.
+struct RunCancelled : std::runtime_error {
+    RunCancelled() : std::runtime_error("run cancelled: a newer one is waiting") {}
 };
 
 using SharedSpectrum = std::shared_ptr<const std::vector<std::complex<float>>>;
@@ -111,6 +123,10 @@ public:
 
     // The plane fed to the FFT for these settings (prepared now if needed).
     const PreparedPlane& prepared(const Settings& s);
+
+    // The live preview of the spectrum run() would show for these settings (app/engine/preview.h), made on the CPU
+    // whatever the backend; false when the plane is too small for one. Throws like run().
+    bool preview(const Settings& s, int max_side, int threads, Preview& out);
 
     // The GPU, probed once; never throws.
     const gpu::DeviceInfo& device_info();

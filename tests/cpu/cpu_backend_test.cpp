@@ -9,6 +9,7 @@
 
 #include "app/engine/cpu_backend.h"
 #include "app/engine/engine.h"
+#include "app/engine/preview.h"
 #include "app/core/plane.h"
 #include "gpu/common/errors.h"
 #include "tests/support/oracle.h"
@@ -482,6 +483,137 @@ TEST(Engine, PlanForTheHeaderSizeBeforeTheImageGivesTheSamePicture) {
     EXPECT_FALSE(has(fa, "plan (while"));
     EXPECT_TRUE(has(fb, "plan (while the image was decoded)"));
     EXPECT_FALSE(has(fb, "plan (first run"));
+}
+
+}  // namespace
+}  // namespace specview::test
+
+namespace specview::test {
+namespace {
+
+// The folded plane's spectrum is every fx-th, fy-th bin of the whole plane's (the live preview rests on this): for
+// separable and radial windows, levelling, mean padding, odd and even folded sizes, against FFTW in double.
+TEST(Preview, FoldedPlaneSpectrumIsEveryFthBinOfTheWholeOne) {
+    Rng rng;
+    struct Case {
+        int w, h;
+        PadMode pad;
+        Window win;
+        WindowShape shape;
+        Level level;
+        PadFill fill;
+        int fx, fy;
+    };
+    const Case cases[] = {{300, 200, PadMode::Pow2, Window::Hann, WindowShape::Separable, Level::None, PadFill::Zero, 4, 2},
+                          {90, 75, PadMode::None, Window::Tukey, WindowShape::Radial, Level::Plane, PadFill::Zero, 3, 5},
+                          {100, 60, PadMode::Pow2, Window::None, WindowShape::Separable, Level::None, PadFill::Mean, 2, 4},
+                          {130, 97, PadMode::Pow2, Window::Blackman, WindowShape::Separable, Level::Mean, PadFill::Mean, 8, 4}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::to_string(c.w) + "x" + std::to_string(c.h) + " folds " + std::to_string(c.fx) + "x" +
+                     std::to_string(c.fy) + ", seed " + std::to_string(rng.seed()));
+        const Image img = random_image(rng, c.w, c.h, 3, 8);
+        Settings s;
+        s.pad = c.pad;
+        s.window = c.win;
+        s.window_shape = c.shape;
+        s.level = c.level;
+        s.pad_fill = c.fill;
+        const PreparedPlane whole = prepare_plane(img, s);
+        const int W = whole.plane.width, H = whole.plane.height, w = W / c.fx, h = H / c.fy;
+        const std::vector<cd> ref = dft2d(widen(whole.plane.v), H, W);
+        Plane folded(w, h, std::nanf(""));  // poisoned: every element must be written
+        prepare_folded_plane_into(img, s, c.fx, c.fy, folded.v.data(), std::size_t(w), "image", 2);
+        const std::vector<cf> got = spectrum(folded);
+        std::vector<cd> want(got.size());
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) want[std::size_t(y) * w + x] = ref[std::size_t(y * c.fy) * W + x * c.fx];
+        EXPECT_LT(rel_l2(got, want), 2e-6);
+    }
+    float dummy[16];
+    const Image img = random_image(rng, 30, 20, 1, 8);
+    EXPECT_THROW(prepare_folded_plane_into(img, Settings{}, 3, 1, dummy, 16), std::invalid_argument);  // 32 % 3
+}
+
+// The preview picture under a fixed range is the full picture at the bins it shows, and the viewer's offset puts
+// each preview pixel on its bin, shifted (DC at n/2 of either) or not.
+TEST(Preview, PictureShowsTheFullPicturesPixelsAtItsBins) {
+    Rng rng;
+    const Image img = random_image(rng, 1000, 700, 3, 8);  // a 1024 x 1024 plane: folds 4 x 4 at 256 a side
+    for (bool shift : {true, false}) {
+        Settings s;
+        s.backend = Backend::Cpu;
+        s.window = Window::Hann;
+        s.view.shift = shift;
+        s.view.range = RangeMode::Fixed;
+        s.view.fixed_lo = 2.0f;
+        s.view.fixed_hi = 12.0f;
+        Engine e;
+        e.set_image(img, "random");
+        const Frame full = e.run(s);
+        Preview p;
+        ASSERT_TRUE(e.preview(s, 256, 2, p));
+        ASSERT_EQ(p.fx, 4);
+        ASSERT_EQ(p.fy, 4);
+        ASSERT_EQ(p.width, 256);
+        ASSERT_EQ(p.plane_width, full.width);
+        ASSERT_EQ(p.rgba.size(), std::size_t(256) * 256);
+        int same = 0, far = 0;
+        for (int q = 0; q < p.height; ++q)
+            for (int x = 0; x < p.width; ++x) {
+                const int a = int(p.rgba[std::size_t(q) * p.width + x] & 0xff);
+                const int b = int(full.rgba[std::size_t(q * p.fy + p.offset_y) * full.width + x * p.fx + p.offset_x] & 0xff);
+                same += a == b;
+                far += std::abs(a - b) > 1;
+            }
+        EXPECT_GT(same, 256 * 256 * 95 / 100) << "shift " << shift;
+        EXPECT_EQ(far, 0) << "shift " << shift;
+        EXPECT_EQ(p.offset_x, 0);  // 1024 / 2 - 4 (256 / 2)
+        Preview none;
+        Engine small;
+        small.set_image(random_image(rng, 200, 100, 1, 8), "small");
+        EXPECT_FALSE(small.preview(s, 256, 2, none));  // a 256 x 128 plane: not worth folding
+    }
+}
+
+TEST(Preview, FoldsDivideTheSizeAndLeaveAPrimeSizeWhole) {
+    int fx = 0, fy = 0;
+    preview_folds(4096, 2048, 1024, &fx, &fy);
+    EXPECT_EQ(fx, 4);
+    EXPECT_EQ(fy, 2);
+    preview_folds(4099, 3000, 1024, &fx, &fy);  // prime; 3000 / 3 = 1000
+    EXPECT_EQ(fx, 1);
+    EXPECT_EQ(fy, 3);
+    preview_folds(800, 1024, 1024, &fx, &fy);
+    EXPECT_EQ(fx, 1);
+    EXPECT_EQ(fy, 1);
+}
+
+// A CPU run asked to give up does so between stages, and the next run's picture and readout are as if it had not
+// started (nothing half-made is kept).
+TEST(Engine, CancelledCpuRunThrowsAndLeavesNothingHalfMade) {
+    Rng rng;
+    const Image img = random_image(rng, 300, 200, 3, 8);
+    Settings s;
+    s.backend = Backend::Cpu;
+    s.window = Window::Hann;
+    Engine a, b;
+    a.set_image(img, "random");
+    b.set_image(img, "random");
+    const Frame want = a.run(s);
+    for (int give_up_at : {1, 2}) {
+        int asked = 0;
+        RunOptions o;
+        o.cancelled = [&] { return ++asked >= give_up_at; };
+        Settings t = s;
+        t.tukey_alpha = 0.3f;  // another plane
+        t.window = Window::Tukey;
+        EXPECT_THROW(b.run(t, o), RunCancelled);
+        EXPECT_EQ(asked, give_up_at);
+        EXPECT_THROW(b.read_value(s, 3, 4), gpu::ConfigError);  // the last spectrum is gone, not a wrong one
+        const Frame got = b.run(s);
+        EXPECT_EQ(got.rgba, want.rgba);
+        EXPECT_EQ(b.read_value(s, 3, 4), a.read_value(s, 3, 4));
+    }
 }
 
 }  // namespace

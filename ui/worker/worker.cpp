@@ -851,6 +851,10 @@ void Worker::do_run() {
     int used_slot = slot;
     try {
         run_once(req.settings, slot, r);
+    } catch (const RunCancelled&) {
+        std::lock_guard<std::mutex> lock(mu_);  // nothing to show: the newer request is next
+        if (slot >= 0) slot_state_[slot] = 0;
+        return;
     } catch (const gpu::GpuContextLost& e) {
         // The GPU is gone for this process (a sticky CUDA error): the same request on the CPU backend, and the viewer
         // is told (RunResult::gpu_lost) so that it switches its settings and stops using interop.
@@ -890,6 +894,12 @@ void Worker::run_once(const Settings& settings, int slot, RunResult& r) {
                 settings, false, true, double(dev.free_memory), dev.name);
     }
     RunOptions o;
+    // A CPU run gives up between its stages once a newer request waits (a slider dragged on a big image: the
+    // newest value's preview and run start at once instead of after a stale run's remaining ~100s of ms).
+    o.cancelled = [this] {
+        std::lock_guard<std::mutex> lock(mu_);
+        return stop_ || run_req_.has_value() || image_req_.has_value();
+    };
     o.want_rgba = slot < 0;
     o.picture_slot = slot;
     const bool lab = has_mask(settings) && settings.stop.kind == gpu::StopPoint::Kind::Done;

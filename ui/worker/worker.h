@@ -185,7 +185,7 @@ struct WorkerStatus {
 
 class Worker {
 public:
-    // `cpu_threads`: FFTW threads for the CPU backend (the viewer leaves one core to its own thread).
+    // `cpu_threads`: threads of the CPU backend (FFTW, the plane, the view); the viewer gives it every core.
     explicit Worker(int cpu_threads);
     ~Worker();
     Worker(const Worker&) = delete;
