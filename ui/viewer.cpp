@@ -298,6 +298,7 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
     st.image_view = ViewTransform{};
     st.spectrum_view = ViewTransform{};
     st.timings.comparison.reset();
+    st.preview_change = 0;
     st.timings.sweep.reset();
     st.timings.sweep_running = false;
     st.timings.history.clear();
@@ -533,6 +534,22 @@ void poll_copy(ViewerState& st) {
 #endif
 }
 
+// A live preview of a change newer than the picture shown (and than one on its way): into its texture at once
+// (~4 MB), drawn in the spectrum's place until a picture of that change or a later one is shown.
+void take_preview(ViewerState& st, PreviewResult& p) {
+    if (p.image_id != st.shown.image_id || p.change <= st.frame_change) return;
+    if (st.staged_frame && st.staged_frame->change >= p.change) return;
+    st.preview_tex.ensure(p.preview.width, p.preview.height);
+    st.preview_tex.upload(p.preview.rgba.data());
+    std::vector<std::uint32_t>().swap(p.preview.rgba);
+    st.preview = std::move(p.preview);
+    st.preview_change = p.change;
+    if (auto it = st.change_index.find(p.change); it != st.change_index.end()) {
+        ChangeRecord& c = st.changes[it->second];
+        c.preview_ms = (viewer_clock() - c.t_posted) * 1e3;
+    }
+}
+
 void apply_worker_updates(ViewerState& st) {
     poll_copy(st);
     WorkerUpdates u = st.worker->poll();
@@ -546,6 +563,7 @@ void apply_worker_updates(ViewerState& st) {
     for (const auto& [error, text] : u.messages) error ? st.messages.error(text) : st.messages.info(text);  // in order
     if (!st.roi_let_go.empty()) st.messages.info(std::exchange(st.roi_let_go, std::string()));
     if (u.run) take_frame(st, *u.run);
+    if (u.preview) take_preview(st, *u.preview);
     if (u.value) {
         st.value = *u.value;
         st.value_asked = false;
@@ -980,6 +998,22 @@ void draw_views(ViewerState& st, ImVec2 avail) {
     ImGui::EndChild();
     if (!stacked) ImGui::SameLine();
     ImGui::BeginChild("view-spectrum", cell, false, kCell);
+    // The live preview while a CPU run is on its way (every fx-th bin, each preview pixel on the bin it shows).
+    DrawnInstead preview;
+    {
+        const GlTexture& sp = st.spectrum_tex.front();
+        const Preview& p = st.preview;
+        if (st.preview_change > st.frame_change && !st.classroom.enabled && st.preview_tex.valid() && sp.valid() &&
+            sp.width() == p.plane_width && sp.height() == p.plane_height) {
+            preview.tex = &st.preview_tex;
+            const float u0 = (0.5f - (0.5f + float(p.offset_x)) / float(p.fx)) / float(p.width);
+            const float v0 = (0.5f - (0.5f + float(p.offset_y)) / float(p.fy)) / float(p.height);
+            preview.uv0 = ImVec2(u0, v0);
+            preview.uv1 = ImVec2(u0 + 1.0f, v0 + 1.0f);
+            spectrum_title = "Spectrum (preview)";
+            st.layout.push_back("spectrum-preview " + std::to_string(p.fx) + "x" + std::to_string(p.fy));
+        }
+    }
     view_header(spectrum_title, st.spectrum_view, st.spectrum_tex.front(), "specv");
     const bool brush = st.lab.brush != 0 && !st.classroom.enabled;
     // A spectrum's bins at their true aspect (a W x H spectrum covers -0.5 .. 0.5 cycles/pixel both ways, so it is
@@ -992,14 +1026,17 @@ void draw_views(ViewerState& st, ImVec2 avail) {
         st.layout.push_back("spectrum-aspect " + std::to_string(st.spectrum_view.aspect));
     }
     const DrawnImage b =
-        draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover, !brush);
+        draw_image_view("##spectrum", st.spectrum_tex.front(), st.spectrum_view, each, st.spectrum_hover, !brush,
+                        preview.tex ? &preview : nullptr);
     brush_on_spectrum(st, b);
     draw_profile_line(st, b);
     record(st, "spectrum_image", b.p0, b.p1);
     if (st.spectrum_tex.front().valid() && st.shown.have_frame && !st.classroom.enabled) {
         draw_spectrum_axes(b, st.spectrum_tex.front().width(), st.spectrum_tex.front().height(),
                            st.shown.settings.view.shift, px, st.layout);
-        draw_view_colorbar(b, st.shown.settings.view.colormap, st.shown.frame.range_lo, st.shown.frame.range_hi,
+        draw_view_colorbar(b, st.shown.settings.view.colormap,
+                           preview.tex ? st.preview.range_lo : st.shown.frame.range_lo,
+                           preview.tex ? st.preview.range_hi : st.shown.frame.range_hi,
                            view_unit(st.shown.settings.view.view), st.layout);
     }
     if (lab && st.spectrum_tex.front().valid()) draw_filter_outlines(st, b);
@@ -1328,6 +1365,7 @@ void tear_down(ViewerState& st) {
 #endif
     st.image_tex.release();
     st.spectrum_tex.release();
+    st.preview_tex.release();
     st.lab_tex.release();
     st.logphi_tex.release();
     st.corr_tex.release();

@@ -59,6 +59,8 @@ struct ChangeRecord {
         double issue_ms = -1, map_ms = -1, copy_ms = -1, unmap_ms = -1;
     } copy;
     bool superseded = false;
+    // change -> its live preview in the texture (CPU runs while a slider moves; Worker::run); < 0: none shown.
+    double preview_ms = -1;
 };
 
 // The owner: the worker (and through it the engine), the textures and the interop, the change bookkeeping, and
@@ -137,6 +139,11 @@ struct ViewerState {
     StagedTexture spectrum_tex;  // interop copies go into its front; host pictures are staged
     // A host picture on its way into the texture, with the run it belongs to (shown when complete).
     std::optional<RunResult> staged_frame;
+    // The live preview of a change newer than the picture shown (a CPU run on its way): drawn over the spectrum's
+    // place, in its geometry, until a picture of that change or a later one is shown.
+    GlTexture preview_tex;
+    std::uint64_t preview_change = 0;
+    Preview preview;  // its description (rgba emptied once uploaded)
 #ifdef SPECVIEW_HAS_GL_INTEROP
     // One registration per texture of spectrum_tex and lab_tex (the lab's third view, copied from the same slot).
     gpu::GlInteropTexture interop[2];

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -1234,5 +1235,44 @@ TEST_F(Script, TheImageTextureHoldsTheImagesPixels) {
     }
 }
 
+}  // namespace
+}  // namespace specview::test
+
+namespace specview::test {
+namespace {
+// Issue 60: a slider dragged over a big image on the CPU shows a live preview of each change (every fx-th bin of
+// its spectrum) before its full picture, and the last change's full picture still comes. Every change of the
+// report has preview_ms beside ready_ms; a preview is never later than its own picture.
+TEST_F(Script, DraggingASliderOnTheCpuShowsAPreviewBeforeThePicture) {
+    const int w = 3000, h = 2000;  // a 4096 x 2048 plane: folds 4 x 2, a 1024 x 1024 preview
+    std::vector<double> v(std::size_t(w) * h);
+    std::mt19937 gen(7);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (double& x : v) x = u(gen);
+    const std::string img = dir.file("noise.npy");
+    fixtures::write_file(img, fixtures::npy("<f4", {std::uint64_t(h), std::uint64_t(w)}, false, v));
+    ASSERT_EQ(run_script("set window tukey\nwait-ready\ndrag tukey-alpha 0.1 0.9 12\nwait-ready\n",
+                         {img, "--backend", "cpu"}),
+              0)
+        << read("out.txt");
+    const nlohmann::json r = report();
+    const auto drag = changes_of(r, "drag tukey-alpha 0.1 0.9 12");
+    ASSERT_EQ(drag.size(), 12u) << r;
+    int previews = 0;
+    for (const auto& c : drag) {
+        ASSERT_TRUE(c.contains("preview_ms")) << c;
+        if (!c["preview_ms"].is_number()) continue;
+        ++previews;
+        EXPECT_GT(c["preview_ms"].get<double>(), 0.0) << c;
+        if (c["ready_ms"].is_number()) {
+            EXPECT_LT(c["preview_ms"].get<double>(), c["ready_ms"].get<double>()) << c;
+        }
+    }
+    EXPECT_GE(previews, 1) << r;
+    // The last step was posted within the burst of the others: previewed, then run to the end.
+    EXPECT_TRUE(drag.back()["preview_ms"].is_number()) << drag.back();
+    EXPECT_TRUE(drag.back()["ready_ms"].is_number()) << drag.back();
+    EXPECT_EQ(r.value("backend", ""), "CPU (FFTW)") << r;
+}
 }  // namespace
 }  // namespace specview::test

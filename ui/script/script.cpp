@@ -438,6 +438,7 @@ Json startup_json(const ViewerState& st) {
 Json change_json(const ChangeRecord& c) {
     Json j{{"line", c.line},
            {"action", c.action},
+           {"preview_ms", ms_or_null(c.preview_ms)},
            {"ready_ms", ms_or_null(c.ready_ms)},
            {"seen_ms", ms_or_null(c.seen_ms)},
            {"frame_wait_ms", ms(c.frame_wait_ms)},

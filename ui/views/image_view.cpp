@@ -6,7 +6,7 @@
 namespace specview::ui {
 
 DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& vt, ImVec2 size, Hover& hover,
-                           bool left_pans) {
+                           bool left_pans, const DrawnInstead* instead) {
     DrawnImage out;
     hover.active = false;
     const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -50,7 +50,11 @@ DrawnImage draw_image_view(const char* id, const GlTexture& tex, ViewTransform& 
     out.p0 = ImVec2(centre.x - vt.cx * vt.zoom, centre.y - vt.cy * vt.zoom * ar);
     out.p1 = ImVec2(out.p0.x + tw * vt.zoom, out.p0.y + th * vt.zoom * ar);
     dl->PushClipRect(origin, end, true);
-    dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(tex.id())), out.p0, out.p1);
+    if (instead && instead->tex && instead->tex->valid())
+        dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(instead->tex->id())), out.p0, out.p1,
+                     instead->uv0, instead->uv1);
+    else
+        dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(tex.id())), out.p0, out.p1);
     dl->PopClipRect();
 
     if (ImGui::IsItemHovered()) {

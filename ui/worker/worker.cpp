@@ -40,7 +40,7 @@ std::string describe(const std::exception& e) {
 }  // namespace
 
 // [SECTION] The requests the viewer posts (each coalesces: the latest wins)
-Worker::Worker(int cpu_threads) {
+Worker::Worker(int cpu_threads) : cpu_threads_(std::max(1, cpu_threads)) {
     set_cpu_fft_threads(cpu_threads);
     decoder_ = std::thread([this] { decoder_loop(); });
     runner_ = std::thread([this] { runner_loop(); });
@@ -75,7 +75,11 @@ void Worker::set_video_decode(VideoDecode how, bool display_on_device) {
 
 void Worker::run(const Settings& s, std::uint64_t change, bool picture_on_device) {
     std::lock_guard<std::mutex> lock(mu_);
-    run_req_ = RunRequest{s, change, picture_on_device};
+    const auto now = std::chrono::steady_clock::now();
+    const bool burst = now - last_run_posted_ < kPreviewBurst;
+    last_run_posted_ = now;
+    run_req_ = RunRequest{s, change, picture_on_device,
+                          burst && s.backend == Backend::Cpu && s.stop.kind == gpu::StopPoint::Kind::Done && !has_mask(s)};
     cv_.notify_one();
 }
 
@@ -603,7 +607,7 @@ void Worker::decoder_loop() {
         image_req_ = PendingImage{d.image_id, d.image, d.path};
         // Its run, unless the viewer posted one meanwhile (newer; it runs on this image too: images go first).
         if (run_after && !run_req_)
-            run_req_ = RunRequest{run_after->settings, run_after->change, run_after->picture_on_device};
+            run_req_ = RunRequest{run_after->settings, run_after->change, run_after->picture_on_device, false};
         run_after.reset();
         // A newer open already waiting supersedes this one for the viewer too.
         if (!open_req_) out_.decoded = std::move(d);
@@ -766,7 +770,7 @@ void Worker::decoder_loop() {
         // A run asked for with a frame that did not come still runs (on the image the viewer keeps), so that its
         // change completes.
         if (run_after && !run_req_) {
-            run_req_ = RunRequest{run_after->settings, run_after->change, run_after->picture_on_device};
+            run_req_ = RunRequest{run_after->settings, run_after->change, run_after->picture_on_device, false};
             cv_.notify_one();
         }
         run_after.reset();
@@ -842,6 +846,21 @@ void Worker::do_run() {
         run_req_.reset();
         running_settings_ = req.settings;
         if (req.on_device && req.settings.backend != Backend::Cpu) slot = acquire_slot();
+    }
+    if (req.preview && engine_.has_image()) {
+        PreviewResult p;
+        p.change = req.change;
+        p.image_id = engine_image_id_;
+        bool made = false;
+        try {
+            made = engine_.preview(req.settings, kPreviewSide, cpu_threads_, p.preview);
+        } catch (const std::exception&) {
+            made = false;  // the run says what is wrong
+        }
+        p.finished = std::chrono::steady_clock::now();
+        std::lock_guard<std::mutex> lock(mu_);
+        if (made) out_.preview = std::move(p);
+        if (run_req_ || image_req_ || stop_) return;  // superseded already: the newer request's preview is next
     }
     RunResult r;
     r.change = req.change;

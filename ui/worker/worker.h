@@ -23,6 +23,7 @@
 
 #include "app/core/picture.h"
 #include "app/engine/engine.h"
+#include "app/engine/preview.h"
 #include "app/io/load/load.h"
 #include "app/core/settings.h"
 #include "app/io/video_gpu.h"
@@ -72,6 +73,14 @@ struct RunResult {
     // When the worker took the request, when the engine started and ended (after a free picture slot), and when
     // the run ended (its result then waits for the viewer's next frame): where a change's time goes.
     std::chrono::steady_clock::time_point picked, engine_started, engine_ended, finished;
+};
+
+// A live preview of a CPU run (app/engine/preview.h), made before the run itself while settings change quickly.
+struct PreviewResult {
+    std::uint64_t change = 0;    // the run it previews
+    std::uint64_t image_id = 0;  // the image it was made from
+    Preview preview;
+    std::chrono::steady_clock::time_point finished;
 };
 
 // The lab view's picture from a frame with Frame::inverse (and, for Removed/Difference, the plane it came from).
@@ -163,6 +172,7 @@ struct WorkerUpdates {
     std::optional<DecodedImage> decoded;
     std::optional<DisplayPicture> display;  // comes with or after its decoded image
     std::optional<RunResult> run;
+    std::optional<PreviewResult> preview;  // of a run not in `run` yet
     std::optional<ValueResult> value;
     std::optional<SweepResult> sweep;
     std::optional<CompareResult> comparison;
@@ -209,7 +219,12 @@ public:
     // frame and makes the picture on the host).
     void set_video_decode(VideoDecode how, bool display_on_device);
     // Run these settings (replaces a run not yet started). `picture_on_device`: GPU pictures stay in a slot.
+    // A CPU run posted within kPreviewBurst of the one before (a slider dragged, a key held) on a plane of more than
+    // ~4 Mpx first publishes a preview (WorkerUpdates::preview, ~kPreviewSide a side), then runs to the end unless
+    // a newer request is waiting by then.
     void run(const Settings& s, std::uint64_t change, bool picture_on_device);
+    static constexpr int kPreviewSide = 1024;
+    static constexpr std::chrono::milliseconds kPreviewBurst{250};
     // The complex value behind data element (x, y) of the run posted as `change` (GPU backends).
     void read_value(const Settings& s, std::uint64_t change, int x, int y);
     // Measures the spectrum of the run posted as `change` (skipped when a later run has replaced it: its frame
@@ -285,7 +300,10 @@ private:
         Settings settings;
         std::uint64_t change;
         bool on_device;
+        bool preview;  // a preview first (run's comment)
     };
+    std::chrono::steady_clock::time_point last_run_posted_;
+    int cpu_threads_ = 1;
     std::optional<RunRequest> run_req_;
     struct ValueRequest {
         Settings settings;
