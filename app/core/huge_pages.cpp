@@ -1,5 +1,6 @@
 #include "app/core/huge_pages.h"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,6 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <new>
+#include <utility>
 #include <string>
 
 namespace specview {
@@ -77,6 +80,31 @@ long page_faults() {
     struct rusage u {};
     if (::getrusage(RUSAGE_SELF, &u) != 0) return -1;
     return u.ru_minflt + u.ru_majflt;
+}
+
+ByteBuffer::~ByteBuffer() { std::free(p_); }
+ByteBuffer::ByteBuffer(ByteBuffer&& o) noexcept : p_(std::exchange(o.p_, nullptr)), cap_(std::exchange(o.cap_, 0)) {}
+ByteBuffer& ByteBuffer::operator=(ByteBuffer&& o) noexcept {
+    if (this != &o) {
+        std::free(p_);
+        p_ = std::exchange(o.p_, nullptr);
+        cap_ = std::exchange(o.cap_, 0);
+    }
+    return *this;
+}
+
+unsigned char* ByteBuffer::reserve(std::size_t n) {
+    if (n <= cap_) return p_;
+    constexpr std::size_t kHuge = std::size_t(2) << 20;
+    const bool huge = n >= kHuge;
+    const std::size_t size = huge ? (n + kHuge - 1) / kHuge * kHuge : n;
+    void* p = huge ? std::aligned_alloc(kHuge, size) : std::malloc(size);
+    if (!p) throw std::bad_alloc();
+    if (huge) madvise(p, size, MADV_HUGEPAGE);  // a request: where the kernel says no, 4 KiB pages as before
+    std::free(p_);
+    p_ = static_cast<unsigned char*>(p);
+    cap_ = size;
+    return p_;
 }
 
 }  // namespace specview

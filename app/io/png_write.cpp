@@ -1,5 +1,7 @@
 #include "app/io/png_write.h"
 
+#include "app/core/huge_pages.h"
+
 #include <png.h>
 #include <zlib.h>
 #include <unistd.h>
@@ -139,35 +141,39 @@ bool write_chunk(std::FILE* f, const char* type, const unsigned char* data, std:
 }
 
 struct Band {
-    std::vector<unsigned char> data;  // raw deflate
+    ByteBuffer filtered, data;  // kept from wave to wave: the bands' pages are faulted in once
+    std::size_t size = 0;       // of data: the raw deflate stream (2 bytes of zlib header room before it)
     uLong adler = 1;
     std::size_t raw_bytes = 0;
     bool ok = false;
 };
 
-Band deflate_band(const PicturePixels& px, int w, int y0, int y1, PngColor color, int level, bool last) {
-    Band b;
+// The band's rows filtered and deflated into b.data from byte 2 on (the zlib header goes there for the first band).
+void deflate_band(const PicturePixels& px, int w, int y0, int y1, PngColor color, int level, bool last, Band& b) {
+    b.ok = false;
+    b.size = 0;
     const std::size_t rb = std::size_t(w) * (color == PngColor::Gray ? 1 : color == PngColor::Gray16 ? 2 : 3);
-    std::vector<unsigned char> filtered((rb + 1) * std::size_t(y1 - y0));
+    const std::size_t raw = (rb + 1) * std::size_t(y1 - y0);
+    unsigned char* filtered = b.filtered.reserve(raw);
     for (int y = y0; y < y1; ++y) {
-        unsigned char* out = filtered.data() + (rb + 1) * std::size_t(y - y0);
+        unsigned char* out = filtered + (rb + 1) * std::size_t(y - y0);
         out[0] = 0;  // no filter (spectra are noise: "up" made them 10% larger)
         row_bytes(px, y, w, color, out + 1);
     }
-    b.raw_bytes = filtered.size();
-    b.adler = adler32_z(1L, filtered.data(), filtered.size());
+    b.raw_bytes = raw;
+    b.adler = adler32_z(1L, filtered, raw);
     z_stream z{};
-    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return b;
-    b.data.resize(deflateBound(&z, uLong(filtered.size())) + 16);
-    z.next_in = filtered.data();
-    z.avail_in = uInt(filtered.size());
-    z.next_out = b.data.data();
-    z.avail_out = uInt(b.data.size());
+    if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_RLE) != Z_OK) return;
+    const std::size_t bound = deflateBound(&z, uLong(raw)) + 16;
+    unsigned char* data = b.data.reserve(bound + 2 + 4);  // + the zlib header and the Adler-32 trailer
+    z.next_in = filtered;
+    z.avail_in = uInt(raw);
+    z.next_out = data + 2;
+    z.avail_out = uInt(bound);
     const int rc = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
     b.ok = last ? rc == Z_STREAM_END : (rc == Z_OK && z.avail_in == 0);
-    b.data.resize(b.data.size() - z.avail_out);
+    b.size = bound - z.avail_out;
     deflateEnd(&z);
-    return b;
 }
 
 bool encode_parallel(std::FILE* f, const PicturePixels& px, int w, int h, PngColor color, int level, int threads,
@@ -190,15 +196,19 @@ bool encode_parallel(std::FILE* f, const PicturePixels& px, int w, int h, PngCol
     const int bands = (h + rows - 1) / rows;
     uLong adler = 1;
     bool first = true;
-    // Waves of `threads` bands: at most that many compressed bands in memory.
+    // Waves of `threads` bands: at most that many compressed bands in memory, their buffers reused wave to wave.
+    std::vector<Band> out(static_cast<std::size_t>(std::min(threads, bands)));
     for (int b0 = 0; b0 < bands; b0 += threads) {
         const int n = std::min(threads, bands - b0);
-        std::vector<Band> out(static_cast<std::size_t>(n));
         std::vector<std::thread> ts;
         for (int k = 0; k < n; ++k) {
             const int band = b0 + k, y0 = band * rows, y1 = std::min(h, y0 + rows);
             ts.emplace_back([&, k, y0, y1, band] {
-                out[std::size_t(k)] = deflate_band(px, w, y0, y1, color, level, band == bands - 1);
+                try {
+                    deflate_band(px, w, y0, y1, color, level, band == bands - 1, out[std::size_t(k)]);
+                } catch (const std::bad_alloc&) {
+                    out[std::size_t(k)].ok = false;
+                }
             });
         }
         for (auto& t : ts) t.join();
@@ -209,10 +219,19 @@ bool encode_parallel(std::FILE* f, const PicturePixels& px, int w, int h, PngCol
                 return false;
             }
             adler = adler32_combine(adler, b.adler, z_off_t(b.raw_bytes));
-            if (first) b.data.insert(b.data.begin(), {0x78, 0x01});  // zlib header: deflate, 32 KiB window
+            unsigned char* chunk = b.data.data() + 2;
+            std::size_t size = b.size;
+            if (first) {  // zlib header: deflate, 32 KiB window
+                chunk -= 2;
+                chunk[0] = 0x78;
+                chunk[1] = 0x01;
+                size += 2;
+            }
             first = false;
-            if (b0 + k == bands - 1) put32(b.data, std::uint32_t(adler));
-            if (!write_chunk(f, "IDAT", b.data.data(), b.data.size())) {
+            if (b0 + k == bands - 1) {
+                for (int s = 24; s >= 0; s -= 8) chunk[size++] = static_cast<unsigned char>(adler >> s);
+            }
+            if (!write_chunk(f, "IDAT", chunk, size)) {
                 std::snprintf(fail->message, sizeof fail->message, "%s", std::strerror(errno));
                 return false;
             }
