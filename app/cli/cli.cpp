@@ -16,6 +16,7 @@
 #include "app/cli/shard.h"
 #include "app/cli/shared.h"
 #include "app/cli/stack.h"
+#include "app/cli/volume_run.h"
 #include "app/engine/auto_backend.h"
 #include "gpu/runtime/device_info.h"
 #include "app/io/decoder_pool.h"
@@ -43,6 +44,17 @@ int run_frames(const CliOptions& o, const std::string& input) {
         std::cerr << "specview: --frame picks one frame; --frame-range A:B picks several\n";
         return kExitUsage;
     }
+    if (o.volume) {
+        std::string clash;
+        if (o.average) clash = "--average (one averages the frames' 2D spectra, the other transforms them as a volume)";
+        if (!o.export_video.empty()) clash = "--export-video";
+        if (!o.radial_out.empty() || !o.angular_out.empty())
+            clash = "--profile radial/angular (a volume's profile is --profile shell)";
+        if (!clash.empty()) {
+            std::cerr << "specview: --volume goes without " << clash << "\n";
+            return kExitUsage;
+        }
+    }
     if (has_mask(o.s) || !o.inverse_out.empty() || !o.correlate.empty() || !o.radial_out.empty() ||
         !o.angular_out.empty()) {
         std::cerr << "specview: --frame-range and --average go without the frequency lab's options (for now)\n";
@@ -68,6 +80,20 @@ int run_frames(const CliOptions& o, const std::string& input) {
     run.common = run_common(o);
     run.export_video = o.export_video;
     run.video_decode = parse_video_decode(o.video_decode);
+    run.volume = o.volume;
+    run.slice = o.slice;
+    run.projection = o.projection;
+    run.shell_out = o.shell_out;
+    if (o.volume) {  // the CPU's 3D FFT (FFTW); the GPU backends' 3D pipelines are the next steps of issue 61
+        if (!o.auto_backend && o.s.backend != Backend::Cpu) {
+            std::cerr << "specview: --volume runs on the CPU backend so far (--backend cpu, or auto)\n";
+            return kExitUsage;
+        }
+        run.s.backend = Backend::Cpu;
+        if (o.auto_backend) run.backend_why = "auto: a volume runs on the CPU";
+        DecoderPool::configure_shared(stack_decode_streams());
+        return run_volume(run);
+    }
     if (o.auto_backend) {  // a stack's or a video's frames: the GPU where there is one
         const gpu::DeviceInfo dev = gpu::probe_device(0);
         const AutoChoice c = choose_backend(AutoWork::Frames, 0, dev.available, dev.why_unavailable);
@@ -254,9 +280,14 @@ int run_headless(CliOptions& o) {
         if (mine.empty()) return kExitOk;  // more shards than inputs: this one has nothing to do
         files = std::move(mine);
     }
-    if (!o.frame_range.empty() || o.average || !o.export_video.empty()) {
+    if (!o.volume && (!o.shell_out.empty() || !o.projection.empty() || o.slice != "z")) {
+        std::cerr << "specview: --profile shell, --slice and --projection are for --volume\n";
+        return kExitUsage;
+    }
+    if (!o.frame_range.empty() || o.average || !o.export_video.empty() || o.volume) {
         if (batch) {
-            std::cerr << "specview: --frame-range, --average and --export-video take one input (a stack or a video)\n";
+            std::cerr << "specview: --frame-range, --average, --export-video and --volume take one input (a stack or a "
+                         "video)\n";
             return kExitUsage;
         }
         return run_frames(o, files.front());
@@ -267,6 +298,11 @@ int run_headless(CliOptions& o) {
 }
 
 int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {
+    if (o.volume || !o.shell_out.empty()) {
+        std::cerr << "specview: --volume and --profile shell are for --headless so far (the viewer's volume views "
+                     "come with issue 61)\n";
+        return kExitUsage;
+    }
     if (!o.stack.empty() || !o.frame_range.empty() || o.average || !o.export_video.empty()) {
         std::cerr << "specview: --stack, --frame-range and --average are for --headless (the viewer steps a stack's "
                      "frames with the File panel's Frame slider)\n";

@@ -176,6 +176,14 @@ void add_run_options(CLI::App& app, CliOptions& o) {
     app.add_flag("--average", o.average,
                  "the mean power spectrum over a stack's frames (--raw: the mean power, float32)")
         ->group(g_stack);
+    app.add_flag("--volume", o.volume, "the frames as one volume: --raw its 3D spectrum (numpy's fftn), -o a slice")
+        ->group(g_stack);
+    app.add_option("--slice", o.slice, "with --volume: -o's slice, z|y|x[:INDEX] (a frequency index; 0: through DC)")
+        ->capture_default_str()
+        ->group(g_stack);
+    app.add_option("--projection", o.projection, "with --volume: -o shows max or sum along --slice's axis instead")
+        ->check(one_of({"max", "sum"}))
+        ->group(g_stack);
     app.add_option("--max-side", o.max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))
         ->capture_default_str()
@@ -244,7 +252,8 @@ void add_lab_options(CLI::App& app, CliOptions& o) {
         ->capture_default_str();
     app.add_option(
            "--profile", o.profile_args,
-           "radial|angular OUT.csv (repeatable): the radial power spectrum (and its slope) or the power by angle")
+           "radial|angular|shell OUT.csv (repeatable): the radial power spectrum (and its slope), the power by angle, "
+           "or with --volume the spherically averaged power")
         ->expected(2)
         ->allow_extra_args(false)  // (an image after the two values is an input)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
@@ -385,8 +394,10 @@ int finish_options(CliOptions& o) {
             o.radial_out = o.profile_args[i + 1];
         else if (o.profile_args[i] == "angular")
             o.angular_out = o.profile_args[i + 1];
+        else if (o.profile_args[i] == "shell")
+            o.shell_out = o.profile_args[i + 1];
         else {
-            std::cerr << "specview: --profile " << o.profile_args[i] << ": radial or angular\n";
+            std::cerr << "specview: --profile " << o.profile_args[i] << ": radial, angular or shell (--volume)\n";
             return kExitUsage;
         }
     }

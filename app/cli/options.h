@@ -37,6 +37,9 @@ struct CliOptions {
     std::string frame_range, stack, export_video, video_decode = "auto";
     std::vector<std::string> stack_sequence;  // --stack's files, in natural order (run_headless)
     bool average = false;
+    // --volume: the stack as one volume (app/volume): --slice AXIS[:INDEX], --projection max|sum, --profile shell.
+    bool volume = false;
+    std::string slice = "z", projection;
     std::string max_memory;
     int png_level = kDefaultPngLevel;
     int jobs_opt = 0;
@@ -55,7 +58,7 @@ struct CliOptions {
     std::string correlation_kind = "phase", correlation_map;
     bool invert_mask = false;
     // From --profile and --psd-fit (finish_options).
-    std::string radial_out, angular_out;
+    std::string radial_out, angular_out, shell_out;
     double fit_lo = 0, fit_hi = 0;
 };
 

@@ -84,10 +84,10 @@ int open_video(const StackRun& r, const LoadLimits& limits, std::unique_ptr<GpuV
     return kExitOk;
 }
 
-// The frames r asks for, handed to push in order (false: stop): --stack's files decoded several at once (all one
-// size), a video's frames from NVDEC, or a stack file's frames from several decoder children at once.
-void decode_frames(const StackRun& r, const LoadLimits& limits, const HeaderCheck& check, GpuVideo* gpu_video,
-                   int count, const std::function<bool(Image)>& push) {
+}  // namespace
+
+void decode_stack_frames(const StackRun& r, const LoadLimits& limits, const HeaderCheck& check, GpuVideo* gpu_video,
+                         int count, const std::function<bool(Image)>& push) {
     if (!r.files.empty()) {  // a sequence of files: one frame each, all one size, decoded several at once
         const int n = int(r.files.size());
         const int last = r.last >= 0 ? r.last : n - 1;
@@ -146,6 +146,8 @@ void decode_frames(const StackRun& r, const LoadLimits& limits, const HeaderChec
                                                    stack_decode_streams());
     }
 }
+
+namespace {
 
 // --average: the mean power spectrum as a picture (|F| = sqrt(mean power) through the view, range and colormap)
 // and --raw's mean power.
@@ -221,7 +223,7 @@ int run_stack(const StackRun& r) {
     std::thread decoder([&] {
         try {
             const int count = r.last >= 0 ? r.last - r.first + 1 : INT_MAX;  // INT_MAX: to the last frame
-            decode_frames(r, limits, check, gpu_video.get(), count, [&](Image img) {
+            decode_stack_frames(r, limits, check, gpu_video.get(), count, [&](Image img) {
                 total_frames = img.frames;
                 return queue.push(std::move(img));  // false once the transforms stopped
             });

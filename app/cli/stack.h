@@ -3,10 +3,12 @@
 // spectrum written, or their power averaged, or the spectra encoded as a video.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "app/core/settings.h"
+#include "app/io/load/load.h"
 #include "app/io/png_write.h"
 #include "app/cli/shared.h"
 #include "app/io/video_gpu.h"
@@ -24,9 +26,17 @@ struct StackRun {
     std::string export_video;  // the frames' spectra as a video (then -o's PNGs only when -o is given)
     VideoDecode video_decode = VideoDecode::Auto;
     std::string backend_why;  // --backend auto: why this backend (said on the summary line)
+    // --volume (app/cli/volume_run.h): the frames as one volume; -o shows --slice or --projection, --profile shell.
+    bool volume = false;
+    std::string slice = "z", projection, shell_out;
 };
 
 // Returns the exit code.
 int run_stack(const StackRun& r);
+
+// The frames r asks for, handed to push in order (false: stop): --stack's files decoded several at once (all one
+// size), a video's frames from NVDEC (gpu_video), or a stack file's frames from several decoder children at once.
+void decode_stack_frames(const StackRun& r, const LoadLimits& limits, const HeaderCheck& check, GpuVideo* gpu_video,
+                         int count, const std::function<bool(Image)>& push);
 
 }  // namespace specview

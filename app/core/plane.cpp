@@ -86,6 +86,11 @@ void check_channel(const Image& img, Channel ch, const std::string& name) {
 }
 }  // namespace
 
+void channel_values(const Image& img, Channel ch, int y, int x0, int count, float* out, const std::string& name) {
+    check_channel(img, ch, name);
+    channel_row_any(img, ch, y, x0, count, out);
+}
+
 Plane extract_channel(const Image& img, Channel ch, const std::string& name) {
     check_channel(img, ch, name);
     Plane p(img.width, img.height);

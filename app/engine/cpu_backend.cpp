@@ -106,6 +106,12 @@ void set_cpu_fft_measure(bool measure, double time_limit_s) {
     g_measure_limit.store(time_limit_s);
 }
 std::string cpu_fft_wisdom_path() { return wisdom_path(); }
+std::unique_lock<std::mutex> lock_fftw_planner() {
+    std::unique_lock<std::mutex> lock(planner_mutex());
+    init_threads_once();
+    return lock;
+}
+int cpu_fft_threads() { return fft_threads(); }
 
 CpuFft::CpuFft() : impl_(new Impl) {}
 CpuFft::~CpuFft() {

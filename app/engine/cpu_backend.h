@@ -5,6 +5,7 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ void set_cpu_fft_threads(int threads);
 // by then).
 void set_cpu_fft_measure(bool measure, double time_limit_s = -1.0);
 std::string cpu_fft_wisdom_path();
+// For other FFTW plans of this process (app/volume): the planner's lock (FFTW's planner is not thread-safe) with
+// FFTW's threads initialised, and the threads plans use (set_cpu_fft_threads).
+std::unique_lock<std::mutex> lock_fftw_planner();
+int cpu_fft_threads();
 
 class CpuFft {
 public:

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <regex>
 #include <stdexcept>
+#include <vector>
 
 namespace specview {
 
@@ -38,12 +39,9 @@ void write_file_atomically(const std::string& path, const std::vector<std::pair<
 }
 
 namespace {
-// A 2D C-order array of `descr` elements of `elem` bytes, from the caller's buffer (no second copy).
-void write_npy_2d(const std::string& path, const char* descr, const void* data, std::size_t elem, int height,
-                  int width) {
-    std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" +
-                         std::to_string(height) + ", " + std::to_string(width) + "), }";
-    // magic(6) + version(2) + header length(2) + header + '\n' padded to a multiple of 64.
+// The .npy header (magic, version, length, the dictionary padded to a multiple of 64) for this shape.
+std::string npy_header(const char* descr, const std::string& shape) {
+    std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
     const std::size_t unpadded = 10 + header.size() + 1;
     header.append((64 - unpadded % 64) % 64, ' ');
     header.push_back('\n');
@@ -51,7 +49,44 @@ void write_npy_2d(const std::string& path, const char* descr, const void* data, 
     const std::uint16_t hl = std::uint16_t(header.size());
     bytes.push_back(char(hl & 0xFF));
     bytes.push_back(char(hl >> 8));
-    bytes += header;
+    return bytes + header;
+}
+}  // namespace
+
+void write_npy_complex64_3d(const std::string& path, int depth, int height, int width,
+                            const std::function<void(int, std::complex<float>*)>& fill) {
+    const std::string head =
+        npy_header("<c8", std::to_string(depth) + ", " + std::to_string(height) + ", " + std::to_string(width));
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
+        out.write(head.data(), std::streamsize(head.size()));
+        std::vector<std::complex<float>> plane(std::size_t(height) * width);
+        for (int z = 0; z < depth && out; ++z) {
+            fill(z, plane.data());
+            out.write(reinterpret_cast<const char*>(plane.data()), std::streamsize(plane.size() * sizeof(plane[0])));
+        }
+        out.flush();
+        if (!out) {
+            std::error_code ec;
+            std::filesystem::remove(tmp, ec);
+            throw std::runtime_error(path + ": write failed (" + std::strerror(errno) + ")");
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw std::runtime_error(path + ": cannot move the finished file into place (" + ec.message() + ")");
+    }
+}
+
+namespace {
+// A 2D C-order array of `descr` elements of `elem` bytes, from the caller's buffer (no second copy).
+void write_npy_2d(const std::string& path, const char* descr, const void* data, std::size_t elem, int height,
+                  int width) {
+    const std::string bytes = npy_header(descr, std::to_string(height) + ", " + std::to_string(width));
     const std::size_t n = std::size_t(height) * width;
     write_file_atomically(path, {{bytes.data(), bytes.size()}, {reinterpret_cast<const char*>(data), n * elem}});
 }

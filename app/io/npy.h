@@ -2,6 +2,7 @@
 #pragma once
 
 #include <complex>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,10 @@ namespace specview {
 
 // Writes atomically (a temporary file renamed into place); throws std::runtime_error naming the path.
 void write_npy_complex64(const std::string& path, const std::complex<float>* data, int height, int width);
+// A complex64 array of shape (depth, height, width) written a plane at a time: fill(z, plane) fills plane z's
+// height x width values (C order), then it goes to the file (atomically, as above); no copy of the whole array.
+void write_npy_complex64_3d(const std::string& path, int depth, int height, int width,
+                            const std::function<void(int, std::complex<float>*)>& fill);
 // The same for float32 (the frequency lab's filtered image).
 void write_npy_float32(const std::string& path, const float* data, int height, int width);
 

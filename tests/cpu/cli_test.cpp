@@ -1471,3 +1471,124 @@ TEST(Cli, MemoryStaysFlatOverFiveThousandImages) {
 
 }  // namespace
 }  // namespace specview::test
+
+namespace specview::test {
+namespace {
+
+// A (d, h, w) complex64 .npy as --volume --raw writes it (C order, little-endian).
+std::vector<cf> read_npy_c8_3d(const std::string& path, int* d, int* h, int* w) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    if (bytes.size() < 10) return {};
+    const std::size_t hl = std::uint8_t(bytes[8]) | (std::size_t(std::uint8_t(bytes[9])) << 8);
+    const std::string header = bytes.substr(10, hl);
+    if (header.find("'<c8'") == std::string::npos || std::sscanf(header.c_str() + header.find("'shape': ("),
+                                                                 "'shape': (%d, %d, %d)", d, h, w) != 3)
+        return {};
+    std::vector<cf> out(std::size_t(*d) * *h * *w);
+    if (bytes.size() != 10 + hl + out.size() * sizeof(cf)) return {};
+    std::memcpy(out.data(), bytes.data() + 10 + hl, out.size() * sizeof(cf));
+    return out;
+}
+
+// --volume (issue 61): a 3D .npy's frames as one volume; --raw is numpy's fftn over the three axes (shape (depth,
+// height, width), unshifted, unnormalised), checked against FFTW in double on the same values; the shell profile and
+// the slice picture come with it.
+TEST(Cli, AVolumesRawSpectrumIsTheThreeAxisDft) {
+    TempDir dir;
+    Rng rng;
+    const int w = 10, h = 6, d = 5;
+    std::vector<double> v(std::size_t(w) * h * d);
+    for (double& x : v) x = std::uniform_real_distribution<double>(0.0, 1.0)(rng.engine());
+    const std::string in = dir.file("vol.npy");
+    fixtures::write_file(in, fixtures::npy("<f4", {std::uint64_t(d), std::uint64_t(h), std::uint64_t(w)}, false, v));
+    const CliRun r = specview_plain({"--headless", in, "--volume", "--pad", "none", "--raw", dir.file("F.npy"),
+                                     "--profile", "shell", dir.file("shell.csv"), "-o", dir.file("slice.png")},
+                                    dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("10x6x5 volume spectrum"), std::string::npos) << r.out;
+    int gd = 0, gh = 0, gw = 0;
+    const std::vector<cf> F = read_npy_c8_3d(dir.file("F.npy"), &gd, &gh, &gw);
+    ASSERT_EQ(std::vector<int>({gd, gh, gw}), std::vector<int>({d, h, w}));
+    // FFTW in double: the rows' 2D DFT of each frame, then the 1D DFT along the frames.
+    std::vector<cd> planes;
+    for (int z = 0; z < d; ++z) {
+        std::vector<cd> p(v.begin() + std::ptrdiff_t(z) * w * h, v.begin() + std::ptrdiff_t(z + 1) * w * h);
+        for (cd& c : p) c = cd(float(c.real()));  // the file's float32 values
+        const std::vector<cd> f = dft2d(p, h, w);
+        planes.insert(planes.end(), f.begin(), f.end());
+    }
+    std::vector<cd> columns(planes.size());  // (h w) columns of d points each
+    for (int z = 0; z < d; ++z)
+        for (int i = 0; i < h * w; ++i) columns[std::size_t(i) * d + z] = planes[std::size_t(z) * h * w + i];
+    const std::vector<cd> along = dft_rows(columns, d, h * w);
+    std::vector<cd> want(planes.size());
+    for (int z = 0; z < d; ++z)
+        for (int i = 0; i < h * w; ++i) want[std::size_t(z) * h * w + i] = along[std::size_t(i) * d + z];
+    EXPECT_LT(rel_l2(F, want), 1e-5) << "seed " << rng.seed();
+    std::ifstream csv(dir.file("shell.csv"));
+    std::string head;
+    std::getline(csv, head);
+    EXPECT_EQ(head, "f_cycles_per_voxel,mean_power,count");
+    const Image pic = load_image(dir.file("slice.png"));
+    EXPECT_EQ(pic.width, w);  // the kx-ky slice through DC
+    EXPECT_EQ(pic.height, h);
+    // --slice x:2: kz down, ky across; a projection along y: kz down, kx across.
+    ASSERT_EQ(specview({"--headless", in, "--volume", "--pad", "none", "--slice", "x:2", "-o", dir.file("x.png")}, dir)
+                  .code,
+              0);
+    EXPECT_EQ(load_image(dir.file("x.png")).width, h);
+    EXPECT_EQ(load_image(dir.file("x.png")).height, d);
+    ASSERT_EQ(specview({"--headless", in, "--volume", "--slice", "y", "--projection", "max", "-o", dir.file("p.png")},
+                       dir)
+                  .code,
+              0);
+    EXPECT_EQ(load_image(dir.file("p.png")).width, 16);  // --pad pow2 (the default) per axis
+    EXPECT_EQ(load_image(dir.file("p.png")).height, 8);
+}
+
+// --volume on --stack's files and --frame-range; what it goes without is a usage error, a volume beyond the memory
+// allowed an input error, a slice outside the spectrum a usage error naming the range.
+TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
+    TempDir dir;
+    const std::string folder = dir.file("frames");
+    std::filesystem::create_directory(folder);
+    for (int k = 1; k <= 4; ++k) {
+        fixtures::Pixels p{12, 8, 1, {}};
+        for (int i = 0; i < 12 * 8; ++i) p.v.push_back(0.5 + 0.4 * std::sin(0.3 * i + k));
+        fixtures::write_file(folder + "/f" + std::to_string(k) + ".png", fixtures::png(p, 8));
+    }
+    CliRun r = specview({"--headless", "--stack", folder, "--volume", "--frame-range", "2:4", "--pad", "none", "--raw",
+                         dir.file("F.npy")},
+                        dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("frames 2-4 of 4 -> 12x8x3 volume spectrum"), std::string::npos) << r.out;
+    int d = 0, h = 0, w = 0;
+    EXPECT_EQ(read_npy_c8_3d(dir.file("F.npy"), &d, &h, &w).size(), std::size_t(12 * 8 * 3));
+    const std::string stack = folder;
+    struct Bad {
+        std::vector<std::string> args;
+        int code;
+        const char* says;
+    };
+    const Bad bad[] = {
+        {{"--volume", "--average"}, kExitUsage, "--average"},
+        {{"--volume", "--backend", "cufft"}, kExitUsage, "CPU backend so far"},
+        {{"--volume", "--profile", "radial", dir.file("r.csv")}, kExitUsage, "--profile shell"},
+        {{"--volume", "--slice", "z:2", "-o", dir.file("s.png")}, kExitUsage, "from -2 to 1"},
+        {{"--volume", "--slice", "w"}, kExitUsage, "--slice w"},
+        {{"--profile", "shell", dir.file("s.csv")}, kExitUsage, "for --volume"},
+        {{"--projection", "max", "-o", dir.file("p.png")}, kExitUsage, "for --volume"},
+        {{"--volume", "--max-memory", "1K", "-o", dir.file("m.png")}, kExitInput, "needs about"},
+    };
+    for (const Bad& b : bad) {
+        std::vector<std::string> args{"--headless", "--stack", stack, "--force"};
+        args.insert(args.end(), b.args.begin(), b.args.end());
+        const CliRun e = specview(args, dir);
+        EXPECT_EQ(e.code, b.code) << b.args[0] << " " << b.args[1] << ": " << e.err;
+        EXPECT_NE(e.err.find(b.says), std::string::npos) << e.err;
+    }
+}
+
+}  // namespace
+}  // namespace specview::test

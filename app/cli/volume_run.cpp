@@ -1,0 +1,160 @@
+#include "app/cli/volume_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <new>
+
+#include "app/cli/cli.h"
+#include "app/cli/shared.h"
+#include "app/core/picture.h"
+#include "app/io/load/load.h"
+#include "app/io/npy.h"
+#include "app/lab/analysis.h"
+#include "app/volume/volume.h"
+
+namespace specview {
+namespace fs = std::filesystem;
+
+namespace {
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+int run_volume(const StackRun& r) {
+    VolumeAxis axis = VolumeAxis::Z;
+    int index = 0;
+    if (!parse_volume_slice(r.slice, &axis, &index)) {
+        std::cerr << "specview: --slice " << r.slice << ": z, y or x, optionally :INDEX (a signed frequency index)\n";
+        return kExitUsage;
+    }
+    const std::string stem = r.files.empty() ? fs::path(r.input).stem().string()
+                                             : fs::path(r.files.front()).parent_path().filename().string() + "_stack";
+    const std::string tag = r.projection.empty() ? "_slice_" + std::string(axis_name(axis)) + std::to_string(index)
+                                                 : "_" + r.projection + "_" + axis_name(axis);
+    const std::string png =
+        !r.output.empty() ? r.output : (r.raw.empty() && r.shell_out.empty() ? stem + "_volume" + tag + ".png" : "");
+    for (const std::string& o : {png, r.raw, r.shell_out}) {
+        std::error_code ec;
+        if (!o.empty() && !r.common.force && fs::exists(o, ec)) {
+            std::cerr << "specview: " << o << ": exists; use --force to overwrite\n";
+            return kExitOutput;
+        }
+    }
+    LoadLimits limits;
+    limits.max_side = r.common.max_side;
+    limits.max_pixels = std::uint64_t(r.common.max_side) * std::uint64_t(r.common.max_side);
+    limits.check_available_memory = false;  // the volume's need is checked below, from the first frame's size
+    const auto t0 = std::chrono::steady_clock::now();
+    VolumeSpectrum vol;
+    bool begun = false;
+    int total = 0, depth = 0, added = 0, last_frame = -1;
+    double shape_ms = 0, fft_ms = 0;
+    std::string wrote;
+    try {
+        const int count = r.last >= 0 ? r.last - r.first + 1 : INT_MAX;
+        decode_stack_frames(r, limits, HeaderCheck{}, nullptr, count, [&](Image img) {
+            if (!begun) {
+                total = img.frames;
+                const int end = r.last >= 0 ? std::min(r.last, total - 1) : total - 1;
+                depth = end - r.first + 1;
+                const VolumeGeometry g = volume_geometry(r.s.pad, img.width, img.height, depth);
+                // FFTW's in-place buffer is the whole need (the frames stream through it; a plane of --raw beside).
+                const double need = 8.0 * (double(g.width) / 2 + 1) * g.height * g.depth +
+                                    8.0 * double(g.width) * g.height;
+                const double have = r.common.budget_host > 0 ? r.common.budget_host : double(available_memory_bytes());
+                if (need > have)
+                    throw InputError(r.input, "as a volume is " + std::to_string(img.width) + "x" +
+                                                  std::to_string(img.height) + "x" + std::to_string(depth) +
+                                                  " and needs about " + human_bytes(need) + " of memory; " +
+                                                  human_bytes(have) +
+                                                  (r.common.budget_host > 0 ? " allowed (--max-memory)" : " is available") +
+                                                  " (try --pad crop or --frame-range)");
+                vol.begin(r.s, img.width, img.height, depth);
+                begun = true;
+            }
+            vol.add_frame(img, img.frame - r.first, r.input);
+            ++added;
+            last_frame = img.frame;
+            return true;
+        });
+        if (!begun) {
+            std::cerr << "specview: " << r.input << ": no frames\n";
+            return kExitInput;
+        }
+        if (added != depth) throw InputError(r.input, "gave " + std::to_string(added) + " of its " +
+                                                          std::to_string(depth) + " frames");
+        vol.transform(&shape_ms, &fft_ms);
+    } catch (const InputError& e) {
+        std::cerr << "specview: " << e.what() << "\n";
+        return kExitInput;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "specview: " << r.input << ": not enough memory for the volume (try --pad crop or --frame-range)\n";
+        return kExitInput;
+    } catch (const std::exception& e) {
+        std::cerr << "specview: " << r.input << ": " << e.what() << "\n";
+        return kExitInternal;
+    }
+    const VolumeGeometry& g = vol.geometry();
+    double out_ms = 0;
+    const auto t1 = std::chrono::steady_clock::now();
+    try {
+        if (!png.empty()) {
+            Frame pic;
+            std::vector<float> values =
+                r.projection.empty() ? vol.slice_values(axis, index, r.s.view, &pic.width, &pic.height)
+                                     : vol.projection_values(axis, r.projection == "max", r.s.view, &pic.width,
+                                                             &pic.height);
+            compute_range(values, r.s.view, &pic.range_lo, &pic.range_hi);
+            if (r.common.depth == 16) {
+                pic.picture = PictureFormat::Level16;
+                pic.levels.resize(values.size() * 2);
+                for (std::size_t i = 0; i < values.size(); ++i) {
+                    const std::uint16_t v =
+                        std::uint16_t(level16_of(normalize_to_range(values[i], pic.range_lo, pic.range_hi)));
+                    std::memcpy(&pic.levels[2 * i], &v, 2);
+                }
+            } else {
+                colorize(values, pic.range_lo, pic.range_hi, r.s.view.colormap, pic.rgba);
+            }
+            write_png(png, pic, r.s.view.colormap, r.common.png_level, 0);
+            wrote = png;
+        }
+        if (!r.raw.empty()) {
+            write_npy_complex64_3d(r.raw, g.depth, g.height, g.width,
+                                   [&](int z, std::complex<float>* plane) { vol.full_plane(z, plane); });
+            wrote += (wrote.empty() ? "" : ", ") + r.raw;
+        }
+        if (!r.shell_out.empty()) {
+            write_profile_csv(r.shell_out, "f_cycles_per_voxel,mean_power,count", vol.shell_profile());
+            wrote += (wrote.empty() ? "" : ", ") + r.shell_out;
+        }
+    } catch (const std::invalid_argument& e) {  // a slice index outside the spectrum
+        std::cerr << "specview: " << e.what() << "\n";
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        std::cerr << "specview: " << e.what() << "\n";
+        return kExitOutput;
+    }
+    out_ms = ms_since(t1);
+    std::cout << r.input << ": frames " << r.first + 1 << "-" << last_frame + 1 << " of " << total << " -> "
+              << g.width << "x" << g.height << "x" << g.depth << " volume spectrum (CPU (FFTW 3D)"
+              << (r.backend_why.empty() ? "" : "; " + r.backend_why) << "); wrote " << wrote << "\n";
+    if (r.common.timings) {
+        auto line = [](const char* what, double ms) {
+            std::cout << "  " << std::left << std::setw(44) << what << std::right << std::setw(10) << fmt(ms) << "\n";
+        };
+        line("shape (level, window, pad) [CPU]", shape_ms);
+        line("FFTW r2c 3D (in place, estimated plan)", fft_ms);
+        line("outputs (picture, raw, profile)", out_ms);
+        line("wall, decode included", ms_since(t0));
+    }
+    return kExitOk;
+}
+
+}  // namespace specview

@@ -1,0 +1,401 @@
+#include "app/volume/volume.h"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+
+#include "app/core/parallel_bands.h"
+#include "app/core/plane.h"
+#include "app/engine/cpu_backend.h"
+#include "gpu/common/spectrum_math.h"
+
+namespace specview {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// numpy.fft.fftfreq's frequency of index k of n, in cycles per sample.
+double fftfreq(int k, int n) { return double(k < (n + 1) / 2 ? k : k - n) / double(n); }
+
+// The unshifted index a picture index i shows along an axis of n (shifted or not).
+int source(int i, int n, bool shift) { return shift ? shift_source(i, n) : i; }
+
+constexpr int kSphereTable = 4096;
+}  // namespace
+
+VolumeGeometry volume_geometry(PadMode pad, int w, int h, int d) {
+    VolumeGeometry g;
+    auto axis = [pad](int n) {
+        switch (pad) {
+            case PadMode::Pow2:
+            case PadMode::Square:
+                return next_pow2(n);
+            case PadMode::Crop:
+                return prev_pow2(n);
+            case PadMode::None:
+                return n;
+        }
+        return n;
+    };
+    g.width = axis(w);
+    g.height = axis(h);
+    g.depth = axis(d);
+    if (pad == PadMode::Square) g.width = g.height = g.depth = std::max({g.width, g.height, g.depth});
+    g.content_w = std::min(g.width, w);
+    g.content_h = std::min(g.height, h);
+    g.content_d = std::min(g.depth, d);
+    if (pad == PadMode::Crop) {
+        g.crop_x = (w - g.content_w) / 2;
+        g.crop_y = (h - g.content_h) / 2;
+        g.crop_z = (d - g.content_d) / 2;
+    }
+    return g;
+}
+
+struct VolumeSpectrum::Impl {
+    Settings s;
+    int threads = 1;
+    int frame_w = 0, frame_h = 0;
+    float* in = nullptr;
+    fftwf_plan plan = nullptr;
+    std::size_t stride = 0;  // floats a row: 2 (W/2 + 1)
+    // Per content frame: the sum of its values, and of (x - xc) v and (y - yc) v (levelling).
+    std::vector<double> sum, sum_x, sum_y;
+    std::vector<char> added;
+    ~Impl() { reset(); }
+    void reset() {
+        auto lock = lock_fftw_planner();
+        if (plan) fftwf_destroy_plan(plan);
+        if (in) fftwf_free(in);
+        plan = nullptr;
+        in = nullptr;
+    }
+    float* row(int y, int z) { return in + (std::size_t(z) * std::size_t(rows_h) + std::size_t(y)) * stride; }
+    int rows_h = 0;
+};
+
+VolumeSpectrum::VolumeSpectrum() : impl_(new Impl) {}
+VolumeSpectrum::~VolumeSpectrum() = default;
+
+void VolumeSpectrum::begin(const Settings& s, int w, int h, int d, int threads) {
+    if (w < 1 || h < 1 || d < 1) throw std::invalid_argument("a volume needs at least one voxel");
+    Impl& m = *impl_;
+    m.reset();
+    m.s = s;
+    m.threads = threads > 0 ? threads : cpu_fft_threads();
+    m.frame_w = w;
+    m.frame_h = h;
+    g_ = volume_geometry(s.pad, w, h, d);
+    m.rows_h = g_.height;
+    m.stride = 2 * (std::size_t(g_.width) / 2 + 1);
+    const std::size_t floats = m.stride * std::size_t(g_.height) * std::size_t(g_.depth);
+    m.sum.assign(std::size_t(g_.content_d), 0.0);
+    m.sum_x.assign(std::size_t(g_.content_d), 0.0);
+    m.sum_y.assign(std::size_t(g_.content_d), 0.0);
+    m.added.assign(std::size_t(g_.content_d), 0);
+    auto lock = lock_fftw_planner();
+    m.in = fftwf_alloc_real(floats);
+    if (!m.in) throw std::bad_alloc();
+    fftwf_plan_with_nthreads(m.threads);
+    // Estimated: a volume is planned once a run, and measuring a 256^3 plan takes longer than the transform.
+    m.plan = fftwf_plan_dft_r2c_3d(g_.depth, g_.height, g_.width, m.in, reinterpret_cast<fftwf_complex*>(m.in),
+                                   FFTW_ESTIMATE);
+    if (!m.plan) {
+        fftwf_free(m.in);
+        m.in = nullptr;
+        throw std::runtime_error("FFTW could not plan a " + std::to_string(g_.width) + "x" +
+                                 std::to_string(g_.height) + "x" + std::to_string(g_.depth) + " transform");
+    }
+}
+
+void VolumeSpectrum::add_frame(const Image& frame, int k, const std::string& name) {
+    Impl& m = *impl_;
+    if (frame.width != m.frame_w || frame.height != m.frame_h)
+        throw InputError(name, "frame " + std::to_string(k + 1) + " is " + std::to_string(frame.width) + "x" +
+                                   std::to_string(frame.height) + ", the first " + std::to_string(m.frame_w) + "x" +
+                                   std::to_string(m.frame_h) + ": a volume's frames must have one size");
+    const int z = k - g_.crop_z;
+    if (z < 0 || z >= g_.content_d) return;  // outside the centred crop
+    require_host_samples(frame, name);
+    const int cw = g_.content_w, ch = g_.content_h;
+    const double xc = (cw - 1) / 2.0, yc = (ch - 1) / 2.0;
+    std::vector<double> s(static_cast<std::size_t>(ch)), sx(static_cast<std::size_t>(ch));
+    parallel_bands(ch, m.threads, [&](int y0, int y1, int) {
+        for (int y = y0; y < y1; ++y) {
+            float* r = m.row(y, z);
+            channel_values(frame, m.s.channel, y + g_.crop_y, g_.crop_x, cw, r, name);
+            double a = 0, b = 0;
+            for (int x = 0; x < cw; ++x) {
+                a += r[x];
+                b += (x - xc) * r[x];
+            }
+            s[std::size_t(y)] = a;
+            sx[std::size_t(y)] = b;
+        }
+    });
+    double a = 0, b = 0, c = 0;
+    for (int y = 0; y < ch; ++y) {  // in row order: the same sums however many threads
+        a += s[std::size_t(y)];
+        b += sx[std::size_t(y)];
+        c += (y - yc) * s[std::size_t(y)];
+    }
+    m.sum[std::size_t(z)] = a;
+    m.sum_x[std::size_t(z)] = b;
+    m.sum_y[std::size_t(z)] = c;
+    m.added[std::size_t(z)] = 1;
+}
+
+void VolumeSpectrum::transform(double* shape_ms, double* fft_ms) {
+    Impl& m = *impl_;
+    if (!m.plan) throw std::logic_error("VolumeSpectrum::transform before begin");
+    for (int z = 0; z < g_.content_d; ++z)
+        if (!m.added[std::size_t(z)]) throw std::logic_error("a volume frame was never added");
+    auto t0 = Clock::now();
+    const Settings& s = m.s;
+    const int W = g_.width, H = g_.height, D = g_.depth, cw = g_.content_w, ch = g_.content_h, cd = g_.content_d;
+    const bool padded = W > cw || H > ch || D > cd;
+    // Levelling over the whole content (centred coordinates are orthogonal over the grid: each slope on its own); a
+    // window with mean padding subtracts the mean first (as in 2D: effective_level).
+    Level level = s.level;
+    if (level == Level::None && s.pad_fill == PadFill::Mean && s.window != Window::None && padded) level = Level::Mean;
+    const double xc = (cw - 1) / 2.0, yc = (ch - 1) / 2.0, zc = (cd - 1) / 2.0;
+    double S = 0, Sx = 0, Sy = 0, Sz = 0;
+    for (int z = 0; z < cd; ++z) {
+        S += m.sum[std::size_t(z)];
+        Sx += m.sum_x[std::size_t(z)];
+        Sy += m.sum_y[std::size_t(z)];
+        Sz += (z - zc) * m.sum[std::size_t(z)];
+    }
+    auto sq = [](int n, double c) {
+        double t = 0;
+        for (int i = 0; i < n; ++i) t += (i - c) * (i - c);
+        return t;
+    };
+    const double voxels = double(cw) * ch * cd;
+    double a = 0, bx = 0, by = 0, bz = 0;
+    if (level != Level::None) a = S / voxels;
+    if (level == Level::Plane) {
+        const double dxx = sq(cw, xc), dyy = sq(ch, yc), dzz = sq(cd, zc);
+        bx = dxx > 0 ? Sx / (dxx * ch * cd) : 0.0;
+        by = dyy > 0 ? Sy / (dyy * cw * cd) : 0.0;
+        bz = dzz > 0 ? Sz / (dzz * cw * ch) : 0.0;
+    }
+    // The window: per axis, or over the inscribed ellipsoid (a table of w from the edge to the centre).
+    const bool radial = s.window_shape == WindowShape::Radial && s.window != Window::None;
+    std::vector<double> wx(std::size_t(cw), 1.0), wy(std::size_t(ch), 1.0), wz(std::size_t(cd), 1.0), table;
+    if (radial) {
+        table.resize(kSphereTable);
+        for (int k = 0; k < kSphereTable; ++k)
+            table[std::size_t(k)] = window_at(s.window, 0.5 * k / double(kSphereTable - 1), s.tukey_alpha, s.kaiser_beta);
+    } else {
+        for (int i = 0; i < cw; ++i) wx[std::size_t(i)] = window_value(s.window, i, cw, s.tukey_alpha, s.kaiser_beta);
+        for (int i = 0; i < ch; ++i) wy[std::size_t(i)] = window_value(s.window, i, ch, s.tukey_alpha, s.kaiser_beta);
+        for (int i = 0; i < cd; ++i) wz[std::size_t(i)] = window_value(s.window, i, cd, s.tukey_alpha, s.kaiser_beta);
+    }
+    const double hx = xc > 0 ? xc : 1.0, hy = yc > 0 ? yc : 1.0, hz = zc > 0 ? zc : 1.0;
+    // Shaped content rows (each (y, z) row on one thread), their sums kept for a mean fill.
+    std::vector<double> row_sum(std::size_t(ch) * cd, 0.0);
+    parallel_bands(ch * cd, m.threads, [&](int r0, int r1, int) {
+        for (int r = r0; r < r1; ++r) {
+            const int y = r % ch, z = r / ch;
+            float* row = m.row(y, z);
+            const double base = a + by * (y - yc) + bz * (z - zc);
+            double sum = 0;
+            if (radial) {
+                const double ry = (y - yc) / hy, rz = (z - zc) / hz;
+                for (int x = 0; x < cw; ++x) {
+                    const double rx = (x - xc) / hx;
+                    const double rho = std::min(1.0, std::sqrt(rx * rx + ry * ry + rz * rz));
+                    const double pos = (1.0 - rho) * double(kSphereTable - 1);
+                    const int i = std::min(int(pos), kSphereTable - 2);
+                    const double w = table[std::size_t(i)] + (table[std::size_t(i) + 1] - table[std::size_t(i)]) * (pos - i);
+                    const float v = float((double(row[x]) - base - bx * (x - xc)) * w);
+                    row[x] = v;
+                    sum += v;
+                }
+            } else {
+                const double wyz = wy[std::size_t(y)] * wz[std::size_t(z)];
+                for (int x = 0; x < cw; ++x) {
+                    const float v = float((double(row[x]) - base - bx * (x - xc)) * wx[std::size_t(x)] * wyz);
+                    row[x] = v;
+                    sum += v;
+                }
+            }
+            row_sum[std::size_t(r)] = sum;
+        }
+    });
+    float fill = 0.0f;
+    if (s.pad_fill == PadFill::Mean && level == s.level && padded) {
+        double t = 0;
+        for (double r : row_sum) t += r;
+        fill = float(t / voxels);
+    }
+    parallel_bands(H * D, m.threads, [&](int r0, int r1, int) {
+        for (int r = r0; r < r1; ++r) {
+            const int y = r % H, z = r / H;
+            float* row = m.row(y, z);
+            const int from = (y < ch && z < cd) ? cw : 0;
+            std::fill(row + from, row + W, fill);
+        }
+    });
+    if (shape_ms) *shape_ms = ms_since(t0);
+    t0 = Clock::now();
+    fftwf_execute(m.plan);
+    if (fft_ms) *fft_ms = ms_since(t0);
+}
+
+const std::complex<float>* VolumeSpectrum::half() const { return reinterpret_cast<const std::complex<float>*>(impl_->in); }
+
+std::complex<float> VolumeSpectrum::at(int x, int y, int z) const {
+    const int W = g_.width, H = g_.height, D = g_.depth, hw = W / 2 + 1;
+    const std::complex<float>* F = half();
+    if (x < hw) return F[(std::size_t(z) * H + y) * hw + x];
+    const int mz = z == 0 ? 0 : D - z, my = y == 0 ? 0 : H - y;
+    return std::conj(F[(std::size_t(mz) * H + my) * hw + (W - x)]);
+}
+
+void VolumeSpectrum::full_plane(int z, std::complex<float>* out) const {
+    for (int y = 0; y < g_.height; ++y)
+        for (int x = 0; x < g_.width; ++x) out[std::size_t(y) * g_.width + x] = at(x, y, z);
+}
+
+namespace {
+int fixed_index(int index, int n, VolumeAxis a) {
+    if (index < -(n / 2) || index > (n - 1) / 2)
+        throw std::invalid_argument(std::string("--slice ") + axis_name(a) + ":" + std::to_string(index) +
+                                    ": the spectrum's " + axis_name(a) + " frequencies run from " +
+                                    std::to_string(-(n / 2)) + " to " + std::to_string((n - 1) / 2));
+    return (index % n + n) % n;
+}
+}  // namespace
+
+std::vector<float> VolumeSpectrum::slice_values(VolumeAxis axis, int index, const ViewParams& vp, int* width,
+                                                int* height) const {
+    const int W = g_.width, H = g_.height, D = g_.depth;
+    const bool sh = vp.shift;
+    std::vector<float> v;
+    auto value = [&](std::complex<float> c) { return view_value(vp.view, c.real(), c.imag()); };
+    if (axis == VolumeAxis::Z) {
+        const int k = fixed_index(index, D, axis);
+        *width = W, *height = H;
+        v.resize(std::size_t(W) * H);
+        for (int i = 0; i < H; ++i)
+            for (int j = 0; j < W; ++j) v[std::size_t(i) * W + j] = value(at(source(j, W, sh), source(i, H, sh), k));
+    } else if (axis == VolumeAxis::Y) {
+        const int k = fixed_index(index, H, axis);
+        *width = W, *height = D;
+        v.resize(std::size_t(W) * D);
+        for (int i = 0; i < D; ++i)
+            for (int j = 0; j < W; ++j) v[std::size_t(i) * W + j] = value(at(source(j, W, sh), k, source(i, D, sh)));
+    } else {
+        const int k = fixed_index(index, W, axis);
+        *width = H, *height = D;
+        v.resize(std::size_t(H) * D);
+        for (int i = 0; i < D; ++i)
+            for (int j = 0; j < H; ++j) v[std::size_t(i) * H + j] = value(at(k, source(j, H, sh), source(i, D, sh)));
+    }
+    return v;
+}
+
+std::vector<float> VolumeSpectrum::projection_values(VolumeAxis axis, bool max, const ViewParams& vp, int* width,
+                                                     int* height) const {
+    const int W = g_.width, H = g_.height, D = g_.depth;
+    const bool sh = vp.shift;
+    // The picture's (row, column) and the axis along which it is taken, as in slice_values.
+    const int rows = axis == VolumeAxis::Z ? H : D, cols = axis == VolumeAxis::X ? H : W;
+    const int along = axis == VolumeAxis::Z ? D : axis == VolumeAxis::Y ? H : W;
+    *width = cols;
+    *height = rows;
+    std::vector<float> v(std::size_t(rows) * cols);
+    parallel_bands(rows, impl_->threads, [&](int r0, int r1, int) {
+        for (int i = r0; i < r1; ++i)
+            for (int j = 0; j < cols; ++j) {
+                const int a = source(i, rows, sh), b = source(j, cols, sh);
+                float best = -INFINITY;
+                double power = 0;
+                for (int t = 0; t < along; ++t) {
+                    const std::complex<float> c = axis == VolumeAxis::Z   ? at(b, a, t)
+                                                  : axis == VolumeAxis::Y ? at(b, t, a)
+                                                                          : at(t, b, a);
+                    if (max)
+                        best = std::max(best, view_value(vp.view, c.real(), c.imag()));
+                    else
+                        power += double(c.real()) * c.real() + double(c.imag()) * c.imag();
+                }
+                v[std::size_t(i) * cols + j] = max ? best : view_value(vp.view, float(std::sqrt(power)), 0.0f);
+            }
+    });
+    return v;
+}
+
+Profile VolumeSpectrum::shell_profile(int threads) const {
+    const int W = g_.width, H = g_.height, D = g_.depth, hw = W / 2 + 1;
+    const int m = std::max({W, H, D});
+    const int bins = int(std::ceil(std::sqrt(0.75) * m)) + 2;
+    const int nt = std::max(1, std::min(threads > 0 ? threads : impl_->threads, D));
+    std::vector<std::vector<double>> sums(std::size_t(nt), std::vector<double>(std::size_t(bins), 0.0));
+    std::vector<std::vector<long long>> counts(std::size_t(nt), std::vector<long long>(std::size_t(bins), 0));
+    const double norm = 1.0 / (double(W) * H * D);
+    const std::complex<float>* F = half();
+    parallel_bands(
+        D, nt,
+        [&](int z0, int z1, int t) {
+            std::vector<double>& sum = sums[std::size_t(t)];
+            std::vector<long long>& count = counts[std::size_t(t)];
+            for (int z = z0; z < z1; ++z) {
+                const double fz = fftfreq(z, D);
+                for (int y = 0; y < H; ++y) {
+                    const double fy = fftfreq(y, H);
+                    const std::complex<float>* row = F + (std::size_t(z) * H + y) * hw;
+                    for (int x = 0; x < hw; ++x) {
+                        if (x == 0 && y == 0 && z == 0) continue;  // DC left out, as the 2D radial profile does
+                        const double fx = fftfreq(x, W);
+                        const std::size_t i = std::size_t(std::lround(std::sqrt(fx * fx + fy * fy + fz * fz) * m));
+                        // A half bin stands for its mirror too, except where the mirror is itself (x = 0, W/2).
+                        const int weight = (x == 0 || (W % 2 == 0 && x == W / 2)) ? 1 : 2;
+                        const std::complex<float> c = row[x];
+                        sum[i] += weight * (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;
+                        count[i] += weight;
+                    }
+                }
+            }
+        },
+        1);
+    for (int t = 1; t < nt; ++t)
+        for (int i = 0; i < bins; ++i) {
+            sums[0][std::size_t(i)] += sums[std::size_t(t)][std::size_t(i)];
+            counts[0][std::size_t(i)] += counts[std::size_t(t)][std::size_t(i)];
+        }
+    Profile p;
+    for (int i = 1; i < bins; ++i) {
+        if (counts[0][std::size_t(i)] == 0) continue;
+        p.at.push_back(double(i) / m);
+        p.mean_power.push_back(sums[0][std::size_t(i)] / double(counts[0][std::size_t(i)]));
+        p.count.push_back(counts[0][std::size_t(i)]);
+    }
+    return p;
+}
+
+bool parse_volume_slice(const std::string& text, VolumeAxis* axis, int* index) {
+    if (text.empty()) return false;
+    const char c = text[0];
+    if (c != 'x' && c != 'y' && c != 'z') return false;
+    *axis = c == 'x' ? VolumeAxis::X : c == 'y' ? VolumeAxis::Y : VolumeAxis::Z;
+    *index = 0;
+    if (text.size() == 1) return true;
+    if (text[1] != ':' || text.size() == 2) return false;
+    char* end = nullptr;
+    const long v = std::strtol(text.c_str() + 2, &end, 10);
+    if (*end != '\0' || v < -(1L << 30) || v > (1L << 30)) return false;
+    *index = int(v);
+    return true;
+}
+
+const char* axis_name(VolumeAxis a) { return a == VolumeAxis::X ? "x" : a == VolumeAxis::Y ? "y" : "z"; }
+
+}  // namespace specview

@@ -1,0 +1,91 @@
+// A stack taken as one volume (issue 61, seed 000's 3D FFT): its frames put into FFTW's in-place buffer as they are
+// decoded (the channel, the size policy per axis, levelling over the whole volume, a separable or spherical window),
+// its 3D spectrum on the CPU (FFTW, threads), and what is shown of it: a slice through the shifted spectrum, a
+// projection along an axis, the spherically averaged (shell) power.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/core/image.h"
+#include "app/core/settings.h"
+#include "app/lab/analysis.h"
+
+namespace specview {
+
+// The transform's size and where the content sits, per axis (x: width, y: height, z: depth = frames), as
+// plane_geometry gives it for a plane: pow2 pads each axis to its next power of two, square pads all three to the
+// largest's, crop takes the centred power-of-two crop of each (frames included), none keeps the sizes.
+struct VolumeGeometry {
+    int width = 0, height = 0, depth = 0;
+    int content_w = 0, content_h = 0, content_d = 0;
+    int crop_x = 0, crop_y = 0, crop_z = 0;
+};
+VolumeGeometry volume_geometry(PadMode pad, int w, int h, int d);
+
+// The axis a slice is normal to, or a projection runs along.
+enum class VolumeAxis { X, Y, Z };
+
+class VolumeSpectrum {
+public:
+    VolumeSpectrum();
+    ~VolumeSpectrum();
+    VolumeSpectrum(const VolumeSpectrum&) = delete;
+    VolumeSpectrum& operator=(const VolumeSpectrum&) = delete;
+
+    // Starts a volume of frames of w x h, d of them in all (the frames given; the policy may crop or pad), under
+    // these settings (channel, window and shape, level, pad, pad fill); allocates FFTW's buffer and plans (threads:
+    // <= 0 all cores). Throws std::bad_alloc when the buffer cannot be had.
+    void begin(const Settings& s, int w, int h, int d, int threads = 0);
+    const VolumeGeometry& geometry() const { return g_; }
+    // Frame k (0-based among the d) into the buffer: skipped where the crop leaves it out. Frames of another size
+    // are an InputError naming `name`.
+    void add_frame(const Image& frame, int k, const std::string& name);
+    // After the last frame: levelling, the window and the padding, then the transform. Its milliseconds (the
+    // shaping and the FFT) in *shape_ms and *fft_ms when given.
+    void transform(double* shape_ms = nullptr, double* fft_ms = nullptr);
+
+    // Bin (x, y, z) of the whole unshifted spectrum (0 <= x < width ...), from the half FFTW keeps.
+    std::complex<float> at(int x, int y, int z) const;
+    // The whole spectrum, (depth, height, width) C order, unshifted: numpy's fftn of the volume. Written a z-plane at
+    // a time through `sink` (plane z, its height x width values), so no second copy of the volume is needed.
+    template <class Sink>
+    void each_plane(Sink&& sink) const {
+        std::vector<std::complex<float>> plane(std::size_t(g_.width) * g_.height);
+        for (int z = 0; z < g_.depth; ++z) {
+            full_plane(z, plane.data());
+            sink(z, plane.data());
+        }
+    }
+    void full_plane(int z, std::complex<float>* out) const;
+
+    // The view values of the slice through the shifted spectrum normal to `axis` at signed frequency index `index`
+    // (0: through DC), DC at the picture's centre as a 2D spectrum's: z -> height x width (ky down, kx across),
+    // y -> depth x width (kz, kx), x -> depth x height (kz, ky). Throws std::invalid_argument for an index outside
+    // the axis.
+    std::vector<float> slice_values(VolumeAxis axis, int index, const ViewParams& vp, int* width, int* height) const;
+    // Along `axis` instead: max, the largest view value; sum, the view of sqrt(the summed power) (a 2D spectrum of the
+    // volume's projection along that axis, by the projection-slice theorem, is the z = 0 slice — not this).
+    std::vector<float> projection_values(VolumeAxis axis, bool max, const ViewParams& vp, int* width,
+                                         int* height) const;
+    // The spherically averaged power: bin i holds the bins (DC left out) whose radius
+    // sqrt((kx/W)^2 + (ky/H)^2 + (kz/D)^2) cycles per voxel rounds to i / max(W, H, D); mean power |F|^2 / voxels.
+    Profile shell_profile(int threads = 0) const;
+
+    const std::complex<float>* half() const;  // depth x height rows of width/2+1
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    VolumeGeometry g_;
+};
+
+// Parses "z", "y:3", "x:-2" (--slice): the axis and the signed index; false when malformed.
+bool parse_volume_slice(const std::string& text, VolumeAxis* axis, int* index);
+const char* axis_name(VolumeAxis a);
+
+}  // namespace specview

@@ -1,0 +1,230 @@
+// A stack as one volume (issue 61, app/volume): the 3D spectrum against a direct double-precision DFT on fresh random
+// volumes (odd and even sizes, padded, windowed), the shaping, slices, projections and the shell profile.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <vector>
+
+#include "app/core/plane.h"
+#include "app/volume/volume.h"
+#include "tests/support/oracle.h"
+#include "tests/support/random_image.h"
+
+namespace specview::test {
+namespace {
+
+// The direct 3D DFT of a (d, h, w) real volume in double: the oracle that trusts no FFT.
+std::vector<cd> direct_dft3(const std::vector<double>& v, int w, int h, int d) {
+    std::vector<cd> out(v.size());
+    const double tau = 2.0 * M_PI;
+    for (int kz = 0; kz < d; ++kz)
+        for (int ky = 0; ky < h; ++ky)
+            for (int kx = 0; kx < w; ++kx) {
+                cd sum = 0;
+                for (int z = 0; z < d; ++z)
+                    for (int y = 0; y < h; ++y)
+                        for (int x = 0; x < w; ++x) {
+                            const double a = -tau * (double(kx) * x / w + double(ky) * y / h + double(kz) * z / d);
+                            sum += v[(std::size_t(z) * h + y) * w + x] * cd(std::cos(a), std::sin(a));
+                        }
+                out[(std::size_t(kz) * h + ky) * w + kx] = sum;
+            }
+    return out;
+}
+
+// Frames of random gray floats, and the same values as a (d, h, w) volume.
+std::vector<Image> random_frames(Rng& rng, int w, int h, int d, std::vector<double>* volume) {
+    std::vector<Image> frames;
+    for (int z = 0; z < d; ++z) {
+        frames.push_back(random_image(rng, w, h, 1, 32));
+        for (int i = 0; i < w * h; ++i) volume->push_back(reinterpret_cast<const float*>(frames.back().data())[i]);
+    }
+    return frames;
+}
+
+std::vector<cf> whole(const VolumeSpectrum& v) {
+    const VolumeGeometry& g = v.geometry();
+    std::vector<cf> out(std::size_t(g.width) * g.height * g.depth);
+    for (int z = 0; z < g.depth; ++z) v.full_plane(z, out.data() + std::size_t(z) * g.width * g.height);
+    return out;
+}
+
+TEST(Volume, SpectrumIsTheDirect3dDftAtOddAndEvenSizes) {
+    Rng rng;
+    for (const auto& [w, h, d] : {std::array<int, 3>{7, 5, 3}, {8, 6, 4}, {9, 4, 1}}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d) + ", seed " +
+                     std::to_string(rng.seed()));
+        std::vector<double> vol;
+        const std::vector<Image> frames = random_frames(rng, w, h, d, &vol);
+        Settings s;
+        s.pad = PadMode::None;
+        s.window = Window::None;
+        VolumeSpectrum v;
+        v.begin(s, w, h, d, 2);
+        for (int z = d - 1; z >= 0; --z) v.add_frame(frames[std::size_t(z)], z, "random");  // any order
+        v.transform();
+        EXPECT_EQ(v.geometry().width, w);
+        EXPECT_EQ(v.geometry().depth, d);
+        EXPECT_LT(rel_l2(whole(v), direct_dft3(vol, w, h, d)), 1e-6);
+    }
+}
+
+// Padded to powers of two per axis, a separable Hann window (each axis its own length), levelled by the mean: the
+// shaped volume the test builds itself, transformed directly.
+TEST(Volume, PaddingWindowAndLevelAreAppliedPerAxis) {
+    Rng rng;
+    const int w = 6, h = 5, d = 3;
+    std::vector<double> vol;
+    const std::vector<Image> frames = random_frames(rng, w, h, d, &vol);
+    Settings s;
+    s.pad = PadMode::Pow2;
+    s.window = Window::Hann;
+    s.level = Level::Mean;
+    VolumeSpectrum v;
+    v.begin(s, w, h, d);
+    for (int z = 0; z < d; ++z) v.add_frame(frames[std::size_t(z)], z, "random");
+    v.transform();
+    const VolumeGeometry& g = v.geometry();
+    ASSERT_EQ(g.width, 8);
+    ASSERT_EQ(g.height, 8);
+    ASSERT_EQ(g.depth, 4);
+    double mean = 0;
+    for (double x : vol) mean += x;
+    mean /= double(vol.size());
+    std::vector<double> shaped(std::size_t(g.width) * g.height * g.depth, 0.0);
+    for (int z = 0; z < d; ++z)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                shaped[(std::size_t(z) * g.height + y) * g.width + x] =
+                    (vol[(std::size_t(z) * h + y) * w + x] - mean) * window_value(Window::Hann, x, w, 0.5) *
+                    window_value(Window::Hann, y, h, 0.5) * window_value(Window::Hann, z, d, 0.5);
+    EXPECT_LT(rel_l2(whole(v), direct_dft3(shaped, g.width, g.height, g.depth)), 1e-5) << "seed " << rng.seed();
+}
+
+// --level plane removes a linear trend in x, y and z: a pure ramp leaves (almost) nothing; without it the same ramp
+// is all power.
+TEST(Volume, LevelPlaneRemovesATrendInAllThreeAxes) {
+    const int w = 8, h = 6, d = 5;
+    std::vector<Image> frames;
+    for (int z = 0; z < d; ++z) {
+        std::vector<float> px;
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) px.push_back(0.3f + 0.01f * x - 0.02f * y + 0.03f * z);
+        frames.push_back(Image::from_floats(w, h, 1, px));
+    }
+    auto power = [&](Level level) {
+        Settings s;
+        s.pad = PadMode::None;
+        s.window = Window::None;
+        s.level = level;
+        VolumeSpectrum v;
+        v.begin(s, w, h, d);
+        for (int z = 0; z < d; ++z) v.add_frame(frames[std::size_t(z)], z, "ramp");
+        v.transform();
+        double p = 0;
+        for (const cf& c : whole(v)) p += std::norm(cd(c));
+        return p;
+    };
+    EXPECT_LT(power(Level::Plane), 1e-8 * power(Level::None));
+}
+
+// Slices through the shifted spectrum put DC at each picture's centre: z:0 is the kx-ky plane, y:k and x:k the
+// others; a max projection is at least every slice along its axis; an index outside the axis is refused.
+TEST(Volume, SlicesAndProjectionsShowTheRightBins) {
+    Rng rng;
+    const int w = 8, h = 6, d = 4;
+    std::vector<double> vol;
+    const std::vector<Image> frames = random_frames(rng, w, h, d, &vol);
+    Settings s;
+    s.pad = PadMode::None;
+    s.window = Window::None;
+    VolumeSpectrum v;
+    v.begin(s, w, h, d);
+    for (int z = 0; z < d; ++z) v.add_frame(frames[std::size_t(z)], z, "random");
+    v.transform();
+    ViewParams vp;  // log-magnitude, shifted
+    auto lm = [](cf c) { return view_value(View::LogMag, c.real(), c.imag()); };
+    int pw = 0, ph = 0;
+    const std::vector<float> z0 = v.slice_values(VolumeAxis::Z, 0, vp, &pw, &ph);
+    ASSERT_EQ(pw, w);
+    ASSERT_EQ(ph, h);
+    EXPECT_FLOAT_EQ(z0[std::size_t(h / 2) * w + w / 2], lm(v.at(0, 0, 0)));        // DC at the centre
+    EXPECT_FLOAT_EQ(z0[std::size_t(h / 2 + 1) * w + w / 2 + 2], lm(v.at(2, 1, 0)));  // (kx 2, ky 1)
+    const std::vector<float> y1 = v.slice_values(VolumeAxis::Y, -1, vp, &pw, &ph);
+    ASSERT_EQ(pw, w);
+    ASSERT_EQ(ph, d);
+    EXPECT_FLOAT_EQ(y1[std::size_t(d / 2 + 1) * w + w / 2 - 3], lm(v.at(w - 3, h - 1, 1)));  // (kx -3, ky -1, kz 1)
+    const std::vector<float> x2 = v.slice_values(VolumeAxis::X, 2, vp, &pw, &ph);
+    ASSERT_EQ(pw, h);
+    ASSERT_EQ(ph, d);
+    EXPECT_FLOAT_EQ(x2[std::size_t(d / 2 - 1) * h + h / 2 + 1], lm(v.at(2, 1, d - 1)));  // (kx 2, ky 1, kz -1)
+    const std::vector<float> mx = v.projection_values(VolumeAxis::Z, true, vp, &pw, &ph);
+    for (int k = -d / 2; k <= (d - 1) / 2; ++k) {
+        const std::vector<float> sl = v.slice_values(VolumeAxis::Z, k, vp, &pw, &ph);
+        for (std::size_t i = 0; i < sl.size(); ++i) ASSERT_GE(mx[i], sl[i]) << "kz " << k << " pixel " << i;
+    }
+    EXPECT_THROW(v.slice_values(VolumeAxis::Z, d / 2, vp, &pw, &ph), std::invalid_argument);  // 4 bins: -2..1
+    EXPECT_NO_THROW(v.slice_values(VolumeAxis::Z, -d / 2, vp, &pw, &ph));
+}
+
+// The shell profile's bins hold every bin but DC once, and their mean power times count adds up to the total power
+// (|F|^2 / voxels) without DC.
+TEST(Volume, ShellProfileAccountsForEveryBinButDc) {
+    Rng rng;
+    const int w = 9, h = 6, d = 5;
+    std::vector<double> vol;
+    const std::vector<Image> frames = random_frames(rng, w, h, d, &vol);
+    Settings s;
+    s.pad = PadMode::None;
+    s.window = Window::None;
+    VolumeSpectrum v;
+    v.begin(s, w, h, d);
+    for (int z = 0; z < d; ++z) v.add_frame(frames[std::size_t(z)], z, "random");
+    v.transform();
+    const Profile p = v.shell_profile(2);
+    long long count = 0;
+    double sum = 0;
+    for (std::size_t i = 0; i < p.at.size(); ++i) {
+        count += p.count[i];
+        sum += p.mean_power[i] * double(p.count[i]);
+        if (i > 0) {
+            EXPECT_GT(p.at[i], p.at[i - 1]);
+        }
+    }
+    EXPECT_EQ(count, (long long)w * h * d - 1);
+    const std::vector<cf> F = whole(v);
+    double total = 0;
+    for (std::size_t i = 1; i < F.size(); ++i) total += std::norm(cd(F[i])) / double(F.size());
+    EXPECT_NEAR(sum, total, 1e-9 * total);
+    EXPECT_DOUBLE_EQ(p.at.front(), 1.0 / 9.0);  // bins 1 / max(W, H, D) wide
+}
+
+TEST(Volume, SliceOptionParses) {
+    VolumeAxis a;
+    int i = 7;
+    EXPECT_TRUE(parse_volume_slice("z", &a, &i));
+    EXPECT_EQ(a, VolumeAxis::Z);
+    EXPECT_EQ(i, 0);
+    EXPECT_TRUE(parse_volume_slice("x:-3", &a, &i));
+    EXPECT_EQ(a, VolumeAxis::X);
+    EXPECT_EQ(i, -3);
+    for (const char* bad : {"", "w", "z:", "z3", "y:1.5", "x:3a", "zz"}) EXPECT_FALSE(parse_volume_slice(bad, &a, &i)) << bad;
+}
+
+TEST(Volume, GeometryFollowsTheSizePolicyPerAxis) {
+    VolumeGeometry g = volume_geometry(PadMode::Pow2, 100, 60, 10);
+    EXPECT_EQ(g.width, 128);
+    EXPECT_EQ(g.height, 64);
+    EXPECT_EQ(g.depth, 16);
+    g = volume_geometry(PadMode::Square, 100, 60, 10);
+    EXPECT_EQ(g.height, 128);
+    EXPECT_EQ(g.depth, 128);
+    g = volume_geometry(PadMode::Crop, 100, 60, 10);
+    EXPECT_EQ(g.depth, 8);
+    EXPECT_EQ(g.crop_z, 1);
+    EXPECT_EQ(g.crop_x, 18);
+}
+
+}  // namespace
+}  // namespace specview::test
