@@ -2,8 +2,11 @@
 // pictures it writes, its text.
 #include "app/cli/shared.h"
 
+#include "app/core/picture.h"
+
 #include "app/cli/cli.h"
 
+#include <cstring>
 #include <glob.h>
 #include <unistd.h>
 
@@ -128,6 +131,20 @@ std::vector<std::string> stack_files(const std::string& where, std::string* erro
 bool same_file(const std::string& a, const std::string& b) {
     std::error_code ec;
     return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
+}
+
+void picture_of_values(const std::vector<float>& values, Colormap cm, int depth, Frame& pic) {
+    if (depth == 16) {
+        pic.picture = PictureFormat::Level16;
+        pic.levels.resize(values.size() * 2);
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            const std::uint16_t v =
+                std::uint16_t(level16_of(normalize_to_range(values[i], pic.range_lo, pic.range_hi)));
+            std::memcpy(&pic.levels[2 * i], &v, 2);
+        }
+    } else {
+        colorize(values, pic.range_lo, pic.range_hi, cm, pic.rgba);
+    }
 }
 
 void write_png(const std::string& path, const Frame& f, Colormap cm, int level, int threads) {

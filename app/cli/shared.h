@@ -45,6 +45,9 @@ bool same_file(const std::string& a, const std::string& b);
 
 // The spectrum picture as PNG (8-bit gray, RGB, or 16-bit gray levels), on `threads` threads.
 void write_png(const std::string& path, const Frame& f, Colormap cm, int level, int threads);
+// View values over pic's range (range_lo..range_hi, set) into pic's picture: 16-bit gray levels for depth 16, else
+// RGBA8 through the colormap (a stack's mean power, a volume's slice).
+void picture_of_values(const std::vector<float>& values, Colormap cm, int depth, Frame& pic);
 // The filtered image as a PNG: the content's region of the plane (the image's own pixels, padding left out),
 // min-max stretched to 8-bit gray.
 void write_inverse_png(const std::string& path, const Frame& f, int level);

@@ -166,17 +166,7 @@ int write_average(const StackRun& r, Engine& engine, int frames_done, int width,
     pic.height = height;
     const std::vector<float> values =
         mean_power_view_values(power, frames_done, width, height, r.s.view, &pic.range_lo, &pic.range_hi);
-    if (r.common.depth == 16) {
-        pic.picture = PictureFormat::Level16;
-        pic.levels.resize(values.size() * 2);
-        for (std::size_t i = 0; i < values.size(); ++i) {
-            const std::uint16_t v =
-                std::uint16_t(level16_of(normalize_to_range(values[i], pic.range_lo, pic.range_hi)));
-            std::memcpy(&pic.levels[2 * i], &v, 2);
-        }
-    } else {
-        colorize(values, pic.range_lo, pic.range_hi, r.s.view.colormap, pic.rgba);
-    }
+    picture_of_values(values, r.s.view.colormap, r.common.depth, pic);
     try {
         write_png(avg_png, pic, r.s.view.colormap, r.common.png_level, 0);
         *wrote = avg_png;

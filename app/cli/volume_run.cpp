@@ -111,17 +111,7 @@ int run_volume(const StackRun& r) {
                                      : vol.projection_values(axis, r.projection == "max", r.s.view, &pic.width,
                                                              &pic.height);
             compute_range(values, r.s.view, &pic.range_lo, &pic.range_hi);
-            if (r.common.depth == 16) {
-                pic.picture = PictureFormat::Level16;
-                pic.levels.resize(values.size() * 2);
-                for (std::size_t i = 0; i < values.size(); ++i) {
-                    const std::uint16_t v =
-                        std::uint16_t(level16_of(normalize_to_range(values[i], pic.range_lo, pic.range_hi)));
-                    std::memcpy(&pic.levels[2 * i], &v, 2);
-                }
-            } else {
-                colorize(values, pic.range_lo, pic.range_hi, r.s.view.colormap, pic.rgba);
-            }
+            picture_of_values(values, r.s.view.colormap, r.common.depth, pic);
             write_png(png, pic, r.s.view.colormap, r.common.png_level, 0);
             wrote = png;
         }

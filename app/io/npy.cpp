@@ -17,12 +17,15 @@ void write_file_atomically(const std::string& path, const std::string& bytes) {
     write_file_atomically(path, {{bytes.data(), bytes.size()}});
 }
 
-void write_file_atomically(const std::string& path, const std::vector<std::pair<const char*, std::size_t>>& parts) {
+namespace {
+// Writes through `write` into a temporary file in path's directory, renamed into place once complete (a failure
+// leaves whatever was there untouched).
+void write_through_temporary(const std::string& path, const std::function<void(std::ofstream&)>& write) {
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
         if (!out) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
-        for (const auto& [data, size] : parts) out.write(data, std::streamsize(size));
+        write(out);
         out.flush();
         if (!out) {
             std::error_code ec;
@@ -36,6 +39,13 @@ void write_file_atomically(const std::string& path, const std::vector<std::pair<
         std::filesystem::remove(tmp, ec);
         throw std::runtime_error(path + ": cannot move the finished file into place (" + ec.message() + ")");
     }
+}
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::vector<std::pair<const char*, std::size_t>>& parts) {
+    write_through_temporary(path, [&](std::ofstream& out) {
+        for (const auto& [data, size] : parts) out.write(data, std::streamsize(size));
+    });
 }
 
 namespace {
@@ -57,29 +67,14 @@ void write_npy_complex64_3d(const std::string& path, int depth, int height, int 
                             const std::function<void(int, std::complex<float>*)>& fill) {
     const std::string head =
         npy_header("<c8", std::to_string(depth) + ", " + std::to_string(height) + ", " + std::to_string(width));
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error(path + ": cannot write (" + std::strerror(errno) + ")");
+    write_through_temporary(path, [&](std::ofstream& out) {
         out.write(head.data(), std::streamsize(head.size()));
         std::vector<std::complex<float>> plane(std::size_t(height) * width);
         for (int z = 0; z < depth && out; ++z) {
             fill(z, plane.data());
             out.write(reinterpret_cast<const char*>(plane.data()), std::streamsize(plane.size() * sizeof(plane[0])));
         }
-        out.flush();
-        if (!out) {
-            std::error_code ec;
-            std::filesystem::remove(tmp, ec);
-            throw std::runtime_error(path + ": write failed (" + std::strerror(errno) + ")");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw std::runtime_error(path + ": cannot move the finished file into place (" + ec.message() + ")");
-    }
+    });
 }
 
 namespace {

@@ -371,14 +371,7 @@ Profile VolumeSpectrum::shell_profile(int threads) const {
             sums[0][std::size_t(i)] += sums[std::size_t(t)][std::size_t(i)];
             counts[0][std::size_t(i)] += counts[std::size_t(t)][std::size_t(i)];
         }
-    Profile p;
-    for (int i = 1; i < bins; ++i) {
-        if (counts[0][std::size_t(i)] == 0) continue;
-        p.at.push_back(double(i) / m);
-        p.mean_power.push_back(sums[0][std::size_t(i)] / double(counts[0][std::size_t(i)]));
-        p.count.push_back(counts[0][std::size_t(i)]);
-    }
-    return p;
+    return profile_from_sums(sums[0], counts[0], true, m, m);  // the 2D radial profile's bins: i / m from i = 1
 }
 
 bool parse_volume_slice(const std::string& text, VolumeAxis* axis, int* index) {

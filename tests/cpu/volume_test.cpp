@@ -43,6 +43,22 @@ std::vector<Image> random_frames(Rng& rng, int w, int h, int d, std::vector<doub
     return frames;
 }
 
+// The volume of these frames transformed under s.
+void transform(VolumeSpectrum& v, const std::vector<Image>& frames, const Settings& s, const char* name = "random") {
+    const int d = int(frames.size());
+    v.begin(s, frames[0].width, frames[0].height, d, 2);
+    for (int z = 0; z < d; ++z) v.add_frame(frames[std::size_t(z)], z, name);
+    v.transform();
+}
+
+// No padding, no window: the frames' own values.
+Settings plain() {
+    Settings s;
+    s.pad = PadMode::None;
+    s.window = Window::None;
+    return s;
+}
+
 std::vector<cf> whole(const VolumeSpectrum& v) {
     const VolumeGeometry& g = v.geometry();
     std::vector<cf> out(std::size_t(g.width) * g.height * g.depth);
@@ -82,9 +98,7 @@ TEST(Volume, PaddingWindowAndLevelAreAppliedPerAxis) {
     s.window = Window::Hann;
     s.level = Level::Mean;
     VolumeSpectrum v;
-    v.begin(s, w, h, d);
-    for (int z = 0; z < d; ++z) v.add_frame(frames[std::size_t(z)], z, "random");
-    v.transform();
+    transform(v, frames, s);
     const VolumeGeometry& g = v.geometry();
     ASSERT_EQ(g.width, 8);
     ASSERT_EQ(g.height, 8);
@@ -114,14 +128,10 @@ TEST(Volume, LevelPlaneRemovesATrendInAllThreeAxes) {
         frames.push_back(Image::from_floats(w, h, 1, px));
     }
     auto power = [&](Level level) {
-        Settings s;
-        s.pad = PadMode::None;
-        s.window = Window::None;
+        Settings s = plain();
         s.level = level;
         VolumeSpectrum v;
-        v.begin(s, w, h, d);
-        for (int z = 0; z < d; ++z) v.add_frame(frames[std::size_t(z)], z, "ramp");
-        v.transform();
+        transform(v, frames, s, "ramp");
         double p = 0;
         for (const cf& c : whole(v)) p += std::norm(cd(c));
         return p;
@@ -136,13 +146,8 @@ TEST(Volume, SlicesAndProjectionsShowTheRightBins) {
     const int w = 8, h = 6, d = 4;
     std::vector<double> vol;
     const std::vector<Image> frames = random_frames(rng, w, h, d, &vol);
-    Settings s;
-    s.pad = PadMode::None;
-    s.window = Window::None;
     VolumeSpectrum v;
-    v.begin(s, w, h, d);
-    for (int z = 0; z < d; ++z) v.add_frame(frames[std::size_t(z)], z, "random");
-    v.transform();
+    transform(v, frames, plain());
     ViewParams vp;  // log-magnitude, shifted
     auto lm = [](cf c) { return view_value(View::LogMag, c.real(), c.imag()); };
     int pw = 0, ph = 0;
@@ -175,13 +180,8 @@ TEST(Volume, ShellProfileAccountsForEveryBinButDc) {
     const int w = 9, h = 6, d = 5;
     std::vector<double> vol;
     const std::vector<Image> frames = random_frames(rng, w, h, d, &vol);
-    Settings s;
-    s.pad = PadMode::None;
-    s.window = Window::None;
     VolumeSpectrum v;
-    v.begin(s, w, h, d);
-    for (int z = 0; z < d; ++z) v.add_frame(frames[std::size_t(z)], z, "random");
-    v.transform();
+    transform(v, frames, plain());
     const Profile p = v.shell_profile(2);
     long long count = 0;
     double sum = 0;
