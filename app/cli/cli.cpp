@@ -84,6 +84,8 @@ int run_frames(const CliOptions& o, const std::string& input) {
     run.slice = o.slice;
     run.projection = o.projection;
     run.shell_out = o.shell_out;
+    run.orthoslices = o.orthoslices;
+    run.values_out = o.values_out;
     if (o.volume) {  // the CPU's 3D FFT (FFTW); the GPU backends' 3D pipelines are the next steps of issue 61
         if (!o.auto_backend && o.s.backend != Backend::Cpu) {
             std::cerr << "specview: --volume runs on the CPU backend so far (--backend cpu, or auto)\n";
@@ -280,8 +282,9 @@ int run_headless(CliOptions& o) {
         if (mine.empty()) return kExitOk;  // more shards than inputs: this one has nothing to do
         files = std::move(mine);
     }
-    if (!o.volume && (!o.shell_out.empty() || !o.projection.empty() || o.slice != "z")) {
-        std::cerr << "specview: --profile shell, --slice and --projection are for --volume\n";
+    if (!o.volume && (!o.shell_out.empty() || !o.projection.empty() || o.slice != "z" || o.orthoslices ||
+                      !o.values_out.empty())) {
+        std::cerr << "specview: --profile shell, --slice, --projection, --orthoslices and --values are for --volume\n";
         return kExitUsage;
     }
     if (!o.frame_range.empty() || o.average || !o.export_video.empty() || o.volume) {

@@ -184,6 +184,10 @@ void add_run_options(CLI::App& app, CliOptions& o) {
     app.add_option("--projection", o.projection, "with --volume: -o shows max or sum along --slice's axis instead")
         ->check(one_of({"max", "sum"}))
         ->group(g_stack);
+    app.add_flag("--orthoslices", o.orthoslices, "with --volume: -o shows the three slices (or projections) side by side")
+        ->group(g_stack);
+    app.add_option("--values", o.values_out, "with --volume: the view values -o shows, as float32 .npy (NaN between)")
+        ->group(g_stack);
     app.add_option("--max-side", o.max_side, "refuse images wider or taller than this")
         ->check(CLI::Range(1, 65536))
         ->capture_default_str()
@@ -252,8 +256,8 @@ void add_lab_options(CLI::App& app, CliOptions& o) {
         ->capture_default_str();
     app.add_option(
            "--profile", o.profile_args,
-           "radial|angular|shell OUT.csv (repeatable): the radial power spectrum (and its slope), the power by angle, "
-           "or with --volume the spherically averaged power")
+           "radial|angular|shell OUT.csv (repeatable): radial power (and its slope), power by angle, or a "
+           "volume's shell")
         ->expected(2)
         ->allow_extra_args(false)  // (an image after the two values is an input)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)

@@ -38,8 +38,8 @@ struct CliOptions {
     std::vector<std::string> stack_sequence;  // --stack's files, in natural order (run_headless)
     bool average = false;
     // --volume: the stack as one volume (app/volume): --slice AXIS[:INDEX], --projection max|sum, --profile shell.
-    bool volume = false;
-    std::string slice = "z", projection;
+    bool volume = false, orthoslices = false;
+    std::string slice = "z", projection, values_out;
     std::string max_memory;
     int png_level = kDefaultPngLevel;
     int jobs_opt = 0;

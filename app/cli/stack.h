@@ -27,8 +27,8 @@ struct StackRun {
     VideoDecode video_decode = VideoDecode::Auto;
     std::string backend_why;  // --backend auto: why this backend (said on the summary line)
     // --volume (app/cli/volume_run.h): the frames as one volume; -o shows --slice or --projection, --profile shell.
-    bool volume = false;
-    std::string slice = "z", projection, shell_out;
+    bool volume = false, orthoslices = false;
+    std::string slice = "z", projection, shell_out, values_out;
 };
 
 // Returns the exit code.

@@ -1,6 +1,9 @@
 #include "app/cli/volume_run.h"
 
+#include <stb_easy_font.h>
+
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -24,6 +27,39 @@ namespace {
 double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
+
+constexpr int kLabelRows = 14, kPanelGap = 8;
+
+// Where no panel is (NaN values): a dark gray; each panel's label above it in white (stb_easy_font's quads filled).
+void draw_panels(Frame& pic, const std::vector<float>& values, const std::vector<VolumeSpectrum::Panel>& panels) {
+    const bool l16 = pic.picture == PictureFormat::Level16;
+    auto put = [&](int x, int y, bool text) {
+        if (x < 0 || y < 0 || x >= pic.width || y >= pic.height) return;
+        const std::size_t i = std::size_t(y) * pic.width + x;
+        if (l16) {
+            const std::uint16_t v = text ? 0xFFFF : 0x2020;
+            std::memcpy(&pic.levels[2 * i], &v, 2);
+        } else {
+            pic.rgba[i] = text ? 0xFFFFFFFFu : 0xFF202020u;
+        }
+    };
+    for (int y = 0; y < pic.height; ++y)
+        for (int x = 0; x < pic.width; ++x)
+            if (std::isnan(values[std::size_t(y) * pic.width + x])) put(x, y, false);
+    static char quads[64 * 1024];
+    for (std::size_t k = 0; k < panels.size(); ++k) {
+        const auto& p = panels[k];
+        const int end = k + 1 < panels.size() ? panels[k + 1].x - 2 : pic.width;  // into the gap, not the next label
+        const int n = stb_easy_font_print(float(p.x + 2), 3.0f, const_cast<char*>(p.label.c_str()), nullptr, quads,
+                                          int(sizeof quads));
+        for (int q = 0; q < n; ++q) {  // 4 vertices of 16 bytes (x, y, z, colour) each; an axis-aligned rectangle
+            float v[4][4];
+            std::memcpy(v, quads + q * 64, sizeof v);
+            for (int y = int(v[0][1]); y < int(v[2][1]); ++y)
+                for (int x = int(v[0][0]); x < int(v[2][0]) && x < end; ++x) put(x, y, true);
+        }
+    }
+}
 }  // namespace
 
 int run_volume(const StackRun& r) {
@@ -37,9 +73,10 @@ int run_volume(const StackRun& r) {
                                              : fs::path(r.files.front()).parent_path().filename().string() + "_stack";
     const std::string tag = r.projection.empty() ? "_slice_" + std::string(axis_name(axis)) + std::to_string(index)
                                                  : "_" + r.projection + "_" + axis_name(axis);
+    const bool asked = !r.raw.empty() || !r.shell_out.empty() || !r.values_out.empty();
     const std::string png =
-        !r.output.empty() ? r.output : (r.raw.empty() && r.shell_out.empty() ? stem + "_volume" + tag + ".png" : "");
-    for (const std::string& o : {png, r.raw, r.shell_out}) {
+        !r.output.empty() ? r.output : (asked ? "" : stem + "_volume" + (r.orthoslices ? "_orthoslices" : tag) + ".png");
+    for (const std::string& o : {png, r.raw, r.shell_out, r.values_out}) {
         std::error_code ec;
         if (!o.empty() && !r.common.force && fs::exists(o, ec)) {
             std::cerr << "specview: " << o << ": exists; use --force to overwrite\n";
@@ -104,16 +141,35 @@ int run_volume(const StackRun& r) {
     double out_ms = 0;
     const auto t1 = std::chrono::steady_clock::now();
     try {
-        if (!png.empty()) {
+        if (!png.empty() || !r.values_out.empty()) {
             Frame pic;
-            std::vector<float> values =
-                r.projection.empty() ? vol.slice_values(axis, index, r.s.view, &pic.width, &pic.height)
-                                     : vol.projection_values(axis, r.projection == "max", r.s.view, &pic.width,
-                                                             &pic.height);
-            compute_range(values, r.s.view, &pic.range_lo, &pic.range_hi);
-            picture_of_values(values, r.s.view.colormap, r.common.depth, pic);
-            write_png(png, pic, r.s.view.colormap, r.common.png_level, 0);
-            wrote = png;
+            std::vector<VolumeSpectrum::Panel> panels;
+            std::vector<float> values;
+            if (r.orthoslices) {  // through (kx, ky, kz): DC, or --slice's index on its axis
+                const int at[3] = {axis == VolumeAxis::X ? index : 0, axis == VolumeAxis::Y ? index : 0,
+                                   axis == VolumeAxis::Z ? index : 0};
+                values = vol.orthoslices(at[0], at[1], at[2], r.projection, r.s.view, kLabelRows, kPanelGap,
+                                         &pic.width, &pic.height, &panels);
+            } else if (r.projection.empty()) {
+                values = vol.slice_values(axis, index, r.s.view, &pic.width, &pic.height);
+            } else {
+                values = vol.projection_values(axis, r.projection == "max", r.s.view, &pic.width, &pic.height);
+            }
+            std::vector<float> shown;  // the range over the panels' values only
+            shown.reserve(values.size());
+            for (float v : values)
+                if (!std::isnan(v)) shown.push_back(v);
+            compute_range(shown, r.s.view, &pic.range_lo, &pic.range_hi);
+            if (!png.empty()) {
+                picture_of_values(values, r.s.view.colormap, r.common.depth, pic);
+                if (r.orthoslices) draw_panels(pic, values, panels);
+                write_png(png, pic, r.s.view.colormap, r.common.png_level, 0);
+                wrote = png;
+            }
+            if (!r.values_out.empty()) {
+                write_npy_float32(r.values_out, values.data(), pic.height, pic.width);
+                wrote += (wrote.empty() ? "" : ", ") + r.values_out;
+            }
         }
         if (!r.raw.empty()) {
             write_npy_complex64_3d(r.raw, g.depth, g.height, g.width,

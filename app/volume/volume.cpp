@@ -333,6 +333,46 @@ std::vector<float> VolumeSpectrum::projection_values(VolumeAxis axis, bool max, 
     return v;
 }
 
+std::vector<float> VolumeSpectrum::orthoslices(int kx, int ky, int kz, const std::string& projection,
+                                               const ViewParams& vp, int label_h, int gap, int* width, int* height,
+                                               std::vector<Panel>* panels) const {
+    struct Part {
+        VolumeAxis axis;
+        int index;
+        const char* plane;
+        const char* fixed;
+    };
+    const Part parts[3] = {{VolumeAxis::Z, kz, "kx-ky", "kz"}, {VolumeAxis::Y, ky, "kx-kz", "ky"},
+                           {VolumeAxis::X, kx, "ky-kz", "kx"}};
+    std::vector<std::vector<float>> values(3);
+    panels->assign(3, Panel{});
+    int x = 0, tallest = 0;
+    for (int i = 0; i < 3; ++i) {
+        Panel& p = (*panels)[std::size_t(i)];
+        values[std::size_t(i)] =
+            projection.empty()
+                ? slice_values(parts[i].axis, parts[i].index, vp, &p.width, &p.height)
+                : projection_values(parts[i].axis, projection == "max", vp, &p.width, &p.height);
+        p.x = x;
+        p.y = label_h;
+        p.label = std::string(parts[i].plane) + (projection.empty() ? ", " + std::string(parts[i].fixed) + "=" +
+                                                                          std::to_string(parts[i].index)
+                                                                    : ", " + projection + " over " + parts[i].fixed);
+        x += p.width + (i < 2 ? gap : 0);
+        tallest = std::max(tallest, p.height);
+    }
+    *width = x;
+    *height = label_h + tallest;
+    std::vector<float> out(std::size_t(*width) * *height, NAN);
+    for (int i = 0; i < 3; ++i) {
+        const Panel& p = (*panels)[std::size_t(i)];
+        for (int r = 0; r < p.height; ++r)
+            std::copy_n(values[std::size_t(i)].data() + std::size_t(r) * p.width, p.width,
+                        out.data() + std::size_t(p.y + r) * *width + p.x);
+    }
+    return out;
+}
+
 Profile VolumeSpectrum::shell_profile(int threads) const {
     const int W = g_.width, H = g_.height, D = g_.depth, hw = W / 2 + 1;
     const int m = std::max({W, H, D});

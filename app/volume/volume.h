@@ -72,6 +72,15 @@ public:
     // volume's projection along that axis, by the projection-slice theorem, is the z = 0 slice — not this).
     std::vector<float> projection_values(VolumeAxis axis, bool max, const ViewParams& vp, int* width,
                                          int* height) const;
+    // The three slices through bin (kx, ky, kz) (signed indices) side by side — kx-ky, kx-kz, ky-kz — or with
+    // `projection` ("max" or "sum") the three projections, under a label strip (`label_h` rows) and `gap` columns
+    // apart; NaN where no panel is. Each panel's place and label in *panels.
+    struct Panel {
+        int x = 0, y = 0, width = 0, height = 0;
+        std::string label;
+    };
+    std::vector<float> orthoslices(int kx, int ky, int kz, const std::string& projection, const ViewParams& vp,
+                                   int label_h, int gap, int* width, int* height, std::vector<Panel>* panels) const;
     // The spherically averaged power: bin i holds the bins (DC left out) whose radius
     // sqrt((kx/W)^2 + (ky/H)^2 + (kz/D)^2) cycles per voxel rounds to i / max(W, H, D); mean power |F|^2 / voxels.
     Profile shell_profile(int threads = 0) const;

@@ -1547,6 +1547,55 @@ TEST(Cli, AVolumesRawSpectrumIsTheThreeAxisDft) {
     EXPECT_EQ(load_image(dir.file("p.png")).height, 8);
 }
 
+// A (h, w) float32 .npy as --values writes it.
+std::vector<float> read_npy_f4_2d(const std::string& path, int* h, int* w) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    if (bytes.size() < 10) return {};
+    const std::size_t hl = std::uint8_t(bytes[8]) | (std::size_t(std::uint8_t(bytes[9])) << 8);
+    const std::string header = bytes.substr(10, hl);
+    if (header.find("'<f4'") == std::string::npos ||
+        std::sscanf(header.c_str() + header.find("'shape': ("), "'shape': (%d, %d)", h, w) != 2)
+        return {};
+    std::vector<float> out(std::size_t(*h) * *w);
+    if (bytes.size() != 10 + hl + out.size() * sizeof(float)) return {};
+    std::memcpy(out.data(), bytes.data() + 10 + hl, out.size() * sizeof(float));
+    return out;
+}
+
+// --orthoslices: the three slices side by side under a label strip (kx-ky W x H, kx-kz W x D, ky-kz H x D, 8 columns
+// apart); --values holds exactly what each panel shows (the single slice's values where kx-ky is) and NaN elsewhere.
+TEST(Cli, OrthoslicesPutTheThreeSlicesSideBySideAndValuesHoldThem) {
+    TempDir dir;
+    Rng rng;
+    const int w = 16, h = 8, d = 4;
+    std::vector<double> v(std::size_t(w) * h * d);
+    for (double& x : v) x = std::uniform_real_distribution<double>(0.0, 1.0)(rng.engine());
+    const std::string in = dir.file("vol.npy");
+    fixtures::write_file(in, fixtures::npy("<f4", {std::uint64_t(d), std::uint64_t(h), std::uint64_t(w)}, false, v));
+    ASSERT_EQ(specview({"--headless", in, "--volume", "--orthoslices", "-o", dir.file("o.png"), "--values",
+                        dir.file("o.npy")},
+                       dir)
+                  .code,
+              0);
+    ASSERT_EQ(specview({"--headless", in, "--volume", "--values", dir.file("z.npy")}, dir).code, 0);
+    int oh = 0, ow = 0, zh = 0, zw = 0;
+    const std::vector<float> o = read_npy_f4_2d(dir.file("o.npy"), &oh, &ow);
+    const std::vector<float> z = read_npy_f4_2d(dir.file("z.npy"), &zh, &zw);
+    ASSERT_EQ(ow, w + 8 + w + 8 + h);
+    ASSERT_EQ(oh, 14 + h);
+    ASSERT_EQ(zw, w);
+    ASSERT_EQ(zh, h);
+    const Image pic = load_image(dir.file("o.png"));
+    EXPECT_EQ(pic.width, ow);
+    EXPECT_EQ(pic.height, oh);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) ASSERT_EQ(o[std::size_t(14 + y) * ow + x], z[std::size_t(y) * w + x]) << x << "," << y;
+    std::size_t nan = 0;
+    for (float x : o) nan += std::isnan(x);
+    EXPECT_EQ(nan, o.size() - std::size_t(w * h + w * d + h * d));
+}
+
 // --volume on --stack's files and --frame-range; what it goes without is a usage error, a volume beyond the memory
 // allowed an input error, a slice outside the spectrum a usage error naming the range.
 TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
@@ -1579,6 +1628,7 @@ TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
         {{"--volume", "--slice", "w"}, kExitUsage, "--slice w"},
         {{"--profile", "shell", dir.file("s.csv")}, kExitUsage, "for --volume"},
         {{"--projection", "max", "-o", dir.file("p.png")}, kExitUsage, "for --volume"},
+        {{"--orthoslices", "-o", dir.file("o.png")}, kExitUsage, "for --volume"},
         {{"--volume", "--max-memory", "1K", "-o", dir.file("m.png")}, kExitInput, "needs about"},
     };
     for (const Bad& b : bad) {
