@@ -86,6 +86,7 @@ int run_frames(const CliOptions& o, const std::string& input) {
     run.shell_out = o.shell_out;
     run.orthoslices = o.orthoslices;
     run.values_out = o.values_out;
+    run.voxel_size = o.voxel_size;
     if (o.volume) {  // the CPU's 3D FFT (FFTW); the GPU backends' 3D pipelines are the next steps of issue 61
         if (!o.auto_backend && o.s.backend != Backend::Cpu) {
             std::cerr << "specview: --volume runs on the CPU backend so far (--backend cpu, or auto)\n";
@@ -283,8 +284,9 @@ int run_headless(CliOptions& o) {
         files = std::move(mine);
     }
     if (!o.volume && (!o.shell_out.empty() || !o.projection.empty() || o.slice != "z" || o.orthoslices ||
-                      !o.values_out.empty())) {
-        std::cerr << "specview: --profile shell, --slice, --projection, --orthoslices and --values are for --volume\n";
+                      !o.values_out.empty() || !o.voxel_size.empty())) {
+        std::cerr << "specview: --profile shell, --slice, --projection, --orthoslices, --values and --voxel-size are for "
+                     "--volume\n";
         return kExitUsage;
     }
     if (!o.frame_range.empty() || o.average || !o.export_video.empty() || o.volume) {

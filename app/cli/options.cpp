@@ -186,6 +186,8 @@ void add_run_options(CLI::App& app, CliOptions& o) {
         ->group(g_stack);
     app.add_flag("--orthoslices", o.orthoslices, "with --volume: -o shows the three slices (or projections) side by side")
         ->group(g_stack);
+    app.add_option("--voxel-size", o.voxel_size, "with --volume: X:Y:Z[UNIT] or one size; --profile shell per unit too")
+        ->group(g_stack);
     app.add_option("--values", o.values_out, "with --volume: the view values -o shows, as float32 .npy (NaN between)")
         ->group(g_stack);
     app.add_option("--max-side", o.max_side, "refuse images wider or taller than this")
@@ -218,7 +220,7 @@ void add_run_options(CLI::App& app, CliOptions& o) {
         ->capture_default_str()
         ->group(g_out);
     app.add_option("--max-memory", o.max_memory,
-                   "refuse images that would need more host memory than this (e.g. 2G; default: what is free)")
+                   "the most host memory to use (e.g. 2G; default: what is free)")
         ->check([](const std::string& v) {
             try {
                 parse_size(v);

@@ -39,7 +39,7 @@ struct CliOptions {
     bool average = false;
     // --volume: the stack as one volume (app/volume): --slice AXIS[:INDEX], --projection max|sum, --profile shell.
     bool volume = false, orthoslices = false;
-    std::string slice = "z", projection, values_out;
+    std::string slice = "z", projection, values_out, voxel_size;
     std::string max_memory;
     int png_level = kDefaultPngLevel;
     int jobs_opt = 0;

@@ -28,7 +28,7 @@ struct StackRun {
     std::string backend_why;  // --backend auto: why this backend (said on the summary line)
     // --volume (app/cli/volume_run.h): the frames as one volume; -o shows --slice or --projection, --profile shell.
     bool volume = false, orthoslices = false;
-    std::string slice = "z", projection, shell_out, values_out;
+    std::string slice = "z", projection, shell_out, values_out, voxel_size;
 };
 
 // Returns the exit code.

@@ -63,6 +63,13 @@ void draw_panels(Frame& pic, const std::vector<float>& values, const std::vector
 }  // namespace
 
 int run_volume(const StackRun& r) {
+    VoxelSize voxel;
+    if (!r.voxel_size.empty()) {
+        if (const std::string err = parse_voxel_size(r.voxel_size, &voxel); !err.empty()) {
+            std::cerr << "specview: " << err << "\n";
+            return kExitUsage;
+        }
+    }
     VolumeAxis axis = VolumeAxis::Z;
     int index = 0;
     if (!parse_volume_slice(r.slice, &axis, &index)) {
@@ -177,7 +184,11 @@ int run_volume(const StackRun& r) {
             wrote += (wrote.empty() ? "" : ", ") + r.raw;
         }
         if (!r.shell_out.empty()) {
-            write_profile_csv(r.shell_out, "f_cycles_per_voxel,mean_power,count", vol.shell_profile());
+            if (voxel.calibrated())  // physical shells; the first column in cycles per voxel along x
+                write_profile_csv(r.shell_out, "f_cycles_per_voxel,f_per_" + voxel.unit + ",mean_power,count",
+                                  vol.shell_profile(0, voxel.x, voxel.y, voxel.z), voxel.x);
+            else
+                write_profile_csv(r.shell_out, "f_cycles_per_voxel,mean_power,count", vol.shell_profile());
             wrote += (wrote.empty() ? "" : ", ") + r.shell_out;
         }
     } catch (const std::invalid_argument& e) {  // a slice index outside the spectrum

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 #include "app/core/parallel_bands.h"
+#include "app/core/calibration.h"
 #include "app/core/plane.h"
 #include "app/engine/cpu_backend.h"
 #include "gpu/common/spectrum_math.h"
@@ -373,10 +375,11 @@ std::vector<float> VolumeSpectrum::orthoslices(int kx, int ky, int kz, const std
     return out;
 }
 
-Profile VolumeSpectrum::shell_profile(int threads) const {
+Profile VolumeSpectrum::shell_profile(int threads, double sx, double sy, double sz) const {
     const int W = g_.width, H = g_.height, D = g_.depth, hw = W / 2 + 1;
-    const int m = std::max({W, H, D});
-    const int bins = int(std::ceil(std::sqrt(0.75) * m)) + 2;
+    // Radii in bins of 1 / max(W sx, H sy, D sz) per unit (1 / max(W, H, D) cycles per voxel for cubes).
+    const double m = std::max({W * sx, H * sy, D * sz});
+    const int bins = int(std::ceil(0.5 * m * std::sqrt(1 / (sx * sx) + 1 / (sy * sy) + 1 / (sz * sz)))) + 2;
     const int nt = std::max(1, std::min(threads > 0 ? threads : impl_->threads, D));
     std::vector<std::vector<double>> sums(std::size_t(nt), std::vector<double>(std::size_t(bins), 0.0));
     std::vector<std::vector<long long>> counts(std::size_t(nt), std::vector<long long>(std::size_t(bins), 0));
@@ -388,13 +391,13 @@ Profile VolumeSpectrum::shell_profile(int threads) const {
             std::vector<double>& sum = sums[std::size_t(t)];
             std::vector<long long>& count = counts[std::size_t(t)];
             for (int z = z0; z < z1; ++z) {
-                const double fz = fftfreq(z, D);
+                const double fz = fftfreq(z, D) / sz;
                 for (int y = 0; y < H; ++y) {
-                    const double fy = fftfreq(y, H);
+                    const double fy = fftfreq(y, H) / sy;
                     const std::complex<float>* row = F + (std::size_t(z) * H + y) * hw;
                     for (int x = 0; x < hw; ++x) {
                         if (x == 0 && y == 0 && z == 0) continue;  // DC left out, as the 2D radial profile does
-                        const double fx = fftfreq(x, W);
+                        const double fx = fftfreq(x, W) / sx;
                         const std::size_t i = std::size_t(std::lround(std::sqrt(fx * fx + fy * fy + fz * fz) * m));
                         // A half bin stands for its mirror too, except where the mirror is itself (x = 0, W/2).
                         const int weight = (x == 0 || (W % 2 == 0 && x == W / 2)) ? 1 : 2;
@@ -411,7 +414,32 @@ Profile VolumeSpectrum::shell_profile(int threads) const {
             sums[0][std::size_t(i)] += sums[std::size_t(t)][std::size_t(i)];
             counts[0][std::size_t(i)] += counts[std::size_t(t)][std::size_t(i)];
         }
-    return profile_from_sums(sums[0], counts[0], true, m, m);  // the 2D radial profile's bins: i / m from i = 1
+    Profile p = profile_from_sums(sums[0], counts[0], true, 1, 1);  // the 2D radial profile's bins, from i = 1
+    for (double& a : p.at) a *= sx / m;                                // bin i: i / m per unit, times sx per voxel
+    return p;
+}
+
+std::string parse_voxel_size(const std::string& text, VoxelSize* out) {
+    const std::string usage = "--voxel-size " + text + ": X:Y:Z and a unit (pm, A, nm, um, mm, cm, m, in), e.g. "
+                              "0.1:0.1:0.5um, or one size for cubic voxels, e.g. 2nm";
+    const std::size_t last = text.rfind(':');
+    PixelSize tail;
+    if (!parse_pixel_size(text.substr(last == std::string::npos ? 0 : last + 1), &tail).empty() || !tail.calibrated())
+        return usage;
+    VoxelSize v;
+    v.unit = tail.unit;
+    v.x = v.y = v.z = tail.value;
+    if (last != std::string::npos) {
+        double xy[2] = {0, 0};
+        char dummy = 0;
+        if (std::sscanf(text.substr(0, last).c_str(), "%lf:%lf%c", &xy[0], &xy[1], &dummy) != 2 || !(xy[0] > 0) ||
+            !(xy[1] > 0) || !std::isfinite(xy[0]) || !std::isfinite(xy[1]))
+            return usage;
+        v.x = xy[0];
+        v.y = xy[1];
+    }
+    *out = v;
+    return "";
 }
 
 bool parse_volume_slice(const std::string& text, VolumeAxis* axis, int* index) {

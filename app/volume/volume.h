@@ -83,7 +83,10 @@ public:
                                    int label_h, int gap, int* width, int* height, std::vector<Panel>* panels) const;
     // The spherically averaged power: bin i holds the bins (DC left out) whose radius
     // sqrt((kx/W)^2 + (ky/H)^2 + (kz/D)^2) cycles per voxel rounds to i / max(W, H, D); mean power |F|^2 / voxels.
-    Profile shell_profile(int threads = 0) const;
+    // With a voxel's size (sx, sy, sz in one unit) the shells are spheres of physical frequency
+    // sqrt((fx/sx)^2 + (fy/sy)^2 + (fz/sz)^2) per unit, 1 / max(W sx, H sy, D sz) wide, and `at` is in cycles per voxel
+    // along x (at / sx per unit): for cubic voxels the same bins as without.
+    Profile shell_profile(int threads = 0, double sx = 1, double sy = 1, double sz = 1) const;
 
     const std::complex<float>* half() const;  // depth x height rows of width/2+1
 
@@ -92,6 +95,15 @@ private:
     std::unique_ptr<Impl> impl_;
     VolumeGeometry g_;
 };
+
+// A voxel's size (--voxel-size X:Y:Z[UNIT], or one value for a cube), in one of --pixel-size's units.
+struct VoxelSize {
+    double x = 0, y = 0, z = 0;
+    std::string unit;
+    bool calibrated() const { return x > 0 && !unit.empty(); }
+};
+// Returns "" and sets *out, or what is wrong.
+std::string parse_voxel_size(const std::string& text, VoxelSize* out);
 
 // Parses "z", "y:3", "x:-2" (--slice): the axis and the signed index; false when malformed.
 bool parse_volume_slice(const std::string& text, VolumeAxis* axis, int* index);

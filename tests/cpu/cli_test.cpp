@@ -1530,6 +1530,14 @@ TEST(Cli, AVolumesRawSpectrumIsTheThreeAxisDft) {
     std::string head;
     std::getline(csv, head);
     EXPECT_EQ(head, "f_cycles_per_voxel,mean_power,count");
+    ASSERT_EQ(specview({"--headless", in, "--volume", "--voxel-size", "0.1:0.1:0.4um", "--profile", "shell",
+                        dir.file("um.csv")},
+                       dir)
+                  .code,
+              0);
+    std::ifstream um(dir.file("um.csv"));
+    std::getline(um, head);
+    EXPECT_EQ(head, "f_cycles_per_voxel,f_per_um,mean_power,count");
     const Image pic = load_image(dir.file("slice.png"));
     EXPECT_EQ(pic.width, w);  // the kx-ky slice through DC
     EXPECT_EQ(pic.height, h);
@@ -1629,6 +1637,7 @@ TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
         {{"--profile", "shell", dir.file("s.csv")}, kExitUsage, "for --volume"},
         {{"--projection", "max", "-o", dir.file("p.png")}, kExitUsage, "for --volume"},
         {{"--orthoslices", "-o", dir.file("o.png")}, kExitUsage, "for --volume"},
+        {{"--volume", "--voxel-size", "0.1:0.1", "-o", dir.file("v.png")}, kExitUsage, "--voxel-size 0.1:0.1"},
         {{"--volume", "--max-memory", "1K", "-o", dir.file("m.png")}, kExitInput, "needs about"},
     };
     for (const Bad& b : bad) {

@@ -228,3 +228,49 @@ TEST(Volume, GeometryFollowsTheSizePolicyPerAxis) {
 
 }  // namespace
 }  // namespace specview::test
+
+namespace specview::test {
+namespace {
+
+// --voxel-size: cubic voxels bin as without (per unit = per voxel / size); anisotropic ones bin by physical frequency,
+// so a grating along z at kz = 4 of 16 slices 0.5 um apart peaks at 4 / (16 x 0.5) = 0.5 per um, not where its
+// cycles per voxel would put it; every bin but DC is still counted once.
+TEST(Volume, VoxelSizeBinsShellsByPhysicalFrequency) {
+    const int w = 16, h = 16, d = 16;
+    std::vector<Image> frames;
+    for (int z = 0; z < d; ++z) {
+        std::vector<float> px(std::size_t(w) * h, float(std::cos(2 * M_PI * 4 * z / d)));
+        frames.push_back(Image::from_floats(w, h, 1, px));
+    }
+    VolumeSpectrum v;
+    transform(v, frames, plain());
+    const Profile plain_p = v.shell_profile(2), cube = v.shell_profile(2, 0.2, 0.2, 0.2);
+    ASSERT_EQ(plain_p.at.size(), cube.at.size());
+    for (std::size_t i = 0; i < cube.at.size(); ++i) {
+        EXPECT_NEAR(cube.at[i], plain_p.at[i], 1e-12);
+        EXPECT_EQ(cube.count[i], plain_p.count[i]);
+    }
+    const double sx = 0.1, sy = 0.1, sz = 0.5;
+    const Profile p = v.shell_profile(2, sx, sy, sz);
+    std::size_t peak = 0;
+    long long count = 0;
+    for (std::size_t i = 0; i < p.at.size(); ++i) {
+        count += p.count[i];
+        if (p.mean_power[i] > p.mean_power[peak]) peak = i;
+    }
+    EXPECT_EQ(count, (long long)w * h * d - 1);
+    EXPECT_NEAR(p.at[peak] / sx, 4.0 / (d * sz), 0.5 / (d * sz));  // per um, within half a bin
+    VoxelSize vs;
+    EXPECT_EQ(parse_voxel_size("0.1:0.2:0.5um", &vs), "");
+    EXPECT_DOUBLE_EQ(vs.y, 0.2);
+    EXPECT_DOUBLE_EQ(vs.z, 0.5);
+    EXPECT_EQ(vs.unit, "um");
+    EXPECT_EQ(parse_voxel_size("2nm", &vs), "");
+    EXPECT_DOUBLE_EQ(vs.x, 2.0);
+    EXPECT_DOUBLE_EQ(vs.z, 2.0);
+    for (const char* bad : {"0.1:0.2:0.5", "0.1:0.5um", "a:b:1um", "0:1:1um", "1:1:1parsec", ""})
+        EXPECT_NE(parse_voxel_size(bad, &vs), "") << bad;
+}
+
+}  // namespace
+}  // namespace specview::test
