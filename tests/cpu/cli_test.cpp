@@ -1475,19 +1475,31 @@ TEST(Cli, MemoryStaysFlatOverFiveThousandImages) {
 namespace specview::test {
 namespace {
 
-// A (d, h, w) complex64 .npy as --volume --raw writes it (C order, little-endian).
-std::vector<cf> read_npy_c8_3d(const std::string& path, int* d, int* h, int* w) {
+// The data of a C-order little-endian .npy of element type `descr` and its shape (empty when it is not one).
+std::string npy_data(const std::string& path, const char* descr, std::vector<int>* shape) {
     std::ifstream in(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    shape->clear();
     if (bytes.size() < 10) return {};
     const std::size_t hl = std::uint8_t(bytes[8]) | (std::size_t(std::uint8_t(bytes[9])) << 8);
     const std::string header = bytes.substr(10, hl);
-    if (header.find("'<c8'") == std::string::npos || std::sscanf(header.c_str() + header.find("'shape': ("),
-                                                                 "'shape': (%d, %d, %d)", d, h, w) != 3)
-        return {};
+    const std::size_t at = header.find("'shape': (");
+    if (header.find(std::string("'") + descr + "'") == std::string::npos || at == std::string::npos) return {};
+    std::stringstream dims(header.substr(at + 10, header.find(')', at) - at - 10));
+    for (std::string d; std::getline(dims, d, ',');)
+        if (d.find_first_of("0123456789") != std::string::npos) shape->push_back(std::stoi(d));
+    return bytes.substr(10 + hl);
+}
+
+// A (d, h, w) complex64 .npy as --volume --raw writes it.
+std::vector<cf> read_npy_c8_3d(const std::string& path, int* d, int* h, int* w) {
+    std::vector<int> shape;
+    const std::string data = npy_data(path, "<c8", &shape);
+    if (shape.size() != 3) return {};
+    *d = shape[0], *h = shape[1], *w = shape[2];
     std::vector<cf> out(std::size_t(*d) * *h * *w);
-    if (bytes.size() != 10 + hl + out.size() * sizeof(cf)) return {};
-    std::memcpy(out.data(), bytes.data() + 10 + hl, out.size() * sizeof(cf));
+    if (data.size() != out.size() * sizeof(cf)) return {};
+    std::memcpy(out.data(), data.data(), data.size());
     return out;
 }
 
@@ -1557,17 +1569,13 @@ TEST(Cli, AVolumesRawSpectrumIsTheThreeAxisDft) {
 
 // A (h, w) float32 .npy as --values writes it.
 std::vector<float> read_npy_f4_2d(const std::string& path, int* h, int* w) {
-    std::ifstream in(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), {});
-    if (bytes.size() < 10) return {};
-    const std::size_t hl = std::uint8_t(bytes[8]) | (std::size_t(std::uint8_t(bytes[9])) << 8);
-    const std::string header = bytes.substr(10, hl);
-    if (header.find("'<f4'") == std::string::npos ||
-        std::sscanf(header.c_str() + header.find("'shape': ("), "'shape': (%d, %d)", h, w) != 2)
-        return {};
+    std::vector<int> shape;
+    const std::string data = npy_data(path, "<f4", &shape);
+    if (shape.size() != 2) return {};
+    *h = shape[0], *w = shape[1];
     std::vector<float> out(std::size_t(*h) * *w);
-    if (bytes.size() != 10 + hl + out.size() * sizeof(float)) return {};
-    std::memcpy(out.data(), bytes.data() + 10 + hl, out.size() * sizeof(float));
+    if (data.size() != out.size() * sizeof(float)) return {};
+    std::memcpy(out.data(), data.data(), data.size());
     return out;
 }
 
