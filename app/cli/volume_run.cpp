@@ -6,6 +6,7 @@
 #include <cmath>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
@@ -29,6 +30,12 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }
 
 constexpr int kLabelRows = 14, kPanelGap = 8;
+
+std::string short_number(double v) {  // 0.1, 0.5, 2: as a user writes a size
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
 
 // Where no panel is (NaN values): a dark gray; each panel's label above it in white (stb_easy_font's quads filled).
 void draw_panels(Frame& pic, const std::vector<float>& values, const std::vector<VolumeSpectrum::Panel>& panels) {
@@ -70,6 +77,7 @@ int run_volume(const StackRun& r) {
             return kExitUsage;
         }
     }
+    bool voxel_from_file = false;
     VolumeAxis axis = VolumeAxis::Z;
     int index = 0;
     if (!parse_volume_slice(r.slice, &axis, &index)) {
@@ -104,6 +112,11 @@ int run_volume(const StackRun& r) {
         const int count = r.last >= 0 ? r.last - r.first + 1 : INT_MAX;
         decode_stack_frames(r, limits, HeaderCheck{}, nullptr, count, [&](Image img) {
             if (!begun) {
+                // The file's voxel where it says one (ImageJ: the pixel size, and spacing= between slices).
+                if (!voxel.calibrated() && img.pixel_size.calibrated() && img.z_spacing > 0) {
+                    voxel = {img.pixel_size.value, img.pixel_size.value, img.z_spacing, img.pixel_size.unit};
+                    voxel_from_file = true;
+                }
                 total = img.frames;
                 const int end = r.last >= 0 ? std::min(r.last, total - 1) : total - 1;
                 depth = end - r.first + 1;
@@ -201,7 +214,11 @@ int run_volume(const StackRun& r) {
     out_ms = ms_since(t1);
     std::cout << r.input << ": frames " << r.first + 1 << "-" << last_frame + 1 << " of " << total << " -> "
               << g.width << "x" << g.height << "x" << g.depth << " volume spectrum (CPU (FFTW 3D)"
-              << (r.backend_why.empty() ? "" : "; " + r.backend_why) << "); wrote " << wrote << "\n";
+              << (r.backend_why.empty() ? "" : "; " + r.backend_why) << ")"
+              << (voxel_from_file ? "; voxel " + short_number(voxel.x) + "x" + short_number(voxel.y) + "x" +
+                                        short_number(voxel.z) + " " + voxel.unit + " (from the file)"
+                                  : "")
+              << "; wrote " << wrote << "\n";
     if (r.common.timings) {
         auto line = [](const char* what, double ms) {
             std::cout << "  " << std::left << std::setw(44) << what << std::right << std::setw(10) << fmt(ms) << "\n";

@@ -73,6 +73,7 @@ struct Image {
     float nonfinite_fill = 0;  // ... by this, the mean of the finite samples (0 when there were none)
     std::shared_ptr<const DeviceSamples> device;  // a frame decoded on the GPU (see DeviceSamples); else null
     PixelSize pixel_size;  // what the file says a pixel is (TIFF resolution, ImageJ's unit=, PNG pHYs); else none
+    double z_spacing = 0;  // a z-stack's slice distance in pixel_size's unit (ImageJ's spacing=); 0: not said
     bool on_device() const { return device != nullptr; }
 
     std::size_t sample_count() const { return std::size_t(width) * std::size_t(height) * std::size_t(channels); }

@@ -263,6 +263,7 @@ void send_image(specview::Image img) {
     if (out.pixel_size.calibrated() && out.pixel_size.unit.size() < sizeof res.pixel_unit) {
         res.pixel_size = out.pixel_size.value;
         std::memcpy(res.pixel_unit, out.pixel_size.unit.data(), out.pixel_size.unit.size());
+        res.z_spacing = out.z_spacing;
     }
     put(res.format, out.format);
     send_msg(&res, sizeof res, mfd);

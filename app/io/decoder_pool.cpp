@@ -571,6 +571,7 @@ public:
             !unit.empty() && std::isfinite(r.pixel_size) && r.pixel_size > 0) {
             img.pixel_size.value = r.pixel_size;
             img.pixel_size.unit = unit;
+            if (std::isfinite(r.z_spacing) && r.z_spacing > 0) img.z_spacing = r.z_spacing;
         }
         struct stat ost {};
         const int seals = out.get() >= 0 ? fcntl(out.get(), F_GET_SEALS) : -1;

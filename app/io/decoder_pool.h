@@ -145,6 +145,7 @@ struct Result {  // child -> parent, with a memfd (sealed against shrinking) hol
     float nonfinite_fill = 0;            // ... by this
     double pixel_size = 0;               // what the file says a pixel is (Image::pixel_size), in ...
     char pixel_unit[8] = {};             // ... this unit ("": not calibrated)
+    double z_spacing = 0;                // a z-stack's slice distance in that unit (Image::z_spacing)
     char format[16] = {};
     char reason[400] = {};
 };

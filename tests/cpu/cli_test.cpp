@@ -1612,6 +1612,36 @@ TEST(Cli, OrthoslicesPutTheThreeSlicesSideBySideAndValuesHoldThem) {
     EXPECT_EQ(nan, o.size() - std::size_t(w * h + w * d + h * d));
 }
 
+// An ImageJ z-stack says its voxel (unit=, XResolution, spacing=): --volume's shell profile is then per unit too, and
+// the summary says the voxel came from the file; --voxel-size wins over it.
+TEST(Cli, AVolumesVoxelComesFromAnImageJStack) {
+    TempDir dir;
+    std::vector<std::vector<double>> pages;
+    for (int z = 0; z < 4; ++z) {
+        pages.emplace_back();
+        for (int i = 0; i < 16 * 8; ++i) pages.back().push_back(0.5 + 0.4 * std::cos(0.7 * i + z));
+    }
+    fixtures::TiffOptions t;
+    t.x_resolution = 10.0f;  // 0.1 um pixels
+    t.description = "ImageJ=1.53t\nimages=4\nslices=4\nunit=micron\nspacing=0.5\n";
+    const std::string in = dir.file("z.tif");
+    fixtures::write_file(in, fixtures::tiff(16, 8, 1, pages, t));
+    CliRun r = specview({"--headless", in, "--volume", "--profile", "shell", dir.file("s.csv")}, dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("voxel 0.1x0.1x0.5 um (from the file)"), std::string::npos) << r.out;
+    std::ifstream csv(dir.file("s.csv"));
+    std::string head;
+    std::getline(csv, head);
+    EXPECT_EQ(head, "f_cycles_per_voxel,f_per_um,mean_power,count");
+    r = specview({"--headless", in, "--volume", "--voxel-size", "2nm", "--profile", "shell", dir.file("n.csv"), "--force"},
+                 dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find("from the file"), std::string::npos) << r.out;
+    std::ifstream nm(dir.file("n.csv"));
+    std::getline(nm, head);
+    EXPECT_EQ(head, "f_cycles_per_voxel,f_per_nm,mean_power,count");
+}
+
 // --volume on --stack's files and --frame-range; what it goes without is a usage error, a volume beyond the memory
 // allowed an input error, a slice outside the spectrum a usage error naming the range.
 TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -187,7 +188,7 @@ namespace {
 // The pixel size a TIFF states: 1 / XResolution in ImageJ's unit= of its ImageDescription (its ResolutionUnit then
 // none), else in the ResolutionUnit (inch, centimetre); not calibrated otherwise, nor at a print resolution (72, 300
 // dpi, ...: is_print_dpi; editors write them, as ImageJ ignores 72).
-PixelSize tiff_pixel_size(TIFF* tif) {
+PixelSize tiff_pixel_size(TIFF* tif, double* z_spacing = nullptr) {
     float xres = 0;
     std::uint16_t unit = RESUNIT_NONE;
     if (!TIFFGetField(tif, TIFFTAG_XRESOLUTION, &xres) || !(xres > 0) || !std::isfinite(xres)) return {};
@@ -204,6 +205,12 @@ PixelSize tiff_pixel_size(TIFF* tif) {
             if (!unit_name(u).empty()) {
                 p.value = 1.0 / double(xres);
                 p.unit = unit_name(u);
+                // A z-stack's slice distance, in the same unit ("spacing=0.5" on a line of its own).
+                const std::size_t sp = d.find("\nspacing=");
+                if (z_spacing && sp != std::string::npos) {
+                    const double z = std::strtod(d.c_str() + sp + 9, nullptr);
+                    if (std::isfinite(z) && z > 0) *z_spacing = z;
+                }
                 return p;
             }
         }
@@ -283,7 +290,7 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
         if (!TIFFReadRGBAImageOriented(tif.get(), w, h, rgba.data(), ORIENTATION_TOPLEFT, 0))
             throw fail("cannot decode the pixels");
         Image img = Image::allocate(width, height, channels, 8, "tiff");
-        img.pixel_size = tiff_pixel_size(tif.get());
+        img.pixel_size = tiff_pixel_size(tif.get(), &img.z_spacing);
         unsigned char* out = img.writable();
         for (std::size_t i = 0; i < rgba.size(); ++i) {
             const std::uint32_t p = rgba[i];
@@ -306,7 +313,7 @@ Image TiffStack::decode(int page, const std::function<void(const ImageHeader&)>&
     const int depth = kind == Kind::U8 ? 8 : kind == Kind::U16 ? 16 : 32;
     check(ImageHeader{width, height, channels, depth, "tiff"});
     Image img = Image::allocate(width, height, channels, depth, "tiff");
-    img.pixel_size = tiff_pixel_size(tif.get());
+    img.pixel_size = tiff_pixel_size(tif.get(), &img.z_spacing);
     unsigned char* out = img.writable();
     const int sb = kind_bytes(kind);
     const bool invert = photometric == PHOTOMETRIC_MINISWHITE;
