@@ -111,6 +111,8 @@ int run_volume(const StackRun& r) {
     try {
         const int count = r.last >= 0 ? r.last - r.first + 1 : INT_MAX;
         decode_stack_frames(r, limits, HeaderCheck{}, nullptr, count, [&](Image img) {
+            // --roi: the same rectangle of every frame (exit 3 where it does not lie within them, as in 2D).
+            if (!r.s.roi.whole()) img = crop_image(img, r.s.roi.x, r.s.roi.y, r.s.roi.w, r.s.roi.h, r.input);
             if (!begun) {
                 // The file's voxel where it says one (ImageJ: the pixel size, and spacing= between slices).
                 if (!voxel.calibrated() && img.pixel_size.calibrated() && img.z_spacing > 0) {

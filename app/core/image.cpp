@@ -58,6 +58,7 @@ Image crop_image(const Image& img, int x, int y, int w, int h, const std::string
     out.nonfinite = img.nonfinite;
     out.nonfinite_fill = img.nonfinite_fill;
     out.pixel_size = img.pixel_size;
+    out.z_spacing = img.z_spacing;
     return out;
 }
 

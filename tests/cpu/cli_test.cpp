@@ -1660,6 +1660,12 @@ TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
     EXPECT_NE(r.out.find("frames 2-4 of 4 -> 12x8x3 volume spectrum"), std::string::npos) << r.out;
     int d = 0, h = 0, w = 0;
     EXPECT_EQ(read_npy_c8_3d(dir.file("F.npy"), &d, &h, &w).size(), std::size_t(12 * 8 * 3));
+    // --roi: the same rectangle of every frame.
+    r = specview({"--headless", "--stack", folder, "--volume", "--roi", "2:1:6:5", "--pad", "none", "--raw",
+                  dir.file("R.npy")},
+                 dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("6x5x4 volume spectrum"), std::string::npos) << r.out;
     const std::string stack = folder;
     struct Bad {
         std::vector<std::string> args;
@@ -1677,6 +1683,7 @@ TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
         {{"--orthoslices", "-o", dir.file("o.png")}, kExitUsage, "for --volume"},
         {{"--volume", "--voxel-size", "0.1:0.1", "-o", dir.file("v.png")}, kExitUsage, "--voxel-size 0.1:0.1"},
         {{"--volume", "--max-memory", "1K", "-o", dir.file("m.png")}, kExitInput, "needs about"},
+        {{"--volume", "--roi", "8:0:8:8", "-o", dir.file("r.png")}, kExitInput, "does not lie within"},
     };
     for (const Bad& b : bad) {
         std::vector<std::string> args{"--headless", "--stack", stack, "--force"};
