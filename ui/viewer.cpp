@@ -364,6 +364,7 @@ void take_frame(ViewerState& st, RunResult& r) {
         }
         st.shown.spectrum_image_id = r.image_id;  // this frame of a stack is done with: playing may go on
         if (!r.ok) {
+            if (r.change >= st.preview_change) st.preview_change = 0;  // no preview of settings that cannot run
             st.messages.error(r.error + (st.shown.have_frame ? " (the previous picture stays)" : ""));
             mark_ready(st, r.change, -1, true);
             return;
