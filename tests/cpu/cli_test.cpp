@@ -1491,16 +1491,26 @@ std::string npy_data(const std::string& path, const char* descr, std::vector<int
     return bytes.substr(10 + hl);
 }
 
-// A (d, h, w) complex64 .npy as --volume --raw writes it.
-std::vector<cf> read_npy_c8_3d(const std::string& path, int* d, int* h, int* w) {
-    std::vector<int> shape;
-    const std::string data = npy_data(path, "<c8", &shape);
-    if (shape.size() != 3) return {};
-    *d = shape[0], *h = shape[1], *w = shape[2];
-    std::vector<cf> out(std::size_t(*d) * *h * *w);
-    if (data.size() != out.size() * sizeof(cf)) return {};
+// A .npy of element type T (`descr`) with `dims` dimensions, its shape in *shape; empty when it is not one.
+template <class T>
+std::vector<T> read_npy(const std::string& path, const char* descr, std::size_t dims, std::vector<int>* shape) {
+    const std::string data = npy_data(path, descr, shape);
+    if (shape->size() != dims) return {};
+    std::size_t n = 1;
+    for (int d : *shape) n *= std::size_t(d);
+    std::vector<T> out(n);
+    if (data.size() != n * sizeof(T)) return {};
     std::memcpy(out.data(), data.data(), data.size());
     return out;
+}
+
+// A (d, h, w) random float32 volume as a 3D .npy in dir (its values in *v).
+std::string random_volume_npy(const TempDir& dir, Rng& rng, int w, int h, int d, std::vector<double>* v) {
+    v->assign(std::size_t(w) * h * d, 0.0);
+    for (double& x : *v) x = std::uniform_real_distribution<double>(0.0, 1.0)(rng.engine());
+    const std::string in = dir.file("vol.npy");
+    fixtures::write_file(in, fixtures::npy("<f4", {std::uint64_t(d), std::uint64_t(h), std::uint64_t(w)}, false, *v));
+    return in;
 }
 
 // --volume (issue 61): a 3D .npy's frames as one volume; --raw is numpy's fftn over the three axes (shape (depth,
@@ -1510,18 +1520,16 @@ TEST(Cli, AVolumesRawSpectrumIsTheThreeAxisDft) {
     TempDir dir;
     Rng rng;
     const int w = 10, h = 6, d = 5;
-    std::vector<double> v(std::size_t(w) * h * d);
-    for (double& x : v) x = std::uniform_real_distribution<double>(0.0, 1.0)(rng.engine());
-    const std::string in = dir.file("vol.npy");
-    fixtures::write_file(in, fixtures::npy("<f4", {std::uint64_t(d), std::uint64_t(h), std::uint64_t(w)}, false, v));
+    std::vector<double> v;
+    const std::string in = random_volume_npy(dir, rng, w, h, d, &v);
     const CliRun r = specview_plain({"--headless", in, "--volume", "--pad", "none", "--raw", dir.file("F.npy"),
                                      "--profile", "shell", dir.file("shell.csv"), "-o", dir.file("slice.png")},
                                     dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("10x6x5 volume spectrum"), std::string::npos) << r.out;
-    int gd = 0, gh = 0, gw = 0;
-    const std::vector<cf> F = read_npy_c8_3d(dir.file("F.npy"), &gd, &gh, &gw);
-    ASSERT_EQ(std::vector<int>({gd, gh, gw}), std::vector<int>({d, h, w}));
+    std::vector<int> shape;
+    const std::vector<cf> F = read_npy<cf>(dir.file("F.npy"), "<c8", 3, &shape);
+    ASSERT_EQ(shape, std::vector<int>({d, h, w}));
     // FFTW in double: the rows' 2D DFT of each frame, then the 1D DFT along the frames.
     std::vector<cd> planes;
     for (int z = 0; z < d; ++z) {
@@ -1567,37 +1575,26 @@ TEST(Cli, AVolumesRawSpectrumIsTheThreeAxisDft) {
     EXPECT_EQ(load_image(dir.file("p.png")).height, 8);
 }
 
-// A (h, w) float32 .npy as --values writes it.
-std::vector<float> read_npy_f4_2d(const std::string& path, int* h, int* w) {
-    std::vector<int> shape;
-    const std::string data = npy_data(path, "<f4", &shape);
-    if (shape.size() != 2) return {};
-    *h = shape[0], *w = shape[1];
-    std::vector<float> out(std::size_t(*h) * *w);
-    if (data.size() != out.size() * sizeof(float)) return {};
-    std::memcpy(out.data(), data.data(), data.size());
-    return out;
-}
-
 // --orthoslices: the three slices side by side under a label strip (kx-ky W x H, kx-kz W x D, ky-kz H x D, 8 columns
 // apart); --values holds exactly what each panel shows (the single slice's values where kx-ky is) and NaN elsewhere.
 TEST(Cli, OrthoslicesPutTheThreeSlicesSideBySideAndValuesHoldThem) {
     TempDir dir;
     Rng rng;
     const int w = 16, h = 8, d = 4;
-    std::vector<double> v(std::size_t(w) * h * d);
-    for (double& x : v) x = std::uniform_real_distribution<double>(0.0, 1.0)(rng.engine());
-    const std::string in = dir.file("vol.npy");
-    fixtures::write_file(in, fixtures::npy("<f4", {std::uint64_t(d), std::uint64_t(h), std::uint64_t(w)}, false, v));
+    std::vector<double> v;
+    const std::string in = random_volume_npy(dir, rng, w, h, d, &v);
     ASSERT_EQ(specview({"--headless", in, "--volume", "--orthoslices", "-o", dir.file("o.png"), "--values",
                         dir.file("o.npy")},
                        dir)
                   .code,
               0);
     ASSERT_EQ(specview({"--headless", in, "--volume", "--values", dir.file("z.npy")}, dir).code, 0);
-    int oh = 0, ow = 0, zh = 0, zw = 0;
-    const std::vector<float> o = read_npy_f4_2d(dir.file("o.npy"), &oh, &ow);
-    const std::vector<float> z = read_npy_f4_2d(dir.file("z.npy"), &zh, &zw);
+    std::vector<int> os, zs;
+    const std::vector<float> o = read_npy<float>(dir.file("o.npy"), "<f4", 2, &os);
+    const std::vector<float> z = read_npy<float>(dir.file("z.npy"), "<f4", 2, &zs);
+    ASSERT_EQ(os.size(), 2u);
+    ASSERT_EQ(zs.size(), 2u);
+    const int oh = os[0], ow = os[1], zh = zs[0], zw = zs[1];
     ASSERT_EQ(ow, w + 8 + w + 8 + h);
     ASSERT_EQ(oh, 14 + h);
     ASSERT_EQ(zw, w);
@@ -1658,8 +1655,8 @@ TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
                         dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("frames 2-4 of 4 -> 12x8x3 volume spectrum"), std::string::npos) << r.out;
-    int d = 0, h = 0, w = 0;
-    EXPECT_EQ(read_npy_c8_3d(dir.file("F.npy"), &d, &h, &w).size(), std::size_t(12 * 8 * 3));
+    std::vector<int> shape;
+    EXPECT_EQ(read_npy<cf>(dir.file("F.npy"), "<c8", 3, &shape).size(), std::size_t(12 * 8 * 3));
     // --roi: the same rectangle of every frame.
     r = specview({"--headless", "--stack", folder, "--volume", "--roi", "2:1:6:5", "--pad", "none", "--raw",
                   dir.file("R.npy")},
