@@ -87,13 +87,13 @@ int run_frames(const CliOptions& o, const std::string& input) {
     run.orthoslices = o.orthoslices;
     run.values_out = o.values_out;
     run.voxel_size = o.voxel_size;
-    if (o.volume) {  // the CPU's 3D FFT (FFTW); the GPU backends' 3D pipelines are the next steps of issue 61
-        if (!o.auto_backend && o.s.backend != Backend::Cpu) {
-            std::cerr << "specview: --volume runs on the CPU backend so far (--backend cpu, or auto)\n";
-            return kExitUsage;
+    if (o.volume) {  // FFTW 3D on the CPU; cuFFT's 3D plans or the seed's 3D pipeline on the GPU
+        if (o.auto_backend) {  // cuFFT where there is a GPU (custom-fast has no 3D pipeline yet)
+            const gpu::DeviceInfo dev = gpu::probe_device(0);
+            run.s.backend = dev.available ? Backend::Cufft : Backend::Cpu;
+            run.backend_why = dev.available ? "auto: a volume runs on cuFFT where there is a GPU"
+                                            : "auto: no usable GPU (" + dev.why_unavailable + ")";
         }
-        run.s.backend = Backend::Cpu;
-        if (o.auto_backend) run.backend_why = "auto: a volume runs on the CPU";
         DecoderPool::configure_shared(stack_decode_streams());
         return run_volume(run);
     }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <new>
 
 #include "app/cli/cli.h"
@@ -20,6 +21,7 @@
 #include "app/io/npy.h"
 #include "app/lab/analysis.h"
 #include "app/volume/volume.h"
+#include "gpu/engine/volume_engine.h"
 
 namespace specview {
 namespace fs = std::filesystem;
@@ -98,6 +100,63 @@ int run_volume(const StackRun& r) {
             return kExitOutput;
         }
     }
+    // A GPU backend: its engine first (no usable GPU is exit 4 before any frame is decoded).
+    std::unique_ptr<gpu::VolumeEngine> engine;
+    gpu::VolumeRequest req;
+    req.cufft_mode = r.s.cufft_mode;
+    req.custom = r.s.custom;
+    if (r.s.backend != Backend::Cpu) {
+        if (r.s.backend == Backend::CustomFast) {
+            std::cerr << "specview: --volume has no custom-fast 3D pipeline yet; --backend cufft, custom or cpu\n";
+            return kExitUsage;
+        }
+        req.path = r.s.backend == Backend::Custom ? gpu::VolumePath::Custom : gpu::VolumePath::Cufft;
+        try {
+            engine = std::make_unique<gpu::VolumeEngine>(0);
+        } catch (const gpu::GpuUnavailable& e) {
+            std::cerr << "specview: no usable GPU for the " << name_of(r.s.backend) << " backend: " << e.what() << "\n";
+            return kExitGpu;
+        } catch (const gpu::GpuError& e) {
+            std::cerr << "specview: GPU failure: " << e.what() << "\n";
+            return kExitGpu;
+        }
+    }
+    // The volume's need against what there is: host memory (FFTW's in-place buffer holds the whole volume, the frames
+    // stream through it; a plane of --raw beside), and the device's for a GPU backend. From the headers where the depth
+    // is known before decoding (--stack's files, --frame-range), else from the first frame.
+    auto check_need = [&](int w, int h, int depth) {
+        if (!r.s.roi.whole()) w = r.s.roi.w, h = r.s.roi.h;
+        const VolumeGeometry g = volume_geometry(r.s.pad, w, h, depth);
+        const std::string what = "as a volume is " + std::to_string(w) + "x" + std::to_string(h) + "x" +
+                                 std::to_string(depth);
+        const double need = 8.0 * (double(g.width) / 2 + 1) * g.height * g.depth + 8.0 * double(g.width) * g.height;
+        const double have = r.common.budget_host > 0 ? r.common.budget_host : double(available_memory_bytes());
+        if (need > have)
+            throw InputError(r.input, what + " and needs about " + human_bytes(need) + " of memory; " + human_bytes(have) +
+                                          (r.common.budget_host > 0 ? " allowed (--max-memory)" : " is available") +
+                                          " (try --pad crop or --frame-range)");
+        if (!engine) return;
+        engine->check(req, g.width, g.height, g.depth);  // ConfigError: exit 2
+        const double dev_need = gpu::VolumeEngine::device_bytes(req, g.width, g.height, g.depth);
+        const double free = double(engine->device().free_memory);
+        if (dev_need > free)
+            throw InputError(r.input, what + " and needs about " + human_bytes(dev_need) + " of GPU memory on the " +
+                                          name_of(r.s.backend) + " backend; " + human_bytes(free) + " free on the " +
+                                          engine->device().name +
+                                          " (try --pad crop, --frame-range, the cufft backend's R2C, or --backend cpu)");
+    };
+    int known_depth = r.last >= 0 ? r.last - r.first + 1 : 0;
+    if (!r.files.empty()) {
+        const int n = int(r.files.size()) - r.first;
+        known_depth = known_depth > 0 ? std::min(known_depth, n) : n;
+    }
+    HeaderCheck header_check;
+    if (known_depth > 0)
+        header_check = [&, checked = false](const ImageHeader& h) mutable {
+            if (checked) return;
+            checked = true;
+            check_need(h.width, h.height, known_depth);
+        };
     LoadLimits limits;
     limits.max_side = r.common.max_side;
     limits.max_pixels = std::uint64_t(r.common.max_side) * std::uint64_t(r.common.max_side);
@@ -107,10 +166,11 @@ int run_volume(const StackRun& r) {
     bool begun = false;
     int total = 0, depth = 0, added = 0, last_frame = -1;
     double shape_ms = 0, fft_ms = 0;
+    gpu::VolumeRun gpu_run;
     std::string wrote;
     try {
         const int count = r.last >= 0 ? r.last - r.first + 1 : INT_MAX;
-        decode_stack_frames(r, limits, HeaderCheck{}, nullptr, count, [&](Image img) {
+        decode_stack_frames(r, limits, header_check, nullptr, count, [&](Image img) {
             // --roi: the same rectangle of every frame (exit 3 where it does not lie within them, as in 2D).
             if (!r.s.roi.whole()) img = crop_image(img, r.s.roi.x, r.s.roi.y, r.s.roi.w, r.s.roi.h, r.input);
             if (!begun) {
@@ -122,18 +182,7 @@ int run_volume(const StackRun& r) {
                 total = img.frames;
                 const int end = r.last >= 0 ? std::min(r.last, total - 1) : total - 1;
                 depth = end - r.first + 1;
-                const VolumeGeometry g = volume_geometry(r.s.pad, img.width, img.height, depth);
-                // FFTW's in-place buffer is the whole need (the frames stream through it; a plane of --raw beside).
-                const double need = 8.0 * (double(g.width) / 2 + 1) * g.height * g.depth +
-                                    8.0 * double(g.width) * g.height;
-                const double have = r.common.budget_host > 0 ? r.common.budget_host : double(available_memory_bytes());
-                if (need > have)
-                    throw InputError(r.input, "as a volume is " + std::to_string(img.width) + "x" +
-                                                  std::to_string(img.height) + "x" + std::to_string(depth) +
-                                                  " and needs about " + human_bytes(need) + " of memory; " +
-                                                  human_bytes(have) +
-                                                  (r.common.budget_host > 0 ? " allowed (--max-memory)" : " is available") +
-                                                  " (try --pad crop or --frame-range)");
+                check_need(img.width, img.height, depth);
                 vol.begin(r.s, img.width, img.height, depth);
                 begun = true;
             }
@@ -148,10 +197,23 @@ int run_volume(const StackRun& r) {
         }
         if (added != depth) throw InputError(r.input, "gave " + std::to_string(added) + " of its " +
                                                           std::to_string(depth) + " frames");
-        vol.transform(&shape_ms, &fft_ms);
+        if (engine) {
+            const VolumeGeometry& g = vol.geometry();
+            vol.transform(&shape_ms, &fft_ms, [&](float* buffer) {
+                gpu_run = engine->r2c_in_place(buffer, g.width, g.height, g.depth, req);
+            });
+        } else {
+            vol.transform(&shape_ms, &fft_ms);
+        }
     } catch (const InputError& e) {
         std::cerr << "specview: " << e.what() << "\n";
         return kExitInput;
+    } catch (const gpu::ConfigError& e) {
+        std::cerr << "specview: " << r.input << ": " << e.what() << "\n";
+        return kExitUsage;
+    } catch (const gpu::GpuError& e) {
+        std::cerr << "specview: " << r.input << ": GPU failure: " << e.what() << "\n";
+        return kExitGpu;
     } catch (const std::bad_alloc&) {
         std::cerr << "specview: " << r.input << ": not enough memory for the volume (try --pad crop or --frame-range)\n";
         return kExitInput;
@@ -215,7 +277,8 @@ int run_volume(const StackRun& r) {
     }
     out_ms = ms_since(t1);
     std::cout << r.input << ": frames " << r.first + 1 << "-" << last_frame + 1 << " of " << total << " -> "
-              << g.width << "x" << g.height << "x" << g.depth << " volume spectrum (CPU (FFTW 3D)"
+              << g.width << "x" << g.height << "x" << g.depth << " volume spectrum ("
+              << (engine ? gpu_run.what : std::string("CPU (FFTW 3D)"))
               << (r.backend_why.empty() ? "" : "; " + r.backend_why) << ")"
               << (voxel_from_file ? "; voxel " + short_number(voxel.x) + "x" + short_number(voxel.y) + "x" +
                                         short_number(voxel.z) + " " + voxel.unit + " (from the file)"
@@ -226,7 +289,13 @@ int run_volume(const StackRun& r) {
             std::cout << "  " << std::left << std::setw(44) << what << std::right << std::setw(10) << fmt(ms) << "\n";
         };
         line("shape (level, window, pad) [CPU]", shape_ms);
-        line("FFTW r2c 3D (in place, estimated plan)", fft_ms);
+        if (engine) {
+            for (const gpu::KernelTiming& k : gpu_run.stages) line(("  " + k.name + " [GPU]").c_str(), k.ms);
+            line("GPU transform (passes above, device time)", gpu_run.transform_ms);
+            line("GPU 3D FFT with copies (wall)", fft_ms);
+        } else {
+            line("FFTW r2c 3D (in place, estimated plan)", fft_ms);
+        }
         line("outputs (picture, raw, profile)", out_ms);
         line("wall, decode included", ms_since(t0));
     }

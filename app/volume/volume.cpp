@@ -152,7 +152,7 @@ void VolumeSpectrum::add_frame(const Image& frame, int k, const std::string& nam
     m.added[std::size_t(z)] = 1;
 }
 
-void VolumeSpectrum::transform(double* shape_ms, double* fft_ms) {
+void VolumeSpectrum::transform(double* shape_ms, double* fft_ms, const Fft3d& fft) {
     Impl& m = *impl_;
     if (!m.plan) throw std::logic_error("VolumeSpectrum::transform before begin");
     for (int z = 0; z < g_.content_d; ++z)
@@ -247,7 +247,10 @@ void VolumeSpectrum::transform(double* shape_ms, double* fft_ms) {
     });
     if (shape_ms) *shape_ms = ms_since(t0);
     t0 = Clock::now();
-    fftwf_execute(m.plan);
+    if (fft)
+        fft(m.in);
+    else
+        fftwf_execute(m.plan);
     if (fft_ms) *fft_ms = ms_since(t0);
 }
 

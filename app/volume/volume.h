@@ -7,6 +7,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,8 +47,11 @@ public:
     // are an InputError naming `name`.
     void add_frame(const Image& frame, int k, const std::string& name);
     // After the last frame: levelling, the window and the padding, then the transform. Its milliseconds (the
-    // shaping and the FFT) in *shape_ms and *fft_ms when given.
-    void transform(double* shape_ms = nullptr, double* fft_ms = nullptr);
+    // shaping and the FFT) in *shape_ms and *fft_ms when given. `fft` runs the 3D FFT on the shaped buffer instead
+    // of FFTW (a GPU backend, gpu/engine/volume_engine.h): depth x height rows of 2 (width/2 + 1) floats in, the half
+    // spectrum FFTW's in-place r2c leaves out.
+    using Fft3d = std::function<void(float* buffer)>;
+    void transform(double* shape_ms = nullptr, double* fft_ms = nullptr, const Fft3d& fft = {});
 
     // Bin (x, y, z) of the whole unshifted spectrum (0 <= x < width ...), from the half FFTW keeps.
     std::complex<float> at(int x, int y, int z) const;

@@ -120,6 +120,13 @@ public:
         valid_ = true;
         CUFFT_CHECK(cufftSetStream(h_, stream));
     }
+    // depth x rows x cols (row-major), the given type.
+    void make_3d(int depth, int rows, int cols, cufftType type, cudaStream_t stream) {
+        reset();
+        CUFFT_CHECK(cufftPlan3d(&h_, depth, rows, cols, type));
+        valid_ = true;
+        CUFFT_CHECK(cufftSetStream(h_, stream));
+    }
     void reset() noexcept {
         if (valid_) cufftDestroy(h_);
         valid_ = false;

@@ -1671,7 +1671,7 @@ TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
     };
     const Bad bad[] = {
         {{"--volume", "--average"}, kExitUsage, "--average"},
-        {{"--volume", "--backend", "cufft"}, kExitUsage, "CPU backend so far"},
+        {{"--volume", "--backend", "custom-fast"}, kExitUsage, "no custom-fast 3D pipeline yet"},
         {{"--volume", "--profile", "radial", dir.file("r.csv")}, kExitUsage, "--profile shell"},
         {{"--volume", "--slice", "z:2", "-o", dir.file("s.png")}, kExitUsage, "from -2 to 1"},
         {{"--volume", "--slice", "w"}, kExitUsage, "--slice w"},
@@ -1689,6 +1689,58 @@ TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
         EXPECT_EQ(e.code, b.code) << b.args[0] << " " << b.args[1] << ": " << e.err;
         EXPECT_NE(e.err.find(b.says), std::string::npos) << e.err;
     }
+}
+
+// --volume on the GPU backends: cuFFT's 3D plans (R2C, C2C) and the seed's 3D pipeline (both final-transpose forms
+// are the unit tests' business) give the CPU's spectrum; the seed pipeline refuses an exact size that is not a power of
+// two (exit 2, saying why); a GPU backend without a GPU is exit 4.
+TEST(Cli, AVolumeOnTheGpuBackendsIsTheCpusSpectrum) {
+    TempDir dir;
+    Rng rng;
+    std::vector<double> v;
+    const std::string odd = random_volume_npy(dir, rng, 15, 9, 7, &v);
+    if (!gpu::probe_device(0).available) {
+        const CliRun r = specview({"--headless", odd, "--volume", "--backend", "cufft", "--raw", dir.file("F.npy")}, dir);
+        EXPECT_EQ(r.code, kExitGpu) << r.err;
+        EXPECT_NE(r.err.find("no usable GPU"), std::string::npos) << r.err;
+        GTEST_SKIP() << "no GPU: " << gpu::probe_device(0).why_unavailable;
+    }
+    struct Case {
+        std::vector<std::string> args;
+        bool pow2;
+    };
+    const Case cases[] = {{{"--backend", "cufft"}, false},
+                          {{"--backend", "cufft", "--cufft-mode", "c2c"}, false},
+                          {{"--backend", "custom"}, true},
+                          {{"--backend", "custom", "--tile", "8", "--threads-per-block", "64"}, true}};
+    for (const bool pow2 : {false, true}) {
+        std::vector<std::string> base{"--headless", odd, "--volume", "--pad", pow2 ? "pow2" : "none", "--force"};
+        std::vector<std::string> cpu = base;
+        cpu.insert(cpu.end(), {"--backend", "cpu", "--raw", dir.file("cpu.npy")});
+        ASSERT_EQ(specview(cpu, dir).code, 0);
+        std::vector<int> shape;
+        const std::vector<cf> want = read_npy<cf>(dir.file("cpu.npy"), "<c8", 3, &shape);
+        const std::vector<cd> ref(want.begin(), want.end());
+        for (const Case& c : cases) {
+            if (c.pow2 != pow2) continue;
+            std::vector<std::string> args = base;
+            args.insert(args.end(), c.args.begin(), c.args.end());
+            args.insert(args.end(), {"--raw", dir.file("gpu.npy"), "--timings"});
+            const CliRun r = specview(args, dir);
+            ASSERT_EQ(r.code, 0) << c.args[1] << ": " << r.err;
+            EXPECT_NE(r.out.find(c.args[1] == "custom" ? "custom CUDA 3D" : "cuFFT"), std::string::npos) << r.out;
+            std::vector<int> gs;
+            const std::vector<cf> got = read_npy<cf>(dir.file("gpu.npy"), "<c8", 3, &gs);
+            ASSERT_EQ(gs, shape);
+            EXPECT_LT(rel_l2(got, ref), 1e-5) << c.args[1] << (c.args.size() > 2 ? " " + c.args[3] : "") << " seed "
+                                              << rng.seed();
+        }
+    }
+    const CliRun r = specview({"--headless", odd, "--volume", "--pad", "none", "--backend", "custom", "-o",
+                               dir.file("s.png")},
+                              dir);
+    EXPECT_EQ(r.code, kExitUsage) << r.err;
+    EXPECT_NE(r.err.find("radix 2"), std::string::npos) << r.err;
 }
 
 }  // namespace

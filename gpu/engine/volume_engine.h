@@ -1,0 +1,57 @@
+// A volume's 3D FFT on the GPU (issue 61), behind a CUDA-free interface: the host's shaped volume in FFTW's in-place
+// r2c layout goes up, is transformed by cuFFT's 3D plans (R2C in place, or C2C) or by the seed's 3D pipeline
+// (gpu/custom/pipeline_3d.h), and its half spectrum comes back into the same buffer — what fftwf_plan_dft_r2c_3d
+// in place leaves there — so every view of app/volume works on it unchanged.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/common/config.h"
+#include "gpu/common/errors.h"
+
+namespace specview::gpu {
+
+enum class VolumePath : int { Cufft = 0, Custom };
+
+struct VolumeRequest {
+    VolumePath path = VolumePath::Cufft;
+    CufftMode cufft_mode = CufftMode::R2C;
+    CustomConfig custom;
+    // The seed pipeline's hypotheses as switches (seed 000 section 5): 5.1.2, the two final transposes as one.
+    bool merge_final_transposes = false;
+};
+
+struct VolumeRun {
+    std::vector<KernelTiming> stages;  // every pass in order, the copies included (device time, events)
+    double transform_ms = 0;           // the passes of the transform alone
+    double copy_ms = 0;                // up and down (and the real -> complex expansion where there is one)
+    std::string what;                  // "cuFFT R2C 3D (in place) on NVIDIA H100 ..."
+};
+
+class VolumeEngine {
+public:
+    // Throws GpuUnavailable when there is no usable device.
+    explicit VolumeEngine(int device = 0);
+    ~VolumeEngine();
+    VolumeEngine(const VolumeEngine&) = delete;
+    VolumeEngine& operator=(const VolumeEngine&) = delete;
+
+    const DeviceInfo& device() const;
+    // Throws ConfigError where the request cannot run at W x H x D (custom: not powers of two; a knob the device
+    // refuses). Needs no device memory.
+    void check(const VolumeRequest& r, int W, int H, int D) const;
+    // Device bytes a run at W x H x D needs: the buffers and cuFFT's workspace (its estimate).
+    static double device_bytes(const VolumeRequest& r, int W, int H, int D);
+    // `host`: depth x height rows of 2 (W/2 + 1) floats, the first W of each the shaped volume. Afterwards: depth x
+    // height rows of W/2 + 1 complex bins, unnormalised, as FFTW's in-place r2c leaves them. Plans and buffers are
+    // kept for the next run of the same size. Throws ConfigError, GpuError (out of memory among them).
+    VolumeRun r2c_in_place(float* host, int W, int H, int D, const VolumeRequest& r);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace specview::gpu
