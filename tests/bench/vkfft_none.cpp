@@ -6,7 +6,7 @@
 namespace specview::bench {
 
 struct VkfftPlan::Impl {};
-VkfftPlan::VkfftPlan(int, int, bool, void*, void*, cudaStream_t) {
+VkfftPlan::VkfftPlan(int, int, bool, void*, void*, cudaStream_t, int) {
     throw std::runtime_error("specview-bench was built without VkFFT");
 }
 VkfftPlan::~VkfftPlan() = default;

@@ -32,7 +32,8 @@ void check(VkFFTResult r, const char* what) {
 }
 }  // namespace
 
-VkfftPlan::VkfftPlan(int width, int height, bool r2c, void* in, void* out, cudaStream_t stream) : impl_(new Impl) {
+VkfftPlan::VkfftPlan(int width, int height, bool r2c, void* in, void* out, cudaStream_t stream, int depth)
+    : impl_(new Impl) {
     Impl& m = *impl_;
     int dev = 0;
     if (cudaGetDevice(&dev) != cudaSuccess || cuDeviceGet(&m.device, dev) != CUDA_SUCCESS)
@@ -41,23 +42,24 @@ VkfftPlan::VkfftPlan(int width, int height, bool r2c, void* in, void* out, cudaS
     m.in = in;
     m.out = out;
     VkFFTConfiguration& c = m.config;
-    c.FFTdim = 2;
+    c.FFTdim = depth > 1 ? 3 : 2;
     c.size[0] = pfUINT(width);  // the contiguous axis
     c.size[1] = pfUINT(height);
+    c.size[2] = pfUINT(depth > 1 ? depth : 1);
     c.device = &m.device;
     c.stream = &m.stream;
     c.num_streams = 1;
     if (r2c) {
         c.performR2C = 1;
         c.isInputFormatted = 1;  // an unpadded real plane in, the half spectrum out
-        m.in_bytes = pfUINT(sizeof(float)) * width * height;
-        m.out_bytes = pfUINT(8) * (width / 2 + 1) * height;
+        m.in_bytes = pfUINT(sizeof(float)) * width * height * c.size[2];
+        m.out_bytes = pfUINT(8) * (width / 2 + 1) * height * c.size[2];
         c.inputBuffer = &m.in;
         c.inputBufferSize = &m.in_bytes;
         c.buffer = &m.out;
         c.bufferSize = &m.out_bytes;
     } else {
-        m.out_bytes = pfUINT(8) * width * height;
+        m.out_bytes = pfUINT(8) * width * height * c.size[2];
         c.buffer = &m.out;
         c.bufferSize = &m.out_bytes;
     }

@@ -14,8 +14,9 @@ namespace specview::bench {
 class VkfftPlan {
 public:
     // C2C: `in` == `out` (width x height complex, in place). R2C: `in` a width x height float plane, `out`
-    // height x (width/2 + 1) complex. Throws std::runtime_error naming VkFFT's error code.
-    VkfftPlan(int width, int height, bool r2c, void* in, void* out, cudaStream_t stream);
+    // height x (width/2 + 1) complex. depth > 1: a volume of that many such planes (3D). Throws std::runtime_error
+    // naming VkFFT's error code.
+    VkfftPlan(int width, int height, bool r2c, void* in, void* out, cudaStream_t stream, int depth = 1);
     ~VkfftPlan();
     VkfftPlan(const VkfftPlan&) = delete;
     VkfftPlan& operator=(const VkfftPlan&) = delete;

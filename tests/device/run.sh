@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [ncu] [faults]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [ncu] [faults]
 #   (default: all but ncu; MEMCHECK_FILTER / RACECHECK_FILTER narrow the sanitizers' gtest filters)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -137,7 +137,8 @@ wait-ready
 quit
 EOS
   for s in drag tukey; do
-    $B/specview --offscreen --script /tmp/$s.txt --report "$OUT/viewer-$s.json" /tmp/photo8192.png > "$OUT/viewer-$s.log" 2>&1
+    # (timeout: after the fault tests every GPU viewer there hung, 2026-12-06; a hang is a failure, not a lost call)
+    timeout 240 $B/specview --offscreen --script /tmp/$s.txt --report "$OUT/viewer-$s.json" /tmp/photo8192.png > "$OUT/viewer-$s.log" 2>&1
     r=$?; rc=$((rc | r)); echo "viewer $s rc=$r"; tail -3 "$OUT/viewer-$s.log"
     python3 - "$OUT/viewer-$s.json" <<'EOP'
 import json, sys
@@ -312,6 +313,18 @@ if has ncu; then
       $B/tests/specview-bench --sizes 4096 --no-sweep --reps 5 --csv /dev/null > "$OUT/ncu.txt" 2>&1; r=$?
   grep -E "^  [a-z_]+.*\(|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Issued Warp|No Eligible|Block Limit (Reg|Shared)|Bank" "$OUT/ncu.txt" | head -60
   echo "ncu rc=$r ($(( $(date +%s) - start )) s)"
+fi
+if has volume; then  # issue 61: the GPU's 3D FFTs (unit tests, the CLI against the CPU) and their benchmark
+  start=$(date +%s)
+  $B/tests/specview_gpu_tests --gtest_filter='VolumeFft.*:Transpose.*' > "$OUT/volume-tests.log" 2>&1; r=$?; rc=$((rc | r))
+  $B/tests/specview_cpu_tests --gtest_filter='Cli.*Volume*' >> "$OUT/volume-tests.log" 2>&1; r2=$?; r=$((r | r2)); rc=$((rc | r2))
+  grep -E "PASSED|FAILED|SKIPPED|Failure" -A3 "$OUT/volume-tests.log" | head -30
+  echo "volume tests rc=$r ($(( $(date +%s) - start )) s)"
+  start=$(date +%s)
+  timeout 400 $B/tests/specview-volume-bench --reps ${VOLUME_REPS:-20} ${VOLUME_SIZES:+--sizes $VOLUME_SIZES} \
+    --csv "$OUT/volume-bench.csv" > "$OUT/volume-bench.txt" 2>&1; r=$?; rc=$((rc | r))
+  cat "$OUT/volume-bench.txt"
+  echo "volume bench rc=$r ($(( $(date +%s) - start )) s)"
 fi
 if has faults; then  # the GPU faulted on purpose: last of all (see the test step)
   start=$(date +%s)
