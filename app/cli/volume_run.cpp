@@ -17,11 +17,11 @@
 #include "app/cli/cli.h"
 #include "app/cli/shared.h"
 #include "app/core/picture.h"
+#include "app/engine/volume_gpu.h"
 #include "app/io/load/load.h"
 #include "app/io/npy.h"
 #include "app/lab/analysis.h"
 #include "app/volume/volume.h"
-#include "gpu/engine/volume_engine.h"
 
 namespace specview {
 namespace fs = std::filesystem;
@@ -101,18 +101,13 @@ int run_volume(const StackRun& r) {
         }
     }
     // A GPU backend: its engine first (no usable GPU is exit 4 before any frame is decoded).
-    std::unique_ptr<gpu::VolumeEngine> engine;
-    gpu::VolumeRequest req;
-    req.cufft_mode = r.s.cufft_mode;
-    req.custom = r.s.custom;
+    std::unique_ptr<GpuVolumeFft> engine;
     if (r.s.backend != Backend::Cpu) {
-        if (r.s.backend == Backend::CustomFast) {
-            std::cerr << "specview: --volume has no custom-fast 3D pipeline yet; --backend cufft, custom or cpu\n";
-            return kExitUsage;
-        }
-        req.path = r.s.backend == Backend::Custom ? gpu::VolumePath::Custom : gpu::VolumePath::Cufft;
         try {
-            engine = std::make_unique<gpu::VolumeEngine>(0);
+            engine = std::make_unique<GpuVolumeFft>(r.s);
+        } catch (const std::invalid_argument& e) {
+            std::cerr << "specview: " << e.what() << "\n";
+            return kExitUsage;
         } catch (const gpu::GpuUnavailable& e) {
             std::cerr << "specview: no usable GPU for the " << name_of(r.s.backend) << " backend: " << e.what() << "\n";
             return kExitGpu;
@@ -136,8 +131,8 @@ int run_volume(const StackRun& r) {
                                           (r.common.budget_host > 0 ? " allowed (--max-memory)" : " is available") +
                                           " (try --pad crop or --frame-range)");
         if (!engine) return;
-        engine->check(req, g.width, g.height, g.depth);  // ConfigError: exit 2
-        const double dev_need = gpu::VolumeEngine::device_bytes(req, g.width, g.height, g.depth);
+        engine->check(g.width, g.height, g.depth);  // ConfigError: exit 2
+        const double dev_need = engine->device_bytes(g.width, g.height, g.depth);
         const double free = double(engine->device().free_memory);
         if (dev_need > free)
             throw InputError(r.input, what + " and needs about " + human_bytes(dev_need) + " of GPU memory on the " +
@@ -166,7 +161,6 @@ int run_volume(const StackRun& r) {
     bool begun = false;
     int total = 0, depth = 0, added = 0, last_frame = -1;
     double shape_ms = 0, fft_ms = 0;
-    gpu::VolumeRun gpu_run;
     std::string wrote;
     try {
         const int count = r.last >= 0 ? r.last - r.first + 1 : INT_MAX;
@@ -199,9 +193,7 @@ int run_volume(const StackRun& r) {
                                                           std::to_string(depth) + " frames");
         if (engine) {
             const VolumeGeometry& g = vol.geometry();
-            vol.transform(&shape_ms, &fft_ms, [&](float* buffer) {
-                gpu_run = engine->r2c_in_place(buffer, g.width, g.height, g.depth, req);
-            });
+            vol.transform(&shape_ms, &fft_ms, [&](float* buffer) { engine->run(buffer, g.width, g.height, g.depth); });
         } else {
             vol.transform(&shape_ms, &fft_ms);
         }
@@ -278,7 +270,7 @@ int run_volume(const StackRun& r) {
     out_ms = ms_since(t1);
     std::cout << r.input << ": frames " << r.first + 1 << "-" << last_frame + 1 << " of " << total << " -> "
               << g.width << "x" << g.height << "x" << g.depth << " volume spectrum ("
-              << (engine ? gpu_run.what : std::string("CPU (FFTW 3D)"))
+              << (engine ? engine->last().what : std::string("CPU (FFTW 3D)"))
               << (r.backend_why.empty() ? "" : "; " + r.backend_why) << ")"
               << (voxel_from_file ? "; voxel " + short_number(voxel.x) + "x" + short_number(voxel.y) + "x" +
                                         short_number(voxel.z) + " " + voxel.unit + " (from the file)"
@@ -290,8 +282,8 @@ int run_volume(const StackRun& r) {
         };
         line("shape (level, window, pad) [CPU]", shape_ms);
         if (engine) {
-            for (const gpu::KernelTiming& k : gpu_run.stages) line(("  " + k.name + " [GPU]").c_str(), k.ms);
-            line("GPU transform (passes above, device time)", gpu_run.transform_ms);
+            for (const gpu::KernelTiming& k : engine->last().stages) line(("  " + k.name + " [GPU]").c_str(), k.ms);
+            line("GPU transform (passes above, device time)", engine->last().transform_ms);
             line("GPU 3D FFT with copies (wall)", fft_ms);
         } else {
             line("FFTW r2c 3D (in place, estimated plan)", fft_ms);

@@ -1,0 +1,22 @@
+#include "app/engine/volume_gpu.h"
+
+#include <stdexcept>
+
+namespace specview {
+
+namespace {
+gpu::VolumeRequest request(const Settings& s) {
+    if (s.backend != Backend::Cufft && s.backend != Backend::Custom)
+        throw std::invalid_argument("--volume has no " + name_of(s.backend) +
+                                    " 3D pipeline yet; --backend cufft, custom or cpu");
+    gpu::VolumeRequest r;
+    r.path = s.backend == Backend::Custom ? gpu::VolumePath::Custom : gpu::VolumePath::Cufft;
+    r.cufft_mode = s.cufft_mode;
+    r.custom = s.custom;
+    return r;
+}
+}  // namespace
+
+GpuVolumeFft::GpuVolumeFft(const Settings& s) : req_(request(s)), engine_(0) {}
+
+}  // namespace specview

@@ -1,0 +1,35 @@
+// A volume's 3D FFT on a GPU backend (issue 61), for app/volume's VolumeSpectrum::transform: the settings' backend
+// (cufft: cuFFT's 3D R2C or C2C plan; custom: the seed's 3D pipeline with its knobs) over gpu/engine/volume_engine.h,
+// which transforms FFTW's in-place buffer on the device and leaves the half spectrum in it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "app/core/settings.h"
+#include "gpu/common/config.h"
+#include "gpu/engine/volume_engine.h"
+
+namespace specview {
+
+class GpuVolumeFft {
+public:
+    // Throws std::invalid_argument for a backend without a 3D pipeline (cpu, custom-fast so far), gpu::GpuUnavailable
+    // where there is no usable device.
+    explicit GpuVolumeFft(const Settings& s);
+    const gpu::DeviceInfo& device() const { return engine_.device(); }
+    // gpu::ConfigError where the backend cannot run W x H x D (the seed pipeline: not powers of two; a knob refused).
+    void check(int W, int H, int D) const { engine_.check(req_, W, H, D); }
+    // Device bytes a run needs at W x H x D.
+    double device_bytes(int W, int H, int D) const { return gpu::VolumeEngine::device_bytes(req_, W, H, D); }
+    // The transform of a shaped buffer (VolumeSpectrum::Fft3d's contract); its passes' timings in last().
+    void run(float* buffer, int W, int H, int D) { last_ = engine_.r2c_in_place(buffer, W, H, D, req_); }
+    const gpu::VolumeRun& last() const { return last_; }
+
+private:
+    gpu::VolumeRequest req_;
+    gpu::VolumeEngine engine_;
+    gpu::VolumeRun last_;
+};
+
+}  // namespace specview
