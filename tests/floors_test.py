@@ -34,11 +34,11 @@ ALLOWED = {
     "app/engine": COMMON | {"app/core", "app/io", "app/io/load", "app/lab", "gpu/engine", "gpu/plane", "gpu/runtime"},
     "app/volume": COMMON | {"app/core", "app/io", "app/io/load", "app/lab", "app/engine"},
     "app/cli": COMMON | {"app/core", "app/io", "app/io/load", "app/lab", "app/engine", "app/volume", "gpu/runtime"},
-    "ui/worker": COMMON | {"app/core", "app/io", "app/io/load", "app/lab", "app/engine", "gpu/runtime"},
+    "ui/worker": COMMON | {"app/core", "app/io", "app/io/load", "app/lab", "app/engine", "app/volume", "gpu/runtime"},
 }
 UI_FOLDERS = {"ui", "ui/panels", "ui/views", "ui/platform", "ui/script"}
 for f in UI_FOLDERS:
-    ALLOWED[f] = COMMON | UI_FOLDERS | {"ui/worker", "app/core", "app/io", "app/io/load", "app/lab", "app/engine",
+    ALLOWED[f] = COMMON | UI_FOLDERS | {"ui/worker", "app/core", "app/io", "app/io/load", "app/lab", "app/engine", "app/volume",
                                         "app/cli", "gpu/runtime", "gpu/interop"}
 
 

@@ -319,5 +319,84 @@ TEST(Worker, ServesTheClassroomRowsOfBothPasses) {
     }
 }
 
+// A stack opened as one volume (issue 61): the six pictures have the slices' shapes, the spectrum's kx-ky slice through
+// a plane wave's kz holds its peak at (kx, ky) from the centre (and no other slice there does); moving a slice makes
+// pictures only, a window transforms again from the kept frames; a broken file is an error.
+TEST(Worker, AVolumesSlicesShowThePlaneWaveWhereItIs) {
+    TempDir dir;
+    const int W = 16, H = 8, D = 6, kx = 3, ky = -2, kz = 2;
+    std::vector<std::vector<double>> pages;
+    for (int z = 0; z < D; ++z) {
+        pages.emplace_back();
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x)
+                pages.back().push_back(std::round(
+                    32768 + 26000 * std::cos(2 * M_PI * (double(kx) * x / W + double(ky) * y / H + double(kz) * z / D))));
+    }
+    fixtures::TiffOptions o;
+    o.sample = fixtures::TiffSample::U16;
+    fixtures::write_file(dir.file("v.tif"), fixtures::tiff(W, H, 1, pages, o));
+    Settings s;
+    s.pad = PadMode::None;
+    s.level = Level::Mean;
+    s.view.colormap = Colormap::Gray;
+    Worker worker(2);
+    VolumeViewRequest v;
+    v.kz = kz;
+    worker.open_volume(s, dir.file("v.tif"), v);
+    WorkerUpdates u = settle(worker);
+    ASSERT_TRUE(u.volume.has_value());
+    ASSERT_TRUE(u.volume->ok) << u.volume->error;
+    const VolumeResult& r = *u.volume;
+    EXPECT_TRUE(r.transformed);
+    EXPECT_EQ(r.backend, "CPU (FFTW 3D)");
+    EXPECT_EQ(r.view.image_z, D / 2);
+    const int shapes[6][2] = {{W, H}, {W, D}, {H, D}, {W, H}, {W, D}, {H, D}};
+    for (int i = 0; i < 6; ++i) {
+        const VolumePicture& p = i < 3 ? r.image[i] : r.spectrum[i - 3];
+        EXPECT_EQ(p.width, shapes[i][0]) << p.label;
+        EXPECT_EQ(p.height, shapes[i][1]) << p.label;
+        EXPECT_EQ(p.rgba.size(), std::size_t(p.width) * p.height) << p.label;
+    }
+    EXPECT_EQ(r.spectrum[0].label, "kx-ky at kz = 2");
+    auto brightest = [](const VolumePicture& p) {
+        return int(std::max_element(p.rgba.begin(), p.rgba.end(),
+                                    [](std::uint32_t a, std::uint32_t b) { return (a & 0xFF) < (b & 0xFF); }) -
+                   p.rgba.begin());
+    };
+    EXPECT_EQ(brightest(r.spectrum[0]), (H / 2 + ky) * W + (W / 2 + kx));
+    EXPECT_FALSE(r.shell.at.empty());
+    const float peak_hi = r.spectrum[0].hi;
+    // Through DC instead: a view-only change; the peak is not in that slice (its brightest is far below the peak's).
+    v.kz = 0;
+    worker.volume_view(s, v);
+    u = settle(worker);
+    ASSERT_TRUE(u.volume && u.volume->ok) << (u.volume ? u.volume->error : "no result");
+    EXPECT_FALSE(u.volume->transformed);
+    EXPECT_EQ(u.volume->spectrum[0].label, "kx-ky at kz = 0");
+    EXPECT_LT(u.volume->spectrum[0].hi, peak_hi - 1.0f);
+    // The image's yz slice at x: frame z's column x, gray over the volume's range.
+    v.image_x = 5;
+    s.window = Window::Hann;
+    worker.volume_view(s, v);
+    u = settle(worker);
+    ASSERT_TRUE(u.volume && u.volume->ok);
+    EXPECT_TRUE(u.volume->transformed);
+    EXPECT_EQ(u.volume->image[2].label, "yz at x = 5");
+    const VolumePicture& yz = u.volume->image[2];
+    for (int z = 0; z < D; ++z)
+        for (int y = 0; y < H; ++y) {
+            const double want = (pages[std::size_t(z)][std::size_t(y) * W + 5] / 65535.0 - yz.lo) / (yz.hi - yz.lo) * 255.0;
+            EXPECT_NEAR(double(yz.rgba[std::size_t(z) * H + y] & 0xFF), want, 1.01) << y << "," << z;
+        }
+    // A broken file is an error naming it (and the open volume stays for the views).
+    fixtures::write_file(dir.file("two.gif"), std::vector<unsigned char>{'G', 'I', 'F', '8', '9', 'a'});
+    worker.open_volume(s, dir.file("two.gif"), v);
+    u = settle(worker);
+    ASSERT_TRUE(u.volume.has_value());
+    EXPECT_FALSE(u.volume->ok);
+    EXPECT_NE(u.volume->error.find("two.gif"), std::string::npos) << u.volume->error;
+}
+
 }  // namespace
 }  // namespace specview::test

@@ -303,6 +303,49 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
     cv_.notify_one();
 }
 
+std::uint64_t Worker::open_volume(const Settings& s, const std::string& path, const VolumeViewRequest& v) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::uint64_t id = ++volume_posted_;
+    jobs_.push_back([this, s, path, v, id] {
+        VolumeResult r;
+        r.id = id;
+        r.path = path;
+        try {
+            volume_.open(path, s, v, cpu_threads_, &r);
+        } catch (const std::exception& e) {
+            r.ok = false;
+            r.error = describe(e);
+        }
+        std::lock_guard<std::mutex> lk(mu_);
+        out_.volume = std::move(r);
+    });
+    cv_.notify_one();
+    return id;
+}
+
+void Worker::volume_view(const Settings& s, const VolumeViewRequest& v) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::uint64_t id = ++volume_posted_;
+    jobs_.push_back([this, s, v, id] {
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            if (id != volume_posted_) return;  // a newer one waits
+        }
+        if (!volume_.is_open()) return;
+        VolumeResult r;
+        r.id = id;
+        try {
+            volume_.update(s, v, cpu_threads_, &r);
+        } catch (const std::exception& e) {
+            r.ok = false;
+            r.error = describe(e);
+        }
+        std::lock_guard<std::mutex> lk(mu_);
+        out_.volume = std::move(r);
+    });
+    cv_.notify_one();
+}
+
 void Worker::sweep(const Settings& s) {
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back([this, s] {
@@ -507,7 +550,7 @@ bool Worker::has_updates() const {
     std::lock_guard<std::mutex> lock(mu_);
     const WorkerUpdates& u = out_;
     return u.decoded || u.run || u.value || u.sweep || u.comparison || u.plane_row || u.resources || u.analysis ||
-           u.correlation || u.stack || !u.messages.empty();
+           u.correlation || u.stack || u.volume || !u.messages.empty();
 }
 
 void Worker::wait_idle() const {

@@ -27,6 +27,7 @@
 #include "app/io/load/load.h"
 #include "app/core/settings.h"
 #include "app/io/video_gpu.h"
+#include "ui/worker/volume_session.h"
 
 namespace specview {
 
@@ -181,6 +182,7 @@ struct WorkerUpdates {
     std::optional<CorrelationResult> correlation;
     std::optional<StackResult> stack;
     std::optional<std::vector<gpu::KernelResources>> resources;
+    std::optional<VolumeResult> volume;
     std::vector<std::pair<bool, std::string>> messages;  // (is_error, text), in order
 };
 
@@ -243,6 +245,12 @@ public:
     // The mask of these settings for a width x height transform as PATH (gray PNG) and its description (.txt).
     void save_mask(const Settings& s, int width, int height, const std::string& path);
     void plane_row(const Settings& s, std::uint64_t key, int pass, int row);
+    // A stack as one volume (ui/worker/volume_session.h): its frames decoded and kept, its 3D spectrum (s.backend's
+    // 3D pipeline; custom-fast's is cuFFT's so far) and the six pictures of `v`. Returns the request's id.
+    std::uint64_t open_volume(const Settings& s, const std::string& path, const VolumeViewRequest& v);
+    // Pictures of the open volume (transformed again first where s shapes it differently); a newer request replaces
+    // one not yet started.
+    void volume_view(const Settings& s, const VolumeViewRequest& v);
     void resources(const Settings& s);
 
     WorkerUpdates poll();
@@ -328,6 +336,8 @@ private:
 
     // Runner-only state.
     Engine engine_;
+    VolumeSession volume_;
+    std::uint64_t volume_posted_ = 0;  // the newest volume request (under mu_): older views are skipped
     std::uint64_t engine_image_id_ = 0;
     std::uint64_t device_checked_id_ = 0;  // the image whose device memory need was checked (do_run)
     std::optional<SweepResult> sweep_;

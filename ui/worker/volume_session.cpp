@@ -1,0 +1,194 @@
+#include "ui/worker/volume_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "app/core/picture.h"
+#include "app/core/plane.h"
+#include "app/engine/volume_gpu.h"
+#include "app/io/decoder_pool.h"
+#include "app/io/load/load.h"
+#include "gpu/common/errors.h"
+
+namespace specview {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+// What shapes the volume and its transform (a change of any of these transforms again; of anything else, the view
+// alone, makes pictures only).
+std::string transform_key(const Settings& s) {
+    std::ostringstream k;
+    k << int(s.backend) << ' ' << int(s.channel) << ' ' << int(s.window) << ' ' << s.tukey_alpha << ' '
+      << s.kaiser_beta << ' ' << int(s.window_shape) << ' ' << int(s.level) << ' ' << int(s.pad) << ' '
+      << int(s.pad_fill) << ' ' << int(s.cufft_mode) << ' ' << s.custom.rows.threads_per_block << ' '
+      << s.custom.rows.block_height << ' ' << s.custom.rows.max_local_length << ' ' << s.custom.transpose.tile;
+    return k.str();
+}
+
+// Signed bin indices along an axis of n bins: -(n/2) .. (n-1)/2.
+int clamp_bin(int k, int n) { return std::clamp(k, -(n / 2), (n - 1) / 2); }
+}  // namespace
+
+void VolumeSession::open(const std::string& path, const Settings& s, const VolumeViewRequest& v, int threads,
+                         VolumeResult* out) {
+    frames_.clear();
+    spectrum_.reset();
+    shaped_.clear();
+    range_known_ = false;
+    const auto t0 = Clock::now();
+    // The frames stay in memory (a change of window or level transforms them again): refused past half of what is
+    // available, with the transform's buffer to come.
+    const double have = double(available_memory_bytes());
+    double held = 0;
+    DecoderPool::shared().load_frames_parallel(
+        path, LoadLimits{}, 0, INT_MAX, {},
+        [&](Image img) {
+            if (!frames_.empty() && (img.width != frames_[0].width || img.height != frames_[0].height))
+                throw InputError(path, "frame " + std::to_string(frames_.size() + 1) + " is " +
+                                           std::to_string(img.width) + "x" + std::to_string(img.height) + ", the first " +
+                                           std::to_string(frames_[0].width) + "x" + std::to_string(frames_[0].height) +
+                                           ": a volume's frames must have one size");
+            held += double(img.width) * img.height * (4.0 + img.channels * (img.bit_depth / 8.0));
+            if (held > 0.5 * have)
+                throw InputError(path, "as a volume needs more than " + human_bytes(held) + " of memory; " +
+                                           human_bytes(have) + " is available (open fewer frames)");
+            frames_.push_back(std::move(img));
+            return true;
+        },
+        2);
+    if (frames_.empty()) throw InputError(path, "no frames");
+    for (const Image& f : frames_) require_host_samples(f, path);
+    path_ = path;
+    out->decode_ms = ms_since(t0);
+    update(s, v, threads, out);
+}
+
+void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out) {
+    const auto t0 = Clock::now();
+    const int W = frames_[0].width, H = frames_[0].height, D = int(frames_.size());
+    auto vol = std::make_unique<VolumeSpectrum>();
+    vol->begin(s, W, H, D, threads);
+    for (int k = 0; k < D; ++k) vol->add_frame(frames_[std::size_t(k)], k, path_);
+    const VolumeGeometry& g = vol->geometry();
+    std::string backend = "CPU (FFTW 3D)";
+    if (s.backend == Backend::Cpu) {
+        vol->transform();
+    } else {
+        // custom-fast has no 3D pipeline yet: cuFFT's, the fastest there is.
+        Settings gs = s;
+        if (gs.backend == Backend::CustomFast) gs.backend = Backend::Cufft;
+        GpuVolumeFft gpu(gs);  // throws GpuUnavailable: the viewer says it
+        gpu.check(g.width, g.height, g.depth);
+        if (gpu.device_bytes(g.width, g.height, g.depth) > double(gpu.device().free_memory))
+            throw InputError(path_, "as a " + std::to_string(g.width) + "x" + std::to_string(g.height) + "x" +
+                                        std::to_string(g.depth) + " volume needs about " +
+                                        human_bytes(gpu.device_bytes(g.width, g.height, g.depth)) +
+                                        " of GPU memory; " + human_bytes(double(gpu.device().free_memory)) +
+                                        " free (try --pad crop or the CPU backend)");
+        vol->transform(nullptr, nullptr, [&](float* buffer) { gpu.run(buffer, g.width, g.height, g.depth); });
+        backend = gpu.last().what + (s.backend == Backend::CustomFast ? " (custom-fast has no 3D pipeline yet)" : "");
+    }
+    shell_ = vol->shell_profile(threads);
+    spectrum_ = std::move(vol);
+    shaped_ = transform_key(s);
+    backend_ = backend;
+    out->transformed = true;
+    out->transform_ms = ms_since(t0);
+}
+
+void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int threads, VolumeResult* out) {
+    if (frames_.empty()) throw std::logic_error("no volume is open");
+    if (!spectrum_ || shaped_ != transform_key(s)) transform(s, threads, out);
+    const auto t0 = Clock::now();
+    const int W = frames_[0].width, H = frames_[0].height, D = int(frames_.size());
+    const VolumeGeometry& g = spectrum_->geometry();
+    out->ok = true;
+    out->path = path_;
+    out->frames_w = W;
+    out->frames_h = H;
+    out->frames_d = D;
+    out->geometry = g;
+    out->shell = shell_;
+    out->backend = backend_;
+    VolumeViewRequest v = req;
+    v.image_x = std::clamp(v.image_x < 0 ? W / 2 : v.image_x, 0, W - 1);
+    v.image_y = std::clamp(v.image_y < 0 ? H / 2 : v.image_y, 0, H - 1);
+    v.image_z = std::clamp(v.image_z < 0 ? D / 2 : v.image_z, 0, D - 1);
+    v.kx = clamp_bin(v.kx, g.width);
+    v.ky = clamp_bin(v.ky, g.height);
+    v.kz = clamp_bin(v.kz, g.depth);
+    if (v.projection != "max" && v.projection != "sum") v.projection.clear();
+    out->view = v;
+
+    // The image volume: the channel shown, gray over the whole volume's range (the three slices compare).
+    const Channel ch = s.channel;
+    if (!range_known_ || range_channel_ != ch) {
+        double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+        std::vector<float> row(static_cast<std::size_t>(W));
+        for (const Image& f : frames_)
+            for (int y = 0; y < H; ++y) {
+                channel_values(f, ch, y, 0, W, row.data(), path_);
+                for (float x : row) {
+                    lo = std::min(lo, double(x));
+                    hi = std::max(hi, double(x));
+                }
+            }
+        image_lo_ = lo;
+        image_hi_ = hi > lo ? hi : lo + 1;
+        range_channel_ = ch;
+        range_known_ = true;
+    }
+    auto gray = [&](VolumePicture& p, std::vector<float>& values, int w, int h, std::string label) {
+        p.width = w;
+        p.height = h;
+        p.lo = float(image_lo_);
+        p.hi = float(image_hi_);
+        p.label = std::move(label);
+        colorize(values, p.lo, p.hi, Colormap::Gray, p.rgba);
+    };
+    std::vector<float> vals(std::size_t(W) * H);
+    for (int y = 0; y < H; ++y) channel_values(frames_[std::size_t(v.image_z)], ch, y, 0, W, &vals[std::size_t(y) * W], path_);
+    gray(out->image[0], vals, W, H, "xy at z = " + std::to_string(v.image_z));
+    vals.assign(std::size_t(W) * D, 0.0f);
+    for (int z = 0; z < D; ++z) channel_values(frames_[std::size_t(z)], ch, v.image_y, 0, W, &vals[std::size_t(z) * W], path_);
+    gray(out->image[1], vals, W, D, "xz at y = " + std::to_string(v.image_y));
+    vals.assign(std::size_t(H) * D, 0.0f);
+    for (int z = 0; z < D; ++z)
+        for (int y = 0; y < H; ++y)
+            channel_values(frames_[std::size_t(z)], ch, y, v.image_x, 1, &vals[std::size_t(z) * H + y], path_);
+    gray(out->image[2], vals, H, D, "yz at x = " + std::to_string(v.image_x));
+
+    // The spectrum: the three slices through (kx, ky, kz), or the projections, over one range.
+    const VolumeAxis axes[3] = {VolumeAxis::Z, VolumeAxis::Y, VolumeAxis::X};
+    const int at[3] = {v.kz, v.ky, v.kx};
+    const char* names[3] = {"kx-ky", "kx-kz", "ky-kz"};
+    const char* along[3] = {"kz", "ky", "kx"};
+    std::vector<float> spec[3];
+    std::vector<float> all;
+    for (int i = 0; i < 3; ++i) {
+        VolumePicture& p = out->spectrum[i];
+        spec[i] = v.projection.empty()
+                      ? spectrum_->slice_values(axes[i], at[i], s.view, &p.width, &p.height)
+                      : spectrum_->projection_values(axes[i], v.projection == "max", s.view, &p.width, &p.height);
+        p.label = v.projection.empty() ? std::string(names[i]) + " at " + along[i] + " = " + std::to_string(at[i])
+                                       : v.projection + " along " + along[i];
+        all.insert(all.end(), spec[i].begin(), spec[i].end());
+    }
+    float lo = 0, hi = 1;
+    compute_range(all, s.view, &lo, &hi);
+    for (int i = 0; i < 3; ++i) {
+        out->spectrum[i].lo = lo;
+        out->spectrum[i].hi = hi;
+        colorize(spec[i], lo, hi, s.view.colormap, out->spectrum[i].rgba);
+    }
+    out->pictures_ms = ms_since(t0);
+}
+
+}  // namespace specview

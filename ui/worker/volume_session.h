@@ -1,0 +1,75 @@
+// A stack taken as one volume in the viewer (issue 61): its frames and 3D spectrum kept on the worker's runner thread,
+// and the six pictures the viewer shows of them — the image volume's xy, xz and yz slices and the spectrum's kx–ky,
+// kx–kz and ky–kz slices through a chosen bin (or projections along each axis). Moving a slice makes pictures only;
+// a setting that shapes the volume (channel, window, level, padding, backend) transforms it again from the kept
+// frames, without decoding them again.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/core/image.h"
+#include "app/core/settings.h"
+#include "app/lab/analysis.h"
+#include "app/volume/volume.h"
+
+namespace specview {
+
+struct VolumeViewRequest {
+    int image_x = -1, image_y = -1, image_z = -1;  // the image volume's slices (0-based; -1: the middle)
+    int kx = 0, ky = 0, kz = 0;                    // the spectrum's slices through this signed bin (0: DC)
+    std::string projection;                        // "max" or "sum": the spectrum's views project along each axis
+    bool operator==(const VolumeViewRequest& o) const {
+        return image_x == o.image_x && image_y == o.image_y && image_z == o.image_z && kx == o.kx && ky == o.ky &&
+               kz == o.kz && projection == o.projection;
+    }
+};
+
+struct VolumePicture {
+    std::vector<std::uint32_t> rgba;
+    int width = 0, height = 0;
+    float lo = 0, hi = 0;  // the values at the darkest and brightest
+    std::string label;     // "xy at z = 12", "kx-ky at kz = 0", "max along kz"
+};
+
+struct VolumeResult {
+    std::uint64_t id = 0;  // the open request's id
+    bool ok = false;
+    std::string error, path;
+    int frames_w = 0, frames_h = 0, frames_d = 0;  // the image volume
+    VolumeGeometry geometry;                       // the transform's
+    VolumeViewRequest view;                        // what the pictures show (the middles and bounds filled in)
+    VolumePicture image[3];                        // xy (at z), xz (at y), yz (at x)
+    VolumePicture spectrum[3];                     // kx-ky (at kz), kx-kz (at ky), ky-kz (at kx)
+    Profile shell;                                 // the spherically averaged power
+    bool transformed = false;                      // this result's settings transformed the volume (else views only)
+    double decode_ms = 0, transform_ms = 0, pictures_ms = 0;
+    std::string backend;  // which transformed it
+};
+
+class VolumeSession {
+public:
+    // Decodes every frame of `path` (the decoder children; a frame of another size is an InputError), then
+    // update(). Throws InputError, std::bad_alloc, gpu errors.
+    void open(const std::string& path, const Settings& s, const VolumeViewRequest& v, int threads, VolumeResult* out);
+    bool is_open() const { return !frames_.empty(); }
+    // The pictures of `v` under s.view; transforms again first where s shapes the volume differently from the last
+    // transform.
+    void update(const Settings& s, const VolumeViewRequest& v, int threads, VolumeResult* out);
+
+private:
+    void transform(const Settings& s, int threads, VolumeResult* out);
+    std::vector<Image> frames_;
+    std::string path_;
+    std::unique_ptr<VolumeSpectrum> spectrum_;
+    std::string shaped_;  // the settings the spectrum was made with (transform_key)
+    Profile shell_;
+    std::string backend_;
+    double image_lo_ = 0, image_hi_ = 1;  // the image volume's range in the channel shown
+    Channel range_channel_ = Channel::Luma;
+    bool range_known_ = false;
+};
+
+}  // namespace specview
