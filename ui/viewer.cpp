@@ -28,6 +28,7 @@
 #include "gpu/runtime/device_info.h"
 #include "gpu/common/errors.h"
 #include "ui/views/analysis_view.h"
+#include "ui/views/volume_view.h"
 #include "ui/views/axes.h"
 #include "ui/views/colorbar.h"
 #include "ui/views/image_view.h"
@@ -162,7 +163,7 @@ double viewer_clock_of(std::chrono::steady_clock::time_point t) {
 }
 
 bool picture_current(const ViewerState& st) {
-    if (!st.worker->idle() || st.worker->has_updates() || st.dirty) return false;
+    if (!st.worker->idle() || st.worker->has_updates() || st.dirty || !volume_current(st)) return false;
     if (!(st.shown.image != nullptr)) return true;
     // The last run posted has ended (its picture in the texture, or failed with a message).
     const bool arrived = st.done_change >= st.change;
@@ -579,6 +580,7 @@ void apply_worker_updates(ViewerState& st) {
     if (u.analysis) take_analysis(st, *u.analysis);
     if (u.correlation) take_correlation(st, *u.correlation);
     if (u.stack) take_stack(st, *u.stack);
+    if (u.volume) take_volume(st, *u.volume);
     // (lasting: the CPU's picture, uploaded in bands over the next frames, must not clear it when it arrives)
     if (!st.gpu_lost_message.empty()) st.messages.lasting_error(std::exchange(st.gpu_lost_message, std::string()));
     step_uploads(st);
@@ -913,6 +915,16 @@ void roi_on_image(ViewerState& st, const DrawnImage& d) {
 }
 
 void draw_views(ViewerState& st, ImVec2 avail) {
+    // A stack's frames as one volume: the six linked views instead of the image and its spectrum.
+    if (st.shown.image && (st.shown.image->frames > 1 || st.volume.enabled) && !st.classroom.enabled) {
+        if (ImGui::Checkbox("As a volume (3D spectrum of all frames)", &st.volume.enabled) && !st.volume.enabled)
+            st.volume.path.clear();
+        avail.y -= ImGui::GetFrameHeightWithSpacing();
+        if (st.volume.enabled) {
+            draw_volume_views(st, avail);
+            return;
+        }
+    }
     // image, bin, period, radius lines (more where they wrap: last frame's height)
     const float readout_h = std::max(ImGui::GetTextLineHeightWithSpacing() * 4.3f, st.readout_h + 4.0f);
     const bool analysis = st.analysis.open && !st.classroom.enabled;
@@ -1261,6 +1273,7 @@ void build_window(ViewerState& st, PanelContext& ctx) {
         st.layout.push_back(line);
     }
     ImGui::BeginChild("main", ImVec2(0, 0), false);
+    volume_post(st);                 // (before run_pipeline, which clears st.dirty)
     if (st.dirty) run_pipeline(st);  // posted now; the picture arrives in a later frame
     draw_status_line(st);
     if (!st.messages.text.empty()) {
@@ -1417,6 +1430,7 @@ int run_viewer(const ViewerLaunch& launch) {
     st.max_memory = launch.max_memory;
     st.presentation = launch.presentation;
     st.classroom.enabled = launch.classroom;
+    st.volume.enabled = launch.volume;
     st.classroom.step = launch.classroom_step - 1;
     load_recent(st);
     st.file.given = launch.images;

@@ -63,6 +63,28 @@ struct ChangeRecord {
     double preview_ms = -1;
 };
 
+// A stack shown as one volume (issue 61; ui/views/volume_view.h): what the six views ask of the worker and show.
+struct VolumeUi {
+    bool enabled = false;      // --volume, the "As a volume" box, the script's `set volume true`
+    bool view_dirty = false;   // a slice moved (pictures only)
+    std::string path;          // the file the worker holds as a volume ("": none asked yet)
+    VolumeViewRequest view;    // the slices asked for
+    std::uint64_t posted = 0;  // the newest request's id
+    std::uint64_t arrived = 0;
+    std::optional<VolumeResult> shown;  // its pictures' rgba emptied once uploaded
+    GlTexture tex[6];                   // image xy, xz, yz; spectrum kx-ky, kx-kz, ky-kz
+    // Each request and when its pictures were in the textures (the report's "volume_changes").
+    struct Change {
+        std::uint64_t id = 0;
+        int line = 0;
+        std::string action;
+        double t_posted = 0, ready_ms = -1;  // ready < 0: not (yet); superseded ones stay so
+        bool transformed = false;
+        double decode_ms = 0, transform_ms = 0, pictures_ms = 0;
+    };
+    std::vector<Change> changes;
+};
+
 // The owner: the worker (and through it the engine), the textures and the interop, the change bookkeeping, and
 // the panels' plain data. Only ui/viewer.cpp and the script runner touch it whole; panels get a PanelContext.
 struct ViewerState;
@@ -169,6 +191,7 @@ struct ViewerState {
     Hover image_hover, spectrum_hover, lab_hover;
     LabUi lab;
     AnalysisUi analysis;
+    VolumeUi volume;
     // A rectangle being drawn on the image view (Shift + left drag): its corners in image pixels.
     struct RoiDrag {
         bool active = false;

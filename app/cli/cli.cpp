@@ -303,9 +303,10 @@ int run_headless(CliOptions& o) {
 }
 
 int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {
-    if (o.volume || !o.shell_out.empty()) {
-        std::cerr << "specview: --volume and --profile shell are for --headless so far (the viewer's volume views "
-                     "come with issue 61)\n";
+    if (!o.shell_out.empty() || !o.projection.empty() || o.slice != "z" || o.orthoslices || !o.values_out.empty() ||
+        !o.voxel_size.empty()) {
+        std::cerr << "specview: --profile shell, --slice, --projection, --orthoslices, --values and --voxel-size are for "
+                     "--headless (the viewer's --volume has its own slices)\n";
         return kExitUsage;
     }
     if (!o.stack.empty() || !o.frame_range.empty() || o.average || !o.export_video.empty()) {
@@ -351,6 +352,7 @@ int run_viewer_from(CliOptions& o, const ViewerEntry& viewer) {
     // auto: decided once the GPU is probed (while the window opens); the file opens meanwhile under the CPU path's
     // memory check, the larger need.
     launch.auto_backend = o.auto_backend;
+    launch.volume = o.volume;
     return viewer(launch);
 }
 

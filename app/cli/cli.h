@@ -40,6 +40,7 @@ struct ViewerLaunch {
     PixelSize pixel_size;                          // --pixel-size (not calibrated: the file's own)
     int width = 0, height = 0;                     // --geometry WxH (0: the size the viewer was last closed at)
     bool auto_backend = false;                     // --backend auto: custom-fast where CUDA is usable, else the CPU
+    bool volume = false;                           // --volume: a stack's frames as one volume (the six 3D views)
 };
 
 using ViewerEntry = std::function<int(const ViewerLaunch&)>;

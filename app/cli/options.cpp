@@ -176,7 +176,7 @@ void add_run_options(CLI::App& app, CliOptions& o) {
     app.add_flag("--average", o.average,
                  "the mean power spectrum over a stack's frames (--raw: the mean power, float32)")
         ->group(g_stack);
-    app.add_flag("--volume", o.volume, "the frames as one volume: --raw its 3D spectrum (numpy's fftn), -o a slice")
+    app.add_flag("--volume", o.volume, "the frames as one volume: --raw its 3D spectrum (numpy's fftn), -o a slice; the viewer: six views")
         ->group(g_stack);
     app.add_option("--slice", o.slice, "with --volume: -o's slice, z|y|x[:INDEX] (a frequency index; 0: through DC)")
         ->capture_default_str()

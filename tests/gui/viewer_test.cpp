@@ -1274,5 +1274,60 @@ TEST_F(Script, DraggingASliderOnTheCpuShowsAPreviewBeforeThePicture) {
     EXPECT_TRUE(drag.back()["ready_ms"].is_number()) << drag.back();
     EXPECT_EQ(r.value("backend", ""), "CPU (FFTW)") << r;
 }
+// A stack as one volume (issue 61, --volume and the script's volume actions): the six views, the spectrum's kx-ky slice
+// through a plane wave's kz showing its peak at (kx, ky) from the centre; each request in the report's
+// "volume_changes", slices and projections making pictures only, a window transforming again.
+TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
+    const int W = 16, H = 8, D = 6, kx = 3, ky = -2, kz = 2;
+    std::vector<std::vector<double>> pages;
+    for (int z = 0; z < D; ++z) {
+        pages.emplace_back();
+        for (int y = 0; y < H; ++y)
+            for (int x = 0; x < W; ++x)
+                pages.back().push_back(std::round(
+                    32768 + 26000 * std::cos(2 * M_PI * (double(kx) * x / W + double(ky) * y / H + double(kz) * z / D))));
+    }
+    fixtures::TiffOptions o;
+    o.sample = fixtures::TiffSample::U16;
+    const std::string img = dir.file("v.tif"), shot = dir.file("v.png");
+    fixtures::write_file(img, fixtures::tiff(W, H, 1, pages, o));
+    ASSERT_EQ(run_script("set volume true\nwait-ready\nslice z 2\nwait-ready\nwait 2\nscreenshot " + shot +
+                             "\nimage-slice x 3\nwait-ready\nprojection sum\nwait-ready\nset window hann\nwait-ready\n"
+                             "projection none\nset volume false\nwait-ready\nquit\n",
+                         {img, "--pad", "none", "--level", "mean", "--window", "none", "--colormap", "gray"}),
+              0)
+        << read("out.txt");
+    const Layout l = layout(shot);
+    EXPECT_EQ(l.line("volume "), "volume 16x8x6 CPU (FFTW 3D)");
+    for (const char* v : {"volume-image-xy", "volume-image-xz", "volume-image-yz", "volume-spectrum-kxky",
+                          "volume-spectrum-kxkz", "volume-spectrum-kykz"})
+        EXPECT_EQ(l.rects.count(v), 1u) << v;
+    ASSERT_EQ(l.rects.count("volume-spectrum-kxky"), 1u);
+    const std::vector<float> q = l.rects.at("volume-spectrum-kxky");
+    const Image pic = load_image(shot);
+    auto level = [&](int bx, int by) {  // the red level at bin (bx, by)'s centre
+        const int x = int(q[0] + (bx + 0.5f) * (q[2] - q[0]) / W), y = int(q[1] + (by + 0.5f) * (q[3] - q[1]) / H);
+        return pic.at(x, y, 0) * 255.0f;
+    };
+    EXPECT_GT(level(W / 2 + kx, H / 2 + ky), 200.0f);  // the peak, shifted: DC at (W/2, H/2)
+    EXPECT_LT(level(2, 6), 60.0f);                     // elsewhere in that slice: nothing
+    const nlohmann::json r = report();
+    const auto& vc = r.value("volume_changes", nlohmann::json::array());
+    std::vector<std::string> actions;
+    for (const auto& c : vc) actions.push_back(c.value("action", ""));
+    ASSERT_GE(vc.size(), 5u) << r.dump();
+    EXPECT_EQ(actions[0], "set volume true");
+    EXPECT_TRUE(vc[0].value("transformed", false));
+    EXPECT_GT(vc[0].value("decode_ms", 0.0), 0.0);
+    for (const auto& c : vc) {
+        const std::string a = c.value("action", "");
+        if (a == "slice z 2" || a == "projection sum" || a == "set window hann") {
+            EXPECT_TRUE(c["ready_ms"].is_number()) << a;
+            EXPECT_EQ(c.value("transformed", true), a == "set window hann") << a;
+        }
+    }
+    EXPECT_NE(std::find(actions.begin(), actions.end(), "set window hann"), actions.end()) << r.dump();
+}
+
 }  // namespace
 }  // namespace specview::test

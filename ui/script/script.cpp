@@ -1,4 +1,5 @@
 #include "ui/script/script.h"
+#include "ui/views/volume_view.h"
 
 #include <algorithm>
 #include <cmath>
@@ -97,6 +98,18 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 throw ScriptError(line, "save-texture takes a path (no spaces) and optionally spectrum, image or lab");
         } else if (v == "open" || v == "screenshot") {
             if (n != 1) throw ScriptError(line, v + " takes one path (no spaces)");
+        } else if (v == "set" && n >= 1 && a.args[0] == "volume") {
+            if (n != 2 || (a.args[1] != "true" && a.args[1] != "false"))
+                throw ScriptError(line, "set volume takes true or false");
+        } else if (v == "slice" || v == "image-slice") {
+            int k = 0;
+            if (n != 2 || (a.args[0] != "x" && a.args[0] != "y" && a.args[0] != "z") ||
+                !parse_count(a.args[1], &k, v == "slice" ? -1048576 : 0, 1048576))
+                throw ScriptError(line, v == "slice" ? "slice takes AXIS INDEX (x, y or z; a signed frequency index)"
+                                                     : "image-slice takes AXIS INDEX (x, y or z; 0-based)");
+        } else if (v == "projection") {
+            if (n != 1 || (a.args[0] != "max" && a.args[0] != "sum" && a.args[0] != "none"))
+                throw ScriptError(line, "projection takes max, sum or none");
         } else if (v == "set") {
             if (n < 2) throw ScriptError(line, "set takes OPTION VALUE...");
             Settings probe;
@@ -197,7 +210,8 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 line,
                 "unknown action '" + v +
                     "' (open, next-image, prev-image, save-picture, save-raw, key, set, drag, hover, zoom, pan, fit, roi, pixel-size, panel-width, next, prev, wait, wait-ready, "
-                    "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, "
+                    "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, slice, image-slice, "
+                    "projection, "
                     "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
                     "save-texture, quit)");
         }
@@ -277,6 +291,19 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         if (a.verb == "next-image" || a.verb == "prev-image") {  // as Page Down / Page Up
             auto ctx = st.context();
             step_image(ctx, st.file, a.verb == "next-image" ? 1 : -1);
+            return true;
+        }
+        if (a.verb == "set" && a.args[0] == "volume") {  // the stack's frames as one volume, or back to 2D
+            st.volume.enabled = a.args[1] == "true";
+            if (!st.volume.enabled) st.volume.path.clear();
+            return true;
+        }
+        if (a.verb == "slice" || a.verb == "image-slice") {
+            set_volume_slice(st.volume, a.verb == "image-slice", a.args[0], std::stoi(a.args[1]));
+            return true;
+        }
+        if (a.verb == "projection") {
+            set_volume_projection(st.volume, a.args[0]);
             return true;
         }
         if (a.verb == "set") {
@@ -491,6 +518,15 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
     r["changes"] = Json::array();
     for (const ChangeRecord& c : st.changes)
         if (c.line != 0) r["changes"].push_back(change_json(c));  // line 0: the command line's image, before the script
+    r["volume_changes"] = Json::array();  // --volume: each request of the six views and when its pictures showed
+    for (const VolumeUi::Change& c : st.volume.changes)
+        r["volume_changes"].push_back(Json{{"line", c.line},
+                                           {"action", c.action},
+                                           {"ready_ms", ms_or_null(c.ready_ms)},
+                                           {"transformed", c.transformed},
+                                           {"decode_ms", ms(c.decode_ms)},
+                                           {"transform_ms", ms(c.transform_ms)},
+                                           {"pictures_ms", ms(c.pictures_ms)}});
     // Invalid UTF-8 in a path or an action becomes U+FFFD rather than an exception.
     write_file_atomically(path, r.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }

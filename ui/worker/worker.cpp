@@ -323,7 +323,7 @@ std::uint64_t Worker::open_volume(const Settings& s, const std::string& path, co
     return id;
 }
 
-void Worker::volume_view(const Settings& s, const VolumeViewRequest& v) {
+std::uint64_t Worker::volume_view(const Settings& s, const VolumeViewRequest& v) {
     std::lock_guard<std::mutex> lock(mu_);
     const std::uint64_t id = ++volume_posted_;
     jobs_.push_back([this, s, v, id] {
@@ -331,11 +331,10 @@ void Worker::volume_view(const Settings& s, const VolumeViewRequest& v) {
             std::lock_guard<std::mutex> lk(mu_);
             if (id != volume_posted_) return;  // a newer one waits
         }
-        if (!volume_.is_open()) return;
         VolumeResult r;
         r.id = id;
         try {
-            volume_.update(s, v, cpu_threads_, &r);
+            volume_.update(s, v, cpu_threads_, &r);  // (throws when no volume is open)
         } catch (const std::exception& e) {
             r.ok = false;
             r.error = describe(e);
@@ -344,6 +343,7 @@ void Worker::volume_view(const Settings& s, const VolumeViewRequest& v) {
         out_.volume = std::move(r);
     });
     cv_.notify_one();
+    return id;
 }
 
 void Worker::sweep(const Settings& s) {

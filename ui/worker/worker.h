@@ -250,7 +250,7 @@ public:
     std::uint64_t open_volume(const Settings& s, const std::string& path, const VolumeViewRequest& v);
     // Pictures of the open volume (transformed again first where s shapes it differently); a newer request replaces
     // one not yet started.
-    void volume_view(const Settings& s, const VolumeViewRequest& v);
+    std::uint64_t volume_view(const Settings& s, const VolumeViewRequest& v);
     void resources(const Settings& s);
 
     WorkerUpdates poll();

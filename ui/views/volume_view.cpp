@@ -1,0 +1,198 @@
+#include "ui/views/volume_view.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "ui/viewer_state.h"
+
+namespace specview::ui {
+
+namespace {
+void record(ViewerState& st, const std::string& what, ImVec2 a, ImVec2 b) {
+    const ImVec2 s = ImGui::GetIO().DisplayFramebufferScale;
+    char line[256];
+    std::snprintf(line, sizeof line, " %.1f %.1f %.1f %.1f", a.x * s.x, a.y * s.y, b.x * s.x, b.y * s.y);
+    st.layout.push_back(what + line);
+}
+
+void record_request(ViewerState& st) {
+    VolumeUi::Change c;
+    c.id = st.volume.posted;
+    c.line = st.script_line;
+    c.action = st.script_action;
+    c.t_posted = viewer_clock();
+    st.volume.changes.push_back(std::move(c));
+}
+}  // namespace
+
+void volume_post(ViewerState& st) {
+    VolumeUi& v = st.volume;
+    if (!v.enabled || !st.shown.image) return;
+    if (v.path != st.shown.image_path) {  // turned on, or another file shown: its frames as a volume
+        v.path = st.shown.image_path;
+        v.shown.reset();
+        v.view_dirty = false;
+        v.posted = st.worker->open_volume(st.settings, v.path, v.view);
+        record_request(st);
+        return;
+    }
+    if (v.view_dirty || st.dirty) {
+        v.view_dirty = false;
+        v.posted = st.worker->volume_view(st.settings, v.view);
+        record_request(st);
+    }
+}
+
+bool volume_current(const ViewerState& st) {
+    const VolumeUi& v = st.volume;
+    if (!v.enabled || !st.shown.image) return true;
+    return v.path == st.shown.image_path && !v.view_dirty && v.arrived >= v.posted;
+}
+
+void take_volume(ViewerState& st, VolumeResult& r) {
+    VolumeUi& v = st.volume;
+    if (r.id < v.arrived) return;
+    v.arrived = r.id;
+    for (VolumeUi::Change& c : v.changes)
+        if (c.id == r.id) {
+            c.ready_ms = (viewer_clock() - c.t_posted) * 1e3;  // (the textures are written below, in this frame)
+            c.transformed = r.transformed;
+            c.decode_ms = r.decode_ms;
+            c.transform_ms = r.transform_ms;
+            c.pictures_ms = r.pictures_ms;
+        }
+    if (!r.ok) {
+        st.messages.error("volume: " + r.error);
+        if (!v.shown) v.enabled = false;  // the open failed: back to the 2D views
+        return;
+    }
+    VolumePicture* pics[6] = {&r.image[0], &r.image[1], &r.image[2], &r.spectrum[0], &r.spectrum[1], &r.spectrum[2]};
+    for (int i = 0; i < 6; ++i) {
+        v.tex[i].ensure(pics[i]->width, pics[i]->height);
+        v.tex[i].upload(pics[i]->rgba.data());
+        pics[i]->rgba.clear();
+        pics[i]->rgba.shrink_to_fit();
+    }
+    if (r.id == v.posted) v.view = r.view;  // the middles and bounds filled in (no newer request to overwrite)
+    if (r.transformed) {
+        char t[256];
+        std::snprintf(t, sizeof t, "%dx%dx%d volume: %s, transformed in %.0f ms%s", r.geometry.width,
+                      r.geometry.height, r.geometry.depth, r.backend.c_str(), r.transform_ms,
+                      r.decode_ms > 0 ? (", decoded in " + std::to_string(int(r.decode_ms)) + " ms").c_str() : "");
+        st.messages.info(t);
+    }
+    v.shown = std::move(r);
+}
+
+std::string set_volume_slice(VolumeUi& v, bool image, const std::string& axis, int index) {
+    if (axis != "x" && axis != "y" && axis != "z") return "the axis is x, y or z, not " + axis;
+    int* at = image ? (axis == "x" ? &v.view.image_x : axis == "y" ? &v.view.image_y : &v.view.image_z)
+                    : (axis == "x" ? &v.view.kx : axis == "y" ? &v.view.ky : &v.view.kz);
+    if (image && index < 0) return "an image slice is 0-based";
+    *at = index;  // clamped to the volume by the worker (the view shows where it went)
+    v.view_dirty = true;
+    return "";
+}
+
+std::string set_volume_projection(VolumeUi& v, const std::string& mode) {
+    if (mode != "max" && mode != "sum" && mode != "none") return "projection takes max, sum or none";
+    v.view.projection = mode == "none" ? "" : mode;
+    v.view_dirty = true;
+    return "";
+}
+
+void draw_volume_views(ViewerState& st, ImVec2 size) {
+    VolumeUi& v = st.volume;
+    if (!v.shown) {
+        ImGui::TextDisabled("Opening %s as a volume ...", v.path.c_str());
+        return;
+    }
+    const VolumeResult& r = *v.shown;
+    const VolumeGeometry& g = r.geometry;
+    // The controls: the image's slices (0-based), the spectrum's (signed bins), projections.
+    const float w3 = (size.x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f;
+    auto slider = [&](const char* label, int* value, int lo, int hi) {
+        ImGui::SetNextItemWidth(std::max(w3 - ImGui::CalcTextSize(label).x - 8.0f, 40.0f));
+        if (ImGui::SliderInt(label, value, lo, hi)) v.view_dirty = true;
+    };
+    slider("z##imz", &v.view.image_z, 0, r.frames_d - 1);
+    ImGui::SameLine();
+    slider("y##imy", &v.view.image_y, 0, r.frames_h - 1);
+    ImGui::SameLine();
+    slider("x##imx", &v.view.image_x, 0, r.frames_w - 1);
+    slider("kz", &v.view.kz, -(g.depth / 2), (g.depth - 1) / 2);
+    ImGui::SameLine();
+    slider("ky", &v.view.ky, -(g.height / 2), (g.height - 1) / 2);
+    ImGui::SameLine();
+    slider("kx", &v.view.kx, -(g.width / 2), (g.width - 1) / 2);
+    int proj = v.view.projection == "max" ? 1 : v.view.projection == "sum" ? 2 : 0;
+    ImGui::SetNextItemWidth(8.0f * ImGui::GetFontSize());
+    if (ImGui::Combo("spectrum views", &proj, "slices\0max projection\0sum projection\0")) {
+        v.view.projection = proj == 1 ? "max" : proj == 2 ? "sum" : "";
+        v.view_dirty = true;
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("%s", r.backend.c_str());
+    st.layout.push_back("volume " + std::to_string(g.width) + "x" + std::to_string(g.height) + "x" +
+                        std::to_string(g.depth) + " " + r.backend);
+
+    // Two rows of three: the image's slices over the spectrum's.
+    const float label_h = ImGui::GetTextLineHeightWithSpacing();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const ImVec2 cell(std::max((avail.x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f, 20.0f),
+                      std::max((avail.y - ImGui::GetStyle().ItemSpacing.y) / 2.0f - label_h, 20.0f));
+    const VolumePicture* pics[6] = {&r.image[0], &r.image[1], &r.image[2], &r.spectrum[0], &r.spectrum[1],
+                                    &r.spectrum[2]};
+    const char* names[6] = {"volume-image-xy", "volume-image-xz", "volume-image-yz",
+                            "volume-spectrum-kxky", "volume-spectrum-kxkz", "volume-spectrum-kykz"};
+    for (int i = 0; i < 6; ++i) {
+        const GlTexture& t = v.tex[i];
+        if (i % 3) ImGui::SameLine();
+        ImGui::BeginGroup();
+        ImGui::TextUnformatted(pics[i]->label.c_str());
+        const bool spectrum = i >= 3;
+        // Image slices at one texel a voxel; a spectrum slice spans -0.5 .. 0.5 cycles/voxel both ways: square.
+        const float tw = float(std::max(t.width(), 1)), th = float(std::max(t.height(), 1));
+        const float aspect = spectrum ? 1.0f : th / tw;
+        float w = cell.x, h = cell.x * aspect;
+        if (h > cell.y) h = cell.y, w = cell.y / aspect;
+        const ImVec2 p0 = ImGui::GetCursorScreenPos();
+        ImGui::InvisibleButton(names[i], ImVec2(cell.x, cell.y));
+        ImDrawList* dl = ImGui::GetWindowDrawList();
+        const ImVec2 q0(p0.x + (cell.x - w) / 2, p0.y + (cell.y - h) / 2), q1(q0.x + w, q0.y + h);
+        if (t.valid()) dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id())), q0, q1);
+        record(st, names[i], q0, q1);
+        // Where the other two slices cut this one (texel centres), and a click there moves them.
+        int* col = nullptr;
+        int* row = nullptr;
+        int col_off = 0, row_off = 0;
+        switch (i) {
+            case 0: col = &v.view.image_x, row = &v.view.image_y; break;
+            case 1: col = &v.view.image_x, row = &v.view.image_z; break;
+            case 2: col = &v.view.image_y, row = &v.view.image_z; break;
+            case 3: col = &v.view.kx, row = &v.view.ky, col_off = g.width / 2, row_off = g.height / 2; break;
+            case 4: col = &v.view.kx, row = &v.view.kz, col_off = g.width / 2, row_off = g.depth / 2; break;
+            default: col = &v.view.ky, row = &v.view.kz, col_off = g.height / 2, row_off = g.depth / 2; break;
+        }
+        if (!(spectrum && !r.view.projection.empty())) {
+            const float cx = q0.x + (float(*col + col_off) + 0.5f) * w / tw;
+            const float cy = q0.y + (float(*row + row_off) + 0.5f) * h / th;
+            const ImU32 c = spectrum ? IM_COL32(80, 220, 255, 150) : IM_COL32(255, 200, 60, 150);
+            dl->AddLine(ImVec2(cx, q0.y), ImVec2(cx, q1.y), c);
+            dl->AddLine(ImVec2(q0.x, cy), ImVec2(q1.x, cy), c);
+            if (ImGui::IsItemActive() && ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+                const ImVec2 m = ImGui::GetIO().MousePos;
+                const int nc = std::clamp(int((m.x - q0.x) / w * tw), 0, int(tw) - 1) - col_off;
+                const int nr = std::clamp(int((m.y - q0.y) / h * th), 0, int(th) - 1) - row_off;
+                if (nc != *col || nr != *row) {
+                    *col = nc;
+                    *row = nr;
+                    v.view_dirty = true;
+                }
+            }
+        }
+        ImGui::EndGroup();
+    }
+}
+
+}  // namespace specview::ui

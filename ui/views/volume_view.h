@@ -1,0 +1,34 @@
+// A stack shown as one volume (issue 61): the image volume's xy, xz and yz slices over its spectrum's kx–ky, kx–kz
+// and ky–kz slices (or projections), linked — each view's crosshair is where the other two cut it, and a click in a
+// view moves the two slices in its plane. Moving a slice asks the worker for pictures only (no transform).
+#pragma once
+
+#include <imgui.h>
+
+#include <string>
+
+namespace specview {
+struct VolumeResult;
+}
+
+namespace specview::ui {
+
+struct ViewerState;
+struct VolumeUi;
+
+// What the volume needs this frame (call before run_pipeline, which clears st.dirty): the open when it was turned on
+// or another file is shown, the pictures when a slice or a setting changed.
+void volume_post(ViewerState& st);
+// A worker's volume result: its pictures into the six textures (a failed open turns volume mode off, saying why).
+void take_volume(ViewerState& st, VolumeResult& r);
+// Whether the last volume request's pictures are in the textures (or it failed); true when volume mode is off.
+bool volume_current(const ViewerState& st);
+// The six views and their controls in `size`.
+void draw_volume_views(ViewerState& st, ImVec2 size);
+// The script's `slice AXIS INDEX` (the spectrum's: a signed bin) and `image-slice AXIS INDEX` (0-based); AXIS x, y
+// or z. Returns "" or what is wrong.
+std::string set_volume_slice(VolumeUi& v, bool image, const std::string& axis, int index);
+// `projection max|sum|none`: "" or what is wrong.
+std::string set_volume_projection(VolumeUi& v, const std::string& mode);
+
+}  // namespace specview::ui
