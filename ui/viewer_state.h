@@ -73,6 +73,7 @@ struct VolumeUi {
     std::uint64_t arrived = 0;
     std::optional<VolumeResult> shown;  // its pictures' rgba emptied once uploaded
     GlTexture tex[6];                   // image xy, xz, yz; spectrum kx-ky, kx-kz, ky-kz
+    PlotAxes shell_axes;                // the shell power spectrum's plot
     // Each request and when its pictures were in the textures (the report's "volume_changes").
     struct Change {
         std::uint64_t id = 0;

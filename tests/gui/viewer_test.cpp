@@ -1302,6 +1302,8 @@ TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
     for (const char* v : {"volume-image-xy", "volume-image-xz", "volume-image-yz", "volume-spectrum-kxky",
                           "volume-spectrum-kxkz", "volume-spectrum-kykz"})
         EXPECT_EQ(l.rects.count(v), 1u) << v;
+    EXPECT_TRUE(l.has("volume-shell bins ")) << "no shell power spectrum";
+    EXPECT_EQ(l.rects.count("volume_shell_plot"), 1u);
     ASSERT_EQ(l.rects.count("volume-spectrum-kxky"), 1u);
     const std::vector<float> q = l.rects.at("volume-spectrum-kxky");
     const Image pic = load_image(shot);

@@ -1,9 +1,12 @@
 #include "ui/views/volume_view.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
+#include "app/lab/analysis.h"
 #include "ui/viewer_state.h"
+#include "ui/views/plot.h"
 
 namespace specview::ui {
 
@@ -136,11 +139,14 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
     st.layout.push_back("volume " + std::to_string(g.width) + "x" + std::to_string(g.height) + "x" +
                         std::to_string(g.depth) + " " + r.backend);
 
-    // Two rows of three: the image's slices over the spectrum's.
+    // Two rows of three: the image's slices over the spectrum's; under them the cursor's readout and the shell power.
     const float label_h = ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float plot_h = std::max(avail.y * 0.26f, 150.0f * ImGui::GetIO().FontGlobalScale);
     const ImVec2 cell(std::max((avail.x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f, 20.0f),
-                      std::max((avail.y - ImGui::GetStyle().ItemSpacing.y) / 2.0f - label_h, 20.0f));
+                      std::max((avail.y - plot_h - 2 * label_h - 2 * ImGui::GetStyle().ItemSpacing.y) / 2.0f - label_h,
+                               20.0f));
+    std::string readout;
     const VolumePicture* pics[6] = {&r.image[0], &r.image[1], &r.image[2], &r.spectrum[0], &r.spectrum[1],
                                     &r.spectrum[2]};
     const char* names[6] = {"volume-image-xy", "volume-image-xz", "volume-image-yz",
@@ -174,6 +180,34 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
             case 4: col = &v.view.kx, row = &v.view.kz, col_off = g.width / 2, row_off = g.depth / 2; break;
             default: col = &v.view.ky, row = &v.view.kz, col_off = g.height / 2, row_off = g.depth / 2; break;
         }
+        if (ImGui::IsItemHovered() && t.valid()) {  // the readout of the voxel or bin under the cursor
+            const ImVec2 m = ImGui::GetIO().MousePos;
+            const int c = int((m.x - q0.x) / w * tw), rr = int((m.y - q0.y) / h * th);
+            if (c >= 0 && rr >= 0 && c < int(tw) && rr < int(th)) {
+                const std::size_t k = std::size_t(rr) * std::size_t(tw) + std::size_t(c);
+                char b[256];
+                if (!spectrum) {
+                    const int xyz[3][3] = {{c, rr, r.view.image_z}, {c, r.view.image_y, rr}, {r.view.image_x, c, rr}};
+                    std::snprintf(b, sizeof b, "voxel (x, y, z) = (%d, %d, %d): %.5g", xyz[i][0], xyz[i][1], xyz[i][2],
+                                  k < pics[i]->values.size() ? double(pics[i]->values[k]) : 0.0);
+                } else if (k < pics[i]->bins.size()) {
+                    const int a = c - col_off, bb = rr - row_off;
+                    const int kxyz[3][3] = {{a, bb, r.view.kz}, {a, r.view.ky, bb}, {r.view.kx, a, bb}};
+                    const int* K = kxyz[i - 3];
+                    const std::complex<float> z = pics[i]->bins[k];
+                    const double f = std::sqrt(std::pow(double(K[0]) / g.width, 2) +
+                                               std::pow(double(K[1]) / g.height, 2) + std::pow(double(K[2]) / g.depth, 2));
+                    char period[48] = "DC";
+                    if (f > 0) std::snprintf(period, sizeof period, "period %.4g voxels", 1.0 / f);
+                    std::snprintf(b, sizeof b, "bin (kx, ky, kz) = (%d, %d, %d): |F| %.5g, phase %.1f deg, f %.4g "
+                                  "cycles/voxel, %s", K[0], K[1], K[2], double(std::abs(z)),
+                                  double(std::arg(z)) * 180.0 / M_PI, f, period);
+                } else {
+                    std::snprintf(b, sizeof b, "%s", pics[i]->label.c_str());
+                }
+                readout = b;
+            }
+        }
         if (!(spectrum && !r.view.projection.empty())) {
             const float cx = q0.x + (float(*col + col_off) + 0.5f) * w / tw;
             const float cy = q0.y + (float(*row + row_off) + 0.5f) * h / th;
@@ -193,6 +227,31 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
         }
         ImGui::EndGroup();
     }
+    ImGui::TextUnformatted(readout.empty() ? "(the cursor over a view: its voxel or bin)" : readout.c_str());
+    if (!readout.empty()) st.layout.push_back("volume-readout " + readout);
+    // The spherically averaged power, log-log, a power law fitted over the analysis panel's range.
+    const Profile& sh = r.shell;
+    std::vector<PlotSegment> fit_line;
+    char title[160] = "Shell power spectrum";
+    try {
+        const double lo = st.analysis.fit_lo, hi = st.analysis.fit_hi;
+        const PowerLawFit fit = fit_power_law(sh, lo, hi);
+        fit_line.push_back({lo, std::pow(10.0, fit.intercept + fit.slope * std::log10(lo)), hi,
+                            std::pow(10.0, fit.intercept + fit.slope * std::log10(hi))});
+        std::snprintf(title, sizeof title, "Shell power spectrum: slope %.3f (%d shells, f %.3g-%.3g)", fit.slope,
+                      fit.points, lo, hi);
+        char l[96];
+        std::snprintf(l, sizeof l, "volume-shell bins %zu slope %.3f", sh.at.size(), fit.slope);
+        st.layout.push_back(l);
+    } catch (const std::exception&) {
+        st.layout.push_back("volume-shell bins " + std::to_string(sh.at.size()) + " slope none");
+    }
+    ImGui::TextUnformatted(title);
+    v.shell_axes.log_x = v.shell_axes.log_y = true;
+    const ImVec2 p0 = ImGui::GetCursorScreenPos(), size(avail.x, std::max(ImGui::GetContentRegionAvail().y, 40.0f));
+    draw_plot("volume-shell", size, v.shell_axes, {{&sh.at, &sh.mean_power}}, fit_line, {}, "f (cycles/voxel)",
+              "power");
+    record(st, "volume_shell_plot", p0, ImVec2(p0.x + size.x, p0.y + size.y));
 }
 
 }  // namespace specview::ui

@@ -152,6 +152,7 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
         p.hi = float(image_hi_);
         p.label = std::move(label);
         colorize(values, p.lo, p.hi, Colormap::Gray, p.rgba);
+        p.values = values;
     };
     std::vector<float> vals(std::size_t(W) * H);
     for (int y = 0; y < H; ++y) channel_values(frames_[std::size_t(v.image_z)], ch, y, 0, W, &vals[std::size_t(y) * W], path_);
@@ -179,6 +180,19 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
                       : spectrum_->projection_values(axes[i], v.projection == "max", s.view, &p.width, &p.height);
         p.label = v.projection.empty() ? std::string(names[i]) + " at " + along[i] + " = " + std::to_string(at[i])
                                        : v.projection + " along " + along[i];
+        p.bins.clear();
+        if (v.projection.empty()) {  // the complex bins under the picture (DC at the centre), for the readout
+            p.bins.resize(std::size_t(p.width) * p.height);
+            auto bin = [](int i, int n) { return ((i - n / 2) % n + n) % n; };  // shifted index -> unshifted bin
+            for (int row = 0; row < p.height; ++row)
+                for (int col = 0; col < p.width; ++col) {
+                    int x = 0, y = 0, z = 0;
+                    if (i == 0) x = bin(col, g.width), y = bin(row, g.height), z = bin(at[i] + g.depth / 2, g.depth);
+                    if (i == 1) x = bin(col, g.width), z = bin(row, g.depth), y = bin(at[i] + g.height / 2, g.height);
+                    if (i == 2) y = bin(col, g.height), z = bin(row, g.depth), x = bin(at[i] + g.width / 2, g.width);
+                    p.bins[std::size_t(row) * p.width + col] = spectrum_->at(x, y, z);
+                }
+        }
         all.insert(all.end(), spec[i].begin(), spec[i].end());
     }
     float lo = 0, hi = 1;

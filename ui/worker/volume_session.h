@@ -5,6 +5,7 @@
 // frames, without decoding them again.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -29,6 +30,10 @@ struct VolumeViewRequest {
 
 struct VolumePicture {
     std::vector<std::uint32_t> rgba;
+    // What each pixel shows, for the cursor's readout: the image's values, or the spectrum slice's complex bins (none
+    // for a projection).
+    std::vector<float> values;
+    std::vector<std::complex<float>> bins;
     int width = 0, height = 0;
     float lo = 0, hi = 0;  // the values at the darkest and brightest
     std::string label;     // "xy at z = 12", "kx-ky at kz = 0", "max along kz"
