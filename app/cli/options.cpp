@@ -141,6 +141,9 @@ void add_gpu_options(CLI::App& app, CliOptions& o) {
                    "custom: longest sub-FFT in shared memory (power of two; 0 = what fits)")
         ->group(g_gpu)
         ->capture_default_str();
+    app.add_flag("--merge-transposes", o.s.custom.merge_final_transposes,
+                 "custom, --volume: the final two transposes as one (seed 000 5.1.2)")
+        ->group(g_gpu);
     app.add_option("--tile", o.s.custom.transpose.tile, "custom: transpose tile (8, 16, 32, 64)")
         ->check(CLI::IsMember({8, 16, 32, 64}))
         ->group(g_gpu)
@@ -176,9 +179,9 @@ void add_run_options(CLI::App& app, CliOptions& o) {
     app.add_flag("--average", o.average,
                  "the mean power spectrum over a stack's frames (--raw: the mean power, float32)")
         ->group(g_stack);
-    app.add_flag("--volume", o.volume, "the frames as one volume: --raw its 3D spectrum (numpy's fftn), -o a slice; the viewer: six views")
+    app.add_flag("--volume", o.volume, "a stack as one volume: --raw its fftn, -o a slice; viewer: six views")
         ->group(g_stack);
-    app.add_option("--slice", o.slice, "with --volume: -o's slice, z|y|x[:INDEX] (a frequency index; 0: through DC)")
+    app.add_option("--slice", o.slice, "with --volume: -o's slice, z|y|x[:INDEX] (a frequency index, 0: DC)")
         ->capture_default_str()
         ->group(g_stack);
     app.add_option("--projection", o.projection, "with --volume: -o shows max or sum along --slice's axis instead")

@@ -290,6 +290,12 @@ std::string set_option(Settings& out, const std::string& o, const std::vector<st
         err = set_int(&s.custom.rows.max_local_length, o, v, kLocal);
     else if (o == "tile")
         err = set_int(&s.custom.transpose.tile, o, v, kTiles);
+    else if (o == "merge-transposes") {  // a volume's seed pipeline: seed 000 section 5.1.2
+        if (v.size() != 1 || (v[0] != "on" && v[0] != "off"))
+            err = "merge-transposes takes on or off";
+        else
+            s.custom.merge_final_transposes = v[0] == "on";
+    }
     else if (o == "percentiles" || o == "fixed-range") {
         float lo = 0, hi = 0;
         if (v.size() != 2 || !parse_float(v[0], &lo) || !parse_float(v[1], &hi))

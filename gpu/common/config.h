@@ -45,6 +45,9 @@ struct TransposeConfig {
 struct CustomConfig {
     RowFftConfig rows;
     TransposeConfig transpose;
+    // A volume's 3D pipeline only: the two final transposes as one XYZ transpose (seed 000 section 5.1.2; measured
+    // 6-7% faster on the H100: tests/bench/README.md).
+    bool merge_final_transposes = false;
 };
 
 enum class CufftMode : int { R2C = 0, C2C };

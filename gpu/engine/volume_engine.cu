@@ -64,7 +64,7 @@ const DeviceInfo& VolumeEngine::device() const { return impl_->dev; }
 
 void VolumeEngine::check(const VolumeRequest& r, int W, int H, int D) const {
     if (W < 1 || H < 1 || D < 1) throw ConfigError("a volume needs at least one voxel");
-    if (r.path == VolumePath::Custom) plan_custom_3d(W, H, D, r.custom, impl_->dev, r.merge_final_transposes);
+    if (r.path == VolumePath::Custom) plan_custom_3d(W, H, D, r.custom, impl_->dev, r.custom.merge_final_transposes);
 }
 
 double VolumeEngine::device_bytes(const VolumeRequest& r, int W, int H, int D) {
@@ -100,7 +100,7 @@ VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const Vol
         m.timer.mark("download (half spectrum)", double(rows) * hw * 8.0);
     };
     if (r.path == VolumePath::Custom) {
-        const Custom3DPlan plan = plan_custom_3d(W, H, D, r.custom, m.dev, r.merge_final_transposes);
+        const Custom3DPlan plan = plan_custom_3d(W, H, D, r.custom, m.dev, r.custom.merge_final_transposes);
         m.plan.reset();  // its workspace is not needed
         m.staging.release();
         m.a.resize(std::size_t(voxels));
@@ -115,7 +115,7 @@ VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const Vol
         last_pass = m.timer.marks();
         download_half(out);
         run.what = std::string("custom CUDA 3D (row FFT x3, ") +
-                   (r.merge_final_transposes ? "3 transposes: the final two merged" : "4 transposes") + ") on " +
+                   (r.custom.merge_final_transposes ? "3 transposes: the final two merged" : "4 transposes") + ") on " +
                    m.dev.name;
     } else if (r.cufft_mode == CufftMode::R2C) {
         const Impl::Key key{W, H, D, CUFFT_R2C};

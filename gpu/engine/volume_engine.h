@@ -18,9 +18,7 @@ enum class VolumePath : int { Cufft = 0, Custom };
 struct VolumeRequest {
     VolumePath path = VolumePath::Cufft;
     CufftMode cufft_mode = CufftMode::R2C;
-    CustomConfig custom;
-    // The seed pipeline's hypotheses as switches (seed 000 section 5): 5.1.2, the two final transposes as one.
-    bool merge_final_transposes = false;
+    CustomConfig custom;  // with the seed's hypotheses as switches (custom.merge_final_transposes: section 5.1.2)
 };
 
 struct VolumeRun {

@@ -1712,7 +1712,8 @@ TEST(Cli, AVolumeOnTheGpuBackendsIsTheCpusSpectrum) {
     const Case cases[] = {{{"--backend", "cufft"}, false},
                           {{"--backend", "cufft", "--cufft-mode", "c2c"}, false},
                           {{"--backend", "custom"}, true},
-                          {{"--backend", "custom", "--tile", "8", "--threads-per-block", "64"}, true}};
+                          {{"--backend", "custom", "--tile", "8", "--threads-per-block", "64"}, true},
+                          {{"--backend", "custom", "--merge-transposes", "--tile", "16"}, true}};
     for (const bool pow2 : {false, true}) {
         std::vector<std::string> base{"--headless", odd, "--volume", "--pad", pow2 ? "pow2" : "none", "--force"};
         std::vector<std::string> cpu = base;
@@ -1729,11 +1730,13 @@ TEST(Cli, AVolumeOnTheGpuBackendsIsTheCpusSpectrum) {
             const CliRun r = specview(args, dir);
             ASSERT_EQ(r.code, 0) << c.args[1] << ": " << r.err;
             EXPECT_NE(r.out.find(c.args[1] == "custom" ? "custom CUDA 3D" : "cuFFT"), std::string::npos) << r.out;
+            if (c.args.size() > 2 && c.args[2] == "--merge-transposes")
+                EXPECT_NE(r.out.find("final two merged"), std::string::npos) << r.out;
             std::vector<int> gs;
             const std::vector<cf> got = read_npy<cf>(dir.file("gpu.npy"), "<c8", 3, &gs);
             ASSERT_EQ(gs, shape);
-            EXPECT_LT(rel_l2(got, ref), 1e-5) << c.args[1] << (c.args.size() > 2 ? " " + c.args[3] : "") << " seed "
-                                              << rng.seed();
+            EXPECT_LT(rel_l2(got, ref), 1e-5)
+                << c.args[1] << (c.args.size() > 3 ? " " + c.args[2] + " " + c.args[3] : "") << " seed " << rng.seed();
         }
     }
     const CliRun r = specview({"--headless", odd, "--volume", "--pad", "none", "--backend", "custom", "-o",

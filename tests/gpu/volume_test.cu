@@ -82,7 +82,7 @@ TEST_F(VolumeFft, TheSeedPipelineMatchesOverItsKnobsAndBothTransposeForms) {
                 r.custom.rows.threads_per_block = c[0];
                 r.custom.rows.block_height = c[1];
                 r.custom.transpose.tile = c[2];
-                r.merge_final_transposes = merge;
+                r.custom.merge_final_transposes = merge;
                 EXPECT_LT(half_error(e, r, sz[0], sz[1], sz[2], rng), 1e-5)
                     << sz[0] << "x" << sz[1] << "x" << sz[2] << " threads " << c[0] << " H " << c[1] << " tile " << c[2]
                     << (merge ? " merged" : " four transposes") << " seed " << rng.seed();

@@ -49,6 +49,10 @@ bool draw_gpu_knobs(Settings& s) {
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("longer rows first run global Cooley-Tukey stages, then the shared-memory kernel (seed 001)");
     changed |= int_combo("Transpose tile", s.custom.transpose.tile, {8, 16, 32, 64});
+    changed |= ImGui::Checkbox("Merge the final transposes (3D)", &s.custom.merge_final_transposes);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("a volume's seed pipeline: one XYZ transpose instead of two (seed 000 section 5.1.2);\n"
+                          "measured 6-7%% faster on an H100");
     ImGui::EndDisabled();
     ImGui::BeginDisabled(s.backend != Backend::Cufft);
     changed |= enum_combo("cuFFT plan", s.cufft_mode, cufft_mode_names());

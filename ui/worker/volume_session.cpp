@@ -28,7 +28,8 @@ std::string transform_key(const Settings& s) {
     k << int(s.backend) << ' ' << int(s.channel) << ' ' << int(s.window) << ' ' << s.tukey_alpha << ' '
       << s.kaiser_beta << ' ' << int(s.window_shape) << ' ' << int(s.level) << ' ' << int(s.pad) << ' '
       << int(s.pad_fill) << ' ' << int(s.cufft_mode) << ' ' << s.custom.rows.threads_per_block << ' '
-      << s.custom.rows.block_height << ' ' << s.custom.rows.max_local_length << ' ' << s.custom.transpose.tile;
+      << s.custom.rows.block_height << ' ' << s.custom.rows.max_local_length << ' ' << s.custom.transpose.tile << ' '
+      << s.custom.merge_final_transposes;
     return k.str();
 }
 
