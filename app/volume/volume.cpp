@@ -317,23 +317,63 @@ std::vector<float> VolumeSpectrum::projection_values(VolumeAxis axis, bool max, 
     *width = cols;
     *height = rows;
     std::vector<float> v(std::size_t(rows) * cols);
+    // Log-magnitude and power grow with |F|: the largest view value is the view of the largest |F|^2, so only that
+    // is kept along the axis (no logarithm a voxel); phase, real and imaginary parts take the view of each.
+    const bool by_power = !max || vp.view == View::LogMag || vp.view == View::PowerDb;
+    const bool each_view = max && !by_power;
+    auto power_of = [](std::complex<float> c) { return double(c.real()) * c.real() + double(c.imag()) * c.imag(); };
+    // (the largest bin's own view value, as a slice through it shows it)
+    auto finish = [&](double acc, std::complex<float> top) {
+        return max && by_power ? view_value(vp.view, top.real(), top.imag())
+               : max           ? float(acc)
+                               : view_value(vp.view, float(std::sqrt(acc)), 0.0f);
+    };
     parallel_bands(rows, impl_->threads, [&](int r0, int r1, int) {
-        for (int i = r0; i < r1; ++i)
-            for (int j = 0; j < cols; ++j) {
-                const int a = source(i, rows, sh), b = source(j, cols, sh);
-                float best = -INFINITY;
-                double power = 0;
-                for (int t = 0; t < along; ++t) {
-                    const std::complex<float> c = axis == VolumeAxis::Z   ? at(b, a, t)
-                                                  : axis == VolumeAxis::Y ? at(b, t, a)
-                                                                          : at(t, b, a);
-                    if (max)
-                        best = std::max(best, view_value(vp.view, c.real(), c.imag()));
-                    else
-                        power += double(c.real()) * c.real() + double(c.imag()) * c.imag();
+        std::vector<double> acc(static_cast<std::size_t>(cols));
+        std::vector<std::complex<float>> top(static_cast<std::size_t>(cols));
+        for (int i = r0; i < r1; ++i) {
+            const int a = source(i, rows, sh);
+            std::fill(acc.begin(), acc.end(), max ? -INFINITY : 0.0);
+            // The axis in the middle loop and the picture's columns innermost where those run along x in memory
+            // (projections along z and y); along x, x innermost.
+            if (axis == VolumeAxis::X) {
+                for (int j = 0; j < cols; ++j) {
+                    const int b = source(j, cols, sh);
+                    double best = -INFINITY, sum = 0;
+                    std::complex<float> tc;
+                    for (int t = 0; t < along; ++t) {
+                        const std::complex<float> c = at(t, b, a);
+                        if (each_view) {
+                            best = std::max(best, double(view_value(vp.view, c.real(), c.imag())));
+                        } else if (max) {
+                            const double p = power_of(c);
+                            if (p > best) best = p, tc = c;
+                        } else {
+                            sum += power_of(c);
+                        }
+                    }
+                    acc[std::size_t(j)] = max ? best : sum;
+                    top[std::size_t(j)] = tc;
                 }
-                v[std::size_t(i) * cols + j] = max ? best : view_value(vp.view, float(std::sqrt(power)), 0.0f);
+            } else {
+                for (int t = 0; t < along; ++t)
+                    for (int j = 0; j < cols; ++j) {
+                        const int b = source(j, cols, sh);
+                        const std::complex<float> c = axis == VolumeAxis::Z ? at(b, a, t) : at(b, t, a);
+                        double& x = acc[std::size_t(j)];
+                        if (each_view) {
+                            x = std::max(x, double(view_value(vp.view, c.real(), c.imag())));
+                        } else if (max) {
+                            const double p = power_of(c);
+                            if (p > x) x = p, top[std::size_t(j)] = c;
+                        } else {
+                            x += power_of(c);
+                        }
+                    }
             }
+            for (int j = 0; j < cols; ++j)
+                v[std::size_t(i) * cols + j] = finish(acc[std::size_t(j)], top[std::size_t(j)]);
+        }
     });
     return v;
 }

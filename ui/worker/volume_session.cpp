@@ -43,6 +43,8 @@ void VolumeSession::open(const std::string& path, const Settings& s, const Volum
     spectrum_.reset();
     shaped_.clear();
     range_known_ = false;
+    for (Cached& c : image_) c = Cached{};
+    for (Cached& c : spectrum_cache_) c = Cached{};
     const auto t0 = Clock::now();
     // The frames stay in memory (a change of window or level transforms them again): refused past half of what is
     // available, with the transform's buffer to come.
@@ -98,6 +100,7 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
     }
     shell_ = vol->shell_profile(threads);
     spectrum_ = std::move(vol);
+    for (Cached& c : spectrum_cache_) c = Cached{};
     shaped_ = transform_key(s);
     backend_ = backend;
     out->transformed = true;
@@ -146,6 +149,8 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
         range_channel_ = ch;
         range_known_ = true;
     }
+    // Each picture is made again only when what it shows changed (a slice moved along z remakes xy and kx-ky alone);
+    // the spectrum's three share one range, found again over the values kept.
     auto gray = [&](VolumePicture& p, std::vector<float>& values, int w, int h, std::string label) {
         p.width = w;
         p.height = h;
@@ -155,53 +160,78 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
         colorize(values, p.lo, p.hi, Colormap::Gray, p.rgba);
         p.values = values;
     };
-    std::vector<float> vals(std::size_t(W) * H);
-    for (int y = 0; y < H; ++y) channel_values(frames_[std::size_t(v.image_z)], ch, y, 0, W, &vals[std::size_t(y) * W], path_);
-    gray(out->image[0], vals, W, H, "xy at z = " + std::to_string(v.image_z));
-    vals.assign(std::size_t(W) * D, 0.0f);
-    for (int z = 0; z < D; ++z) channel_values(frames_[std::size_t(z)], ch, v.image_y, 0, W, &vals[std::size_t(z) * W], path_);
-    gray(out->image[1], vals, W, D, "xz at y = " + std::to_string(v.image_y));
-    vals.assign(std::size_t(H) * D, 0.0f);
-    for (int z = 0; z < D; ++z)
+    const std::string chs = std::to_string(int(ch)) + ":" + std::to_string(image_lo_) + ":" + std::to_string(image_hi_);
+    const std::string image_key[3] = {chs + ":z" + std::to_string(v.image_z), chs + ":y" + std::to_string(v.image_y),
+                                      chs + ":x" + std::to_string(v.image_x)};
+    std::vector<float> vals;
+    if (image_[0].key != image_key[0]) {
+        vals.assign(std::size_t(W) * H, 0.0f);
         for (int y = 0; y < H; ++y)
-            channel_values(frames_[std::size_t(z)], ch, y, v.image_x, 1, &vals[std::size_t(z) * H + y], path_);
-    gray(out->image[2], vals, H, D, "yz at x = " + std::to_string(v.image_x));
+            channel_values(frames_[std::size_t(v.image_z)], ch, y, 0, W, &vals[std::size_t(y) * W], path_);
+        gray(image_[0].pic, vals, W, H, "xy at z = " + std::to_string(v.image_z));
+    }
+    if (image_[1].key != image_key[1]) {
+        vals.assign(std::size_t(W) * D, 0.0f);
+        for (int z = 0; z < D; ++z)
+            channel_values(frames_[std::size_t(z)], ch, v.image_y, 0, W, &vals[std::size_t(z) * W], path_);
+        gray(image_[1].pic, vals, W, D, "xz at y = " + std::to_string(v.image_y));
+    }
+    if (image_[2].key != image_key[2]) {
+        vals.assign(std::size_t(H) * D, 0.0f);
+        for (int z = 0; z < D; ++z)
+            for (int y = 0; y < H; ++y)
+                channel_values(frames_[std::size_t(z)], ch, y, v.image_x, 1, &vals[std::size_t(z) * H + y], path_);
+        gray(image_[2].pic, vals, H, D, "yz at x = " + std::to_string(v.image_x));
+    }
+    for (int i = 0; i < 3; ++i) {
+        image_[i].key = image_key[i];
+        out->image[i] = image_[i].pic;
+    }
 
-    // The spectrum: the three slices through (kx, ky, kz), or the projections, over one range.
+    // The spectrum: the three slices through (kx, ky, kz), or the projections (which no slice moves), over one range.
     const VolumeAxis axes[3] = {VolumeAxis::Z, VolumeAxis::Y, VolumeAxis::X};
     const int at[3] = {v.kz, v.ky, v.kx};
     const char* names[3] = {"kx-ky", "kx-kz", "ky-kz"};
     const char* along[3] = {"kz", "ky", "kx"};
-    std::vector<float> spec[3];
-    std::vector<float> all;
+    std::size_t total = 0;
     for (int i = 0; i < 3; ++i) {
-        VolumePicture& p = out->spectrum[i];
-        spec[i] = v.projection.empty()
-                      ? spectrum_->slice_values(axes[i], at[i], s.view, &p.width, &p.height)
-                      : spectrum_->projection_values(axes[i], v.projection == "max", s.view, &p.width, &p.height);
-        p.label = v.projection.empty() ? std::string(names[i]) + " at " + along[i] + " = " + std::to_string(at[i])
-                                       : v.projection + " along " + along[i];
-        p.bins.clear();
-        if (v.projection.empty()) {  // the complex bins under the picture (DC at the centre), for the readout
-            p.bins.resize(std::size_t(p.width) * p.height);
-            auto bin = [](int i, int n) { return ((i - n / 2) % n + n) % n; };  // shifted index -> unshifted bin
-            for (int row = 0; row < p.height; ++row)
-                for (int col = 0; col < p.width; ++col) {
-                    int x = 0, y = 0, z = 0;
-                    if (i == 0) x = bin(col, g.width), y = bin(row, g.height), z = bin(at[i] + g.depth / 2, g.depth);
-                    if (i == 1) x = bin(col, g.width), z = bin(row, g.depth), y = bin(at[i] + g.height / 2, g.height);
-                    if (i == 2) y = bin(col, g.height), z = bin(row, g.depth), x = bin(at[i] + g.width / 2, g.width);
-                    p.bins[std::size_t(row) * p.width + col] = spectrum_->at(x, y, z);
-                }
+        const std::string key = shaped_ + ":" + std::to_string(int(s.view.view)) + ":" +
+                                (v.projection.empty() ? "slice" + std::to_string(at[i]) : v.projection);
+        Cached& c = spectrum_cache_[i];
+        if (c.key != key) {
+            VolumePicture& p = c.pic;
+            c.values = v.projection.empty()
+                           ? spectrum_->slice_values(axes[i], at[i], s.view, &p.width, &p.height)
+                           : spectrum_->projection_values(axes[i], v.projection == "max", s.view, &p.width, &p.height);
+            p.label = v.projection.empty() ? std::string(names[i]) + " at " + along[i] + " = " + std::to_string(at[i])
+                                           : v.projection + " along " + along[i];
+            p.bins.clear();
+            if (v.projection.empty()) {  // the complex bins under the picture (DC at the centre), for the readout
+                p.bins.resize(std::size_t(p.width) * p.height);
+                auto bin = [](int k, int n) { return ((k - n / 2) % n + n) % n; };  // shifted index -> unshifted bin
+                for (int row = 0; row < p.height; ++row)
+                    for (int col = 0; col < p.width; ++col) {
+                        int x = 0, y = 0, z = 0;
+                        if (i == 0) x = bin(col, g.width), y = bin(row, g.height), z = bin(at[i] + g.depth / 2, g.depth);
+                        if (i == 1) x = bin(col, g.width), z = bin(row, g.depth), y = bin(at[i] + g.height / 2, g.height);
+                        if (i == 2) y = bin(col, g.height), z = bin(row, g.depth), x = bin(at[i] + g.width / 2, g.width);
+                        p.bins[std::size_t(row) * p.width + col] = spectrum_->at(x, y, z);
+                    }
+            }
+            c.key = key;
         }
-        all.insert(all.end(), spec[i].begin(), spec[i].end());
+        total += c.values.size();
     }
+    std::vector<float> all;
+    all.reserve(total);
+    for (const Cached& c : spectrum_cache_) all.insert(all.end(), c.values.begin(), c.values.end());
     float lo = 0, hi = 1;
     compute_range(all, s.view, &lo, &hi);
     for (int i = 0; i < 3; ++i) {
+        out->spectrum[i] = spectrum_cache_[i].pic;
         out->spectrum[i].lo = lo;
         out->spectrum[i].hi = hi;
-        colorize(spec[i], lo, hi, s.view.colormap, out->spectrum[i].rgba);
+        colorize(spectrum_cache_[i].values, lo, hi, s.view.colormap, out->spectrum[i].rgba);
     }
     out->pictures_ms = ms_since(t0);
 }

@@ -72,6 +72,14 @@ private:
     std::string shaped_;  // the settings the spectrum was made with (transform_key)
     Profile shell_;
     std::string backend_;
+    // The last pictures and what they showed (remade only when that changes); the spectrum's view values kept for
+    // the shared range.
+    struct Cached {
+        std::string key;
+        VolumePicture pic;
+        std::vector<float> values;
+    };
+    Cached image_[3], spectrum_cache_[3];
     double image_lo_ = 0, image_hi_ = 1;  // the image volume's range in the channel shown
     Channel range_channel_ = Channel::Luma;
     bool range_known_ = false;
