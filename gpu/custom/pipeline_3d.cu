@@ -47,47 +47,18 @@ float2* run_custom_3d(const Custom3DPlan& p, float2* a, float2* b, bool inverse,
     };
     const long long plane = (long long)W * H;
 
+    // TransposeShape{rows, cols, in_ld, out_ld, batch, in_batch, out_batch} (gpu/custom/transpose.h).
     rows(p.rows_x, "row FFT along x");
-    TransposeShape slabs;  // each z slab's H x W -> W x H: y into the rows
-    slabs.rows = H;
-    slabs.cols = W;
-    slabs.in_ld = W;
-    slabs.out_ld = H;
-    slabs.batch = D;
-    slabs.in_batch = slabs.out_batch = plane;
-    transpose(b, a, slabs, "transpose x-y (slabs)");
+    transpose(b, a, TransposeShape{H, W, W, H, D, plane, plane}, "transpose x-y (slabs)");  // y into the rows
     rows(p.rows_y, "row FFT along y");
-    TransposeShape zt;  // D x (W H) -> (W H) x D: z into the rows
-    zt.rows = D;
-    zt.cols = int(plane);
-    zt.in_ld = plane;
-    zt.out_ld = D;
-    transpose(b, a, zt, "transpose z to the rows");
+    transpose(b, a, TransposeShape{D, int(plane), plane, D, 1, 0, 0}, "transpose z to the rows");  // (W H) x D
     rows(p.rows_z, "row FFT along z");
     if (p.merge_final_transposes) {  // (x H + y) D + z -> (z H + y) W + x: x against z per y, in one pass
-        TransposeShape xyz;
-        xyz.rows = W;
-        xyz.cols = D;
-        xyz.in_ld = (long long)H * D;
-        xyz.out_ld = plane;
-        xyz.batch = H;
-        xyz.in_batch = D;
-        xyz.out_batch = W;
-        transpose(b, a, xyz, "transpose back (one XYZ pass)");
+        transpose(b, a, TransposeShape{W, D, (long long)H * D, plane, H, D, W}, "transpose back (one XYZ pass)");
         return a;
     }
-    TransposeShape back;  // (W H) x D -> D x (W H)
-    back.rows = int(plane);
-    back.cols = D;
-    back.in_ld = D;
-    back.out_ld = plane;
-    transpose(b, a, back, "transpose z back");
-    TransposeShape slabs_back = slabs;  // W x H -> H x W per slab
-    slabs_back.rows = W;
-    slabs_back.cols = H;
-    slabs_back.in_ld = H;
-    slabs_back.out_ld = W;
-    transpose(a, b, slabs_back, "transpose x-y back");
+    transpose(b, a, TransposeShape{int(plane), D, D, plane, 1, 0, 0}, "transpose z back");  // D x (W H)
+    transpose(a, b, TransposeShape{W, H, H, W, D, plane, plane}, "transpose x-y back");      // per slab
     return b;
 }
 

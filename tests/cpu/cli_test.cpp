@@ -1730,8 +1730,9 @@ TEST(Cli, AVolumeOnTheGpuBackendsIsTheCpusSpectrum) {
             const CliRun r = specview(args, dir);
             ASSERT_EQ(r.code, 0) << c.args[1] << ": " << r.err;
             EXPECT_NE(r.out.find(c.args[1] == "custom" ? "custom CUDA 3D" : "cuFFT"), std::string::npos) << r.out;
-            if (c.args.size() > 2 && c.args[2] == "--merge-transposes")
+            if (c.args.size() > 2 && c.args[2] == "--merge-transposes") {
                 EXPECT_NE(r.out.find("final two merged"), std::string::npos) << r.out;
+            }
             std::vector<int> gs;
             const std::vector<cf> got = read_npy<cf>(dir.file("gpu.npy"), "<c8", 3, &gs);
             ASSERT_EQ(gs, shape);

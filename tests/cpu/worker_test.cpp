@@ -325,14 +325,7 @@ TEST(Worker, ServesTheClassroomRowsOfBothPasses) {
 TEST(Worker, AVolumesSlicesShowThePlaneWaveWhereItIs) {
     TempDir dir;
     const int W = 16, H = 8, D = 6, kx = 3, ky = -2, kz = 2;
-    std::vector<std::vector<double>> pages;
-    for (int z = 0; z < D; ++z) {
-        pages.emplace_back();
-        for (int y = 0; y < H; ++y)
-            for (int x = 0; x < W; ++x)
-                pages.back().push_back(std::round(
-                    32768 + 26000 * std::cos(2 * M_PI * (double(kx) * x / W + double(ky) * y / H + double(kz) * z / D))));
-    }
+    const std::vector<std::vector<double>> pages = fixtures::plane_wave_pages(W, H, D, kx, ky, kz);
     fixtures::TiffOptions o;
     o.sample = fixtures::TiffSample::U16;
     fixtures::write_file(dir.file("v.tif"), fixtures::tiff(W, H, 1, pages, o));

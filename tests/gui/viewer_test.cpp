@@ -1279,14 +1279,7 @@ TEST_F(Script, DraggingASliderOnTheCpuShowsAPreviewBeforeThePicture) {
 // "volume_changes", slices and projections making pictures only, a window transforming again.
 TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
     const int W = 16, H = 8, D = 6, kx = 3, ky = -2, kz = 2;
-    std::vector<std::vector<double>> pages;
-    for (int z = 0; z < D; ++z) {
-        pages.emplace_back();
-        for (int y = 0; y < H; ++y)
-            for (int x = 0; x < W; ++x)
-                pages.back().push_back(std::round(
-                    32768 + 26000 * std::cos(2 * M_PI * (double(kx) * x / W + double(ky) * y / H + double(kz) * z / D))));
-    }
+    const std::vector<std::vector<double>> pages = fixtures::plane_wave_pages(W, H, D, kx, ky, kz);
     fixtures::TiffOptions o;
     o.sample = fixtures::TiffSample::U16;
     const std::string img = dir.file("v.tif"), shot = dir.file("v.png");

@@ -304,37 +304,28 @@ void Worker::stack_analysis(const Settings& s, const std::string& path, int u, i
 }
 
 std::uint64_t Worker::open_volume(const Settings& s, const std::string& path, const VolumeViewRequest& v) {
-    std::lock_guard<std::mutex> lock(mu_);
-    const std::uint64_t id = ++volume_posted_;
-    jobs_.push_back([this, s, path, v, id] {
-        VolumeResult r;
-        r.id = id;
+    return post_volume([this, s, path, v](VolumeResult& r) {
         r.path = path;
-        try {
-            volume_.open(path, s, v, cpu_threads_, &r);
-        } catch (const std::exception& e) {
-            r.ok = false;
-            r.error = describe(e);
-        }
-        std::lock_guard<std::mutex> lk(mu_);
-        out_.volume = std::move(r);
-    });
-    cv_.notify_one();
-    return id;
+        volume_.open(path, s, v, cpu_threads_, &r);
+    }, false);
 }
 
 std::uint64_t Worker::volume_view(const Settings& s, const VolumeViewRequest& v) {
+    return post_volume([this, s, v](VolumeResult& r) { volume_.update(s, v, cpu_threads_, &r); }, true);
+}
+
+std::uint64_t Worker::post_volume(std::function<void(VolumeResult&)> work, bool skip_when_superseded) {
     std::lock_guard<std::mutex> lock(mu_);
     const std::uint64_t id = ++volume_posted_;
-    jobs_.push_back([this, s, v, id] {
-        {
+    jobs_.push_back([this, work = std::move(work), skip_when_superseded, id] {
+        if (skip_when_superseded) {
             std::lock_guard<std::mutex> lk(mu_);
             if (id != volume_posted_) return;  // a newer one waits
         }
         VolumeResult r;
         r.id = id;
         try {
-            volume_.update(s, v, cpu_threads_, &r);  // (throws when no volume is open)
+            work(r);  // (a view throws when no volume is open)
         } catch (const std::exception& e) {
             r.ok = false;
             r.error = describe(e);

@@ -273,6 +273,9 @@ private:
     void run_once(const Settings& settings, int slot, RunResult& r);
     void sweep_step();
     void publish_error(const std::string& text);
+    // A volume job (open or view) as request `id`: its result (or error) published as WorkerUpdates::volume; a view
+    // skipped when a newer volume request is waiting.
+    std::uint64_t post_volume(std::function<void(VolumeResult&)> work, bool skip_when_superseded);
     int acquire_slot();  // under mu_
 
     mutable std::mutex mu_;
