@@ -8,6 +8,7 @@
 
 #include "app/core/plane.h"
 #include "app/volume/volume.h"
+#include "app/volume/volume_steps.h"
 #include "tests/support/oracle.h"
 #include "tests/support/random_image.h"
 
@@ -270,6 +271,38 @@ TEST(Volume, VoxelSizeBinsShellsByPhysicalFrequency) {
     EXPECT_DOUBLE_EQ(vs.z, 2.0);
     for (const char* bad : {"0.1:0.2:0.5", "0.1:0.5um", "a:b:1um", "0:1:1um", "1:1:1parsec", ""})
         EXPECT_NE(parse_voxel_size(bad, &vs), "") << bad;
+}
+
+// Classroom mode's 3D model (app/volume/volume_steps.h): step 0 is the volume, step 1 its rows' DFT, step 2 each slab
+// transposed, step 5 the whole spectrum in the (x, y, z)-major layout, step 7 the spectrum in place (numpy's fftn),
+// against the direct double DFT; the layout's dimensions and axes named at each step.
+TEST(Volume, TheSevenStepsLayTheDataOutAsTheSeedPipelineDoes) {
+    Rng rng;
+    const int w = 6, h = 4, d = 5;
+    std::vector<double> v;
+    random_frames(rng, w, h, d, &v);
+    const std::vector<float> vf(v.begin(), v.end());
+    const std::vector<cd> want = direct_dft3(std::vector<double>(vf.begin(), vf.end()), w, h, d);
+    const VolumeStep s0 = volume_step(vf, w, h, d, 0);
+    for (std::size_t i = 0; i < vf.size(); ++i) ASSERT_EQ(s0.data[i], std::complex<float>(vf[i], 0.0f));
+    const VolumeStep s1 = volume_step(vf, w, h, d, 1), s2 = volume_step(vf, w, h, d, 2);
+    EXPECT_EQ(std::string(s2.axes[2]), "y");
+    EXPECT_EQ(s2.dims[1], w);
+    for (int z = 0; z < d; ++z)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                ASSERT_EQ(s2.data[(std::size_t(z) * w + x) * h + y], s1.data[(std::size_t(z) * h + y) * w + x]);
+    const VolumeStep s5 = volume_step(vf, w, h, d, 5, 2), s7 = volume_step(vf, w, h, d, 7, 2);
+    EXPECT_EQ(std::string(s5.axes[2]), "kz");
+    EXPECT_EQ(std::string(s7.axes[2]), "kx");
+    std::vector<cf> at5(want.size());
+    for (int z = 0; z < d; ++z)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                at5[(std::size_t(z) * h + y) * w + x] = s5.data[(std::size_t(x) * h + y) * d + z];
+    EXPECT_LT(rel_l2(at5, want), 1e-5) << "seed " << rng.seed();
+    EXPECT_LT(rel_l2(s7.data, want), 1e-5) << "seed " << rng.seed();
+    EXPECT_THROW(volume_step(vf, w, h, d, 8), std::invalid_argument);
 }
 
 }  // namespace

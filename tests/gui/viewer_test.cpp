@@ -1276,17 +1276,18 @@ TEST_F(Script, DraggingASliderOnTheCpuShowsAPreviewBeforeThePicture) {
 }
 // A stack as one volume (issue 61, --volume and the script's volume actions): the six views, the spectrum's kx-ky slice
 // through a plane wave's kz showing its peak at (kx, ky) from the centre; each request in the report's
-// "volume_changes", slices and projections making pictures only, a window transforming again.
+// "volume_changes", slices and projections making pictures only, a window transforming again; the classroom's steps.
 TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
     const int W = 16, H = 8, D = 6, kx = 3, ky = -2, kz = 2;
     const std::vector<std::vector<double>> pages = fixtures::plane_wave_pages(W, H, D, kx, ky, kz);
     fixtures::TiffOptions o;
     o.sample = fixtures::TiffSample::U16;
-    const std::string img = dir.file("v.tif"), shot = dir.file("v.png");
+    const std::string img = dir.file("v.tif"), shot = dir.file("v.png"), step_shot = dir.file("step.png");
     fixtures::write_file(img, fixtures::tiff(W, H, 1, pages, o));
     ASSERT_EQ(run_script("set volume true\nwait-ready\nslice z 2\nwait-ready\nwait 2\nscreenshot " + shot +
                              "\nimage-slice x 3\nwait-ready\nprojection sum\nwait-ready\nset window hann\nwait-ready\n"
-                             "projection none\nset volume false\nwait-ready\nquit\n",
+                             "volume-step 4\nwait-ready\nwait 2\nscreenshot " + step_shot +
+                             "\nvolume-step off\nprojection none\nset volume false\nwait-ready\nquit\n",
                          {img, "--pad", "none", "--level", "mean", "--window", "none", "--colormap", "gray"}),
               0)
         << read("out.txt");
@@ -1322,6 +1323,10 @@ TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
         }
     }
     EXPECT_NE(std::find(actions.begin(), actions.end(), "set window hann"), actions.end()) << r.dump();
+    // Classroom in 3D: step 4 lays the volume out with z in the rows (W x H x D), said in its caption.
+    const Layout ls = layout(step_shot);
+    EXPECT_EQ(ls.line("volume-step "), "volume-step 4: transpose z to the rows");
+    EXPECT_NE(std::find(actions.begin(), actions.end(), "volume-step 4"), actions.end()) << r.dump();
 }
 
 }  // namespace

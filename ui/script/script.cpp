@@ -107,6 +107,10 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 !parse_count(a.args[1], &k, v == "slice" ? -1048576 : 0, 1048576))
                 throw ScriptError(line, v == "slice" ? "slice takes AXIS INDEX (x, y or z; a signed frequency index)"
                                                      : "image-slice takes AXIS INDEX (x, y or z; 0-based)");
+        } else if (v == "volume-step") {
+            VolumeUi probe;
+            const std::string err = n == 1 ? set_volume_step(probe, a.args[0]) : "volume-step takes 0 to 7 or off";
+            if (!err.empty()) throw ScriptError(line, err);
         } else if (v == "projection") {
             if (n != 1 || (a.args[0] != "max" && a.args[0] != "sum" && a.args[0] != "none"))
                 throw ScriptError(line, "projection takes max, sum or none");
@@ -211,7 +215,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 "unknown action '" + v +
                     "' (open, next-image, prev-image, save-picture, save-raw, key, set, drag, hover, zoom, pan, fit, roi, pixel-size, panel-width, next, prev, wait, wait-ready, "
                     "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, slice, image-slice, "
-                    "projection, "
+                    "projection, volume-step, "
                     "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
                     "save-texture, quit)");
         }
@@ -304,6 +308,10 @@ bool ScriptRunner::before_frame(ViewerState& st) {
         }
         if (a.verb == "projection") {
             set_volume_projection(st.volume, a.args[0]);
+            return true;
+        }
+        if (a.verb == "volume-step") {
+            set_volume_step(st.volume, a.args[0]);
             return true;
         }
         if (a.verb == "set") {

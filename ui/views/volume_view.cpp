@@ -97,6 +97,20 @@ std::string set_volume_slice(VolumeUi& v, bool image, const std::string& axis, i
     return "";
 }
 
+std::string set_volume_step(VolumeUi& v, const std::string& step) {
+    if (step == "off") {
+        v.view.step = -1;
+    } else {
+        char tail = 0;
+        int k = 0;
+        if (std::sscanf(step.c_str(), "%d%c", &k, &tail) != 1 || k < 0 || k > kVolumeSteps)
+            return "volume-step takes 0 to 7 or off";
+        v.view.step = k;
+    }
+    v.view_dirty = true;
+    return "";
+}
+
 std::string set_volume_projection(VolumeUi& v, const std::string& mode) {
     if (mode != "max" && mode != "sum" && mode != "none") return "projection takes max, sum or none";
     v.view.projection = mode == "none" ? "" : mode;
@@ -135,7 +149,24 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
         v.view_dirty = true;
     }
     ImGui::SameLine();
+    bool steps = v.view.step >= 0;
+    if (ImGui::Checkbox("Classroom: the seed's 3D steps", &steps)) {
+        v.view.step = steps ? kVolumeSteps : -1;
+        v.view_dirty = true;
+    }
+    if (steps) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(8.0f * ImGui::GetFontSize());
+        if (ImGui::SliderInt("step", &v.view.step, 0, kVolumeSteps)) v.view_dirty = true;
+    }
+    ImGui::SameLine();
     ImGui::TextDisabled("%s", r.backend.c_str());
+    if (r.view.step >= 0) {  // what the step did, and why the transposes are there
+        ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.4f, 1.0f), "%s", r.step_title.c_str());
+        ImGui::SameLine();
+        ImGui::TextWrapped("%s", r.step_caption.c_str());
+        st.layout.push_back("volume-step " + r.step_title);
+    }
     st.layout.push_back("volume " + std::to_string(g.width) + "x" + std::to_string(g.height) + "x" +
                         std::to_string(g.depth) + " " + r.backend);
 
@@ -208,7 +239,7 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
                 readout = b;
             }
         }
-        if (!(spectrum && !r.view.projection.empty())) {
+        if (!(spectrum && (!r.view.projection.empty() || r.view.step >= 0))) {
             const float cx = q0.x + (float(*col + col_off) + 0.5f) * w / tw;
             const float cy = q0.y + (float(*row + row_off) + 0.5f) * h / th;
             const ImU32 c = spectrum ? IM_COL32(80, 220, 255, 150) : IM_COL32(255, 200, 60, 150);

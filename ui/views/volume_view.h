@@ -28,6 +28,8 @@ void draw_volume_views(ViewerState& st, ImVec2 size);
 // The script's `slice AXIS INDEX` (the spectrum's: a signed bin) and `image-slice AXIS INDEX` (0-based); AXIS x, y
 // or z. Returns "" or what is wrong.
 std::string set_volume_slice(VolumeUi& v, bool image, const std::string& axis, int index);
+// `volume-step N|off`: classroom's step 0..7 of the seed's 3D pipeline in the spectrum's place, or off.
+std::string set_volume_step(VolumeUi& v, const std::string& step);
 // `projection max|sum|none`: "" or what is wrong.
 std::string set_volume_projection(VolumeUi& v, const std::string& mode);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <sstream>
@@ -129,6 +130,7 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
     v.ky = clamp_bin(v.ky, g.height);
     v.kz = clamp_bin(v.kz, g.depth);
     if (v.projection != "max" && v.projection != "sum") v.projection.clear();
+    v.step = std::clamp(v.step, -1, kVolumeSteps);
     out->view = v;
 
     // The image volume: the channel shown, gray over the whole volume's range (the three slices compare).
@@ -188,6 +190,11 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
         out->image[i] = image_[i].pic;
     }
 
+    if (v.step >= 0) {  // classroom: the step's data instead of the spectrum
+        classroom_pictures(s, v.step, threads, out);
+        out->pictures_ms = ms_since(t0);
+        return;
+    }
     // The spectrum: the three slices through (kx, ky, kz), or the projections (which no slice moves), over one range.
     const VolumeAxis axes[3] = {VolumeAxis::Z, VolumeAxis::Y, VolumeAxis::X};
     const int at[3] = {v.kz, v.ky, v.kx};
@@ -234,6 +241,69 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
         colorize(spectrum_cache_[i].values, lo, hi, s.view.colormap, out->spectrum[i].rgba);
     }
     out->pictures_ms = ms_since(t0);
+}
+
+void VolumeSession::classroom_pictures(const Settings& s, int step, int threads, VolumeResult* out) {
+    // The volume as shaped for the transform (window, level, padding), captured from the shaping pass.
+    if (shaped_volume_key_ != shaped_) {
+        const int W = frames_[0].width, H = frames_[0].height, D = int(frames_.size());
+        VolumeSpectrum vol;
+        vol.begin(s, W, H, D, threads);
+        for (int k = 0; k < D; ++k) vol.add_frame(frames_[std::size_t(k)], k, path_);
+        const VolumeGeometry g = vol.geometry();
+        shaped_volume_.assign(std::size_t(g.width) * g.height * g.depth, 0.0f);
+        const std::size_t stride = 2 * (std::size_t(g.width) / 2 + 1);
+        vol.transform(nullptr, nullptr, [&](float* buffer) {  // copies the shaped rows; transforms nothing
+            for (std::size_t r = 0; r < std::size_t(g.height) * g.depth; ++r)
+                std::copy(buffer + r * stride, buffer + r * stride + g.width, &shaped_volume_[r * g.width]);
+        });
+        shaped_volume_key_ = shaped_;
+        step_key_.clear();
+    }
+    const VolumeGeometry& g = spectrum_->geometry();
+    const std::string key = shaped_ + ":" + std::to_string(step);
+    if (step_key_ != key) {
+        step_ = volume_step(shaped_volume_, g.width, g.height, g.depth, step, threads);
+        step_key_ = key;
+    }
+    // The three central slices of the data as it lies in memory: across dimension 0, 1 and 2 in turn.
+    const int n0 = step_.dims[0], n1 = step_.dims[1], n2 = step_.dims[2];
+    const int m[3] = {n0 / 2, n1 / 2, n2 / 2};
+    std::vector<float> vals[3];
+    std::vector<float> all;
+    auto value = [&](long long i) {
+        const std::complex<float> c = step_.data[std::size_t(i)];
+        return step == 0 ? c.real() : std::log1p(std::abs(c));  // the volume's values; then log(1 + |data|)
+    };
+    for (int i = 0; i < 3; ++i) {
+        VolumePicture& p = out->spectrum[i];
+        const int rows = i == 0 ? n1 : n0, cols = i == 2 ? n1 : n2;
+        vals[i].resize(std::size_t(rows) * cols);
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c) {
+                const long long a0 = i == 0 ? m[0] : r, a1 = i == 0 ? r : i == 1 ? m[1] : c, a2 = i == 2 ? m[2] : c;
+                vals[i][std::size_t(r) * cols + c] = value((a0 * n1 + a1) * n2 + a2);
+            }
+        p.width = cols;
+        p.height = rows;
+        p.bins.clear();
+        const char* down = step_.axes[i == 0 ? 1 : 0];
+        const char* across = step_.axes[i == 2 ? 1 : 2];
+        p.label = std::string(down) + " down, " + across + " across, at " + step_.axes[i] + " = " +
+                  std::to_string(m[i]) + (i < 2 ? " (rows across)" : "");
+        all.insert(all.end(), vals[i].begin(), vals[i].end());
+    }
+    float lo = 0, hi = 1;
+    ViewParams vp = s.view;
+    vp.range = RangeMode::Auto;
+    compute_range(all, vp, &lo, &hi);
+    for (int i = 0; i < 3; ++i) {
+        out->spectrum[i].lo = lo;
+        out->spectrum[i].hi = hi;
+        colorize(vals[i], lo, hi, s.view.colormap, out->spectrum[i].rgba);
+    }
+    out->step_title = step_.title;
+    out->step_caption = step_.caption;
 }
 
 }  // namespace specview

@@ -15,6 +15,7 @@
 #include "app/core/settings.h"
 #include "app/lab/analysis.h"
 #include "app/volume/volume.h"
+#include "app/volume/volume_steps.h"
 
 namespace specview {
 
@@ -22,9 +23,12 @@ struct VolumeViewRequest {
     int image_x = -1, image_y = -1, image_z = -1;  // the image volume's slices (0-based; -1: the middle)
     int kx = 0, ky = 0, kz = 0;                    // the spectrum's slices through this signed bin (0: DC)
     std::string projection;                        // "max" or "sum": the spectrum's views project along each axis
+    // Classroom: 0..7 shows, instead of the spectrum, the data after that step of the seed's 3D pipeline as it lies in
+    // memory (app/volume/volume_steps.h), its three central slices; -1: off.
+    int step = -1;
     bool operator==(const VolumeViewRequest& o) const {
         return image_x == o.image_x && image_y == o.image_y && image_z == o.image_z && kx == o.kx && ky == o.ky &&
-               kz == o.kz && projection == o.projection;
+               kz == o.kz && projection == o.projection && step == o.step;
     }
 };
 
@@ -52,6 +56,7 @@ struct VolumeResult {
     bool transformed = false;                      // this result's settings transformed the volume (else views only)
     double decode_ms = 0, transform_ms = 0, pictures_ms = 0;
     std::string backend;  // which transformed it
+    std::string step_title, step_caption;  // view.step >= 0: what the step did and why
 };
 
 class VolumeSession {
@@ -80,6 +85,11 @@ private:
         std::vector<float> values;
     };
     Cached image_[3], spectrum_cache_[3];
+    // Classroom: the shaped volume (as the transform got it) and the last step's data.
+    std::vector<float> shaped_volume_;
+    std::string shaped_volume_key_, step_key_;
+    VolumeStep step_;
+    void classroom_pictures(const Settings& s, int step, int threads, VolumeResult* out);
     double image_lo_ = 0, image_hi_ = 1;  // the image volume's range in the channel shown
     Channel range_channel_ = Channel::Luma;
     bool range_known_ = false;
