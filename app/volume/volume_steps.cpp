@@ -46,58 +46,49 @@ void transpose(std::vector<cf>& a, long long batch, int rows, int cols, int thre
 VolumeStep volume_step(const std::vector<float>& volume, int W, int H, int D, int step, int threads) {
     if (step < 0 || step > kVolumeSteps) throw std::invalid_argument("a 3D classroom step is 0 to 7");
     if (volume.size() != std::size_t(W) * H * D) throw std::invalid_argument("the volume is not width x height x depth");
+    struct Def {
+        const char* axes[3];
+        const char* title;
+        const char* caption;
+    };
+    static const Def defs[kVolumeSteps + 1] = {
+        {{"z", "y", "x"}, "0: the volume",
+         "The volume as it lies in memory: depth x height x width, x in the rows (contiguous)."},
+        {{"z", "y", "kx"}, "1: row FFT along x",
+         "The row FFT transforms the rows, which hold x: every row is now its 1D spectrum along x."},
+        {{"z", "kx", "y"}, "2: transpose x-y",
+         "The row kernel only reads rows, so each slab is transposed: y is in the rows now."},
+        {{"z", "kx", "ky"}, "3: row FFT along y",
+         "The same row kernel transforms along y: each z slab holds its 2D spectrum (transposed)."},
+        {{"kx", "ky", "z"}, "4: transpose z to the rows",
+         "z runs across slabs, far apart in memory: the volume is transposed so that z is in the rows."},
+        {{"kx", "ky", "kz"}, "5: row FFT along z",
+         "The third row pass transforms along z: every axis is transformed, but the order is z-last."},
+        {{"kz", "kx", "ky"}, "6: transpose z back",
+         "Two transposes undo the layout (seed 000 5.1.2 merges them into one): first z back to the slabs."},
+        {{"kz", "ky", "kx"}, "7: transpose x-y back: the 3D FFT",
+         "Each slab transposed back: depth x height x width again, the volume's 3D spectrum (numpy's fftn)."},
+    };
+    const int dims[kVolumeSteps + 1][3] = {{D, H, W}, {D, H, W}, {D, W, H}, {D, W, H},
+                                           {W, H, D}, {W, H, D}, {D, W, H}, {D, H, W}};
+    const long long plane = (long long)W * H;
     VolumeStep s;
     s.data.assign(volume.begin(), volume.end());
-    const long long plane = (long long)W * H;
-    auto set = [&](int d0, int d1, int d2, const char* a0, const char* a1, const char* a2) {
-        s.dims[0] = d0, s.dims[1] = d1, s.dims[2] = d2;
-        s.axes[0] = a0, s.axes[1] = a1, s.axes[2] = a2;
-    };
-    set(D, H, W, "z", "y", "x");
-    s.title = "0: the volume";
-    s.caption = "The volume as it lies in memory: depth x height x width, x in the rows (contiguous).";
-    if (step >= 1) {
-        fft_rows(s.data, W, (long long)D * H, threads);
-        set(D, H, W, "z", "y", "kx");
-        s.title = "1: row FFT along x";
-        s.caption = "The row FFT transforms the rows, which hold x: every row is now its 1D spectrum along x.";
+    for (int k = 1; k <= step; ++k) switch (k) {
+            case 1: fft_rows(s.data, W, (long long)D * H, threads); break;   // along x
+            case 2: transpose(s.data, D, H, W, threads); break;              // each slab: y into the rows
+            case 3: fft_rows(s.data, H, (long long)D * W, threads); break;   // along y
+            case 4: transpose(s.data, 1, D, int(plane), threads); break;     // z into the rows
+            case 5: fft_rows(s.data, D, plane, threads); break;              // along z
+            case 6: transpose(s.data, 1, int(plane), D, threads); break;     // z back to the slabs
+            default: transpose(s.data, D, W, H, threads); break;             // each slab back
+        }
+    for (int i = 0; i < 3; ++i) {
+        s.dims[i] = dims[step][i];
+        s.axes[i] = defs[step].axes[i];
     }
-    if (step >= 2) {
-        transpose(s.data, D, H, W, threads);
-        set(D, W, H, "z", "kx", "y");
-        s.title = "2: transpose x-y";
-        s.caption = "The row kernel only reads rows, so each slab is transposed: y is in the rows now.";
-    }
-    if (step >= 3) {
-        fft_rows(s.data, H, (long long)D * W, threads);
-        set(D, W, H, "z", "kx", "ky");
-        s.title = "3: row FFT along y";
-        s.caption = "The same row kernel transforms along y: each z slab holds its 2D spectrum (transposed).";
-    }
-    if (step >= 4) {
-        transpose(s.data, 1, D, int(plane), threads);
-        set(W, H, D, "kx", "ky", "z");
-        s.title = "4: transpose z to the rows";
-        s.caption = "z runs across slabs, far apart in memory: the volume is transposed so that z is in the rows.";
-    }
-    if (step >= 5) {
-        fft_rows(s.data, D, plane, threads);
-        set(W, H, D, "kx", "ky", "kz");
-        s.title = "5: row FFT along z";
-        s.caption = "The third row pass transforms along z: every axis is transformed, but the order is z-last.";
-    }
-    if (step >= 6) {
-        transpose(s.data, 1, int(plane), D, threads);
-        set(D, W, H, "kz", "kx", "ky");
-        s.title = "6: transpose z back";
-        s.caption = "Two transposes undo the layout (seed 000 5.1.2 merges them into one): first z back to the slabs.";
-    }
-    if (step >= 7) {
-        transpose(s.data, D, W, H, threads);
-        set(D, H, W, "kz", "ky", "kx");
-        s.title = "7: transpose x-y back: the 3D FFT";
-        s.caption = "Each slab transposed back: depth x height x width again, the volume's 3D spectrum (numpy's fftn).";
-    }
+    s.title = defs[step].title;
+    s.caption = defs[step].caption;
     return s;
 }
 
