@@ -470,6 +470,7 @@ void step_uploads(ViewerState& st) {
     st.lab_tex.step(kUploadBytesPerFrame);
     st.corr_tex.step(kUploadBytesPerFrame);
     st.stack_tex.step(kUploadBytesPerFrame);
+    volume_step_uploads(st, kUploadBytesPerFrame);
     if (st.spectrum_tex.step(kUploadBytesPerFrame) && st.staged_frame) {
         const std::uint64_t change = st.staged_frame->change;
         show_frame(st, *st.staged_frame);

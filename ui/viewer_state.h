@@ -72,7 +72,8 @@ struct VolumeUi {
     std::uint64_t posted = 0;  // the newest request's id
     std::uint64_t arrived = 0;
     std::optional<VolumeResult> shown;  // its pictures' rgba emptied once uploaded
-    GlTexture tex[6];                   // image xy, xz, yz; spectrum kx-ky, kx-kz, ky-kz
+    StagedTexture tex[6];               // image xy, xz, yz; spectrum kx-ky, kx-kz, ky-kz
+    std::uint64_t uploading = 0;        // the request whose pictures are on their way into tex (0: none)
     PlotAxes shell_axes;                // the shell power spectrum's plot
     // Each request and when its pictures were in the textures (the report's "volume_changes").
     struct Change {

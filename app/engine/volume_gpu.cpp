@@ -19,4 +19,6 @@ gpu::VolumeRequest request(const Settings& s) {
 
 GpuVolumeFft::GpuVolumeFft(const Settings& s) : req_(request(s)), engine_(0) {}
 
+void GpuVolumeFft::configure(const Settings& s) { req_ = request(s); }
+
 }  // namespace specview

@@ -17,6 +17,8 @@ public:
     // Throws std::invalid_argument for a backend without a 3D pipeline (cpu, custom-fast so far), gpu::GpuUnavailable
     // where there is no usable device.
     explicit GpuVolumeFft(const Settings& s);
+    // Another backend or knobs for the next runs, on the same engine (its plans and buffers kept where they fit).
+    void configure(const Settings& s);
     const gpu::DeviceInfo& device() const { return engine_.device(); }
     // gpu::ConfigError where the backend cannot run W x H x D (the seed pipeline: not powers of two; a knob refused).
     void check(int W, int H, int D) const { engine_.check(req_, W, H, D); }

@@ -49,7 +49,21 @@ void volume_post(ViewerState& st) {
 bool volume_current(const ViewerState& st) {
     const VolumeUi& v = st.volume;
     if (!v.enabled || !st.shown.image) return true;
-    return v.path == st.shown.image_path && !v.view_dirty && v.arrived >= v.posted;
+    return v.path == st.shown.image_path && !v.view_dirty && v.arrived >= v.posted && v.uploading == 0;
+}
+
+void volume_step_uploads(ViewerState& st, std::size_t max_bytes) {
+    VolumeUi& v = st.volume;
+    if (v.uploading == 0) return;
+    bool pending = false;
+    for (StagedTexture& t : v.tex) {
+        t.step(max_bytes / 6);
+        pending |= t.pending();
+    }
+    if (pending) return;
+    for (VolumeUi::Change& c : v.changes)
+        if (c.id == v.uploading) c.ready_ms = (viewer_clock() - c.t_posted) * 1e3;
+    v.uploading = 0;
 }
 
 void take_volume(ViewerState& st, VolumeResult& r) {
@@ -58,7 +72,7 @@ void take_volume(ViewerState& st, VolumeResult& r) {
     v.arrived = r.id;
     for (VolumeUi::Change& c : v.changes)
         if (c.id == r.id) {
-            c.ready_ms = (viewer_clock() - c.t_posted) * 1e3;  // (the textures are written below, in this frame)
+            if (!r.ok) c.ready_ms = (viewer_clock() - c.t_posted) * 1e3;  // (else when its pictures are all shown)
             c.transformed = r.transformed;
             c.decode_ms = r.decode_ms;
             c.transform_ms = r.transform_ms;
@@ -70,12 +84,9 @@ void take_volume(ViewerState& st, VolumeResult& r) {
         return;
     }
     VolumePicture* pics[6] = {&r.image[0], &r.image[1], &r.image[2], &r.spectrum[0], &r.spectrum[1], &r.spectrum[2]};
-    for (int i = 0; i < 6; ++i) {
-        v.tex[i].ensure(pics[i]->width, pics[i]->height);
-        v.tex[i].upload(pics[i]->rgba.data());
-        pics[i]->rgba.clear();
-        pics[i]->rgba.shrink_to_fit();
-    }
+    for (int i = 0; i < 6; ++i)  // a band a frame (a 1024^3 volume's six pictures are 24 MiB), shown when complete
+        v.tex[i].begin(std::move(pics[i]->rgba), pics[i]->width, pics[i]->height);
+    v.uploading = r.id;
     if (r.id == v.posted) v.view = r.view;  // the middles and bounds filled in (no newer request to overwrite)
     if (r.transformed) {
         char t[256];
@@ -183,7 +194,7 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
     const char* names[6] = {"volume-image-xy", "volume-image-xz", "volume-image-yz",
                             "volume-spectrum-kxky", "volume-spectrum-kxkz", "volume-spectrum-kykz"};
     for (int i = 0; i < 6; ++i) {
-        const GlTexture& t = v.tex[i];
+        const GlTexture& t = v.tex[i].front();
         if (i % 3) ImGui::SameLine();
         ImGui::BeginGroup();
         ImGui::TextUnformatted(pics[i]->label.c_str());

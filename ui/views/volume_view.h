@@ -21,6 +21,8 @@ struct VolumeUi;
 void volume_post(ViewerState& st);
 // A worker's volume result: its pictures into the six textures (a failed open turns volume mode off, saying why).
 void take_volume(ViewerState& st, VolumeResult& r);
+// Uploads the pictures taken a band a frame (`max_bytes` in all); a request is ready when its six are shown.
+void volume_step_uploads(ViewerState& st, std::size_t max_bytes);
 // Whether the last volume request's pictures are in the textures (or it failed); true when volume mode is off.
 bool volume_current(const ViewerState& st);
 // The six views and their controls in `size`.

@@ -88,7 +88,12 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
         // custom-fast has no 3D pipeline yet: cuFFT's, the fastest there is.
         Settings gs = s;
         if (gs.backend == Backend::CustomFast) gs.backend = Backend::Cufft;
-        GpuVolumeFft gpu(gs);  // throws GpuUnavailable: the viewer says it
+        // One engine for the session (its cuFFT plan and buffers kept while the size stays); throws GpuUnavailable.
+        if (gpu_)
+            gpu_->configure(gs);
+        else
+            gpu_ = std::make_unique<GpuVolumeFft>(gs);
+        GpuVolumeFft& gpu = *gpu_;
         gpu.check(g.width, g.height, g.depth);
         if (gpu.device_bytes(g.width, g.height, g.depth) > double(gpu.device().free_memory))
             throw InputError(path_, "as a " + std::to_string(g.width) + "x" + std::to_string(g.height) + "x" +

@@ -13,6 +13,7 @@
 
 #include "app/core/image.h"
 #include "app/core/settings.h"
+#include "app/engine/volume_gpu.h"
 #include "app/lab/analysis.h"
 #include "app/volume/volume.h"
 #include "app/volume/volume_steps.h"
@@ -77,6 +78,7 @@ private:
     std::string shaped_;  // the settings the spectrum was made with (transform_key)
     Profile shell_;
     std::string backend_;
+    std::unique_ptr<GpuVolumeFft> gpu_;  // a GPU backend's engine, made at its first transform
     // The last pictures and what they showed (remade only when that changes); the spectrum's view values kept for
     // the shared range.
     struct Cached {
