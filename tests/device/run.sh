@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [ncu] [faults]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [volviewer] [ncu] [faults]
 #   (default: all but ncu; MEMCHECK_FILTER / RACECHECK_FILTER narrow the sanitizers' gtest filters)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -325,6 +325,40 @@ if has volume; then  # issue 61: the GPU's 3D FFTs (unit tests, the CLI against 
     --csv "$OUT/volume-bench.csv" > "$OUT/volume-bench.txt" 2>&1; r=$?; rc=$((rc | r))
   cat "$OUT/volume-bench.txt"
   echo "volume bench rc=$r ($(( $(date +%s) - start )) s)"
+fi
+if has volviewer && [ -x $B/specview ]; then  # issue 61: the viewer's volume mode on the GPU, 512^3 uint16
+  start=$(date +%s)
+  # a 512^3 uint16 .npy from the standard library alone (numpy may be missing there): header + random voxels
+  python3 - /tmp/vol512.npy ${VOLVIEWER_SIZE:-512} <<'EOP'
+import os, sys
+n = int(sys.argv[2])
+h = "{'descr': '<u2', 'fortran_order': False, 'shape': (%d, %d, %d), }" % (n, n, n)
+h += " " * (127 - 10 - len(h)) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h.encode())
+    for _ in range(n):
+        f.write(os.urandom(2 * n * n))
+EOP
+  for be in cufft custom; do
+    {
+      echo "set backend $be"; echo "set volume true"; echo "wait-ready"
+      for k in 1 2 3 4 5 6 7 8; do echo "slice z $k"; echo "wait-ready"; done
+      for k in 10 20 30; do echo "image-slice x $k"; echo "wait-ready"; done
+      echo "projection max"; echo "wait-ready"; echo "projection none"; echo "wait-ready"
+      echo "set window hann"; echo "wait-ready"; echo "wait 3"; echo "screenshot $OUT/volviewer-$be.png"; echo "quit"
+    } > /tmp/vol-$be.txt
+    timeout 300 $B/specview --offscreen --script /tmp/vol-$be.txt --report "$OUT/volviewer-$be.json" /tmp/vol512.npy \
+      > "$OUT/volviewer-$be.log" 2>&1
+    r=$?; rc=$((rc | r)); echo "volume viewer $be rc=$r"; tail -3 "$OUT/volviewer-$be.log"
+    python3 - "$OUT/volviewer-$be.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1])); f = sorted(r["frame_ms"]); n = len(f)
+print(f'{r["device"]} | {r["backend"]} | {n} frames: median {f[n//2]:.2f} ms, p95 {f[int(0.95*(n-1))]:.2f}, max {f[-1]:.2f}, over 16.7 ms: {sum(x > 16.7 for x in f)}')
+for c in r.get("volume_changes", []):
+    print("  ", {k: c[k] for k in ("action", "ready_ms", "transformed", "decode_ms", "transform_ms", "pictures_ms") if k in c})
+EOP
+  done
+  echo "volume viewer ($(( $(date +%s) - start )) s)"
 fi
 if has faults; then  # the GPU faulted on purpose: last of all (see the test step)
   start=$(date +%s)
