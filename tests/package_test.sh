@@ -27,7 +27,7 @@ for lib in libc6 libstdc++6 libfftw3-single3 libspng0 libtiff6 libjpeg62-turbo l
     echo "package_test: $lib not checked: this machine's ${soname[$lib]} ($path) is no Debian package's"
     continue
   fi
-  fail "Depends lacks $lib: $depends"
+  fail "Depends lacks $lib: $depends (${soname[$lib]} here: ${path:-not linked}, $(dpkg -S "${path:-none}" 2>&1 | head -1))"
 done
 [[ "$depends" != *cuda* && "$depends" != *cufft* ]] || fail "Depends names a CUDA package Debian lacks: $depends"
 [ "$(dpkg-deb -f "$deb" Package)" = specview ] || fail "the package is not named specview"
