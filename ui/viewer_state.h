@@ -82,7 +82,7 @@ struct VolumeUi {
         std::string action;
         double t_posted = 0, ready_ms = -1;  // ready < 0: not (yet); superseded ones stay so
         bool transformed = false;
-        double decode_ms = 0, transform_ms = 0, pictures_ms = 0;
+        double decode_ms = 0, transform_ms = 0, pictures_ms = 0, shape_ms = 0, fft_ms = 0, shell_ms = 0;
     };
     std::vector<Change> changes;
 };

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -91,6 +92,12 @@ ByteBuffer& ByteBuffer::operator=(ByteBuffer&& o) noexcept {
         cap_ = std::exchange(o.cap_, 0);
     }
     return *this;
+}
+
+void advise_huge_pages(void* p, std::size_t bytes) {
+    const std::uintptr_t page = 4096, a = (reinterpret_cast<std::uintptr_t>(p) + page - 1) / page * page,
+                         b = (reinterpret_cast<std::uintptr_t>(p) + bytes) / page * page;
+    if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
 }
 
 unsigned char* ByteBuffer::reserve(std::size_t n) {

@@ -29,6 +29,10 @@ const char* huge_pages_state();
 // This process's page faults so far (minor and major), for --timings.
 long page_faults();
 
+// Advises MADV_HUGEPAGE over the whole 4 KiB pages of [p, p + bytes) (a buffer from another allocator, FFTW's); a
+// request the kernel may refuse.
+void advise_huge_pages(void* p, std::size_t bytes);
+
 // A byte buffer that is not zero-filled (its bytes are written before they are read) and, from 2 MiB, 2 MiB-aligned
 // and advised MADV_HUGEPAGE: a worker thread's buffers come from glibc's per-thread arenas, which the tunable above
 // leaves in 4 KiB pages (the PNG encoder's bands were ~40% of a 4096^2 run's faults). Grows, never shrinks: reuse it.

@@ -11,6 +11,7 @@
 
 #include "app/core/parallel_bands.h"
 #include "app/core/calibration.h"
+#include "app/core/huge_pages.h"
 #include "app/core/plane.h"
 #include "app/engine/cpu_backend.h"
 #include "gpu/common/spectrum_math.h"
@@ -87,12 +88,18 @@ VolumeSpectrum::~VolumeSpectrum() = default;
 void VolumeSpectrum::begin(const Settings& s, int w, int h, int d, int threads) {
     if (w < 1 || h < 1 || d < 1) throw std::invalid_argument("a volume needs at least one voxel");
     Impl& m = *impl_;
-    m.reset();
+    const VolumeGeometry was = g_;
+    const int was_threads = m.threads;
     m.s = s;
     m.threads = threads > 0 ? threads : cpu_fft_threads();
     m.frame_w = w;
     m.frame_h = h;
     g_ = volume_geometry(s.pad, w, h, d);
+    // Begun again at the same size (the viewer's volume under another window or level): the buffer and plan stay,
+    // their pages already there (a 512^3 buffer's first touch is ~130,000 page faults).
+    const bool keep = m.in && m.plan && was.width == g_.width && was.height == g_.height && was.depth == g_.depth &&
+                      was_threads == m.threads;
+    if (!keep) m.reset();
     m.rows_h = g_.height;
     m.stride = 2 * (std::size_t(g_.width) / 2 + 1);
     const std::size_t floats = m.stride * std::size_t(g_.height) * std::size_t(g_.depth);
@@ -100,9 +107,11 @@ void VolumeSpectrum::begin(const Settings& s, int w, int h, int d, int threads) 
     m.sum_x.assign(std::size_t(g_.content_d), 0.0);
     m.sum_y.assign(std::size_t(g_.content_d), 0.0);
     m.added.assign(std::size_t(g_.content_d), 0);
+    if (keep) return;
     auto lock = lock_fftw_planner();
     m.in = fftwf_alloc_real(floats);
     if (!m.in) throw std::bad_alloc();
+    advise_huge_pages(m.in, floats * sizeof(float));
     fftwf_plan_with_nthreads(m.threads);
     // Estimated: a volume is planned once a run, and measuring a 256^3 plan takes longer than the transform.
     m.plan = fftwf_plan_dft_r2c_3d(g_.depth, g_.height, g_.width, m.in, reinterpret_cast<fftwf_complex*>(m.in),
@@ -116,18 +125,34 @@ void VolumeSpectrum::begin(const Settings& s, int w, int h, int d, int threads) 
 }
 
 void VolumeSpectrum::add_frame(const Image& frame, int k, const std::string& name) {
-    Impl& m = *impl_;
+    add_frame_rows(frame, k, name, impl_->threads);
+}
+
+void VolumeSpectrum::add_frames(const std::vector<Image>& frames, const std::string& name) {
+    for (std::size_t k = 0; k < frames.size(); ++k) check_frame(frames[k], int(k), name);  // (throws here, not on a thread)
+    parallel_bands(int(frames.size()), impl_->threads, [&](int k0, int k1, int) {
+        for (int k = k0; k < k1; ++k) add_frame_rows(frames[std::size_t(k)], k, name, 1);
+    }, 1);
+}
+
+void VolumeSpectrum::check_frame(const Image& frame, int k, const std::string& name) const {
+    const Impl& m = *impl_;
     if (frame.width != m.frame_w || frame.height != m.frame_h)
         throw InputError(name, "frame " + std::to_string(k + 1) + " is " + std::to_string(frame.width) + "x" +
                                    std::to_string(frame.height) + ", the first " + std::to_string(m.frame_w) + "x" +
                                    std::to_string(m.frame_h) + ": a volume's frames must have one size");
+    require_host_samples(frame, name);
+}
+
+void VolumeSpectrum::add_frame_rows(const Image& frame, int k, const std::string& name, int threads) {
+    Impl& m = *impl_;
+    check_frame(frame, k, name);
     const int z = k - g_.crop_z;
     if (z < 0 || z >= g_.content_d) return;  // outside the centred crop
-    require_host_samples(frame, name);
     const int cw = g_.content_w, ch = g_.content_h;
     const double xc = (cw - 1) / 2.0, yc = (ch - 1) / 2.0;
     std::vector<double> s(static_cast<std::size_t>(ch)), sx(static_cast<std::size_t>(ch));
-    parallel_bands(ch, m.threads, [&](int y0, int y1, int) {
+    parallel_bands(ch, threads, [&](int y0, int y1, int) {
         for (int y = y0; y < y1; ++y) {
             float* r = m.row(y, z);
             channel_values(frame, m.s.channel, y + g_.crop_y, g_.crop_x, cw, r, name);
@@ -280,29 +305,67 @@ int fixed_index(int index, int n, VolumeAxis a) {
 }  // namespace
 
 std::vector<float> VolumeSpectrum::slice_values(VolumeAxis axis, int index, const ViewParams& vp, int* width,
-                                                int* height) const {
+                                                int* height, std::vector<std::complex<float>>* bins) const {
     const int W = g_.width, H = g_.height, D = g_.depth;
     const bool sh = vp.shift;
-    std::vector<float> v;
-    auto value = [&](std::complex<float> c) { return view_value(vp.view, c.real(), c.imag()); };
-    if (axis == VolumeAxis::Z) {
-        const int k = fixed_index(index, D, axis);
-        *width = W, *height = H;
-        v.resize(std::size_t(W) * H);
-        for (int i = 0; i < H; ++i)
-            for (int j = 0; j < W; ++j) v[std::size_t(i) * W + j] = value(at(source(j, W, sh), source(i, H, sh), k));
-    } else if (axis == VolumeAxis::Y) {
-        const int k = fixed_index(index, H, axis);
-        *width = W, *height = D;
-        v.resize(std::size_t(W) * D);
-        for (int i = 0; i < D; ++i)
-            for (int j = 0; j < W; ++j) v[std::size_t(i) * W + j] = value(at(source(j, W, sh), k, source(i, D, sh)));
-    } else {
-        const int k = fixed_index(index, W, axis);
-        *width = H, *height = D;
-        v.resize(std::size_t(H) * D);
-        for (int i = 0; i < D; ++i)
-            for (int j = 0; j < H; ++j) v[std::size_t(i) * H + j] = value(at(k, source(j, H, sh), source(i, D, sh)));
+    const int n = axis == VolumeAxis::Z ? D : axis == VolumeAxis::Y ? H : W;
+    const int k = fixed_index(index, n, axis);
+    // (row, column) of the picture -> bin (x, y, z): z -> (y, x), y -> (z, x), x -> (z, y)
+    const int rows = axis == VolumeAxis::Z ? H : D, cols = axis == VolumeAxis::X ? H : W;
+    *width = cols, *height = rows;
+    std::vector<float> v(std::size_t(rows) * cols);
+    if (bins) bins->resize(v.size());
+    // Rows over the threads: a slice of a 512^3 volume is a quarter of a million logarithms, and moving a slice in
+    // the viewer waits for it.
+    parallel_bands(rows, impl_->threads, [&](int r0, int r1, int) {
+        for (int i = r0; i < r1; ++i) {
+            const int a = source(i, rows, sh);
+            for (int j = 0; j < cols; ++j) {
+                const int b = source(j, cols, sh);
+                const std::complex<float> c = axis == VolumeAxis::Z   ? at(b, a, k)
+                                              : axis == VolumeAxis::Y ? at(b, k, a)
+                                                                      : at(k, b, a);
+                v[std::size_t(i) * cols + j] = view_value(vp.view, c.real(), c.imag());
+                if (bins) (*bins)[std::size_t(i) * cols + j] = c;
+            }
+        }
+    }, 16);
+    return v;
+}
+
+std::vector<float> VolumeSpectrum::sample_values(const ViewParams& vp, std::size_t max_samples) const {
+    const int W = g_.width, H = g_.height, D = g_.depth, hw = W / 2 + 1;
+    // A lattice through DC over the half spectrum FFTW keeps (its other half mirrors it: the same values), every
+    // step-th bin along each axis, at most max_samples of them ...
+    const double half_bins = double(hw) * H * D;
+    const int step = std::max(1, int(std::ceil(std::cbrt(half_bins / double(std::max<std::size_t>(max_samples, 1))))));
+    const int nx = (hw + step - 1) / step, ny = (H + step - 1) / step, nz = (D + step - 1) / step;
+    std::vector<float> v(std::size_t(nx) * ny * nz);
+    const std::complex<float>* F = half();
+    parallel_bands(nz, impl_->threads, [&](int z0, int z1, int) {
+        for (int zi = z0; zi < z1; ++zi)
+            for (int yi = 0; yi < ny; ++yi)
+                for (int xi = 0; xi < nx; ++xi) {
+                    const std::complex<float> c = F[(std::size_t(zi) * step * H + std::size_t(yi) * step) * hw +
+                                                    std::size_t(xi) * step];
+                    v[(std::size_t(zi) * ny + yi) * nx + xi] = view_value(vp.view, c.real(), c.imag());
+                }
+    }, 1);
+    // (the mirrored half's phase and imaginary part are the negatives of these)
+    if (vp.view == View::Phase || vp.view == View::Imag) {
+        const std::size_t n = v.size();
+        for (std::size_t i = 0; i < n; ++i) v.push_back(-v[i]);
+    }
+    // ... and, where the lattice skips bins, the three planes through DC whole (where a volume's strongest bins lie:
+    // its edges' and the axes').
+    if (step > 1) {
+        ViewParams unshifted = vp;
+        unshifted.shift = false;
+        int w = 0, h = 0;
+        for (VolumeAxis a : {VolumeAxis::Z, VolumeAxis::Y, VolumeAxis::X}) {
+            const std::vector<float> p = slice_values(a, 0, unshifted, &w, &h);
+            v.insert(v.end(), p.begin(), p.end());
+        }
     }
     return v;
 }

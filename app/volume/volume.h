@@ -46,6 +46,9 @@ public:
     // Frame k (0-based among the d) into the buffer: skipped where the crop leaves it out. Frames of another size
     // are an InputError naming `name`.
     void add_frame(const Image& frame, int k, const std::string& name);
+    // Every frame at once (frames[k] is frame k), the frames over the threads: for frames already in memory (the
+    // viewer's), where a frame's rows are too few to spread.
+    void add_frames(const std::vector<Image>& frames, const std::string& name);
     // After the last frame: levelling, the window and the padding, then the transform. Its milliseconds (the
     // shaping and the FFT) in *shape_ms and *fft_ms when given. `fft` runs the 3D FFT on the shaped buffer instead
     // of FFTW (a GPU backend, gpu/engine/volume_engine.h): depth x height rows of 2 (width/2 + 1) floats in, the half
@@ -70,8 +73,14 @@ public:
     // The view values of the slice through the shifted spectrum normal to `axis` at signed frequency index `index`
     // (0: through DC), DC at the picture's centre as a 2D spectrum's: z -> height x width (ky down, kx across),
     // y -> depth x width (kz, kx), x -> depth x height (kz, ky). Throws std::invalid_argument for an index outside
-    // the axis.
-    std::vector<float> slice_values(VolumeAxis axis, int index, const ViewParams& vp, int* width, int* height) const;
+    // the axis. With `bins`, the complex bins under the picture too.
+    std::vector<float> slice_values(VolumeAxis axis, int index, const ViewParams& vp, int* width, int* height,
+                                    std::vector<std::complex<float>>* bins = nullptr) const;
+    // View values standing for the whole spectrum's, for a display range shared by every slice (so that moving a
+    // slice keeps the others' colours and a slice's brightness compares): the bins of a lattice through DC, at most
+    // about max_samples of them, with the three planes through DC whole when the lattice skips bins. All of them
+    // for a volume of fewer bins.
+    std::vector<float> sample_values(const ViewParams& vp, std::size_t max_samples = std::size_t(1) << 20) const;
     // Along `axis` instead: max, the largest view value; sum, the view of sqrt(the summed power) (a 2D spectrum of the
     // volume's projection along that axis, by the projection-slice theorem, is the z = 0 slice — not this).
     std::vector<float> projection_values(VolumeAxis axis, bool max, const ViewParams& vp, int* width,
@@ -95,6 +104,8 @@ public:
     const std::complex<float>* half() const;  // depth x height rows of width/2+1
 
 private:
+    void check_frame(const Image& frame, int k, const std::string& name) const;
+    void add_frame_rows(const Image& frame, int k, const std::string& name, int threads);
     struct Impl;
     std::unique_ptr<Impl> impl_;
     VolumeGeometry g_;

@@ -174,6 +174,76 @@ TEST(Volume, SlicesAndProjectionsShowTheRightBins) {
     EXPECT_NO_THROW(v.slice_values(VolumeAxis::Z, -d / 2, vp, &pw, &ph));
 }
 
+// A slice made over the threads (rows in bands) carries the complex bins under it; the sample that sets the viewer's
+// shared range is every bin of a small volume, and of a large one a lattice with DC and the three planes through it.
+TEST(Volume, SlicesOnThreadsCarryTheirBinsAndTheSampleStandsForTheVolume) {
+    Rng rng;
+    const int w = 40, h = 36, d = 34;
+    std::vector<double> vol;
+    const std::vector<Image> frames = random_frames(rng, w, h, d, &vol);
+    VolumeSpectrum v;
+    transform(v, frames, plain());  // (2 threads: a slice's 34 or 36 rows in two bands)
+    ViewParams vp;
+    auto lm = [](cf c) { return view_value(View::LogMag, c.real(), c.imag()); };
+    int pw = 0, ph = 0;
+    std::vector<cf> bins;
+    for (VolumeAxis a : {VolumeAxis::Z, VolumeAxis::Y, VolumeAxis::X}) {
+        const int k = a == VolumeAxis::Z ? -5 : a == VolumeAxis::Y ? 7 : -20;
+        const std::vector<float> sl = v.slice_values(a, k, vp, &pw, &ph, &bins);
+        ASSERT_EQ(bins.size(), sl.size());
+        for (int r = 0; r < ph; ++r)
+            for (int c = 0; c < pw; ++c) {
+                const int i = (r - ph / 2 + ph) % ph, j = (c - pw / 2 + pw) % pw;  // shifted -> unshifted
+                const cf want = a == VolumeAxis::Z   ? v.at(j, i, (k + d) % d)
+                                : a == VolumeAxis::Y ? v.at(j, (k + h) % h, i)
+                                                     : v.at((k + w) % w, j, i);
+                ASSERT_EQ(bins[std::size_t(r) * pw + c], want) << axis_name(a) << " " << r << "," << c;
+                ASSERT_EQ(sl[std::size_t(r) * pw + c], lm(want)) << axis_name(a) << " " << r << "," << c;
+            }
+    }
+    const int hw = w / 2 + 1;
+    const std::vector<float> all = v.sample_values(vp);
+    ASSERT_EQ(all.size(), std::size_t(hw) * h * d);
+    float lo = INFINITY, hi = -INFINITY;
+    for (int z = 0; z < d; ++z)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < hw; ++x) lo = std::min(lo, lm(v.at(x, y, z))), hi = std::max(hi, lm(v.at(x, y, z)));
+    EXPECT_EQ(*std::min_element(all.begin(), all.end()), lo);
+    EXPECT_EQ(*std::max_element(all.begin(), all.end()), hi);
+    const std::vector<float> few = v.sample_values(vp, 1000);
+    EXPECT_LT(few.size(), 1100u + std::size_t(w * h + w * d + h * d));  // (about 1000: whole lattice steps)
+    EXPECT_NE(std::find(few.begin(), few.end(), lm(v.at(0, 0, 0))), few.end()) << "DC is not in the sample";
+    EXPECT_NE(std::find(few.begin(), few.end(), lm(v.at(w - 3, 0, 2))), few.end()) << "the ky = 0 plane is not";
+    vp.view = View::Phase;  // the mirrored half's phases are the negatives of the kept half's
+    const std::vector<float> ph_all = v.sample_values(vp);
+    EXPECT_EQ(*std::min_element(ph_all.begin(), ph_all.end()), -*std::max_element(ph_all.begin(), ph_all.end()));
+}
+
+// Begun again at the same size (the viewer's window or level changed), the spectrum keeps its buffer and plan and is
+// the spectrum a fresh one makes: nothing of the last volume's shaping is left in it (padding included).
+TEST(Volume, BegunAgainAtTheSameSizeIsAFreshSpectrum) {
+    Rng rng;
+    const int w = 13, h = 10, d = 7;
+    std::vector<double> vol;
+    const std::vector<Image> frames = random_frames(rng, w, h, d, &vol);
+    Settings a = plain(), b = plain();
+    a.window = Window::Hann;
+    a.pad = b.pad = PadMode::Pow2;  // 16 x 16 x 8: padding to refill
+    a.pad_fill = PadFill::Mean;
+    b.level = Level::Plane;
+    VolumeSpectrum again, fresh;
+    transform(again, frames, a);
+    const std::complex<float>* buffer = again.half();
+    again.begin(b, w, h, d, 2);
+    again.add_frames(frames, "random");
+    again.transform();
+    EXPECT_EQ(again.half(), buffer) << "the buffer was not kept";
+    transform(fresh, frames, b);
+    const std::vector<cf> x = whole(again), y = whole(fresh);
+    ASSERT_EQ(x.size(), y.size());
+    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(x[i], y[i]) << "bin " << i;
+}
+
 // The shell profile's bins hold every bin but DC once, and their mean power times count adds up to the total power
 // (|F|^2 / voxels) without DC.
 TEST(Volume, ShellProfileAccountsForEveryBinButDc) {

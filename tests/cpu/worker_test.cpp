@@ -346,28 +346,36 @@ TEST(Worker, AVolumesSlicesShowThePlaneWaveWhereItIs) {
     EXPECT_EQ(r.view.image_z, D / 2);
     const int shapes[6][2] = {{W, H}, {W, D}, {H, D}, {W, H}, {W, D}, {H, D}};
     for (int i = 0; i < 6; ++i) {
-        const VolumePicture& p = i < 3 ? r.image[i] : r.spectrum[i - 3];
+        const VolumePicture& p = i < 3 ? *r.image[i] : *r.spectrum[i - 3];
         EXPECT_EQ(p.width, shapes[i][0]) << p.label;
         EXPECT_EQ(p.height, shapes[i][1]) << p.label;
         EXPECT_EQ(p.rgba.size(), std::size_t(p.width) * p.height) << p.label;
     }
-    EXPECT_EQ(r.spectrum[0].label, "kx-ky at kz = 2");
+    EXPECT_EQ(r.spectrum[0]->label, "kx-ky at kz = 2");
     auto brightest = [](const VolumePicture& p) {
         return int(std::max_element(p.rgba.begin(), p.rgba.end(),
                                     [](std::uint32_t a, std::uint32_t b) { return (a & 0xFF) < (b & 0xFF); }) -
                    p.rgba.begin());
     };
-    EXPECT_EQ(brightest(r.spectrum[0]), (H / 2 + ky) * W + (W / 2 + kx));
+    EXPECT_EQ(brightest(*r.spectrum[0]), (H / 2 + ky) * W + (W / 2 + kx));
     EXPECT_FALSE(r.shell.at.empty());
-    const float peak_hi = r.spectrum[0].hi;
+    const float peak_hi = r.spectrum[0]->hi;
+    const std::shared_ptr<const VolumePicture> kxky = r.spectrum[0], kxkz = r.spectrum[1], xz = r.image[1];
     // Through DC instead: a view-only change; the peak is not in that slice (its brightest is far below the peak's).
     v.kz = 0;
     worker.volume_view(s, v);
     u = settle(worker);
     ASSERT_TRUE(u.volume && u.volume->ok) << (u.volume ? u.volume->error : "no result");
     EXPECT_FALSE(u.volume->transformed);
-    EXPECT_EQ(u.volume->spectrum[0].label, "kx-ky at kz = 0");
-    EXPECT_LT(u.volume->spectrum[0].hi, peak_hi - 1.0f);
+    EXPECT_EQ(u.volume->spectrum[0]->label, "kx-ky at kz = 0");
+    // One range for every slice, the volume's: the slice without the peak is dark in it ...
+    EXPECT_EQ(u.volume->spectrum[0]->hi, peak_hi);
+    const VolumePicture& dc = *u.volume->spectrum[0];
+    EXPECT_LT(int(dc.rgba[std::size_t(brightest(dc))] & 0xFF), 128) << "the kz = 0 slice is as bright as the peak's";
+    // ... and the pictures that did not move are the same ones (the viewer uploads only the one that did).
+    EXPECT_EQ(u.volume->spectrum[1], kxkz);
+    EXPECT_EQ(u.volume->image[1], xz);
+    EXPECT_NE(u.volume->spectrum[0], kxky);
     // The image's yz slice at x: frame z's column x, gray over the volume's range.
     v.image_x = 5;
     s.window = Window::Hann;
@@ -375,8 +383,8 @@ TEST(Worker, AVolumesSlicesShowThePlaneWaveWhereItIs) {
     u = settle(worker);
     ASSERT_TRUE(u.volume && u.volume->ok);
     EXPECT_TRUE(u.volume->transformed);
-    EXPECT_EQ(u.volume->image[2].label, "yz at x = 5");
-    const VolumePicture& yz = u.volume->image[2];
+    EXPECT_EQ(u.volume->image[2]->label, "yz at x = 5");
+    const VolumePicture& yz = *u.volume->image[2];
     for (int z = 0; z < D; ++z)
         for (int y = 0; y < H; ++y) {
             const double want = (pages[std::size_t(z)][std::size_t(y) * W + 5] / 65535.0 - yz.lo) / (yz.hi - yz.lo) * 255.0;

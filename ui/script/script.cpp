@@ -534,7 +534,10 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
                                            {"transformed", c.transformed},
                                            {"decode_ms", ms(c.decode_ms)},
                                            {"transform_ms", ms(c.transform_ms)},
-                                           {"pictures_ms", ms(c.pictures_ms)}});
+                                           {"pictures_ms", ms(c.pictures_ms)},
+                                           {"shape_ms", ms(c.shape_ms)},
+                                           {"fft_ms", ms(c.fft_ms)},
+                                           {"shell_ms", ms(c.shell_ms)}});
     // Invalid UTF-8 in a path or an action becomes U+FFFD rather than an exception.
     write_file_atomically(path, r.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }

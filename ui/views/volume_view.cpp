@@ -77,15 +77,26 @@ void take_volume(ViewerState& st, VolumeResult& r) {
             c.decode_ms = r.decode_ms;
             c.transform_ms = r.transform_ms;
             c.pictures_ms = r.pictures_ms;
+            c.shape_ms = r.shape_ms;
+            c.fft_ms = r.fft_ms;
+            c.shell_ms = r.shell_ms;
         }
     if (!r.ok) {
         st.messages.error("volume: " + r.error);
         if (!v.shown) v.enabled = false;  // the open failed: back to the 2D views
         return;
     }
-    VolumePicture* pics[6] = {&r.image[0], &r.image[1], &r.image[2], &r.spectrum[0], &r.spectrum[1], &r.spectrum[2]};
-    for (int i = 0; i < 6; ++i)  // a band a frame (a 1024^3 volume's six pictures are 24 MiB), shown when complete
-        v.tex[i].begin(std::move(pics[i]->rgba), pics[i]->width, pics[i]->height);
+    // The pictures that changed (the session hands the same object for one that did not: a slice moved is one
+    // picture), a band a frame (a 1024^3 volume's six pictures are 24 MiB), shown when complete.
+    const std::shared_ptr<const VolumePicture> pics[6] = {r.image[0],    r.image[1],    r.image[2],
+                                                          r.spectrum[0], r.spectrum[1], r.spectrum[2]};
+    for (int i = 0; i < 6; ++i) {
+        const std::shared_ptr<const VolumePicture>& was = !v.shown ? nullptr
+                                                          : i < 3  ? v.shown->image[i]
+                                                                   : v.shown->spectrum[i - 3];
+        if (pics[i] && (pics[i] != was || !v.tex[i].front().valid()))
+            v.tex[i].begin(pics[i]->rgba, pics[i]->width, pics[i]->height);
+    }
     v.uploading = r.id;
     if (r.id == v.posted) v.view = r.view;  // the middles and bounds filled in (no newer request to overwrite)
     if (r.transformed) {
@@ -189,8 +200,8 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
                       std::max((avail.y - plot_h - 2 * label_h - 2 * ImGui::GetStyle().ItemSpacing.y) / 2.0f - label_h,
                                20.0f));
     std::string readout;
-    const VolumePicture* pics[6] = {&r.image[0], &r.image[1], &r.image[2], &r.spectrum[0], &r.spectrum[1],
-                                    &r.spectrum[2]};
+    const VolumePicture* pics[6] = {r.image[0].get(),    r.image[1].get(),    r.image[2].get(),
+                                    r.spectrum[0].get(), r.spectrum[1].get(), r.spectrum[2].get()};
     const char* names[6] = {"volume-image-xy", "volume-image-xz", "volume-image-yz",
                             "volume-spectrum-kxky", "volume-spectrum-kxkz", "volume-spectrum-kykz"};
     for (int i = 0; i < 6; ++i) {
@@ -244,6 +255,8 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
                     std::snprintf(b, sizeof b, "bin (kx, ky, kz) = (%d, %d, %d): |F| %.5g, phase %.1f deg, f %.4g "
                                   "cycles/voxel, %s", K[0], K[1], K[2], double(std::abs(z)),
                                   double(std::arg(z)) * 180.0 / M_PI, f, period);
+                } else if (k < pics[i]->values.size()) {  // a projection (or a classroom step): its view value
+                    std::snprintf(b, sizeof b, "%s: %.5g", pics[i]->label.c_str(), double(pics[i]->values[k]));
                 } else {
                     std::snprintf(b, sizeof b, "%s", pics[i]->label.c_str());
                 }

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "app/core/parallel_bands.h"
 #include "app/core/picture.h"
 #include "app/core/plane.h"
 #include "app/engine/volume_gpu.h"
@@ -46,6 +47,7 @@ void VolumeSession::open(const std::string& path, const Settings& s, const Volum
     range_known_ = false;
     for (Cached& c : image_) c = Cached{};
     for (Cached& c : spectrum_cache_) c = Cached{};
+    range_key_.clear();
     const auto t0 = Clock::now();
     // The frames stay in memory (a change of window or level transforms them again): refused past half of what is
     // available, with the transform's buffer to come.
@@ -77,13 +79,16 @@ void VolumeSession::open(const std::string& path, const Settings& s, const Volum
 void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out) {
     const auto t0 = Clock::now();
     const int W = frames_[0].width, H = frames_[0].height, D = int(frames_.size());
-    auto vol = std::make_unique<VolumeSpectrum>();
+    // The last spectrum's buffer and plan serve again at the same size (begin keeps them): no new pages to fault in.
+    // It is overwritten: should this transform fail, no spectrum is left, and the next request transforms again.
+    std::unique_ptr<VolumeSpectrum> vol = spectrum_ ? std::move(spectrum_) : std::make_unique<VolumeSpectrum>();
     vol->begin(s, W, H, D, threads);
-    for (int k = 0; k < D; ++k) vol->add_frame(frames_[std::size_t(k)], k, path_);
+    vol->add_frames(frames_, path_);
+    const double frames_ms = ms_since(t0);
     const VolumeGeometry& g = vol->geometry();
     std::string backend = "CPU (FFTW 3D)";
     if (s.backend == Backend::Cpu) {
-        vol->transform();
+        vol->transform(&out->shape_ms, &out->fft_ms);
     } else {
         // custom-fast has no 3D pipeline yet: cuFFT's, the fastest there is.
         Settings gs = s;
@@ -101,12 +106,17 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
                                         human_bytes(gpu.device_bytes(g.width, g.height, g.depth)) +
                                         " of GPU memory; " + human_bytes(double(gpu.device().free_memory)) +
                                         " free (try --pad crop or the CPU backend)");
-        vol->transform(nullptr, nullptr, [&](float* buffer) { gpu.run(buffer, g.width, g.height, g.depth); });
+        vol->transform(&out->shape_ms, &out->fft_ms,
+                       [&](float* buffer) { gpu.run(buffer, g.width, g.height, g.depth); });
         backend = gpu.last().what + (s.backend == Backend::CustomFast ? " (custom-fast has no 3D pipeline yet)" : "");
     }
+    const auto t_shell = Clock::now();
     shell_ = vol->shell_profile(threads);
+    out->shell_ms = ms_since(t_shell);
+    out->shape_ms += frames_ms;
     spectrum_ = std::move(vol);
     for (Cached& c : spectrum_cache_) c = Cached{};
+    range_key_.clear();
     shaped_ = transform_key(s);
     backend_ = backend;
     out->transformed = true;
@@ -141,57 +151,58 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
     // The image volume: the channel shown, gray over the whole volume's range (the three slices compare).
     const Channel ch = s.channel;
     if (!range_known_ || range_channel_ != ch) {
-        double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-        std::vector<float> row(static_cast<std::size_t>(W));
-        for (const Image& f : frames_)
-            for (int y = 0; y < H; ++y) {
-                channel_values(f, ch, y, 0, W, row.data(), path_);
-                for (float x : row) {
-                    lo = std::min(lo, double(x));
-                    hi = std::max(hi, double(x));
+        // (the frames over the threads: a 512^3 volume is 134 million samples)
+        std::vector<double> lows(std::size_t(D), INFINITY), highs(lows.size(), -INFINITY);
+        parallel_bands(D, threads, [&](int z0, int z1, int band) {
+            std::vector<float> row(static_cast<std::size_t>(W));
+            float l = INFINITY, h = -INFINITY;
+            for (int z = z0; z < z1; ++z)
+                for (int y = 0; y < H; ++y) {
+                    channel_values(frames_[std::size_t(z)], ch, y, 0, W, row.data(), path_);
+                    for (float x : row) {
+                        l = std::min(l, x);
+                        h = std::max(h, x);
+                    }
                 }
-            }
+            lows[std::size_t(band)] = l;
+            highs[std::size_t(band)] = h;
+        }, 1);
+        const double lo = *std::min_element(lows.begin(), lows.end()), hi = *std::max_element(highs.begin(), highs.end());
         image_lo_ = lo;
         image_hi_ = hi > lo ? hi : lo + 1;
         range_channel_ = ch;
         range_known_ = true;
     }
-    // Each picture is made again only when what it shows changed (a slice moved along z remakes xy and kx-ky alone);
-    // the spectrum's three share one range, found again over the values kept.
-    auto gray = [&](VolumePicture& p, std::vector<float>& values, int w, int h, std::string label) {
-        p.width = w;
-        p.height = h;
-        p.lo = float(image_lo_);
-        p.hi = float(image_hi_);
-        p.label = std::move(label);
-        colorize(values, p.lo, p.hi, Colormap::Gray, p.rgba);
-        p.values = values;
-    };
+    // Each picture is made again only when what it shows changed (a slice moved along z remakes xy and kx-ky alone).
     const std::string chs = std::to_string(int(ch)) + ":" + std::to_string(image_lo_) + ":" + std::to_string(image_hi_);
     const std::string image_key[3] = {chs + ":z" + std::to_string(v.image_z), chs + ":y" + std::to_string(v.image_y),
                                       chs + ":x" + std::to_string(v.image_x)};
-    std::vector<float> vals;
-    if (image_[0].key != image_key[0]) {
-        vals.assign(std::size_t(W) * H, 0.0f);
-        for (int y = 0; y < H; ++y)
-            channel_values(frames_[std::size_t(v.image_z)], ch, y, 0, W, &vals[std::size_t(y) * W], path_);
-        gray(image_[0].pic, vals, W, H, "xy at z = " + std::to_string(v.image_z));
-    }
-    if (image_[1].key != image_key[1]) {
-        vals.assign(std::size_t(W) * D, 0.0f);
-        for (int z = 0; z < D; ++z)
-            channel_values(frames_[std::size_t(z)], ch, v.image_y, 0, W, &vals[std::size_t(z) * W], path_);
-        gray(image_[1].pic, vals, W, D, "xz at y = " + std::to_string(v.image_y));
-    }
-    if (image_[2].key != image_key[2]) {
-        vals.assign(std::size_t(H) * D, 0.0f);
-        for (int z = 0; z < D; ++z)
-            for (int y = 0; y < H; ++y)
-                channel_values(frames_[std::size_t(z)], ch, y, v.image_x, 1, &vals[std::size_t(z) * H + y], path_);
-        gray(image_[2].pic, vals, H, D, "yz at x = " + std::to_string(v.image_x));
-    }
+    const char* image_axis[3] = {"xy at z = ", "xz at y = ", "yz at x = "};
+    const int image_at[3] = {v.image_z, v.image_y, v.image_x};
+    const int image_dims[3][2] = {{W, H}, {W, D}, {H, D}};
     for (int i = 0; i < 3; ++i) {
-        image_[i].key = image_key[i];
+        if (image_[i].key != image_key[i]) {
+            auto p = std::make_shared<VolumePicture>();
+            p->width = image_dims[i][0];
+            p->height = image_dims[i][1];
+            p->values.assign(std::size_t(p->width) * p->height, 0.0f);
+            float* vals = p->values.data();
+            // xy: frame z's rows; xz: row y of every frame; yz: column x of every frame (the frames over the threads)
+            parallel_bands(i == 0 ? H : D, threads, [&](int r0, int r1, int) {
+                for (int r = r0; r < r1; ++r) {
+                    if (i == 0) channel_values(frames_[std::size_t(v.image_z)], ch, r, 0, W, vals + std::size_t(r) * W, path_);
+                    if (i == 1) channel_values(frames_[std::size_t(r)], ch, v.image_y, 0, W, vals + std::size_t(r) * W, path_);
+                    if (i == 2)
+                        for (int y = 0; y < H; ++y)
+                            channel_values(frames_[std::size_t(r)], ch, y, v.image_x, 1, vals + std::size_t(r) * H + y, path_);
+                }
+            }, 16);
+            p->lo = float(image_lo_);
+            p->hi = float(image_hi_);
+            p->label = image_axis[i] + std::to_string(image_at[i]);
+            colorize(p->values, p->lo, p->hi, Colormap::Gray, p->rgba);
+            image_[i] = {image_key[i], std::move(p)};
+        }
         out->image[i] = image_[i].pic;
     }
 
@@ -200,50 +211,53 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
         out->pictures_ms = ms_since(t0);
         return;
     }
-    // The spectrum: the three slices through (kx, ky, kz), or the projections (which no slice moves), over one range.
+    // The spectrum: the three slices through (kx, ky, kz), or the projections (which no slice moves), over one range:
+    // the volume's for slices (so that a slice moved keeps the others' colours and compares with them), the three
+    // projections' for those.
     const VolumeAxis axes[3] = {VolumeAxis::Z, VolumeAxis::Y, VolumeAxis::X};
     const int at[3] = {v.kz, v.ky, v.kx};
     const char* names[3] = {"kx-ky", "kx-kz", "ky-kz"};
     const char* along[3] = {"kz", "ky", "kx"};
-    std::size_t total = 0;
-    for (int i = 0; i < 3; ++i) {
-        const std::string key = shaped_ + ":" + std::to_string(int(s.view.view)) + ":" +
-                                (v.projection.empty() ? "slice" + std::to_string(at[i]) : v.projection);
-        Cached& c = spectrum_cache_[i];
-        if (c.key != key) {
-            VolumePicture& p = c.pic;
-            c.values = v.projection.empty()
-                           ? spectrum_->slice_values(axes[i], at[i], s.view, &p.width, &p.height)
-                           : spectrum_->projection_values(axes[i], v.projection == "max", s.view, &p.width, &p.height);
-            p.label = v.projection.empty() ? std::string(names[i]) + " at " + along[i] + " = " + std::to_string(at[i])
-                                           : v.projection + " along " + along[i];
-            p.bins.clear();
-            if (v.projection.empty()) {  // the complex bins under the picture (DC at the centre), for the readout
-                p.bins.resize(std::size_t(p.width) * p.height);
-                auto bin = [](int k, int n) { return ((k - n / 2) % n + n) % n; };  // shifted index -> unshifted bin
-                for (int row = 0; row < p.height; ++row)
-                    for (int col = 0; col < p.width; ++col) {
-                        int x = 0, y = 0, z = 0;
-                        if (i == 0) x = bin(col, g.width), y = bin(row, g.height), z = bin(at[i] + g.depth / 2, g.depth);
-                        if (i == 1) x = bin(col, g.width), z = bin(row, g.depth), y = bin(at[i] + g.height / 2, g.height);
-                        if (i == 2) y = bin(col, g.height), z = bin(row, g.depth), x = bin(at[i] + g.width / 2, g.width);
-                        p.bins[std::size_t(row) * p.width + col] = spectrum_->at(x, y, z);
-                    }
+    const ViewParams& vp = s.view;
+    const bool projecting = !v.projection.empty();
+    std::ostringstream rk;
+    rk << shaped_ << ':' << int(vp.view) << ' ' << int(vp.range) << ' ' << vp.pct_lo << ' ' << vp.pct_hi << ' '
+       << vp.fixed_lo << ' ' << vp.fixed_hi << ' ' << vp.top_span << ' ' << int(vp.colormap) << ' ' << vp.shift << ':'
+       << (projecting ? v.projection : "slices");
+    std::shared_ptr<VolumePicture> made[3];  // projections made for their range
+    if (rk.str() != range_key_) {
+        range_key_ = rk.str();
+        for (Cached& c : spectrum_cache_) c = Cached{};
+        if (projecting) {
+            std::vector<float> all;
+            for (int i = 0; i < 3; ++i) {
+                made[i] = std::make_shared<VolumePicture>();
+                VolumePicture& p = *made[i];
+                p.values = spectrum_->projection_values(axes[i], v.projection == "max", vp, &p.width, &p.height);
+                p.label = v.projection + " along " + along[i];
+                all.insert(all.end(), p.values.begin(), p.values.end());
             }
-            c.key = key;
+            compute_range(all, vp, &range_lo_, &range_hi_);
+        } else {
+            compute_range(spectrum_->sample_values(vp), vp, &range_lo_, &range_hi_);
         }
-        total += c.values.size();
     }
-    std::vector<float> all;
-    all.reserve(total);
-    for (const Cached& c : spectrum_cache_) all.insert(all.end(), c.values.begin(), c.values.end());
-    float lo = 0, hi = 1;
-    compute_range(all, s.view, &lo, &hi);
     for (int i = 0; i < 3; ++i) {
-        out->spectrum[i] = spectrum_cache_[i].pic;
-        out->spectrum[i].lo = lo;
-        out->spectrum[i].hi = hi;
-        colorize(spectrum_cache_[i].values, lo, hi, s.view.colormap, out->spectrum[i].rgba);
+        Cached& c = spectrum_cache_[i];
+        const std::string key = projecting ? v.projection : "slice" + std::to_string(at[i]);
+        if (c.key != key) {
+            std::shared_ptr<VolumePicture> p = std::move(made[i]);
+            if (!p) {  // (a projection is made with its range, above)
+                p = std::make_shared<VolumePicture>();
+                p->values = spectrum_->slice_values(axes[i], at[i], vp, &p->width, &p->height, &p->bins);
+                p->label = std::string(names[i]) + " at " + along[i] + " = " + std::to_string(at[i]);
+            }
+            p->lo = range_lo_;
+            p->hi = range_hi_;
+            colorize(p->values, p->lo, p->hi, vp.colormap, p->rgba);
+            c = {key, std::move(p)};
+        }
+        out->spectrum[i] = c.pic;
     }
     out->pictures_ms = ms_since(t0);
 }
@@ -254,7 +268,7 @@ void VolumeSession::classroom_pictures(const Settings& s, int step, int threads,
         const int W = frames_[0].width, H = frames_[0].height, D = int(frames_.size());
         VolumeSpectrum vol;
         vol.begin(s, W, H, D, threads);
-        for (int k = 0; k < D; ++k) vol.add_frame(frames_[std::size_t(k)], k, path_);
+        vol.add_frames(frames_, path_);
         const VolumeGeometry g = vol.geometry();
         shaped_volume_.assign(std::size_t(g.width) * g.height * g.depth, 0.0f);
         const std::size_t stride = 2 * (std::size_t(g.width) / 2 + 1);
@@ -274,38 +288,39 @@ void VolumeSession::classroom_pictures(const Settings& s, int step, int threads,
     // The three central slices of the data as it lies in memory: across dimension 0, 1 and 2 in turn.
     const int n0 = step_.dims[0], n1 = step_.dims[1], n2 = step_.dims[2];
     const int m[3] = {n0 / 2, n1 / 2, n2 / 2};
-    std::vector<float> vals[3];
     std::vector<float> all;
     auto value = [&](long long i) {
         const std::complex<float> c = step_.data[std::size_t(i)];
         return step == 0 ? c.real() : std::log1p(std::abs(c));  // the volume's values; then log(1 + |data|)
     };
+    std::shared_ptr<VolumePicture> pics[3];
     for (int i = 0; i < 3; ++i) {
-        VolumePicture& p = out->spectrum[i];
+        pics[i] = std::make_shared<VolumePicture>();
+        VolumePicture& p = *pics[i];
         const int rows = i == 0 ? n1 : n0, cols = i == 2 ? n1 : n2;
-        vals[i].resize(std::size_t(rows) * cols);
+        p.values.resize(std::size_t(rows) * cols);
         for (int r = 0; r < rows; ++r)
             for (int c = 0; c < cols; ++c) {
                 const long long a0 = i == 0 ? m[0] : r, a1 = i == 0 ? r : i == 1 ? m[1] : c, a2 = i == 2 ? m[2] : c;
-                vals[i][std::size_t(r) * cols + c] = value((a0 * n1 + a1) * n2 + a2);
+                p.values[std::size_t(r) * cols + c] = value((a0 * n1 + a1) * n2 + a2);
             }
         p.width = cols;
         p.height = rows;
-        p.bins.clear();
         const char* down = step_.axes[i == 0 ? 1 : 0];
         const char* across = step_.axes[i == 2 ? 1 : 2];
         p.label = std::string(down) + " down, " + across + " across, at " + step_.axes[i] + " = " +
                   std::to_string(m[i]) + (i < 2 ? " (rows across)" : "");
-        all.insert(all.end(), vals[i].begin(), vals[i].end());
+        all.insert(all.end(), p.values.begin(), p.values.end());
     }
     float lo = 0, hi = 1;
     ViewParams vp = s.view;
     vp.range = RangeMode::Auto;
     compute_range(all, vp, &lo, &hi);
     for (int i = 0; i < 3; ++i) {
-        out->spectrum[i].lo = lo;
-        out->spectrum[i].hi = hi;
-        colorize(vals[i], lo, hi, s.view.colormap, out->spectrum[i].rgba);
+        pics[i]->lo = lo;
+        pics[i]->hi = hi;
+        colorize(pics[i]->values, lo, hi, s.view.colormap, pics[i]->rgba);
+        out->spectrum[i] = std::move(pics[i]);
     }
     out->step_title = step_.title;
     out->step_caption = step_.caption;

@@ -35,8 +35,8 @@ struct VolumeViewRequest {
 
 struct VolumePicture {
     std::vector<std::uint32_t> rgba;
-    // What each pixel shows, for the cursor's readout: the image's values, or the spectrum slice's complex bins (none
-    // for a projection).
+    // What each pixel shows, for the cursor's readout: the image's or the spectrum's view values, and the spectrum
+    // slice's complex bins (none for a projection).
     std::vector<float> values;
     std::vector<std::complex<float>> bins;
     int width = 0, height = 0;
@@ -51,11 +51,15 @@ struct VolumeResult {
     int frames_w = 0, frames_h = 0, frames_d = 0;  // the image volume
     VolumeGeometry geometry;                       // the transform's
     VolumeViewRequest view;                        // what the pictures show (the middles and bounds filled in)
-    VolumePicture image[3];                        // xy (at z), xz (at y), yz (at x)
-    VolumePicture spectrum[3];                     // kx-ky (at kz), kx-kz (at ky), ky-kz (at kx)
+    // The pictures, shared with the session: one that did not change since the last result is the same object (the
+    // viewer uploads only the others; moving a slice makes and uploads one picture).
+    std::shared_ptr<const VolumePicture> image[3];     // xy (at z), xz (at y), yz (at x)
+    std::shared_ptr<const VolumePicture> spectrum[3];  // kx-ky (at kz), kx-kz (at ky), ky-kz (at kx)
     Profile shell;                                 // the spherically averaged power
     bool transformed = false;                      // this result's settings transformed the volume (else views only)
     double decode_ms = 0, transform_ms = 0, pictures_ms = 0;
+    // transform_ms in parts: the frames shaped into the buffer, the FFT (a GPU's with its copies), the shell profile
+    double shape_ms = 0, fft_ms = 0, shell_ms = 0;
     std::string backend;  // which transformed it
     std::string step_title, step_caption;  // view.step >= 0: what the step did and why
 };
@@ -79,14 +83,16 @@ private:
     Profile shell_;
     std::string backend_;
     std::unique_ptr<GpuVolumeFft> gpu_;  // a GPU backend's engine, made at its first transform
-    // The last pictures and what they showed (remade only when that changes); the spectrum's view values kept for
-    // the shared range.
+    // The last pictures and what they showed (remade only when that changes).
     struct Cached {
         std::string key;
-        VolumePicture pic;
-        std::vector<float> values;
+        std::shared_ptr<const VolumePicture> pic;
     };
     Cached image_[3], spectrum_cache_[3];
+    // The spectrum views' one display range: the volume's (sampled) for slices, the three projections' for those;
+    // found again only when the spectrum, the view or the projection changes.
+    std::string range_key_;
+    float range_lo_ = 0, range_hi_ = 1;
     // Classroom: the shaped volume (as the transform got it) and the last step's data.
     std::vector<float> shaped_volume_;
     std::string shaped_volume_key_, step_key_;
