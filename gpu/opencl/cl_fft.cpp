@@ -1,0 +1,400 @@
+#include "gpu/opencl/cl_fft.h"
+
+#define CL_TARGET_OPENCL_VERSION 120
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpu/common/errors.h"
+#include "gpu/opencl/seed_fft_cl.h"  // kSeedFftCl: seed_fft.cl, embedded at configure time
+
+namespace specview::gpu {
+
+namespace {
+
+const char* cl_error_name(cl_int e) {
+    switch (e) {
+        case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
+        case CL_DEVICE_NOT_AVAILABLE: return "CL_DEVICE_NOT_AVAILABLE";
+        case CL_COMPILER_NOT_AVAILABLE: return "CL_COMPILER_NOT_AVAILABLE";
+        case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+        case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
+        case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
+        case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
+        case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
+        case CL_INVALID_DEVICE: return "CL_INVALID_DEVICE";
+        case CL_INVALID_CONTEXT: return "CL_INVALID_CONTEXT";
+        case CL_INVALID_COMMAND_QUEUE: return "CL_INVALID_COMMAND_QUEUE";
+        case CL_INVALID_MEM_OBJECT: return "CL_INVALID_MEM_OBJECT";
+        case CL_INVALID_PROGRAM_EXECUTABLE: return "CL_INVALID_PROGRAM_EXECUTABLE";
+        case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
+        case CL_INVALID_ARG_SIZE: return "CL_INVALID_ARG_SIZE";
+        case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
+        case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
+        case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
+        case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
+        case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+        default: return "an OpenCL error";
+    }
+}
+
+// Every OpenCL call goes through this: a failure is a GpuError naming the call, the error and where.
+void cl_check(cl_int e, const char* call, const char* file, int line) {
+    if (e == CL_SUCCESS) return;
+    const bool oom = e == CL_MEM_OBJECT_ALLOCATION_FAILURE || e == CL_OUT_OF_HOST_MEMORY;
+    throw GpuError(std::string(call) + " failed: " + cl_error_name(e) + " (" + std::to_string(e) + ") at " + file +
+                       ":" + std::to_string(line),
+                   oom);
+}
+#define CL_CHECK(call) cl_check((call), #call, __FILE__, __LINE__)
+
+template <class T, cl_int (*Release)(T)>
+struct ClHandle {
+    T h = nullptr;
+    ClHandle() = default;
+    explicit ClHandle(T x) : h(x) {}
+    ~ClHandle() { reset(); }
+    ClHandle(const ClHandle&) = delete;
+    ClHandle& operator=(const ClHandle&) = delete;
+    ClHandle(ClHandle&& o) noexcept : h(o.h) { o.h = nullptr; }
+    ClHandle& operator=(ClHandle&& o) noexcept {
+        if (this != &o) {
+            reset();
+            h = o.h;
+            o.h = nullptr;
+        }
+        return *this;
+    }
+    void reset() {
+        if (h) Release(h);
+        h = nullptr;
+    }
+    operator T() const { return h; }
+};
+using Context = ClHandle<cl_context, clReleaseContext>;
+using Queue = ClHandle<cl_command_queue, clReleaseCommandQueue>;
+using Program = ClHandle<cl_program, clReleaseProgram>;
+using Kernel = ClHandle<cl_kernel, clReleaseKernel>;
+using Mem = ClHandle<cl_mem, clReleaseMemObject>;
+using Event = ClHandle<cl_event, clReleaseEvent>;
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+    std::size_t n = 0;
+    if (clGetDeviceInfo(d, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+    std::string s(n, '\0');
+    if (clGetDeviceInfo(d, what, n, s.data(), nullptr) != CL_SUCCESS) return "";
+    while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+    std::size_t n = 0;
+    if (clGetPlatformInfo(p, what, 0, nullptr, &n) != CL_SUCCESS || n == 0) return "";
+    std::string s(n, '\0');
+    if (clGetPlatformInfo(p, what, n, s.data(), nullptr) != CL_SUCCESS) return "";
+    while (!s.empty() && s.back() == '\0') s.pop_back();
+    return s;
+}
+template <class T>
+T device_value(cl_device_id d, cl_device_info what) {
+    T v{};
+    if (clGetDeviceInfo(d, what, sizeof v, &v, nullptr) != CL_SUCCESS) return T{};
+    return v;
+}
+
+struct Found {
+    OpenClDeviceInfo info;
+    cl_platform_id platform = nullptr;
+    cl_device_id device = nullptr;
+    std::size_t max_item[3] = {0, 0, 0};
+};
+
+std::vector<Found> find_devices(std::string* why) {
+    std::vector<Found> out;
+    cl_uint np = 0;
+    const cl_int e = clGetPlatformIDs(0, nullptr, &np);
+    if (e != CL_SUCCESS || np == 0) {
+        if (why)
+            *why = e == -1001 || np == 0 ? "no OpenCL platform is installed (the ICD loader found none)"
+                                         : std::string("clGetPlatformIDs failed: ") + cl_error_name(e);
+        return out;
+    }
+    std::vector<cl_platform_id> ps(np);
+    CL_CHECK(clGetPlatformIDs(np, ps.data(), nullptr));
+    for (cl_uint p = 0; p < np; ++p) {
+        cl_uint nd = 0;
+        if (clGetDeviceIDs(ps[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &nd) != CL_SUCCESS || nd == 0) continue;
+        std::vector<cl_device_id> ds(nd);
+        if (clGetDeviceIDs(ps[p], CL_DEVICE_TYPE_ALL, nd, ds.data(), nullptr) != CL_SUCCESS) continue;
+        for (cl_uint d = 0; d < nd; ++d) {
+            Found f;
+            f.platform = ps[p];
+            f.device = ds[d];
+            OpenClDeviceInfo& i = f.info;
+            i.platform = int(p);
+            i.device = int(d);
+            i.platform_name = platform_string(ps[p], CL_PLATFORM_NAME);
+            i.name = device_string(ds[d], CL_DEVICE_NAME);
+            i.version = device_string(ds[d], CL_DEVICE_VERSION);
+            i.gpu = (device_value<cl_device_type>(ds[d], CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0;
+            i.max_work_group = device_value<std::size_t>(ds[d], CL_DEVICE_MAX_WORK_GROUP_SIZE);
+            i.local_memory = std::size_t(device_value<cl_ulong>(ds[d], CL_DEVICE_LOCAL_MEM_SIZE));
+            i.global_memory = std::size_t(device_value<cl_ulong>(ds[d], CL_DEVICE_GLOBAL_MEM_SIZE));
+            clGetDeviceInfo(ds[d], CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof f.max_item, f.max_item, nullptr);
+            if (!device_value<cl_bool>(ds[d], CL_DEVICE_AVAILABLE))
+                i.why = "the device is not available";
+            else if (!device_value<cl_bool>(ds[d], CL_DEVICE_COMPILER_AVAILABLE))
+                i.why = "the platform has no OpenCL C compiler";
+            else if (i.local_memory < 16 * 17 * 8)
+                i.why = "its local memory (" + std::to_string(i.local_memory) + " bytes) holds no 16 x 16 tile";
+            i.usable = i.why.empty();
+            out.push_back(std::move(f));
+        }
+    }
+    if (out.empty() && why) *why = "the OpenCL platforms list no devices";
+    return out;
+}
+
+bool pow2(int n) { return n >= 1 && (n & (n - 1)) == 0; }
+
+}  // namespace
+
+std::vector<OpenClDeviceInfo> list_opencl_devices(std::string* why) {
+    std::vector<OpenClDeviceInfo> out;
+    for (Found& f : find_devices(why)) out.push_back(f.info);
+    return out;
+}
+
+struct OpenClFft::Impl {
+    Found dev;
+    Context context;
+    Queue queue;
+    Program program;
+    Kernel global_stage, local, transpose;
+    std::size_t local_wg_limit = 0;  // CL_KERNEL_WORK_GROUP_SIZE of fft_local (may be below the device's)
+    Mem a, b;
+    std::size_t capacity = 0;                 // float2 values a and b hold
+    std::map<int, Mem> twiddles;              // per length n: n / 2 values exp(-2 pi i k / n)
+    std::vector<cl_float2> staging;
+
+    cl_mem twiddles_for(int n) {
+        auto it = twiddles.find(n);
+        if (it != twiddles.end()) return it->second;
+        std::vector<cl_float2> t(std::size_t(std::max(n / 2, 1)));
+        for (int k = 0; k < n / 2; ++k) {
+            const double ang = -2.0 * M_PI * double(k) / double(n);
+            t[std::size_t(k)].s[0] = float(std::cos(ang));
+            t[std::size_t(k)].s[1] = float(std::sin(ang));
+        }
+        cl_int e = CL_SUCCESS;
+        Mem m(clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, t.size() * sizeof(cl_float2), t.data(),
+                             &e));
+        CL_CHECK(e);
+        return twiddles.emplace(n, std::move(m)).first->second;
+    }
+
+    double event_ms(cl_event ev) {
+        cl_ulong t0 = 0, t1 = 0;
+        CL_CHECK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, nullptr));
+        CL_CHECK(clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, nullptr));
+        return double(t1 - t0) * 1e-6;
+    }
+
+    // `rows` rows of n values: in -> out (natural order); in is overwritten by the global stages.
+    void row_fft(cl_mem in, cl_mem out, int n, int rows, const OpenClFftConfig& c, std::vector<Event>& events) {
+        if (n == 1) {  // a length-1 DFT is the value itself
+            cl_event ev = nullptr;
+            CL_CHECK(clEnqueueCopyBuffer(queue, in, out, 0, 0, std::size_t(rows) * sizeof(cl_float2), 0, nullptr, &ev));
+            events.emplace_back(ev);
+            return;
+        }
+        const cl_uint un = cl_uint(n), urows = cl_uint(rows);
+        const int len = std::min(c.local_length, n);
+        cl_mem tw = twiddles_for(n);
+        for (int span = n / 2; span >= len; span /= 2) {
+            const cl_uint uspan = cl_uint(span);
+            CL_CHECK(clSetKernelArg(global_stage, 0, sizeof(cl_mem), &in));
+            CL_CHECK(clSetKernelArg(global_stage, 1, sizeof(cl_mem), &tw));
+            CL_CHECK(clSetKernelArg(global_stage, 2, sizeof un, &un));
+            CL_CHECK(clSetKernelArg(global_stage, 3, sizeof uspan, &uspan));
+            CL_CHECK(clSetKernelArg(global_stage, 4, sizeof urows, &urows));
+            const std::size_t wg = 64, items = std::size_t(n / 2) * std::size_t(rows);
+            const std::size_t global = (items + wg - 1) / wg * wg;
+            cl_event ev = nullptr;
+            CL_CHECK(clEnqueueNDRangeKernel(queue, global_stage, 1, nullptr, &global, &wg, 0, nullptr, &ev));
+            events.emplace_back(ev);
+        }
+        const cl_uint ulen = cl_uint(len);
+        CL_CHECK(clSetKernelArg(local, 0, sizeof(cl_mem), &in));
+        CL_CHECK(clSetKernelArg(local, 1, sizeof(cl_mem), &out));
+        CL_CHECK(clSetKernelArg(local, 2, sizeof(cl_mem), &tw));
+        CL_CHECK(clSetKernelArg(local, 3, sizeof un, &un));
+        CL_CHECK(clSetKernelArg(local, 4, sizeof ulen, &ulen));
+        CL_CHECK(clSetKernelArg(local, 5, sizeof urows, &urows));
+        CL_CHECK(clSetKernelArg(local, 6, std::size_t(len) * std::size_t(c.rows_per_group) * sizeof(cl_float2), nullptr));
+        const std::size_t H = std::size_t(c.rows_per_group);
+        const std::size_t wg[2] = {std::size_t(len / 2), H};
+        const std::size_t global[2] = {std::size_t(len / 2) * std::size_t(n / len), (std::size_t(rows) + H - 1) / H * H};
+        cl_event ev = nullptr;
+        CL_CHECK(clEnqueueNDRangeKernel(queue, local, 2, nullptr, global, wg, 0, nullptr, &ev));
+        events.emplace_back(ev);
+    }
+
+    void transpose_into(cl_mem in, cl_mem out, int rows, int cols, int T, std::vector<Event>& events) {
+        const cl_uint ur = cl_uint(rows), uc = cl_uint(cols);
+        CL_CHECK(clSetKernelArg(transpose, 0, sizeof(cl_mem), &in));
+        CL_CHECK(clSetKernelArg(transpose, 1, sizeof(cl_mem), &out));
+        CL_CHECK(clSetKernelArg(transpose, 2, sizeof ur, &ur));
+        CL_CHECK(clSetKernelArg(transpose, 3, sizeof uc, &uc));
+        CL_CHECK(clSetKernelArg(transpose, 4, std::size_t(T) * std::size_t(T + 1) * sizeof(cl_float2), nullptr));
+        const std::size_t t = std::size_t(T);
+        const std::size_t wg[2] = {t, t};
+        const std::size_t global[2] = {(std::size_t(cols) + t - 1) / t * t, (std::size_t(rows) + t - 1) / t * t};
+        cl_event ev = nullptr;
+        CL_CHECK(clEnqueueNDRangeKernel(queue, transpose, 2, nullptr, global, wg, 0, nullptr, &ev));
+        events.emplace_back(ev);
+    }
+};
+
+OpenClFft::OpenClFft(int platform, int device) : impl_(new Impl) {
+    std::string why;
+    std::vector<Found> all = find_devices(&why);
+    if (all.empty()) throw GpuUnavailable("OpenCL: " + why);
+    Found* pick = nullptr;
+    if (platform >= 0 || device >= 0) {
+        for (Found& f : all)
+            if (f.info.platform == platform && f.info.device == device) pick = &f;
+        if (!pick)
+            throw GpuUnavailable("OpenCL: no device " + std::to_string(platform) + ":" + std::to_string(device) +
+                                 " (specview --list-devices lists them)");
+        if (!pick->info.usable)
+            throw GpuUnavailable("OpenCL device " + std::to_string(platform) + ":" + std::to_string(device) + " (" +
+                                 pick->info.name + "): " + pick->info.why);
+    } else {
+        for (Found& f : all)  // GPUs first, then the rest, in the loader's order
+            if (f.info.usable && f.info.gpu && !pick) pick = &f;
+        for (Found& f : all)
+            if (f.info.usable && !pick) pick = &f;
+        if (!pick) throw GpuUnavailable("OpenCL: no usable device (" + all[0].info.name + ": " + all[0].info.why + ")");
+    }
+    Impl& m = *impl_;
+    m.dev = *pick;
+    cl_int e = CL_SUCCESS;
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, cl_context_properties(m.dev.platform), 0};
+    m.context = Context(clCreateContext(props, 1, &m.dev.device, nullptr, nullptr, &e));
+    CL_CHECK(e);
+    m.queue = Queue(clCreateCommandQueue(m.context, m.dev.device, CL_QUEUE_PROFILING_ENABLE, &e));
+    CL_CHECK(e);
+    const char* src = kSeedFftCl;
+    m.program = Program(clCreateProgramWithSource(m.context, 1, &src, nullptr, &e));
+    CL_CHECK(e);
+    if (clBuildProgram(m.program, 1, &m.dev.device, "-cl-std=CL1.2", nullptr, nullptr) != CL_SUCCESS) {
+        std::size_t n = 0;
+        clGetProgramBuildInfo(m.program, m.dev.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
+        std::string log(n, '\0');
+        clGetProgramBuildInfo(m.program, m.dev.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
+        throw GpuUnavailable("OpenCL: seed_fft.cl does not build on " + m.dev.info.name + ": " + log.substr(0, 2000));
+    }
+    m.global_stage = Kernel(clCreateKernel(m.program, "fft_global_stage", &e));
+    CL_CHECK(e);
+    m.local = Kernel(clCreateKernel(m.program, "fft_local", &e));
+    CL_CHECK(e);
+    m.transpose = Kernel(clCreateKernel(m.program, "transpose", &e));
+    CL_CHECK(e);
+    CL_CHECK(clGetKernelWorkGroupInfo(m.local, m.dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof m.local_wg_limit,
+                                      &m.local_wg_limit, nullptr));
+}
+
+OpenClFft::~OpenClFft() {
+    if (impl_ && impl_->queue) clFinish(impl_->queue);
+}
+
+const OpenClDeviceInfo& OpenClFft::device() const { return impl_->dev.info; }
+
+std::string OpenClFft::check(int width, int height, const OpenClFftConfig& c) const {
+    const Impl& m = *impl_;
+    if (!pow2(width) || !pow2(height))
+        return "the OpenCL kernels are radix 2: " + std::to_string(width) + "x" + std::to_string(height) +
+               " is not a power of two each way (--pad pow2 or crop, or another backend)";
+    if (!pow2(c.local_length) || c.local_length < 2) return "the local length must be a power of two from 2";
+    if (c.rows_per_group < 1) return "rows per work-group (H) must be at least 1";
+    if (c.tile < 1) return "the transpose tile must be at least 1";
+    const std::size_t limit = std::min(m.local_wg_limit, m.dev.info.max_work_group);
+    for (int n : {width, height}) {
+        if (n == 1) continue;
+        const std::size_t len = std::size_t(std::min(c.local_length, n));
+        const std::size_t items = len / 2 * std::size_t(c.rows_per_group);
+        if (items > limit || len / 2 > m.dev.max_item[0] || std::size_t(c.rows_per_group) > m.dev.max_item[1])
+            return std::to_string(len / 2) + " x " + std::to_string(c.rows_per_group) + " work-items a group (local length " +
+                   std::to_string(len) + ", H " + std::to_string(c.rows_per_group) + ") is over this device's " +
+                   std::to_string(limit);
+        if (len * std::size_t(c.rows_per_group) * 8 > m.dev.info.local_memory)
+            return "local length " + std::to_string(len) + " x H " + std::to_string(c.rows_per_group) + " needs " +
+                   std::to_string(len * std::size_t(c.rows_per_group) * 8) + " bytes of local memory; this device has " +
+                   std::to_string(m.dev.info.local_memory);
+    }
+    const std::size_t T = std::size_t(c.tile);
+    if (T * T > m.dev.info.max_work_group || T > m.dev.max_item[0] || T > m.dev.max_item[1])
+        return "a " + std::to_string(T) + " x " + std::to_string(T) + " transpose tile is over this device's " +
+               std::to_string(m.dev.info.max_work_group) + " work-items a group";
+    if (T * (T + 1) * 8 > m.dev.info.local_memory) return "the transpose tile does not fit the local memory";
+    return "";
+}
+
+void OpenClFft::forward(const float* plane, int width, int height, const OpenClFftConfig& c, std::complex<float>* out,
+                        std::vector<OpenClPassTime>* times) {
+    const std::string why = check(width, height, c);
+    if (!why.empty()) throw ConfigError(why);
+    Impl& m = *impl_;
+    const std::size_t count = std::size_t(width) * std::size_t(height);
+    if (count > m.capacity) {
+        m.a.reset();
+        m.b.reset();
+        m.capacity = 0;
+        cl_int e = CL_SUCCESS;
+        m.a = Mem(clCreateBuffer(m.context, CL_MEM_READ_WRITE, count * sizeof(cl_float2), nullptr, &e));
+        CL_CHECK(e);
+        m.b = Mem(clCreateBuffer(m.context, CL_MEM_READ_WRITE, count * sizeof(cl_float2), nullptr, &e));
+        CL_CHECK(e);
+        m.capacity = count;
+    }
+    m.staging.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        m.staging[i].s[0] = plane[i];
+        m.staging[i].s[1] = 0.0f;
+    }
+    std::vector<Event> ev;
+    std::vector<std::string> what;
+    auto mark = [&](const std::string& w) { what.resize(ev.size(), w); };
+    cl_event up = nullptr;
+    CL_CHECK(clEnqueueWriteBuffer(m.queue, m.a, CL_FALSE, 0, count * sizeof(cl_float2), m.staging.data(), 0, nullptr, &up));
+    ev.emplace_back(up);
+    mark("upload (host to device)");
+    m.row_fft(m.a, m.b, width, height, c, ev);
+    mark("row FFT (along x)");
+    m.transpose_into(m.b, m.a, height, width, c.tile, ev);
+    mark("transpose");
+    m.row_fft(m.a, m.b, height, width, c, ev);
+    mark("row FFT (along y)");
+    m.transpose_into(m.b, m.a, width, height, c.tile, ev);
+    mark("transpose back");
+    cl_event down = nullptr;
+    CL_CHECK(clEnqueueReadBuffer(m.queue, m.a, CL_TRUE, 0, count * sizeof(cl_float2), out, 0, nullptr, &down));
+    ev.emplace_back(down);
+    mark("download (device to host)");
+    if (!times) return;
+    times->clear();
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+        const double ms = m.event_ms(ev[i]);
+        if (!times->empty() && times->back().what == what[i])
+            times->back().ms += ms;  // a row FFT's global stages and local pass together
+        else
+            times->push_back({what[i], ms});
+    }
+}
+
+}  // namespace specview::gpu

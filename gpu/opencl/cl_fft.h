@@ -1,0 +1,68 @@
+// Seed 001's FFT pipeline in OpenCL (issue 62): row FFT -> transpose -> row FFT -> transpose, the kernels in
+// seed_fft.cl, on any OpenCL platform and device the Khronos ICD loader finds (PoCL on the CPU, NVIDIA's OpenCL on
+// the H100, AMD's, Intel's). No OpenCL header here: app/ includes this without them.
+#pragma once
+
+#include <complex>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace specview::gpu {
+
+// One OpenCL device as the ICD loader lists it: its platform and device indices (--opencl-device P:D), names, and
+// whether it can run the pipeline (a device without float2 local memory of a row's size, a platform whose
+// compiler is missing) with the reason.
+struct OpenClDeviceInfo {
+    int platform = -1, device = -1;
+    std::string platform_name, name, version;  // version: the device's "OpenCL 3.0 CUDA", "OpenCL 3.0 PoCL ..."
+    bool gpu = false;                          // CL_DEVICE_TYPE_GPU
+    std::size_t max_work_group = 0, local_memory = 0, global_memory = 0;
+    bool usable = false;
+    std::string why;  // why not, when not usable
+};
+
+// Every platform's devices, in the loader's order; empty when there is no loader or no platform (then `why` says
+// which, when given).
+std::vector<OpenClDeviceInfo> list_opencl_devices(std::string* why = nullptr);
+
+// The knobs, as the CUDA seed pipeline's (gpu/common/config.h): a work-group transforms `rows_per_group` (H) rows in
+// blocks of `local_length` values in local memory, local_length / 2 work-items a row (one butterfly each); longer
+// rows first run global stages. `tile`: the transpose's T (T x T work-items, a T x (T + 1) tile).
+struct OpenClFftConfig {
+    int local_length = 1024;
+    int rows_per_group = 1;
+    int tile = 16;
+};
+
+// One pass's time from the queue's profiling events.
+struct OpenClPassTime {
+    std::string what;
+    double ms = 0;
+};
+
+class OpenClFft {
+public:
+    // The device (platform p, device d of list_opencl_devices; -1, -1: the first usable, GPUs first): its context,
+    // queue and the program built for it. Throws GpuUnavailable naming the reason.
+    OpenClFft(int platform = -1, int device = -1);
+    ~OpenClFft();
+    OpenClFft(const OpenClFft&) = delete;
+    OpenClFft& operator=(const OpenClFft&) = delete;
+    const OpenClDeviceInfo& device() const;
+
+    // Why this size and configuration cannot run here (sides not powers of two: the kernels are radix 2; a work-group
+    // or tile over the device's limits), or "" when it can.
+    std::string check(int width, int height, const OpenClFftConfig& c) const;
+    // The full complex spectrum (height x width, row-major, unshifted, unnormalised: numpy's fft2) of the real plane
+    // `plane` (height x width floats), into `out`; each pass's time in *times when given. Throws ConfigError (check's
+    // reason) or GpuError (an OpenCL call failed, naming it and the error).
+    void forward(const float* plane, int width, int height, const OpenClFftConfig& c, std::complex<float>* out,
+                 std::vector<OpenClPassTime>* times = nullptr);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace specview::gpu
