@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [volviewer] [ncu] [faults]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [volviewer] [opencl] [ncu] [faults]
 #   (default: all but ncu; MEMCHECK_FILTER / RACECHECK_FILTER narrow the sanitizers' gtest filters)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -325,6 +325,15 @@ if has volume; then  # issue 61: the GPU's 3D FFTs (unit tests, the CLI against 
     --csv "$OUT/volume-bench.csv" > "$OUT/volume-bench.txt" 2>&1; r=$?; rc=$((rc | r))
   cat "$OUT/volume-bench.txt"
   echo "volume bench rc=$r ($(( $(date +%s) - start )) s)"
+fi
+if has opencl; then  # issue 62: gpu/opencl on every OpenCL device the loader lists there (NVIDIA's, PoCL)
+  if [ -x $B/tests/specview_opencl_tests ]; then
+    SPECVIEW_EXPECT_OPENCL=1 $B/tests/specview_opencl_tests > "$OUT/opencl-tests.log" 2>&1; r=$?; rc=$((rc | r))
+    grep -E "OK|PASSED|FAILED|Failure|SKIPPED" -A2 "$OUT/opencl-tests.log" | head -20; echo "opencl tests rc=$r"
+  else
+    echo "opencl: not built (no OpenCL headers or loader: see configure.log)"; grep -i opencl "$OUT/configure.log"
+  fi
+  ls /etc/OpenCL/vendors 2>/dev/null
 fi
 if has volviewer && [ -x $B/specview ]; then  # issue 61: the viewer's volume mode on the GPU, 512^3 uint16
   start=$(date +%s)
