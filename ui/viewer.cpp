@@ -87,7 +87,7 @@ void PanelContext::open(const std::string& path, int frame) {
         messages.info("opening " + path + " ...");  // not for a stack's next frame
 }
 
-bool gpu_backend(const Settings& s) { return s.backend != Backend::Cpu; }
+bool gpu_backend(const Settings& s) { return cuda_backend(s.backend); }
 
 namespace {
 

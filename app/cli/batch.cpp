@@ -216,7 +216,7 @@ Batch::Batch(const BatchSpec& o)
     encode_queue.emplace(std::size_t(encoders) + 1);
     // Transform threads: one for the CPU backend (FFTW uses every thread), two for a GPU batch (each with its own
     // engine and stream: one image's upload and download overlap the other's transform).
-    transformers = s.backend != Backend::Cpu && batch ? 2 : 1;
+    transformers = cuda_backend(s.backend) && batch ? 2 : 1;
     set_cpu_fft_threads(total_jobs);
     // Measuring pays where a plan is reused many times: a CPU batch of kMeasureBatch images or more measures
     // (at most 3 s a size) unless told to measure fully; the wisdom stays for later runs. Here (2 cores) a
@@ -402,7 +402,7 @@ void Batch::decode_worker() {
 
 void Batch::transform_worker() {
     Engine engine;
-    if (s.backend != Backend::Cpu) engine.device_info();  // the CUDA context while the first image decodes
+    if (cuda_backend(s.backend)) engine.device_info();  // the CUDA context while the first image decodes
     for (;;) {
         std::size_t i;
         Decoded d;
@@ -425,7 +425,7 @@ void Batch::transform_worker() {
                 if (lost) sp.backend = Backend::Cpu;
                 const auto t_plan = std::chrono::steady_clock::now();
                 try {
-                    const gpu::DeviceInfo* dev = sp.backend != Backend::Cpu ? &engine.device_info() : nullptr;
+                    const gpu::DeviceInfo* dev = cuda_backend(sp.backend) ? &engine.device_info() : nullptr;
                     if (dev && dev->available)  // never plan what the device cannot hold
                         check_device_memory(h, sp, wants_spectrum(jobs[i]), false, double(dev->free_memory), dev->name,
                                             budget, !jobs[i].inverse.empty());
@@ -469,7 +469,7 @@ Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, R
     for (bool again = !skip[i] && d.code == kExitOk; again;) {
         again = false;
         try {
-            if (sw.backend != Backend::Cpu) {  // the device's half of the memory check, with the engine's probe
+            if (cuda_backend(sw.backend)) {  // the device's half of the memory check, with the engine's probe
                 const gpu::DeviceInfo& dev = engine.device_info();
                 if (dev.available) {
                     const Image& im = *d.image;

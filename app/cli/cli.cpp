@@ -13,6 +13,7 @@
 #include "app/cli/help.h"
 #include "app/cli/manual.h"
 #include "app/cli/options.h"
+#include "app/engine/devices.h"
 #include "app/cli/shard.h"
 #include "app/cli/shared.h"
 #include "app/cli/stack.h"
@@ -375,6 +376,7 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
     add_options(app, o);
     // The manual and the completion, from this table (the build installs them); in no group: not in --help.
     bool print_man = false, print_completion = false;
+    app.add_flag("--list-devices", o.list_devices, "every backend's devices (CUDA, OpenCL P:D, CPU), usable or why not");
     app.add_flag("--print-man", print_man)->group("");
     app.add_flag("--print-bash-completion", print_completion)->group("");
     app.formatter(std::make_shared<HelpFormatter>());
@@ -388,6 +390,10 @@ int cli_main(int argc, char** argv, const ViewerEntry& viewer) {
         return kExitOk;
     }
     if (const int code = finish_options(o); code != kExitOk) return code;
+    if (o.list_devices) {
+        for (const DeviceLine& d : list_devices()) std::cout << d.text() << "\n";
+        return kExitOk;
+    }
     return o.headless ? run_headless(o) : run_viewer_from(o, viewer);
 }
 

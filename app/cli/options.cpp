@@ -39,11 +39,13 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
     std::vector<std::string> backends = {"auto"};
     backends.insert(backends.end(), backend_names().begin(), backend_names().end());
     app.add_option("--backend", o.backend,
-                   "auto (the GPU where it pays: the viewer, batches, stacks, big images), cpu (FFTW), custom (the "
-                   "seed's four CUDA kernels), custom-fast (our two-pass CUDA FFT) or cufft")
+                   "auto (the GPU where it pays), cpu (FFTW), custom (the seed's four CUDA kernels), custom-fast (our "
+                   "two-pass CUDA FFT), cufft, or opencl (the seed's kernels on any vendor's OpenCL device)")
         ->check(one_of(backends))
         ->group(g_spec)
         ->capture_default_str();
+    app.add_option("--opencl-device", o.opencl_device, "opencl: P:D, platform and device as --list-devices numbers them")
+        ->group(g_spec);
     app.add_option("--channel", o.channel, "luma (Rec. 709 Y'), r, g, b or a")
         ->check(one_of(channel_names()))
         ->group(g_spec)
@@ -67,7 +69,7 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
                    "X:Y:W:H: the spectrum of this rectangle of the image only (image pixels, 0:0 the top-left corner)")
         ->group(g_spec);
     app.add_option("--level", o.level,
-                   "subtract before the window: none, mean, or plane (the least-squares plane: removes a tilt)")
+                   "subtract before the window: none, mean or plane (a fitted tilt)")
         ->check(one_of(level_names()))
         ->group(g_spec)
         ->capture_default_str();
@@ -344,6 +346,16 @@ int finish_options(CliOptions& o) {
     if (o.skip_existing && o.force) {
         std::cerr << "specview: --skip-existing and --force contradict each other\n";
         return kExitUsage;
+    }
+    if (!o.opencl_device.empty()) {
+        char tail = 0;
+        if (std::sscanf(o.opencl_device.c_str(), "%d:%d%c", &o.s.opencl_platform, &o.s.opencl_device, &tail) != 2 ||
+            o.s.opencl_platform < 0 || o.s.opencl_device < 0) {
+            std::cerr << "specview: --opencl-device takes P:D (platform and device, from 0: specview --list-devices), "
+                         "not "
+                      << o.opencl_device << "\n";
+            return kExitUsage;
+        }
     }
     o.auto_backend = o.backend == "auto";
     o.s.backend = o.auto_backend ? Backend::Cpu : *parse_name<Backend>(o.backend);  // (auto: decided by the work)

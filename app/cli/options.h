@@ -45,6 +45,8 @@ struct CliOptions {
     int jobs_opt = 0;
     int depth = 8;
     bool fftw_measure = false;
+    std::string opencl_device;  // --opencl-device P:D; parsed into s.opencl_platform, s.opencl_device
+    bool list_devices = false;
     std::string list_file;
     std::string shard;  // --shard K/N | auto | auto/N (shard.h)
     std::string manifest;

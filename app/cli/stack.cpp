@@ -78,7 +78,7 @@ int open_video(const StackRun& r, const LoadLimits& limits, std::unique_ptr<GpuV
                           << "\n";
                 return kExitInput;
             }
-            *decoded_by = r.s.backend == Backend::Cpu ? "the CPU" : "the CPU (not on the GPU: " + why + ")";
+            *decoded_by = !cuda_backend(r.s.backend) ? "the CPU" : "the CPU (not on the GPU: " + why + ")";
         }
     }
     return kExitOk;

@@ -11,7 +11,10 @@
 
 namespace specview {
 
-enum class Backend : int { Cpu = 0, Custom, Cufft, CustomFast };
+enum class Backend : int { Cpu = 0, Custom, Cufft, CustomFast, OpenCl };
+// The backends that run on CUDA (custom, cufft, custom-fast): the device checks, NVDEC, picture slots and interop are
+// theirs. OpenCL's transform runs on its own device and hands the spectrum back to the host, as FFTW's does.
+inline bool cuda_backend(Backend b) { return b == Backend::Custom || b == Backend::Cufft || b == Backend::CustomFast; }
 // Pow2: each side to its next power of two; Crop: the centred power-of-two crop; None: the image's own size; Square:
 // both sides to the next power of two of the larger (as ImageJ pads), so that a bin is as many cycles/pixel across as
 // down and a circle in frequency stays a circle on screen.
@@ -41,6 +44,8 @@ std::string roi_string(const Roi& r);  // "X:Y:W:H", or "none"
 
 struct Settings {
     Backend backend = Backend::Cpu;
+    // --opencl-device P:D, the OpenCL platform and device (-1, -1: the first usable, GPUs first)
+    int opencl_platform = -1, opencl_device = -1;
     Roi roi;  // the part of the image transformed (whole by default)
     Channel channel = Channel::Luma;
     Window window = Window::None;

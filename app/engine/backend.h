@@ -60,6 +60,11 @@ public:
 gpu::PlaneRecipe plane_recipe(const Image& img, const Settings& s, std::uint64_t image_version, bool with_window);
 
 std::unique_ptr<SpectrumBackend> make_cpu_backend();
+// The CPU backend with its transform on an OpenCL device (gpu/opencl: the seed's radix-2 pipeline): the plane goes up,
+// the spectrum comes back into FFTW's buffer, and the picture, readouts and lab are the CPU backend's; classroom stops
+// are the CPU model's. Platform and device as list_opencl_devices numbers them (-1, -1: the first usable, GPUs first).
+// Throws gpu::GpuUnavailable (no OpenCL here, no such device, a program that does not build) with the reason.
+std::unique_ptr<SpectrumBackend> make_opencl_backend(int platform, int device);
 // Throws gpu::GpuUnavailable when `dev` is not usable.
 std::unique_ptr<SpectrumBackend> make_gpu_backend(const gpu::DeviceInfo& dev);
 // The custom kernels' resources at a size and configuration (Device panel); needs the GPU backend.

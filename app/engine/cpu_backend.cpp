@@ -9,6 +9,9 @@
 #include "app/engine/staged_fft.h"
 #include "gpu/common/errors.h"
 #include "gpu/common/config.h"
+#ifdef SPECVIEW_HAS_OPENCL
+#include "gpu/opencl/cl_fft.h"
+#endif
 
 #include <fftw3.h>
 #ifdef __SSE2__
@@ -255,14 +258,20 @@ double ms_since(BackendClock::time_point t0) {
 
 class CpuSpectrumBackend : public SpectrumBackend {
 public:
+    CpuSpectrumBackend() = default;
+#ifdef SPECVIEW_HAS_OPENCL
+    explicit CpuSpectrumBackend(std::unique_ptr<gpu::OpenClFft> opencl) : opencl_(std::move(opencl)) {}
+#endif
     double plan(const PlaneContext& ctx, const Settings& s) override {
         if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;  // the staged model plans nothing
         int w = 0, h = 0;
         transform_size(s.pad, ctx.image->width, ctx.image->height, &w, &h);
+        check_opencl(s, w, h);
         return fft_.plan(w, h);
     }
     double plan_size(const Settings& s, int plane_w, int plane_h) override {
         if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;
+        check_opencl(s, plane_w, plane_h);
         return fft_.plan(plane_w, plane_h);
     }
 
@@ -312,11 +321,13 @@ public:
         f.height = h;
         give_up_if_cancelled();
         t0 = BackendClock::now();
-        fft_.execute();
-        f.timings.push_back(
-            {std::string("FFTW r2c 2D (in place, ") + (fft_.measured() ? "measured plan)" : "estimated plan)"),
-             ms_since(t0), double(w) * h * 8.0});
-        f.backend = "CPU (FFTW)";
+        if (!run_opencl(s, w, h, f)) {
+            fft_.execute();
+            f.timings.push_back(
+                {std::string("FFTW r2c 2D (in place, ") + (fft_.measured() ? "measured plan)" : "estimated plan)"),
+                 ms_since(t0), double(w) * h * 8.0});
+            f.backend = "CPU (FFTW)";
+        }
         width_ = w;
         height_ = h;
         half_ok_ = true;
@@ -540,6 +551,46 @@ public:
     }
 
 private:
+#ifdef SPECVIEW_HAS_OPENCL
+    // The OpenCL device's transform instead of FFTW's: the plane in FFTW's buffer goes up, the full spectrum comes
+    // back and its half is written where FFTW's r2c would leave it, so everything after is the CPU backend's.
+    std::unique_ptr<gpu::OpenClFft> opencl_;
+    std::vector<float> cl_plane_;
+    std::vector<std::complex<float>> cl_full_;
+    static gpu::OpenClFftConfig opencl_config(const Settings& s) {
+        gpu::OpenClFftConfig c;  // the custom backend's knobs: one butterfly a work-item, H rows a group, the tile
+        const gpu::RowFftConfig& r = s.custom.rows;
+        c.local_length = r.max_local_length > 0 ? r.max_local_length : 2 * std::max(r.threads_per_block, 1);
+        c.rows_per_group = std::max(r.block_height, 1);
+        c.tile = s.custom.transpose.tile;
+        return c;
+    }
+    void check_opencl(const Settings& s, int w, int h) const {
+        if (!opencl_) return;
+        const std::string why = opencl_->check(w, h, opencl_config(s));
+        if (!why.empty()) throw gpu::ConfigError(why);
+    }
+    bool run_opencl(const Settings& s, int w, int h, Frame& f) {
+        if (!opencl_) return false;
+        const std::size_t st = fft_.stride(), hw = std::size_t(w / 2 + 1);
+        float* buffer = reinterpret_cast<float*>(fft_.half());
+        cl_plane_.resize(std::size_t(w) * h);
+        cl_full_.resize(std::size_t(w) * h);
+        for (int y = 0; y < h; ++y)
+            std::memcpy(cl_plane_.data() + std::size_t(y) * w, buffer + std::size_t(y) * st, sizeof(float) * w);
+        std::vector<gpu::OpenClPassTime> times;
+        opencl_->forward(cl_plane_.data(), w, h, opencl_config(s), cl_full_.data(), &times);
+        std::complex<float>* half = fft_.half();
+        for (int y = 0; y < h; ++y)
+            std::memcpy(half + std::size_t(y) * hw, cl_full_.data() + std::size_t(y) * w, sizeof(std::complex<float>) * hw);
+        for (const gpu::OpenClPassTime& t : times) f.timings.push_back({"OpenCL " + t.what, t.ms, 0.0});
+        f.backend = "OpenCL seed pipeline (" + opencl_->device().name + ", " + opencl_->device().platform_name + ")";
+        return true;
+    }
+#else
+    void check_opencl(const Settings&, int, int) const {}
+    bool run_opencl(const Settings&, int, int, Frame&) { return false; }
+#endif
     CpuFft fft_;
     std::shared_ptr<std::vector<std::complex<float>>> data_;
     std::vector<float> values_;
@@ -562,5 +613,15 @@ private:
 }  // namespace
 
 std::unique_ptr<SpectrumBackend> make_cpu_backend() { return std::make_unique<CpuSpectrumBackend>(); }
+
+std::unique_ptr<SpectrumBackend> make_opencl_backend(int platform, int device) {
+#ifdef SPECVIEW_HAS_OPENCL
+    return std::make_unique<CpuSpectrumBackend>(std::make_unique<gpu::OpenClFft>(platform, device));
+#else
+    (void)platform;
+    (void)device;
+    throw gpu::GpuUnavailable("this specview was built without OpenCL (ocl-icd-opencl-dev and opencl-c-headers)");
+#endif
+}
 
 }  // namespace specview

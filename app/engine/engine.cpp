@@ -56,7 +56,8 @@ struct Engine::Impl {
 
     bool probed = false;
     gpu::DeviceInfo dev;
-    std::unique_ptr<SpectrumBackend> cpu, gpu;
+    std::unique_ptr<SpectrumBackend> cpu, gpu, opencl;
+    int opencl_platform = -2, opencl_device = -2;  // the device `opencl` was made for
     std::unique_ptr<SpectrumPreview> preview;
     // Why the GPU can no longer be used in this process (a sticky CUDA error: GpuContextLost); empty while it can.
     std::string gpu_lost;
@@ -65,6 +66,15 @@ struct Engine::Impl {
         if (s.backend == Backend::Cpu) {
             if (!cpu) cpu = make_cpu_backend();
             return *cpu;
+        }
+        if (s.backend == Backend::OpenCl) {  // throws GpuUnavailable (no OpenCL, no such device) with the reason
+            if (!opencl || opencl_platform != s.opencl_platform || opencl_device != s.opencl_device) {
+                opencl.reset();
+                opencl = make_opencl_backend(s.opencl_platform, s.opencl_device);
+                opencl_platform = s.opencl_platform;
+                opencl_device = s.opencl_device;
+            }
+            return *opencl;
         }
         if (!gpu_lost.empty()) throw gpu::GpuContextLost("the GPU stopped working earlier in this process: " + gpu_lost);
         if (!gpu) gpu = make_gpu_backend(device());
@@ -164,7 +174,7 @@ void picture_size(const Settings& s, int image_w, int image_h, int* w, int* h) {
     region_size(s, image_w, image_h, &image_w, &image_h);
     transform_size(s.pad, image_w, image_h, w, h);
     const bool transposed = s.stop.kind == K::Transpose1 || s.stop.kind == K::RowPass2;
-    if (transposed && (s.backend == Backend::Custom || s.backend == Backend::Cpu)) std::swap(*w, *h);
+    if (transposed && (s.backend == Backend::Custom || !cuda_backend(s.backend))) std::swap(*w, *h);
 }
 
 std::complex<double> Engine::read_value(const Settings& s, int x, int y) {

@@ -27,17 +27,22 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
     // Brush dabs are stamped into a full layer (4N) first.
     const double lab_host =
         (has_mask(s) ? 2.0 * N : 0.0) + (s.strokes.empty() ? 0.0 : 4.0 * N) + (inverse ? 4.0 * N : 0.0);
-    if (s.backend == Backend::Cpu) {
+    if (!cuda_backend(s.backend)) {
+        // OpenCL: the CPU's host side (FFTW's buffer holds the plane and then the half spectrum), plus the complex
+        // plane it uploads and the full spectrum it reads back (8N each); its device holds two complex buffers (16N,
+        // not checked here: OpenCL says so when it cannot allocate them).
+        const double opencl = s.backend == Backend::OpenCl ? 16.0 * N : 0.0;
+        need.device = opencl;
         if (!viewer) {
             // The CLI (a one-shot run): the samples, FFTW's in-place buffer (the plane made straight into it,
             // then the half spectrum: 4N), the picture (view values, then colours, in place: 4N); libpng writes
             // row by row. --raw: the full spectrum (8N), written from where it is.
-            need.host = kProgram + S + 8.0 * N + (raw ? 8.0 * N : 0.0) + lab_host;
+            need.host = kProgram + S + 8.0 * N + (raw ? 8.0 * N : 0.0) + lab_host + opencl;
         } else {
             // The viewer also keeps the prepared plane (4N) for re-runs, room for the whole spectrum the analysis
             // profiles make from the half one when asked (8N; with a mask or an inverse a copy of the half one,
             // 4N, is kept for readouts), the image as RGBA for display (4A) and the picture's back buffer (4N).
-            need.host = kProgram + S + 24.0 * N + 4.0 * A + lab_host;
+            need.host = kProgram + S + 24.0 * N + 4.0 * A + lab_host + opencl;
         }
         return need;
     }
@@ -61,6 +66,7 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
             path = 4.0 * N;
             break;  // pass 1's half spectrum
         case Backend::Cpu:
+        case Backend::OpenCl:
             break;
     }
     need.device = S + 4.0 * N + path + 4.0 * N + (percentile ? 8.0 * N : 0.0) + (viewer ? 12.0 * N : 4.0 * N) +
@@ -86,7 +92,7 @@ std::string size_words(const ImageHeader& hd) { return std::to_string(hd.width) 
 
 void check_device_memory(const ImageHeader& hd, const Settings& s, bool raw, bool viewer, double free_bytes,
                          const std::string& device_name, MemoryBudget budget, bool inverse) {
-    if (s.backend == Backend::Cpu) return;
+    if (!cuda_backend(s.backend)) return;
     const MemoryNeed need = memory_need(hd, s, raw, viewer, inverse);
     const double device = budget.device > 0 ? budget.device : free_bytes;
     const std::string where = budget.device > 0 ? "allowed" : "free on the " + device_name;
@@ -105,7 +111,7 @@ HeaderCheck memory_check(const Settings& s, bool raw, bool viewer, MemoryBudget 
                                      " of memory on " + path_words(s, raw) + "; " + human_bytes(host) +
                                      (budget.host > 0 ? " allowed (--max-memory)" : " is available") +
                                      " (try --pad crop, a GPU backend, or a smaller image)");
-        if (!device || s.backend == Backend::Cpu) return;
+        if (!device || !cuda_backend(s.backend)) return;
         if (budget.device > 0) {
             check_device_memory(hd, s, raw, viewer, budget.device, "", budget);
             return;

@@ -34,7 +34,7 @@ const char* video_decode_name(VideoDecode d) {
 
 std::string gpu_decode_excluded(VideoDecode how, const Settings& s) {
     if (how == VideoDecode::Cpu) return "--video-decode cpu";
-    if (s.backend == Backend::Cpu) return "the CPU backend takes frames on the host";
+    if (!cuda_backend(s.backend)) return "the " + name_of(s.backend) + " backend takes frames on the host";
     if (s.level != Level::None) return "--level fits its plane on the host";
     return {};
 }

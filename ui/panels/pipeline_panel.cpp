@@ -67,10 +67,12 @@ void draw_pipeline_panel(PanelContext& ctx) {
     Settings& s = ctx.settings;
     bool changed = false;
 
-    const char* names[] = {"CPU (FFTW)", "custom CUDA kernels", "cuFFT", "custom-fast (fused)"};
+    // (in Backend's order; OpenCL is not CUDA: offered without a CUDA GPU, a missing device said by the run)
+    const char* names[] = {"CPU (FFTW)", "custom CUDA kernels", "cuFFT", "custom-fast (fused)", "OpenCL (seed kernels)"};
+    static_assert(sizeof names / sizeof names[0] == std::size_t(Backend::OpenCl) + 1, "a backend without a name");
     if (ImGui::BeginCombo("Backend", names[int(s.backend)])) {
-        for (int i = 0; i < 4; ++i) {
-            const bool needs_gpu = i != 0;
+        for (int i = 0; i < int(sizeof names / sizeof names[0]); ++i) {
+            const bool needs_gpu = cuda_backend(Backend(i));
             ImGui::BeginDisabled(needs_gpu && !ctx.machine.gpu_ok);
             if (ImGui::Selectable(names[i], int(s.backend) == i)) {
                 changed |= int(s.backend) != i;

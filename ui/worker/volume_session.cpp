@@ -87,7 +87,8 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
     const double frames_ms = ms_since(t0);
     const VolumeGeometry& g = vol->geometry();
     std::string backend = "CPU (FFTW 3D)";
-    if (s.backend == Backend::Cpu) {
+    if (!cuda_backend(s.backend)) {  // (OpenCL has no 3D pipeline yet: FFTW's, said)
+        if (s.backend != Backend::Cpu) backend += " (" + name_of(s.backend) + " has no 3D pipeline yet)";
         vol->transform(&out->shape_ms, &out->fft_ms);
     } else {
         // custom-fast has no 3D pipeline yet: cuFFT's, the fastest there is.

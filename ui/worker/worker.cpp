@@ -879,7 +879,7 @@ void Worker::do_run() {
         req = std::move(*run_req_);
         run_req_.reset();
         running_settings_ = req.settings;
-        if (req.on_device && req.settings.backend != Backend::Cpu) slot = acquire_slot();
+        if (req.on_device && cuda_backend(req.settings.backend)) slot = acquire_slot();
     }
     if (req.preview && engine_.has_image()) {
         PreviewResult p;
@@ -938,7 +938,7 @@ void Worker::run_once(const Settings& settings, int slot, RunResult& r) {
     if (!engine_.has_image()) throw InputError("(none)", "no image loaded");
     // The device half of the memory check, once an image, here rather than at its header: there it waited for the
     // CUDA context the viewer creates at start (~250 ms on the H100 machine) before decoding could go on.
-    if (settings.backend != Backend::Cpu && device_checked_id_ != engine_image_id_ && image_) {
+    if (cuda_backend(settings.backend) && device_checked_id_ != engine_image_id_ && image_) {
         device_checked_id_ = engine_image_id_;
         const gpu::DeviceInfo dev = gpu::probe_device(0);
         if (dev.available)

@@ -1,0 +1,22 @@
+// Every backend's devices, one line each, for `specview --list-devices` and the Device panel: the CUDA device (the
+// custom, cufft and custom-fast backends), each OpenCL platform's devices (--backend opencl --opencl-device P:D) and
+// the CPU (FFTW), each usable or why not.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace specview {
+
+struct DeviceLine {
+    std::string backend;  // "cuda", "opencl", "cpu"
+    std::string id;       // "0" (CUDA), "P:D" (OpenCL), "" (CPU)
+    std::string name;     // the device's name and what it is
+    bool usable = false;
+    std::string why;      // why not, when not usable
+    std::string text() const;  // "opencl 0:0  NVIDIA H100 ... : usable" / "... : unusable: why"
+};
+
+std::vector<DeviceLine> list_devices();
+
+}  // namespace specview
