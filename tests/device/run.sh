@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [volviewer] [opencl] [ncu] [faults]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [volviewer] [opencl] [api] [ncu] [faults]
 #   (default: all but ncu; MEMCHECK_FILTER / RACECHECK_FILTER narrow the sanitizers' gtest filters)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -334,6 +334,10 @@ if has opencl; then  # issue 62: gpu/opencl on every OpenCL device the loader li
     echo "opencl: not built (no OpenCL headers or loader: see configure.log)"; grep -i opencl "$OUT/configure.log"
   fi
   ls /etc/OpenCL/vendors 2>/dev/null
+fi
+if has api; then  # issue 62: seed 001's table, every backend and device there (CUDA's three, OpenCL's, FFTW)
+  timeout 400 $B/tests/specview-api-bench --reps ${API_REPS:-10} ${API_SIZES:+--sizes $API_SIZES} > "$OUT/api-bench.txt" 2>&1
+  r=$?; rc=$((rc | r)); cat "$OUT/api-bench.txt"; echo "api bench rc=$r"
 fi
 if has volviewer && [ -x $B/specview ]; then  # issue 61: the viewer's volume mode on the GPU, 512^3 uint16
   start=$(date +%s)
