@@ -37,10 +37,11 @@ bool int_combo(const char* label, int& value, const std::vector<int>& options, c
     return changed;
 }
 
-// The GPU kernels' knobs: the seed pipeline's (custom) and cuFFT's plan, each live only with its backend.
+// The GPU kernels' knobs: the seed pipeline's (custom, and opencl's same kernels: a work-group of threads per block,
+// H rows, the local length, the tile) and cuFFT's plan, each live only with its backend.
 bool draw_gpu_knobs(Settings& s) {
     bool changed = false;
-    ImGui::BeginDisabled(s.backend != Backend::Custom);
+    ImGui::BeginDisabled(s.backend != Backend::Custom && s.backend != Backend::OpenCl);
     changed |= int_combo("Threads per block", s.custom.rows.threads_per_block, {32, 64, 128, 256, 512, 1024});
     changed |= int_combo("Block height H", s.custom.rows.block_height, {0, 1, 2, 4, 8, 16, 32, 64}, "auto");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("rows of data one thread block holds in shared memory (seed 000)");
@@ -94,13 +95,13 @@ void draw_pipeline_panel(PanelContext& ctx) {
         ctx.layout.push_back("backend-why " + ctx.machine.auto_why);
     }
     // No GPU: one wrapped line of why, and the GPU kernels' knobs folded away (they could not be turned).
-    if (!ctx.machine.gpu_ok) {
+    if (!ctx.machine.gpu_ok && s.backend != Backend::OpenCl) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextDisabled("GPU backends unavailable: %s", ctx.machine.gpu_why.c_str());
         ImGui::PopTextWrapPos();
         ctx.layout.push_back("gpu-knobs folded");
     }
-    if (ctx.machine.gpu_ok) changed |= draw_gpu_knobs(s);
+    if (ctx.machine.gpu_ok || s.backend == Backend::OpenCl) changed |= draw_gpu_knobs(s);
 
     ImGui::Separator();
     changed |= enum_combo("Size policy", s.pad, pad_names());
