@@ -396,6 +396,18 @@ TEST(Cli, WritesAPictureWithThePeaksWhereTheGratingPutsThem) {
     EXPECT_GT(px[1].first, px[2].first);
 }
 
+// --raw of the 20x12 pattern `in` with --window hann --channel g: our own expectation, channel G, Hann over the
+// content, zero padding to 32x16, FFT in double, within 1e-5.
+void expect_hann_g_spectrum(const std::string& raw, const std::string& in) {
+    const NpyComplex F = read_npy_complex64(raw);
+    ASSERT_EQ(F.height, 16);
+    ASSERT_EQ(F.width, 32);
+    Settings s;
+    s.window = Window::Hann;
+    const PreparedPlane pp = prepare_plane(extract_channel(load_image(in), Channel::G), s);
+    EXPECT_LT(rel_l2(F.data, dft2d(widen(pp.plane.v), 16, 32)), 1e-5);
+}
+
 TEST(Cli, RawNpyHoldsTheSpectrumAsTransformed) {
     TempDir dir;
     fixtures::Pixels p = fixtures::pattern(20, 12, 3);
@@ -405,14 +417,7 @@ TEST(Cli, RawNpyHoldsTheSpectrumAsTransformed) {
     const CliRun r =
         specview({"--headless", in, "-o", dir.file("s.png"), "--raw", raw, "--window", "hann", "--channel", "g"}, dir);
     ASSERT_EQ(r.code, 0) << r.err;
-    const NpyComplex F = read_npy_complex64(raw);
-    ASSERT_EQ(F.height, 16);
-    ASSERT_EQ(F.width, 32);
-    // Our own expectation: channel G, Hann over the 20x12 content, zero padding to 32x16, FFT in double.
-    Settings s;
-    s.window = Window::Hann;
-    const PreparedPlane pp = prepare_plane(extract_channel(load_image(in), Channel::G), s);
-    EXPECT_LT(rel_l2(F.data, dft2d(widen(pp.plane.v), 16, 32)), 1e-5);
+    expect_hann_g_spectrum(raw, in);
 }
 
 // --backend opencl (issue 62): the seed's kernels on an OpenCL device give the spectrum FFTW does (--raw within 1e-5 of
@@ -444,13 +449,7 @@ TEST(Cli, OpenClBackendGivesTheSpectrumAndSaysWhatItCannotDo) {
                  dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("OpenCL row FFT"), std::string::npos) << r.out;
-    const NpyComplex F = read_npy_complex64(dir.file("cl.npy"));
-    ASSERT_EQ(F.height, 16);
-    ASSERT_EQ(F.width, 32);
-    Settings s;
-    s.window = Window::Hann;
-    const PreparedPlane pp = prepare_plane(extract_channel(load_image(in), Channel::G), s);
-    EXPECT_LT(rel_l2(F.data, dft2d(widen(pp.plane.v), 16, 32)), 1e-5);
+    expect_hann_g_spectrum(dir.file("cl.npy"), in);
     ASSERT_EQ(specview({"--headless", in, "--backend", "cpu", "-o", dir.file("cpu.png"), "--window", "hann", "--channel",
                         "g"},
                        dir)
