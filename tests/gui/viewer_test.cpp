@@ -1299,6 +1299,15 @@ TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
                           "volume-spectrum-kxkz", "volume-spectrum-kykz"})
         EXPECT_EQ(l.rects.count(v), 1u) << v;
     EXPECT_TRUE(l.has("volume-shell bins ")) << "no shell power spectrum";
+    {  // the spectrum views' one range as a colour bar, in their colormap and unit
+        float lo = 0, hi = 0;
+        char cm[32] = "", unit[32] = "";
+        ASSERT_EQ(std::sscanf(l.line("volume-colorbar ").c_str(), "volume-colorbar %f %f %31s %31s", &lo, &hi, cm, unit), 4)
+            << l.line("volume-colorbar ");
+        EXPECT_LT(lo, hi);
+        EXPECT_STREQ(cm, "gray");
+        EXPECT_STREQ(unit, "log(1+|F|)");
+    }
     EXPECT_EQ(l.rects.count("volume_shell_plot"), 1u);
     ASSERT_EQ(l.rects.count("volume-spectrum-kxky"), 1u);
     const std::vector<float> q = l.rects.at("volume-spectrum-kxky");

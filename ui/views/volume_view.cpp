@@ -6,6 +6,7 @@
 
 #include "app/lab/analysis.h"
 #include "ui/viewer_state.h"
+#include "ui/views/colorbar.h"
 #include "ui/views/plot.h"
 
 namespace specview::ui {
@@ -196,8 +197,10 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
     const float label_h = ImGui::GetTextLineHeightWithSpacing();
     const ImVec2 avail = ImGui::GetContentRegionAvail();
     const float plot_h = std::max(avail.y * 0.26f, 150.0f * ImGui::GetIO().FontGlobalScale);
+    const float bar_h = 0.6f * ImGui::GetFontSize(), bar_total = bar_h + label_h + ImGui::GetStyle().ItemSpacing.y;
     const ImVec2 cell(std::max((avail.x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3.0f, 20.0f),
-                      std::max((avail.y - plot_h - 2 * label_h - 2 * ImGui::GetStyle().ItemSpacing.y) / 2.0f - label_h,
+                      std::max((avail.y - plot_h - bar_total - 2 * label_h - 2 * ImGui::GetStyle().ItemSpacing.y) / 2.0f -
+                                   label_h,
                                20.0f));
     std::string readout;
     const VolumePicture* pics[6] = {r.image[0].get(),    r.image[1].get(),    r.image[2].get(),
@@ -281,6 +284,16 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
             }
         }
         ImGui::EndGroup();
+    }
+    // The spectrum views' one range (the volume's for slices, the projections' for those) as a colour bar.
+    if (r.spectrum[0]) {
+        const ViewParams& sv = r.spectrum_view;
+        const char* unit = r.view.step > 0 ? "log(1+|data|)" : r.view.step == 0 ? "" : view_unit(sv.view);
+        draw_colorbar(sv.colormap, r.spectrum[0]->lo, r.spectrum[0]->hi, unit, avail.x, bar_h);
+        char l[160];
+        std::snprintf(l, sizeof l, "volume-colorbar %.6g %.6g %s %s", r.spectrum[0]->lo, r.spectrum[0]->hi,
+                      name_of(sv.colormap).c_str(), unit);
+        st.layout.push_back(l);
     }
     ImGui::TextUnformatted(readout.empty() ? "(the cursor over a view: its voxel or bin)" : readout.c_str());
     if (!readout.empty()) st.layout.push_back("volume-readout " + readout);

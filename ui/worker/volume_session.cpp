@@ -138,6 +138,7 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
     out->geometry = g;
     out->shell = shell_;
     out->backend = backend_;
+    out->spectrum_view = s.view;
     VolumeViewRequest v = req;
     v.image_x = std::clamp(v.image_x < 0 ? W / 2 : v.image_x, 0, W - 1);
     v.image_y = std::clamp(v.image_y < 0 ? H / 2 : v.image_y, 0, H - 1);

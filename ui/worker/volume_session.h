@@ -56,6 +56,7 @@ struct VolumeResult {
     std::shared_ptr<const VolumePicture> image[3];     // xy (at z), xz (at y), yz (at x)
     std::shared_ptr<const VolumePicture> spectrum[3];  // kx-ky (at kz), kx-kz (at ky), ky-kz (at kx)
     Profile shell;                                 // the spherically averaged power
+    ViewParams spectrum_view;                      // the view the spectrum's pictures were made with (colour bar)
     bool transformed = false;                      // this result's settings transformed the volume (else views only)
     double decode_ms = 0, transform_ms = 0, pictures_ms = 0;
     // transform_ms in parts: the frames shaped into the buffer, the FFT (a GPU's with its copies), the shell profile
