@@ -428,12 +428,14 @@ public:
         spectrum_kept_ = false;  // a classroom stop's data
         half_kept_ = false;
         if (data_.use_count() > 1 || !data_) data_ = std::make_shared<std::vector<std::complex<float>>>();
-        StagedResult r = run_staged_2d(pp.plane, s.stop);
-        *data_ = std::move(r.data);
-        f.width = r.cols;
-        f.height = r.rows;
-        f.timings.push_back({"staged radix-2 model", ms_since(t0), 0.0});
-        f.backend = "CPU (staged radix-2 model)";
+        if (!run_opencl_staged(pp.plane, s, f)) {
+            StagedResult r = run_staged_2d(pp.plane, s.stop);
+            *data_ = std::move(r.data);
+            f.width = r.cols;
+            f.height = r.rows;
+            f.timings.push_back({"staged radix-2 model", ms_since(t0), 0.0});
+            f.backend = "CPU (staged radix-2 model)";
+        }
         // The launch shapes the GPU would use, for classroom mode's thread mapping (H100 limits).
         f.row_plans = {gpu::plan_row_fft_shape(w, h, s.custom.rows, 1024, 227 * 1024, "an H100"),
                        gpu::plan_row_fft_shape(h, w, s.custom.rows, 1024, 227 * 1024, "an H100")};
@@ -587,7 +589,22 @@ private:
         f.backend = "OpenCL seed pipeline (" + opencl_->device().name + ", " + opencl_->device().platform_name + ")";
         return true;
     }
+    // Classroom on the OpenCL device: its own kernels stopped at the stop (the same data as the model's).
+    bool run_opencl_staged(const Plane& plane, const Settings& s, Frame& f) {
+        if (!opencl_) return false;
+        check_opencl(s, plane.width, plane.height);
+        std::vector<gpu::OpenClPassTime> times;
+        int rows = 0, cols = 0;
+        opencl_->forward_until(plane.v.data(), plane.width, plane.height, opencl_config(s), s.stop, *data_, &rows, &cols,
+                               &times);
+        f.width = cols;
+        f.height = rows;
+        for (const gpu::OpenClPassTime& t : times) f.timings.push_back({"OpenCL " + t.what, t.ms, 0.0});
+        f.backend = "OpenCL seed pipeline (" + opencl_->device().name + "), stopped for the classroom";
+        return true;
+    }
 #else
+    bool run_opencl_staged(const Plane&, const Settings&, Frame&) { return false; }
     void check_opencl(const Settings&, int, int) const {}
     bool run_opencl(const Settings&, int, int, Frame&) { return false; }
 #endif

@@ -204,18 +204,24 @@ struct OpenClFft::Impl {
         return double(t1 - t0) * 1e-6;
     }
 
-    // `rows` rows of n values: in -> out (natural order); in is overwritten by the global stages.
-    void row_fft(cl_mem in, cl_mem out, int n, int rows, const OpenClFftConfig& c, std::vector<Event>& events) {
+    // `rows` rows of n values: in -> out; in is overwritten by the global stages. `stages` of the log2(n) (all when
+    // negative); in natural order when all ran and `natural`, else as the butterflies left them.
+    void row_fft(cl_mem in, cl_mem out, int n, int rows, const OpenClFftConfig& c, std::vector<Event>& events,
+                 int stages = -1, bool natural = true) {
         if (n == 1) {  // a length-1 DFT is the value itself
             cl_event ev = nullptr;
             CL_CHECK(clEnqueueCopyBuffer(queue, in, out, 0, 0, std::size_t(rows) * sizeof(cl_float2), 0, nullptr, &ev));
             events.emplace_back(ev);
             return;
         }
+        int log2n = 0;
+        while ((1 << log2n) < n) ++log2n;
+        if (stages < 0) stages = log2n;
         const cl_uint un = cl_uint(n), urows = cl_uint(rows);
         const int len = std::min(c.local_length, n);
         cl_mem tw = twiddles_for(n);
-        for (int span = n / 2; span >= len; span /= 2) {
+        int done = 0;
+        for (int span = n / 2; span >= len && done < stages; span /= 2, ++done) {
             const cl_uint uspan = cl_uint(span);
             CL_CHECK(clSetKernelArg(global_stage, 0, sizeof(cl_mem), &in));
             CL_CHECK(clSetKernelArg(global_stage, 1, sizeof(cl_mem), &tw));
@@ -228,14 +234,16 @@ struct OpenClFft::Impl {
             CL_CHECK(clEnqueueNDRangeKernel(queue, global_stage, 1, nullptr, &global, &wg, 0, nullptr, &ev));
             events.emplace_back(ev);
         }
-        const cl_uint ulen = cl_uint(len);
+        const cl_uint ulen = cl_uint(len), ulocal = cl_uint(stages - done), unatural = natural && stages == log2n;
         CL_CHECK(clSetKernelArg(local, 0, sizeof(cl_mem), &in));
         CL_CHECK(clSetKernelArg(local, 1, sizeof(cl_mem), &out));
         CL_CHECK(clSetKernelArg(local, 2, sizeof(cl_mem), &tw));
         CL_CHECK(clSetKernelArg(local, 3, sizeof un, &un));
         CL_CHECK(clSetKernelArg(local, 4, sizeof ulen, &ulen));
         CL_CHECK(clSetKernelArg(local, 5, sizeof urows, &urows));
-        CL_CHECK(clSetKernelArg(local, 6, std::size_t(len) * std::size_t(c.rows_per_group) * sizeof(cl_float2), nullptr));
+        CL_CHECK(clSetKernelArg(local, 6, sizeof ulocal, &ulocal));
+        CL_CHECK(clSetKernelArg(local, 7, sizeof unatural, &unatural));
+        CL_CHECK(clSetKernelArg(local, 8, std::size_t(len) * std::size_t(c.rows_per_group) * sizeof(cl_float2), nullptr));
         const std::size_t H = std::size_t(c.rows_per_group);
         const std::size_t wg[2] = {std::size_t(len / 2), H};
         const std::size_t global[2] = {std::size_t(len / 2) * std::size_t(n / len), (std::size_t(rows) + H - 1) / H * H};
@@ -347,8 +355,34 @@ std::string OpenClFft::check(int width, int height, const OpenClFftConfig& c) co
 
 void OpenClFft::forward(const float* plane, int width, int height, const OpenClFftConfig& c, std::complex<float>* out,
                         std::vector<OpenClPassTime>* times) {
+    int rows = 0, cols = 0;
+    run(plane, width, height, c, nullptr, out, &rows, &cols, times);
+}
+
+void OpenClFft::forward_until(const float* plane, int width, int height, const OpenClFftConfig& c,
+                              const StopPoint& stop, std::vector<std::complex<float>>& out, int* rows, int* cols,
+                              std::vector<OpenClPassTime>* times) {
+    out.resize(std::size_t(width) * std::size_t(height));
+    run(plane, width, height, c, &stop, out.data(), rows, cols, times);
+}
+
+void OpenClFft::run(const float* plane, int width, int height, const OpenClFftConfig& c, const StopPoint* stop,
+                    std::complex<float>* out, int* rows, int* cols, std::vector<OpenClPassTime>* times) {
     const std::string why = check(width, height, c);
     if (!why.empty()) throw ConfigError(why);
+    using Kind = StopPoint::Kind;
+    const Kind kind = stop ? stop->kind : Kind::Done;
+    auto log2i = [](int n) {
+        int l = 0;
+        while ((1 << l) < n) ++l;
+        return l;
+    };
+    if (kind == Kind::RowPass1 || kind == Kind::RowPass2) {
+        const int n = kind == Kind::RowPass1 ? width : height;
+        if (stop->stage < 0 || stop->stage > log2i(n))
+            throw ConfigError("stage " + std::to_string(stop->stage) + " of a " + std::to_string(n) +
+                              "-point row pass: it has stages 0 (none yet) to " + std::to_string(log2i(n)));
+    }
     Impl& m = *impl_;
     const std::size_t count = std::size_t(width) * std::size_t(height);
     if (count > m.capacity) {
@@ -374,16 +408,37 @@ void OpenClFft::forward(const float* plane, int width, int height, const OpenClF
     CL_CHECK(clEnqueueWriteBuffer(m.queue, m.a, CL_FALSE, 0, count * sizeof(cl_float2), m.staging.data(), 0, nullptr, &up));
     ev.emplace_back(up);
     mark("upload (host to device)");
-    m.row_fft(m.a, m.b, width, height, c, ev);
+    // Row pass, transpose, row pass, transpose; a stop leaves the data where that step put it.
+    cl_mem result = m.a;
+    *rows = height;
+    *cols = width;
+    const bool reversed = stop && stop->bit_reversed;  // (a row pass's own stop only)
+    m.row_fft(m.a, m.b, width, height, c, ev, kind == Kind::RowPass1 ? stop->stage : -1,
+              !(kind == Kind::RowPass1 && reversed));
     mark("row FFT (along x)");
-    m.transpose_into(m.b, m.a, height, width, c.tile, ev);
-    mark("transpose");
-    m.row_fft(m.a, m.b, height, width, c, ev);
-    mark("row FFT (along y)");
-    m.transpose_into(m.b, m.a, width, height, c.tile, ev);
-    mark("transpose back");
+    result = m.b;
+    if (kind != Kind::RowPass1) {
+        m.transpose_into(m.b, m.a, height, width, c.tile, ev);
+        mark("transpose");
+        result = m.a;
+        *rows = width;
+        *cols = height;
+    }
+    if (kind != Kind::RowPass1 && kind != Kind::Transpose1) {
+        m.row_fft(m.a, m.b, height, width, c, ev, kind == Kind::RowPass2 ? stop->stage : -1,
+                  !(kind == Kind::RowPass2 && reversed));
+        mark("row FFT (along y)");
+        result = m.b;
+    }
+    if (kind == Kind::Transpose2 || kind == Kind::Done) {
+        m.transpose_into(m.b, m.a, width, height, c.tile, ev);
+        mark("transpose back");
+        result = m.a;
+        *rows = height;
+        *cols = width;
+    }
     cl_event down = nullptr;
-    CL_CHECK(clEnqueueReadBuffer(m.queue, m.a, CL_TRUE, 0, count * sizeof(cl_float2), out, 0, nullptr, &down));
+    CL_CHECK(clEnqueueReadBuffer(m.queue, result, CL_TRUE, 0, count * sizeof(cl_float2), out, 0, nullptr, &down));
     ev.emplace_back(down);
     mark("download (device to host)");
     if (!times) return;

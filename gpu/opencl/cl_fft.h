@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu/common/config.h"
+
 namespace specview::gpu {
 
 // One OpenCL device as the ICD loader lists it: its platform and device indices (--opencl-device P:D), names, and
@@ -59,8 +61,16 @@ public:
     // reason) or GpuError (an OpenCL call failed, naming it and the error).
     void forward(const float* plane, int width, int height, const OpenClFftConfig& c, std::complex<float>* out,
                  std::vector<OpenClPassTime>* times = nullptr);
+    // Classroom: the pipeline stopped at `stop` (after k butterfly stages of a row pass, after a transpose), the data
+    // as it lies there in *out, *rows x *cols (width x height after one transpose): what app/engine/staged_fft.h's
+    // model and the CUDA custom kernels show at the same stop. Throws ConfigError for a stage outside the pass.
+    void forward_until(const float* plane, int width, int height, const OpenClFftConfig& c, const StopPoint& stop,
+                       std::vector<std::complex<float>>& out, int* rows, int* cols,
+                       std::vector<OpenClPassTime>* times = nullptr);
 
 private:
+    void run(const float* plane, int width, int height, const OpenClFftConfig& c, const StopPoint* stop,
+             std::complex<float>* out, int* rows, int* cols, std::vector<OpenClPassTime>* times);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -6,8 +6,10 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "app/engine/staged_fft.h"
 #include "gpu/common/errors.h"
 #include "gpu/opencl/cl_fft.h"
 #include "tests/support/oracle.h"
@@ -69,6 +71,50 @@ TEST(OpenClFft, MatchesFftwDoubleAtEverySizeAndKnob) {
             for (const auto& t : times) EXPECT_GE(t.ms, 0.0) << t.what;
         }
     }
+}
+
+// Classroom: stopped after any butterfly stage of either row pass (in place, or the last stage's rows left
+// bit-reversed), after either transpose, the data equal the CPU model's (app/engine/staged_fft.h, the CUDA custom
+// kernels' butterflies): rows of one block, and rows whose first stages run in global memory.
+TEST(OpenClFft, EveryStopShowsTheStagedModelsData) {
+    const auto devices = usable_devices();
+    REQUIRE_OPENCL(devices);
+    Rng rng;
+    OpenClFft fft(devices[0].platform, devices[0].device);
+    using Kind = gpu::StopPoint::Kind;
+    for (const auto& [w, h, local] : std::vector<std::tuple<int, int, int>>{{16, 8, 1024}, {64, 32, 8}}) {
+        Plane plane(w, h);
+        plane.v = rng.real(std::size_t(w) * h, -1.0f, 1.0f);
+        OpenClFftConfig c;
+        c.local_length = local;
+        c.rows_per_group = 2;
+        c.tile = 4;
+        std::vector<gpu::StopPoint> stops;
+        for (int k = 0; (1 << k) <= w; ++k) stops.push_back({Kind::RowPass1, k, false});
+        stops.push_back({Kind::RowPass1, int(std::log2(w)), true});
+        stops.push_back({Kind::Transpose1, 0, false});
+        for (int k = 0; (1 << k) <= h; ++k) stops.push_back({Kind::RowPass2, k, false});
+        stops.push_back({Kind::RowPass2, int(std::log2(h)), true});
+        stops.push_back({Kind::Transpose2, 0, false});
+        for (const gpu::StopPoint& stop : stops) {
+            const StagedResult want = run_staged_2d(plane, stop);
+            std::vector<cf> got(std::size_t(w) * h, cf(NAN, NAN));
+            int rows = 0, cols = 0;
+            fft.forward_until(plane.v.data(), w, h, c, stop, got, &rows, &cols);
+            const std::string what = std::to_string(w) + "x" + std::to_string(h) + " stop " +
+                                     std::to_string(int(stop.kind)) + " stage " + std::to_string(stop.stage) +
+                                     (stop.bit_reversed ? " bit-reversed" : "");
+            ASSERT_EQ(rows, want.rows) << what;
+            ASSERT_EQ(cols, want.cols) << what;
+            std::vector<cd> ref(want.data.begin(), want.data.end());
+            EXPECT_LT(rel_l2(got, ref), 1e-5) << what;
+        }
+    }
+    gpu::StopPoint past{Kind::RowPass1, 5, false};  // a 16-point row has 4 stages
+    std::vector<cf> out;
+    int rows = 0, cols = 0;
+    const std::vector<float> plane(16 * 8, 0.0f);
+    EXPECT_THROW(fft.forward_until(plane.data(), 16, 8, {}, past, out, &rows, &cols), gpu::ConfigError);
 }
 
 // What the kernels cannot do is refused before a launch, with the reason: sides that are not powers of two (radix 2),
