@@ -390,6 +390,24 @@ TEST(Worker, AVolumesSlicesShowThePlaneWaveWhereItIs) {
             const double want = (pages[std::size_t(z)][std::size_t(y) * W + 5] / 65535.0 - yz.lo) / (yz.hi - yz.lo) * 255.0;
             EXPECT_NEAR(double(yz.rgba[std::size_t(z) * H + y] & 0xFF), want, 1.01) << y << "," << z;
         }
+    // An ROI: the same rectangle of every frame is the volume transformed (the image's views stay whole); one that
+    // does not lie within the frames is an error naming the file.
+    s.roi = Roi{2, 1, 8, 4};
+    worker.volume_view(s, v);
+    u = settle(worker);
+    ASSERT_TRUE(u.volume && u.volume->ok) << (u.volume ? u.volume->error : "no result");
+    EXPECT_TRUE(u.volume->transformed);
+    EXPECT_EQ(u.volume->geometry.width, 8);
+    EXPECT_EQ(u.volume->geometry.height, 4);
+    EXPECT_EQ(u.volume->geometry.depth, D);
+    EXPECT_EQ(u.volume->image[0]->width, W);
+    s.roi = Roi{10, 0, 30, 4};
+    worker.volume_view(s, v);
+    u = settle(worker);
+    ASSERT_TRUE(u.volume.has_value());
+    EXPECT_FALSE(u.volume->ok);
+    EXPECT_NE(u.volume->error.find("v.tif"), std::string::npos) << u.volume->error;
+    s.roi = Roi{};
     // A broken file is an error naming it (and the open volume stays for the views).
     fixtures::write_file(dir.file("two.gif"), std::vector<unsigned char>{'G', 'I', 'F', '8', '9', 'a'});
     worker.open_volume(s, dir.file("two.gif"), v);

@@ -31,7 +31,7 @@ std::string transform_key(const Settings& s) {
       << s.kaiser_beta << ' ' << int(s.window_shape) << ' ' << int(s.level) << ' ' << int(s.pad) << ' '
       << int(s.pad_fill) << ' ' << int(s.cufft_mode) << ' ' << s.custom.rows.threads_per_block << ' '
       << s.custom.rows.block_height << ' ' << s.custom.rows.max_local_length << ' ' << s.custom.transpose.tile << ' '
-      << s.custom.merge_final_transposes;
+      << s.custom.merge_final_transposes << ' ' << roi_string(s.roi);
     return k.str();
 }
 
@@ -76,14 +76,24 @@ void VolumeSession::open(const std::string& path, const Settings& s, const Volum
     update(s, v, threads, out);
 }
 
+const std::vector<Image>& VolumeSession::transformed_frames(const Settings& s, std::vector<Image>& cropped) const {
+    if (s.roi.whole()) return frames_;
+    // --roi: the same rectangle of every frame (an InputError naming it where it does not lie within them)
+    cropped.reserve(frames_.size());
+    for (const Image& f : frames_) cropped.push_back(crop_image(f, s.roi.x, s.roi.y, s.roi.w, s.roi.h, path_));
+    return cropped;
+}
+
 void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out) {
     const auto t0 = Clock::now();
-    const int W = frames_[0].width, H = frames_[0].height, D = int(frames_.size());
+    std::vector<Image> cropped;
+    const std::vector<Image>& frames = transformed_frames(s, cropped);
+    const int W = frames[0].width, H = frames[0].height, D = int(frames.size());
     // The last spectrum's buffer and plan serve again at the same size (begin keeps them): no new pages to fault in.
     // It is overwritten: should this transform fail, no spectrum is left, and the next request transforms again.
     std::unique_ptr<VolumeSpectrum> vol = spectrum_ ? std::move(spectrum_) : std::make_unique<VolumeSpectrum>();
     vol->begin(s, W, H, D, threads);
-    vol->add_frames(frames_, path_);
+    vol->add_frames(frames, path_);
     const double frames_ms = ms_since(t0);
     const VolumeGeometry& g = vol->geometry();
     std::string backend = "CPU (FFTW 3D)";
@@ -267,10 +277,12 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
 void VolumeSession::classroom_pictures(const Settings& s, int step, int threads, VolumeResult* out) {
     // The volume as shaped for the transform (window, level, padding), captured from the shaping pass.
     if (shaped_volume_key_ != shaped_) {
-        const int W = frames_[0].width, H = frames_[0].height, D = int(frames_.size());
+        std::vector<Image> cropped;
+        const std::vector<Image>& frames = transformed_frames(s, cropped);
+        const int W = frames[0].width, H = frames[0].height, D = int(frames.size());
         VolumeSpectrum vol;
         vol.begin(s, W, H, D, threads);
-        vol.add_frames(frames_, path_);
+        vol.add_frames(frames, path_);
         const VolumeGeometry g = vol.geometry();
         shaped_volume_.assign(std::size_t(g.width) * g.height * g.depth, 0.0f);
         const std::size_t stride = 2 * (std::size_t(g.width) / 2 + 1);

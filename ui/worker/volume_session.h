@@ -77,6 +77,8 @@ public:
 
 private:
     void transform(const Settings& s, int threads, VolumeResult* out);
+    // The frames the transform takes: all of each, or the ROI's rectangle of each (copied into `cropped`).
+    const std::vector<Image>& transformed_frames(const Settings& s, std::vector<Image>& cropped) const;
     std::vector<Image> frames_;
     std::string path_;
     std::unique_ptr<VolumeSpectrum> spectrum_;
