@@ -585,7 +585,7 @@ private:
         std::complex<float>* half = fft_.half();
         for (int y = 0; y < h; ++y)
             std::memcpy(half + std::size_t(y) * hw, cl_full_.data() + std::size_t(y) * w, sizeof(std::complex<float>) * hw);
-        for (const gpu::OpenClPassTime& t : times) f.timings.push_back({"OpenCL " + t.what, t.ms, 0.0});
+        for (const gpu::OpenClPassTime& t : times) f.timings.push_back({"OpenCL " + t.what, t.ms, t.bytes});
         f.backend = "OpenCL seed pipeline (" + opencl_->device().name + ", " + opencl_->device().platform_name + ")";
         return true;
     }
@@ -599,7 +599,7 @@ private:
                                &times);
         f.width = cols;
         f.height = rows;
-        for (const gpu::OpenClPassTime& t : times) f.timings.push_back({"OpenCL " + t.what, t.ms, 0.0});
+        for (const gpu::OpenClPassTime& t : times) f.timings.push_back({"OpenCL " + t.what, t.ms, t.bytes});
         f.backend = "OpenCL seed pipeline (" + opencl_->device().name + "), stopped for the classroom";
         return true;
     }

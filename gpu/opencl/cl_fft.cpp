@@ -445,10 +445,14 @@ void OpenClFft::run(const float* plane, int width, int height, const OpenClFftCo
     times->clear();
     for (std::size_t i = 0; i < ev.size(); ++i) {
         const double ms = m.event_ms(ev[i]);
-        if (!times->empty() && times->back().what == what[i])
+        // each kernel reads and writes the whole plane once (8 bytes a complex value each way)
+        const double bytes = i == 0 || i + 1 == ev.size() ? 0.0 : 16.0 * double(count);
+        if (!times->empty() && times->back().what == what[i]) {
             times->back().ms += ms;  // a row FFT's global stages and local pass together
-        else
-            times->push_back({what[i], ms});
+            times->back().bytes += bytes;
+        } else {
+            times->push_back({what[i], ms, bytes});
+        }
     }
 }
 

@@ -41,6 +41,7 @@ struct OpenClFftConfig {
 struct OpenClPassTime {
     std::string what;
     double ms = 0;
+    double bytes = 0;  // read + written in device memory by its kernels (0 for the copies to and from the host)
 };
 
 class OpenClFft {

@@ -1274,6 +1274,33 @@ TEST_F(Script, DraggingASliderOnTheCpuShowsAPreviewBeforeThePicture) {
     EXPECT_TRUE(drag.back()["ready_ms"].is_number()) << drag.back();
     EXPECT_EQ(r.value("backend", ""), "CPU (FFTW)") << r;
 }
+// Seed 001's comparison, live (issue 62): `compare` (the Timings panel's button) runs the image through every backend
+// there is; each row is the CPU's spectrum within float rounding and its picture within a level, or says why it
+// could not run; the CUDA backends are there exactly where a GPU is.
+TEST_F(Script, CompareRunsEveryBackendAgainstTheCpus) {
+    fixtures::Pixels p = fixtures::pattern(96, 64, 3);
+    const std::string img = dir.file("p.png");
+    fixtures::write_file(img, fixtures::png(p, 8));
+    ASSERT_EQ(run_script("wait-ready\ncompare\nwait-ready\nquit\n", {img}), 0) << read("out.txt");
+    const nlohmann::json r = report();
+    ASSERT_TRUE(r.contains("comparison")) << r.dump();
+    const auto& rows = r["comparison"];
+    const bool gpu = gpu::probe_device(0).available;
+    ASSERT_EQ(rows.size(), gpu ? 5u : 2u) << rows.dump();
+    EXPECT_EQ(rows[0].value("backend", ""), "cpu");
+    EXPECT_EQ(rows[0].value("error", "x"), "");
+    for (const auto& row : rows) {
+        const std::string b = row.value("backend", "");
+        if (!row.value("error", "").empty()) {
+            EXPECT_EQ(b, "opencl") << "only OpenCL may be missing here: " << row.dump();
+            continue;
+        }
+        EXPECT_GT(row.value("ms", 0.0), 0.0) << row.dump();
+        EXPECT_LT(row.value("max_rel_diff", 1.0), 1e-5) << row.dump();
+        EXPECT_LE(row.value("max_level_diff", 256), 1) << row.dump();
+    }
+}
+
 // A stack as one volume (issue 61, --volume and the script's volume actions): the six views, the spectrum's kx-ky slice
 // through a plane wave's kz showing its peak at (kx, ky) from the centre; each request in the report's
 // "volume_changes", slices and projections making pictures only, a window transforming again; the classroom's steps.

@@ -55,12 +55,18 @@ void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
                          ImVec2(ImGui::GetContentRegionAvail().x, 50 * ImGui::GetIO().FontGlobalScale));
     }
 
-    ImGui::BeginDisabled(!ctx.machine.gpu_ok);
-    if (ImGui::Button("Compare custom vs cuFFT")) {
-        ctx.worker.compare(ctx.settings);
-        ctx.messages.info("comparing custom and cuFFT on this image ...");
+    // Seed 001's comparison, live: every backend there is on this image, against the CPU's spectrum and picture.
+    if (ImGui::Button("Compare every backend")) {
+        timings.comparison.reset();
+        ctx.worker.compare(ctx.settings, ctx.machine.gpu_ok);
+        ctx.messages.info("comparing every backend on this image ...");
     }
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("the same image through FFTW, OpenCL%s: ms (transform + view, median of 3), GB/s of the\n"
+                          "counted stages, and the largest difference from the CPU's spectrum and picture",
+                          ctx.machine.gpu_ok ? ", the custom kernels, custom-fast and cuFFT" : "");
     ImGui::SameLine();
+    ImGui::BeginDisabled(!ctx.machine.gpu_ok);
     if (ImGui::Button(timings.sweep_running ? "Sweeping..." : "Sweep threads x H") && !timings.sweep_running) {
         ctx.worker.sweep(ctx.settings);
         timings.sweep_running = true;
@@ -68,12 +74,37 @@ void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
     ImGui::EndDisabled();
     if (!ctx.machine.gpu_ok && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
         ImGui::SetTooltip("needs a GPU: %s", ctx.machine.gpu_why.c_str());
-    if (timings.comparison) {
-        const CompareResult& c = *timings.comparison;
-        ImGui::TextWrapped(
-            "custom %.3f ms, cuFFT %.3f ms: custom/cuFFT = %.2fx; largest spectrum difference %.2g of the "
-            "peak, %d colormap level(s)",
-            c.custom_ms, c.cufft_ms, c.cufft_ms > 0 ? c.custom_ms / c.cufft_ms : 0.0, c.max_rel_diff, c.max_level_diff);
+    if (timings.comparison &&
+        ImGui::BeginTable("compare", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingStretchProp)) {
+        ImGui::TableSetupColumn("backend");
+        ImGui::TableSetupColumn("ms");
+        ImGui::TableSetupColumn("GB/s");
+        ImGui::TableSetupColumn("vs CPU: |dF|/peak");
+        ImGui::TableSetupColumn("levels");
+        ImGui::TableHeadersRow();
+        for (const CompareRow& c : timings.comparison->rows) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(c.backend.c_str());
+            if (ImGui::IsItemHovered() && !c.ran.empty()) ImGui::SetTooltip("%s", c.ran.c_str());
+            ImGui::TableNextColumn();
+            if (!c.error.empty()) {
+                ImGui::TextDisabled("cannot run");
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", c.error.c_str());
+                continue;
+            }
+            ImGui::Text("%.3f", c.ms);
+            ImGui::TableNextColumn();
+            if (c.gbps > 0) ImGui::Text("%.0f", c.gbps);
+            ImGui::TableNextColumn();
+            if (c.backend == "cpu")
+                ImGui::TextDisabled("reference");
+            else
+                ImGui::Text("%.2g", c.max_rel_diff);
+            ImGui::TableNextColumn();
+            if (c.backend != "cpu") ImGui::Text("%d", c.max_level_diff);
+        }
+        ImGui::EndTable();
     }
 
     if (timings.sweep) {

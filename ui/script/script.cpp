@@ -188,7 +188,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 !parse_count(a.args[1], &u, -1048576, 1048576))
                 throw ScriptError(line, "hover takes two whole numbers U V (signed bin indices, DC = 0 0)");
         } else if (v == "next" || v == "prev" || v == "wait-ready" || v == "quit" || v == "clear-filters" ||
-                   v == "clear-brush" || v == "next-image" || v == "prev-image") {
+                   v == "clear-brush" || v == "next-image" || v == "prev-image" || v == "compare") {
             if (n != 0) throw ScriptError(line, v + " takes no arguments");
         } else if (v == "zoom") {
             double f = 0;
@@ -215,7 +215,7 @@ std::vector<ScriptAction> parse_script(const std::string& path) {
                 "unknown action '" + v +
                     "' (open, next-image, prev-image, save-picture, save-raw, key, set, drag, hover, zoom, pan, fit, roi, pixel-size, panel-width, next, prev, wait, wait-ready, "
                     "filter, clear-filters, paint, erase, clear-brush, save-mask, load-mask, analysis, slice, image-slice, "
-                    "projection, volume-step, "
+                    "projection, volume-step, compare, "
                     "line, correlate, export-analysis, frame, play, pause, stack-analysis, screenshot, "
                     "save-texture, quit)");
         }
@@ -419,6 +419,11 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             }
             continue;
         }
+        if (a.verb == "compare") {  // as the Timings panel's button: every backend against the CPU's spectrum
+            st.timings.comparison.reset();
+            st.worker->compare(st.settings, st.machine.gpu_ok);
+            return true;
+        }
         if (a.verb == "next" || a.verb == "prev") {
             st.classroom.enabled = true;
             st.classroom.step += a.verb == "next" ? 1 : -1;
@@ -499,6 +504,17 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
     r["first_picture_ms"] = ms(st.first_picture_ms);
     r["first_decode_ms"] = ms(st.first_decode_ms);
     r["startup"] = startup_json(st);
+    if (st.timings.comparison) {  // the last `compare`: a row per backend
+        r["comparison"] = Json::array();
+        for (const CompareRow& c : st.timings.comparison->rows)
+            r["comparison"].push_back(Json{{"backend", c.backend},
+                                           {"ran", c.ran},
+                                           {"ms", ms(c.ms)},
+                                           {"gbps", c.gbps},
+                                           {"max_rel_diff", c.max_rel_diff},
+                                           {"max_level_diff", c.max_level_diff},
+                                           {"error", c.error}});
+    }
     r["opens"] = Json::array();
     for (const auto& o : st.opens)
         r["opens"].push_back(Json{{"path", o.path},

@@ -385,34 +385,59 @@ void Worker::sweep_step() {
     if (!sw.finished) jobs_.push_back([this] { sweep_step(); });
 }
 
-void Worker::compare(const Settings& s) {
+void Worker::compare(const Settings& s, bool cuda) {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.push_back([this, s] {
-        try {
-            Settings c = s;
-            c.stop = {};
-            RunOptions o;
-            o.want_spectrum = true;
-            c.backend = Backend::Custom;
-            last_run_change_ = 0;  // the engine's spectrum is this job's now, not the viewer's run's
-            const Frame a = engine_.run(c, o);
-            c.backend = Backend::Cufft;
-            last_run_change_ = 0;  // the engine's spectrum is this job's now, not the viewer's run's
-            const Frame b = engine_.run(c, o);
-            double peak = 0, diff = 0;
-            for (std::size_t i = 0; i < b.spectrum.size() && i < a.spectrum.size(); ++i) {
-                peak = std::max(peak, double(std::abs(b.spectrum[i])));
-                diff = std::max(diff, double(std::abs(b.spectrum[i] - a.spectrum[i])));
+    jobs_.push_back([this, s, cuda] {
+        CompareResult result;
+        std::vector<Backend> backends = {Backend::Cpu, Backend::OpenCl};
+        if (cuda) backends.insert(backends.end(), {Backend::Custom, Backend::CustomFast, Backend::Cufft});
+        Frame ref;
+        double peak = 0;
+        for (Backend b : backends) {
+            CompareRow row;
+            row.backend = name_of(b);
+            try {
+                Settings c = s;
+                c.stop = {};
+                c.backend = b;
+                RunOptions o;
+                o.want_spectrum = true;
+                std::vector<double> ms;
+                Frame f;
+                for (int k = 0; k < 3; ++k) {
+                    last_run_change_ = 0;  // the engine's spectrum is this job's now, not the viewer's run's
+                    f = engine_.run(c, o);
+                    ms.push_back(f.total_ms);
+                }
+                std::sort(ms.begin(), ms.end());
+                row.ms = ms[1];
+                row.ran = f.backend;
+                double bytes = 0, t = 0;
+                for (const gpu::KernelTiming& k : f.timings)
+                    if (k.bytes > 0) bytes += k.bytes, t += k.ms;
+                row.gbps = t > 0 ? bytes / (t * 1e6) : 0;
+                if (b == Backend::Cpu) {
+                    ref = std::move(f);
+                    for (const auto& z : ref.spectrum) peak = std::max(peak, double(std::abs(z)));
+                } else {
+                    double diff = 0;
+                    for (std::size_t i = 0; i < ref.spectrum.size() && i < f.spectrum.size(); ++i)
+                        diff = std::max(diff, double(std::abs(f.spectrum[i] - ref.spectrum[i])));
+                    row.max_rel_diff = f.spectrum.size() == ref.spectrum.size() ? (peak > 0 ? diff / peak : diff) : 1.0;
+                    row.max_level_diff = f.rgba.size() == ref.rgba.size()
+                                             ? max_level_difference(f.rgba.data(), ref.rgba.data(),
+                                                                    (long long)f.rgba.size(), c.view.colormap)
+                                             : 256;
+                }
+            } catch (const gpu::GpuContextLost&) {
+                throw;  // the GPU is gone: the job's handler says so
+            } catch (const std::exception& e) {
+                row.error = describe(e);
             }
-            const int levels =
-                b.rgba.size() == a.rgba.size()
-                    ? max_level_difference(b.rgba.data(), a.rgba.data(), (long long)b.rgba.size(), c.view.colormap)
-                    : 256;
-            std::lock_guard<std::mutex> lock(mu_);
-            out_.comparison = CompareResult{a.total_ms, b.total_ms, peak > 0 ? diff / peak : diff, levels};
-        } catch (const std::exception& e) {
-            publish_error("comparison failed: " + describe(e));
+            result.rows.push_back(std::move(row));
         }
+        std::lock_guard<std::mutex> lock(mu_);
+        out_.comparison = std::move(result);
     });
     cv_.notify_one();
 }

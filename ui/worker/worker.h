@@ -103,9 +103,19 @@ struct SweepResult {
     bool finished = false;
 };
 
+// Seed 001's comparison, live (issue 62): the image through every backend there is, each against the CPU's (FFTW's)
+// spectrum and picture.
+struct CompareRow {
+    std::string backend;       // the name (cpu, opencl, custom, custom-fast, cufft)
+    std::string ran;           // what ran, in words (the device)
+    double ms = 0;             // the run's transform + view, median of three
+    double gbps = 0;           // the bytes its stages moved over their time (0: not counted)
+    double max_rel_diff = 0;   // the largest |F - F_cpu| over the largest |F_cpu|
+    int max_level_diff = 0;    // the largest colormap-level difference from the CPU's picture
+    std::string error;         // why it could not run (the rest empty then)
+};
 struct CompareResult {
-    double custom_ms = 0, cufft_ms = 0, max_rel_diff = 0;
-    int max_level_diff = 0;
+    std::vector<CompareRow> rows;  // cpu first
 };
 
 // One whole row of the data a row pass of the seed pipeline transforms (classroom's butterfly diagram): pass 1, a
@@ -239,7 +249,8 @@ public:
     // from the decoder, transformed on the CPU), as a job.
     void stack_analysis(const Settings& s, const std::string& path, int u, int v);
     void sweep(const Settings& s);
-    void compare(const Settings& s);
+    // Every backend there is (the CUDA ones where `cuda`), each against the CPU's spectrum and picture.
+    void compare(const Settings& s, bool cuda);
     void save_npy(const Settings& s, const std::string& path);
     void save_png(const Settings& s, const std::string& path);
     // The mask of these settings for a width x height transform as PATH (gray PNG) and its description (.txt).
