@@ -14,7 +14,7 @@ shift || true
 
 packages=(build-essential cmake ninja-build libglfw3-dev libimgui-dev libstb-dev python3-glad libfftw3-dev
           libcli11-dev nlohmann-json3-dev libjpeg-dev libpng-dev libspng-dev libdeflate-dev libtiff-dev libgif-dev libavformat-dev libavcodec-dev libswscale-dev pkgconf python3-numpy python3-tifffile python3-yaml libseccomp-dev libgtest-dev clang libgl-dev libegl-dev xvfb xauth desktop-file-utils appstream slurm-wlm munge
-          ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo)
+          ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo libegl-mesa0 libgl1-mesa-dri)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -28,6 +28,7 @@ ALLOWED = {
     "gpu/engine": GPU_RUNTIME | {"gpu/plane", "gpu/picture", "gpu/custom", "gpu/fast", "gpu/cufft", "gpu/lab"},
     "gpu/interop": GPU_RUNTIME,
     "gpu/opencl": COMMON,
+    "gpu/glsl": COMMON,
     "app/core": COMMON,
     "app/io/load": COMMON | {"app/core"},
     "app/io": COMMON | {"app/core", "app/io/load", "gpu/plane", "gpu/runtime"},

@@ -1,0 +1,420 @@
+#include "gpu/glsl/gl_fft.h"
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/glcorearb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gpu/common/errors.h"
+#include "gpu/glsl/seed_fft_glsl.h"  // kSeedFftGlsl: seed_fft.glsl, embedded at configure time
+
+namespace specview::gpu {
+
+namespace {
+
+// The GL 4.3 entry points the pipeline uses, from eglGetProcAddress (no loader library needed headless).
+struct Gl {
+#define SV_GL(type, name) type name = nullptr;
+#define SV_GL_LIST                                                                                    \
+    SV_GL(PFNGLGETSTRINGPROC, GetString)                                                              \
+    SV_GL(PFNGLGETERRORPROC, GetError)                                                                \
+    SV_GL(PFNGLGETINTEGERVPROC, GetIntegerv)                                                          \
+    SV_GL(PFNGLGETINTEGERI_VPROC, GetIntegeri_v)                                                      \
+    SV_GL(PFNGLCREATESHADERPROC, CreateShader)                                                        \
+    SV_GL(PFNGLSHADERSOURCEPROC, ShaderSource)                                                        \
+    SV_GL(PFNGLCOMPILESHADERPROC, CompileShader)                                                      \
+    SV_GL(PFNGLGETSHADERIVPROC, GetShaderiv)                                                          \
+    SV_GL(PFNGLGETSHADERINFOLOGPROC, GetShaderInfoLog)                                                \
+    SV_GL(PFNGLDELETESHADERPROC, DeleteShader)                                                        \
+    SV_GL(PFNGLCREATEPROGRAMPROC, CreateProgram)                                                      \
+    SV_GL(PFNGLATTACHSHADERPROC, AttachShader)                                                        \
+    SV_GL(PFNGLLINKPROGRAMPROC, LinkProgram)                                                          \
+    SV_GL(PFNGLGETPROGRAMIVPROC, GetProgramiv)                                                        \
+    SV_GL(PFNGLGETPROGRAMINFOLOGPROC, GetProgramInfoLog)                                              \
+    SV_GL(PFNGLDELETEPROGRAMPROC, DeleteProgram)                                                      \
+    SV_GL(PFNGLUSEPROGRAMPROC, UseProgram)                                                            \
+    SV_GL(PFNGLGETUNIFORMLOCATIONPROC, GetUniformLocation)                                            \
+    SV_GL(PFNGLUNIFORM1UIPROC, Uniform1ui)                                                            \
+    SV_GL(PFNGLGENBUFFERSPROC, GenBuffers)                                                            \
+    SV_GL(PFNGLDELETEBUFFERSPROC, DeleteBuffers)                                                      \
+    SV_GL(PFNGLBINDBUFFERPROC, BindBuffer)                                                            \
+    SV_GL(PFNGLBUFFERDATAPROC, BufferData)                                                            \
+    SV_GL(PFNGLBUFFERSUBDATAPROC, BufferSubData)                                                      \
+    SV_GL(PFNGLGETBUFFERSUBDATAPROC, GetBufferSubData)                                                \
+    SV_GL(PFNGLBINDBUFFERBASEPROC, BindBufferBase)                                                    \
+    SV_GL(PFNGLCOPYBUFFERSUBDATAPROC, CopyBufferSubData)                                              \
+    SV_GL(PFNGLDISPATCHCOMPUTEPROC, DispatchCompute)                                                  \
+    SV_GL(PFNGLMEMORYBARRIERPROC, MemoryBarrier)                                                      \
+    SV_GL(PFNGLGENQUERIESPROC, GenQueries)                                                            \
+    SV_GL(PFNGLDELETEQUERIESPROC, DeleteQueries)                                                      \
+    SV_GL(PFNGLBEGINQUERYPROC, BeginQuery)                                                            \
+    SV_GL(PFNGLENDQUERYPROC, EndQuery)                                                                \
+    SV_GL(PFNGLGETQUERYOBJECTUI64VPROC, GetQueryObjectui64v)                                          \
+    SV_GL(PFNGLFINISHPROC, Finish)
+    SV_GL_LIST
+#undef SV_GL
+    std::string load() {  // "" or the first entry point missing
+#define SV_GL(type, name)                                                       \
+    name = reinterpret_cast<type>(eglGetProcAddress("gl" #name));               \
+    if (!name) return "gl" #name;
+        SV_GL_LIST
+#undef SV_GL
+        return "";
+    }
+};
+
+std::string egl_error() {
+    char b[32];
+    std::snprintf(b, sizeof b, "EGL error 0x%04x", unsigned(eglGetError()));
+    return b;
+}
+
+bool pow2(int n) { return n >= 1 && (n & (n - 1)) == 0; }
+int log2i(int n) {
+    int l = 0;
+    while ((1 << l) < n) ++l;
+    return l;
+}
+
+}  // namespace
+
+struct GlFft::Impl {
+    EGLDisplay display = EGL_NO_DISPLAY;
+    EGLContext context = EGL_NO_CONTEXT;
+    Gl gl;
+    std::string renderer;
+    GLint max_invocations = 0, max_size[2] = {0, 0}, max_shared = 0, max_count[2] = {0, 0};
+    std::map<std::string, GLuint> programs;  // per shader and configuration, compiled once
+    GLuint a = 0, b = 0;
+    std::size_t capacity = 0;
+    std::map<int, GLuint> twiddles;
+    std::vector<float> staging;
+
+    ~Impl() {
+        if (context != EGL_NO_CONTEXT) {
+            eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context);
+            for (auto& [k, p] : programs) gl.DeleteProgram(p);
+            for (auto& [n, t] : twiddles) gl.DeleteBuffers(1, &t);
+            if (a) gl.DeleteBuffers(1, &a);
+            if (b) gl.DeleteBuffers(1, &b);
+            eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+            eglDestroyContext(display, context);
+        }
+        if (display != EGL_NO_DISPLAY) eglTerminate(display);
+    }
+
+    void current() {
+        if (eglGetCurrentContext() != context && !eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context))
+            throw GpuError("eglMakeCurrent failed: " + egl_error());
+    }
+    void check_gl(const char* what) {
+        const GLenum e = gl.GetError();
+        if (e != GL_NO_ERROR) {
+            char b[32];
+            std::snprintf(b, sizeof b, "0x%04x", unsigned(e));
+            throw GpuError(std::string("OpenGL: ") + what + " failed: GL error " + b, e == GL_OUT_OF_MEMORY);
+        }
+    }
+
+    // A context on display d: 4.3 core or better, no surface.
+    bool try_display(EGLDisplay d, std::string* why) {
+        EGLint major = 0, minor = 0;
+        if (!eglInitialize(d, &major, &minor)) {
+            *why = "eglInitialize: " + egl_error();
+            return false;
+        }
+        if (!eglBindAPI(EGL_OPENGL_API)) {
+            *why = "no desktop OpenGL on this EGL";
+            eglTerminate(d);
+            return false;
+        }
+        const EGLint attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 3,
+                                EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+        EGLContext c = eglCreateContext(d, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attrs);
+        if (c == EGL_NO_CONTEXT || !eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, c)) {
+            *why = "no OpenGL 4.3 core context without a surface (" + egl_error() + ")";
+            if (c != EGL_NO_CONTEXT) eglDestroyContext(d, c);
+            eglTerminate(d);
+            return false;
+        }
+        display = d;
+        context = c;
+        return true;
+    }
+};
+
+GlFft::GlFft() : impl_(new Impl) {
+    Impl& m = *impl_;
+    std::string why = "no EGL display";
+    // A GPU's driver first (EGL's device platform: NVIDIA's on the GPU machine), then Mesa's surfaceless platform.
+    auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+    auto platform_display =
+        reinterpret_cast<PFNEGLGETPLATFORMDISPLAYEXTPROC>(eglGetProcAddress("eglGetPlatformDisplayEXT"));
+    if (!platform_display) throw GpuUnavailable("OpenGL: EGL has no eglGetPlatformDisplayEXT (no headless display)");
+    if (query_devices) {
+        EGLDeviceEXT devices[16];
+        EGLint count = 0;
+        if (query_devices(16, devices, &count))
+            for (EGLint i = 0; i < count && m.context == EGL_NO_CONTEXT; ++i) {
+                EGLDisplay d = platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
+                if (d != EGL_NO_DISPLAY) m.try_display(d, &why);
+            }
+    }
+    if (m.context == EGL_NO_CONTEXT) {
+        EGLDisplay d = platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+        if (d != EGL_NO_DISPLAY) m.try_display(d, &why);
+    }
+    if (m.context == EGL_NO_CONTEXT) throw GpuUnavailable("OpenGL compute: " + why);
+    const std::string missing = m.gl.load();
+    if (!missing.empty()) throw GpuUnavailable("OpenGL compute: the driver lacks " + missing);
+    m.renderer = std::string(reinterpret_cast<const char*>(m.gl.GetString(GL_RENDERER))) + ", OpenGL " +
+                 reinterpret_cast<const char*>(m.gl.GetString(GL_VERSION));
+    m.gl.GetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &m.max_invocations);
+    m.gl.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, 0, &m.max_size[0]);
+    m.gl.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, 1, &m.max_size[1]);
+    m.gl.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &m.max_count[0]);
+    m.gl.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &m.max_count[1]);
+    m.gl.GetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &m.max_shared);
+    m.check_gl("reading the compute limits");
+}
+
+GlFft::~GlFft() = default;
+
+std::string GlFft::renderer() const { return impl_->renderer; }
+
+bool GlFft::software() const {
+    const std::string& r = impl_->renderer;
+    return r.find("llvmpipe") != std::string::npos || r.find("softpipe") != std::string::npos ||
+           r.find("swrast") != std::string::npos;
+}
+
+std::string GlFft::check(int width, int height, const GlFftConfig& c) const {
+    const Impl& m = *impl_;
+    if (!pow2(width) || !pow2(height))
+        return "the OpenGL compute shaders are radix 2: " + std::to_string(width) + "x" + std::to_string(height) +
+               " is not a power of two each way (--pad pow2 or crop, or another backend)";
+    if (!pow2(c.local_length) || c.local_length < 2) return "the local length must be a power of two from 2";
+    if (c.rows_per_group < 1) return "rows per work-group (H) must be at least 1";
+    if (c.tile < 1) return "the transpose tile must be at least 1";
+    for (int n : {width, height}) {
+        if (n == 1) continue;
+        const int len = std::min(c.local_length, n);
+        if (len / 2 * c.rows_per_group > m.max_invocations || len / 2 > m.max_size[0] || c.rows_per_group > m.max_size[1])
+            return std::to_string(len / 2) + " x " + std::to_string(c.rows_per_group) +
+                   " invocations a work-group is over this context's " + std::to_string(m.max_invocations);
+        if (len * c.rows_per_group * 8 > m.max_shared)
+            return "local length " + std::to_string(len) + " x H " + std::to_string(c.rows_per_group) + " needs " +
+                   std::to_string(len * c.rows_per_group * 8) + " bytes of shared memory; this context has " +
+                   std::to_string(m.max_shared);
+        if (n / len > m.max_count[0] || (n / 2 + 63) / 64 > m.max_count[0]) return "a row of " + std::to_string(n) + " is too long";
+    }
+    if (std::max(width, height) > m.max_count[1]) return "more rows than this context dispatches";
+    if (c.tile * c.tile > m.max_invocations || c.tile > m.max_size[0] || c.tile > m.max_size[1])
+        return "a " + std::to_string(c.tile) + " x " + std::to_string(c.tile) + " transpose tile is over this context's " +
+               std::to_string(m.max_invocations) + " invocations a work-group";
+    if (c.tile * (c.tile + 1) * 8 > m.max_shared) return "the transpose tile does not fit the shared memory";
+    return "";
+}
+
+namespace {
+struct Pass {
+    std::string what;
+    GLuint query = 0;
+    double bytes = 0;
+};
+}  // namespace
+
+void GlFft::forward(const float* plane, int width, int height, const GlFftConfig& c, std::complex<float>* out,
+                    std::vector<GlPassTime>* times) {
+    int rows = 0, cols = 0;
+    run(plane, width, height, c, nullptr, out, &rows, &cols, times);
+}
+
+void GlFft::forward_until(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint& stop,
+                          std::vector<std::complex<float>>& out, int* rows, int* cols, std::vector<GlPassTime>* times) {
+    out.resize(std::size_t(width) * std::size_t(height));
+    run(plane, width, height, c, &stop, out.data(), rows, cols, times);
+}
+
+void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint* stop,
+                std::complex<float>* out, int* rows, int* cols, std::vector<GlPassTime>* times) {
+    const std::string why = check(width, height, c);
+    if (!why.empty()) throw ConfigError(why);
+    using Kind = StopPoint::Kind;
+    const Kind kind = stop ? stop->kind : Kind::Done;
+    if (kind == Kind::RowPass1 || kind == Kind::RowPass2) {
+        const int n = kind == Kind::RowPass1 ? width : height;
+        if (stop->stage < 0 || stop->stage > log2i(n))
+            throw ConfigError("stage " + std::to_string(stop->stage) + " of a " + std::to_string(n) +
+                              "-point row pass: it has stages 0 (none yet) to " + std::to_string(log2i(n)));
+    }
+    Impl& m = *impl_;
+    m.current();
+    Gl& gl = m.gl;
+    auto program = [&](const std::string& defines) {
+        auto it = m.programs.find(defines);
+        if (it != m.programs.end()) return it->second;
+        const std::string src = "#version 430\n" + defines + kSeedFftGlsl;
+        const char* p = src.c_str();
+        const GLuint sh = gl.CreateShader(GL_COMPUTE_SHADER);
+        gl.ShaderSource(sh, 1, &p, nullptr);
+        gl.CompileShader(sh);
+        GLint ok = 0;
+        gl.GetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            char log[2048] = "";
+            gl.GetShaderInfoLog(sh, sizeof log, nullptr, log);
+            gl.DeleteShader(sh);
+            throw GpuError("OpenGL: seed_fft.glsl (" + defines + ") does not compile: " + log);
+        }
+        const GLuint pr = gl.CreateProgram();
+        gl.AttachShader(pr, sh);
+        gl.LinkProgram(pr);
+        gl.DeleteShader(sh);
+        gl.GetProgramiv(pr, GL_LINK_STATUS, &ok);
+        if (!ok) {
+            char log[2048] = "";
+            gl.GetProgramInfoLog(pr, sizeof log, nullptr, log);
+            gl.DeleteProgram(pr);
+            throw GpuError(std::string("OpenGL: seed_fft.glsl does not link: ") + log);
+        }
+        m.programs.emplace(defines, pr);
+        return pr;
+    };
+    auto uniform = [&](GLuint pr, const char* name, unsigned v) { gl.Uniform1ui(gl.GetUniformLocation(pr, name), v); };
+    const std::size_t count = std::size_t(width) * std::size_t(height);
+    if (count > m.capacity) {
+        for (GLuint* buf : {&m.a, &m.b}) {
+            if (!*buf) gl.GenBuffers(1, buf);
+            gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
+            gl.BufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(count * 8), nullptr, GL_DYNAMIC_COPY);
+        }
+        m.check_gl("allocating the plane's buffers");
+        m.capacity = count;
+    }
+    auto twiddles_for = [&](int n) {
+        auto it = m.twiddles.find(n);
+        if (it != m.twiddles.end()) return it->second;
+        std::vector<float> t(std::size_t(std::max(n / 2, 1)) * 2, 0.0f);
+        for (int k = 0; k < n / 2; ++k) {
+            const double ang = -2.0 * M_PI * double(k) / double(n);
+            t[2 * std::size_t(k)] = float(std::cos(ang));
+            t[2 * std::size_t(k) + 1] = float(std::sin(ang));
+        }
+        GLuint buf = 0;
+        gl.GenBuffers(1, &buf);
+        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
+        gl.BufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(t.size() * 4), t.data(), GL_STATIC_DRAW);
+        m.twiddles.emplace(n, buf);
+        return buf;
+    };
+    m.staging.assign(count * 2, 0.0f);
+    for (std::size_t i = 0; i < count; ++i) m.staging[2 * i] = plane[i];
+    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.a);
+    gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(count * 8), m.staging.data());
+    m.check_gl("uploading the plane");
+
+    std::vector<Pass> passes;
+    auto begin_pass = [&](const std::string& what) {
+        Pass p{what, 0, 16.0 * double(count)};
+        gl.GenQueries(1, &p.query);
+        gl.BeginQuery(GL_TIME_ELAPSED, p.query);
+        passes.push_back(p);
+    };
+    auto end_pass = [&] {
+        gl.EndQuery(GL_TIME_ELAPSED);
+        gl.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+    };
+    // Rows of n values: in -> out (in overwritten by the global stages); `stages` of log2 n (-1: all).
+    auto row_fft = [&](GLuint in, GLuint outb, int n, int nrows, int stages, bool natural, const char* what) {
+        begin_pass(what);
+        if (n == 1) {
+            gl.BindBuffer(GL_COPY_READ_BUFFER, in);
+            gl.BindBuffer(GL_COPY_WRITE_BUFFER, outb);
+            gl.CopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, GLsizeiptr(count * 8));
+            end_pass();
+            return;
+        }
+        const int log2n = log2i(n), len = std::min(c.local_length, n);
+        if (stages < 0) stages = log2n;
+        const GLuint tw = twiddles_for(n);
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, tw);
+        int done = 0;
+        const GLuint global = program("#define ROW_GLOBAL\n");
+        for (int span = n / 2; span >= len && done < stages; span /= 2, ++done) {
+            gl.UseProgram(global);
+            gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in);
+            uniform(global, "n", unsigned(n));
+            uniform(global, "span", unsigned(span));
+            uniform(global, "rows", unsigned(nrows));
+            gl.DispatchCompute(GLuint((n / 2 + 63) / 64), GLuint(nrows), 1);
+            gl.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        }
+        const GLuint local = program("#define ROW_LOCAL\n#define LEN " + std::to_string(len) + "\n#define HALF " +
+                                     std::to_string(len / 2) + "\n#define H " +
+                                     std::to_string(c.rows_per_group) + "\n");
+        gl.UseProgram(local);
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in);
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, outb);
+        uniform(local, "n", unsigned(n));
+        uniform(local, "rows", unsigned(nrows));
+        uniform(local, "stages", unsigned(stages - done));
+        uniform(local, "natural", natural && stages == log2n ? 1u : 0u);
+        gl.DispatchCompute(GLuint(n / len), GLuint((nrows + c.rows_per_group - 1) / c.rows_per_group), 1);
+        end_pass();
+        m.check_gl(what);
+    };
+    auto transpose = [&](GLuint in, GLuint outb, int nrows, int ncols, const char* what) {
+        begin_pass(what);
+        const GLuint pr = program("#define TRANSPOSE\n#define T " + std::to_string(c.tile) + "\n");
+        gl.UseProgram(pr);
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in);
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, outb);
+        uniform(pr, "rows", unsigned(nrows));
+        uniform(pr, "cols", unsigned(ncols));
+        gl.DispatchCompute(GLuint((ncols + c.tile - 1) / c.tile), GLuint((nrows + c.tile - 1) / c.tile), 1);
+        end_pass();
+        m.check_gl(what);
+    };
+    const bool reversed = stop && stop->bit_reversed;  // (a row pass's own stop only)
+    GLuint result = m.b;
+    *rows = height;
+    *cols = width;
+    row_fft(m.a, m.b, width, height, kind == Kind::RowPass1 ? stop->stage : -1, !(kind == Kind::RowPass1 && reversed),
+            "row FFT (along x)");
+    if (kind != Kind::RowPass1) {
+        transpose(m.b, m.a, height, width, "transpose");
+        result = m.a;
+        *rows = width;
+        *cols = height;
+    }
+    if (kind != Kind::RowPass1 && kind != Kind::Transpose1) {
+        row_fft(m.a, m.b, height, width, kind == Kind::RowPass2 ? stop->stage : -1,
+                !(kind == Kind::RowPass2 && reversed), "row FFT (along y)");
+        result = m.b;
+    }
+    if (kind == Kind::Transpose2 || kind == Kind::Done) {
+        transpose(m.b, m.a, width, height, "transpose back");
+        result = m.a;
+        *rows = height;
+        *cols = width;
+    }
+    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, result);
+    gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(count * 8), out);
+    m.check_gl("reading the spectrum back");
+    if (times) times->clear();
+    for (Pass& p : passes) {
+        GLuint64 ns = 0;
+        gl.GetQueryObjectui64v(p.query, GL_QUERY_RESULT, &ns);
+        gl.DeleteQueries(1, &p.query);
+        if (times) times->push_back({p.what, double(ns) * 1e-6, p.bytes});
+    }
+}
+
+}  // namespace specview::gpu

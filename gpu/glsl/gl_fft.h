@@ -1,0 +1,60 @@
+// Seed 001's FFT pipeline in OpenGL 4.3 compute shaders (issue 62): row FFT -> transpose -> row FFT -> transpose,
+// the OpenCL kernels' algorithm (gpu/opencl/seed_fft.cl) in GLSL, on a headless context of its own: EGL's device
+// platform (a GPU's driver, NVIDIA's on the GPU machine) or Mesa's surfaceless one (llvmpipe without a GPU). No GL or
+// EGL header here: app/ includes this without them.
+#pragma once
+
+#include <complex>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu/common/config.h"
+
+namespace specview::gpu {
+
+// The knobs, as OpenCL's: a work-group transforms `rows_per_group` (H) rows in blocks of `local_length` values in
+// shared memory, local_length / 2 invocations a row; `tile`: the transpose's T. A program is compiled per
+// (local length, H) and per tile once and kept.
+struct GlFftConfig {
+    int local_length = 512;
+    int rows_per_group = 1;
+    int tile = 16;
+};
+
+struct GlPassTime {
+    std::string what;
+    double ms = 0;  // GL timer queries
+    double bytes = 0;
+};
+
+class GlFft {
+public:
+    // A 4.3+ core context with compute shaders, headless. Throws GpuUnavailable with the reason (no EGL, no driver
+    // offering 4.3, ...).
+    GlFft();
+    ~GlFft();
+    GlFft(const GlFft&) = delete;
+    GlFft& operator=(const GlFft&) = delete;
+    std::string renderer() const;  // "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6"
+    bool software() const;         // a software renderer (llvmpipe, softpipe, swrast)
+
+    // Why this size and configuration cannot run here (radix 2, the context's compute limits), or "".
+    std::string check(int width, int height, const GlFftConfig& c) const;
+    // The full complex spectrum (height x width, unshifted, unnormalised) of the real plane, into `out`; each pass's
+    // time in *times. Throws ConfigError (check's reason) or GpuError (a GL error, a shader that does not compile).
+    void forward(const float* plane, int width, int height, const GlFftConfig& c, std::complex<float>* out,
+                 std::vector<GlPassTime>* times = nullptr);
+    // Classroom: stopped at `stop`, the data as it lies there (*rows x *cols), as OpenCL's forward_until.
+    void forward_until(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint& stop,
+                       std::vector<std::complex<float>>& out, int* rows, int* cols,
+                       std::vector<GlPassTime>* times = nullptr);
+
+private:
+    void run(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint* stop,
+             std::complex<float>* out, int* rows, int* cols, std::vector<GlPassTime>* times);
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace specview::gpu

@@ -1,0 +1,81 @@
+// Seed 001's radix-2 FFT in OpenGL compute shaders: the kernels of gpu/opencl/seed_fft.cl in GLSL 4.30, one source
+// with a section a shader (ROW_GLOBAL, ROW_LOCAL, TRANSPOSE, chosen by a #define), the work-group shape and the
+// shared memory's size #defined per configuration (GLSL needs them at compile time). gl_fft.cpp prepends
+// "#version 430" and the defines. The butterflies are the CUDA custom kernels' (seed 000's in-order decimation in
+// time, twiddle W^bitrev(group)), so classroom stops show the same data. Complex values are vec2 (re, im).
+
+vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+uint bit_reverse(uint i, uint bits) { return bits == 0u ? 0u : bitfieldReverse(i) >> (32u - bits); }
+uint log2u(uint n) { return uint(findMSB(n)); }  // n a power of two
+
+#if defined(ROW_GLOBAL)
+// One stage of span `span` (>= the local length) over `rows` rows of n values, in place: invocation (x, row) is
+// butterfly x of that row.
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Data { vec2 data[]; };
+layout(std430, binding = 2) readonly buffer Twiddles { vec2 twiddles[]; };
+uniform uint n, span, rows;
+void main() {
+    const uint b = gl_GlobalInvocationID.x, row = gl_GlobalInvocationID.y;
+    if (b >= n / 2u || row >= rows) return;
+    const uint grp = b / span, p = row * n + grp * 2u * span + b % span;
+    const vec2 a = data[p], t = cmul(twiddles[bit_reverse(grp, log2u(n) - 1u)], data[p + span]);
+    data[p] = a + t;
+    data[p + span] = a - t;
+}
+#elif defined(ROW_LOCAL)
+// Up to `stages` of the remaining stages of each block of LEN values in shared memory, H rows a work-group, `in` to
+// `out`: in natural order (`natural`) or as the butterflies leave them (classroom stops).
+layout(local_size_x = HALF, local_size_y = H) in;  // HALF = LEN / 2 (a layout takes no expression in 4.30)
+layout(std430, binding = 0) readonly buffer In { vec2 src[]; };
+layout(std430, binding = 1) writeonly buffer Out { vec2 dst[]; };
+layout(std430, binding = 2) readonly buffer Twiddles { vec2 twiddles[]; };
+uniform uint n, rows, stages, natural;
+shared vec2 tile[LEN * H];
+void main() {
+    const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, block = gl_WorkGroupID.x;
+    const uint row = gl_WorkGroupID.y * uint(H) + ty, h = uint(LEN) / 2u, t0 = ty * uint(LEN);
+    const bool live = row < rows;
+    if (live) {
+        tile[t0 + tx] = src[row * n + block * uint(LEN) + tx];
+        tile[t0 + tx + h] = src[row * n + block * uint(LEN) + tx + h];
+    }
+    const uint log2n = log2u(n), log2len = log2u(uint(LEN));
+    uint done = 0u;
+    for (uint span = h; span >= 1u && done < stages; span /= 2u, ++done) {
+        barrier();
+        if (live) {
+            const uint lg = tx / span, p = t0 + lg * 2u * span + tx % span;
+            const uint grp = block * uint(LEN) / (2u * span) + lg;  // the group in the whole row
+            const vec2 a = tile[p], t = cmul(twiddles[bit_reverse(grp, log2n - 1u)], tile[p + span]);
+            tile[p] = a + t;
+            tile[p + span] = a - t;
+        }
+    }
+    barrier();
+    if (!live) return;
+    if (natural == 0u) {
+        dst[row * n + block * uint(LEN) + tx] = tile[t0 + tx];
+        dst[row * n + block * uint(LEN) + tx + h] = tile[t0 + tx + h];
+        return;
+    }
+    // Position q of the block holds bin bitrev(block LEN + q): the block's bins start at bitrev(block), n / LEN apart.
+    const uint high = bit_reverse(block, log2n - log2len);
+    for (uint k = tx; k < uint(LEN); k += h) dst[row * n + k * (n / uint(LEN)) + high] = tile[t0 + bit_reverse(k, log2len)];
+}
+#elif defined(TRANSPOSE)
+// dst (cols x rows) = src (rows x cols) transposed through a T x (T + 1) tile.
+layout(local_size_x = T, local_size_y = T) in;
+layout(std430, binding = 0) readonly buffer In { vec2 src[]; };
+layout(std430, binding = 1) writeonly buffer Out { vec2 dst[]; };
+uniform uint rows, cols;
+shared vec2 tile[T * (T + 1)];
+void main() {
+    const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
+    const uint c0 = gl_WorkGroupID.x * uint(T), r0 = gl_WorkGroupID.y * uint(T);
+    if (r0 + ty < rows && c0 + tx < cols) tile[ty * uint(T + 1) + tx] = src[(r0 + ty) * cols + c0 + tx];
+    barrier();
+    const uint r = c0 + ty, c = r0 + tx;  // the output's row is the input's column
+    if (r < cols && c < rows) dst[r * rows + c] = tile[tx * uint(T + 1) + ty];
+}
+#endif

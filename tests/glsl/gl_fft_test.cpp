@@ -1,0 +1,114 @@
+// gpu/glsl (issue 62): seed 001's pipeline in OpenGL compute shaders against FFTW in double precision on fresh random
+// planes, on the headless context there is (Mesa's llvmpipe here and in CI; NVIDIA's driver on the GPU machine);
+// every classroom stop against the CPU model; the limits refused with their reason; outputs poisoned.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "app/engine/staged_fft.h"
+#include "gpu/common/errors.h"
+#include "gpu/glsl/gl_fft.h"
+#include "tests/support/oracle.h"
+
+namespace specview::test {
+namespace {
+
+using gpu::GlFft;
+using gpu::GlFftConfig;
+
+// The context, or a skip saying why there is none (a failure where SPECVIEW_EXPECT_GL says there must be one).
+std::unique_ptr<GlFft> context_or_skip(std::string* why) {
+    try {
+        return std::make_unique<GlFft>();
+    } catch (const gpu::GpuUnavailable& e) {
+        *why = e.what();
+        return nullptr;
+    }
+}
+#define REQUIRE_GL(fft)                                                                       \
+    std::string why_;                                                                         \
+    const std::unique_ptr<GlFft> fft = context_or_skip(&why_);                                \
+    if (!fft) {                                                                               \
+        if (std::getenv("SPECVIEW_EXPECT_GL")) FAIL() << "no OpenGL compute context: " << why_; \
+        GTEST_SKIP() << "no OpenGL compute context: " << why_;                                \
+    }
+
+TEST(GlFft, MatchesFftwDoubleAtEverySizeAndKnob) {
+    REQUIRE_GL(fft);
+    std::printf("[ gl       ] %s\n", fft->renderer().c_str());
+    Rng rng;
+    const std::vector<std::tuple<int, int, GlFftConfig>> cases = {
+        {1, 1, {}}, {2, 1, {}}, {1, 8, {}}, {8, 4, {}}, {64, 32, {}}, {256, 256, {}}, {512, 8, {64, 1, 8}},
+        {4, 1024, {32, 4, 16}}, {2048, 2, {256, 2, 4}}, {128, 64, {16, 8, 32}}, {32, 32, {2, 1, 1}},
+    };
+    for (const auto& [w, h, c] : cases) {
+        const std::size_t n = std::size_t(w) * h;
+        const std::vector<float> plane = rng.real(n, -1.0f, 1.0f);
+        std::vector<cd> in(n);
+        for (std::size_t i = 0; i < n; ++i) in[i] = plane[i];
+        std::vector<cf> got(n, cf(std::numeric_limits<float>::quiet_NaN(), 0.0f));  // poisoned
+        std::vector<gpu::GlPassTime> times;
+        fft->forward(plane.data(), w, h, c, got.data(), &times);
+        EXPECT_LT(rel_l2(got, dft2d(in, h, w)), 1e-5)
+            << w << "x" << h << " local " << c.local_length << " H " << c.rows_per_group << " tile " << c.tile
+            << " (seed " << rng.seed() << ")";
+        ASSERT_EQ(times.size(), 4u);  // row FFT, transpose, row FFT, transpose back
+        for (const auto& t : times) EXPECT_GE(t.ms, 0.0) << t.what;
+    }
+}
+
+TEST(GlFft, EveryStopShowsTheStagedModelsData) {
+    REQUIRE_GL(fft);
+    Rng rng;
+    using Kind = gpu::StopPoint::Kind;
+    for (const auto& [w, h, local] : std::vector<std::tuple<int, int, int>>{{16, 8, 1024}, {64, 32, 8}}) {
+        Plane plane(w, h);
+        plane.v = rng.real(std::size_t(w) * h, -1.0f, 1.0f);
+        const GlFftConfig c{local, 2, 4};
+        std::vector<gpu::StopPoint> stops;
+        for (int k = 0; (1 << k) <= w; ++k) stops.push_back({Kind::RowPass1, k, false});
+        stops.push_back({Kind::RowPass1, int(std::log2(w)), true});
+        stops.push_back({Kind::Transpose1, 0, false});
+        for (int k = 0; (1 << k) <= h; ++k) stops.push_back({Kind::RowPass2, k, false});
+        stops.push_back({Kind::RowPass2, int(std::log2(h)), true});
+        stops.push_back({Kind::Transpose2, 0, false});
+        for (const gpu::StopPoint& stop : stops) {
+            const StagedResult want = run_staged_2d(plane, stop);
+            std::vector<cf> got;
+            int rows = 0, cols = 0;
+            fft->forward_until(plane.v.data(), w, h, c, stop, got, &rows, &cols);
+            const std::string what = std::to_string(w) + "x" + std::to_string(h) + " stop " +
+                                     std::to_string(int(stop.kind)) + " stage " + std::to_string(stop.stage) +
+                                     (stop.bit_reversed ? " bit-reversed" : "");
+            ASSERT_EQ(rows, want.rows) << what;
+            ASSERT_EQ(cols, want.cols) << what;
+            EXPECT_LT(rel_l2(got, std::vector<cd>(want.data.begin(), want.data.end())), 1e-5) << what;
+        }
+    }
+}
+
+TEST(GlFft, RefusesWhatTheContextOrTheRadixCannotRun) {
+    REQUIRE_GL(fft);
+    std::vector<cf> out(100 * 64);
+    std::vector<float> plane(100 * 64, 0.0f);
+    try {
+        fft->forward(plane.data(), 100, 64, {}, out.data());
+        FAIL() << "100x64 ran on radix-2 shaders";
+    } catch (const gpu::ConfigError& e) {
+        EXPECT_NE(std::string(e.what()).find("radix 2"), std::string::npos) << e.what();
+    }
+    EXPECT_NE(fft->check(1 << 20, 2, {1 << 20, 64, 16}), "");
+    EXPECT_NE(fft->check(64, 64, {48, 1, 16}).find("power of two"), std::string::npos);
+    EXPECT_NE(fft->check(64, 64, {512, 0, 16}), "");
+    EXPECT_NE(fft->check(64, 64, {512, 1, 4096}).find("tile"), std::string::npos);
+    EXPECT_EQ(fft->check(64, 64, {}), "");
+}
+
+}  // namespace
+}  // namespace specview::test
