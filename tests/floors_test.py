@@ -34,7 +34,7 @@ ALLOWED = {
     "app/io": COMMON | {"app/core", "app/io/load", "gpu/plane", "gpu/runtime"},
     "app/lab": COMMON | {"app/core", "app/io", "app/io/load"},
     "app/engine": COMMON | {"app/core", "app/io", "app/io/load", "app/lab", "gpu/engine", "gpu/plane", "gpu/runtime",
-                            "gpu/opencl"},
+                            "gpu/opencl", "gpu/glsl"},
     "app/volume": COMMON | {"app/core", "app/io", "app/io/load", "app/lab", "app/engine"},
     "app/cli": COMMON | {"app/core", "app/io", "app/io/load", "app/lab", "app/engine", "app/volume", "gpu/runtime"},
     "ui/worker": COMMON | {"app/core", "app/io", "app/io/load", "app/lab", "app/engine", "app/volume", "gpu/runtime"},

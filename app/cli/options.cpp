@@ -39,8 +39,8 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
     std::vector<std::string> backends = {"auto"};
     backends.insert(backends.end(), backend_names().begin(), backend_names().end());
     app.add_option("--backend", o.backend,
-                   "auto (the GPU where it pays), cpu (FFTW), custom (the seed's four CUDA kernels), custom-fast (our "
-                   "two-pass CUDA FFT), cufft, or opencl (the seed's kernels on any vendor's OpenCL device)")
+                   "auto (the GPU where it pays), cpu (FFTW), custom (the seed's CUDA kernels), custom-fast (our "
+                   "two-pass CUDA FFT), cufft, opencl or gl (the seed's kernels in OpenCL or GL compute)")
         ->check(one_of(backends))
         ->group(g_spec)
         ->capture_default_str();

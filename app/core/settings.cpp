@@ -10,7 +10,7 @@ namespace specview {
 
 // Each list is in enum order: the enum's value indexes its name.
 const std::vector<std::string>& backend_names() {
-    static const std::vector<std::string> n{"cpu", "custom", "cufft", "custom-fast", "opencl"};
+    static const std::vector<std::string> n{"cpu", "custom", "cufft", "custom-fast", "opencl", "gl"};
     return n;
 }
 const std::vector<std::string>& pad_names() {

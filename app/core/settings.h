@@ -11,9 +11,10 @@
 
 namespace specview {
 
-enum class Backend : int { Cpu = 0, Custom, Cufft, CustomFast, OpenCl };
+enum class Backend : int { Cpu = 0, Custom, Cufft, CustomFast, OpenCl, Gl };
 // The backends that run on CUDA (custom, cufft, custom-fast): the device checks, NVDEC, picture slots and interop are
-// theirs. OpenCL's transform runs on its own device and hands the spectrum back to the host, as FFTW's does.
+// theirs. OpenCL's and OpenGL compute's transforms run on their own device and hand the spectrum back to the host, as
+// FFTW's does.
 inline bool cuda_backend(Backend b) { return b == Backend::Custom || b == Backend::Cufft || b == Backend::CustomFast; }
 // Pow2: each side to its next power of two; Crop: the centred power-of-two crop; None: the image's own size; Square:
 // both sides to the next power of two of the larger (as ImageJ pads), so that a bin is as many cycles/pixel across as

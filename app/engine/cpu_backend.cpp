@@ -12,6 +12,9 @@
 #ifdef SPECVIEW_HAS_OPENCL
 #include "gpu/opencl/cl_fft.h"
 #endif
+#ifdef SPECVIEW_HAS_GLSL
+#include "gpu/glsl/gl_fft.h"
+#endif
 
 #include <fftw3.h>
 #ifdef __SSE2__
@@ -256,22 +259,98 @@ double ms_since(BackendClock::time_point t0) {
     return std::chrono::duration<double, std::milli>(BackendClock::now() - t0).count();
 }
 
+// A transform on another device in place of FFTW's (OpenCL, OpenGL compute): the seed's radix-2 pipeline with the
+// custom backend's knobs (one butterfly a work-item: a local length of twice the threads per block unless given, H
+// rows a group, the tile); the full spectrum comes back to the host.
+struct DeviceFft {
+    struct Knobs {
+        int local_length, rows_per_group, tile;
+    };
+    static Knobs knobs(const Settings& s) {
+        const gpu::RowFftConfig& r = s.custom.rows;
+        return {r.max_local_length > 0 ? r.max_local_length : 2 * std::max(r.threads_per_block, 1),
+                std::max(r.block_height, 1), s.custom.transpose.tile};
+    }
+    virtual ~DeviceFft() = default;
+    virtual std::string name() const = 0;  // what ran, in words
+    virtual std::string check(int w, int h, const Settings& s) const = 0;
+    virtual void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
+                         std::vector<gpu::KernelTiming>& t) = 0;
+    virtual void forward_until(const Plane& p, const Settings& s, std::vector<std::complex<float>>& out, int* rows,
+                               int* cols, std::vector<gpu::KernelTiming>& t) = 0;
+};
+
+#ifdef SPECVIEW_HAS_OPENCL
+class OpenClDeviceFft : public DeviceFft {
+public:
+    OpenClDeviceFft(int platform, int device) : fft_(platform, device) {}
+    std::string name() const override {
+        return "OpenCL seed pipeline (" + fft_.device().name + ", " + fft_.device().platform_name + ")";
+    }
+    std::string check(int w, int h, const Settings& s) const override { return fft_.check(w, h, config(s)); }
+    void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
+                 std::vector<gpu::KernelTiming>& t) override {
+        std::vector<gpu::OpenClPassTime> times;
+        fft_.forward(plane, w, h, config(s), out, &times);
+        for (const auto& p : times) t.push_back({"OpenCL " + p.what, p.ms, p.bytes});
+    }
+    void forward_until(const Plane& p, const Settings& s, std::vector<std::complex<float>>& out, int* rows, int* cols,
+                       std::vector<gpu::KernelTiming>& t) override {
+        std::vector<gpu::OpenClPassTime> times;
+        fft_.forward_until(p.v.data(), p.width, p.height, config(s), s.stop, out, rows, cols, &times);
+        for (const auto& q : times) t.push_back({"OpenCL " + q.what, q.ms, q.bytes});
+    }
+
+private:
+    static gpu::OpenClFftConfig config(const Settings& s) {
+        const Knobs k = knobs(s);
+        return {k.local_length, k.rows_per_group, k.tile};
+    }
+    gpu::OpenClFft fft_;
+};
+#endif
+
+#ifdef SPECVIEW_HAS_GLSL
+class GlDeviceFft : public DeviceFft {
+public:
+    std::string name() const override { return "OpenGL compute seed pipeline (" + fft_.renderer() + ")"; }
+    std::string check(int w, int h, const Settings& s) const override { return fft_.check(w, h, config(s)); }
+    void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
+                 std::vector<gpu::KernelTiming>& t) override {
+        std::vector<gpu::GlPassTime> times;
+        fft_.forward(plane, w, h, config(s), out, &times);
+        for (const auto& p : times) t.push_back({"GL " + p.what, p.ms, p.bytes});
+    }
+    void forward_until(const Plane& p, const Settings& s, std::vector<std::complex<float>>& out, int* rows, int* cols,
+                       std::vector<gpu::KernelTiming>& t) override {
+        std::vector<gpu::GlPassTime> times;
+        fft_.forward_until(p.v.data(), p.width, p.height, config(s), s.stop, out, rows, cols, &times);
+        for (const auto& q : times) t.push_back({"GL " + q.what, q.ms, q.bytes});
+    }
+
+private:
+    static gpu::GlFftConfig config(const Settings& s) {
+        const Knobs k = knobs(s);
+        return {k.local_length, k.rows_per_group, k.tile};
+    }
+    gpu::GlFft fft_;
+};
+#endif
+
 class CpuSpectrumBackend : public SpectrumBackend {
 public:
     CpuSpectrumBackend() = default;
-#ifdef SPECVIEW_HAS_OPENCL
-    explicit CpuSpectrumBackend(std::unique_ptr<gpu::OpenClFft> opencl) : opencl_(std::move(opencl)) {}
-#endif
+    explicit CpuSpectrumBackend(std::unique_ptr<DeviceFft> device) : device_(std::move(device)) {}
     double plan(const PlaneContext& ctx, const Settings& s) override {
         if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;  // the staged model plans nothing
         int w = 0, h = 0;
         transform_size(s.pad, ctx.image->width, ctx.image->height, &w, &h);
-        check_opencl(s, w, h);
+        check_device(s, w, h);
         return fft_.plan(w, h);
     }
     double plan_size(const Settings& s, int plane_w, int plane_h) override {
         if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;
-        check_opencl(s, plane_w, plane_h);
+        check_device(s, plane_w, plane_h);
         return fft_.plan(plane_w, plane_h);
     }
 
@@ -321,7 +400,7 @@ public:
         f.height = h;
         give_up_if_cancelled();
         t0 = BackendClock::now();
-        if (!run_opencl(s, w, h, f)) {
+        if (!run_device(s, w, h, f)) {
             fft_.execute();
             f.timings.push_back(
                 {std::string("FFTW r2c 2D (in place, ") + (fft_.measured() ? "measured plan)" : "estimated plan)"),
@@ -428,7 +507,7 @@ public:
         spectrum_kept_ = false;  // a classroom stop's data
         half_kept_ = false;
         if (data_.use_count() > 1 || !data_) data_ = std::make_shared<std::vector<std::complex<float>>>();
-        if (!run_opencl_staged(pp.plane, s, f)) {
+        if (!run_device_staged(pp.plane, s, f)) {
             StagedResult r = run_staged_2d(pp.plane, s.stop);
             *data_ = std::move(r.data);
             f.width = r.cols;
@@ -553,61 +632,44 @@ public:
     }
 
 private:
-#ifdef SPECVIEW_HAS_OPENCL
-    // The OpenCL device's transform instead of FFTW's: the plane in FFTW's buffer goes up, the full spectrum comes
-    // back and its half is written where FFTW's r2c would leave it, so everything after is the CPU backend's.
-    std::unique_ptr<gpu::OpenClFft> opencl_;
-    std::vector<float> cl_plane_;
-    std::vector<std::complex<float>> cl_full_;
-    static gpu::OpenClFftConfig opencl_config(const Settings& s) {
-        gpu::OpenClFftConfig c;  // the custom backend's knobs: one butterfly a work-item, H rows a group, the tile
-        const gpu::RowFftConfig& r = s.custom.rows;
-        c.local_length = r.max_local_length > 0 ? r.max_local_length : 2 * std::max(r.threads_per_block, 1);
-        c.rows_per_group = std::max(r.block_height, 1);
-        c.tile = s.custom.transpose.tile;
-        return c;
-    }
-    void check_opencl(const Settings& s, int w, int h) const {
-        if (!opencl_) return;
-        const std::string why = opencl_->check(w, h, opencl_config(s));
+    // The device's transform instead of FFTW's (make_opencl_backend, make_gl_backend): the plane in FFTW's buffer goes
+    // up, the full spectrum comes back and its half is written where FFTW's r2c would leave it, so everything after
+    // is the CPU backend's.
+    std::unique_ptr<DeviceFft> device_;
+    std::vector<float> device_plane_;
+    std::vector<std::complex<float>> device_full_;
+    void check_device(const Settings& s, int w, int h) const {
+        if (!device_) return;
+        const std::string why = device_->check(w, h, s);
         if (!why.empty()) throw gpu::ConfigError(why);
     }
-    bool run_opencl(const Settings& s, int w, int h, Frame& f) {
-        if (!opencl_) return false;
+    bool run_device(const Settings& s, int w, int h, Frame& f) {
+        if (!device_) return false;
         const std::size_t st = fft_.stride(), hw = std::size_t(w / 2 + 1);
         float* buffer = reinterpret_cast<float*>(fft_.half());
-        cl_plane_.resize(std::size_t(w) * h);
-        cl_full_.resize(std::size_t(w) * h);
+        device_plane_.resize(std::size_t(w) * h);
+        device_full_.resize(std::size_t(w) * h);
         for (int y = 0; y < h; ++y)
-            std::memcpy(cl_plane_.data() + std::size_t(y) * w, buffer + std::size_t(y) * st, sizeof(float) * w);
-        std::vector<gpu::OpenClPassTime> times;
-        opencl_->forward(cl_plane_.data(), w, h, opencl_config(s), cl_full_.data(), &times);
+            std::memcpy(device_plane_.data() + std::size_t(y) * w, buffer + std::size_t(y) * st, sizeof(float) * w);
+        device_->forward(device_plane_.data(), w, h, s, device_full_.data(), f.timings);
         std::complex<float>* half = fft_.half();
         for (int y = 0; y < h; ++y)
-            std::memcpy(half + std::size_t(y) * hw, cl_full_.data() + std::size_t(y) * w, sizeof(std::complex<float>) * hw);
-        for (const gpu::OpenClPassTime& t : times) f.timings.push_back({"OpenCL " + t.what, t.ms, t.bytes});
-        f.backend = "OpenCL seed pipeline (" + opencl_->device().name + ", " + opencl_->device().platform_name + ")";
+            std::memcpy(half + std::size_t(y) * hw, device_full_.data() + std::size_t(y) * w,
+                        sizeof(std::complex<float>) * hw);
+        f.backend = device_->name();
         return true;
     }
-    // Classroom on the OpenCL device: its own kernels stopped at the stop (the same data as the model's).
-    bool run_opencl_staged(const Plane& plane, const Settings& s, Frame& f) {
-        if (!opencl_) return false;
-        check_opencl(s, plane.width, plane.height);
-        std::vector<gpu::OpenClPassTime> times;
+    // Classroom on the device: its own kernels stopped at the stop (the same data as the model's).
+    bool run_device_staged(const Plane& plane, const Settings& s, Frame& f) {
+        if (!device_) return false;
+        check_device(s, plane.width, plane.height);
         int rows = 0, cols = 0;
-        opencl_->forward_until(plane.v.data(), plane.width, plane.height, opencl_config(s), s.stop, *data_, &rows, &cols,
-                               &times);
+        device_->forward_until(plane, s, *data_, &rows, &cols, f.timings);
         f.width = cols;
         f.height = rows;
-        for (const gpu::OpenClPassTime& t : times) f.timings.push_back({"OpenCL " + t.what, t.ms, t.bytes});
-        f.backend = "OpenCL seed pipeline (" + opencl_->device().name + "), stopped for the classroom";
+        f.backend = device_->name() + ", stopped for the classroom";
         return true;
     }
-#else
-    bool run_opencl_staged(const Plane&, const Settings&, Frame&) { return false; }
-    void check_opencl(const Settings&, int, int) const {}
-    bool run_opencl(const Settings&, int, int, Frame&) { return false; }
-#endif
     CpuFft fft_;
     std::shared_ptr<std::vector<std::complex<float>>> data_;
     std::vector<float> values_;
@@ -633,11 +695,19 @@ std::unique_ptr<SpectrumBackend> make_cpu_backend() { return std::make_unique<Cp
 
 std::unique_ptr<SpectrumBackend> make_opencl_backend(int platform, int device) {
 #ifdef SPECVIEW_HAS_OPENCL
-    return std::make_unique<CpuSpectrumBackend>(std::make_unique<gpu::OpenClFft>(platform, device));
+    return std::make_unique<CpuSpectrumBackend>(std::make_unique<OpenClDeviceFft>(platform, device));
 #else
     (void)platform;
     (void)device;
     throw gpu::GpuUnavailable("this specview was built without OpenCL (ocl-icd-opencl-dev and opencl-c-headers)");
+#endif
+}
+
+std::unique_ptr<SpectrumBackend> make_gl_backend() {
+#ifdef SPECVIEW_HAS_GLSL
+    return std::make_unique<CpuSpectrumBackend>(std::make_unique<GlDeviceFft>());
+#else
+    throw gpu::GpuUnavailable("this specview was built without OpenGL compute (libegl-dev and libgl-dev)");
 #endif
 }
 

@@ -9,6 +9,10 @@
 #ifdef SPECVIEW_HAS_OPENCL
 #include "gpu/opencl/cl_fft.h"
 #endif
+#ifdef SPECVIEW_HAS_GLSL
+#include "gpu/common/errors.h"
+#include "gpu/glsl/gl_fft.h"
+#endif
 
 namespace specview {
 
@@ -44,6 +48,16 @@ std::vector<DeviceLine> list_devices() {
     if (cl.empty()) out.push_back({"opencl", "", "(no OpenCL device)", false, why});
 #else
     out.push_back({"opencl", "", "(no OpenCL device)", false, "this specview was built without OpenCL"});
+#endif
+#ifdef SPECVIEW_HAS_GLSL
+    try {  // (a headless context made and dropped: tens of ms)
+        const gpu::GlFft gl;
+        out.push_back({"gl", "", gl.renderer() + (gl.software() ? " (software)" : ""), true, ""});
+    } catch (const std::exception& e) {
+        out.push_back({"gl", "", "(no OpenGL compute context)", false, e.what()});
+    }
+#else
+    out.push_back({"gl", "", "(no OpenGL compute context)", false, "this specview was built without OpenGL compute"});
 #endif
     out.push_back({"cpu", "", std::string(fftwf_version) + ", " + std::to_string(cpu_fft_threads()) +
                                   " threads",

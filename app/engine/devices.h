@@ -1,6 +1,6 @@
 // Every backend's devices, one line each, for `specview --list-devices` and the Device panel: the CUDA device (the
-// custom, cufft and custom-fast backends), each OpenCL platform's devices (--backend opencl --opencl-device P:D) and
-// the CPU (FFTW), each usable or why not.
+// custom, cufft and custom-fast backends), each OpenCL platform's devices (--backend opencl --opencl-device P:D), the
+// OpenGL compute context (--backend gl) and the CPU (FFTW), each usable or why not.
 #pragma once
 
 #include <string>
@@ -9,7 +9,7 @@
 namespace specview {
 
 struct DeviceLine {
-    std::string backend;  // "cuda", "opencl", "cpu"
+    std::string backend;  // "cuda", "opencl", "gl", "cpu"
     std::string id;       // "0" (CUDA), "P:D" (OpenCL), "" (CPU)
     std::string name;     // the device's name and what it is
     bool usable = false;

@@ -56,7 +56,7 @@ struct Engine::Impl {
 
     bool probed = false;
     gpu::DeviceInfo dev;
-    std::unique_ptr<SpectrumBackend> cpu, gpu, opencl;
+    std::unique_ptr<SpectrumBackend> cpu, gpu, opencl, gl;
     int opencl_platform = -2, opencl_device = -2;  // the device `opencl` was made for
     std::unique_ptr<SpectrumPreview> preview;
     // Why the GPU can no longer be used in this process (a sticky CUDA error: GpuContextLost); empty while it can.
@@ -75,6 +75,10 @@ struct Engine::Impl {
                 opencl_device = s.opencl_device;
             }
             return *opencl;
+        }
+        if (s.backend == Backend::Gl) {  // throws GpuUnavailable (no EGL, no 4.3 context) with the reason
+            if (!gl) gl = make_gl_backend();
+            return *gl;
         }
         if (!gpu_lost.empty()) throw gpu::GpuContextLost("the GPU stopped working earlier in this process: " + gpu_lost);
         if (!gpu) gpu = make_gpu_backend(device());

@@ -31,7 +31,7 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
         // OpenCL: the CPU's host side (FFTW's buffer holds the plane and then the half spectrum), plus the complex
         // plane it uploads and the full spectrum it reads back (8N each); its device holds two complex buffers (16N,
         // not checked here: OpenCL says so when it cannot allocate them).
-        const double opencl = s.backend == Backend::OpenCl ? 16.0 * N : 0.0;
+        const double opencl = s.backend == Backend::OpenCl || s.backend == Backend::Gl ? 16.0 * N : 0.0;
         need.device = opencl;
         if (!viewer) {
             // The CLI (a one-shot run): the samples, FFTW's in-place buffer (the plane made straight into it,
@@ -67,6 +67,7 @@ MemoryNeed memory_need(const ImageHeader& hd, const Settings& s, bool raw, bool 
             break;  // pass 1's half spectrum
         case Backend::Cpu:
         case Backend::OpenCl:
+        case Backend::Gl:
             break;
     }
     need.device = S + 4.0 * N + path + 4.0 * N + (percentile ? 8.0 * N : 0.0) + (viewer ? 12.0 * N : 4.0 * N) +

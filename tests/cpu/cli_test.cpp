@@ -470,6 +470,36 @@ TEST(Cli, OpenClBackendGivesTheSpectrumAndSaysWhatItCannotDo) {
     EXPECT_NE(r.err.find("no opencl 3D pipeline"), std::string::npos) << r.err;
 }
 
+// --backend gl (issue 62): the seed's kernels in OpenGL compute shaders on a headless context give FFTW's spectrum;
+// what the radix-2 shaders cannot run is exit 2; a volume says there is no gl 3D pipeline.
+TEST(Cli, GlBackendGivesTheSpectrumAndSaysWhatItCannotDo) {
+    TempDir dir;
+    const CliRun list = specview({"--list-devices"}, dir);
+    ASSERT_EQ(list.code, 0) << list.err;
+    const std::size_t at = list.out.find("\ngl  ");
+    ASSERT_NE(at, std::string::npos) << list.out;
+    fixtures::Pixels p = fixtures::pattern(20, 12, 3);
+    const std::string in = dir.file("rgb.png");
+    fixtures::write_file(in, fixtures::png(p, 8));
+    if (list.out.substr(at, list.out.find('\n', at + 1) - at).find(": usable") == std::string::npos) {
+        const CliRun r = specview({"--headless", in, "--backend", "gl", "-o", dir.file("x.png")}, dir);
+        EXPECT_EQ(r.code, kExitGpu) << r.err;
+        GTEST_SKIP() << "no OpenGL compute context: " << list.out;
+    }
+    CliRun r = specview({"--headless", in, "--backend", "gl", "--raw", dir.file("gl.npy"), "--window", "hann",
+                         "--channel", "g", "--timings"},
+                        dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("GL row FFT"), std::string::npos) << r.out;
+    expect_hann_g_spectrum(dir.file("gl.npy"), in);
+    r = specview({"--headless", in, "--backend", "gl", "--pad", "none", "-o", dir.file("n.png")}, dir);
+    EXPECT_EQ(r.code, kExitUsage) << r.err;
+    EXPECT_NE(r.err.find("radix 2"), std::string::npos) << r.err;
+    r = specview({"--headless", in, "--backend", "gl", "--volume", "--raw", dir.file("v.npy")}, dir);
+    EXPECT_EQ(r.code, kExitUsage) << r.err;
+    EXPECT_NE(r.err.find("no gl 3D pipeline"), std::string::npos) << r.err;
+}
+
 TEST(Cli, BadInputsGiveDocumentedExitCodesAndNameTheFile) {
     TempDir dir;
     CliRun r = specview({"--headless", dir.file("nope.png")}, dir);

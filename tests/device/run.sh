@@ -334,6 +334,10 @@ if has opencl; then  # issue 62: gpu/opencl on every OpenCL device the loader li
     echo "opencl: not built (no OpenCL headers or loader: see configure.log)"; grep -i opencl "$OUT/configure.log"
   fi
   ls /etc/OpenCL/vendors 2>/dev/null
+  if [ -x $B/tests/specview_glsl_tests ]; then  # gpu/glsl on the EGL device platform (NVIDIA's driver there)
+    SPECVIEW_EXPECT_GL=1 $B/tests/specview_glsl_tests > "$OUT/glsl-tests.log" 2>&1; r=$?; rc=$((rc | r))
+    grep -E "gl  |OK|PASSED|FAILED|Failure|SKIPPED" -A2 "$OUT/glsl-tests.log" | head -20; echo "glsl tests rc=$r"
+  fi
 fi
 if has api; then  # issue 62: seed 001's table, every backend and device there (CUDA's three, OpenCL's, FFTW)
   timeout 400 $B/tests/specview-api-bench --reps ${API_REPS:-10} ${API_SIZES:+--sizes $API_SIZES} > "$OUT/api-bench.txt" 2>&1

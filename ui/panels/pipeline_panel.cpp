@@ -41,7 +41,7 @@ bool int_combo(const char* label, int& value, const std::vector<int>& options, c
 // H rows, the local length, the tile) and cuFFT's plan, each live only with its backend.
 bool draw_gpu_knobs(Settings& s) {
     bool changed = false;
-    ImGui::BeginDisabled(s.backend != Backend::Custom && s.backend != Backend::OpenCl);
+    ImGui::BeginDisabled(s.backend != Backend::Custom && s.backend != Backend::OpenCl && s.backend != Backend::Gl);
     changed |= int_combo("Threads per block", s.custom.rows.threads_per_block, {32, 64, 128, 256, 512, 1024});
     changed |= int_combo("Block height H", s.custom.rows.block_height, {0, 1, 2, 4, 8, 16, 32, 64}, "auto");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("rows of data one thread block holds in shared memory (seed 000)");
@@ -69,8 +69,9 @@ void draw_pipeline_panel(PanelContext& ctx) {
     bool changed = false;
 
     // (in Backend's order; OpenCL is not CUDA: offered without a CUDA GPU, a missing device said by the run)
-    const char* names[] = {"CPU (FFTW)", "custom CUDA kernels", "cuFFT", "custom-fast (fused)", "OpenCL (seed kernels)"};
-    static_assert(sizeof names / sizeof names[0] == std::size_t(Backend::OpenCl) + 1, "a backend without a name");
+    const char* names[] = {"CPU (FFTW)",          "custom CUDA kernels",   "cuFFT",
+                           "custom-fast (fused)", "OpenCL (seed kernels)", "OpenGL compute (seed kernels)"};
+    static_assert(sizeof names / sizeof names[0] == std::size_t(Backend::Gl) + 1, "a backend without a name");
     if (ImGui::BeginCombo("Backend", names[int(s.backend)])) {
         for (int i = 0; i < int(sizeof names / sizeof names[0]); ++i) {
             const bool needs_gpu = cuda_backend(Backend(i));
@@ -95,13 +96,14 @@ void draw_pipeline_panel(PanelContext& ctx) {
         ctx.layout.push_back("backend-why " + ctx.machine.auto_why);
     }
     // No GPU: one wrapped line of why, and the GPU kernels' knobs folded away (they could not be turned).
-    if (!ctx.machine.gpu_ok && s.backend != Backend::OpenCl) {
+    const bool portable = s.backend == Backend::OpenCl || s.backend == Backend::Gl;  // (no CUDA needed)
+    if (!ctx.machine.gpu_ok && !portable) {
         ImGui::PushTextWrapPos(0.0f);
         ImGui::TextDisabled("GPU backends unavailable: %s", ctx.machine.gpu_why.c_str());
         ImGui::PopTextWrapPos();
         ctx.layout.push_back("gpu-knobs folded");
     }
-    if (ctx.machine.gpu_ok || s.backend == Backend::OpenCl) changed |= draw_gpu_knobs(s);
+    if (ctx.machine.gpu_ok || portable) changed |= draw_gpu_knobs(s);
 
     ImGui::Separator();
     changed |= enum_combo("Size policy", s.pad, pad_names());

@@ -62,7 +62,7 @@ void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
         ctx.messages.info("comparing every backend on this image ...");
     }
     if (ImGui::IsItemHovered())
-        ImGui::SetTooltip("the same image through FFTW, OpenCL%s: ms (transform + view, median of 3), GB/s of the\n"
+        ImGui::SetTooltip("the same image through FFTW, OpenCL, OpenGL compute%s: ms (transform + view, median of 3), GB/s of the\n"
                           "counted stages, and the largest difference from the CPU's spectrum and picture",
                           ctx.machine.gpu_ok ? ", the custom kernels, custom-fast and cuFFT" : "");
     ImGui::SameLine();

@@ -389,7 +389,7 @@ void Worker::compare(const Settings& s, bool cuda) {
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back([this, s, cuda] {
         CompareResult result;
-        std::vector<Backend> backends = {Backend::Cpu, Backend::OpenCl};
+        std::vector<Backend> backends = {Backend::Cpu, Backend::OpenCl, Backend::Gl};
         if (cuda) backends.insert(backends.end(), {Backend::Custom, Backend::CustomFast, Backend::Cufft});
         Frame ref;
         double peak = 0;
