@@ -8,6 +8,7 @@
 #include "ui/viewer.h"
 
 #include "app/engine/auto_backend.h"
+#include "app/engine/devices.h"
 #include "app/io/memory_need.h"
 
 #include <glad/gl.h>
@@ -1454,7 +1455,9 @@ int run_viewer(const ViewerLaunch& launch) {
 
     bool reopen = false;
     if (launch.auto_backend) {
-        const AutoChoice c = choose_backend(AutoWork::Viewer, 0, st.machine.gpu_ok, st.machine.gpu_why);
+        const AutoChoice c =
+            choose_backend(AutoWork::Viewer, 0, st.machine.gpu_ok, st.machine.gpu_why, 0,
+                           st.machine.gpu_ok || st.settings.pad == PadMode::None ? nullptr : &probe_gl());
         st.machine.auto_why = c.why;
         st.machine.auto_backend = c.backend;
         st.settings.backend = c.backend;  // (the file was opened under the CPU's check, the larger: no reopening)

@@ -34,6 +34,7 @@
 #include "app/core/bounded_queue.h"
 #include "app/core/huge_pages.h"
 #include "app/engine/auto_backend.h"
+#include "app/engine/devices.h"
 #include "app/engine/cpu_backend.h"
 #include "app/engine/engine.h"
 #include "app/io/decoder_pool.h"
@@ -236,8 +237,9 @@ Backend Batch::decide_auto(Engine& engine, int width, int height) {
     const double pixels = double(width) * double(height);
     const bool probe = auto_wants_gpu(AutoWork::OneImage, pixels);
     const gpu::DeviceInfo* dev = probe ? &engine.device_info() : nullptr;
+    const bool gl = dev && !dev->available && s.pad != PadMode::None;  // (radix 2)
     const AutoChoice c = choose_backend(AutoWork::OneImage, pixels, dev && dev->available,
-                                        dev ? dev->why_unavailable : std::string());
+                                        dev ? dev->why_unavailable : std::string(), 0, gl ? &probe_gl() : nullptr);
     auto_backend = c.backend;
     backend_why = c.why;
     return auto_backend;

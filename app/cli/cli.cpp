@@ -100,7 +100,8 @@ int run_frames(const CliOptions& o, const std::string& input) {
     }
     if (o.auto_backend) {  // a stack's or a video's frames: the GPU where there is one
         const gpu::DeviceInfo dev = gpu::probe_device(0);
-        const AutoChoice c = choose_backend(AutoWork::Frames, 0, dev.available, dev.why_unavailable);
+        const AutoChoice c = choose_backend(AutoWork::Frames, 0, dev.available, dev.why_unavailable, 0,
+                                            dev.available || run.s.pad == PadMode::None ? nullptr : &probe_gl());
         run.s.backend = c.backend;
         run.backend_why = c.why;
     }
@@ -185,7 +186,8 @@ int run_images(const CliOptions& o, const std::vector<std::string>& files, bool 
     b.backend = o.backend;
     if (o.auto_backend && batch) {  // a batch: the GPU where there is one (probed once, here)
         const gpu::DeviceInfo dev = gpu::probe_device(0);
-        const AutoChoice c = choose_backend(AutoWork::Batch, 0, dev.available, dev.why_unavailable, files.size());
+        const AutoChoice c = choose_backend(AutoWork::Batch, 0, dev.available, dev.why_unavailable, files.size(),
+                                            dev.available || o.s.pad == PadMode::None ? nullptr : &probe_gl());
         b.s.backend = c.backend;
         b.backend = name_of(c.backend);
         std::cerr << "specview: backend " << name_of(c.backend) << " (" << c.why << ")\n";  // once, not on every line

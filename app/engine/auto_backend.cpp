@@ -2,13 +2,16 @@
 
 #include <cstdio>
 
+#include "app/engine/devices.h"
+
 namespace specview {
 
 bool auto_wants_gpu(AutoWork work, double pixels) {
     return work != AutoWork::OneImage || pixels >= kAutoGpuMinPixels;
 }
 
-AutoChoice choose_backend(AutoWork work, double pixels, bool gpu_ok, const std::string& gpu_why, std::size_t images) {
+AutoChoice choose_backend(AutoWork work, double pixels, bool gpu_ok, const std::string& gpu_why, std::size_t images,
+                          const GlProbe* gl) {
     AutoChoice c;
     if (!auto_wants_gpu(work, pixels)) {
         char mp[64];
@@ -16,8 +19,14 @@ AutoChoice choose_backend(AutoWork work, double pixels, bool gpu_ok, const std::
         c.why = std::string("auto: one image under ") + mp + " megapixels runs sooner on the CPU than CUDA starts";
         return c;
     }
+    if (!gpu_ok && gl && gl->usable && gl->hardware) {
+        c.backend = Backend::Gl;
+        c.why = "auto: gl, the seed's compute shaders on " + gl->renderer + " (no usable CUDA device: " + gpu_why + ")";
+        return c;
+    }
     if (!gpu_ok) {
-        c.why = "auto: the CPU, no usable CUDA device (" + gpu_why + ")";
+        c.why = "auto: the CPU, no usable CUDA device (" + gpu_why + ")" +
+                (gl && gl->usable && !gl->hardware ? "; OpenGL compute only on a software renderer" : "");
         return c;
     }
     c.backend = Backend::CustomFast;

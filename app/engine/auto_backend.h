@@ -3,6 +3,7 @@
 // The rule, from whole-process measurements (README, "Which backend runs"):
 // - the viewer: custom-fast where a usable CUDA device exists (CUDA's start, a few hundred ms, is paid once while
 //   the window opens, and every later change runs in a millisecond or two); else the CPU (FFTW);
+// - without CUDA, gl where its context is on a hardware GPU (the seed's shaders, any vendor's); else the CPU;
 // - the CLI: the GPU only where it repays CUDA's start. A batch (several inputs or a directory), a stack or a video
 //   go to the GPU; one image goes to the GPU from kAutoGpuMinPixels pixels (16 megapixels) (what is transformed: the ROI where one is
 //   set), and below that stays on the CPU without even probing the GPU. With no usable CUDA device: the CPU.
@@ -33,7 +34,11 @@ enum class AutoWork { Viewer, Batch, Frames, OneImage };
 // probe where the answer is the CPU anyway.
 bool auto_wants_gpu(AutoWork work, double pixels);
 
-// The choice, given whether a usable CUDA device is there (and why not, when not). images: a batch's count.
-AutoChoice choose_backend(AutoWork work, double pixels, bool gpu_ok, const std::string& gpu_why, std::size_t images = 0);
+// The choice, given whether a usable CUDA device is there (and why not, when not). images: a batch's count. Without
+// CUDA, `gl` (probed by the caller: app/engine/devices.h) where its context has compute shaders on a hardware GPU, not
+// a software renderer (issue 62's rule; null where the work cannot take gl: a size that is not a power of two).
+struct GlProbe;
+AutoChoice choose_backend(AutoWork work, double pixels, bool gpu_ok, const std::string& gpu_why, std::size_t images = 0,
+                          const GlProbe* gl = nullptr);
 
 }  // namespace specview

@@ -3,6 +3,7 @@
 #include <fftw3.h>
 
 #include <cstdio>
+#include <thread>
 
 #include "app/engine/cpu_backend.h"
 #include "gpu/runtime/device_info.h"
@@ -49,20 +50,35 @@ std::vector<DeviceLine> list_devices() {
 #else
     out.push_back({"opencl", "", "(no OpenCL device)", false, "this specview was built without OpenCL"});
 #endif
-#ifdef SPECVIEW_HAS_GLSL
-    try {  // (a headless context made and dropped: tens of ms)
-        const gpu::GlFft gl;
-        out.push_back({"gl", "", gl.renderer() + (gl.software() ? " (software)" : ""), true, ""});
-    } catch (const std::exception& e) {
-        out.push_back({"gl", "", "(no OpenGL compute context)", false, e.what()});
-    }
-#else
-    out.push_back({"gl", "", "(no OpenGL compute context)", false, "this specview was built without OpenGL compute"});
-#endif
+    const GlProbe& gl = probe_gl();
+    out.push_back({"gl", "", gl.usable ? gl.renderer + (gl.hardware ? "" : " (software)") : "(no OpenGL compute context)",
+                   gl.usable, gl.why});
     out.push_back({"cpu", "", std::string(fftwf_version) + ", " + std::to_string(cpu_fft_threads()) +
                                   " threads",
                    true, ""});
     return out;
+}
+
+const GlProbe& probe_gl() {
+    static const GlProbe probe = [] {
+        GlProbe p;
+#ifdef SPECVIEW_HAS_GLSL
+        std::thread([&p] {  // (a headless context made and dropped: tens of ms)
+            try {
+                const gpu::GlFft gl;
+                p.usable = true;
+                p.hardware = !gl.software();
+                p.renderer = gl.renderer();
+            } catch (const std::exception& e) {
+                p.why = e.what();
+            }
+        }).join();
+#else
+        p.why = "this specview was built without OpenGL compute";
+#endif
+        return p;
+    }();
+    return probe;
 }
 
 }  // namespace specview

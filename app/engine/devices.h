@@ -19,4 +19,12 @@ struct DeviceLine {
 
 std::vector<DeviceLine> list_devices();
 
+// The OpenGL compute context --backend gl would get (probed once a process, on a thread of its own so that no context
+// current on the caller's changes): whether there is one, on a GPU or a software renderer.
+struct GlProbe {
+    bool usable = false, hardware = false;
+    std::string renderer, why;
+};
+const GlProbe& probe_gl();
+
 }  // namespace specview

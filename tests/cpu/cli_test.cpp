@@ -19,6 +19,7 @@
 
 #include "app/cli/cli.h"
 #include "app/engine/auto_backend.h"
+#include "app/engine/devices.h"
 #include "app/engine/cpu_backend.h"
 #include "app/engine/engine.h"
 #include "app/lab/filter.h"
@@ -254,6 +255,20 @@ TEST(Cli, BackendAutoChoosesByTheWorkAndSaysWhy) {
     EXPECT_EQ(choose_backend(AutoWork::OneImage, 8192.0 * 8192.0, true, "").backend, Backend::CustomFast);
     EXPECT_EQ(choose_backend(AutoWork::OneImage, 8192.0 * 8192.0, false, "x").backend, Backend::Cpu);
     EXPECT_FALSE(auto_wants_gpu(AutoWork::OneImage, kAutoGpuMinPixels - 1));
+    // Without CUDA (issue 62): gl where its context is on a hardware GPU, the CPU where it is a software renderer;
+    // CUDA first where there is one.
+    GlProbe hw, sw;
+    hw.usable = hw.hardware = true;
+    hw.renderer = "AMD Radeon RX 7900";
+    sw.usable = true;
+    sw.renderer = "llvmpipe";
+    EXPECT_EQ(choose_backend(AutoWork::Viewer, 0, false, "no driver", 0, &hw).backend, Backend::Gl);
+    EXPECT_NE(choose_backend(AutoWork::Viewer, 0, false, "no driver", 0, &hw).why.find("Radeon"), std::string::npos);
+    EXPECT_EQ(choose_backend(AutoWork::Batch, 0, false, "no driver", 20, &hw).backend, Backend::Gl);
+    EXPECT_EQ(choose_backend(AutoWork::Viewer, 0, false, "no driver", 0, &sw).backend, Backend::Cpu);
+    EXPECT_NE(choose_backend(AutoWork::Viewer, 0, false, "no driver", 0, &sw).why.find("software"), std::string::npos);
+    EXPECT_EQ(choose_backend(AutoWork::Viewer, 0, true, "", 0, &hw).backend, Backend::CustomFast);
+    EXPECT_EQ(choose_backend(AutoWork::OneImage, 1024.0 * 1024.0, false, "x", 0, &hw).backend, Backend::Cpu);
     EXPECT_TRUE(auto_wants_gpu(AutoWork::OneImage, kAutoGpuMinPixels));
 
     TempDir dir;
