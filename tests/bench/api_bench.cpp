@@ -1,8 +1,8 @@
 // Seed 001's comparison, the table of its section on results (issue 62): the same image through every backend this
-// machine has — CUDA custom (the seed's kernels), custom-fast, cuFFT, OpenCL on each usable device, FFTW — at the
-// seed's sizes, ms per transform + picture (the run's own stage times) and the whole engine call (the plane made, the
-// picture downloaded), medians of --reps runs after three, each as a ratio to cuFFT's (to FFTW's where there is no
-// CUDA). A backend that cannot run here is a line saying why.
+// machine has — CUDA custom (the seed's kernels), custom-fast, cuFFT, OpenCL on each usable device, OpenGL compute,
+// FFTW — at the seed's sizes, ms per transform + picture (the run's own stage times) and the whole engine call (the
+// plane made, the picture downloaded), medians of --reps runs after three, each as a ratio to cuFFT's (to FFTW's where
+// there is no CUDA). A backend that cannot run here is a line saying why.
 //   specview-api-bench [--sizes 256,512,...,8192] [--reps N]
 #include <algorithm>
 #include <chrono>
@@ -67,6 +67,10 @@ int main(int argc, char** argv) {
             Api a{"opencl " + d.id + " (" + d.name.substr(0, d.name.find(" (")) + ")", {}};
             a.s.backend = Backend::OpenCl;
             std::sscanf(d.id.c_str(), "%d:%d", &a.s.opencl_platform, &a.s.opencl_device);
+            apis.push_back(a);
+        } else if (d.backend == "gl") {
+            Api a{"gl (" + d.name.substr(0, d.name.find(" (")) + ")", {}};
+            a.s.backend = Backend::Gl;
             apis.push_back(a);
         } else if (d.backend == "cpu") {
             Api a{"cpu (FFTW, " + d.name.substr(d.name.find(", ") + 2) + ")", {}};
