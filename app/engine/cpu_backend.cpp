@@ -273,6 +273,10 @@ struct DeviceFft {
     }
     virtual ~DeviceFft() = default;
     virtual std::string name() const = 0;  // what ran, in words
+    virtual std::string short_name() const = 0;  // "OpenCL", "GL"
+    // What a size and configuration need, made now (compiled programs); its milliseconds (0: made already).
+    virtual double prepare(int, int, const Settings&) { return 0.0; }
+    double setup_ms = 0;  // the context and the program's build, once (reported by the first run)
     virtual std::string check(int w, int h, const Settings& s) const = 0;
     virtual void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
                          std::vector<gpu::KernelTiming>& t) = 0;
@@ -287,6 +291,7 @@ public:
     std::string name() const override {
         return "OpenCL seed pipeline (" + fft_.device().name + ", " + fft_.device().platform_name + ")";
     }
+    std::string short_name() const override { return "OpenCL"; }
     std::string check(int w, int h, const Settings& s) const override { return fft_.check(w, h, config(s)); }
     void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
                  std::vector<gpu::KernelTiming>& t) override {
@@ -314,6 +319,8 @@ private:
 class GlDeviceFft : public DeviceFft {
 public:
     std::string name() const override { return "OpenGL compute seed pipeline (" + fft_.renderer() + ")"; }
+    std::string short_name() const override { return "GL"; }
+    double prepare(int w, int h, const Settings& s) override { return fft_.prepare(w, h, config(s)); }
     std::string check(int w, int h, const Settings& s) const override { return fft_.check(w, h, config(s)); }
     void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
                  std::vector<gpu::KernelTiming>& t) override {
@@ -346,12 +353,12 @@ public:
         int w = 0, h = 0;
         transform_size(s.pad, ctx.image->width, ctx.image->height, &w, &h);
         check_device(s, w, h);
-        return fft_.plan(w, h);
+        return fft_.plan(w, h) + (device_ ? device_->prepare(w, h, s) : 0.0);
     }
     double plan_size(const Settings& s, int plane_w, int plane_h) override {
         if (s.stop.kind != gpu::StopPoint::Kind::Done) return 0.0;
         check_device(s, plane_w, plane_h);
-        return fft_.plan(plane_w, plane_h);
+        return fft_.plan(plane_w, plane_h) + (device_ ? device_->prepare(plane_w, plane_h, s) : 0.0);
     }
 
     Frame run(const PlaneContext& ctx, const Settings& s, const RunOptions& o) override {
@@ -395,6 +402,7 @@ public:
                 std::memcpy(in + std::size_t(y) * st, pp.plane.v.data() + std::size_t(y) * w, sizeof(float) * w);
         }
         if (prepare_ms > 0) f.timings.push_back({"prepare plane (channel, window, pad) [CPU]", prepare_ms, 0.0});
+        report_device_setup(f);
         const std::size_t first = f.timings.size();
         f.width = w;
         f.height = h;
@@ -643,6 +651,12 @@ private:
         const std::string why = device_->check(w, h, s);
         if (!why.empty()) throw gpu::ConfigError(why);
     }
+    // The device's context and program build, once, in the first run's timings (not in its total).
+    void report_device_setup(Frame& f) {
+        if (!device_ || device_->setup_ms <= 0) return;
+        f.timings.push_back({device_->short_name() + " context + program build (once) [host]", device_->setup_ms, 0.0});
+        device_->setup_ms = 0;
+    }
     bool run_device(const Settings& s, int w, int h, Frame& f) {
         if (!device_) return false;
         const std::size_t st = fft_.stride(), hw = std::size_t(w / 2 + 1);
@@ -695,7 +709,10 @@ std::unique_ptr<SpectrumBackend> make_cpu_backend() { return std::make_unique<Cp
 
 std::unique_ptr<SpectrumBackend> make_opencl_backend(int platform, int device) {
 #ifdef SPECVIEW_HAS_OPENCL
-    return std::make_unique<CpuSpectrumBackend>(std::make_unique<OpenClDeviceFft>(platform, device));
+    const auto t0 = BackendClock::now();
+    auto fft = std::make_unique<OpenClDeviceFft>(platform, device);
+    fft->setup_ms = ms_since(t0);
+    return std::make_unique<CpuSpectrumBackend>(std::move(fft));
 #else
     (void)platform;
     (void)device;
@@ -705,7 +722,10 @@ std::unique_ptr<SpectrumBackend> make_opencl_backend(int platform, int device) {
 
 std::unique_ptr<SpectrumBackend> make_gl_backend() {
 #ifdef SPECVIEW_HAS_GLSL
-    return std::make_unique<CpuSpectrumBackend>(std::make_unique<GlDeviceFft>());
+    const auto t0 = BackendClock::now();
+    auto fft = std::make_unique<GlDeviceFft>();
+    fft->setup_ms = ms_since(t0);
+    return std::make_unique<CpuSpectrumBackend>(std::move(fft));
 #else
     throw gpu::GpuUnavailable("this specview was built without OpenGL compute (libegl-dev and libgl-dev)");
 #endif

@@ -110,6 +110,59 @@ struct GlFft::Impl {
         if (display != EGL_NO_DISPLAY) eglTerminate(display);
     }
 
+    // The program of one shader and configuration, compiled at its first use and kept.
+    GLuint program(const std::string& defines) {
+        auto it = programs.find(defines);
+        if (it != programs.end()) return it->second;
+        const std::string src = "#version 430\n" + defines + kSeedFftGlsl;
+        const char* p = src.c_str();
+        const GLuint sh = gl.CreateShader(GL_COMPUTE_SHADER);
+        gl.ShaderSource(sh, 1, &p, nullptr);
+        gl.CompileShader(sh);
+        GLint ok = 0;
+        gl.GetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+        if (!ok) {
+            char log[2048] = "";
+            gl.GetShaderInfoLog(sh, sizeof log, nullptr, log);
+            gl.DeleteShader(sh);
+            throw GpuError("OpenGL: seed_fft.glsl (" + defines + ") does not compile: " + log);
+        }
+        const GLuint pr = gl.CreateProgram();
+        gl.AttachShader(pr, sh);
+        gl.LinkProgram(pr);
+        gl.DeleteShader(sh);
+        gl.GetProgramiv(pr, GL_LINK_STATUS, &ok);
+        if (!ok) {
+            char log[2048] = "";
+            gl.GetProgramInfoLog(pr, sizeof log, nullptr, log);
+            gl.DeleteProgram(pr);
+            throw GpuError(std::string("OpenGL: seed_fft.glsl does not link: ") + log);
+        }
+        programs.emplace(defines, pr);
+        return pr;
+    }
+    static std::string local_defines(int len, int h) {
+        return "#define ROW_LOCAL\n#define LEN " + std::to_string(len) + "\n#define HALF " + std::to_string(len / 2) +
+               "\n#define H " + std::to_string(h) + "\n";
+    }
+    static std::string transpose_defines(int t) { return "#define TRANSPOSE\n#define T " + std::to_string(t) + "\n"; }
+    // n / 2 twiddles exp(-2 pi i k / n), made in double, per length, kept.
+    GLuint twiddles_for(int n) {
+        auto it = twiddles.find(n);
+        if (it != twiddles.end()) return it->second;
+        std::vector<float> t(std::size_t(std::max(n / 2, 1)) * 2, 0.0f);
+        for (int k = 0; k < n / 2; ++k) {
+            const double ang = -2.0 * M_PI * double(k) / double(n);
+            t[2 * std::size_t(k)] = float(std::cos(ang));
+            t[2 * std::size_t(k) + 1] = float(std::sin(ang));
+        }
+        GLuint buf = 0;
+        gl.GenBuffers(1, &buf);
+        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
+        gl.BufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(t.size() * 4), t.data(), GL_STATIC_DRAW);
+        twiddles.emplace(n, buf);
+        return buf;
+    }
     void current() {
         if (eglGetCurrentContext() != context && !eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context))
             throw GpuError("eglMakeCurrent failed: " + egl_error());
@@ -233,6 +286,26 @@ struct Pass {
 };
 }  // namespace
 
+double GlFft::prepare(int width, int height, const GlFftConfig& c) {
+    if (!check(width, height, c).empty()) return 0.0;  // (the run says why)
+    Impl& m = *impl_;
+    m.current();
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t before = m.programs.size() + m.twiddles.size();
+    for (int n : {width, height}) {
+        if (n == 1) continue;
+        const int len = std::min(c.local_length, n);
+        if (n > len) m.program("#define ROW_GLOBAL\n");
+        m.program(Impl::local_defines(len, c.rows_per_group));
+        m.twiddles_for(n);
+    }
+    m.program(Impl::transpose_defines(c.tile));
+    m.check_gl("compiling the shaders");
+    return m.programs.size() + m.twiddles.size() > before
+               ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+               : 0.0;
+}
+
 void GlFft::forward(const float* plane, int width, int height, const GlFftConfig& c, std::complex<float>* out,
                     std::vector<GlPassTime>* times) {
     int rows = 0, cols = 0;
@@ -260,36 +333,6 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
     Impl& m = *impl_;
     m.current();
     Gl& gl = m.gl;
-    auto program = [&](const std::string& defines) {
-        auto it = m.programs.find(defines);
-        if (it != m.programs.end()) return it->second;
-        const std::string src = "#version 430\n" + defines + kSeedFftGlsl;
-        const char* p = src.c_str();
-        const GLuint sh = gl.CreateShader(GL_COMPUTE_SHADER);
-        gl.ShaderSource(sh, 1, &p, nullptr);
-        gl.CompileShader(sh);
-        GLint ok = 0;
-        gl.GetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-        if (!ok) {
-            char log[2048] = "";
-            gl.GetShaderInfoLog(sh, sizeof log, nullptr, log);
-            gl.DeleteShader(sh);
-            throw GpuError("OpenGL: seed_fft.glsl (" + defines + ") does not compile: " + log);
-        }
-        const GLuint pr = gl.CreateProgram();
-        gl.AttachShader(pr, sh);
-        gl.LinkProgram(pr);
-        gl.DeleteShader(sh);
-        gl.GetProgramiv(pr, GL_LINK_STATUS, &ok);
-        if (!ok) {
-            char log[2048] = "";
-            gl.GetProgramInfoLog(pr, sizeof log, nullptr, log);
-            gl.DeleteProgram(pr);
-            throw GpuError(std::string("OpenGL: seed_fft.glsl does not link: ") + log);
-        }
-        m.programs.emplace(defines, pr);
-        return pr;
-    };
     auto uniform = [&](GLuint pr, const char* name, unsigned v) { gl.Uniform1ui(gl.GetUniformLocation(pr, name), v); };
     const std::size_t count = std::size_t(width) * std::size_t(height);
     if (count > m.capacity) {
@@ -301,22 +344,6 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
         m.check_gl("allocating the plane's buffers");
         m.capacity = count;
     }
-    auto twiddles_for = [&](int n) {
-        auto it = m.twiddles.find(n);
-        if (it != m.twiddles.end()) return it->second;
-        std::vector<float> t(std::size_t(std::max(n / 2, 1)) * 2, 0.0f);
-        for (int k = 0; k < n / 2; ++k) {
-            const double ang = -2.0 * M_PI * double(k) / double(n);
-            t[2 * std::size_t(k)] = float(std::cos(ang));
-            t[2 * std::size_t(k) + 1] = float(std::sin(ang));
-        }
-        GLuint buf = 0;
-        gl.GenBuffers(1, &buf);
-        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, buf);
-        gl.BufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(t.size() * 4), t.data(), GL_STATIC_DRAW);
-        m.twiddles.emplace(n, buf);
-        return buf;
-    };
     m.staging.assign(count * 2, 0.0f);
     for (std::size_t i = 0; i < count; ++i) m.staging[2 * i] = plane[i];
     gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.a);
@@ -352,10 +379,10 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
         }
         const int log2n = log2i(n), len = std::min(c.local_length, n);
         if (stages < 0) stages = log2n;
-        const GLuint tw = twiddles_for(n);
+        const GLuint tw = m.twiddles_for(n);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, tw);
         int done = 0;
-        const GLuint global = program("#define ROW_GLOBAL\n");
+        const GLuint global = m.program("#define ROW_GLOBAL\n");
         for (int span = n / 2; span >= len && done < stages; span /= 2, ++done) {
             gl.UseProgram(global);
             gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in);
@@ -365,9 +392,7 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
             gl.DispatchCompute(GLuint((n / 2 + 63) / 64), GLuint(nrows), 1);
             gl.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         }
-        const GLuint local = program("#define ROW_LOCAL\n#define LEN " + std::to_string(len) + "\n#define HALF " +
-                                     std::to_string(len / 2) + "\n#define H " +
-                                     std::to_string(c.rows_per_group) + "\n");
+        const GLuint local = m.program(Impl::local_defines(len, c.rows_per_group));
         gl.UseProgram(local);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, outb);
@@ -381,7 +406,7 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
     };
     auto transpose = [&](GLuint in, GLuint outb, int nrows, int ncols, const char* what) {
         begin_pass(what);
-        const GLuint pr = program("#define TRANSPOSE\n#define T " + std::to_string(c.tile) + "\n");
+        const GLuint pr = m.program(Impl::transpose_defines(c.tile));
         gl.UseProgram(pr);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, outb);

@@ -41,6 +41,9 @@ public:
 
     // Why this size and configuration cannot run here (radix 2, the context's compute limits), or "".
     std::string check(int width, int height, const GlFftConfig& c) const;
+    // Compiles the programs this size and configuration runs (and its twiddles) now; the milliseconds it took (0:
+    // there already). forward() compiles what is missing itself.
+    double prepare(int width, int height, const GlFftConfig& c);
     // The full complex spectrum (height x width, unshifted, unnormalised) of the real plane, into `out`; each pass's
     // time in *times. Throws ConfigError (check's reason) or GpuError (a GL error, a shader that does not compile).
     void forward(const float* plane, int width, int height, const GlFftConfig& c, std::complex<float>* out,
