@@ -46,7 +46,8 @@ bool draw_gpu_knobs(Settings& s) {
     changed |= int_combo("Block height H", s.custom.rows.block_height, {0, 1, 2, 4, 8, 16, 32, 64}, "auto");
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("rows of data one thread block holds in shared memory (seed 000)");
     changed |= int_combo("Local FFT length", s.custom.rows.max_local_length,
-                         {0, 16, 64, 256, 1024, 2048, 4096, 8192, 16384}, "auto (48 KiB)");
+                         {0, 16, 64, 256, 1024, 2048, 4096, 8192, 16384},
+                         cuda_backend(s.backend) ? "auto (48 KiB)" : "auto (2 x threads)");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("longer rows first run global Cooley-Tukey stages, then the shared-memory kernel (seed 001)");
     changed |= int_combo("Transpose tile", s.custom.transpose.tile, {8, 16, 32, 64});
