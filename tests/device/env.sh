@@ -26,3 +26,14 @@ if [ -d .gl ]; then
   [ -f "$vendor" ] && export __EGL_VENDOR_LIBRARY_FILENAMES=$vendor
 fi
 
+# NVIDIA's OpenCL is there (libnvidia-opencl.so) but not registered with the ICD loader (only pocl.icd in
+# /etc/OpenCL/vendors, seen 2026-12-06): a vendors folder of our own naming both.
+for l in /usr/local/nvidia/lib64/libnvidia-opencl.so /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1; do
+  if [ -e "$l" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+    mkdir -p /tmp/specview-icd
+    echo "$l" > /tmp/specview-icd/nvidia.icd
+    cp /etc/OpenCL/vendors/*.icd /tmp/specview-icd/ 2>/dev/null
+    export OCL_ICD_VENDORS=/tmp/specview-icd
+    break
+  fi
+done
