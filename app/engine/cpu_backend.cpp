@@ -284,64 +284,46 @@ struct DeviceFft {
                                int* cols, std::vector<gpu::KernelTiming>& t) = 0;
 };
 
-#ifdef SPECVIEW_HAS_OPENCL
-class OpenClDeviceFft : public DeviceFft {
+// Either engine (gpu/opencl's OpenClFft, gpu/glsl's GlFft: the same calls, configurations and pass times) as a
+// DeviceFft.
+template <class Fft, class Config, class Pass>
+class SeedDeviceFft : public DeviceFft {
 public:
-    OpenClDeviceFft(int platform, int device) : fft_(platform, device) {}
-    std::string name() const override {
-        return "OpenCL seed pipeline (" + fft_.device().name + ", " + fft_.device().platform_name + ")";
-    }
-    std::string short_name() const override { return "OpenCL"; }
-    std::string check(int w, int h, const Settings& s) const override { return fft_.check(w, h, config(s)); }
-    void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
-                 std::vector<gpu::KernelTiming>& t) override {
-        std::vector<gpu::OpenClPassTime> times;
-        fft_.forward(plane, w, h, config(s), out, &times);
-        for (const auto& p : times) t.push_back({"OpenCL " + p.what, p.ms, p.bytes});
-    }
-    void forward_until(const Plane& p, const Settings& s, std::vector<std::complex<float>>& out, int* rows, int* cols,
-                       std::vector<gpu::KernelTiming>& t) override {
-        std::vector<gpu::OpenClPassTime> times;
-        fft_.forward_until(p.v.data(), p.width, p.height, config(s), s.stop, out, rows, cols, &times);
-        for (const auto& q : times) t.push_back({"OpenCL " + q.what, q.ms, q.bytes});
-    }
-
-private:
-    static gpu::OpenClFftConfig config(const Settings& s) {
-        const Knobs k = knobs(s);
-        return {k.local_length, k.rows_per_group, k.tile};
-    }
-    gpu::OpenClFft fft_;
-};
-#endif
-
-#ifdef SPECVIEW_HAS_GLSL
-class GlDeviceFft : public DeviceFft {
-public:
-    std::string name() const override { return "OpenGL compute seed pipeline (" + fft_.renderer() + ")"; }
-    std::string short_name() const override { return "GL"; }
+    template <class... Args>
+    SeedDeviceFft(std::string short_name, Args&&... args) : fft_(std::forward<Args>(args)...), short_(std::move(short_name)) {}
+    std::string name() const override { return fft_.describe(); }
+    std::string short_name() const override { return short_; }
     double prepare(int w, int h, const Settings& s) override { return fft_.prepare(w, h, config(s)); }
     std::string check(int w, int h, const Settings& s) const override { return fft_.check(w, h, config(s)); }
     void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
                  std::vector<gpu::KernelTiming>& t) override {
-        std::vector<gpu::GlPassTime> times;
+        std::vector<Pass> times;
         fft_.forward(plane, w, h, config(s), out, &times);
-        for (const auto& p : times) t.push_back({"GL " + p.what, p.ms, p.bytes});
+        add(times, t);
     }
     void forward_until(const Plane& p, const Settings& s, std::vector<std::complex<float>>& out, int* rows, int* cols,
                        std::vector<gpu::KernelTiming>& t) override {
-        std::vector<gpu::GlPassTime> times;
+        std::vector<Pass> times;
         fft_.forward_until(p.v.data(), p.width, p.height, config(s), s.stop, out, rows, cols, &times);
-        for (const auto& q : times) t.push_back({"GL " + q.what, q.ms, q.bytes});
+        add(times, t);
     }
 
 private:
-    static gpu::GlFftConfig config(const Settings& s) {
+    static Config config(const Settings& s) {
         const Knobs k = knobs(s);
         return {k.local_length, k.rows_per_group, k.tile};
     }
-    gpu::GlFft fft_;
+    void add(const std::vector<Pass>& times, std::vector<gpu::KernelTiming>& t) const {
+        for (const Pass& p : times) t.push_back({short_ + " " + p.what, p.ms, p.bytes});
+    }
+    Fft fft_;
+    std::string short_;
 };
+#ifdef SPECVIEW_HAS_OPENCL
+using OpenClDeviceFft = SeedDeviceFft<gpu::OpenClFft, gpu::OpenClFftConfig, gpu::OpenClPassTime>;
+#endif
+#ifdef SPECVIEW_HAS_GLSL
+using GlDeviceFft = SeedDeviceFft<gpu::GlFft, gpu::GlFftConfig, gpu::GlPassTime>;
 #endif
 
 class CpuSpectrumBackend : public SpectrumBackend {
@@ -710,7 +692,7 @@ std::unique_ptr<SpectrumBackend> make_cpu_backend() { return std::make_unique<Cp
 std::unique_ptr<SpectrumBackend> make_opencl_backend(int platform, int device) {
 #ifdef SPECVIEW_HAS_OPENCL
     const auto t0 = BackendClock::now();
-    auto fft = std::make_unique<OpenClDeviceFft>(platform, device);
+    auto fft = std::make_unique<OpenClDeviceFft>("OpenCL", platform, device);
     fft->setup_ms = ms_since(t0);
     return std::make_unique<CpuSpectrumBackend>(std::move(fft));
 #else
@@ -723,7 +705,7 @@ std::unique_ptr<SpectrumBackend> make_opencl_backend(int platform, int device) {
 std::unique_ptr<SpectrumBackend> make_gl_backend() {
 #ifdef SPECVIEW_HAS_GLSL
     const auto t0 = BackendClock::now();
-    auto fft = std::make_unique<GlDeviceFft>();
+    auto fft = std::make_unique<GlDeviceFft>("GL");
     fft->setup_ms = ms_since(t0);
     return std::make_unique<CpuSpectrumBackend>(std::move(fft));
 #else

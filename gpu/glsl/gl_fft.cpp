@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu/common/errors.h"
+#include "gpu/common/seed_checks.h"
 #include "gpu/glsl/seed_fft_glsl.h"  // kSeedFftGlsl: seed_fft.glsl, embedded at configure time
 
 namespace specview::gpu {
@@ -76,12 +77,6 @@ std::string egl_error() {
     return b;
 }
 
-bool pow2(int n) { return n >= 1 && (n & (n - 1)) == 0; }
-int log2i(int n) {
-    int l = 0;
-    while ((1 << l) < n) ++l;
-    return l;
-}
 
 }  // namespace
 
@@ -242,6 +237,8 @@ GlFft::~GlFft() = default;
 
 std::string GlFft::renderer() const { return impl_->renderer; }
 
+std::string GlFft::describe() const { return "OpenGL compute seed pipeline (" + impl_->renderer + ")"; }
+
 bool GlFft::software() const {
     const std::string& r = impl_->renderer;
     return r.find("llvmpipe") != std::string::npos || r.find("softpipe") != std::string::npos ||
@@ -250,12 +247,10 @@ bool GlFft::software() const {
 
 std::string GlFft::check(int width, int height, const GlFftConfig& c) const {
     const Impl& m = *impl_;
-    if (!pow2(width) || !pow2(height))
-        return "the OpenGL compute shaders are radix 2: " + std::to_string(width) + "x" + std::to_string(height) +
-               " is not a power of two each way (--pad pow2 or crop, or another backend)";
-    if (!pow2(c.local_length) || c.local_length < 2) return "the local length must be a power of two from 2";
-    if (c.rows_per_group < 1) return "rows per work-group (H) must be at least 1";
-    if (c.tile < 1) return "the transpose tile must be at least 1";
+    if (const std::string e = seed_knobs_error(width, height, c.local_length, c.rows_per_group, c.tile,
+                                               "the OpenGL compute shaders");
+        !e.empty())
+        return e;
     for (int n : {width, height}) {
         if (n == 1) continue;
         const int len = std::min(c.local_length, n);
@@ -322,14 +317,7 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
                 std::complex<float>* out, int* rows, int* cols, std::vector<GlPassTime>* times) {
     const std::string why = check(width, height, c);
     if (!why.empty()) throw ConfigError(why);
-    using Kind = StopPoint::Kind;
-    const Kind kind = stop ? stop->kind : Kind::Done;
-    if (kind == Kind::RowPass1 || kind == Kind::RowPass2) {
-        const int n = kind == Kind::RowPass1 ? width : height;
-        if (stop->stage < 0 || stop->stage > log2i(n))
-            throw ConfigError("stage " + std::to_string(stop->stage) + " of a " + std::to_string(n) +
-                              "-point row pass: it has stages 0 (none yet) to " + std::to_string(log2i(n)));
-    }
+    if (const std::string e = seed_stop_error(stop, width, height); !e.empty()) throw ConfigError(e);
     Impl& m = *impl_;
     m.current();
     Gl& gl = m.gl;
@@ -377,7 +365,7 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
             end_pass();
             return;
         }
-        const int log2n = log2i(n), len = std::min(c.local_length, n);
+        const int log2n = log2_pow2(n), len = std::min(c.local_length, n);
         if (stages < 0) stages = log2n;
         const GLuint tw = m.twiddles_for(n);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, tw);
@@ -416,29 +404,16 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
         end_pass();
         m.check_gl(what);
     };
-    const bool reversed = stop && stop->bit_reversed;  // (a row pass's own stop only)
-    GLuint result = m.b;
-    *rows = height;
-    *cols = width;
-    row_fft(m.a, m.b, width, height, kind == Kind::RowPass1 ? stop->stage : -1, !(kind == Kind::RowPass1 && reversed),
-            "row FFT (along x)");
-    if (kind != Kind::RowPass1) {
-        transpose(m.b, m.a, height, width, "transpose");
-        result = m.a;
-        *rows = width;
-        *cols = height;
-    }
-    if (kind != Kind::RowPass1 && kind != Kind::Transpose1) {
-        row_fft(m.a, m.b, height, width, kind == Kind::RowPass2 ? stop->stage : -1,
-                !(kind == Kind::RowPass2 && reversed), "row FFT (along y)");
-        result = m.b;
-    }
-    if (kind == Kind::Transpose2 || kind == Kind::Done) {
-        transpose(m.b, m.a, width, height, "transpose back");
-        result = m.a;
-        *rows = height;
-        *cols = width;
-    }
+    // Row pass, transpose, row pass, transpose; a stop leaves the data where that step put it.
+    const SeedStop at = run_seed_pipeline(
+        stop, width, height,
+        [&](int n, int nrows, int stages, bool natural, const char* step) {
+            row_fft(m.a, m.b, n, nrows, stages, natural, step);
+        },
+        [&](int nrows, int ncols, const char* step) { transpose(m.b, m.a, nrows, ncols, step); });
+    const GLuint result = at.in_b ? m.b : m.a;
+    *rows = at.rows;
+    *cols = at.cols;
     gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, result);
     gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(count * 8), out);
     m.check_gl("reading the spectrum back");

@@ -37,6 +37,7 @@ public:
     GlFft(const GlFft&) = delete;
     GlFft& operator=(const GlFft&) = delete;
     std::string renderer() const;  // "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core Profile) Mesa 22.3.6"
+    std::string describe() const;  // "OpenGL compute seed pipeline (renderer)"
     bool software() const;         // a software renderer (llvmpipe, softpipe, swrast)
 
     // Why this size and configuration cannot run here (radix 2, the context's compute limits), or "".

@@ -5,12 +5,14 @@
 #include <CL/cl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "gpu/common/errors.h"
+#include "gpu/common/seed_checks.h"
 #include "gpu/opencl/seed_fft_cl.h"  // kSeedFftCl: seed_fft.cl, embedded at configure time
 
 namespace specview::gpu {
@@ -159,8 +161,6 @@ std::vector<Found> find_devices(std::string* why) {
     return out;
 }
 
-bool pow2(int n) { return n >= 1 && (n & (n - 1)) == 0; }
-
 }  // namespace
 
 std::vector<OpenClDeviceInfo> list_opencl_devices(std::string* why) {
@@ -214,8 +214,7 @@ struct OpenClFft::Impl {
             events.emplace_back(ev);
             return;
         }
-        int log2n = 0;
-        while ((1 << log2n) < n) ++log2n;
+        const int log2n = log2_pow2(n);
         if (stages < 0) stages = log2n;
         const cl_uint un = cl_uint(n), urows = cl_uint(rows);
         const int len = std::min(c.local_length, n);
@@ -323,14 +322,27 @@ OpenClFft::~OpenClFft() {
 
 const OpenClDeviceInfo& OpenClFft::device() const { return impl_->dev.info; }
 
+std::string OpenClFft::describe() const {
+    return "OpenCL seed pipeline (" + impl_->dev.info.name + ", " + impl_->dev.info.platform_name + ")";
+}
+
+double OpenClFft::prepare(int width, int height, const OpenClFftConfig& c) {
+    if (!check(width, height, c).empty()) return 0.0;  // (the run says why)
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t before = impl_->twiddles.size();
+    for (int n : {width, height})
+        if (n > 1) impl_->twiddles_for(n);
+    return impl_->twiddles.size() > before
+               ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
+               : 0.0;
+}
+
 std::string OpenClFft::check(int width, int height, const OpenClFftConfig& c) const {
     const Impl& m = *impl_;
-    if (!pow2(width) || !pow2(height))
-        return "the OpenCL kernels are radix 2: " + std::to_string(width) + "x" + std::to_string(height) +
-               " is not a power of two each way (--pad pow2 or crop, or another backend)";
-    if (!pow2(c.local_length) || c.local_length < 2) return "the local length must be a power of two from 2";
-    if (c.rows_per_group < 1) return "rows per work-group (H) must be at least 1";
-    if (c.tile < 1) return "the transpose tile must be at least 1";
+    if (const std::string e = seed_knobs_error(width, height, c.local_length, c.rows_per_group, c.tile,
+                                               "the OpenCL kernels");
+        !e.empty())
+        return e;
     const std::size_t limit = std::min(m.local_wg_limit, m.dev.info.max_work_group);
     for (int n : {width, height}) {
         if (n == 1) continue;
@@ -370,19 +382,7 @@ void OpenClFft::run(const float* plane, int width, int height, const OpenClFftCo
                     std::complex<float>* out, int* rows, int* cols, std::vector<OpenClPassTime>* times) {
     const std::string why = check(width, height, c);
     if (!why.empty()) throw ConfigError(why);
-    using Kind = StopPoint::Kind;
-    const Kind kind = stop ? stop->kind : Kind::Done;
-    auto log2i = [](int n) {
-        int l = 0;
-        while ((1 << l) < n) ++l;
-        return l;
-    };
-    if (kind == Kind::RowPass1 || kind == Kind::RowPass2) {
-        const int n = kind == Kind::RowPass1 ? width : height;
-        if (stop->stage < 0 || stop->stage > log2i(n))
-            throw ConfigError("stage " + std::to_string(stop->stage) + " of a " + std::to_string(n) +
-                              "-point row pass: it has stages 0 (none yet) to " + std::to_string(log2i(n)));
-    }
+    if (const std::string e = seed_stop_error(stop, width, height); !e.empty()) throw ConfigError(e);
     Impl& m = *impl_;
     const std::size_t count = std::size_t(width) * std::size_t(height);
     if (count > m.capacity) {
@@ -409,34 +409,19 @@ void OpenClFft::run(const float* plane, int width, int height, const OpenClFftCo
     ev.emplace_back(up);
     mark("upload (host to device)");
     // Row pass, transpose, row pass, transpose; a stop leaves the data where that step put it.
-    cl_mem result = m.a;
-    *rows = height;
-    *cols = width;
-    const bool reversed = stop && stop->bit_reversed;  // (a row pass's own stop only)
-    m.row_fft(m.a, m.b, width, height, c, ev, kind == Kind::RowPass1 ? stop->stage : -1,
-              !(kind == Kind::RowPass1 && reversed));
-    mark("row FFT (along x)");
-    result = m.b;
-    if (kind != Kind::RowPass1) {
-        m.transpose_into(m.b, m.a, height, width, c.tile, ev);
-        mark("transpose");
-        result = m.a;
-        *rows = width;
-        *cols = height;
-    }
-    if (kind != Kind::RowPass1 && kind != Kind::Transpose1) {
-        m.row_fft(m.a, m.b, height, width, c, ev, kind == Kind::RowPass2 ? stop->stage : -1,
-                  !(kind == Kind::RowPass2 && reversed));
-        mark("row FFT (along y)");
-        result = m.b;
-    }
-    if (kind == Kind::Transpose2 || kind == Kind::Done) {
-        m.transpose_into(m.b, m.a, width, height, c.tile, ev);
-        mark("transpose back");
-        result = m.a;
-        *rows = height;
-        *cols = width;
-    }
+    const SeedStop at = run_seed_pipeline(
+        stop, width, height,
+        [&](int n, int nrows, int stages, bool natural, const char* step) {
+            m.row_fft(m.a, m.b, n, nrows, c, ev, stages, natural);
+            mark(step);
+        },
+        [&](int nrows, int ncols, const char* step) {
+            m.transpose_into(m.b, m.a, nrows, ncols, c.tile, ev);
+            mark(step);
+        });
+    const cl_mem result = at.in_b ? cl_mem(m.b) : cl_mem(m.a);
+    *rows = at.rows;
+    *cols = at.cols;
     cl_event down = nullptr;
     CL_CHECK(clEnqueueReadBuffer(m.queue, result, CL_TRUE, 0, count * sizeof(cl_float2), out, 0, nullptr, &down));
     ev.emplace_back(down);

@@ -53,6 +53,9 @@ public:
     OpenClFft(const OpenClFft&) = delete;
     OpenClFft& operator=(const OpenClFft&) = delete;
     const OpenClDeviceInfo& device() const;
+    std::string describe() const;  // "OpenCL seed pipeline (device, platform)"
+    // What a size needs made now (its twiddles); its milliseconds (0: made already).
+    double prepare(int width, int height, const OpenClFftConfig& c);
 
     // Why this size and configuration cannot run here (sides not powers of two: the kernels are radix 2; a work-group
     // or tile over the device's limits), or "" when it can.

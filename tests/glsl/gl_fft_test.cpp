@@ -15,6 +15,7 @@
 #include "gpu/common/errors.h"
 #include "gpu/glsl/gl_fft.h"
 #include "tests/support/oracle.h"
+#include "tests/support/seed_stops.h"
 
 namespace specview::test {
 namespace {
@@ -66,19 +67,11 @@ TEST(GlFft, MatchesFftwDoubleAtEverySizeAndKnob) {
 TEST(GlFft, EveryStopShowsTheStagedModelsData) {
     REQUIRE_GL(fft);
     Rng rng;
-    using Kind = gpu::StopPoint::Kind;
     for (const auto& [w, h, local] : std::vector<std::tuple<int, int, int>>{{16, 8, 1024}, {64, 32, 8}}) {
         Plane plane(w, h);
         plane.v = rng.real(std::size_t(w) * h, -1.0f, 1.0f);
         const GlFftConfig c{local, 2, 4};
-        std::vector<gpu::StopPoint> stops;
-        for (int k = 0; (1 << k) <= w; ++k) stops.push_back({Kind::RowPass1, k, false});
-        stops.push_back({Kind::RowPass1, int(std::log2(w)), true});
-        stops.push_back({Kind::Transpose1, 0, false});
-        for (int k = 0; (1 << k) <= h; ++k) stops.push_back({Kind::RowPass2, k, false});
-        stops.push_back({Kind::RowPass2, int(std::log2(h)), true});
-        stops.push_back({Kind::Transpose2, 0, false});
-        for (const gpu::StopPoint& stop : stops) {
+        for (const gpu::StopPoint& stop : every_seed_stop(w, h)) {
             const StagedResult want = run_staged_2d(plane, stop);
             std::vector<cf> got;
             int rows = 0, cols = 0;

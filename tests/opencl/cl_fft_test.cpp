@@ -13,6 +13,7 @@
 #include "gpu/common/errors.h"
 #include "gpu/opencl/cl_fft.h"
 #include "tests/support/oracle.h"
+#include "tests/support/seed_stops.h"
 
 namespace specview::test {
 namespace {
@@ -89,14 +90,7 @@ TEST(OpenClFft, EveryStopShowsTheStagedModelsData) {
         c.local_length = local;
         c.rows_per_group = 2;
         c.tile = 4;
-        std::vector<gpu::StopPoint> stops;
-        for (int k = 0; (1 << k) <= w; ++k) stops.push_back({Kind::RowPass1, k, false});
-        stops.push_back({Kind::RowPass1, int(std::log2(w)), true});
-        stops.push_back({Kind::Transpose1, 0, false});
-        for (int k = 0; (1 << k) <= h; ++k) stops.push_back({Kind::RowPass2, k, false});
-        stops.push_back({Kind::RowPass2, int(std::log2(h)), true});
-        stops.push_back({Kind::Transpose2, 0, false});
-        for (const gpu::StopPoint& stop : stops) {
+        for (const gpu::StopPoint& stop : every_seed_stop(w, h)) {
             const StagedResult want = run_staged_2d(plane, stop);
             std::vector<cf> got(std::size_t(w) * h, cf(NAN, NAN));
             int rows = 0, cols = 0;

@@ -1,0 +1,65 @@
+// What the seed pipeline's portable engines (gpu/opencl, gpu/glsl) share: what they refuse before any launch (sides
+// that are not powers of two: the kernels are radix 2; knobs out of range; a classroom stop outside its pass) and
+// the order of the 2D pipeline's steps up to a stop. Plain C++.
+#pragma once
+
+#include <string>
+
+#include "gpu/common/config.h"
+
+namespace specview::gpu {
+
+inline bool is_pow2(int n) { return n >= 1 && (n & (n - 1)) == 0; }
+inline int log2_pow2(int n) {
+    int l = 0;
+    while ((1 << l) < n) ++l;
+    return l;
+}
+
+// "" or why: `kernels` names them in the message ("the OpenCL kernels").
+inline std::string seed_knobs_error(int width, int height, int local_length, int rows_per_group, int tile,
+                                    const std::string& kernels) {
+    if (!is_pow2(width) || !is_pow2(height))
+        return kernels + " are radix 2: " + std::to_string(width) + "x" + std::to_string(height) +
+               " is not a power of two each way (--pad pow2 or crop, or another backend)";
+    if (!is_pow2(local_length) || local_length < 2) return "the local length must be a power of two from 2";
+    if (rows_per_group < 1) return "rows per work-group (H) must be at least 1";
+    if (tile < 1) return "the transpose tile must be at least 1";
+    return "";
+}
+
+// "" or why a row pass's stop (stage 0, nothing yet, to log2 of its length) is outside the pass.
+inline std::string seed_stop_error(const StopPoint* stop, int width, int height) {
+    if (!stop || (stop->kind != StopPoint::Kind::RowPass1 && stop->kind != StopPoint::Kind::RowPass2)) return "";
+    const int n = stop->kind == StopPoint::Kind::RowPass1 ? width : height;
+    if (stop->stage >= 0 && stop->stage <= log2_pow2(n)) return "";
+    return "stage " + std::to_string(stop->stage) + " of a " + std::to_string(n) +
+           "-point row pass: it has stages 0 (none yet) to " + std::to_string(log2_pow2(n));
+}
+
+// The seed 2D pipeline's steps up to a stop, for an engine with two buffers A and B: the row pass along x (A -> B),
+// the transpose (B -> A), the row pass along y (A -> B), the transpose back (B -> A). row(n, rows, stages, natural,
+// what) runs a row pass (stages -1: all; natural: the last stage's rows in natural order); transpose(rows, cols,
+// what) transposes rows x cols. Returns where the data is at the stop and its layout.
+struct SeedStop {
+    bool in_b = false;
+    int rows = 0, cols = 0;
+};
+template <class Row, class Transpose>
+SeedStop run_seed_pipeline(const StopPoint* stop, int width, int height, Row&& row, Transpose&& transpose) {
+    using Kind = StopPoint::Kind;
+    const Kind kind = stop ? stop->kind : Kind::Done;
+    const bool reversed = stop && stop->bit_reversed;  // (a row pass's own stop only)
+    row(width, height, kind == Kind::RowPass1 ? stop->stage : -1, !(kind == Kind::RowPass1 && reversed),
+        "row FFT (along x)");
+    if (kind == Kind::RowPass1) return {true, height, width};
+    transpose(height, width, "transpose");
+    if (kind == Kind::Transpose1) return {false, width, height};
+    row(height, width, kind == Kind::RowPass2 ? stop->stage : -1, !(kind == Kind::RowPass2 && reversed),
+        "row FFT (along y)");
+    if (kind == Kind::RowPass2) return {true, width, height};
+    transpose(width, height, "transpose back");
+    return {false, height, width};
+}
+
+}  // namespace specview::gpu
