@@ -100,7 +100,7 @@ void draw_pipeline_panel(PanelContext& ctx) {
     const bool portable = s.backend == Backend::OpenCl || s.backend == Backend::Gl;  // (no CUDA needed)
     if (!ctx.machine.gpu_ok && !portable) {
         ImGui::PushTextWrapPos(0.0f);
-        ImGui::TextDisabled("GPU backends unavailable: %s", ctx.machine.gpu_why.c_str());
+        ImGui::TextDisabled("CUDA backends unavailable: %s", ctx.machine.gpu_why.c_str());
         ImGui::PopTextWrapPos();
         ctx.layout.push_back("gpu-knobs folded");
     }
