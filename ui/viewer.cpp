@@ -1275,7 +1275,16 @@ void build_window(ViewerState& st, PanelContext& ctx) {
         st.layout.push_back(line);
     }
     ImGui::BeginChild("main", ImVec2(0, 0), false);
-    volume_post(st);                 // (before run_pipeline, which clears st.dirty)
+    volume_post(st);  // (before run_pipeline, which clears st.dirty)
+    // In volume mode the 2D picture is hidden: its run waits until the mode is left (it would only delay the volume's).
+    const bool volume_mode = st.volume.enabled && st.shown.image;
+    if (st.dirty && volume_mode) {
+        st.volume.stale_2d = true;
+        st.dirty = false;
+    } else if (!volume_mode && st.volume.stale_2d) {
+        st.volume.stale_2d = false;
+        st.dirty = true;
+    }
     if (st.dirty) run_pipeline(st);  // posted now; the picture arrives in a later frame
     draw_status_line(st);
     if (!st.messages.text.empty()) {

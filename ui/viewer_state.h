@@ -71,7 +71,10 @@ struct VolumeUi {
     VolumeViewRequest view;    // the slices asked for
     std::uint64_t posted = 0;  // the newest request's id
     std::uint64_t arrived = 0;
-    std::optional<VolumeResult> shown;  // its pictures' rgba emptied once uploaded
+    std::optional<VolumeResult> shown;  // the last result (its pictures shared with the worker's session)
+    // A setting changed while the six views were shown: the hidden 2D picture is made when the volume mode is left,
+    // not beside every volume transform.
+    bool stale_2d = false;
     StagedTexture tex[6];               // image xy, xz, yz; spectrum kx-ky, kx-kz, ky-kz
     std::uint64_t uploading = 0;        // the request whose pictures are on their way into tex (0: none)
     PlotAxes shell_axes;                // the shell power spectrum's plot

@@ -1361,6 +1361,11 @@ TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
         }
     }
     EXPECT_NE(std::find(actions.begin(), actions.end(), "set window hann"), actions.end()) << r.dump();
+    // The hidden 2D picture is not made beside the volume's transform, but once the volume mode is left.
+    std::vector<std::string> runs;
+    for (const auto& c : r.value("changes", nlohmann::json::array())) runs.push_back(c.value("action", ""));
+    EXPECT_EQ(std::find(runs.begin(), runs.end(), "set window hann"), runs.end()) << r.dump();
+    EXPECT_NE(std::find(runs.begin(), runs.end(), "set volume false"), runs.end()) << r.dump();
     // Classroom in 3D: step 4 lays the volume out with z in the rows (W x H x D), said in its caption.
     const Layout ls = layout(step_shot);
     EXPECT_EQ(ls.line("volume-step "), "volume-step 4: transpose z to the rows");
