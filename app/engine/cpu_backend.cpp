@@ -9,6 +9,7 @@
 #include "app/engine/staged_fft.h"
 #include "gpu/common/errors.h"
 #include "gpu/common/config.h"
+#include "gpu/common/seed_checks.h"
 #ifdef SPECVIEW_HAS_OPENCL
 #include "gpu/opencl/cl_fft.h"
 #endif
@@ -263,10 +264,7 @@ double ms_since(BackendClock::time_point t0) {
 // custom backend's knobs (one butterfly a work-item: a local length of twice the threads per block unless given, H
 // rows a group, the tile); the full spectrum comes back to the host.
 struct DeviceFft {
-    struct Knobs {
-        int local_length, rows_per_group, tile;
-    };
-    static Knobs knobs(const Settings& s) {
+    static gpu::SeedConfig knobs(const Settings& s) {
         const gpu::RowFftConfig& r = s.custom.rows;
         return {r.max_local_length > 0 ? r.max_local_length : 2 * std::max(r.threads_per_block, 1),
                 std::max(r.block_height, 1), s.custom.transpose.tile};
@@ -286,7 +284,7 @@ struct DeviceFft {
 
 // Either engine (gpu/opencl's OpenClFft, gpu/glsl's GlFft: the same calls, configurations and pass times) as a
 // DeviceFft.
-template <class Fft, class Config, class Pass>
+template <class Fft, class Pass>
 class SeedDeviceFft : public DeviceFft {
 public:
     template <class... Args>
@@ -309,10 +307,7 @@ public:
     }
 
 private:
-    static Config config(const Settings& s) {
-        const Knobs k = knobs(s);
-        return {k.local_length, k.rows_per_group, k.tile};
-    }
+    static gpu::SeedConfig config(const Settings& s) { return knobs(s); }
     void add(const std::vector<Pass>& times, std::vector<gpu::KernelTiming>& t) const {
         for (const Pass& p : times) t.push_back({short_ + " " + p.what, p.ms, p.bytes});
     }
@@ -320,10 +315,10 @@ private:
     std::string short_;
 };
 #ifdef SPECVIEW_HAS_OPENCL
-using OpenClDeviceFft = SeedDeviceFft<gpu::OpenClFft, gpu::OpenClFftConfig, gpu::OpenClPassTime>;
+using OpenClDeviceFft = SeedDeviceFft<gpu::OpenClFft, gpu::OpenClPassTime>;
 #endif
 #ifdef SPECVIEW_HAS_GLSL
-using GlDeviceFft = SeedDeviceFft<gpu::GlFft, gpu::GlFftConfig, gpu::GlPassTime>;
+using GlDeviceFft = SeedDeviceFft<gpu::GlFft, gpu::GlPassTime>;
 #endif
 
 class CpuSpectrumBackend : public SpectrumBackend {

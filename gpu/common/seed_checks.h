@@ -9,6 +9,16 @@
 
 namespace specview::gpu {
 
+// The portable engines' knobs, as the CUDA seed pipeline's (gpu/common/config.h): a work-group transforms
+// `rows_per_group` (H) rows in blocks of `local_length` values in local/shared memory, local_length / 2 work-items a row
+// (one butterfly each); longer rows first run global stages; `tile` is the transpose's T (T x T work-items, a
+// T x (T + 1) tile). 512 fits every device seen (NVIDIA's OpenCL allows 256 work-items for the local kernel).
+struct SeedConfig {
+    int local_length = 512;
+    int rows_per_group = 1;
+    int tile = 16;
+};
+
 inline bool is_pow2(int n) { return n >= 1 && (n & (n - 1)) == 0; }
 inline int log2_pow2(int n) {
     int l = 0;

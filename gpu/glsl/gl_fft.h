@@ -10,17 +10,13 @@
 #include <vector>
 
 #include "gpu/common/config.h"
+#include "gpu/common/seed_checks.h"
 
 namespace specview::gpu {
 
-// The knobs, as OpenCL's: a work-group transforms `rows_per_group` (H) rows in blocks of `local_length` values in
-// shared memory, local_length / 2 invocations a row; `tile`: the transpose's T. A program is compiled per
-// (local length, H) and per tile once and kept.
-struct GlFftConfig {
-    int local_length = 512;
-    int rows_per_group = 1;
-    int tile = 16;
-};
+// The knobs, as OpenCL's (gpu/common/seed_checks.h); a program is compiled per (local length, H) and per tile once and
+// kept.
+using GlFftConfig = SeedConfig;
 
 struct GlPassTime {
     std::string what;

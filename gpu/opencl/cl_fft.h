@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpu/common/config.h"
+#include "gpu/common/seed_checks.h"
 
 namespace specview::gpu {
 
@@ -28,14 +29,7 @@ struct OpenClDeviceInfo {
 // which, when given).
 std::vector<OpenClDeviceInfo> list_opencl_devices(std::string* why = nullptr);
 
-// The knobs, as the CUDA seed pipeline's (gpu/common/config.h): a work-group transforms `rows_per_group` (H) rows in
-// blocks of `local_length` values in local memory, local_length / 2 work-items a row (one butterfly each); longer
-// rows first run global stages. `tile`: the transpose's T (T x T work-items, a T x (T + 1) tile).
-struct OpenClFftConfig {
-    int local_length = 1024;
-    int rows_per_group = 1;
-    int tile = 16;
-};
+using OpenClFftConfig = SeedConfig;  // (gpu/common/seed_checks.h)
 
 // One pass's time from the queue's profiling events.
 struct OpenClPassTime {
