@@ -280,7 +280,19 @@ struct DeviceFft {
                          std::vector<gpu::KernelTiming>& t) = 0;
     virtual void forward_until(const Plane& p, const Settings& s, std::vector<std::complex<float>>& out, int* rows,
                                int* cols, std::vector<gpu::KernelTiming>& t) = 0;
+    // Engines that keep the spectrum on the device and make the picture there (GL): forward() with a null `out`
+    // keeps it; picture() brings back only the picture (RGBA8 or levels); bins() and spectrum() read it.
+    virtual bool pictures() const { return false; }
+    virtual void picture(const ViewParams&, PictureFormat, void*, float*, float*, std::vector<gpu::KernelTiming>&) {}
+    virtual void bins(const int*, const int*, std::size_t, std::complex<float>*) {}
+    virtual void spectrum(std::complex<float>*) {}
 };
+
+// Which engines make pictures on the device (SeedDeviceFft below): those with GlFft's picture().
+template <class Fft, class = void>
+struct HasPicture : std::false_type {};
+template <class Fft>
+struct HasPicture<Fft, std::void_t<decltype(&Fft::picture)>> : std::true_type {};
 
 // Either engine (gpu/opencl's OpenClFft, gpu/glsl's GlFft: the same calls, configurations and pass times) as a
 // DeviceFft.
@@ -304,6 +316,22 @@ public:
         std::vector<Pass> times;
         fft_.forward_until(p.v.data(), p.width, p.height, config(s), s.stop, out, rows, cols, &times);
         add(times, t);
+    }
+
+    bool pictures() const override { return HasPicture<Fft>::value; }
+    void picture(const ViewParams& vp, PictureFormat format, void* out, float* lo, float* hi,
+                 std::vector<gpu::KernelTiming>& t) override {
+        if constexpr (HasPicture<Fft>::value) {
+            std::vector<Pass> times;
+            fft_.picture(vp, format, out, lo, hi, &times);
+            add(times, t);
+        }
+    }
+    void bins(const int* x, const int* y, std::size_t n, std::complex<float>* out) override {
+        if constexpr (HasPicture<Fft>::value) fft_.bins(x, y, n, out);
+    }
+    void spectrum(std::complex<float>* out) override {
+        if constexpr (HasPicture<Fft>::value) fft_.spectrum(out);
     }
 
 private:
@@ -351,6 +379,11 @@ public:
         spectrum_kept_ = false;
         half_kept_ = false;
         half_ok_ = false;
+        device_kept_ = false;
+        // The device's picture (GL): its spectrum stays there and only the picture comes back, where nothing after
+        // the transform needs the spectrum on the host (a mask, an inverse, a power sum do).
+        const bool device_picture = device_ && device_->pictures() && o.want_rgba && !has_mask(s) &&
+                                    !o.want_inverse && !o.accumulate_power;
         auto give_up_if_cancelled = [&] {
             if (!o.cancelled || !o.cancelled()) return;
             half_ok_ = false;  // a spectrum of settings nobody asks about any more is no readout's
@@ -385,7 +418,7 @@ public:
         f.height = h;
         give_up_if_cancelled();
         t0 = BackendClock::now();
-        if (!run_device(s, w, h, f)) {
+        if (!run_device(s, w, h, f, device_picture)) {
             fft_.execute();
             f.timings.push_back(
                 {std::string("FFTW r2c 2D (in place, ") + (fft_.measured() ? "measured plan)" : "estimated plan)"),
@@ -394,12 +427,17 @@ public:
         }
         width_ = w;
         height_ = h;
-        half_ok_ = true;
+        half_ok_ = !device_kept_;
         give_up_if_cancelled();
         // The full spectrum only where it is asked for (--raw); readouts, bins and profiles read the transform's
         // half spectrum, before any mask: in FFTW's buffer, or (a mask or an inverse will change that) a copy of it.
         // Expanding the whole spectrum for them took 66-69 ms of a 4096^2 run here (and 8 bytes a bin).
-        if (o.want_spectrum) fft_.full(f.spectrum);
+        if (o.want_spectrum && device_kept_) {
+            f.spectrum.resize(std::size_t(w) * h);
+            device_->spectrum(f.spectrum.data());
+        } else if (o.want_spectrum) {
+            fft_.full(f.spectrum);
+        }
         if (!o.one_shot && (has_mask(s) || o.want_inverse)) {
             t0 = BackendClock::now();
             const std::size_t count = std::size_t(w / 2 + 1) * h;
@@ -459,7 +497,17 @@ public:
                                  double(count) * 20.0});
         }
         f.picture = o.picture;
-        if (o.want_rgba) {  // not for a stack's power sum, a saved spectrum, a correlation: 14% of --average's time
+        if (o.want_rgba && device_kept_) {
+            void* out = nullptr;
+            if (o.picture == PictureFormat::Rgba8) {
+                f.rgba.resize(std::size_t(w) * h);
+                out = f.rgba.data();
+            } else {
+                f.levels.resize(std::size_t(w) * h * std::size_t(level_bytes(o.picture)));
+                out = f.levels.data();
+            }
+            device_->picture(s.view, o.picture, out, &f.range_lo, &f.range_hi, f.timings);
+        } else if (o.want_rgba) {  // not for a stack's power sum, a saved spectrum, a correlation: 14% of --average's time
             t0 = BackendClock::now();
             picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.picture,
                               &f.levels);
@@ -491,6 +539,7 @@ public:
         // The previous run's data may still be shown (Frame::host_data): write into a fresh buffer then.
         spectrum_kept_ = false;  // a classroom stop's data
         half_kept_ = false;
+        device_kept_ = false;
         if (data_.use_count() > 1 || !data_) data_ = std::make_shared<std::vector<std::complex<float>>>();
         if (!run_device_staged(pp.plane, s, f)) {
             StagedResult r = run_staged_2d(pp.plane, s.stop);
@@ -568,6 +617,13 @@ public:
     // The whole unmasked spectrum in data_ (the profiles take it whole), made from the half once a run.
     bool keep_whole() {
         if (spectrum_kept_ && data_ && data_->size() == std::size_t(width_) * height_) return true;
+        if (device_kept_) {  // the spectrum on the device, read back whole once
+            auto full = std::make_shared<std::vector<std::complex<float>>>(std::size_t(width_) * height_);
+            device_->spectrum(full->data());
+            data_ = full;
+            spectrum_kept_ = true;
+            return true;
+        }
         const std::complex<float>* H = kept_half();
         if (!H) return false;
         auto full = std::make_shared<std::vector<std::complex<float>>>();
@@ -593,8 +649,13 @@ public:
     std::vector<std::complex<float>> spectrum_bins(const Settings&, const std::vector<int>& kx,
                                                    const std::vector<int>& ky) override {
         const bool whole = spectrum_kept_ && data_ && data_->size() == std::size_t(width_) * height_;
-        if (!whole && !kept_half()) throw gpu::ConfigError("no spectrum kept from the last run");
+        if (!whole && !device_kept_ && !kept_half()) throw gpu::ConfigError("no spectrum kept from the last run");
         std::vector<std::complex<float>> out(kx.size());
+        if (!whole && device_kept_) {  // read from the device, a bin at a time (or whole, for many)
+            if (kx.size() > 4096 && keep_whole()) return spectrum_bins(Settings{}, kx, ky);
+            device_->bins(kx.data(), ky.data(), kx.size(), out.data());
+            return out;
+        }
         for (std::size_t i = 0; i < kx.size(); ++i) {
             if (kx[i] < 0 || ky[i] < 0 || kx[i] >= width_ || ky[i] >= height_)
                 throw gpu::ConfigError("bin outside the spectrum");
@@ -612,6 +673,10 @@ public:
         // A classroom stop's data (or the whole spectrum made for the profiles), else the half spectrum kept.
         if (data_ && data_->size() == std::size_t(width_) * height_) return (*data_)[std::size_t(y) * width_ + x];
         std::complex<float> v;
+        if (device_kept_) {
+            device_->bins(&x, &y, 1, &v);
+            return v;
+        }
         if (kept_bin(x, y, &v)) return v;
         throw gpu::ConfigError("no value at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
     }
@@ -634,14 +699,21 @@ private:
         f.timings.push_back({device_->short_name() + " context + program build (once) [host]", device_->setup_ms, 0.0});
         device_->setup_ms = 0;
     }
-    bool run_device(const Settings& s, int w, int h, Frame& f) {
+    // `keep`: the spectrum stays on the device (device_kept_) for its picture; nothing comes back to FFTW's buffer.
+    bool run_device(const Settings& s, int w, int h, Frame& f, bool keep) {
         if (!device_) return false;
         const std::size_t st = fft_.stride(), hw = std::size_t(w / 2 + 1);
         float* buffer = reinterpret_cast<float*>(fft_.half());
         device_plane_.resize(std::size_t(w) * h);
-        device_full_.resize(std::size_t(w) * h);
         for (int y = 0; y < h; ++y)
             std::memcpy(device_plane_.data() + std::size_t(y) * w, buffer + std::size_t(y) * st, sizeof(float) * w);
+        if (keep) {
+            device_->forward(device_plane_.data(), w, h, s, nullptr, f.timings);
+            device_kept_ = true;
+            f.backend = device_->name();
+            return true;
+        }
+        device_full_.resize(std::size_t(w) * h);
         device_->forward(device_plane_.data(), w, h, s, device_full_.data(), f.timings);
         std::complex<float>* half = fft_.half();
         for (int y = 0; y < h; ++y)
@@ -665,6 +737,7 @@ private:
     std::shared_ptr<std::vector<std::complex<float>>> data_;
     std::vector<float> values_;
     bool half_ok_ = false;        // fft_ holds the last run's half spectrum
+    bool device_kept_ = false;    // the device (device_) holds the last run's spectrum, whole, unmasked
     bool spectrum_kept_ = false;  // data_ is the last run's whole unmasked spectrum
     std::vector<std::complex<float>>
         kept_half_;  // the last run's unmasked half spectrum, when a mask or inverse followed

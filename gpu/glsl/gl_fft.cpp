@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <utility>
@@ -14,7 +16,8 @@
 
 #include "gpu/common/errors.h"
 #include "gpu/common/seed_checks.h"
-#include "gpu/glsl/seed_fft_glsl.h"  // kSeedFftGlsl: seed_fft.glsl, embedded at configure time
+#include "gpu/glsl/seed_fft_glsl.h"       // kSeedFftGlsl: seed_fft.glsl, embedded at configure time
+#include "gpu/glsl/spectrum_view_glsl.h"  // kSpectrumViewGlsl: spectrum_view.glsl
 
 namespace specview::gpu {
 
@@ -43,6 +46,8 @@ struct Gl {
     SV_GL(PFNGLUSEPROGRAMPROC, UseProgram)                                                            \
     SV_GL(PFNGLGETUNIFORMLOCATIONPROC, GetUniformLocation)                                            \
     SV_GL(PFNGLUNIFORM1UIPROC, Uniform1ui)                                                            \
+    SV_GL(PFNGLUNIFORM1FPROC, Uniform1f)                                                              \
+    SV_GL(PFNGLCLEARBUFFERDATAPROC, ClearBufferData)                                                  \
     SV_GL(PFNGLGENBUFFERSPROC, GenBuffers)                                                            \
     SV_GL(PFNGLDELETEBUFFERSPROC, DeleteBuffers)                                                      \
     SV_GL(PFNGLBINDBUFFERPROC, BindBuffer)                                                            \
@@ -80,6 +85,15 @@ std::string egl_error() {
 
 }  // namespace
 
+// A timed pass: a GL_TIME_ELAPSED query, or on a software renderer (its queries read 0) the host's clock after glFinish.
+struct Pass {
+    std::string what;
+    GLuint query = 0;
+    double bytes = 0;
+    std::chrono::steady_clock::time_point t0;
+    double host_ms = -1;
+};
+
 struct GlFft::Impl {
     EGLDisplay display = EGL_NO_DISPLAY;
     EGLContext context = EGL_NO_CONTEXT;
@@ -91,14 +105,21 @@ struct GlFft::Impl {
     std::size_t capacity = 0;
     std::map<int, GLuint> twiddles;
     std::vector<float> staging;
+    // The spectrum the last forward() left on the device (0: none), its size; the picture's buffers.
+    GLuint kept = 0;
+    int kept_w = 0, kept_h = 0;
+    GLuint values = 0, hist = 0, lut = 0, picture = 0;
+    std::size_t values_capacity = 0, picture_capacity = 0;
+    bool software = false;
+    std::vector<Pass> passes;
 
     ~Impl() {
         if (context != EGL_NO_CONTEXT) {
             eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context);
             for (auto& [k, p] : programs) gl.DeleteProgram(p);
             for (auto& [n, t] : twiddles) gl.DeleteBuffers(1, &t);
-            if (a) gl.DeleteBuffers(1, &a);
-            if (b) gl.DeleteBuffers(1, &b);
+            for (GLuint buf : {a, b, values, hist, lut, picture})
+                if (buf) gl.DeleteBuffers(1, &buf);
             eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
             eglDestroyContext(display, context);
         }
@@ -106,10 +127,10 @@ struct GlFft::Impl {
     }
 
     // The program of one shader and configuration, compiled at its first use and kept.
-    GLuint program(const std::string& defines) {
+    GLuint program(const std::string& defines, const char* source = kSeedFftGlsl) {
         auto it = programs.find(defines);
         if (it != programs.end()) return it->second;
-        const std::string src = "#version 430\n" + defines + kSeedFftGlsl;
+        const std::string src = std::string("#version 430\n") + defines + source;
         const char* p = src.c_str();
         const GLuint sh = gl.CreateShader(GL_COMPUTE_SHADER);
         gl.ShaderSource(sh, 1, &p, nullptr);
@@ -120,7 +141,7 @@ struct GlFft::Impl {
             char log[2048] = "";
             gl.GetShaderInfoLog(sh, sizeof log, nullptr, log);
             gl.DeleteShader(sh);
-            throw GpuError("OpenGL: seed_fft.glsl (" + defines + ") does not compile: " + log);
+            throw GpuError("OpenGL: the shader (" + defines + ") does not compile: " + log);
         }
         const GLuint pr = gl.CreateProgram();
         gl.AttachShader(pr, sh);
@@ -131,7 +152,7 @@ struct GlFft::Impl {
             char log[2048] = "";
             gl.GetProgramInfoLog(pr, sizeof log, nullptr, log);
             gl.DeleteProgram(pr);
-            throw GpuError(std::string("OpenGL: seed_fft.glsl does not link: ") + log);
+            throw GpuError("OpenGL: the shader (" + defines + ") does not link: " + log);
         }
         programs.emplace(defines, pr);
         return pr;
@@ -157,6 +178,41 @@ struct GlFft::Impl {
         gl.BufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(t.size() * 4), t.data(), GL_STATIC_DRAW);
         twiddles.emplace(n, buf);
         return buf;
+    }
+    // A buffer of at least `bytes` (grown, contents dropped).
+    void ensure(GLuint* buf, std::size_t* capacity, std::size_t bytes, const char* what) {
+        if (*buf && bytes <= *capacity) return;
+        if (!*buf) gl.GenBuffers(1, buf);
+        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, *buf);
+        gl.BufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(std::max<std::size_t>(bytes, 4)), nullptr, GL_DYNAMIC_COPY);
+        check_gl(what);
+        *capacity = bytes;
+    }
+    void begin_pass(const std::string& what, double bytes) {
+        Pass p{what, 0, bytes, std::chrono::steady_clock::now(), -1};
+        gl.GenQueries(1, &p.query);
+        gl.BeginQuery(GL_TIME_ELAPSED, p.query);
+        passes.push_back(p);
+    }
+    void end_pass() {
+        gl.EndQuery(GL_TIME_ELAPSED);
+        gl.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+        if (software) {
+            gl.Finish();
+            passes.back().host_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - passes.back().t0).count();
+        }
+    }
+    // The passes' times (read now: their work is done), into *times (replaced) when asked.
+    void collect(std::vector<GlPassTime>* times) {
+        if (times) times->clear();
+        for (Pass& p : passes) {
+            GLuint64 ns = 0;
+            gl.GetQueryObjectui64v(p.query, GL_QUERY_RESULT, &ns);
+            gl.DeleteQueries(1, &p.query);
+            if (times) times->push_back({p.what, p.host_ms >= 0 ? p.host_ms : double(ns) * 1e-6, p.bytes});
+        }
+        passes.clear();
     }
     void current() {
         if (eglGetCurrentContext() != context && !eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context))
@@ -231,6 +287,9 @@ GlFft::GlFft() : impl_(new Impl) {
     m.gl.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &m.max_count[1]);
     m.gl.GetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &m.max_shared);
     m.check_gl("reading the compute limits");
+    const std::string& r = m.renderer;
+    m.software = r.find("llvmpipe") != std::string::npos || r.find("softpipe") != std::string::npos ||
+                 r.find("swrast") != std::string::npos;
 }
 
 GlFft::~GlFft() = default;
@@ -239,11 +298,7 @@ std::string GlFft::renderer() const { return impl_->renderer; }
 
 std::string GlFft::describe() const { return "OpenGL compute seed pipeline (" + impl_->renderer + ")"; }
 
-bool GlFft::software() const {
-    const std::string& r = impl_->renderer;
-    return r.find("llvmpipe") != std::string::npos || r.find("softpipe") != std::string::npos ||
-           r.find("swrast") != std::string::npos;
-}
+bool GlFft::software() const { return impl_->software; }
 
 std::string GlFft::check(int width, int height, const GlFftConfig& c) const {
     const Impl& m = *impl_;
@@ -270,16 +325,6 @@ std::string GlFft::check(int width, int height, const GlFftConfig& c) const {
     if (c.tile * (c.tile + 1) * 8 > m.max_shared) return "the transpose tile does not fit the shared memory";
     return "";
 }
-
-namespace {
-struct Pass {
-    std::string what;
-    GLuint query = 0;
-    double bytes = 0;
-    std::chrono::steady_clock::time_point t0;
-    double host_ms = -1;  // a software renderer's pass, timed on the host after glFinish (its queries read 0)
-};
-}  // namespace
 
 double GlFft::prepare(int width, int height, const GlFftConfig& c) {
     if (!check(width, height, c).empty()) return 0.0;  // (the run says why)
@@ -338,23 +383,10 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
     gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(count * 8), m.staging.data());
     m.check_gl("uploading the plane");
 
-    std::vector<Pass> passes;
-    const bool host_timed = software();
-    auto begin_pass = [&](const std::string& what) {
-        Pass p{what, 0, 16.0 * double(count), std::chrono::steady_clock::now(), -1};
-        gl.GenQueries(1, &p.query);
-        gl.BeginQuery(GL_TIME_ELAPSED, p.query);
-        passes.push_back(p);
-    };
-    auto end_pass = [&] {
-        gl.EndQuery(GL_TIME_ELAPSED);
-        gl.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-        if (host_timed) {
-            gl.Finish();
-            passes.back().host_ms =
-                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - passes.back().t0).count();
-        }
-    };
+    m.passes.clear();
+    m.kept = 0;
+    auto begin_pass = [&](const std::string& what) { m.begin_pass(what, 16.0 * double(count)); };
+    auto end_pass = [&] { m.end_pass(); };
     // Rows of n values: in -> out (in overwritten by the global stages); `stages` of log2 n (-1: all).
     auto row_fft = [&](GLuint in, GLuint outb, int n, int nrows, int stages, bool natural, const char* what) {
         begin_pass(what);
@@ -414,16 +446,171 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
     const GLuint result = at.in_b ? m.b : m.a;
     *rows = at.rows;
     *cols = at.cols;
-    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, result);
-    gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(count * 8), out);
-    m.check_gl("reading the spectrum back");
-    if (times) times->clear();
-    for (Pass& p : passes) {
-        GLuint64 ns = 0;
-        gl.GetQueryObjectui64v(p.query, GL_QUERY_RESULT, &ns);
-        gl.DeleteQueries(1, &p.query);
-        if (times) times->push_back({p.what, p.host_ms >= 0 ? p.host_ms : double(ns) * 1e-6, p.bytes});
+    if (out) {
+        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, result);
+        gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(count * 8), out);
+        m.check_gl("reading the spectrum back");
+    } else {
+        m.kept = result;
+        m.kept_w = width;
+        m.kept_h = height;
     }
+    m.collect(times);
+}
+
+bool GlFft::kept() const { return impl_->kept != 0; }
+int GlFft::kept_width() const { return impl_->kept_w; }
+int GlFft::kept_height() const { return impl_->kept_h; }
+
+void GlFft::bins(const int* x, const int* y, std::size_t n, std::complex<float>* out) {
+    Impl& m = *impl_;
+    if (!m.kept) throw ConfigError("OpenGL: no spectrum kept on the device");
+    m.current();
+    m.gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.kept);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (x[i] < 0 || y[i] < 0 || x[i] >= m.kept_w || y[i] >= m.kept_h) throw ConfigError("bin outside the spectrum");
+        m.gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, GLintptr((std::size_t(y[i]) * m.kept_w + x[i]) * 8), 8, out + i);
+    }
+    m.check_gl("reading bins of the spectrum");
+}
+
+void GlFft::spectrum(std::complex<float>* out) {
+    Impl& m = *impl_;
+    if (!m.kept) throw ConfigError("OpenGL: no spectrum kept on the device");
+    m.current();
+    m.gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.kept);
+    m.gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(std::size_t(m.kept_w) * m.kept_h * 8), out);
+    m.check_gl("reading the spectrum back");
+}
+
+namespace {
+// The key (app/core/picture.cpp's order) back to its float.
+float from_key(std::uint32_t k) {
+    const std::uint32_t b = (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
+    float v;
+    std::memcpy(&v, &b, 4);
+    return v;
+}
+// Which of `bins` counts holds rank k (from 0), and how many lie below it.
+std::uint32_t bin_of_rank(const std::uint32_t* counts, std::size_t bins, std::uint64_t k, std::uint64_t* below) {
+    std::uint64_t acc = 0;
+    for (std::size_t i = 0; i < bins; ++i) {
+        if (acc + counts[i] > k) {
+            *below = acc;
+            return std::uint32_t(i);
+        }
+        acc += counts[i];
+    }
+    *below = acc;
+    return std::uint32_t(bins - 1);
+}
+}  // namespace
+
+void GlFft::picture(const ViewParams& vp, PictureFormat format, void* out, float* lo, float* hi,
+                    std::vector<GlPassTime>* times) {
+    Impl& m = *impl_;
+    if (!m.kept) throw ConfigError("OpenGL: no spectrum kept on the device for a picture");
+    m.current();
+    Gl& gl = m.gl;
+    const unsigned w = unsigned(m.kept_w), h = unsigned(m.kept_h);
+    const std::size_t count = std::size_t(w) * h;
+    auto uniform = [&](GLuint pr, const char* name, unsigned v) { gl.Uniform1ui(gl.GetUniformLocation(pr, name), v); };
+    m.passes.clear();
+    m.ensure(&m.values, &m.values_capacity, count * 4, "allocating the view's values");
+    std::size_t hist_capacity = 2 * 65536 * 4;
+    m.ensure(&m.hist, &hist_capacity, hist_capacity, "allocating the range's counts");
+    const bool ranked = vp.range != RangeMode::Fixed;
+    const GLuint zero = 0;
+    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.hist);
+    if (ranked) gl.ClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    const GLuint groups_x = (w + 255) / 256;
+
+    m.begin_pass(std::string("view (shift + value") + (ranked ? " + key counts)" : ")"), 12.0 * double(count));
+    const GLuint vv = m.program("#define VIEW_VALUES\n", kSpectrumViewGlsl);
+    gl.UseProgram(vv);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.kept);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.values);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m.hist);
+    uniform(vv, "width", w);
+    uniform(vv, "height", h);
+    uniform(vv, "view", unsigned(vp.view));
+    uniform(vv, "shifted", vp.shift ? 1u : 0u);
+    uniform(vv, "histogram", ranked ? 1u : 0u);
+    gl.DispatchCompute(groups_x, h, 1);
+    m.end_pass();
+    m.check_gl("the view's values");
+
+    float range[2] = {vp.fixed_lo, vp.fixed_hi};
+    if (ranked) {
+        // The ranks: the smallest and largest (Auto, Top) or the two percentiles' nearest ranks.
+        const long long n = (long long)count;
+        std::uint64_t k[2] = {0, std::uint64_t(n - 1)};
+        if (vp.range == RangeMode::Percentile) {
+            k[0] = std::uint64_t(std::min<long long>(percentile_index(vp.pct_lo, n), n - 1));
+            k[1] = std::uint64_t(std::min<long long>(percentile_index(vp.pct_hi, n), n - 1));
+        }
+        m.begin_pass("range (exact ranks: low half-words)", 4.0 * double(count));
+        std::vector<std::uint32_t> counts(2 * 65536);
+        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.hist);
+        gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 65536 * 4, counts.data());
+        std::uint64_t below[2];
+        const std::uint32_t high[2] = {bin_of_rank(counts.data(), 65536, k[0], &below[0]),
+                                       bin_of_rank(counts.data(), 65536, k[1], &below[1])};
+        gl.ClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+        const GLuint hl = m.program("#define HIST_LOW\n", kSpectrumViewGlsl);
+        gl.UseProgram(hl);
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.values);
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m.hist);
+        uniform(hl, "width", w);
+        uniform(hl, "height", h);
+        uniform(hl, "high0", high[0]);
+        uniform(hl, "high1", high[1]);
+        gl.DispatchCompute(groups_x, h, 1);
+        m.end_pass();
+        gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 2 * 65536 * 4, counts.data());
+        m.check_gl("the range's counts");
+        for (int i = 0; i < 2; ++i) {
+            std::uint64_t dummy = 0;
+            const std::uint32_t low = bin_of_rank(counts.data() + i * 65536, 65536, k[i] - below[i], &dummy);
+            range[i] = from_key((high[i] << 16) | low);
+        }
+        if (vp.range == RangeMode::Top) range[0] = range[1] - vp.top_span;
+    }
+    *lo = range[0];
+    *hi = range[1];
+
+    const unsigned per = format == PictureFormat::Rgba8 ? 1 : format == PictureFormat::Level8 ? 4 : 2;
+    const std::size_t words = (count + per - 1) / per;
+    m.ensure(&m.picture, &m.picture_capacity, words * 4, "allocating the picture");
+    if (!m.lut) {
+        gl.GenBuffers(1, &m.lut);
+        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.lut);
+        gl.BufferData(GL_SHADER_STORAGE_BUFFER, 256 * 4, nullptr, GL_DYNAMIC_DRAW);
+    }
+    const ColormapLut lut = make_colormap_lut(vp.colormap);
+    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.lut);
+    gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 256 * 4, lut.rgba);
+    m.begin_pass(format == PictureFormat::Rgba8 ? "colormap -> RGBA8" : "levels", 4.0 * double(count) + 4.0 * double(words));
+    const GLuint co = m.program("#define COLORIZE\n", kSpectrumViewGlsl);
+    gl.UseProgram(co);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.values);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m.lut);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, m.picture);
+    uniform(co, "width", w);
+    uniform(co, "height", h);
+    uniform(co, "format", unsigned(format));
+    gl.Uniform1f(gl.GetUniformLocation(co, "lo"), range[0]);
+    gl.Uniform1f(gl.GetUniformLocation(co, "span"), range[1] - range[0]);
+    gl.DispatchCompute(groups_x, GLuint((words + w - 1) / w), 1);
+    m.end_pass();
+    m.check_gl("the picture's colours");
+    const auto t0 = std::chrono::steady_clock::now();
+    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.picture);
+    gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(count * std::size_t(format == PictureFormat::Rgba8 ? 4 : level_bytes(format))), out);
+    m.check_gl("reading the picture back");
+    const double read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    m.collect(times);
+    if (times) times->push_back({"picture -> host [host]", read_ms, 4.0 * double(words)});
 }
 
 }  // namespace specview::gpu

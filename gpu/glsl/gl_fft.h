@@ -11,6 +11,7 @@
 
 #include "gpu/common/config.h"
 #include "gpu/common/seed_checks.h"
+#include "gpu/common/spectrum_math.h"
 
 namespace specview::gpu {
 
@@ -43,12 +44,25 @@ public:
     double prepare(int width, int height, const GlFftConfig& c);
     // The full complex spectrum (height x width, unshifted, unnormalised) of the real plane, into `out`; each pass's
     // time in *times. Throws ConfigError (check's reason) or GpuError (a GL error, a shader that does not compile).
+    // `out` null: the spectrum stays on the device (kept() until the next run), for picture(), bins(), spectrum().
     void forward(const float* plane, int width, int height, const GlFftConfig& c, std::complex<float>* out,
                  std::vector<GlPassTime>* times = nullptr);
     // Classroom: stopped at `stop`, the data as it lies there (*rows x *cols), as OpenCL's forward_until.
     void forward_until(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint& stop,
                        std::vector<std::complex<float>>& out, int* rows, int* cols,
                        std::vector<GlPassTime>* times = nullptr);
+
+    bool kept() const;  // the last forward() left its spectrum on the device
+    int kept_width() const;
+    int kept_height() const;
+    // The kept spectrum's picture, made in shaders (gpu/glsl/spectrum_view.glsl): the view's values, its range (exact:
+    // Percentile ranks as app/core/picture.cpp's kth_smallest finds them), the colormap; only the picture comes back,
+    // width x height into `out`: RGBA8 colours (4 bytes a pixel), 8-bit colormap levels or 16-bit gray levels.
+    void picture(const ViewParams& vp, PictureFormat format, void* out, float* lo, float* hi,
+                 std::vector<GlPassTime>* times = nullptr);
+    // Bins (x[i], y[i]) of the kept spectrum, or all of it (height x width).
+    void bins(const int* x, const int* y, std::size_t n, std::complex<float>* out);
+    void spectrum(std::complex<float>* out);
 
 private:
     void run(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint* stop,

@@ -52,6 +52,11 @@ struct CliRun {
 
 // Runs specview with the arguments (each shell-quoted), capturing stdout and stderr; in_dir: from `dir` as its current
 // directory (where the default outputs go).
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 CliRun specview(const std::vector<std::string>& args, const TempDir& dir, bool in_dir = false) {
     std::string cmd = (in_dir ? "cd '" + dir.file("") + "' && '" : std::string("'")) + SPECVIEW_EXE + "'";
     for (const auto& a : args) cmd += " '" + a + "'";
@@ -60,12 +65,8 @@ CliRun specview(const std::vector<std::string>& args, const TempDir& dir, bool i
     const int status = std::system(cmd.c_str());
     CliRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    auto slurp = [](const std::string& p) {
-        std::ifstream in(p);
-        return std::string(std::istreambuf_iterator<char>(in), {});
-    };
-    r.out = slurp(out);
-    r.err = slurp(err);
+    r.out = read_text(out);
+    r.err = read_text(err);
     return r;
 }
 
@@ -502,11 +503,29 @@ TEST(Cli, GlBackendGivesTheSpectrumAndSaysWhatItCannotDo) {
         GTEST_SKIP() << "no OpenGL compute context: " << list.out;
     }
     CliRun r = specview({"--headless", in, "--backend", "gl", "--raw", dir.file("gl.npy"), "--window", "hann",
-                         "--channel", "g", "--timings"},
+                         "--channel", "g", "--timings", "-o", dir.file("gl.png"), "--profile", "radial",
+                         dir.file("gl.csv")},
                         dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("GL row FFT"), std::string::npos) << r.out;
     expect_hann_g_spectrum(dir.file("gl.npy"), in);
+    // The picture is made in shaders (the spectrum stays on the device; the profile reads it back): the CPU's.
+    EXPECT_NE(r.out.find("GL view (shift + value"), std::string::npos) << r.out;
+    ASSERT_EQ(specview({"--headless", in, "--backend", "cpu", "-o", dir.file("cpu.png"), "--window", "hann", "--channel",
+                        "g", "--profile", "radial", dir.file("cpu.csv")},
+                       dir)
+                  .code,
+              0);
+    const Image a = load_image(dir.file("gl.png")), b = load_image(dir.file("cpu.png"));
+    ASSERT_EQ(a.width, b.width);
+    ASSERT_EQ(a.height, b.height);
+    const auto* pa = static_cast<const unsigned char*>(a.data());
+    const auto* pb = static_cast<const unsigned char*>(b.data());
+    for (std::size_t i = 0; i < std::size_t(a.width) * a.height * a.channels; ++i)
+        ASSERT_NEAR(int(pa[i]), int(pb[i]), 1) << "sample " << i;
+    const std::string gl_csv = read_text(dir.file("gl.csv")), cpu_csv = read_text(dir.file("cpu.csv"));
+    EXPECT_EQ(std::count(gl_csv.begin(), gl_csv.end(), '\n'), std::count(cpu_csv.begin(), cpu_csv.end(), '\n'));
+    EXPECT_EQ(gl_csv.substr(0, gl_csv.find('\n')), cpu_csv.substr(0, cpu_csv.find('\n')));
     r = specview({"--headless", in, "--backend", "gl", "--pad", "none", "-o", dir.file("n.png")}, dir);
     EXPECT_EQ(r.code, kExitUsage) << r.err;
     EXPECT_NE(r.err.find("radix 2"), std::string::npos) << r.err;
