@@ -554,8 +554,27 @@ void take_preview(ViewerState& st, PreviewResult& p) {
     }
 }
 
+// Every backend's devices, listed on a thread of their own once the first picture is shown (or a first image failed:
+// OpenCL's platforms and a GL context take a while, and nothing of the first picture waits for them).
+void poll_device_listing(ViewerState& st) {
+    if (st.machine.devices_listed) return;
+    if (!st.device_listing.valid()) {
+        if (st.first_picture_ms >= 0 || !st.messages.text.empty())
+            st.device_listing = std::async(std::launch::async, [] { return list_devices(); });
+        return;
+    }
+    if (st.device_listing.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    try {
+        st.machine.devices = st.device_listing.get();
+    } catch (const std::exception& e) {
+        st.machine.devices = {{"cpu", "", "(the device listing failed: " + std::string(e.what()) + ")", true, ""}};
+    }
+    st.machine.devices_listed = true;
+}
+
 void apply_worker_updates(ViewerState& st) {
     poll_copy(st);
+    poll_device_listing(st);
     WorkerUpdates u = st.worker->poll();
     if (u.decoded) take_decoded(st, *u.decoded);
     if (u.display && u.display->image_id == st.shown.image_id) {  // the image view's picture, made after the image came

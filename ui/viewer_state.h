@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <deque>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -101,6 +102,7 @@ void press_key(ViewerState& st, const std::string& key);
 struct ViewerState {
     std::unique_ptr<Worker> worker;  // the viewer posts requests and polls results, never waits
     Machine machine;
+    std::future<std::vector<DeviceLine>> device_listing;  // list_devices() on its own thread (Machine::devices)
     std::string gpu_lost_message;  // the GPU stopped working in a run: said once this poll is taken
     Settings settings;
     Calibration calibration;  // --pixel-size or the Display panel's (not calibrated: the image's own, if its file says)

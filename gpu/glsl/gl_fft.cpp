@@ -340,6 +340,7 @@ double GlFft::prepare(int width, int height, const GlFftConfig& c) {
         m.twiddles_for(n);
     }
     m.program(Impl::transpose_defines(c.tile));
+    for (const char* d : {"#define VIEW_VALUES\n", "#define HIST_LOW\n", "#define COLORIZE\n"}) m.program(d, kSpectrumViewGlsl);
     m.check_gl("compiling the shaders");
     return m.programs.size() + m.twiddles.size() > before
                ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()

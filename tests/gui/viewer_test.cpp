@@ -49,6 +49,24 @@ struct Layout {
 bool offscreen() { return std::getenv("SPECVIEW_GUI_OFFSCREEN") != nullptr; }
 std::string viewer_exe() { return std::string("'") + SPECVIEW_EXE + "'" + (offscreen() ? " --offscreen" : ""); }
 
+// `specview --list-devices`: the first usable OpenCL device's P:D ("" when none).
+struct CliRunLines {
+    std::string opencl_usable;
+};
+CliRunLines list_devices_lines() {
+    CliRunLines r;
+    FILE* f = popen((std::string("'") + SPECVIEW_EXE + "' --list-devices").c_str(), "r");
+    if (!f) return r;
+    char line[1024];
+    while (std::fgets(line, sizeof line, f)) {
+        const std::string l = line;
+        if (r.opencl_usable.empty() && l.rfind("opencl ", 0) == 0 && l.find(": usable") != std::string::npos)
+            r.opencl_usable = l.substr(7, l.find(' ', 7) - 7);
+    }
+    pclose(f);
+    return r;
+}
+
 class Gui : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -115,6 +133,31 @@ TEST_F(Gui, GeometrySetsTheWindowAndNoGpuFoldsTheGpuKnobs) {
     EXPECT_TRUE(l.has("panel-width 420")) << "the side panel's default width";
 }
 
+
+// Every backend's devices are listed once the first picture is shown (issue 62): a backend with no usable device is
+// disabled in the Pipeline panel with why (here: no OpenCL ICD and no EGL, hidden by the loaders' variables); with
+// them, --opencl-device P:D is the OpenCL device the panel shows.
+TEST_F(Gui, BackendsWithoutADeviceSayWhyAndTheOpenClDeviceIsShown) {
+    const std::string shot = dir.file("shot.png");
+    setenv("OCL_ICD_VENDORS", "/nonexistent", 1);
+    setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent", 1);
+    const int rc = run({grating(64, 3, 2), "--backend", "cpu"}, 90, shot);
+    unsetenv("OCL_ICD_VENDORS");
+    unsetenv("__EGL_VENDOR_LIBRARY_FILENAMES");
+    ASSERT_EQ(rc, 0) << read_out();
+    Layout l = layout(shot);
+    ASSERT_TRUE(l.has("devices-listed ")) << "the devices were not listed within 90 frames";
+    EXPECT_TRUE(l.has("backend-unavailable opencl: no OpenCL platform")) << l.line("backend-unavailable opencl");
+    EXPECT_TRUE(l.has("backend-unavailable gl: OpenGL compute: ")) << l.line("backend-unavailable gl");
+    EXPECT_FALSE(l.has("opencl-device ")) << "no OpenCL choice while the CPU backend runs";
+    const CliRunLines list = list_devices_lines();
+    if (list.opencl_usable.empty()) GTEST_SKIP() << "no usable OpenCL device here";
+    ASSERT_EQ(run({grating(64, 3, 2), "--backend", "opencl", "--opencl-device", list.opencl_usable}, 90, shot), 0)
+        << read_out();
+    l = layout(shot);
+    EXPECT_EQ(l.line("opencl-device "), "opencl-device " + list.opencl_usable);
+    EXPECT_FALSE(l.has("backend-unavailable opencl")) << l.line("backend-unavailable opencl");
+}
 
 TEST_F(Gui, SpectrumViewShowsTheGratingPeaksAndThePanelsAreDrawn) {
     const int n = 128, kx = 12, ky = -7;

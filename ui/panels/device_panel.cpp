@@ -5,12 +5,54 @@
 
 namespace specview::ui {
 
+std::string Machine::unusable(Backend b) const {
+    if (cuda_backend(b)) return gpu_ok ? "" : gpu_why;
+    if (!devices_listed) return "";
+    const std::string key = b == Backend::OpenCl ? "opencl" : b == Backend::Gl ? "gl" : "cpu";
+    std::string why;
+    for (const DeviceLine& d : devices) {
+        if (d.backend != key) continue;
+        if (d.usable) return "";
+        if (why.empty()) why = d.why;
+    }
+    return why.empty() ? "no device found" : why;
+}
+
+namespace {
+// Every backend's devices, one row each, as `specview --list-devices` prints them.
+void draw_device_table(PanelContext& ctx) {
+    if (!ctx.machine.devices_listed) {
+        ImGui::TextDisabled("listing every backend's devices ...");
+        return;
+    }
+    if (!ImGui::BeginTable("devices", 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    for (const char* h : {"backend", "device", "state"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (const DeviceLine& d : ctx.machine.devices) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted((d.backend + (d.id.empty() ? "" : " " + d.id)).c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextWrapped("%s", d.name.c_str());
+        ImGui::TableNextColumn();
+        if (d.usable)
+            ImGui::TextUnformatted("usable");
+        else
+            ImGui::TextWrapped("unusable: %s", d.why.c_str());
+        ctx.layout.push_back("device-line " + d.text());
+    }
+    ImGui::EndTable();
+}
+}  // namespace
+
 void draw_device_panel(PanelContext& ctx, DeviceUi& device) {
     ctx.layout.push_back("panel Device");
     if (!ImGui::CollapsingHeader("Device")) return;
+    draw_device_table(ctx);
+    ImGui::Separator();
     const gpu::DeviceInfo& d = ctx.machine.device;
     if (!d.available) {
-        ImGui::TextWrapped("No GPU: %s. The CPU backend (FFTW) runs everything.", d.why_unavailable.c_str());
+        ImGui::TextWrapped("No CUDA GPU: %s.", d.why_unavailable.c_str());
         return;
     }
     ImGui::Text("%s", d.name.c_str());

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "app/engine/devices.h"
 #include "app/engine/engine.h"
 #include "app/core/settings.h"
 #include "ui/worker/worker.h"
@@ -43,6 +44,12 @@ struct Machine {
     std::string interop_why;
     std::string auto_why;  // --backend auto: which backend it chose and why ("" when the user named one) ...
     Backend auto_backend = Backend::Cpu;  // ... and which (the why is shown while that one is selected)
+    // Every backend's devices as --list-devices prints them (app/engine/devices.h), listed on a thread once the first
+    // picture is shown: the Device panel's table, the OpenCL device choice, why a backend cannot be picked.
+    bool devices_listed = false;
+    std::vector<DeviceLine> devices;
+    // Why `b` cannot run here ("": it can, or it is not known yet).
+    std::string unusable(Backend b) const;
 };
 
 // What is on screen: the image (shared with the engine, read-only) and the picture of the newest finished run

@@ -69,23 +69,56 @@ void draw_pipeline_panel(PanelContext& ctx) {
     Settings& s = ctx.settings;
     bool changed = false;
 
-    // (in Backend's order; OpenCL is not CUDA: offered without a CUDA GPU, a missing device said by the run)
+    // (in Backend's order; a backend this machine cannot run is shown disabled with why, once the devices are listed)
     const char* names[] = {"CPU (FFTW)",          "custom CUDA kernels",   "cuFFT",
                            "custom-fast (fused)", "OpenCL (seed kernels)", "OpenGL compute (seed kernels)"};
     static_assert(sizeof names / sizeof names[0] == std::size_t(Backend::Gl) + 1, "a backend without a name");
     if (ImGui::BeginCombo("Backend", names[int(s.backend)])) {
         for (int i = 0; i < int(sizeof names / sizeof names[0]); ++i) {
-            const bool needs_gpu = cuda_backend(Backend(i));
-            ImGui::BeginDisabled(needs_gpu && !ctx.machine.gpu_ok);
+            const std::string why = ctx.machine.unusable(Backend(i));
+            ImGui::BeginDisabled(!why.empty());
             if (ImGui::Selectable(names[i], int(s.backend) == i)) {
                 changed |= int(s.backend) != i;
                 s.backend = Backend(i);
             }
             ImGui::EndDisabled();
-            if (needs_gpu && !ctx.machine.gpu_ok && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-                ImGui::SetTooltip("unavailable: %s", ctx.machine.gpu_why.c_str());
+            if (!why.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("unavailable: %s", why.c_str());
         }
         ImGui::EndCombo();
+    }
+    if (ctx.machine.devices_listed) ctx.layout.push_back("devices-listed " + std::to_string(ctx.machine.devices.size()));
+    if (ctx.machine.devices_listed)
+        for (Backend b : {Backend::OpenCl, Backend::Gl})
+            if (const std::string why = ctx.machine.unusable(b); !why.empty())
+                ctx.layout.push_back("backend-unavailable " + name_of(b) + ": " + why);
+    // OpenCL: which platform and device (as --opencl-device P:D and --list-devices name them).
+    if (s.backend == Backend::OpenCl) {
+        const bool chosen = s.opencl_platform >= 0;
+        const std::string current =
+            chosen ? std::to_string(s.opencl_platform) + ":" + std::to_string(s.opencl_device) : "auto";
+        if (ImGui::BeginCombo("OpenCL device", current.c_str())) {
+            if (ImGui::Selectable("auto (the first usable, GPUs first)", !chosen)) {
+                changed |= chosen;
+                s.opencl_platform = s.opencl_device = -1;
+            }
+            for (const DeviceLine& d : ctx.machine.devices) {
+                if (d.backend != "opencl" || d.id.empty()) continue;
+                ImGui::BeginDisabled(!d.usable);
+                if (ImGui::Selectable((d.id + "  " + d.name).c_str(), d.id == current)) {
+                    const int p = std::stoi(d.id), dv = std::stoi(d.id.substr(d.id.find(':') + 1));
+                    changed |= p != s.opencl_platform || dv != s.opencl_device;
+                    s.opencl_platform = p;
+                    s.opencl_device = dv;
+                }
+                ImGui::EndDisabled();
+                if (!d.usable && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                    ImGui::SetTooltip("unusable: %s", d.why.c_str());
+            }
+            if (!ctx.machine.devices_listed) ImGui::TextDisabled("listing the devices ...");
+            ImGui::EndCombo();
+        }
+        ctx.layout.push_back("opencl-device " + current);
     }
     // Which backend auto chose and why (until the user picks one).
     if (!ctx.machine.auto_why.empty() && s.backend == ctx.machine.auto_backend) {
