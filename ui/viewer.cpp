@@ -196,8 +196,12 @@ void run_pipeline(ViewerState& st) {
     }
     ++st.change;
     if (st.startup.posted < 0) st.startup.posted = viewer_clock() * 1e3;
-    st.worker->run(st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings));
+    st.worker->run(st.settings, st.change, picture_on_device(st, st.settings));
     record_change(st);
+}
+
+bool picture_on_device(const ViewerState& st, const Settings& s) {
+    return (st.machine.interop_ok && gpu_backend(s)) || (st.machine.gl_shared && s.backend == Backend::Gl);
 }
 
 void play_frame(ViewerState& st, int frame) {
@@ -205,7 +209,7 @@ void play_frame(ViewerState& st, int frame) {
     ++st.change;
     st.prerun_image_id =
         open_in(*st.worker, st.shown.image_path, frame, st.settings, st.max_memory,
-                Worker::RunAfterOpen{st.settings, st.change, st.machine.interop_ok && gpu_backend(st.settings)});
+                Worker::RunAfterOpen{st.settings, st.change, picture_on_device(st, st.settings)});
     record_change(st);
 }
 
@@ -376,6 +380,29 @@ void take_frame(ViewerState& st, RunResult& r) {
             st.lab.shown_hi = r.lab_hi;
             st.lab_tex.begin(std::move(r.lab_rgba), r.lab_width, r.lab_height);
         }
+        if (f.gl_texture) {
+            // The GL backend's picture in a slot texture of the share group: the view's texture gets it by a copy on
+            // the GPU once the worker's fence is passed (a wait on the device: this frame does not block), and the
+            // slot goes back with a fence after that copy, which the next GL run into it waits for.
+            st.spectrum_tex.begin({}, 0, 0);  // a host picture still on its way is superseded
+            st.staged_frame.reset();
+            GlTexture& tex = st.spectrum_tex.texture(st.spectrum_tex.front_index());
+            tex.ensure(f.width, f.height);
+            GLsync ready = reinterpret_cast<GLsync>(f.gl_ready);
+            glWaitSync(ready, 0, GL_TIMEOUT_IGNORED);
+            glDeleteSync(ready);
+            f.gl_ready = 0;
+            glCopyImageSubData(GLuint(f.gl_texture), GL_TEXTURE_2D, 0, 0, 0, 0, tex.id(), GL_TEXTURE_2D, 0, 0, 0, 0,
+                               f.width, f.height, 1);
+            check_gl("copying the GL backend's picture into the view");
+            GLsync read = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+            if (st.gl_copy_done) glDeleteSync(reinterpret_cast<GLsync>(st.gl_copy_done));
+            st.gl_copy_done = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+            glFlush();  // the worker's context waits on `read`
+            st.worker->release_slot(slot, reinterpret_cast<std::uint64_t>(read));
+            st.copy_pending = true;
+            st.copy_change = r.change;
+        } else
 #ifdef SPECVIEW_HAS_GL_INTEROP
         if (f.device_rgba) {
             // Device to device into the texture; the worker may write the slot again once the copy is done.
@@ -413,6 +440,7 @@ void take_frame(ViewerState& st, RunResult& r) {
                 throw std::runtime_error("internal: a picture of " + std::to_string(f.rgba.size()) + " texels for " +
                                          std::to_string(f.width) + "x" + std::to_string(f.height));
             // Staged: a band a frame into the back texture; shown (with its frame data) when complete.
+            if (slot >= 0) st.worker->release_slot(slot);  // (a slot the run could not fill)
             st.spectrum_tex.begin(std::move(f.rgba), f.width, f.height);
             st.staged_frame = std::move(r);
             return;
@@ -513,6 +541,20 @@ void show_device_image(ViewerState& st, const std::shared_ptr<const Image>& img)
 }  // namespace
 
 void poll_copy(ViewerState& st) {
+    if (st.gl_copy_done) {  // a GL slot's copy into the view: ready once its fence is passed (never waited for here)
+        const GLenum r = glClientWaitSync(reinterpret_cast<GLsync>(st.gl_copy_done), 0, 0);
+        if (r == GL_TIMEOUT_EXPIRED) return;
+        glDeleteSync(reinterpret_cast<GLsync>(st.gl_copy_done));
+        st.gl_copy_done = nullptr;
+        st.copy_pending = false;
+        if (r == GL_WAIT_FAILED) {
+            st.messages.error("the GL backend's picture could not be copied into the view");
+            mark_ready(st, st.copy_change, -1, true);
+        } else {
+            mark_ready(st, st.copy_change, viewer_clock());
+        }
+        return;
+    }
 #ifdef SPECVIEW_HAS_GL_INTEROP
     try {
         if (st.image_copy_source && st.image_copier.done()) st.image_copy_source.reset();  // the decoder's frame back
@@ -1479,6 +1521,11 @@ int run_viewer(const ViewerLaunch& launch) {
 
     probe_machine(st, probe.get());
     st.worker = std::move(worker);
+    // A context sharing the viewer's for the worker's GL engine (a 4.3+ context: its picture straight into a texture).
+    if (auto shared = win->shared_context(&st.machine.gl_shared_why)) {
+        st.worker->set_gl_context(std::move(shared));
+        st.machine.gl_shared = true;
+    }
     st.worker->set_video_decode(launch.video_decode, st.machine.interop_ok);
 
     bool reopen = false;

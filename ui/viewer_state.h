@@ -142,6 +142,7 @@ struct ViewerState {
     std::vector<std::pair<int, double>> stack_frames;
     std::uint64_t done_change = 0;  // the newest change whose run ended: shown, or failed with a message
     bool copy_pending = false;      // the picture's copy into the texture may still run on the device
+    void* gl_copy_done = nullptr;   // a GL slot's copy: its GLsync (signalled once the copy is done), polled
     std::uint64_t copy_change = 0;
     // The cursor readout on the GPU backends: the value of one bin, asked of the worker when the cursor moves.
     ValueResult value;
@@ -237,6 +238,8 @@ void apply_worker_updates(ViewerState& st);
 // Whether the last picture's copy into the texture has completed on the device (marks its change ready).
 void poll_copy(ViewerState& st);
 bool gpu_backend(const Settings& s);
+// The picture of a run of these settings stays on the device (a CUDA slot through interop, or a GL slot).
+bool picture_on_device(const ViewerState& st, const Settings& s);
 // The picture for the latest posted settings is in the texture, and the worker has nothing left to do.
 bool picture_current(const ViewerState& st);
 

@@ -16,6 +16,7 @@
 #include "app/core/plane.h"
 #include "app/core/settings.h"
 #include "gpu/common/config.h"
+#include "gpu/common/gl_context.h"
 #include "gpu/plane/plane_prep.h"
 
 namespace specview {
@@ -65,8 +66,9 @@ std::unique_ptr<SpectrumBackend> make_cpu_backend();
 // are the CPU model's. Platform and device as list_opencl_devices numbers them (-1, -1: the first usable, GPUs first).
 // Throws gpu::GpuUnavailable (no OpenCL here, no such device, a program that does not build) with the reason.
 std::unique_ptr<SpectrumBackend> make_opencl_backend(int platform, int device);
-// The same with the transform in OpenGL 4.3 compute shaders (gpu/glsl) on a headless context of its own.
-std::unique_ptr<SpectrumBackend> make_gl_backend();
+// The same with the transform in OpenGL 4.3 compute shaders (gpu/glsl) on a headless context of its own, or (`shared`)
+// in the viewer's share group, where a run with a picture slot leaves its picture in a texture the viewer reads.
+std::unique_ptr<SpectrumBackend> make_gl_backend(std::shared_ptr<gpu::GlSharedContext> shared = nullptr);
 // Throws gpu::GpuUnavailable when `dev` is not usable.
 std::unique_ptr<SpectrumBackend> make_gpu_backend(const gpu::DeviceInfo& dev);
 // The custom kernels' resources at a size and configuration (Device panel); needs the GPU backend.

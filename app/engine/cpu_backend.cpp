@@ -284,6 +284,13 @@ struct DeviceFft {
     // keeps it; picture() brings back only the picture (RGBA8 or levels); bins() and spectrum() read it.
     virtual bool pictures() const { return false; }
     virtual void picture(const ViewParams&, PictureFormat, void*, float*, float*, std::vector<gpu::KernelTiming>&) {}
+    // The picture into slot `slot`'s texture of the viewer's share group (GlFft::picture_to_slot); false where this
+    // engine has no shared context (the picture then comes back to the host).
+    virtual bool slots() const { return false; }
+    virtual std::uint64_t picture_to_slot(const ViewParams&, int, std::uint64_t, std::uint64_t*, float*, float*,
+                                          std::vector<gpu::KernelTiming>&) {
+        return 0;
+    }
     virtual void bins(const int*, const int*, std::size_t, std::complex<float>*) {}
     virtual void spectrum(std::complex<float>*) {}
 };
@@ -326,6 +333,20 @@ public:
             fft_.picture(vp, format, out, lo, hi, &times);
             add(times, t);
         }
+    }
+    bool slots() const override {
+        if constexpr (HasPicture<Fft>::value) return fft_.shares_context();
+        return false;
+    }
+    std::uint64_t picture_to_slot(const ViewParams& vp, int slot, std::uint64_t wait, std::uint64_t* ready, float* lo,
+                                  float* hi, std::vector<gpu::KernelTiming>& t) override {
+        if constexpr (HasPicture<Fft>::value) {
+            std::vector<Pass> times;
+            const unsigned tex = fft_.picture_to_slot(vp, slot, wait, ready, lo, hi, &times);
+            add(times, t);
+            return tex;
+        }
+        return 0;
     }
     void bins(const int* x, const int* y, std::size_t n, std::complex<float>* out) override {
         if constexpr (HasPicture<Fft>::value) fft_.bins(x, y, n, out);
@@ -382,7 +403,11 @@ public:
         device_kept_ = false;
         // The device's picture (GL): its spectrum stays there and only the picture comes back, where nothing after
         // the transform needs the spectrum on the host (a mask, an inverse, a power sum do).
-        const bool device_picture = device_ && device_->pictures() && o.want_rgba && !has_mask(s) &&
+        // With a picture slot (the viewer, in its share group) the picture goes into the slot's texture instead.
+        const bool slot_picture = device_ && device_->slots() && o.picture_slot >= 0 && !has_mask(s) &&
+                                  !o.want_inverse && !o.accumulate_power;
+        const bool want_rgba = o.want_rgba || (o.picture_slot >= 0 && !slot_picture);  // a slot it cannot fill
+        const bool device_picture = device_ && device_->pictures() && (want_rgba || slot_picture) && !has_mask(s) &&
                                     !o.want_inverse && !o.accumulate_power;
         auto give_up_if_cancelled = [&] {
             if (!o.cancelled || !o.cancelled()) return;
@@ -497,7 +522,11 @@ public:
                                  double(count) * 20.0});
         }
         f.picture = o.picture;
-        if (o.want_rgba && device_kept_) {
+        if (slot_picture && device_kept_) {
+            f.gl_texture = device_->picture_to_slot(s.view, o.picture_slot, o.gl_slot_wait, &f.gl_ready, &f.range_lo,
+                                                    &f.range_hi, f.timings);
+            f.picture_slot = o.picture_slot;
+        } else if (want_rgba && device_kept_) {
             void* out = nullptr;
             if (o.picture == PictureFormat::Rgba8) {
                 f.rgba.resize(std::size_t(w) * h);
@@ -507,7 +536,7 @@ public:
                 out = f.levels.data();
             }
             device_->picture(s.view, o.picture, out, &f.range_lo, &f.range_hi, f.timings);
-        } else if (o.want_rgba) {  // not for a stack's power sum, a saved spectrum, a correlation: 14% of --average's time
+        } else if (want_rgba) {  // not for a stack's power sum, a saved spectrum, a correlation: 14% of --average's time
             t0 = BackendClock::now();
             picture_from_half(fft_.half(), w, h, s.view, threads, f.rgba, &f.range_lo, &f.range_hi, o.picture,
                               &f.levels);
@@ -770,13 +799,14 @@ std::unique_ptr<SpectrumBackend> make_opencl_backend(int platform, int device) {
 #endif
 }
 
-std::unique_ptr<SpectrumBackend> make_gl_backend() {
+std::unique_ptr<SpectrumBackend> make_gl_backend(std::shared_ptr<gpu::GlSharedContext> shared) {
 #ifdef SPECVIEW_HAS_GLSL
     const auto t0 = BackendClock::now();
-    auto fft = std::make_unique<GlDeviceFft>("GL");
+    auto fft = shared ? std::make_unique<GlDeviceFft>("GL", std::move(shared)) : std::make_unique<GlDeviceFft>("GL");
     fft->setup_ms = ms_since(t0);
     return std::make_unique<CpuSpectrumBackend>(std::move(fft));
 #else
+    (void)shared;
     throw gpu::GpuUnavailable("this specview was built without OpenGL compute (libegl-dev and libgl-dev)");
 #endif
 }

@@ -57,6 +57,7 @@ struct Engine::Impl {
     bool probed = false;
     gpu::DeviceInfo dev;
     std::unique_ptr<SpectrumBackend> cpu, gpu, opencl, gl;
+    std::shared_ptr<gpu::GlSharedContext> gl_shared;  // set_gl_context's
     int opencl_platform = -2, opencl_device = -2;  // the device `opencl` was made for
     std::unique_ptr<SpectrumPreview> preview;
     // Why the GPU can no longer be used in this process (a sticky CUDA error: GpuContextLost); empty while it can.
@@ -77,7 +78,7 @@ struct Engine::Impl {
             return *opencl;
         }
         if (s.backend == Backend::Gl) {  // throws GpuUnavailable (no EGL, no 4.3 context) with the reason
-            if (!gl) gl = make_gl_backend();
+            if (!gl) gl = make_gl_backend(gl_shared);
             return *gl;
         }
         if (!gpu_lost.empty()) throw gpu::GpuContextLost("the GPU stopped working earlier in this process: " + gpu_lost);
@@ -157,6 +158,14 @@ struct Engine::Impl {
 
 Engine::Engine() : impl_(new Impl) {}
 Engine::~Engine() = default;
+
+void Engine::set_gl_context(std::shared_ptr<gpu::GlSharedContext> shared) {
+    if (shared == impl_->gl_shared) return;
+    impl_->gl.reset();  // made again in the new context at its next use
+    impl_->gl_shared = std::move(shared);
+}
+
+bool Engine::gl_shares_context() const { return impl_->gl_shared != nullptr; }
 
 void Engine::set_image(Image img, std::string name) {
     set_image(std::make_shared<const Image>(std::move(img)), std::move(name));

@@ -15,6 +15,7 @@
 #include "app/core/plane.h"
 #include "app/core/settings.h"
 #include "gpu/common/config.h"
+#include "gpu/common/gl_context.h"
 #include "gpu/common/run_result.h"
 
 namespace specview {
@@ -28,6 +29,9 @@ struct RunOptions {
     // GPU backends: >= 0 leaves the picture on the device in this slot (Frame::device_rgba) for the viewer to
     // copy into its texture; see gpu::GpuEngine's picture slots.
     int picture_slot = -1;
+    // The GL backend with the viewer's shared context (Engine::set_gl_context) and a picture slot: a GLsync the
+    // slot's last reader left (0: none), waited for on the device before the slot is written.
+    std::uint64_t gl_slot_wait = 0;
     // This image runs once (the CLI): nothing is kept for a later run. The CPU backend makes the plane straight
     // into FFTW's buffer from the samples and keeps no full spectrum for readouts (Frame::host_data).
     bool one_shot = false;
@@ -68,6 +72,9 @@ struct Frame : gpu::RunResult {
     int picture_slot = -1;
     std::uint64_t slot_consumed_event = 0;
     std::uint64_t slot_lab_consumed_event = 0;
+    // The GL backend with a picture slot: the RGBA8 texture (of the viewer's share group) the picture is in, and a
+    // GLsync signalled when it is there (the reader waits on it on the device, then deletes it).
+    std::uint64_t gl_texture = 0, gl_ready = 0;
     // CPU backend: the data the picture shows (the spectrum, or the classroom stop's data), unshifted,
     // width x height; shared, never copied. GPU backends keep theirs on the device (Engine::read_value).
     SharedSpectrum host_data;
@@ -91,6 +98,11 @@ public:
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
+
+    // The GL backend runs in this context (the viewer's share group) from its next creation on, instead of a headless
+    // context of its own: its pictures can go into slots (RunOptions::picture_slot, Frame::gl_texture).
+    void set_gl_context(std::shared_ptr<gpu::GlSharedContext> shared);
+    bool gl_shares_context() const;
 
     void set_image(Image img, std::string name);
     void set_image(std::shared_ptr<const Image> img, std::string name);

@@ -63,12 +63,22 @@ struct Gl {
     SV_GL(PFNGLBEGINQUERYPROC, BeginQuery)                                                            \
     SV_GL(PFNGLENDQUERYPROC, EndQuery)                                                                \
     SV_GL(PFNGLGETQUERYOBJECTUI64VPROC, GetQueryObjectui64v)                                          \
-    SV_GL(PFNGLFINISHPROC, Finish)
+    SV_GL(PFNGLFINISHPROC, Finish)                                                                    \
+    SV_GL(PFNGLFLUSHPROC, Flush)                                                                      \
+    SV_GL(PFNGLGENTEXTURESPROC, GenTextures)                                                          \
+    SV_GL(PFNGLDELETETEXTURESPROC, DeleteTextures)                                                    \
+    SV_GL(PFNGLBINDTEXTUREPROC, BindTexture)                                                          \
+    SV_GL(PFNGLTEXSTORAGE2DPROC, TexStorage2D)                                                        \
+    SV_GL(PFNGLBINDIMAGETEXTUREPROC, BindImageTexture)                                                \
+    SV_GL(PFNGLFENCESYNCPROC, FenceSync)                                                              \
+    SV_GL(PFNGLWAITSYNCPROC, WaitSync)                                                                \
+    SV_GL(PFNGLDELETESYNCPROC, DeleteSync)
     SV_GL_LIST
 #undef SV_GL
-    std::string load() {  // "" or the first entry point missing
+    template <class Proc>
+    std::string load(Proc proc) {  // "" or the first entry point missing
 #define SV_GL(type, name)                                                       \
-    name = reinterpret_cast<type>(eglGetProcAddress("gl" #name));               \
+    name = reinterpret_cast<type>(proc("gl" #name));                            \
     if (!name) return "gl" #name;
         SV_GL_LIST
 #undef SV_GL
@@ -112,14 +122,27 @@ struct GlFft::Impl {
     std::size_t values_capacity = 0, picture_capacity = 0;
     bool software = false;
     std::vector<Pass> passes;
+    std::shared_ptr<GlSharedContext> shared;  // the viewer's share group (GlFft(shared)); else the EGL context above
+    GLuint slot_tex[3] = {0, 0, 0};
+    int slot_w[3] = {0, 0, 0}, slot_h[3] = {0, 0, 0};
 
+    void delete_objects() {
+        for (auto& [k, p] : programs) gl.DeleteProgram(p);
+        for (auto& [n, t] : twiddles) gl.DeleteBuffers(1, &t);
+        for (GLuint buf : {a, b, values, hist, lut, picture})
+            if (buf) gl.DeleteBuffers(1, &buf);
+        for (GLuint t : slot_tex)
+            if (t) gl.DeleteTextures(1, &t);
+    }
     ~Impl() {
+        if (shared && gl.DeleteProgram && shared->make_current()) {
+            delete_objects();
+            gl.Finish();
+            shared->release();
+        }
         if (context != EGL_NO_CONTEXT) {
             eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context);
-            for (auto& [k, p] : programs) gl.DeleteProgram(p);
-            for (auto& [n, t] : twiddles) gl.DeleteBuffers(1, &t);
-            for (GLuint buf : {a, b, values, hist, lut, picture})
-                if (buf) gl.DeleteBuffers(1, &buf);
+            delete_objects();
             eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
             eglDestroyContext(display, context);
         }
@@ -215,6 +238,10 @@ struct GlFft::Impl {
         passes.clear();
     }
     void current() {
+        if (shared) {
+            if (!shared->make_current()) throw GpuError("OpenGL: the viewer's shared context cannot be made current");
+            return;
+        }
         if (eglGetCurrentContext() != context && !eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context))
             throw GpuError("eglMakeCurrent failed: " + egl_error());
     }
@@ -227,6 +254,9 @@ struct GlFft::Impl {
         }
     }
 
+    // The entry points (from `proc`), the renderer and the compute limits, with the context current.
+    template <class Proc>
+    void start(Proc proc);
     // A context on display d: 4.3 core or better, no surface.
     bool try_display(EGLDisplay d, std::string* why) {
         EGLint major = 0, minor = 0;
@@ -276,7 +306,21 @@ GlFft::GlFft() : impl_(new Impl) {
         if (d != EGL_NO_DISPLAY) m.try_display(d, &why);
     }
     if (m.context == EGL_NO_CONTEXT) throw GpuUnavailable("OpenGL compute: " + why);
-    const std::string missing = m.gl.load();
+    m.start([](const char* n) { return reinterpret_cast<void*>(eglGetProcAddress(n)); });
+}
+
+GlFft::GlFft(std::shared_ptr<GlSharedContext> shared) : impl_(new Impl) {
+    Impl& m = *impl_;
+    if (!shared || !shared->make_current())
+        throw GpuUnavailable("OpenGL compute: the viewer's shared context cannot be made current");
+    m.shared = std::move(shared);
+    m.start(m.shared->proc_address);
+}
+
+template <class Proc>
+void GlFft::Impl::start(Proc proc) {
+    Impl& m = *this;
+    const std::string missing = m.gl.load(proc);
     if (!missing.empty()) throw GpuUnavailable("OpenGL compute: the driver lacks " + missing);
     m.renderer = std::string(reinterpret_cast<const char*>(m.gl.GetString(GL_RENDERER))) + ", OpenGL " +
                  reinterpret_cast<const char*>(m.gl.GetString(GL_VERSION));
@@ -299,6 +343,8 @@ std::string GlFft::renderer() const { return impl_->renderer; }
 std::string GlFft::describe() const { return "OpenGL compute seed pipeline (" + impl_->renderer + ")"; }
 
 bool GlFft::software() const { return impl_->software; }
+
+bool GlFft::shares_context() const { return impl_->shared != nullptr; }
 
 std::string GlFft::check(int width, int height, const GlFftConfig& c) const {
     const Impl& m = *impl_;
@@ -507,16 +553,13 @@ std::uint32_t bin_of_rank(const std::uint32_t* counts, std::size_t bins, std::ui
 }
 }  // namespace
 
-void GlFft::picture(const ViewParams& vp, PictureFormat format, void* out, float* lo, float* hi,
-                    std::vector<GlPassTime>* times) {
+// The view's values of the kept spectrum (Impl::values) and their range: passes "view" and "range".
+void GlFft::view_and_range(const ViewParams& vp, float* lo, float* hi) {
     Impl& m = *impl_;
-    if (!m.kept) throw ConfigError("OpenGL: no spectrum kept on the device for a picture");
-    m.current();
     Gl& gl = m.gl;
     const unsigned w = unsigned(m.kept_w), h = unsigned(m.kept_h);
     const std::size_t count = std::size_t(w) * h;
     auto uniform = [&](GLuint pr, const char* name, unsigned v) { gl.Uniform1ui(gl.GetUniformLocation(pr, name), v); };
-    m.passes.clear();
     m.ensure(&m.values, &m.values_capacity, count * 4, "allocating the view's values");
     std::size_t hist_capacity = 2 * 65536 * 4;
     m.ensure(&m.hist, &hist_capacity, hist_capacity, "allocating the range's counts");
@@ -579,10 +622,6 @@ void GlFft::picture(const ViewParams& vp, PictureFormat format, void* out, float
     }
     *lo = range[0];
     *hi = range[1];
-
-    const unsigned per = format == PictureFormat::Rgba8 ? 1 : format == PictureFormat::Level8 ? 4 : 2;
-    const std::size_t words = (count + per - 1) / per;
-    m.ensure(&m.picture, &m.picture_capacity, words * 4, "allocating the picture");
     if (!m.lut) {
         gl.GenBuffers(1, &m.lut);
         gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.lut);
@@ -591,27 +630,92 @@ void GlFft::picture(const ViewParams& vp, PictureFormat format, void* out, float
     const ColormapLut lut = make_colormap_lut(vp.colormap);
     gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.lut);
     gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 256 * 4, lut.rgba);
+}
+
+void GlFft::picture(const ViewParams& vp, PictureFormat format, void* out, float* lo, float* hi,
+                    std::vector<GlPassTime>* times) {
+    Impl& m = *impl_;
+    if (!m.kept) throw ConfigError("OpenGL: no spectrum kept on the device for a picture");
+    m.current();
+    Gl& gl = m.gl;
+    m.passes.clear();
+    view_and_range(vp, lo, hi);
+    const unsigned w = unsigned(m.kept_w), h = unsigned(m.kept_h);
+    const std::size_t count = std::size_t(w) * h;
+    const unsigned per = format == PictureFormat::Rgba8 ? 1 : format == PictureFormat::Level8 ? 4 : 2;
+    const std::size_t words = (count + per - 1) / per;
+    m.ensure(&m.picture, &m.picture_capacity, words * 4, "allocating the picture");
     m.begin_pass(format == PictureFormat::Rgba8 ? "colormap -> RGBA8" : "levels", 4.0 * double(count) + 4.0 * double(words));
     const GLuint co = m.program("#define COLORIZE\n", kSpectrumViewGlsl);
     gl.UseProgram(co);
     gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.values);
     gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m.lut);
     gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, m.picture);
-    uniform(co, "width", w);
-    uniform(co, "height", h);
-    uniform(co, "format", unsigned(format));
-    gl.Uniform1f(gl.GetUniformLocation(co, "lo"), range[0]);
-    gl.Uniform1f(gl.GetUniformLocation(co, "span"), range[1] - range[0]);
-    gl.DispatchCompute(groups_x, GLuint((words + w - 1) / w), 1);
+    gl.Uniform1ui(gl.GetUniformLocation(co, "width"), w);
+    gl.Uniform1ui(gl.GetUniformLocation(co, "height"), h);
+    gl.Uniform1ui(gl.GetUniformLocation(co, "format"), unsigned(format));
+    gl.Uniform1f(gl.GetUniformLocation(co, "lo"), *lo);
+    gl.Uniform1f(gl.GetUniformLocation(co, "span"), *hi - *lo);
+    gl.DispatchCompute((w + 255) / 256, GLuint((words + w - 1) / w), 1);
     m.end_pass();
     m.check_gl("the picture's colours");
     const auto t0 = std::chrono::steady_clock::now();
     gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.picture);
-    gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(count * std::size_t(format == PictureFormat::Rgba8 ? 4 : level_bytes(format))), out);
+    gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0,
+                        GLsizeiptr(count * std::size_t(format == PictureFormat::Rgba8 ? 4 : level_bytes(format))), out);
     m.check_gl("reading the picture back");
     const double read_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     m.collect(times);
     if (times) times->push_back({"picture -> host [host]", read_ms, 4.0 * double(words)});
+}
+
+unsigned GlFft::picture_to_slot(const ViewParams& vp, int slot, std::uint64_t wait, std::uint64_t* ready, float* lo,
+                                float* hi, std::vector<GlPassTime>* times) {
+    Impl& m = *impl_;
+    if (!m.kept) throw ConfigError("OpenGL: no spectrum kept on the device for a picture");
+    if (slot < 0 || slot > 2) throw ConfigError("OpenGL: no picture slot " + std::to_string(slot));
+    m.current();
+    Gl& gl = m.gl;
+    m.passes.clear();
+    view_and_range(vp, lo, hi);
+    const int w = m.kept_w, h = m.kept_h;
+    // The slot's last reader (the viewer's copy out of it) before anything writes it.
+    if (wait) {
+        gl.WaitSync(reinterpret_cast<GLsync>(wait), 0, GL_TIMEOUT_IGNORED);
+        gl.DeleteSync(reinterpret_cast<GLsync>(wait));
+    }
+    GLuint& tex = m.slot_tex[slot];
+    if (!tex || m.slot_w[slot] != w || m.slot_h[slot] != h) {  // immutable storage: a new texture for a new size
+        if (tex) gl.DeleteTextures(1, &tex);
+        gl.GenTextures(1, &tex);
+        gl.BindTexture(GL_TEXTURE_2D, tex);
+        gl.TexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, w, h);
+        gl.BindTexture(GL_TEXTURE_2D, 0);
+        m.check_gl("allocating the picture's texture");
+        m.slot_w[slot] = w;
+        m.slot_h[slot] = h;
+    }
+    m.begin_pass("colormap -> the texture (imageStore)", 8.0 * double(w) * h);
+    const GLuint co = m.program("#define COLORIZE\n#define IMAGE\n", kSpectrumViewGlsl);
+    gl.UseProgram(co);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.values);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m.lut);
+    gl.BindImageTexture(0, tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+    gl.Uniform1ui(gl.GetUniformLocation(co, "width"), unsigned(w));
+    gl.Uniform1ui(gl.GetUniformLocation(co, "height"), unsigned(h));
+    gl.Uniform1ui(gl.GetUniformLocation(co, "format"), 0u);
+    gl.Uniform1f(gl.GetUniformLocation(co, "lo"), *lo);
+    gl.Uniform1f(gl.GetUniformLocation(co, "span"), *hi - *lo);
+    gl.DispatchCompute(GLuint((w + 255) / 256), GLuint(h), 1);
+    gl.MemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT | GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
+    m.end_pass();
+    m.check_gl("the picture into its texture");
+    const GLsync fence = gl.FenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    gl.Flush();  // a fence another context waits on must have reached the device
+    m.check_gl("the picture's fence");
+    *ready = reinterpret_cast<std::uint64_t>(fence);
+    m.collect(times);
+    return tex;
 }
 
 }  // namespace specview::gpu

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <complex>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gpu/common/config.h"
+#include "gpu/common/gl_context.h"
 #include "gpu/common/seed_checks.h"
 #include "gpu/common/spectrum_math.h"
 
@@ -30,6 +32,9 @@ public:
     // A 4.3+ core context with compute shaders, headless. Throws GpuUnavailable with the reason (no EGL, no driver
     // offering 4.3, ...).
     GlFft();
+    // In a context another thread's shares (the viewer's: ui/platform), current on the calling thread when it runs.
+    // Throws GpuUnavailable when it cannot be made current or lacks 4.3's entry points.
+    explicit GlFft(std::shared_ptr<GlSharedContext> shared);
     ~GlFft();
     GlFft(const GlFft&) = delete;
     GlFft& operator=(const GlFft&) = delete;
@@ -60,11 +65,19 @@ public:
     // width x height into `out`: RGBA8 colours (4 bytes a pixel), 8-bit colormap levels or 16-bit gray levels.
     void picture(const ViewParams& vp, PictureFormat format, void* out, float* lo, float* hi,
                  std::vector<GlPassTime>* times = nullptr);
+    // The same picture into picture slot `slot` (0..2): an RGBA8 texture of the kept spectrum's size, of this context's
+    // share group, written by imageStore. `wait` (a GLsync the slot's last reader left, or 0) is waited for on the
+    // device before the slot is written, then deleted. Returns the texture; *ready gets a GLsync (flushed) that is
+    // signalled once the picture is in it, for the reader to wait on (and delete).
+    unsigned picture_to_slot(const ViewParams& vp, int slot, std::uint64_t wait, std::uint64_t* ready, float* lo,
+                             float* hi, std::vector<GlPassTime>* times = nullptr);
+    bool shares_context() const;  // made with a GlSharedContext (picture_to_slot's textures are the viewer's to read)
     // Bins (x[i], y[i]) of the kept spectrum, or all of it (height x width).
     void bins(const int* x, const int* y, std::size_t n, std::complex<float>* out);
     void spectrum(std::complex<float>* out);
 
 private:
+    void view_and_range(const ViewParams& vp, float* lo, float* hi);
     void run(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint* stop,
              std::complex<float>* out, int* rows, int* cols, std::vector<GlPassTime>* times);
     struct Impl;

@@ -46,6 +46,10 @@ struct Machine {
     Backend auto_backend = Backend::Cpu;  // ... and which (the why is shown while that one is selected)
     // Every backend's devices as --list-devices prints them (app/engine/devices.h), listed on a thread once the first
     // picture is shown: the Device panel's table, the OpenCL device choice, why a backend cannot be picked.
+    // The viewer's GL context is 4.3+ and shares a context with the worker: the GL backend's picture goes into a
+    // texture of the share group and is copied on the GPU into the view's (else it comes back to the host; why).
+    bool gl_shared = false;
+    std::string gl_shared_why;
     bool devices_listed = false;
     std::vector<DeviceLine> devices;
     // Why `b` cannot run here ("": it can, or it is not known yet).

@@ -92,6 +92,16 @@ void draw_pipeline_panel(PanelContext& ctx) {
         for (Backend b : {Backend::OpenCl, Backend::Gl})
             if (const std::string why = ctx.machine.unusable(b); !why.empty())
                 ctx.layout.push_back("backend-unavailable " + name_of(b) + ": " + why);
+    // GL: where its picture goes (straight into a texture of the viewer's share group, or back through the host).
+    if (s.backend == Backend::Gl) {
+        ImGui::PushTextWrapPos(0.0f);
+        if (ctx.machine.gl_shared)
+            ImGui::TextDisabled("picture: written on the GPU into the view's texture (shared GL context)");
+        else
+            ImGui::TextDisabled("picture: through the host (%s)", ctx.machine.gl_shared_why.c_str());
+        ImGui::PopTextWrapPos();
+        ctx.layout.push_back(ctx.machine.gl_shared ? "gl-picture texture" : "gl-picture host: " + ctx.machine.gl_shared_why);
+    }
     // OpenCL: which platform and device (as --opencl-device P:D and --list-devices name them).
     if (s.backend == Backend::OpenCl) {
         const bool chosen = s.opencl_platform >= 0;

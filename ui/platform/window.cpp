@@ -13,6 +13,19 @@ std::unique_ptr<Window> open_glfw_window(int width, int height, const std::strin
 std::unique_ptr<Window> open_egl_window(int width, int height);
 #endif
 
+std::shared_ptr<gpu::GlSharedContext> Window::shared_context(std::string* why) {
+    if (!shared_tried_) {
+        shared_tried_ = true;
+        if (gl_version_ < 43)
+            shared_why_ = "the viewer's OpenGL context is " + std::to_string(gl_version_ / 10) + "." +
+                          std::to_string(gl_version_ % 10) + " (compute shaders need 4.3)";
+        else
+            shared_ = make_shared_context(&shared_why_);
+    }
+    if (why) *why = shared_why_;
+    return shared_;
+}
+
 std::unique_ptr<Window> open_window(int width, int height, const std::string& title, bool offscreen) {
 #ifdef SPECVIEW_HAS_EGL
     if (offscreen) return open_egl_window(width, height);

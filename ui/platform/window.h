@@ -1,4 +1,5 @@
-// Where the viewer draws: an OpenGL 3.3 core context with Dear ImGui on it, behind one interface. Two
+// Where the viewer draws: an OpenGL 4.3 core context (3.3 where the driver offers no more; then no GL backend in the
+// viewer's texture) with Dear ImGui on it, behind one interface. Two
 // platforms: a GLFW window (a desktop, or Xvfb), and an offscreen EGL context on the GPU's own device with a
 // framebuffer object standing in for the window (a machine without X: scripts, tests, screenshots). Opening
 // either succeeds completely or throws with the reason; the destructor shuts down in order.
@@ -7,6 +8,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "gpu/common/gl_context.h"
 
 namespace specview::ui {
 
@@ -25,13 +28,25 @@ public:
     // Binds what the last frame was drawn into for glReadPixels.
     virtual void bind_for_readback() = 0;
     virtual std::string platform() const = 0;
+    // The context's GL version (major * 10 + minor: 43, 45, 33).
+    int gl_version() const { return gl_version_; }
+    // A context sharing this one's objects, for the worker's thread (the GL backend writes its picture into a texture
+    // this context draws): made once, on this (the main) thread; null where the context is older than 4.3 or none can
+    // be made (`why` says). It lives as long as the window; the worker must stop using it before the window goes.
+    std::shared_ptr<gpu::GlSharedContext> shared_context(std::string* why);
     // Applies the UI scale (HiDPI content scale x presentation factor) and theme.
     void apply_style(float presentation_factor, bool high_contrast);
 
 protected:
     float scale_ = 1.0f;
+    int gl_version_ = 33;
+    // The platform's shared context (called once by shared_context(), on the main thread).
+    virtual std::shared_ptr<gpu::GlSharedContext> make_shared_context(std::string* why) = 0;
 
 private:
+    std::shared_ptr<gpu::GlSharedContext> shared_;
+    std::string shared_why_;
+    bool shared_tried_ = false;
     float applied_factor_ = 0.0f;
     bool applied_contrast_ = false;
 };

@@ -42,13 +42,24 @@ public:
         EGLint n = 0;
         if (!eglChooseConfig(display_, cfg_attr, &cfg, 1, &n) || n < 1) fail("no OpenGL-capable EGL config");
         if (!eglBindAPI(EGL_OPENGL_API)) fail("eglBindAPI(EGL_OPENGL_API) failed");
-        const EGLint ctx_attr[] = {
-            EGL_CONTEXT_MAJOR_VERSION,           3,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
-            EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-        context_ = eglCreateContext(display_, cfg, EGL_NO_CONTEXT, ctx_attr);
+        // 4.3 (compute shaders: the GL backend's picture straight into the textures) where the driver offers it.
+        for (const int version : {43, 33}) {
+            const EGLint ctx_attr[] = {EGL_CONTEXT_MAJOR_VERSION,           version / 10,
+                                       EGL_CONTEXT_MINOR_VERSION,           version % 10,
+                                       EGL_CONTEXT_OPENGL_PROFILE_MASK,     EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                       EGL_NONE};
+            context_ = eglCreateContext(display_, cfg, EGL_NO_CONTEXT, ctx_attr);
+            if (context_ != EGL_NO_CONTEXT) {
+                std::copy(ctx_attr, ctx_attr + 7, ctx_attr_);
+                break;
+            }
+        }
+        config_ = cfg;
         if (context_ == EGL_NO_CONTEXT || !eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, context_))
             fail("cannot make a 3.3 core context current");
-        if (!gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress))) fail("cannot load OpenGL 3.3 functions");
+        const int loaded = gladLoadGL(reinterpret_cast<GLADloadfunc>(eglGetProcAddress));
+        if (!loaded) fail("cannot load OpenGL 3.3 functions");
+        gl_version_ = GLAD_VERSION_MAJOR(loaded) * 10 + GLAD_VERSION_MINOR(loaded);
         if (const char* r = reinterpret_cast<const char*>(glGetString(GL_RENDERER))) renderer_ = r;
         glGenTextures(1, &color_);
         glBindTexture(GL_TEXTURE_2D, color_);
@@ -106,6 +117,26 @@ public:
     }
     std::string platform() const override { return "EGL offscreen (" + renderer_ + ")"; }
 
+protected:
+    // A context sharing the viewer's on the same display, current without a surface on the worker's thread.
+    std::shared_ptr<gpu::GlSharedContext> make_shared_context(std::string* why) override {
+        shared_ = eglCreateContext(display_, config_, context_, ctx_attr_);
+        if (shared_ == EGL_NO_CONTEXT) {
+            *why = "no context sharing the viewer's (EGL error " + std::to_string(eglGetError()) + ")";
+            return nullptr;
+        }
+        auto c = std::make_shared<gpu::GlSharedContext>();
+        EGLDisplay d = display_;
+        EGLContext x = shared_;
+        c->make_current = [d, x] {
+            return eglGetCurrentContext() == x || eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, x) == EGL_TRUE;
+        };
+        c->release = [d] { eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT); };
+        c->proc_address = [](const char* name) { return reinterpret_cast<void*>(eglGetProcAddress(name)); };
+        c->version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+        return c;
+    }
+
 private:
     [[noreturn]] void fail(const std::string& what) {
         const EGLint e = eglGetError();
@@ -127,6 +158,8 @@ private:
             if (color_) glDeleteTextures(1, &color_);
             fbo_ = color_ = 0;
             eglMakeCurrent(display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+            if (shared_ != EGL_NO_CONTEXT) eglDestroyContext(display_, shared_);
+            shared_ = EGL_NO_CONTEXT;
             eglDestroyContext(display_, context_);
             context_ = EGL_NO_CONTEXT;
         }
@@ -136,6 +169,9 @@ private:
     int w_, h_;
     EGLDisplay display_ = EGL_NO_DISPLAY;
     EGLContext context_ = EGL_NO_CONTEXT;
+    EGLContext shared_ = EGL_NO_CONTEXT;  // make_shared_context's
+    EGLConfig config_ = nullptr;
+    EGLint ctx_attr_[7] = {EGL_NONE};
     std::string renderer_ = "unknown renderer";
     GLuint fbo_ = 0, color_ = 0;
     bool imgui_ = false;

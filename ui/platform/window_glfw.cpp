@@ -1,4 +1,5 @@
-// The GLFW platform: a desktop window (or one on Xvfb) with a 3.3 core context, vsync, HiDPI scale, drops.
+// The GLFW platform: a desktop window (or one on Xvfb) with a 4.3 core context (3.3 where the driver offers no more),
+// vsync, HiDPI scale, drops; a hidden window sharing its context for the worker's GL engine.
 // glad first: it provides the GL declarations GLFW would otherwise pull in.
 #include <glad/gl.h>
 #include <GLFW/glfw3.h>
@@ -29,22 +30,29 @@ public:
             throw std::runtime_error("cannot open a window (" +
                                      (g_last_error.empty() ? std::string("no display?") : g_last_error) +
                                      "); run with --headless to write spectra without one, or --offscreen on a GPU");
-        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
-        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
-        glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
-        glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-        glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-        window_ = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
+        // 4.3 (compute shaders: the GL backend's picture straight into the textures) where the driver offers it.
+        for (const int version : {43, 33}) {
+            glfwDefaultWindowHints();
+            glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, version / 10);
+            glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, version % 10);
+            glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+            glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+            glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+            window_ = glfwCreateWindow(width, height, title.c_str(), nullptr, nullptr);
+            if (window_) break;
+        }
         if (!window_) {
             glfwTerminate();
             throw std::runtime_error("cannot create an OpenGL 3.3 core window (" + g_last_error + ")");
         }
         glfwMakeContextCurrent(window_);
-        if (!gladLoadGL(glfwGetProcAddress)) {
+        const int loaded = gladLoadGL(glfwGetProcAddress);
+        if (!loaded) {
             glfwDestroyWindow(window_);
             glfwTerminate();
             throw std::runtime_error("cannot load OpenGL 3.3 functions");
         }
+        gl_version_ = GLAD_VERSION_MAJOR(loaded) * 10 + GLAD_VERSION_MINOR(loaded);
         glfwSwapInterval(1);  // vsync
         float sx = 1.0f, sy = 1.0f;
         glfwGetWindowContentScale(window_, &sx, &sy);
@@ -69,6 +77,7 @@ public:
             ImGui_ImplGlfw_Shutdown();
             ImGui::DestroyContext();
         }
+        if (hidden_) glfwDestroyWindow(hidden_);
         if (window_) glfwDestroyWindow(window_);
         glfwTerminate();
     }
@@ -95,8 +104,37 @@ public:
     void bind_for_readback() override { glReadBuffer(GL_BACK); }
     std::string platform() const override { return "GLFW"; }
 
+protected:
+    // A hidden 1 x 1 window whose context shares the viewer's (GLFW makes windows on the main thread only; the worker
+    // makes its context current on its own thread).
+    std::shared_ptr<gpu::GlSharedContext> make_shared_context(std::string* why) override {
+        glfwDefaultWindowHints();
+        glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, gl_version_ / 10);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, gl_version_ % 10);
+        glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+        glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+        hidden_ = glfwCreateWindow(1, 1, "specview worker", nullptr, window_);
+        glfwDefaultWindowHints();
+        if (!hidden_) {
+            *why = "no context sharing the window's (" + g_last_error + ")";
+            return nullptr;
+        }
+        auto c = std::make_shared<gpu::GlSharedContext>();
+        GLFWwindow* h = hidden_;
+        c->make_current = [h] {
+            if (glfwGetCurrentContext() != h) glfwMakeContextCurrent(h);
+            return glfwGetCurrentContext() == h;
+        };
+        c->release = [] { glfwMakeContextCurrent(nullptr); };
+        c->proc_address = [](const char* name) { return reinterpret_cast<void*>(glfwGetProcAddress(name)); };
+        c->version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+        return c;
+    }
+
 private:
     GLFWwindow* window_ = nullptr;
+    GLFWwindow* hidden_ = nullptr;
     bool imgui_ = false;
     std::vector<std::string> drops_;
 };

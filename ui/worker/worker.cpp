@@ -14,6 +14,7 @@
 #include <future>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include "app/engine/cpu_backend.h"
 #include "app/io/decoder_pool.h"
@@ -577,9 +578,17 @@ void Worker::wait_idle() const {
     });
 }
 
-void Worker::release_slot(int slot) {
+void Worker::release_slot(int slot, std::uint64_t gl_read) {
     std::lock_guard<std::mutex> lock(mu_);
     if (slot >= 0 && slot < 3 && slot_state_[slot] == 3) slot_state_[slot] = 0;
+    if (slot >= 0 && slot < 3 && gl_read) slot_gl_read_[slot] = gl_read;
+}
+
+void Worker::set_gl_context(std::shared_ptr<gpu::GlSharedContext> shared) {
+    std::lock_guard<std::mutex> lock(mu_);
+    gl_context_ = std::move(shared);
+    gl_context_dirty_ = true;
+    cv_.notify_all();
 }
 
 int Worker::acquire_slot() {
@@ -841,9 +850,21 @@ void Worker::decoder_loop() {
 void Worker::runner_loop() {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-        cv_.wait(lock,
-                 [this] { return stop_ || image_req_ || run_req_ || value_req_ || analyse_req_ || !jobs_.empty(); });
+        cv_.wait(lock, [this] {
+            return stop_ || gl_context_dirty_ || image_req_ || run_req_ || value_req_ || analyse_req_ || !jobs_.empty();
+        });
+        if (gl_context_dirty_ || stop_) {  // the GL engine made (or, stopping, dropped) on this thread
+            std::shared_ptr<gpu::GlSharedContext> c = stop_ ? nullptr : gl_context_;
+            gl_context_dirty_ = false;
+            lock.unlock();
+            try {
+                engine_.set_gl_context(c);
+            } catch (const std::exception&) {  // (a context that cannot be made current: the GL backend says so later)
+            }
+            lock.lock();
+        }
         if (stop_) return;
+        if (!image_req_ && !run_req_ && !value_req_ && !analyse_req_ && jobs_.empty()) continue;  // (a GL context only)
         running_ = true;
         if (image_req_) {
             PendingImage p = std::move(*image_req_);
@@ -899,12 +920,16 @@ void Worker::do_run() {
     const auto picked = std::chrono::steady_clock::now();
     RunRequest req;
     int slot = -1;
+    std::uint64_t gl_wait = 0;
     {
         std::lock_guard<std::mutex> lock(mu_);
         req = std::move(*run_req_);
         run_req_.reset();
         running_settings_ = req.settings;
-        if (req.on_device && cuda_backend(req.settings.backend)) slot = acquire_slot();
+        // GPU pictures stay on the device in a slot: CUDA's (interop), or GL's in the viewer's share group.
+        const bool gl_slot = req.settings.backend == Backend::Gl && engine_.gl_shares_context();
+        if (req.on_device && (cuda_backend(req.settings.backend) || gl_slot)) slot = acquire_slot();
+        if (slot >= 0 && gl_slot) gl_wait = std::exchange(slot_gl_read_[slot], 0);
     }
     if (req.preview && engine_.has_image()) {
         PreviewResult p;
@@ -928,7 +953,7 @@ void Worker::do_run() {
     r.picked = picked;
     int used_slot = slot;
     try {
-        run_once(req.settings, slot, r);
+        run_once(req.settings, slot, r, gl_wait);
     } catch (const RunCancelled&) {
         std::lock_guard<std::mutex> lock(mu_);  // nothing to show: the newer request is next
         if (slot >= 0) slot_state_[slot] = 0;
@@ -951,7 +976,8 @@ void Worker::do_run() {
     }
     r.finished = std::chrono::steady_clock::now();
     std::lock_guard<std::mutex> lock(mu_);
-    if (slot >= 0) slot_state_[slot] = r.ok && used_slot == slot ? 2 : 0;
+    // (a run that could not fill its slot, e.g. GL with a mask, brought its picture to the host: the slot stays free)
+    if (slot >= 0) slot_state_[slot] = r.ok && used_slot == slot && r.frame.picture_slot == slot ? 2 : 0;
     // An unpolled earlier picture is superseded: its slot is free again.
     if (out_.run && out_.run->ok && out_.run->frame.picture_slot >= 0) slot_state_[out_.run->frame.picture_slot] = 0;
     out_.run = std::move(r);
@@ -959,7 +985,7 @@ void Worker::do_run() {
 
 // One run of the request's settings into `slot` (-1: the picture comes back to the host), filling r's frame, lab
 // view and times. Throws what the engine throws.
-void Worker::run_once(const Settings& settings, int slot, RunResult& r) {
+void Worker::run_once(const Settings& settings, int slot, RunResult& r, std::uint64_t gl_wait) {
     if (!engine_.has_image()) throw InputError("(none)", "no image loaded");
     // The device half of the memory check, once an image, here rather than at its header: there it waited for the
     // CUDA context the viewer creates at start (~250 ms on the H100 machine) before decoding could go on.
@@ -980,6 +1006,7 @@ void Worker::run_once(const Settings& settings, int slot, RunResult& r) {
     };
     o.want_rgba = slot < 0;
     o.picture_slot = slot;
+    o.gl_slot_wait = gl_wait;
     const bool lab = has_mask(settings) && settings.stop.kind == gpu::StopPoint::Kind::Done;
     o.want_inverse = lab;
     o.lab_on_device = slot >= 0;  // the GPU makes the third view next to the picture, in the same slot

@@ -270,8 +270,12 @@ public:
     bool idle() const;
     // Results wait to be polled.
     bool has_updates() const;
-    // The viewer has copied the slot (and recorded its consumed event): the slot may be written again.
-    void release_slot(int slot);
+    // The viewer has copied the slot (and recorded its consumed event): the slot may be written again. `gl_read`: a
+    // GLsync after the viewer's copy out of a GL slot, which the next GL run into it waits for on the device.
+    void release_slot(int slot, std::uint64_t gl_read = 0);
+    // The GL backend runs in this context of the viewer's share group from the next request on (its pictures then go
+    // into slots); the worker drops its GL objects on its own thread when it stops.
+    void set_gl_context(std::shared_ptr<gpu::GlSharedContext> shared);
 
     // Blocks until idle() (tests and the headless latency benchmark; never the viewer's frame loop).
     void wait_idle() const;
@@ -281,7 +285,7 @@ private:
     void make_display(std::uint64_t id, const std::shared_ptr<const Image>& img, const DisplayRange& range);
     void runner_loop();
     void do_run();
-    void run_once(const Settings& settings, int slot, RunResult& r);
+    void run_once(const Settings& settings, int slot, RunResult& r, std::uint64_t gl_wait = 0);
     void sweep_step();
     void publish_error(const std::string& text);
     // A volume job (open or view) as request `id`: its result (or error) published as WorkerUpdates::volume; a view
@@ -359,6 +363,9 @@ private:
 
     // Picture slots: 0 free, 1 being written, 2 published (not polled yet), 3 with the viewer.
     int slot_state_[3] = {0, 0, 0};
+    std::uint64_t slot_gl_read_[3] = {0, 0, 0};  // release_slot's GLsyncs, taken by the next GL run into the slot
+    std::shared_ptr<gpu::GlSharedContext> gl_context_;
+    bool gl_context_dirty_ = false;
 
     WorkerUpdates out_;
 
