@@ -264,10 +264,15 @@ double ms_since(BackendClock::time_point t0) {
 // custom backend's knobs (one butterfly a work-item: a local length of twice the threads per block unless given, H
 // rows a group, the tile); the full spectrum comes back to the host.
 struct DeviceFft {
-    static gpu::SeedConfig knobs(const Settings& s) {
+    // `looped`: the GL engine, whose work-items loop over a block's butterflies: the threads per block are its
+    // work-items a row and the automatic local length is the longest its shared memory holds (OpenCL's is twice the
+    // threads per block: one butterfly a work-item, the seed's).
+    static gpu::SeedConfig knobs(const Settings& s, bool looped = false) {
         const gpu::RowFftConfig& r = s.custom.rows;
-        return {r.max_local_length > 0 ? r.max_local_length : 2 * std::max(r.threads_per_block, 1),
-                std::max(r.block_height, 1), s.custom.transpose.tile};
+        const int threads = std::max(r.threads_per_block, 1);
+        if (looped) return {std::max(r.max_local_length, 0), std::max(r.block_height, 1), s.custom.transpose.tile, threads};
+        return {r.max_local_length > 0 ? r.max_local_length : 2 * threads, std::max(r.block_height, 1),
+                s.custom.transpose.tile};
     }
     virtual ~DeviceFft() = default;
     virtual std::string name() const = 0;  // what ran, in words
@@ -356,7 +361,7 @@ public:
     }
 
 private:
-    static gpu::SeedConfig config(const Settings& s) { return knobs(s); }
+    static gpu::SeedConfig config(const Settings& s) { return knobs(s, HasPicture<Fft>::value); }
     void add(const std::vector<Pass>& times, std::vector<gpu::KernelTiming>& t) const {
         for (const Pass& p : times) t.push_back({short_ + " " + p.what, p.ms, p.bytes});
     }

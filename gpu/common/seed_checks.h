@@ -13,10 +13,14 @@ namespace specview::gpu {
 // `rows_per_group` (H) rows in blocks of `local_length` values in local/shared memory, local_length / 2 work-items a row
 // (one butterfly each); longer rows first run global stages; `tile` is the transpose's T (T x T work-items, a
 // T x (T + 1) tile). 512 fits every device seen (NVIDIA's OpenCL allows 256 work-items for the local kernel).
+// The GL engine also takes `threads` (work-items a row, each looping over local_length / 2 / threads butterflies a
+// stage; 0: local_length / 2, the seed's one butterfly each) and a local_length of 0: the longest power of two its
+// shared memory holds for H rows (at most the row).
 struct SeedConfig {
     int local_length = 512;
     int rows_per_group = 1;
     int tile = 16;
+    int threads = 0;
 };
 
 inline bool is_pow2(int n) { return n >= 1 && (n & (n - 1)) == 0; }

@@ -180,8 +180,21 @@ struct GlFft::Impl {
         programs.emplace(defines, pr);
         return pr;
     }
-    static std::string local_defines(int len, int h) {
-        return "#define ROW_LOCAL\n#define LEN " + std::to_string(len) + "\n#define HALF " + std::to_string(len / 2) +
+    // The local length for rows of n: the knob's, or (0) the longest power of two the shared memory holds for H rows.
+    int local_len(int n, const GlFftConfig& c) const {
+        if (c.local_length > 0) return std::min(c.local_length, n);
+        int len = 2;
+        while (len * 2 <= n && std::size_t(len) * 2 * std::size_t(c.rows_per_group) * 8 <= std::size_t(max_shared)) len *= 2;
+        return std::min(len, n);
+    }
+    // Invocations a row of the local kernel: the knob's (at most len / 2), or len / 2 (the seed's one butterfly
+    // each; 256 at most with an automatic length).
+    static int threads_for(int len, const GlFftConfig& c) {
+        const int t = c.threads > 0 ? c.threads : c.local_length > 0 ? len / 2 : std::min(len / 2, 256);
+        return std::max(1, std::min(t, len / 2));
+    }
+    static std::string local_defines(int len, int h, int threads) {
+        return "#define ROW_LOCAL\n#define THREADS " + std::to_string(threads) + "\n#define LEN " + std::to_string(len) + "\n#define HALF " + std::to_string(len / 2) +
                "\n#define H " + std::to_string(h) + "\n";
     }
     static std::string transpose_defines(int t) { return "#define TRANSPOSE\n#define T " + std::to_string(t) + "\n"; }
@@ -348,15 +361,15 @@ bool GlFft::shares_context() const { return impl_->shared != nullptr; }
 
 std::string GlFft::check(int width, int height, const GlFftConfig& c) const {
     const Impl& m = *impl_;
-    if (const std::string e = seed_knobs_error(width, height, c.local_length, c.rows_per_group, c.tile,
-                                               "the OpenGL compute shaders");
+    if (const std::string e = seed_knobs_error(width, height, c.local_length > 0 ? c.local_length : 2, c.rows_per_group,
+                                               c.tile, "the OpenGL compute shaders");
         !e.empty())
         return e;
     for (int n : {width, height}) {
         if (n == 1) continue;
-        const int len = std::min(c.local_length, n);
-        if (len / 2 * c.rows_per_group > m.max_invocations || len / 2 > m.max_size[0] || c.rows_per_group > m.max_size[1])
-            return std::to_string(len / 2) + " x " + std::to_string(c.rows_per_group) +
+        const int len = m.local_len(n, c), threads = Impl::threads_for(len, c);
+        if (threads * c.rows_per_group > m.max_invocations || threads > m.max_size[0] || c.rows_per_group > m.max_size[1])
+            return std::to_string(threads) + " x " + std::to_string(c.rows_per_group) +
                    " invocations a work-group is over this context's " + std::to_string(m.max_invocations);
         if (len * c.rows_per_group * 8 > m.max_shared)
             return "local length " + std::to_string(len) + " x H " + std::to_string(c.rows_per_group) + " needs " +
@@ -380,9 +393,9 @@ double GlFft::prepare(int width, int height, const GlFftConfig& c) {
     const std::size_t before = m.programs.size() + m.twiddles.size();
     for (int n : {width, height}) {
         if (n == 1) continue;
-        const int len = std::min(c.local_length, n);
+        const int len = m.local_len(n, c);
         if (n > len) m.program("#define ROW_GLOBAL\n");
-        m.program(Impl::local_defines(len, c.rows_per_group));
+        m.program(Impl::local_defines(len, c.rows_per_group, Impl::threads_for(len, c)));
         m.twiddles_for(n);
     }
     m.program(Impl::transpose_defines(c.tile));
@@ -444,7 +457,7 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
             end_pass();
             return;
         }
-        const int log2n = log2_pow2(n), len = std::min(c.local_length, n);
+        const int log2n = log2_pow2(n), len = m.local_len(n, c);
         if (stages < 0) stages = log2n;
         const GLuint tw = m.twiddles_for(n);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, tw);
@@ -459,7 +472,7 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
             gl.DispatchCompute(GLuint((n / 2 + 63) / 64), GLuint(nrows), 1);
             gl.MemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
         }
-        const GLuint local = m.program(Impl::local_defines(len, c.rows_per_group));
+        const GLuint local = m.program(Impl::local_defines(len, c.rows_per_group, Impl::threads_for(len, c)));
         gl.UseProgram(local);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, outb);
@@ -580,7 +593,7 @@ void GlFft::view_and_range(const ViewParams& vp, float* lo, float* hi) {
     uniform(vv, "view", unsigned(vp.view));
     uniform(vv, "shifted", vp.shift ? 1u : 0u);
     uniform(vv, "histogram", ranked ? 1u : 0u);
-    gl.DispatchCompute(groups_x, h, 1);
+    gl.DispatchCompute((w + 2047) / 2048, h, 1);  // 2048 values of a row a work-group
     m.end_pass();
     m.check_gl("the view's values");
 

@@ -25,8 +25,9 @@ void main() {
 }
 #elif defined(ROW_LOCAL)
 // Up to `stages` of the remaining stages of each block of LEN values in shared memory, H rows a work-group, `in` to
-// `out`: in natural order (`natural`) or as the butterflies leave them (classroom stops).
-layout(local_size_x = HALF, local_size_y = H) in;  // HALF = LEN / 2 (a layout takes no expression in 4.30)
+// `out`: in natural order (`natural`) or as the butterflies leave them (classroom stops). THREADS invocations a row
+// (at most LEN / 2: then one butterfly each a stage, the seed's; fewer loop over the LEN / 2 butterflies).
+layout(local_size_x = THREADS, local_size_y = H) in;
 layout(std430, binding = 0) readonly buffer In { vec2 src[]; };
 layout(std430, binding = 1) writeonly buffer Out { vec2 dst[]; };
 layout(std430, binding = 2) readonly buffer Twiddles { vec2 twiddles[]; };
@@ -36,32 +37,31 @@ void main() {
     const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, block = gl_WorkGroupID.x;
     const uint row = gl_WorkGroupID.y * uint(H) + ty, h = uint(LEN) / 2u, t0 = ty * uint(LEN);
     const bool live = row < rows;
-    if (live) {
-        tile[t0 + tx] = src[row * n + block * uint(LEN) + tx];
-        tile[t0 + tx + h] = src[row * n + block * uint(LEN) + tx + h];
-    }
+    if (live)
+        for (uint k = tx; k < uint(LEN); k += uint(THREADS)) tile[t0 + k] = src[row * n + block * uint(LEN) + k];
     const uint log2n = log2u(n), log2len = log2u(uint(LEN));
     uint done = 0u;
     for (uint span = h; span >= 1u && done < stages; span /= 2u, ++done) {
         barrier();
-        if (live) {
-            const uint lg = tx / span, p = t0 + lg * 2u * span + tx % span;
-            const uint grp = block * uint(LEN) / (2u * span) + lg;  // the group in the whole row
-            const vec2 a = tile[p], t = cmul(twiddles[bit_reverse(grp, log2n - 1u)], tile[p + span]);
-            tile[p] = a + t;
-            tile[p + span] = a - t;
-        }
+        if (live)
+            for (uint b = tx; b < h; b += uint(THREADS)) {
+                const uint lg = b / span, p = t0 + lg * 2u * span + b % span;
+                const uint grp = block * uint(LEN) / (2u * span) + lg;  // the group in the whole row
+                const vec2 a = tile[p], t = cmul(twiddles[bit_reverse(grp, log2n - 1u)], tile[p + span]);
+                tile[p] = a + t;
+                tile[p + span] = a - t;
+            }
     }
     barrier();
     if (!live) return;
     if (natural == 0u) {
-        dst[row * n + block * uint(LEN) + tx] = tile[t0 + tx];
-        dst[row * n + block * uint(LEN) + tx + h] = tile[t0 + tx + h];
+        for (uint k = tx; k < uint(LEN); k += uint(THREADS)) dst[row * n + block * uint(LEN) + k] = tile[t0 + k];
         return;
     }
     // Position q of the block holds bin bitrev(block LEN + q): the block's bins start at bitrev(block), n / LEN apart.
     const uint high = bit_reverse(block, log2n - log2len);
-    for (uint k = tx; k < uint(LEN); k += h) dst[row * n + k * (n / uint(LEN)) + high] = tile[t0 + bit_reverse(k, log2len)];
+    for (uint k = tx; k < uint(LEN); k += uint(THREADS))
+        dst[row * n + k * (n / uint(LEN)) + high] = tile[t0 + bit_reverse(k, log2len)];
 }
 #elif defined(TRANSPOSE)
 // dst (cols x rows) = src (rows x cols) transposed through a T x (T + 1) tile.

@@ -12,12 +12,18 @@ uint order_key(float v) {
 }
 
 #if defined(VIEW_VALUES)
-// values[y][x] = the view of the bin the (shifted) picture shows at (x, y); hist[key >> 16] counted.
+// values[y][x] = the view of the bin the (shifted) picture shows at (x, y); hist[key >> 16] counted. A work-group
+// takes 2048 values of a row (8 an invocation, 256 apart) and counts their keys' high half-words in a shared table
+// first (neighbouring values share few of them), so the global counts get one atomic add per distinct key a group
+// instead of one per value (those adds on a few hundred addresses were most of this pass's time).
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Spectrum { vec2 spectrum[]; };  // height x width, unshifted
 layout(std430, binding = 1) writeonly buffer Values { float values[]; };
 layout(std430, binding = 2) buffer Hist { uint hist[]; };
 uniform uint width, height, view, shifted, histogram;
+const uint kPer = 8u, kSlots = 2048u, kEmpty = 0xFFFFFFFFu;
+shared uint table_key[kSlots];
+shared uint table_count[kSlots];
 // fftshift for any n (numpy's convention), as shift_source.
 uint shift_source(uint i, uint n) {
     const uint s = i + (n + 1u) / 2u;
@@ -33,12 +39,39 @@ float view_value(vec2 c) {
     return view == 3u ? c.x : c.y;                                           // real, imaginary
 }
 void main() {
-    const uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
-    if (x >= width || y >= height) return;
-    const uint sx = shifted != 0u ? shift_source(x, width) : x, sy = shifted != 0u ? shift_source(y, height) : y;
-    const float v = view_value(spectrum[sy * width + sx]);
-    values[y * width + x] = v;
-    if (histogram != 0u) atomicAdd(hist[order_key(v) >> 16], 1u);
+    const uint lid = gl_LocalInvocationID.x, y = gl_WorkGroupID.y, x0 = gl_WorkGroupID.x * 256u * kPer;
+    if (histogram != 0u) {
+        for (uint i = lid; i < kSlots; i += 256u) {
+            table_key[i] = kEmpty;
+            table_count[i] = 0u;
+        }
+        barrier();
+    }
+    const uint sy = shifted != 0u ? shift_source(y, height) : y;
+    for (uint k = 0u; k < kPer; ++k) {
+        const uint x = x0 + k * 256u + lid;
+        if (x >= width) break;
+        const uint sx = shifted != 0u ? shift_source(x, width) : x;
+        const float v = view_value(spectrum[sy * width + sx]);
+        values[y * width + x] = v;
+        if (histogram == 0u) continue;
+        const uint high = order_key(v) >> 16;
+        uint slot = (high * 2654435761u) >> 21;  // kSlots = 2^11
+        bool counted = false;
+        for (uint probe = 0u; probe < kSlots && !counted; ++probe) {
+            const uint was = atomicCompSwap(table_key[slot], kEmpty, high);
+            if (was == kEmpty || was == high) {
+                atomicAdd(table_count[slot], 1u);
+                counted = true;
+            }
+            slot = (slot + 1u) & (kSlots - 1u);
+        }
+        if (!counted) atomicAdd(hist[high], 1u);  // (cannot happen: a group has kSlots values at most)
+    }
+    if (histogram == 0u) return;
+    barrier();
+    for (uint i = lid; i < kSlots; i += 256u)
+        if (table_count[i] != 0u) atomicAdd(hist[table_key[i]], table_count[i]);
 }
 #elif defined(HIST_LOW)
 // hist[k * 65536 + (key & 0xffff)] counted for the values whose key's high half-word is high[k], k = 0, 1.

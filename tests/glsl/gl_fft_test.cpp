@@ -50,6 +50,8 @@ TEST(GlFft, MatchesFftwDoubleAtEverySizeAndKnob) {
     const std::vector<std::tuple<int, int, GlFftConfig>> cases = {
         {1, 1, {}}, {2, 1, {}}, {1, 8, {}}, {8, 4, {}}, {64, 32, {}}, {256, 256, {}}, {512, 8, {64, 1, 8}},
         {4, 1024, {32, 4, 16}}, {2048, 2, {256, 2, 4}}, {128, 64, {16, 8, 32}}, {32, 32, {2, 1, 1}},
+        // Work-items looping over a block's butterflies; the automatic local length (shared memory's longest).
+        {4096, 4, {0, 1, 16, 256}}, {1024, 64, {0, 2, 8, 64}}, {2048, 8, {1024, 1, 16, 32}}, {8, 8, {0, 1, 4, 3}},
     };
     for (const auto& [w, h, c] : cases) {
         const std::size_t n = std::size_t(w) * h;
@@ -73,7 +75,7 @@ TEST(GlFft, EveryStopShowsTheStagedModelsData) {
     for (const auto& [w, h, local] : std::vector<std::tuple<int, int, int>>{{16, 8, 1024}, {64, 32, 8}}) {
         Plane plane(w, h);
         plane.v = rng.real(std::size_t(w) * h, -1.0f, 1.0f);
-        const GlFftConfig c{local, 2, 4};
+        for (const GlFftConfig& c : {GlFftConfig{local, 2, 4}, GlFftConfig{0, 1, 8, 4}})
         for (const gpu::StopPoint& stop : every_seed_stop(w, h)) {
             const StagedResult want = run_staged_2d(plane, stop);
             std::vector<cf> got;

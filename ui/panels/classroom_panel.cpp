@@ -382,14 +382,15 @@ void draw_thread_mapping(PanelContext& ctx, const Classroom& c, const Step& step
     else if (const Backend b = ctx.shown.settings.backend; b == Backend::OpenCl || b == Backend::Gl) {
         // The portable engines launch their own work-groups (app/engine/cpu_backend.cpp's DeviceFft::knobs).
         const gpu::RowFftConfig& rc = ctx.shown.settings.custom.rows;
-        const int len = std::min(rc.max_local_length > 0 ? rc.max_local_length : 2 * std::max(rc.threads_per_block, 1), p.n);
-        ImGui::TextWrapped("- this run was %s's: work-groups of %d x %d invocations (local length %d / 2, H %d), one "
-                           "butterfly each per stage; the lines above are the CUDA custom kernels' shapes (as on %s), "
-                           "occupancy is CUDA's measure",
-                           b == Backend::OpenCl ? "OpenCL" : "OpenGL compute", len / 2, std::max(rc.block_height, 1),
-                           len, std::max(rc.block_height, 1), ctx.machine.gpu_ok ? ctx.machine.device.name.c_str() : "an H100");
-        ctx.layout.push_back("thread-mapping-portable " + std::to_string(len / 2) + " " +
-                             std::to_string(std::max(rc.block_height, 1)));
+        ImGui::TextWrapped("- this run was %s's own work-groups (%d work-items a row, H %d%s); the lines above are the "
+                           "CUDA custom kernels' shapes (as on %s), occupancy is CUDA's measure",
+                           b == Backend::OpenCl ? "OpenCL" : "OpenGL compute",
+                           b == Backend::OpenCl ? (rc.max_local_length > 0 ? rc.max_local_length / 2 : rc.threads_per_block)
+                                                : rc.threads_per_block,
+                           std::max(rc.block_height, 1),
+                           b == Backend::Gl ? ", each looping over its share of a block's butterflies" : ", one butterfly each",
+                           ctx.machine.gpu_ok ? ctx.machine.device.name.c_str() : "an H100");
+        ctx.layout.push_back("thread-mapping-portable " + name_of(b));
     } else
         ImGui::TextWrapped("- occupancy: needs the GPU (this run used the CPU model; shapes as on an H100)");
     const int stage = (pass1 || pass2) ? step.stop.stage : 0;
