@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [volviewer] [opencl] [api] [ncu] [faults]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [volviewer] [opencl] [api] [glviewer] [ncu] [faults]
+#   (BUILD_TARGETS="specview specview_gui_tests ..." builds only those: a short call)
 #   (default: all but ncu; MEMCHECK_FILTER / RACECHECK_FILTER narrow the sanitizers' gtest filters)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
 # glad (the machine has no generator): `cp -r build/ui/glad .glad` here.
@@ -24,7 +25,8 @@ if has build; then
   cmake -S . -B $B -G Ninja -DSPECVIEW_BUILD_UI=$ui -DSPECVIEW_GLAD_DIR="$PWD/.glad" -DCMAKE_BUILD_TYPE=Release \
     > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
   grep "specview:" "$OUT/configure.log"
-  cmake --build $B -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
+  cmake --build $B -j"$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} > "$OUT/build.log" 2>&1 ||
+    { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
   echo "build: $(( $(date +%s) - start )) s"
 fi
 rc=0
@@ -376,6 +378,29 @@ for c in r.get("volume_changes", []):
 EOP
   done
   echo "volume viewer ($(( $(date +%s) - start )) s)"
+fi
+if has glviewer && [ -x $B/specview ]; then  # issue 62: the viewer's GL backend, its picture into the texture, 4096^2
+  python3 - /tmp/noise4k.npy 4096 <<'EOP'
+import array, random, sys
+n = int(sys.argv[2]); h = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (n, n)
+h += " " * (127 - 10 - len(h)) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h.encode())
+    f.write(array.array("f", (random.random() for _ in range(n * n))).tobytes())
+EOP
+  printf 'wait-ready\nset window none\nwait-ready\nset window hann\nwait-ready\nset colormap viridis\nwait-ready\nset window none\nwait-ready\nset view power\nwait-ready\nquit\n' > /tmp/glviewer.txt
+  for be in gl custom-fast; do
+    timeout 120 $B/specview --offscreen --backend $be --script /tmp/glviewer.txt --report "$OUT/glviewer-$be.json" \
+      --screenshot "$OUT/glviewer-$be.png" /tmp/noise4k.npy > "$OUT/glviewer-$be.log" 2>&1
+    r=$?; rc=$((rc | r)); echo "gl viewer $be rc=$r"; tail -2 "$OUT/glviewer-$be.log"; grep -E "gl-picture" "$OUT/glviewer-$be.png.txt"
+    python3 - "$OUT/glviewer-$be.json" <<'EOP'
+import json, sys
+r = json.load(open(sys.argv[1])); f = sorted(r["frame_ms"]); n = len(f)
+print(f'{r["backend"]} | {n} frames: median {f[n//2]:.2f} ms, max {f[-1]:.2f}, over 16.7 ms: {sum(x > 16.7 for x in f)}')
+for c in r.get("changes", []):
+    print("  ", {k: c.get(k) for k in ("action", "ready_ms", "engine_ms", "after_engine_ms", "frame_wait_ms")})
+EOP
+  done
 fi
 if has faults; then  # the GPU faulted on purpose: last of all (see the test step)
   start=$(date +%s)
