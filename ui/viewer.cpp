@@ -1222,7 +1222,10 @@ void press_key(ViewerState& st, const std::string& key) {
     PanelContext ctx = st.context();
     if (key == "pagedown") step_image(ctx, st.file, 1);
     if (key == "pageup") step_image(ctx, st.file, -1);
-    if (key == "f") st.image_view.fit = st.spectrum_view.fit = st.lab_view.fit = true;
+    if (key == "f") {
+        st.image_view.fit = st.spectrum_view.fit = st.lab_view.fit = true;
+        fit_volume_views(st.volume);
+    }
     if (key == "1") {
         st.spectrum_view.fit = false;
         st.spectrum_view.zoom = 1.0f / ImGui::GetIO().DisplayFramebufferScale.x;

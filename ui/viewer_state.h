@@ -77,6 +77,12 @@ struct VolumeUi {
     // not beside every volume transform.
     bool stale_2d = false;
     StagedTexture tex[6];               // image xy, xz, yz; spectrum kx-ky, kx-kz, ky-kz
+    // Each view's zoom (1: the whole slice) around (u, v), the shown part's centre in [0, 1] of its texture: the wheel
+    // over a view, a right drag, the script's zoom / pan (the spectrum's three) and fit (all six).
+    struct Zoom {
+        float zoom = 1.0f, u = 0.5f, v = 0.5f;
+    } zoom[6];
+    float view_w = 1.0f, view_h = 1.0f;  // a spectrum view's size on screen (the script's pan is in pixels)
     std::uint64_t uploading = 0;        // the request whose pictures are on their way into tex (0: none)
     PlotAxes shell_axes;                // the shell power spectrum's plot
     // Each request and when its pictures were in the textures (the report's "volume_changes").

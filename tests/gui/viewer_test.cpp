@@ -1355,6 +1355,36 @@ TEST_F(Script, CompareRunsEveryBackendAgainstTheCpus) {
 // A stack as one volume (issue 61, --volume and the script's volume actions): the six views, the spectrum's kx-ky slice
 // through a plane wave's kz showing its peak at (kx, ky) from the centre; each request in the report's
 // "volume_changes", slices and projections making pictures only, a window transforming again; the classroom's steps.
+// The six views zoom and pan (issue 61): the script's zoom F and pan DX DY act on the volume's three spectrum views (the
+// wheel and a right drag on any one), the peak stays where its bin is drawn, fit shows the whole slices again.
+TEST_F(Script, TheVolumesSpectrumViewsZoomAroundTheirCentreAndFitBack) {
+    const int W = 16, H = 16, D = 4, kx = 1, ky = -1, kz = 1;  // (its bin inside the middle quarter)
+    fixtures::TiffOptions o;
+    o.sample = fixtures::TiffSample::U16;
+    const std::string img = dir.file("v.tif"), a = dir.file("a.png"), b = dir.file("b.png"), c = dir.file("c.png");
+    fixtures::write_file(img, fixtures::tiff(W, H, 1, fixtures::plane_wave_pages(W, H, D, kx, ky, kz), o));
+    ASSERT_EQ(run_script("set volume true\nwait-ready\nslice z 1\nwait-ready\nwait 2\nscreenshot " + a +
+                             "\nzoom 4\nwait 2\nscreenshot " + b + "\npan 10 0\nfit\nwait 2\nscreenshot " + c + "\nquit\n",
+                         {img, "--pad", "none", "--level", "mean", "--window", "none", "--colormap", "gray"}),
+              0)
+        << read("out.txt");
+    const Layout la = layout(a), lb = layout(b), lc = layout(c);
+    ASSERT_EQ(la.rects.count("volume-spectrum-kxky"), 1u);
+    ASSERT_EQ(lb.rects.count("volume-spectrum-kxky"), 1u);
+    const std::vector<float> q = la.rects.at("volume-spectrum-kxky"), z = lb.rects.at("volume-spectrum-kxky");
+    EXPECT_NEAR(z[2] - z[0], 4 * (q[2] - q[0]), 1.0f) << "the slice drawn 4x as wide";
+    EXPECT_NEAR((z[0] + z[2]) / 2, (q[0] + q[2]) / 2, 1.0f) << "zoomed around the view's centre";
+    EXPECT_EQ(lb.line("volume-zoom volume-spectrum-kxky"), "volume-zoom volume-spectrum-kxky 4 0.500 0.500");
+    EXPECT_EQ(lb.line("volume-zoom volume-image-xy"), "volume-zoom volume-image-xy 1 0.500 0.500") << "images unzoomed";
+    // The peak at bin (W/2 + kx, H/2 + ky) is drawn where the zoomed slice puts it.
+    const Image pic = load_image(b);
+    const int px = int(z[0] + (W / 2 + kx + 0.5f) * (z[2] - z[0]) / W), py = int(z[1] + (H / 2 + ky + 0.5f) * (z[3] - z[1]) / H);
+    EXPECT_GT(pic.at(px, py, 0) * 255.0f, 200.0f) << px << "," << py;
+    EXPECT_EQ(lc.line("volume-zoom volume-spectrum-kxky"), "volume-zoom volume-spectrum-kxky 1 0.500 0.500") << "fit";
+    ASSERT_EQ(lc.rects.count("volume-spectrum-kxky"), 1u);
+    EXPECT_NEAR(lc.rects.at("volume-spectrum-kxky")[2] - lc.rects.at("volume-spectrum-kxky")[0], q[2] - q[0], 1.0f);
+}
+
 TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
     const int W = 16, H = 8, D = 6, kx = 3, ky = -2, kz = 2;
     const std::vector<std::vector<double>> pages = fixtures::plane_wave_pages(W, H, D, kx, ky, kz);

@@ -272,6 +272,14 @@ bool ScriptRunner::before_frame(ViewerState& st) {
             return true;
         }
         // The spectrum view as the wheel and a drag move it (the others follow where synced); fit: every view.
+        if ((a.verb == "zoom" || a.verb == "pan") && st.volume.enabled) {  // the volume's three spectrum views
+            VolumeUi& v = st.volume;
+            if (a.verb == "zoom")
+                zoom_volume_spectrum(v, std::stof(a.args[0]), 0, 0);
+            else
+                zoom_volume_spectrum(v, 1.0f, -std::stof(a.args[0]) / v.view_w, -std::stof(a.args[1]) / v.view_h);
+            return true;
+        }
         if (a.verb == "zoom" || a.verb == "pan") {
             ViewTransform& vt = st.spectrum_view;
             vt.fit = false;  // (a fitted view's zoom is the fit's, from the last frame drawn)

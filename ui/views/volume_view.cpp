@@ -134,6 +134,19 @@ std::string set_volume_step(VolumeUi& v, const std::string& step) {
     return "";
 }
 
+void fit_volume_views(VolumeUi& v) {
+    for (VolumeUi::Zoom& z : v.zoom) z = {};
+}
+
+void zoom_volume_spectrum(VolumeUi& v, float factor, float dx, float dy) {
+    for (int i = 3; i < 6; ++i) {
+        VolumeUi::Zoom& z = v.zoom[i];
+        z.zoom = std::clamp(z.zoom * factor, 1.0f, 64.0f);
+        z.u += dx / z.zoom;
+        z.v += dy / z.zoom;
+    }
+}
+
 std::string set_volume_projection(VolumeUi& v, const std::string& mode) {
     if (mode != "max" && mode != "sum" && mode != "none") return "projection takes max, sum or none";
     v.view.projection = mode == "none" ? "" : mode;
@@ -183,6 +196,9 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
         if (ImGui::SliderInt("step", &v.view.step, 0, kVolumeSteps)) v.view_dirty = true;
     }
     ImGui::SameLine();
+    if (ImGui::SmallButton("Fit views")) fit_volume_views(v);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the wheel zooms a view around the cursor, a right drag pans it");
+    ImGui::SameLine();
     ImGui::TextDisabled("%s", r.backend.c_str());
     if (r.view.step >= 0) {  // what the step did, and why the transposes are there
         ImGui::TextColored(ImVec4(1.0f, 0.85f, 0.4f, 1.0f), "%s", r.step_title.c_str());
@@ -219,11 +235,43 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
         float w = cell.x, h = cell.x * aspect;
         if (h > cell.y) h = cell.y, w = cell.y / aspect;
         const ImVec2 p0 = ImGui::GetCursorScreenPos();
-        ImGui::InvisibleButton(names[i], ImVec2(cell.x, cell.y));
+        ImGui::InvisibleButton(names[i], ImVec2(cell.x, cell.y),
+                               ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
         ImDrawList* dl = ImGui::GetWindowDrawList();
         const ImVec2 q0(p0.x + (cell.x - w) / 2, p0.y + (cell.y - h) / 2), q1(q0.x + w, q0.y + h);
-        if (t.valid()) dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id())), q0, q1);
-        record(st, names[i], q0, q1);
+        // Zoom and pan: the wheel around the cursor, a right drag; the shown part is uv0..uv1 of the texture.
+        VolumeUi::Zoom& z = v.zoom[i];
+        if (ImGui::IsItemHovered() && ImGui::GetIO().MouseWheel != 0.0f) {
+            const ImVec2 m = ImGui::GetIO().MousePos;
+            const float fx = std::clamp((m.x - q0.x) / w, 0.0f, 1.0f), fy = std::clamp((m.y - q0.y) / h, 0.0f, 1.0f);
+            const float half = 0.5f / z.zoom, nu = z.u + (fx - 0.5f) * 2 * half, nv = z.v + (fy - 0.5f) * 2 * half;
+            z.zoom = std::clamp(z.zoom * std::pow(1.25f, ImGui::GetIO().MouseWheel), 1.0f, 64.0f);
+            z.u = nu - (fx - 0.5f) / z.zoom;  // the point under the cursor stays there
+            z.v = nv - (fy - 0.5f) / z.zoom;
+        }
+        if (ImGui::IsItemActive() && ImGui::IsMouseDragging(ImGuiMouseButton_Right)) {
+            z.u -= ImGui::GetIO().MouseDelta.x / w / z.zoom;
+            z.v -= ImGui::GetIO().MouseDelta.y / h / z.zoom;
+        }
+        if (spectrum) v.view_w = w, v.view_h = h;
+        const float half = 0.5f / z.zoom;
+        z.u = std::clamp(z.u, half, 1.0f - half);
+        z.v = std::clamp(z.v, half, 1.0f - half);
+        const ImVec2 uv0(z.u - half, z.v - half), uv1(z.u + half, z.v + half);
+        if (t.valid())
+            dl->AddImage(reinterpret_cast<ImTextureID>(static_cast<std::intptr_t>(t.id())), q0, q1, uv0, uv1);
+        // Where the whole slice lies on screen (beyond the view when zoomed), as the 2D views record theirs.
+        const float sw = w * z.zoom, sh = h * z.zoom;
+        record(st, names[i], ImVec2(q0.x - uv0.x * sw, q0.y - uv0.y * sh),
+               ImVec2(q0.x + (1.0f - uv0.x) * sw, q0.y + (1.0f - uv0.y) * sh));
+        char zl[96];
+        std::snprintf(zl, sizeof zl, "volume-zoom %s %.3g %.3f %.3f", names[i], double(z.zoom), double(z.u), double(z.v));
+        st.layout.push_back(zl);
+        // Screen <-> texel: texel column c of tw lies at q0.x + (c / tw - uv0.x) * sw.
+        auto texel_at = [&](ImVec2 m, float* c, float* r) {
+            *c = (uv0.x + (m.x - q0.x) / sw) * tw;
+            *r = (uv0.y + (m.y - q0.y) / sh) * th;
+        };
         // Where the other two slices cut this one (texel centres), and a click there moves them.
         int* col = nullptr;
         int* row = nullptr;
@@ -237,8 +285,9 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
             default: col = &v.view.ky, row = &v.view.kz, col_off = g.height / 2, row_off = g.depth / 2; break;
         }
         if (ImGui::IsItemHovered() && t.valid()) {  // the readout of the voxel or bin under the cursor
-            const ImVec2 m = ImGui::GetIO().MousePos;
-            const int c = int((m.x - q0.x) / w * tw), rr = int((m.y - q0.y) / h * th);
+            float fc = 0, fr = 0;
+            texel_at(ImGui::GetIO().MousePos, &fc, &fr);
+            const int c = int(std::floor(fc)), rr = int(std::floor(fr));
             if (c >= 0 && rr >= 0 && c < int(tw) && rr < int(th)) {
                 const std::size_t k = std::size_t(rr) * std::size_t(tw) + std::size_t(c);
                 char b[256];
@@ -267,15 +316,18 @@ void draw_volume_views(ViewerState& st, ImVec2 size) {
             }
         }
         if (!(spectrum && (!r.view.projection.empty() || r.view.step >= 0))) {
-            const float cx = q0.x + (float(*col + col_off) + 0.5f) * w / tw;
-            const float cy = q0.y + (float(*row + row_off) + 0.5f) * h / th;
+            const float cx = q0.x + ((float(*col + col_off) + 0.5f) / tw - uv0.x) * sw;
+            const float cy = q0.y + ((float(*row + row_off) + 0.5f) / th - uv0.y) * sh;
             const ImU32 c = spectrum ? IM_COL32(80, 220, 255, 150) : IM_COL32(255, 200, 60, 150);
+            dl->PushClipRect(q0, q1, true);
             dl->AddLine(ImVec2(cx, q0.y), ImVec2(cx, q1.y), c);
             dl->AddLine(ImVec2(q0.x, cy), ImVec2(q1.x, cy), c);
+            dl->PopClipRect();
             if (ImGui::IsItemActive() && ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
-                const ImVec2 m = ImGui::GetIO().MousePos;
-                const int nc = std::clamp(int((m.x - q0.x) / w * tw), 0, int(tw) - 1) - col_off;
-                const int nr = std::clamp(int((m.y - q0.y) / h * th), 0, int(th) - 1) - row_off;
+                float fc = 0, fr = 0;
+                texel_at(ImGui::GetIO().MousePos, &fc, &fr);
+                const int nc = std::clamp(int(std::floor(fc)), 0, int(tw) - 1) - col_off;
+                const int nr = std::clamp(int(std::floor(fr)), 0, int(th) - 1) - row_off;
                 if (nc != *col || nr != *row) {
                     *col = nc;
                     *row = nr;

@@ -32,6 +32,11 @@ void draw_volume_views(ViewerState& st, ImVec2 size);
 std::string set_volume_slice(VolumeUi& v, bool image, const std::string& axis, int index);
 // `volume-step N|off`: classroom's step 0..7 of the seed's 3D pipeline in the spectrum's place, or off.
 std::string set_volume_step(VolumeUi& v, const std::string& step);
+// Every view back to its whole slice (the Fit views button, the script's fit, the f key in volume mode).
+void fit_volume_views(VolumeUi& v);
+// The spectrum's three views zoomed by `factor` about their centres and moved by (dx, dy) of the shown part's width
+// and height (the script's zoom F and pan DX DY in volume mode: DX, DY in screen pixels / the view's side).
+void zoom_volume_spectrum(VolumeUi& v, float factor, float dx, float dy);
 // `projection max|sum|none`: "" or what is wrong.
 std::string set_volume_projection(VolumeUi& v, const std::string& mode);
 
