@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gpu/common/errors.h"
+#include "gpu/common/ranked_range.h"
 #include "gpu/common/seed_checks.h"
 #include "gpu/glsl/seed_fft_glsl.h"       // kSeedFftGlsl: seed_fft.glsl, embedded at configure time
 #include "gpu/glsl/spectrum_view_glsl.h"  // kSpectrumViewGlsl: spectrum_view.glsl
@@ -543,28 +544,6 @@ void GlFft::spectrum(std::complex<float>* out) {
     m.check_gl("reading the spectrum back");
 }
 
-namespace {
-// The key (app/core/picture.cpp's order) back to its float.
-float from_key(std::uint32_t k) {
-    const std::uint32_t b = (k & 0x80000000u) ? (k & 0x7FFFFFFFu) : ~k;
-    float v;
-    std::memcpy(&v, &b, 4);
-    return v;
-}
-// Which of `bins` counts holds rank k (from 0), and how many lie below it.
-std::uint32_t bin_of_rank(const std::uint32_t* counts, std::size_t bins, std::uint64_t k, std::uint64_t* below) {
-    std::uint64_t acc = 0;
-    for (std::size_t i = 0; i < bins; ++i) {
-        if (acc + counts[i] > k) {
-            *below = acc;
-            return std::uint32_t(i);
-        }
-        acc += counts[i];
-    }
-    *below = acc;
-    return std::uint32_t(bins - 1);
-}
-}  // namespace
 
 // The view's values of the kept spectrum (Impl::values) and their range: passes "view" and "range".
 void GlFft::view_and_range(const ViewParams& vp, float* lo, float* hi) {
@@ -599,20 +578,12 @@ void GlFft::view_and_range(const ViewParams& vp, float* lo, float* hi) {
 
     float range[2] = {vp.fixed_lo, vp.fixed_hi};
     if (ranked) {
-        // The ranks: the smallest and largest (Auto, Top) or the two percentiles' nearest ranks.
-        const long long n = (long long)count;
-        std::uint64_t k[2] = {0, std::uint64_t(n - 1)};
-        if (vp.range == RangeMode::Percentile) {
-            k[0] = std::uint64_t(std::min<long long>(percentile_index(vp.pct_lo, n), n - 1));
-            k[1] = std::uint64_t(std::min<long long>(percentile_index(vp.pct_hi, n), n - 1));
-        }
+        RankedRange rr(vp, count);
         m.begin_pass("range (exact ranks: low half-words)", 4.0 * double(count));
         std::vector<std::uint32_t> counts(2 * 65536);
         gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.hist);
         gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 65536 * 4, counts.data());
-        std::uint64_t below[2];
-        const std::uint32_t high[2] = {bin_of_rank(counts.data(), 65536, k[0], &below[0]),
-                                       bin_of_rank(counts.data(), 65536, k[1], &below[1])};
+        rr.find_highs(counts.data());
         gl.ClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
         const GLuint hl = m.program("#define HIST_LOW\n", kSpectrumViewGlsl);
         gl.UseProgram(hl);
@@ -620,18 +591,13 @@ void GlFft::view_and_range(const ViewParams& vp, float* lo, float* hi) {
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m.hist);
         uniform(hl, "width", w);
         uniform(hl, "height", h);
-        uniform(hl, "high0", high[0]);
-        uniform(hl, "high1", high[1]);
+        uniform(hl, "high0", rr.high[0]);
+        uniform(hl, "high1", rr.high[1]);
         gl.DispatchCompute(groups_x, h, 1);
         m.end_pass();
         gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 2 * 65536 * 4, counts.data());
         m.check_gl("the range's counts");
-        for (int i = 0; i < 2; ++i) {
-            std::uint64_t dummy = 0;
-            const std::uint32_t low = bin_of_rank(counts.data() + i * 65536, 65536, k[i] - below[i], &dummy);
-            range[i] = from_key((high[i] << 16) | low);
-        }
-        if (vp.range == RangeMode::Top) range[0] = range[1] - vp.top_span;
+        rr.finish(counts.data(), vp, &range[0], &range[1]);
     }
     *lo = range[0];
     *hi = range[1];
