@@ -13,7 +13,9 @@
 
 #include "gpu/common/errors.h"
 #include "gpu/common/seed_checks.h"
-#include "gpu/opencl/seed_fft_cl.h"  // kSeedFftCl: seed_fft.cl, embedded at configure time
+#include "gpu/common/ranked_range.h"
+#include "gpu/opencl/seed_fft_cl.h"       // kSeedFftCl: seed_fft.cl, embedded at configure time
+#include "gpu/opencl/spectrum_view_cl.h"  // kSpectrumViewCl: spectrum_view.cl
 
 namespace specview::gpu {
 
@@ -175,6 +177,11 @@ struct OpenClFft::Impl {
     Queue queue;
     Program program;
     Kernel global_stage, local, transpose;
+    Kernel view_values, count_low, colorize;  // the picture (spectrum_view.cl)
+    cl_mem kept = nullptr;                    // a or b: the spectrum the last forward() left on the device
+    int kept_w = 0, kept_h = 0;
+    Mem values, hist, picture, lut;
+    std::size_t values_capacity = 0, picture_capacity = 0;
     std::size_t local_wg_limit = 0;  // CL_KERNEL_WORK_GROUP_SIZE of fft_local (may be below the device's)
     Mem a, b;
     std::size_t capacity = 0;                 // float2 values a and b hold
@@ -296,21 +303,27 @@ OpenClFft::OpenClFft(int platform, int device) : impl_(new Impl) {
     CL_CHECK(e);
     m.queue = Queue(clCreateCommandQueue(m.context, m.dev.device, CL_QUEUE_PROFILING_ENABLE, &e));
     CL_CHECK(e);
-    const char* src = kSeedFftCl;
-    m.program = Program(clCreateProgramWithSource(m.context, 1, &src, nullptr, &e));
+    const char* src[2] = {kSeedFftCl, kSpectrumViewCl};
+    m.program = Program(clCreateProgramWithSource(m.context, 2, src, nullptr, &e));
     CL_CHECK(e);
     if (clBuildProgram(m.program, 1, &m.dev.device, "-cl-std=CL1.2", nullptr, nullptr) != CL_SUCCESS) {
         std::size_t n = 0;
         clGetProgramBuildInfo(m.program, m.dev.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
         std::string log(n, '\0');
         clGetProgramBuildInfo(m.program, m.dev.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-        throw GpuUnavailable("OpenCL: seed_fft.cl does not build on " + m.dev.info.name + ": " + log.substr(0, 2000));
+        throw GpuUnavailable("OpenCL: seed_fft.cl + spectrum_view.cl do not build on " + m.dev.info.name + ": " + log.substr(0, 2000));
     }
     m.global_stage = Kernel(clCreateKernel(m.program, "fft_global_stage", &e));
     CL_CHECK(e);
     m.local = Kernel(clCreateKernel(m.program, "fft_local", &e));
     CL_CHECK(e);
     m.transpose = Kernel(clCreateKernel(m.program, "transpose", &e));
+    CL_CHECK(e);
+    m.view_values = Kernel(clCreateKernel(m.program, "view_values", &e));
+    CL_CHECK(e);
+    m.count_low = Kernel(clCreateKernel(m.program, "count_low", &e));
+    CL_CHECK(e);
+    m.colorize = Kernel(clCreateKernel(m.program, "colorize", &e));
     CL_CHECK(e);
     CL_CHECK(clGetKernelWorkGroupInfo(m.local, m.dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof m.local_wg_limit,
                                       &m.local_wg_limit, nullptr));
@@ -384,6 +397,7 @@ void OpenClFft::run(const float* plane, int width, int height, const OpenClFftCo
     if (!why.empty()) throw ConfigError(why);
     if (const std::string e = seed_stop_error(stop, width, height); !e.empty()) throw ConfigError(e);
     Impl& m = *impl_;
+    m.kept = nullptr;
     const std::size_t count = std::size_t(width) * std::size_t(height);
     if (count > m.capacity) {
         m.a.reset();
@@ -422,16 +436,23 @@ void OpenClFft::run(const float* plane, int width, int height, const OpenClFftCo
     const cl_mem result = at.in_b ? cl_mem(m.b) : cl_mem(m.a);
     *rows = at.rows;
     *cols = at.cols;
-    cl_event down = nullptr;
-    CL_CHECK(clEnqueueReadBuffer(m.queue, result, CL_TRUE, 0, count * sizeof(cl_float2), out, 0, nullptr, &down));
-    ev.emplace_back(down);
-    mark("download (device to host)");
+    if (out) {
+        cl_event down = nullptr;
+        CL_CHECK(clEnqueueReadBuffer(m.queue, result, CL_TRUE, 0, count * sizeof(cl_float2), out, 0, nullptr, &down));
+        ev.emplace_back(down);
+        mark("download (device to host)");
+    } else {
+        CL_CHECK(clFinish(m.queue));
+        m.kept = result;
+        m.kept_w = width;
+        m.kept_h = height;
+    }
     if (!times) return;
     times->clear();
     for (std::size_t i = 0; i < ev.size(); ++i) {
         const double ms = m.event_ms(ev[i]);
         // each kernel reads and writes the whole plane once (8 bytes a complex value each way)
-        const double bytes = i == 0 || i + 1 == ev.size() ? 0.0 : 16.0 * double(count);
+        const double bytes = i == 0 || (out && i + 1 == ev.size()) ? 0.0 : 16.0 * double(count);
         if (!times->empty() && times->back().what == what[i]) {
             times->back().ms += ms;  // a row FFT's global stages and local pass together
             times->back().bytes += bytes;
@@ -439,6 +460,124 @@ void OpenClFft::run(const float* plane, int width, int height, const OpenClFftCo
             times->push_back({what[i], ms, bytes});
         }
     }
+}
+
+bool OpenClFft::kept() const { return impl_->kept != nullptr; }
+
+void OpenClFft::bins(const int* x, const int* y, std::size_t n, std::complex<float>* out) {
+    Impl& m = *impl_;
+    if (!m.kept) throw ConfigError("OpenCL: no spectrum kept on the device");
+    for (std::size_t i = 0; i < n; ++i) {
+        if (x[i] < 0 || y[i] < 0 || x[i] >= m.kept_w || y[i] >= m.kept_h) throw ConfigError("bin outside the spectrum");
+        CL_CHECK(clEnqueueReadBuffer(m.queue, m.kept, CL_FALSE, (std::size_t(y[i]) * m.kept_w + x[i]) * sizeof(cl_float2),
+                                     sizeof(cl_float2), out + i, 0, nullptr, nullptr));
+    }
+    CL_CHECK(clFinish(m.queue));
+}
+
+void OpenClFft::spectrum(std::complex<float>* out) {
+    Impl& m = *impl_;
+    if (!m.kept) throw ConfigError("OpenCL: no spectrum kept on the device");
+    CL_CHECK(clEnqueueReadBuffer(m.queue, m.kept, CL_TRUE, 0, std::size_t(m.kept_w) * m.kept_h * sizeof(cl_float2), out,
+                                 0, nullptr, nullptr));
+}
+
+void OpenClFft::picture(const ViewParams& vp, PictureFormat format, void* out, float* lo, float* hi,
+                        std::vector<OpenClPassTime>* times) {
+    Impl& m = *impl_;
+    if (!m.kept) throw ConfigError("OpenCL: no spectrum kept on the device for a picture");
+    const cl_uint w = cl_uint(m.kept_w), h = cl_uint(m.kept_h);
+    const std::size_t count = std::size_t(w) * h;
+    cl_int e = CL_SUCCESS;
+    auto buffer = [&](Mem& buf, std::size_t* capacity, std::size_t bytes) {
+        if (buf && bytes <= *capacity) return;
+        buf.reset();
+        buf = Mem(clCreateBuffer(m.context, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 4), nullptr, &e));
+        CL_CHECK(e);
+        *capacity = bytes;
+    };
+    buffer(m.values, &m.values_capacity, count * 4);
+    std::size_t hist_capacity = 2 * 65536 * 4, lut_capacity = 256 * 4;
+    buffer(m.hist, &hist_capacity, hist_capacity);
+    buffer(m.lut, &lut_capacity, lut_capacity);
+    std::vector<Event> ev;
+    std::vector<std::string> what;
+    auto mark = [&](const std::string& x) { what.resize(ev.size(), x); };
+    const bool ranked = vp.range != RangeMode::Fixed;
+    const cl_uint zero = 0, view = cl_uint(vp.view), shifted = vp.shift ? 1 : 0, histogram = ranked ? 1 : 0;
+    if (ranked) CL_CHECK(clEnqueueFillBuffer(m.queue, m.hist, &zero, sizeof zero, 0, 65536 * 4, 0, nullptr, nullptr));
+    cl_mem kept = m.kept, values = m.values, hist = m.hist, lut = m.lut;
+    cl_kernel k = m.view_values;
+    CL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &kept));
+    CL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &values));
+    CL_CHECK(clSetKernelArg(k, 2, sizeof(cl_mem), &hist));
+    CL_CHECK(clSetKernelArg(k, 3, sizeof w, &w));
+    CL_CHECK(clSetKernelArg(k, 4, sizeof h, &h));
+    CL_CHECK(clSetKernelArg(k, 5, sizeof view, &view));
+    CL_CHECK(clSetKernelArg(k, 6, sizeof shifted, &shifted));
+    CL_CHECK(clSetKernelArg(k, 7, sizeof histogram, &histogram));
+    {
+        const std::size_t wg[2] = {256, 1}, global[2] = {(std::size_t(w) + 2047) / 2048 * 256, h};
+        cl_event x = nullptr;
+        CL_CHECK(clEnqueueNDRangeKernel(m.queue, k, 2, nullptr, global, wg, 0, nullptr, &x));
+        ev.emplace_back(x);
+        mark(std::string("view (shift + value") + (ranked ? " + key counts)" : ")"));
+    }
+    float range[2] = {vp.fixed_lo, vp.fixed_hi};
+    const cl_uint ucount = cl_uint(count);
+    auto items = [](std::size_t n) { return (n + 255) / 256 * 256; };
+    if (ranked) {
+        RankedRange rr(vp, count);
+        std::vector<std::uint32_t> counts(2 * 65536);
+        CL_CHECK(clEnqueueReadBuffer(m.queue, m.hist, CL_TRUE, 0, 65536 * 4, counts.data(), 0, nullptr, nullptr));
+        rr.find_highs(counts.data());
+        CL_CHECK(clEnqueueFillBuffer(m.queue, m.hist, &zero, sizeof zero, 0, 2 * 65536 * 4, 0, nullptr, nullptr));
+        k = m.count_low;
+        CL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &values));
+        CL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &hist));
+        CL_CHECK(clSetKernelArg(k, 2, sizeof ucount, &ucount));
+        CL_CHECK(clSetKernelArg(k, 3, sizeof rr.high[0], &rr.high[0]));
+        CL_CHECK(clSetKernelArg(k, 4, sizeof rr.high[1], &rr.high[1]));
+        const std::size_t global = items(count), wg = 256;
+        cl_event x = nullptr;
+        CL_CHECK(clEnqueueNDRangeKernel(m.queue, k, 1, nullptr, &global, &wg, 0, nullptr, &x));
+        ev.emplace_back(x);
+        mark("range (exact ranks: low half-words)");
+        CL_CHECK(clEnqueueReadBuffer(m.queue, m.hist, CL_TRUE, 0, 2 * 65536 * 4, counts.data(), 0, nullptr, nullptr));
+        rr.finish(counts.data(), vp, &range[0], &range[1]);
+    }
+    *lo = range[0];
+    *hi = range[1];
+    const ColormapLut table = make_colormap_lut(vp.colormap);
+    CL_CHECK(clEnqueueWriteBuffer(m.queue, m.lut, CL_FALSE, 0, 256 * 4, table.rgba, 0, nullptr, nullptr));
+    const cl_uint per = format == PictureFormat::Rgba8 ? 1 : format == PictureFormat::Level8 ? 4 : 2, fmt = cl_uint(format);
+    const std::size_t words = (count + per - 1) / per;
+    buffer(m.picture, &m.picture_capacity, words * 4);
+    const float span = range[1] - range[0];
+    cl_mem picture = m.picture;
+    k = m.colorize;
+    CL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &values));
+    CL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &lut));
+    CL_CHECK(clSetKernelArg(k, 2, sizeof(cl_mem), &picture));
+    CL_CHECK(clSetKernelArg(k, 3, sizeof ucount, &ucount));
+    CL_CHECK(clSetKernelArg(k, 4, sizeof fmt, &fmt));
+    CL_CHECK(clSetKernelArg(k, 5, sizeof(float), &range[0]));
+    CL_CHECK(clSetKernelArg(k, 6, sizeof(float), &span));
+    {
+        const std::size_t global = items(words), wg = 256;
+        cl_event x = nullptr;
+        CL_CHECK(clEnqueueNDRangeKernel(m.queue, k, 1, nullptr, &global, &wg, 0, nullptr, &x));
+        ev.emplace_back(x);
+        mark(format == PictureFormat::Rgba8 ? "colormap -> RGBA8" : "levels");
+    }
+    const std::size_t bytes = count * std::size_t(format == PictureFormat::Rgba8 ? 4 : level_bytes(format));
+    cl_event down = nullptr;
+    CL_CHECK(clEnqueueReadBuffer(m.queue, m.picture, CL_TRUE, 0, bytes, out, 0, nullptr, &down));
+    ev.emplace_back(down);
+    mark("picture -> host");
+    if (!times) return;
+    times->clear();
+    for (std::size_t i = 0; i < ev.size(); ++i) times->push_back({what[i], m.event_ms(ev[i]), i + 1 == ev.size() ? double(bytes) : 8.0 * double(count)});
 }
 
 }  // namespace specview::gpu

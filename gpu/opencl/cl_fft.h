@@ -10,6 +10,7 @@
 
 #include "gpu/common/config.h"
 #include "gpu/common/seed_checks.h"
+#include "gpu/common/spectrum_math.h"
 
 namespace specview::gpu {
 
@@ -56,7 +57,8 @@ public:
     std::string check(int width, int height, const OpenClFftConfig& c) const;
     // The full complex spectrum (height x width, row-major, unshifted, unnormalised: numpy's fft2) of the real plane
     // `plane` (height x width floats), into `out`; each pass's time in *times when given. Throws ConfigError (check's
-    // reason) or GpuError (an OpenCL call failed, naming it and the error).
+    // reason) or GpuError (an OpenCL call failed, naming it and the error). `out` null: the spectrum stays on the
+    // device (kept() until the next run) for picture(), bins() and spectrum().
     void forward(const float* plane, int width, int height, const OpenClFftConfig& c, std::complex<float>* out,
                  std::vector<OpenClPassTime>* times = nullptr);
     // Classroom: the pipeline stopped at `stop` (after k butterfly stages of a row pass, after a transpose), the data
@@ -65,6 +67,15 @@ public:
     void forward_until(const float* plane, int width, int height, const OpenClFftConfig& c, const StopPoint& stop,
                        std::vector<std::complex<float>>& out, int* rows, int* cols,
                        std::vector<OpenClPassTime>* times = nullptr);
+
+    bool kept() const;
+    // The kept spectrum's picture, made in kernels (gpu/opencl/spectrum_view.cl) as GlFft::picture makes it: the
+    // view's values, the exact range, the colormap; only the picture comes back (4, 2 or 1 bytes a pixel) into `out`.
+    void picture(const ViewParams& vp, PictureFormat format, void* out, float* lo, float* hi,
+                 std::vector<OpenClPassTime>* times = nullptr);
+    // Bins (x[i], y[i]) of the kept spectrum, or all of it (height x width).
+    void bins(const int* x, const int* y, std::size_t n, std::complex<float>* out);
+    void spectrum(std::complex<float>* out);
 
 private:
     void run(const float* plane, int width, int height, const OpenClFftConfig& c, const StopPoint* stop,

@@ -12,6 +12,7 @@
 #include "app/engine/staged_fft.h"
 #include "gpu/common/errors.h"
 #include "gpu/opencl/cl_fft.h"
+#include "tests/support/device_picture.h"
 #include "tests/support/oracle.h"
 #include "tests/support/seed_stops.h"
 
@@ -113,6 +114,19 @@ TEST(OpenClFft, EveryStopShowsTheStagedModelsData) {
 
 // What the kernels cannot do is refused before a launch, with the reason: sides that are not powers of two (radix 2),
 // a work-group or local memory over the device's limits, knobs out of range.
+// The picture made in kernels from the spectrum kept on the device is the CPU's (tests/support/device_picture.h), on
+// every device.
+TEST(OpenClFft, PictureOnTheDeviceIsTheCpusPicture) {
+    const auto devices = usable_devices();
+    REQUIRE_OPENCL(devices);
+    Rng rng;
+    for (const auto& d : devices) {
+        SCOPED_TRACE(d.name);
+        OpenClFft fft(d.platform, d.device);
+        expect_device_picture_is_cpus<OpenClFft, OpenClFftConfig, gpu::OpenClPassTime>(fft, OpenClFftConfig{}, rng);
+    }
+}
+
 TEST(OpenClFft, RefusesWhatTheDeviceOrTheRadixCannotRun) {
     const auto devices = usable_devices();
     REQUIRE_OPENCL(devices);
