@@ -162,6 +162,22 @@ TEST_F(Gui, BackendsWithoutADeviceSayWhyAndTheOpenClDeviceIsShown) {
     EXPECT_FALSE(l.has("backend-unavailable opencl")) << l.line("backend-unavailable opencl");
 }
 
+// A driver without OpenGL 4.3 (Mesa told to offer 3.3): the viewer opens on a 3.3 context, quietly; the GL backend's
+// picture would come through the host and says why, and the GL backend (no 4.3 context headless either) is unavailable
+// with the reason, the previous picture path untouched.
+TEST_F(Gui, WithoutOpenGl43TheViewerKeeps33AndSaysWhyGlCannotWriteItsTexture) {
+    if (offscreen()) GTEST_SKIP() << "MESA_GL_VERSION_OVERRIDE acts on Mesa's GLX, not the GPU's EGL";
+    const std::string shot = dir.file("shot.png");
+    setenv("MESA_GL_VERSION_OVERRIDE", "3.3", 1);
+    const int rc = run({grating(64, 3, 2), "--backend", "gl"}, 30, shot);
+    unsetenv("MESA_GL_VERSION_OVERRIDE");
+    ASSERT_EQ(rc, 0) << read_out();
+    const Layout l = layout(shot);
+    EXPECT_EQ(l.line("gl-picture "), "gl-picture host: the viewer's OpenGL context is 3.3 (compute shaders need 4.3)");
+    EXPECT_TRUE(l.has("startup-error OpenGL compute: ")) << l.line("startup-error");
+    EXPECT_EQ(read_out().find("GLXBadFBConfig"), std::string::npos) << "the 4.3 try's failure printed: " << read_out();
+}
+
 TEST_F(Gui, SpectrumViewShowsTheGratingPeaksAndThePanelsAreDrawn) {
     const int n = 128, kx = 12, ky = -7;
     const std::string shot = dir.file("shot.png");
