@@ -281,7 +281,8 @@ struct DeviceFft {
     virtual double prepare(int, int, const Settings&) { return 0.0; }
     double setup_ms = 0;  // the context and the program's build, once (reported by the first run)
     virtual std::string check(int w, int h, const Settings& s) const = 0;
-    virtual void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
+    // `stride`: floats from one row of `plane` to the next (FFTW's in-place buffer: 2 (w / 2 + 1)).
+    virtual void forward(const float* plane, int stride, int w, int h, const Settings& s, std::complex<float>* out,
                          std::vector<gpu::KernelTiming>& t) = 0;
     virtual void forward_until(const Plane& p, const Settings& s, std::vector<std::complex<float>>& out, int* rows,
                                int* cols, std::vector<gpu::KernelTiming>& t) = 0;
@@ -332,10 +333,10 @@ public:
     std::string short_name() const override { return short_; }
     double prepare(int w, int h, const Settings& s) override { return fft_.prepare(w, h, config(s)); }
     std::string check(int w, int h, const Settings& s) const override { return fft_.check(w, h, config(s)); }
-    void forward(const float* plane, int w, int h, const Settings& s, std::complex<float>* out,
+    void forward(const float* plane, int stride, int w, int h, const Settings& s, std::complex<float>* out,
                  std::vector<gpu::KernelTiming>& t) override {
         std::vector<Pass> times;
-        fft_.forward(plane, w, h, config(s), out, &times);
+        fft_.forward(plane, w, h, config(s), out, &times, stride);
         add(times, t);
     }
     void forward_until(const Plane& p, const Settings& s, std::vector<std::complex<float>>& out, int* rows, int* cols,
@@ -738,7 +739,6 @@ private:
     // up, the full spectrum comes back and its half is written where FFTW's r2c would leave it, so everything after
     // is the CPU backend's.
     std::unique_ptr<DeviceFft> device_;
-    std::vector<float> device_plane_;
     std::vector<std::complex<float>> device_full_;
     void check_device(const Settings& s, int w, int h) const {
         if (!device_) return;
@@ -754,19 +754,18 @@ private:
     // `keep`: the spectrum stays on the device (device_kept_) for its picture; nothing comes back to FFTW's buffer.
     bool run_device(const Settings& s, int w, int h, Frame& f, bool keep) {
         if (!device_) return false;
-        const std::size_t st = fft_.stride(), hw = std::size_t(w / 2 + 1);
-        float* buffer = reinterpret_cast<float*>(fft_.half());
-        device_plane_.resize(std::size_t(w) * h);
-        for (int y = 0; y < h; ++y)
-            std::memcpy(device_plane_.data() + std::size_t(y) * w, buffer + std::size_t(y) * st, sizeof(float) * w);
+        // The plane goes up from FFTW's buffer as it lies (rows fft_.stride() floats apart): no copy of it here.
+        const int st = int(fft_.stride());
+        const std::size_t hw = std::size_t(w / 2 + 1);
+        const float* buffer = reinterpret_cast<const float*>(fft_.half());
         if (keep) {
-            device_->forward(device_plane_.data(), w, h, s, nullptr, f.timings);
+            device_->forward(buffer, st, w, h, s, nullptr, f.timings);
             device_kept_ = true;
             f.backend = device_->name();
             return true;
         }
         device_full_.resize(std::size_t(w) * h);
-        device_->forward(device_plane_.data(), w, h, s, device_full_.data(), f.timings);
+        device_->forward(buffer, st, w, h, s, device_full_.data(), f.timings);
         std::complex<float>* half = fft_.half();
         for (int y = 0; y < h; ++y)
             std::memcpy(half + std::size_t(y) * hw, device_full_.data() + std::size_t(y) * w,

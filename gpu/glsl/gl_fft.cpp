@@ -115,7 +115,8 @@ struct GlFft::Impl {
     GLuint a = 0, b = 0;
     std::size_t capacity = 0;
     std::map<int, GLuint> twiddles;
-    std::vector<float> staging;
+    GLuint real = 0;  // the real plane as uploaded
+    std::size_t real_capacity = 0;
     // The spectrum the last forward() left on the device (0: none), its size; the picture's buffers.
     GLuint kept = 0;
     int kept_w = 0, kept_h = 0;
@@ -130,7 +131,7 @@ struct GlFft::Impl {
     void delete_objects() {
         for (auto& [k, p] : programs) gl.DeleteProgram(p);
         for (auto& [n, t] : twiddles) gl.DeleteBuffers(1, &t);
-        for (GLuint buf : {a, b, values, hist, lut, picture})
+        for (GLuint buf : {a, b, real, values, hist, lut, picture})
             if (buf) gl.DeleteBuffers(1, &buf);
         for (GLuint t : slot_tex)
             if (t) gl.DeleteTextures(1, &t);
@@ -396,6 +397,7 @@ double GlFft::prepare(int width, int height, const GlFftConfig& c) {
         if (n == 1) continue;
         const int len = m.local_len(n, c);
         if (n > len) m.program("#define ROW_GLOBAL\n");
+        m.program("#define EXPAND\n");
         m.program(Impl::local_defines(len, c.rows_per_group, Impl::threads_for(len, c)));
         m.twiddles_for(n);
     }
@@ -408,18 +410,18 @@ double GlFft::prepare(int width, int height, const GlFftConfig& c) {
 }
 
 void GlFft::forward(const float* plane, int width, int height, const GlFftConfig& c, std::complex<float>* out,
-                    std::vector<GlPassTime>* times) {
+                    std::vector<GlPassTime>* times, int stride) {
     int rows = 0, cols = 0;
-    run(plane, width, height, c, nullptr, out, &rows, &cols, times);
+    run(plane, stride, width, height, c, nullptr, out, &rows, &cols, times);
 }
 
 void GlFft::forward_until(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint& stop,
                           std::vector<std::complex<float>>& out, int* rows, int* cols, std::vector<GlPassTime>* times) {
     out.resize(std::size_t(width) * std::size_t(height));
-    run(plane, width, height, c, &stop, out.data(), rows, cols, times);
+    run(plane, 0, width, height, c, &stop, out.data(), rows, cols, times);
 }
 
-void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint* stop,
+void GlFft::run(const float* plane, int stride, int width, int height, const GlFftConfig& c, const StopPoint* stop,
                 std::complex<float>* out, int* rows, int* cols, std::vector<GlPassTime>* times) {
     const std::string why = check(width, height, c);
     if (!why.empty()) throw ConfigError(why);
@@ -438,16 +440,30 @@ void GlFft::run(const float* plane, int width, int height, const GlFftConfig& c,
         m.check_gl("allocating the plane's buffers");
         m.capacity = count;
     }
-    m.staging.assign(count * 2, 0.0f);
-    for (std::size_t i = 0; i < count; ++i) m.staging[2 * i] = plane[i];
-    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.a);
-    gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(count * 8), m.staging.data());
+    // The real plane goes up as it lies (rows `stride` apart: half the bytes of complex values, no host staging) and
+    // becomes complex on the device.
+    const std::size_t st = std::size_t(stride > 0 ? stride : width);
+    const std::size_t real_count = st * std::size_t(height - 1) + std::size_t(width);
+    m.ensure(&m.real, &m.real_capacity, real_count * 4, "allocating the plane");
+    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.real);
+    gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(real_count * 4), plane);
     m.check_gl("uploading the plane");
 
     m.passes.clear();
     m.kept = 0;
     auto begin_pass = [&](const std::string& what) { m.begin_pass(what, 16.0 * double(count)); };
     auto end_pass = [&] { m.end_pass(); };
+    m.begin_pass("plane -> complex", 12.0 * double(count));
+    const GLuint expand = m.program("#define EXPAND\n");
+    gl.UseProgram(expand);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.real);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.a);
+    uniform(expand, "width", unsigned(width));
+    uniform(expand, "height", unsigned(height));
+    uniform(expand, "stride", unsigned(st));
+    gl.DispatchCompute(GLuint((width + 255) / 256), GLuint(height), 1);
+    m.end_pass();
+    m.check_gl("the plane made complex");
     // Rows of n values: in -> out (in overwritten by the global stages); `stages` of log2 n (-1: all).
     auto row_fft = [&](GLuint in, GLuint outb, int n, int nrows, int stages, bool natural, const char* what) {
         begin_pass(what);

@@ -50,8 +50,9 @@ public:
     // The full complex spectrum (height x width, unshifted, unnormalised) of the real plane, into `out`; each pass's
     // time in *times. Throws ConfigError (check's reason) or GpuError (a GL error, a shader that does not compile).
     // `out` null: the spectrum stays on the device (kept() until the next run), for picture(), bins(), spectrum().
+    // `stride`: floats from one row of `plane` to the next (0: width; FFTW's in-place buffer is padded).
     void forward(const float* plane, int width, int height, const GlFftConfig& c, std::complex<float>* out,
-                 std::vector<GlPassTime>* times = nullptr);
+                 std::vector<GlPassTime>* times = nullptr, int stride = 0);
     // Classroom: stopped at `stop`, the data as it lies there (*rows x *cols), as OpenCL's forward_until.
     void forward_until(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint& stop,
                        std::vector<std::complex<float>>& out, int* rows, int* cols,
@@ -78,7 +79,7 @@ public:
 
 private:
     void view_and_range(const ViewParams& vp, float* lo, float* hi);
-    void run(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint* stop,
+    void run(const float* plane, int stride, int width, int height, const GlFftConfig& c, const StopPoint* stop,
              std::complex<float>* out, int* rows, int* cols, std::vector<GlPassTime>* times);
     struct Impl;
     std::unique_ptr<Impl> impl_;

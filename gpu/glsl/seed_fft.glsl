@@ -1,5 +1,5 @@
 // Seed 001's radix-2 FFT in OpenGL compute shaders: the kernels of gpu/opencl/seed_fft.cl in GLSL 4.30, one source
-// with a section a shader (ROW_GLOBAL, ROW_LOCAL, TRANSPOSE, chosen by a #define), the work-group shape and the
+// with a section a shader (EXPAND, ROW_GLOBAL, ROW_LOCAL, TRANSPOSE, chosen by a #define), the work-group shape and the
 // shared memory's size #defined per configuration (GLSL needs them at compile time). gl_fft.cpp prepends
 // "#version 430" and the defines. The butterflies are the CUDA custom kernels' (seed 000's in-order decimation in
 // time, twiddle W^bitrev(group)), so classroom stops show the same data. Complex values are vec2 (re, im).
@@ -8,7 +8,17 @@ vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y *
 uint bit_reverse(uint i, uint bits) { return bits == 0u ? 0u : bitfieldReverse(i) >> (32u - bits); }
 uint log2u(uint n) { return uint(findMSB(n)); }  // n a power of two
 
-#if defined(ROW_GLOBAL)
+#if defined(EXPAND)
+// data[y][x] = (real[y * stride + x], 0): the real plane as uploaded (rows `stride` floats apart) made complex.
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Real { float real[]; };
+layout(std430, binding = 1) writeonly buffer Data { vec2 data[]; };
+uniform uint width, height, stride;
+void main() {
+    const uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
+    if (x < width && y < height) data[y * width + x] = vec2(real[y * stride + x], 0.0);
+}
+#elif defined(ROW_GLOBAL)
 // One stage of span `span` (>= the local length) over `rows` rows of n values, in place: invocation (x, row) is
 // butterfly x of that row.
 layout(local_size_x = 64) in;

@@ -186,7 +186,9 @@ struct OpenClFft::Impl {
     Mem a, b;
     std::size_t capacity = 0;                 // float2 values a and b hold
     std::map<int, Mem> twiddles;              // per length n: n / 2 values exp(-2 pi i k / n)
-    std::vector<cl_float2> staging;
+    Mem real;  // the real plane as uploaded
+    std::size_t real_capacity = 0;
+    Kernel expand;
 
     cl_mem twiddles_for(int n) {
         auto it = twiddles.find(n);
@@ -319,6 +321,8 @@ OpenClFft::OpenClFft(int platform, int device) : impl_(new Impl) {
     CL_CHECK(e);
     m.transpose = Kernel(clCreateKernel(m.program, "transpose", &e));
     CL_CHECK(e);
+    m.expand = Kernel(clCreateKernel(m.program, "expand", &e));
+    CL_CHECK(e);
     m.view_values = Kernel(clCreateKernel(m.program, "view_values", &e));
     CL_CHECK(e);
     m.count_low = Kernel(clCreateKernel(m.program, "count_low", &e));
@@ -379,19 +383,19 @@ std::string OpenClFft::check(int width, int height, const OpenClFftConfig& c) co
 }
 
 void OpenClFft::forward(const float* plane, int width, int height, const OpenClFftConfig& c, std::complex<float>* out,
-                        std::vector<OpenClPassTime>* times) {
+                        std::vector<OpenClPassTime>* times, int stride) {
     int rows = 0, cols = 0;
-    run(plane, width, height, c, nullptr, out, &rows, &cols, times);
+    run(plane, stride, width, height, c, nullptr, out, &rows, &cols, times);
 }
 
 void OpenClFft::forward_until(const float* plane, int width, int height, const OpenClFftConfig& c,
                               const StopPoint& stop, std::vector<std::complex<float>>& out, int* rows, int* cols,
                               std::vector<OpenClPassTime>* times) {
     out.resize(std::size_t(width) * std::size_t(height));
-    run(plane, width, height, c, &stop, out.data(), rows, cols, times);
+    run(plane, 0, width, height, c, &stop, out.data(), rows, cols, times);
 }
 
-void OpenClFft::run(const float* plane, int width, int height, const OpenClFftConfig& c, const StopPoint* stop,
+void OpenClFft::run(const float* plane, int stride, int width, int height, const OpenClFftConfig& c, const StopPoint* stop,
                     std::complex<float>* out, int* rows, int* cols, std::vector<OpenClPassTime>* times) {
     const std::string why = check(width, height, c);
     if (!why.empty()) throw ConfigError(why);
@@ -410,18 +414,37 @@ void OpenClFft::run(const float* plane, int width, int height, const OpenClFftCo
         CL_CHECK(e);
         m.capacity = count;
     }
-    m.staging.resize(count);
-    for (std::size_t i = 0; i < count; ++i) {
-        m.staging[i].s[0] = plane[i];
-        m.staging[i].s[1] = 0.0f;
+    // The real plane goes up as it lies (rows `stride` apart: half the bytes of complex values, no host staging) and
+    // becomes complex on the device.
+    const cl_uint st = cl_uint(stride > 0 ? stride : width), uw = cl_uint(width), uh = cl_uint(height);
+    const std::size_t real_count = std::size_t(st) * std::size_t(height - 1) + std::size_t(width);
+    if (!m.real || real_count > m.real_capacity) {
+        m.real.reset();
+        cl_int e = CL_SUCCESS;
+        m.real = Mem(clCreateBuffer(m.context, CL_MEM_READ_ONLY, real_count * sizeof(float), nullptr, &e));
+        CL_CHECK(e);
+        m.real_capacity = real_count;
     }
     std::vector<Event> ev;
     std::vector<std::string> what;
     auto mark = [&](const std::string& w) { what.resize(ev.size(), w); };
     cl_event up = nullptr;
-    CL_CHECK(clEnqueueWriteBuffer(m.queue, m.a, CL_FALSE, 0, count * sizeof(cl_float2), m.staging.data(), 0, nullptr, &up));
+    CL_CHECK(clEnqueueWriteBuffer(m.queue, m.real, CL_FALSE, 0, real_count * sizeof(float), plane, 0, nullptr, &up));
     ev.emplace_back(up);
     mark("upload (host to device)");
+    {
+        cl_mem real = m.real, a = m.a;
+        CL_CHECK(clSetKernelArg(m.expand, 0, sizeof(cl_mem), &real));
+        CL_CHECK(clSetKernelArg(m.expand, 1, sizeof(cl_mem), &a));
+        CL_CHECK(clSetKernelArg(m.expand, 2, sizeof uw, &uw));
+        CL_CHECK(clSetKernelArg(m.expand, 3, sizeof uh, &uh));
+        CL_CHECK(clSetKernelArg(m.expand, 4, sizeof st, &st));
+        const std::size_t global[2] = {(std::size_t(width) + 63) / 64 * 64, std::size_t(height)}, wg[2] = {64, 1};
+        cl_event x = nullptr;
+        CL_CHECK(clEnqueueNDRangeKernel(m.queue, m.expand, 2, nullptr, global, wg, 0, nullptr, &x));
+        ev.emplace_back(x);
+        mark("plane -> complex");
+    }
     // Row pass, transpose, row pass, transpose; a stop leaves the data where that step put it.
     const SeedStop at = run_seed_pipeline(
         stop, width, height,
@@ -452,7 +475,7 @@ void OpenClFft::run(const float* plane, int width, int height, const OpenClFftCo
     for (std::size_t i = 0; i < ev.size(); ++i) {
         const double ms = m.event_ms(ev[i]);
         // each kernel reads and writes the whole plane once (8 bytes a complex value each way)
-        const double bytes = i == 0 || (out && i + 1 == ev.size()) ? 0.0 : 16.0 * double(count);
+        const double bytes = i == 0 ? 0.0 : i == 1 ? 12.0 * double(count) : (out && i + 1 == ev.size()) ? 0.0 : 16.0 * double(count);
         if (!times->empty() && times->back().what == what[i]) {
             times->back().ms += ms;  // a row FFT's global stages and local pass together
             times->back().bytes += bytes;

@@ -59,8 +59,9 @@ public:
     // `plane` (height x width floats), into `out`; each pass's time in *times when given. Throws ConfigError (check's
     // reason) or GpuError (an OpenCL call failed, naming it and the error). `out` null: the spectrum stays on the
     // device (kept() until the next run) for picture(), bins() and spectrum().
+    // `stride`: floats from one row of `plane` to the next (0: width; FFTW's in-place buffer is padded).
     void forward(const float* plane, int width, int height, const OpenClFftConfig& c, std::complex<float>* out,
-                 std::vector<OpenClPassTime>* times = nullptr);
+                 std::vector<OpenClPassTime>* times = nullptr, int stride = 0);
     // Classroom: the pipeline stopped at `stop` (after k butterfly stages of a row pass, after a transpose), the data
     // as it lies there in *out, *rows x *cols (width x height after one transpose): what app/engine/staged_fft.h's
     // model and the CUDA custom kernels show at the same stop. Throws ConfigError for a stage outside the pass.
@@ -78,7 +79,7 @@ public:
     void spectrum(std::complex<float>* out);
 
 private:
-    void run(const float* plane, int width, int height, const OpenClFftConfig& c, const StopPoint* stop,
+    void run(const float* plane, int stride, int width, int height, const OpenClFftConfig& c, const StopPoint* stop,
              std::complex<float>* out, int* rows, int* cols, std::vector<OpenClPassTime>* times);
     struct Impl;
     std::unique_ptr<Impl> impl_;

@@ -102,3 +102,9 @@ __kernel void transpose(__global const float2* in, __global float2* out, uint ro
     r = c0 + ty;
     if (r < cols && c < rows) out[(size_t)r * rows + c] = tile[tx * (T + 1) + ty];
 }
+
+// data[y][x] = (real[y * stride + x], 0): the real plane as uploaded (rows `stride` floats apart) made complex.
+__kernel void expand(__global const float* real, __global float2* data, uint width, uint height, uint stride) {
+    const uint x = get_global_id(0), y = get_global_id(1);
+    if (x < width && y < height) data[y * width + x] = (float2)(real[y * stride + x], 0.0f);
+}

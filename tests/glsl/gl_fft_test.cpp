@@ -65,8 +65,17 @@ TEST(GlFft, MatchesFftwDoubleAtEverySizeAndKnob) {
         EXPECT_LT(rel_l2(got, dft2d(in, h, w)), 1e-5)
             << w << "x" << h << " local " << c.local_length << " H " << c.rows_per_group << " tile " << c.tile
             << " (seed " << rng.seed() << ")";
-        ASSERT_EQ(times.size(), 4u);  // row FFT, transpose, row FFT, transpose back
+        ASSERT_EQ(times.size(), 5u);  // plane -> complex, row FFT, transpose, row FFT, transpose back
         for (const auto& t : times) EXPECT_GE(t.ms, 0.0) << t.what;
+        // The same plane with its rows 3 floats apart more (FFTW's in-place buffer is padded), NaN between them.
+        const int stride = w + 3;
+        std::vector<float> padded(std::size_t(stride) * h, std::numeric_limits<float>::quiet_NaN());
+        for (int y = 0; y < h; ++y)
+            std::copy(plane.begin() + std::ptrdiff_t(y) * w, plane.begin() + std::ptrdiff_t(y + 1) * w,
+                      padded.begin() + std::ptrdiff_t(y) * stride);
+        std::vector<cf> again(n, cf(std::numeric_limits<float>::quiet_NaN(), 0.0f));
+        fft->forward(padded.data(), w, h, c, again.data(), nullptr, stride);
+        EXPECT_EQ(again, got) << w << "x" << h << " with rows " << stride << " apart";
     }
 }
 

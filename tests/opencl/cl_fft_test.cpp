@@ -69,8 +69,17 @@ TEST(OpenClFft, MatchesFftwDoubleAtEverySizeAndKnob) {
             const double err = rel_l2(got, ref);
             EXPECT_LT(err, 1e-5) << d.name << " " << k.w << "x" << k.h << " local " << k.c.local_length << " H "
                                  << k.c.rows_per_group << " tile " << k.c.tile << " (seed " << rng.seed() << ")";
-            ASSERT_GE(times.size(), 6u);  // upload, row FFT, transpose, row FFT, transpose back, download
+            ASSERT_GE(times.size(), 7u);  // upload, plane -> complex, row FFT, transpose, row FFT, transpose back, download
             for (const auto& t : times) EXPECT_GE(t.ms, 0.0) << t.what;
+            // The same plane with its rows 3 floats apart more (FFTW's in-place buffer is padded), NaN between them.
+            const int stride = k.w + 3;
+            std::vector<float> padded(std::size_t(stride) * k.h, std::numeric_limits<float>::quiet_NaN());
+            for (int y = 0; y < k.h; ++y)
+                std::copy(plane.begin() + std::ptrdiff_t(y) * k.w, plane.begin() + std::ptrdiff_t(y + 1) * k.w,
+                          padded.begin() + std::ptrdiff_t(y) * stride);
+            std::vector<cf> again(n, cf(std::numeric_limits<float>::quiet_NaN(), 0.0f));
+            fft.forward(padded.data(), k.w, k.h, k.c, again.data(), nullptr, stride);
+            EXPECT_EQ(again, got) << d.name << " " << k.w << "x" << k.h << " with rows " << stride << " apart";
         }
     }
 }
