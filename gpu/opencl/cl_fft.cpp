@@ -9,6 +9,8 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "gpu/common/errors.h"
@@ -86,6 +88,23 @@ using Program = ClHandle<cl_program, clReleaseProgram>;
 using Kernel = ClHandle<cl_kernel, clReleaseKernel>;
 using Mem = ClHandle<cl_mem, clReleaseMemObject>;
 using Event = ClHandle<cl_event, clReleaseEvent>;
+
+// A kernel's arguments in order: values (cl_mem, cl_uint, float: their bytes are the argument) or Local{bytes} for
+// local memory.
+struct Local {
+    std::size_t bytes;
+};
+inline void set_arg(cl_kernel k, cl_uint i, const Local& l) { CL_CHECK(clSetKernelArg(k, i, l.bytes, nullptr)); }
+template <class T>
+void set_arg(cl_kernel k, cl_uint i, const T& v) {
+    static_assert(!std::is_class_v<T>, "pass the cl_mem, not its handle");
+    CL_CHECK(clSetKernelArg(k, i, sizeof(T), &v));
+}
+template <class... A>
+void set_args(cl_kernel k, const A&... a) {
+    cl_uint i = 0;
+    (set_arg(k, i++, a), ...);
+}
 
 std::string device_string(cl_device_id d, cl_device_info what) {
     std::size_t n = 0;
@@ -231,11 +250,7 @@ struct OpenClFft::Impl {
         int done = 0;
         for (int span = n / 2; span >= len && done < stages; span /= 2, ++done) {
             const cl_uint uspan = cl_uint(span);
-            CL_CHECK(clSetKernelArg(global_stage, 0, sizeof(cl_mem), &in));
-            CL_CHECK(clSetKernelArg(global_stage, 1, sizeof(cl_mem), &tw));
-            CL_CHECK(clSetKernelArg(global_stage, 2, sizeof un, &un));
-            CL_CHECK(clSetKernelArg(global_stage, 3, sizeof uspan, &uspan));
-            CL_CHECK(clSetKernelArg(global_stage, 4, sizeof urows, &urows));
+            set_args(global_stage, in, tw, un, uspan, urows);
             const std::size_t wg = 64, items = std::size_t(n / 2) * std::size_t(rows);
             const std::size_t global = (items + wg - 1) / wg * wg;
             cl_event ev = nullptr;
@@ -243,15 +258,7 @@ struct OpenClFft::Impl {
             events.emplace_back(ev);
         }
         const cl_uint ulen = cl_uint(len), ulocal = cl_uint(stages - done), unatural = natural && stages == log2n;
-        CL_CHECK(clSetKernelArg(local, 0, sizeof(cl_mem), &in));
-        CL_CHECK(clSetKernelArg(local, 1, sizeof(cl_mem), &out));
-        CL_CHECK(clSetKernelArg(local, 2, sizeof(cl_mem), &tw));
-        CL_CHECK(clSetKernelArg(local, 3, sizeof un, &un));
-        CL_CHECK(clSetKernelArg(local, 4, sizeof ulen, &ulen));
-        CL_CHECK(clSetKernelArg(local, 5, sizeof urows, &urows));
-        CL_CHECK(clSetKernelArg(local, 6, sizeof ulocal, &ulocal));
-        CL_CHECK(clSetKernelArg(local, 7, sizeof unatural, &unatural));
-        CL_CHECK(clSetKernelArg(local, 8, std::size_t(len) * std::size_t(c.rows_per_group) * sizeof(cl_float2), nullptr));
+        set_args(local, in, out, tw, un, ulen, urows, ulocal, unatural, Local{std::size_t(len) * std::size_t(c.rows_per_group) * sizeof(cl_float2)});
         const std::size_t H = std::size_t(c.rows_per_group);
         const std::size_t wg[2] = {std::size_t(len / 2), H};
         const std::size_t global[2] = {std::size_t(len / 2) * std::size_t(n / len), (std::size_t(rows) + H - 1) / H * H};
@@ -262,11 +269,7 @@ struct OpenClFft::Impl {
 
     void transpose_into(cl_mem in, cl_mem out, int rows, int cols, int T, std::vector<Event>& events) {
         const cl_uint ur = cl_uint(rows), uc = cl_uint(cols);
-        CL_CHECK(clSetKernelArg(transpose, 0, sizeof(cl_mem), &in));
-        CL_CHECK(clSetKernelArg(transpose, 1, sizeof(cl_mem), &out));
-        CL_CHECK(clSetKernelArg(transpose, 2, sizeof ur, &ur));
-        CL_CHECK(clSetKernelArg(transpose, 3, sizeof uc, &uc));
-        CL_CHECK(clSetKernelArg(transpose, 4, std::size_t(T) * std::size_t(T + 1) * sizeof(cl_float2), nullptr));
+        set_args(transpose, in, out, ur, uc, Local{std::size_t(T) * std::size_t(T + 1) * sizeof(cl_float2)});
         const std::size_t t = std::size_t(T);
         const std::size_t wg[2] = {t, t};
         const std::size_t global[2] = {(std::size_t(cols) + t - 1) / t * t, (std::size_t(rows) + t - 1) / t * t};
@@ -315,20 +318,14 @@ OpenClFft::OpenClFft(int platform, int device) : impl_(new Impl) {
         clGetProgramBuildInfo(m.program, m.dev.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
         throw GpuUnavailable("OpenCL: seed_fft.cl + spectrum_view.cl do not build on " + m.dev.info.name + ": " + log.substr(0, 2000));
     }
-    m.global_stage = Kernel(clCreateKernel(m.program, "fft_global_stage", &e));
-    CL_CHECK(e);
-    m.local = Kernel(clCreateKernel(m.program, "fft_local", &e));
-    CL_CHECK(e);
-    m.transpose = Kernel(clCreateKernel(m.program, "transpose", &e));
-    CL_CHECK(e);
-    m.expand = Kernel(clCreateKernel(m.program, "expand", &e));
-    CL_CHECK(e);
-    m.view_values = Kernel(clCreateKernel(m.program, "view_values", &e));
-    CL_CHECK(e);
-    m.count_low = Kernel(clCreateKernel(m.program, "count_low", &e));
-    CL_CHECK(e);
-    m.colorize = Kernel(clCreateKernel(m.program, "colorize", &e));
-    CL_CHECK(e);
+    const std::pair<Kernel*, const char*> kernels[] = {
+        {&m.global_stage, "fft_global_stage"}, {&m.local, "fft_local"},         {&m.transpose, "transpose"},
+        {&m.expand, "expand"},                 {&m.view_values, "view_values"}, {&m.count_low, "count_low"},
+        {&m.colorize, "colorize"}};
+    for (const auto& [kernel, name] : kernels) {
+        *kernel = Kernel(clCreateKernel(m.program, name, &e));
+        CL_CHECK(e);
+    }
     CL_CHECK(clGetKernelWorkGroupInfo(m.local, m.dev.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof m.local_wg_limit,
                                       &m.local_wg_limit, nullptr));
 }
@@ -434,11 +431,7 @@ void OpenClFft::run(const float* plane, int stride, int width, int height, const
     mark("upload (host to device)");
     {
         cl_mem real = m.real, a = m.a;
-        CL_CHECK(clSetKernelArg(m.expand, 0, sizeof(cl_mem), &real));
-        CL_CHECK(clSetKernelArg(m.expand, 1, sizeof(cl_mem), &a));
-        CL_CHECK(clSetKernelArg(m.expand, 2, sizeof uw, &uw));
-        CL_CHECK(clSetKernelArg(m.expand, 3, sizeof uh, &uh));
-        CL_CHECK(clSetKernelArg(m.expand, 4, sizeof st, &st));
+        set_args(m.expand, real, a, uw, uh, st);
         const std::size_t global[2] = {(std::size_t(width) + 63) / 64 * 64, std::size_t(height)}, wg[2] = {64, 1};
         cl_event x = nullptr;
         CL_CHECK(clEnqueueNDRangeKernel(m.queue, m.expand, 2, nullptr, global, wg, 0, nullptr, &x));
@@ -531,14 +524,7 @@ void OpenClFft::picture(const ViewParams& vp, PictureFormat format, void* out, f
     if (ranked) CL_CHECK(clEnqueueFillBuffer(m.queue, m.hist, &zero, sizeof zero, 0, 65536 * 4, 0, nullptr, nullptr));
     cl_mem kept = m.kept, values = m.values, hist = m.hist, lut = m.lut;
     cl_kernel k = m.view_values;
-    CL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &kept));
-    CL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &values));
-    CL_CHECK(clSetKernelArg(k, 2, sizeof(cl_mem), &hist));
-    CL_CHECK(clSetKernelArg(k, 3, sizeof w, &w));
-    CL_CHECK(clSetKernelArg(k, 4, sizeof h, &h));
-    CL_CHECK(clSetKernelArg(k, 5, sizeof view, &view));
-    CL_CHECK(clSetKernelArg(k, 6, sizeof shifted, &shifted));
-    CL_CHECK(clSetKernelArg(k, 7, sizeof histogram, &histogram));
+    set_args(k, kept, values, hist, w, h, view, shifted, histogram);
     {
         const std::size_t wg[2] = {256, 1}, global[2] = {(std::size_t(w) + 2047) / 2048 * 256, h};
         cl_event x = nullptr;
@@ -556,11 +542,7 @@ void OpenClFft::picture(const ViewParams& vp, PictureFormat format, void* out, f
         rr.find_highs(counts.data());
         CL_CHECK(clEnqueueFillBuffer(m.queue, m.hist, &zero, sizeof zero, 0, 2 * 65536 * 4, 0, nullptr, nullptr));
         k = m.count_low;
-        CL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &values));
-        CL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &hist));
-        CL_CHECK(clSetKernelArg(k, 2, sizeof ucount, &ucount));
-        CL_CHECK(clSetKernelArg(k, 3, sizeof rr.high[0], &rr.high[0]));
-        CL_CHECK(clSetKernelArg(k, 4, sizeof rr.high[1], &rr.high[1]));
+        set_args(k, values, hist, ucount, rr.high[0], rr.high[1]);
         const std::size_t global = items(count), wg = 256;
         cl_event x = nullptr;
         CL_CHECK(clEnqueueNDRangeKernel(m.queue, k, 1, nullptr, &global, &wg, 0, nullptr, &x));
@@ -579,13 +561,7 @@ void OpenClFft::picture(const ViewParams& vp, PictureFormat format, void* out, f
     const float span = range[1] - range[0];
     cl_mem picture = m.picture;
     k = m.colorize;
-    CL_CHECK(clSetKernelArg(k, 0, sizeof(cl_mem), &values));
-    CL_CHECK(clSetKernelArg(k, 1, sizeof(cl_mem), &lut));
-    CL_CHECK(clSetKernelArg(k, 2, sizeof(cl_mem), &picture));
-    CL_CHECK(clSetKernelArg(k, 3, sizeof ucount, &ucount));
-    CL_CHECK(clSetKernelArg(k, 4, sizeof fmt, &fmt));
-    CL_CHECK(clSetKernelArg(k, 5, sizeof(float), &range[0]));
-    CL_CHECK(clSetKernelArg(k, 6, sizeof(float), &span));
+    set_args(k, values, lut, picture, ucount, fmt, range[0], span);
     {
         const std::size_t global = items(words), wg = 256;
         cl_event x = nullptr;

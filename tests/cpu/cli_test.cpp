@@ -439,6 +439,17 @@ TEST(Cli, RawNpyHoldsTheSpectrumAsTransformed) {
 // --backend opencl (issue 62): the seed's kernels on an OpenCL device give the spectrum FFTW does (--raw within 1e-5 of
 // the double DFT of the plane, the picture equal within a level); a size the radix-2 kernels cannot run is exit 2 saying
 // so; a device that is not there is exit 4 naming it; --list-devices names every backend's devices.
+// Two 8-bit pictures of one size whose samples differ by a level at most.
+void expect_pictures_within_a_level(const std::string& got, const std::string& want) {
+    const Image a = load_image(got), b = load_image(want);
+    ASSERT_EQ(a.width, b.width);
+    ASSERT_EQ(a.height, b.height);
+    const auto* pa = static_cast<const unsigned char*>(a.data());
+    const auto* pb = static_cast<const unsigned char*>(b.data());
+    for (std::size_t i = 0; i < std::size_t(a.width) * a.height * a.channels; ++i)
+        ASSERT_NEAR(int(pa[i]), int(pb[i]), 1) << got << " sample " << i;
+}
+
 TEST(Cli, OpenClBackendGivesTheSpectrumAndSaysWhatItCannotDo) {
     TempDir dir;
     const CliRun list = specview({"--list-devices"}, dir);
@@ -478,13 +489,7 @@ TEST(Cli, OpenClBackendGivesTheSpectrumAndSaysWhatItCannotDo) {
                        dir)
                   .code,
               0);
-    const Image a = load_image(dir.file("cl.png")), b = load_image(dir.file("cpu.png"));
-    ASSERT_EQ(a.width, b.width);
-    ASSERT_EQ(a.height, b.height);
-    const auto* pa = static_cast<const unsigned char*>(a.data());
-    const auto* pb = static_cast<const unsigned char*>(b.data());
-    for (std::size_t i = 0; i < std::size_t(a.width) * a.height * a.channels; ++i)
-        ASSERT_NEAR(int(pa[i]), int(pb[i]), 1) << "sample " << i;
+    expect_pictures_within_a_level(dir.file("cl.png"), dir.file("cpu.png"));
     r = specview({"--headless", in, "--backend", "opencl", "--pad", "none", "-o", dir.file("n.png")}, dir);
     EXPECT_EQ(r.code, kExitUsage) << r.err;
     EXPECT_NE(r.err.find("radix 2"), std::string::npos) << r.err;
@@ -525,13 +530,7 @@ TEST(Cli, GlBackendGivesTheSpectrumAndSaysWhatItCannotDo) {
                        dir)
                   .code,
               0);
-    const Image a = load_image(dir.file("gl.png")), b = load_image(dir.file("cpu.png"));
-    ASSERT_EQ(a.width, b.width);
-    ASSERT_EQ(a.height, b.height);
-    const auto* pa = static_cast<const unsigned char*>(a.data());
-    const auto* pb = static_cast<const unsigned char*>(b.data());
-    for (std::size_t i = 0; i < std::size_t(a.width) * a.height * a.channels; ++i)
-        ASSERT_NEAR(int(pa[i]), int(pb[i]), 1) << "sample " << i;
+    expect_pictures_within_a_level(dir.file("gl.png"), dir.file("cpu.png"));
     const std::string gl_csv = read_text(dir.file("gl.csv")), cpu_csv = read_text(dir.file("cpu.csv"));
     EXPECT_EQ(std::count(gl_csv.begin(), gl_csv.end(), '\n'), std::count(cpu_csv.begin(), cpu_csv.end(), '\n'));
     EXPECT_EQ(gl_csv.substr(0, gl_csv.find('\n')), cpu_csv.substr(0, cpu_csv.find('\n')));
