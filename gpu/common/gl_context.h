@@ -9,10 +9,10 @@
 namespace specview::gpu {
 
 struct GlSharedContext {
-    std::function<bool()> make_current;                // on the calling thread (a no-op where it is already)
-    std::function<void()> release;                     // nothing current on the calling thread
-    std::function<void*(const char*)> proc_address;    // an entry point, with the context current
-    std::string version;                               // "4.5 (Core Profile) Mesa 22.3.6"
+    std::function<bool()> make_current;              // on the calling thread (a no-op where it is already)
+    std::function<void()> release;                   // nothing current on the calling thread
+    std::function<void*(const char*)> proc_address;  // an entry point, with the context current
+    std::string version;                             // "4.5 (Core Profile) Mesa 22.3.6"
 };
 
 }  // namespace specview::gpu

@@ -27,59 +27,59 @@ namespace {
 // The GL 4.3 entry points the pipeline uses, from eglGetProcAddress (no loader library needed headless).
 struct Gl {
 #define SV_GL(type, name) type name = nullptr;
-#define SV_GL_LIST                                                                                    \
-    SV_GL(PFNGLGETSTRINGPROC, GetString)                                                              \
-    SV_GL(PFNGLGETERRORPROC, GetError)                                                                \
-    SV_GL(PFNGLGETINTEGERVPROC, GetIntegerv)                                                          \
-    SV_GL(PFNGLGETINTEGERI_VPROC, GetIntegeri_v)                                                      \
-    SV_GL(PFNGLCREATESHADERPROC, CreateShader)                                                        \
-    SV_GL(PFNGLSHADERSOURCEPROC, ShaderSource)                                                        \
-    SV_GL(PFNGLCOMPILESHADERPROC, CompileShader)                                                      \
-    SV_GL(PFNGLGETSHADERIVPROC, GetShaderiv)                                                          \
-    SV_GL(PFNGLGETSHADERINFOLOGPROC, GetShaderInfoLog)                                                \
-    SV_GL(PFNGLDELETESHADERPROC, DeleteShader)                                                        \
-    SV_GL(PFNGLCREATEPROGRAMPROC, CreateProgram)                                                      \
-    SV_GL(PFNGLATTACHSHADERPROC, AttachShader)                                                        \
-    SV_GL(PFNGLLINKPROGRAMPROC, LinkProgram)                                                          \
-    SV_GL(PFNGLGETPROGRAMIVPROC, GetProgramiv)                                                        \
-    SV_GL(PFNGLGETPROGRAMINFOLOGPROC, GetProgramInfoLog)                                              \
-    SV_GL(PFNGLDELETEPROGRAMPROC, DeleteProgram)                                                      \
-    SV_GL(PFNGLUSEPROGRAMPROC, UseProgram)                                                            \
-    SV_GL(PFNGLGETUNIFORMLOCATIONPROC, GetUniformLocation)                                            \
-    SV_GL(PFNGLUNIFORM1UIPROC, Uniform1ui)                                                            \
-    SV_GL(PFNGLUNIFORM1FPROC, Uniform1f)                                                              \
-    SV_GL(PFNGLCLEARBUFFERDATAPROC, ClearBufferData)                                                  \
-    SV_GL(PFNGLGENBUFFERSPROC, GenBuffers)                                                            \
-    SV_GL(PFNGLDELETEBUFFERSPROC, DeleteBuffers)                                                      \
-    SV_GL(PFNGLBINDBUFFERPROC, BindBuffer)                                                            \
-    SV_GL(PFNGLBUFFERDATAPROC, BufferData)                                                            \
-    SV_GL(PFNGLBUFFERSUBDATAPROC, BufferSubData)                                                      \
-    SV_GL(PFNGLGETBUFFERSUBDATAPROC, GetBufferSubData)                                                \
-    SV_GL(PFNGLBINDBUFFERBASEPROC, BindBufferBase)                                                    \
-    SV_GL(PFNGLCOPYBUFFERSUBDATAPROC, CopyBufferSubData)                                              \
-    SV_GL(PFNGLDISPATCHCOMPUTEPROC, DispatchCompute)                                                  \
-    SV_GL(PFNGLMEMORYBARRIERPROC, MemoryBarrier)                                                      \
-    SV_GL(PFNGLGENQUERIESPROC, GenQueries)                                                            \
-    SV_GL(PFNGLDELETEQUERIESPROC, DeleteQueries)                                                      \
-    SV_GL(PFNGLBEGINQUERYPROC, BeginQuery)                                                            \
-    SV_GL(PFNGLENDQUERYPROC, EndQuery)                                                                \
-    SV_GL(PFNGLGETQUERYOBJECTUI64VPROC, GetQueryObjectui64v)                                          \
-    SV_GL(PFNGLFINISHPROC, Finish)                                                                    \
-    SV_GL(PFNGLFLUSHPROC, Flush)                                                                      \
-    SV_GL(PFNGLGENTEXTURESPROC, GenTextures)                                                          \
-    SV_GL(PFNGLDELETETEXTURESPROC, DeleteTextures)                                                    \
-    SV_GL(PFNGLBINDTEXTUREPROC, BindTexture)                                                          \
-    SV_GL(PFNGLTEXSTORAGE2DPROC, TexStorage2D)                                                        \
-    SV_GL(PFNGLBINDIMAGETEXTUREPROC, BindImageTexture)                                                \
-    SV_GL(PFNGLFENCESYNCPROC, FenceSync)                                                              \
-    SV_GL(PFNGLWAITSYNCPROC, WaitSync)                                                                \
+#define SV_GL_LIST                                           \
+    SV_GL(PFNGLGETSTRINGPROC, GetString)                     \
+    SV_GL(PFNGLGETERRORPROC, GetError)                       \
+    SV_GL(PFNGLGETINTEGERVPROC, GetIntegerv)                 \
+    SV_GL(PFNGLGETINTEGERI_VPROC, GetIntegeri_v)             \
+    SV_GL(PFNGLCREATESHADERPROC, CreateShader)               \
+    SV_GL(PFNGLSHADERSOURCEPROC, ShaderSource)               \
+    SV_GL(PFNGLCOMPILESHADERPROC, CompileShader)             \
+    SV_GL(PFNGLGETSHADERIVPROC, GetShaderiv)                 \
+    SV_GL(PFNGLGETSHADERINFOLOGPROC, GetShaderInfoLog)       \
+    SV_GL(PFNGLDELETESHADERPROC, DeleteShader)               \
+    SV_GL(PFNGLCREATEPROGRAMPROC, CreateProgram)             \
+    SV_GL(PFNGLATTACHSHADERPROC, AttachShader)               \
+    SV_GL(PFNGLLINKPROGRAMPROC, LinkProgram)                 \
+    SV_GL(PFNGLGETPROGRAMIVPROC, GetProgramiv)               \
+    SV_GL(PFNGLGETPROGRAMINFOLOGPROC, GetProgramInfoLog)     \
+    SV_GL(PFNGLDELETEPROGRAMPROC, DeleteProgram)             \
+    SV_GL(PFNGLUSEPROGRAMPROC, UseProgram)                   \
+    SV_GL(PFNGLGETUNIFORMLOCATIONPROC, GetUniformLocation)   \
+    SV_GL(PFNGLUNIFORM1UIPROC, Uniform1ui)                   \
+    SV_GL(PFNGLUNIFORM1FPROC, Uniform1f)                     \
+    SV_GL(PFNGLCLEARBUFFERDATAPROC, ClearBufferData)         \
+    SV_GL(PFNGLGENBUFFERSPROC, GenBuffers)                   \
+    SV_GL(PFNGLDELETEBUFFERSPROC, DeleteBuffers)             \
+    SV_GL(PFNGLBINDBUFFERPROC, BindBuffer)                   \
+    SV_GL(PFNGLBUFFERDATAPROC, BufferData)                   \
+    SV_GL(PFNGLBUFFERSUBDATAPROC, BufferSubData)             \
+    SV_GL(PFNGLGETBUFFERSUBDATAPROC, GetBufferSubData)       \
+    SV_GL(PFNGLBINDBUFFERBASEPROC, BindBufferBase)           \
+    SV_GL(PFNGLCOPYBUFFERSUBDATAPROC, CopyBufferSubData)     \
+    SV_GL(PFNGLDISPATCHCOMPUTEPROC, DispatchCompute)         \
+    SV_GL(PFNGLMEMORYBARRIERPROC, MemoryBarrier)             \
+    SV_GL(PFNGLGENQUERIESPROC, GenQueries)                   \
+    SV_GL(PFNGLDELETEQUERIESPROC, DeleteQueries)             \
+    SV_GL(PFNGLBEGINQUERYPROC, BeginQuery)                   \
+    SV_GL(PFNGLENDQUERYPROC, EndQuery)                       \
+    SV_GL(PFNGLGETQUERYOBJECTUI64VPROC, GetQueryObjectui64v) \
+    SV_GL(PFNGLFINISHPROC, Finish)                           \
+    SV_GL(PFNGLFLUSHPROC, Flush)                             \
+    SV_GL(PFNGLGENTEXTURESPROC, GenTextures)                 \
+    SV_GL(PFNGLDELETETEXTURESPROC, DeleteTextures)           \
+    SV_GL(PFNGLBINDTEXTUREPROC, BindTexture)                 \
+    SV_GL(PFNGLTEXSTORAGE2DPROC, TexStorage2D)               \
+    SV_GL(PFNGLBINDIMAGETEXTUREPROC, BindImageTexture)       \
+    SV_GL(PFNGLFENCESYNCPROC, FenceSync)                     \
+    SV_GL(PFNGLWAITSYNCPROC, WaitSync)                       \
     SV_GL(PFNGLDELETESYNCPROC, DeleteSync)
     SV_GL_LIST
 #undef SV_GL
     template <class Proc>
     std::string load(Proc proc) {  // "" or the first entry point missing
-#define SV_GL(type, name)                                                       \
-    name = reinterpret_cast<type>(proc("gl" #name));                            \
+#define SV_GL(type, name)                            \
+    name = reinterpret_cast<type>(proc("gl" #name)); \
     if (!name) return "gl" #name;
         SV_GL_LIST
 #undef SV_GL
@@ -92,7 +92,6 @@ std::string egl_error() {
     std::snprintf(b, sizeof b, "EGL error 0x%04x", unsigned(eglGetError()));
     return b;
 }
-
 
 }  // namespace
 
@@ -186,7 +185,8 @@ struct GlFft::Impl {
     int local_len(int n, const GlFftConfig& c) const {
         if (c.local_length > 0) return std::min(c.local_length, n);
         int len = 2;
-        while (len * 2 <= n && std::size_t(len) * 2 * std::size_t(c.rows_per_group) * 8 <= std::size_t(max_shared)) len *= 2;
+        while (len * 2 <= n && std::size_t(len) * 2 * std::size_t(c.rows_per_group) * 8 <= std::size_t(max_shared))
+            len *= 2;
         return std::min(len, n);
     }
     // Invocations a row of the local kernel: the knob's (at most len / 2), or len / 2 (the seed's one butterfly
@@ -196,8 +196,9 @@ struct GlFft::Impl {
         return std::max(1, std::min(t, len / 2));
     }
     static std::string local_defines(int len, int h, int threads) {
-        return "#define ROW_LOCAL\n#define THREADS " + std::to_string(threads) + "\n#define LEN " + std::to_string(len) + "\n#define HALF " + std::to_string(len / 2) +
-               "\n#define H " + std::to_string(h) + "\n";
+        return "#define ROW_LOCAL\n#define THREADS " + std::to_string(threads) + "\n#define LEN " +
+               std::to_string(len) + "\n#define HALF " + std::to_string(len / 2) + "\n#define H " + std::to_string(h) +
+               "\n";
     }
     static std::string transpose_defines(int t) { return "#define TRANSPOSE\n#define T " + std::to_string(t) + "\n"; }
     // n / 2 twiddles exp(-2 pi i k / n), made in double, per length, kept.
@@ -284,8 +285,9 @@ struct GlFft::Impl {
             eglTerminate(d);
             return false;
         }
-        const EGLint attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 3,
-                                EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+        const EGLint attrs[] = {
+            EGL_CONTEXT_MAJOR_VERSION,           4,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+            EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
         EGLContext c = eglCreateContext(d, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attrs);
         if (c == EGL_NO_CONTEXT || !eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, c)) {
             *why = "no OpenGL 4.3 core context without a surface (" + egl_error() + ")";
@@ -370,19 +372,22 @@ std::string GlFft::check(int width, int height, const GlFftConfig& c) const {
     for (int n : {width, height}) {
         if (n == 1) continue;
         const int len = m.local_len(n, c), threads = Impl::threads_for(len, c);
-        if (threads * c.rows_per_group > m.max_invocations || threads > m.max_size[0] || c.rows_per_group > m.max_size[1])
+        if (threads * c.rows_per_group > m.max_invocations || threads > m.max_size[0] ||
+            c.rows_per_group > m.max_size[1])
             return std::to_string(threads) + " x " + std::to_string(c.rows_per_group) +
                    " invocations a work-group is over this context's " + std::to_string(m.max_invocations);
         if (len * c.rows_per_group * 8 > m.max_shared)
             return "local length " + std::to_string(len) + " x H " + std::to_string(c.rows_per_group) + " needs " +
                    std::to_string(len * c.rows_per_group * 8) + " bytes of shared memory; this context has " +
                    std::to_string(m.max_shared);
-        if (n / len > m.max_count[0] || (n / 2 + 63) / 64 > m.max_count[0]) return "a row of " + std::to_string(n) + " is too long";
+        if (n / len > m.max_count[0] || (n / 2 + 63) / 64 > m.max_count[0])
+            return "a row of " + std::to_string(n) + " is too long";
     }
     if (std::max(width, height) > m.max_count[1]) return "more rows than this context dispatches";
     if (c.tile * c.tile > m.max_invocations || c.tile > m.max_size[0] || c.tile > m.max_size[1])
-        return "a " + std::to_string(c.tile) + " x " + std::to_string(c.tile) + " transpose tile is over this context's " +
-               std::to_string(m.max_invocations) + " invocations a work-group";
+        return "a " + std::to_string(c.tile) + " x " + std::to_string(c.tile) +
+               " transpose tile is over this context's " + std::to_string(m.max_invocations) +
+               " invocations a work-group";
     if (c.tile * (c.tile + 1) * 8 > m.max_shared) return "the transpose tile does not fit the shared memory";
     return "";
 }
@@ -402,7 +407,8 @@ double GlFft::prepare(int width, int height, const GlFftConfig& c) {
         m.twiddles_for(n);
     }
     m.program(Impl::transpose_defines(c.tile));
-    for (const char* d : {"#define VIEW_VALUES\n", "#define HIST_LOW\n", "#define COLORIZE\n"}) m.program(d, kSpectrumViewGlsl);
+    for (const char* d : {"#define VIEW_VALUES\n", "#define HIST_LOW\n", "#define COLORIZE\n"})
+        m.program(d, kSpectrumViewGlsl);
     m.check_gl("compiling the shaders");
     return m.programs.size() + m.twiddles.size() > before
                ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count()
@@ -546,7 +552,8 @@ void GlFft::bins(const int* x, const int* y, std::size_t n, std::complex<float>*
     m.gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.kept);
     for (std::size_t i = 0; i < n; ++i) {
         if (x[i] < 0 || y[i] < 0 || x[i] >= m.kept_w || y[i] >= m.kept_h) throw ConfigError("bin outside the spectrum");
-        m.gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, GLintptr((std::size_t(y[i]) * m.kept_w + x[i]) * 8), 8, out + i);
+        m.gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, GLintptr((std::size_t(y[i]) * m.kept_w + x[i]) * 8), 8,
+                              out + i);
     }
     m.check_gl("reading bins of the spectrum");
 }
@@ -559,7 +566,6 @@ void GlFft::spectrum(std::complex<float>* out) {
     m.gl.GetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(std::size_t(m.kept_w) * m.kept_h * 8), out);
     m.check_gl("reading the spectrum back");
 }
-
 
 // The view's values of the kept spectrum (Impl::values) and their range: passes "view" and "range".
 void GlFft::view_and_range(const ViewParams& vp, float* lo, float* hi) {
@@ -640,7 +646,8 @@ void GlFft::picture(const ViewParams& vp, PictureFormat format, void* out, float
     const unsigned per = format == PictureFormat::Rgba8 ? 1 : format == PictureFormat::Level8 ? 4 : 2;
     const std::size_t words = (count + per - 1) / per;
     m.ensure(&m.picture, &m.picture_capacity, words * 4, "allocating the picture");
-    m.begin_pass(format == PictureFormat::Rgba8 ? "colormap -> RGBA8" : "levels", 4.0 * double(count) + 4.0 * double(words));
+    m.begin_pass(format == PictureFormat::Rgba8 ? "colormap -> RGBA8" : "levels",
+                 4.0 * double(count) + 4.0 * double(words));
     const GLuint co = m.program("#define COLORIZE\n", kSpectrumViewGlsl);
     gl.UseProgram(co);
     gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.values);

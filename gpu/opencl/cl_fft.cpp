@@ -25,27 +25,48 @@ namespace {
 
 const char* cl_error_name(cl_int e) {
     switch (e) {
-        case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
-        case CL_DEVICE_NOT_AVAILABLE: return "CL_DEVICE_NOT_AVAILABLE";
-        case CL_COMPILER_NOT_AVAILABLE: return "CL_COMPILER_NOT_AVAILABLE";
-        case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
-        case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
-        case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
-        case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
-        case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
-        case CL_INVALID_DEVICE: return "CL_INVALID_DEVICE";
-        case CL_INVALID_CONTEXT: return "CL_INVALID_CONTEXT";
-        case CL_INVALID_COMMAND_QUEUE: return "CL_INVALID_COMMAND_QUEUE";
-        case CL_INVALID_MEM_OBJECT: return "CL_INVALID_MEM_OBJECT";
-        case CL_INVALID_PROGRAM_EXECUTABLE: return "CL_INVALID_PROGRAM_EXECUTABLE";
-        case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
-        case CL_INVALID_ARG_SIZE: return "CL_INVALID_ARG_SIZE";
-        case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
-        case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
-        case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
-        case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
-        case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-        default: return "an OpenCL error";
+        case CL_DEVICE_NOT_FOUND:
+            return "CL_DEVICE_NOT_FOUND";
+        case CL_DEVICE_NOT_AVAILABLE:
+            return "CL_DEVICE_NOT_AVAILABLE";
+        case CL_COMPILER_NOT_AVAILABLE:
+            return "CL_COMPILER_NOT_AVAILABLE";
+        case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+            return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+        case CL_OUT_OF_RESOURCES:
+            return "CL_OUT_OF_RESOURCES";
+        case CL_OUT_OF_HOST_MEMORY:
+            return "CL_OUT_OF_HOST_MEMORY";
+        case CL_BUILD_PROGRAM_FAILURE:
+            return "CL_BUILD_PROGRAM_FAILURE";
+        case CL_INVALID_VALUE:
+            return "CL_INVALID_VALUE";
+        case CL_INVALID_DEVICE:
+            return "CL_INVALID_DEVICE";
+        case CL_INVALID_CONTEXT:
+            return "CL_INVALID_CONTEXT";
+        case CL_INVALID_COMMAND_QUEUE:
+            return "CL_INVALID_COMMAND_QUEUE";
+        case CL_INVALID_MEM_OBJECT:
+            return "CL_INVALID_MEM_OBJECT";
+        case CL_INVALID_PROGRAM_EXECUTABLE:
+            return "CL_INVALID_PROGRAM_EXECUTABLE";
+        case CL_INVALID_KERNEL_ARGS:
+            return "CL_INVALID_KERNEL_ARGS";
+        case CL_INVALID_ARG_SIZE:
+            return "CL_INVALID_ARG_SIZE";
+        case CL_INVALID_WORK_GROUP_SIZE:
+            return "CL_INVALID_WORK_GROUP_SIZE";
+        case CL_INVALID_WORK_ITEM_SIZE:
+            return "CL_INVALID_WORK_ITEM_SIZE";
+        case CL_INVALID_GLOBAL_WORK_SIZE:
+            return "CL_INVALID_GLOBAL_WORK_SIZE";
+        case CL_INVALID_BUFFER_SIZE:
+            return "CL_INVALID_BUFFER_SIZE";
+        case -1001:
+            return "CL_PLATFORM_NOT_FOUND_KHR";
+        default:
+            return "an OpenCL error";
     }
 }
 
@@ -203,9 +224,9 @@ struct OpenClFft::Impl {
     std::size_t values_capacity = 0, picture_capacity = 0;
     std::size_t local_wg_limit = 0;  // CL_KERNEL_WORK_GROUP_SIZE of fft_local (may be below the device's)
     Mem a, b;
-    std::size_t capacity = 0;                 // float2 values a and b hold
-    std::map<int, Mem> twiddles;              // per length n: n / 2 values exp(-2 pi i k / n)
-    Mem real;  // the real plane as uploaded
+    std::size_t capacity = 0;     // float2 values a and b hold
+    std::map<int, Mem> twiddles;  // per length n: n / 2 values exp(-2 pi i k / n)
+    Mem real;                     // the real plane as uploaded
     std::size_t real_capacity = 0;
     Kernel expand;
 
@@ -258,10 +279,12 @@ struct OpenClFft::Impl {
             events.emplace_back(ev);
         }
         const cl_uint ulen = cl_uint(len), ulocal = cl_uint(stages - done), unatural = natural && stages == log2n;
-        set_args(local, in, out, tw, un, ulen, urows, ulocal, unatural, Local{std::size_t(len) * std::size_t(c.rows_per_group) * sizeof(cl_float2)});
+        set_args(local, in, out, tw, un, ulen, urows, ulocal, unatural,
+                 Local{std::size_t(len) * std::size_t(c.rows_per_group) * sizeof(cl_float2)});
         const std::size_t H = std::size_t(c.rows_per_group);
         const std::size_t wg[2] = {std::size_t(len / 2), H};
-        const std::size_t global[2] = {std::size_t(len / 2) * std::size_t(n / len), (std::size_t(rows) + H - 1) / H * H};
+        const std::size_t global[2] = {std::size_t(len / 2) * std::size_t(n / len),
+                                       (std::size_t(rows) + H - 1) / H * H};
         cl_event ev = nullptr;
         CL_CHECK(clEnqueueNDRangeKernel(queue, local, 2, nullptr, global, wg, 0, nullptr, &ev));
         events.emplace_back(ev);
@@ -316,12 +339,16 @@ OpenClFft::OpenClFft(int platform, int device) : impl_(new Impl) {
         clGetProgramBuildInfo(m.program, m.dev.device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n);
         std::string log(n, '\0');
         clGetProgramBuildInfo(m.program, m.dev.device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr);
-        throw GpuUnavailable("OpenCL: seed_fft.cl + spectrum_view.cl do not build on " + m.dev.info.name + ": " + log.substr(0, 2000));
+        throw GpuUnavailable("OpenCL: seed_fft.cl + spectrum_view.cl do not build on " + m.dev.info.name + ": " +
+                             log.substr(0, 2000));
     }
-    const std::pair<Kernel*, const char*> kernels[] = {
-        {&m.global_stage, "fft_global_stage"}, {&m.local, "fft_local"},         {&m.transpose, "transpose"},
-        {&m.expand, "expand"},                 {&m.view_values, "view_values"}, {&m.count_low, "count_low"},
-        {&m.colorize, "colorize"}};
+    const std::pair<Kernel*, const char*> kernels[] = {{&m.global_stage, "fft_global_stage"},
+                                                       {&m.local, "fft_local"},
+                                                       {&m.transpose, "transpose"},
+                                                       {&m.expand, "expand"},
+                                                       {&m.view_values, "view_values"},
+                                                       {&m.count_low, "count_low"},
+                                                       {&m.colorize, "colorize"}};
     for (const auto& [kernel, name] : kernels) {
         *kernel = Kernel(clCreateKernel(m.program, name, &e));
         CL_CHECK(e);
@@ -353,8 +380,8 @@ double OpenClFft::prepare(int width, int height, const OpenClFftConfig& c) {
 
 std::string OpenClFft::check(int width, int height, const OpenClFftConfig& c) const {
     const Impl& m = *impl_;
-    if (const std::string e = seed_knobs_error(width, height, c.local_length, c.rows_per_group, c.tile,
-                                               "the OpenCL kernels");
+    if (const std::string e =
+            seed_knobs_error(width, height, c.local_length, c.rows_per_group, c.tile, "the OpenCL kernels");
         !e.empty())
         return e;
     const std::size_t limit = std::min(m.local_wg_limit, m.dev.info.max_work_group);
@@ -363,13 +390,13 @@ std::string OpenClFft::check(int width, int height, const OpenClFftConfig& c) co
         const std::size_t len = std::size_t(std::min(c.local_length, n));
         const std::size_t items = len / 2 * std::size_t(c.rows_per_group);
         if (items > limit || len / 2 > m.dev.max_item[0] || std::size_t(c.rows_per_group) > m.dev.max_item[1])
-            return std::to_string(len / 2) + " x " + std::to_string(c.rows_per_group) + " work-items a group (local length " +
-                   std::to_string(len) + ", H " + std::to_string(c.rows_per_group) + ") is over this device's " +
-                   std::to_string(limit);
+            return std::to_string(len / 2) + " x " + std::to_string(c.rows_per_group) +
+                   " work-items a group (local length " + std::to_string(len) + ", H " +
+                   std::to_string(c.rows_per_group) + ") is over this device's " + std::to_string(limit);
         if (len * std::size_t(c.rows_per_group) * 8 > m.dev.info.local_memory)
             return "local length " + std::to_string(len) + " x H " + std::to_string(c.rows_per_group) + " needs " +
-                   std::to_string(len * std::size_t(c.rows_per_group) * 8) + " bytes of local memory; this device has " +
-                   std::to_string(m.dev.info.local_memory);
+                   std::to_string(len * std::size_t(c.rows_per_group) * 8) +
+                   " bytes of local memory; this device has " + std::to_string(m.dev.info.local_memory);
     }
     const std::size_t T = std::size_t(c.tile);
     if (T * T > m.dev.info.max_work_group || T > m.dev.max_item[0] || T > m.dev.max_item[1])
@@ -392,8 +419,9 @@ void OpenClFft::forward_until(const float* plane, int width, int height, const O
     run(plane, 0, width, height, c, &stop, out.data(), rows, cols, times);
 }
 
-void OpenClFft::run(const float* plane, int stride, int width, int height, const OpenClFftConfig& c, const StopPoint* stop,
-                    std::complex<float>* out, int* rows, int* cols, std::vector<OpenClPassTime>* times) {
+void OpenClFft::run(const float* plane, int stride, int width, int height, const OpenClFftConfig& c,
+                    const StopPoint* stop, std::complex<float>* out, int* rows, int* cols,
+                    std::vector<OpenClPassTime>* times) {
     const std::string why = check(width, height, c);
     if (!why.empty()) throw ConfigError(why);
     if (const std::string e = seed_stop_error(stop, width, height); !e.empty()) throw ConfigError(e);
@@ -468,7 +496,10 @@ void OpenClFft::run(const float* plane, int stride, int width, int height, const
     for (std::size_t i = 0; i < ev.size(); ++i) {
         const double ms = m.event_ms(ev[i]);
         // each kernel reads and writes the whole plane once (8 bytes a complex value each way)
-        const double bytes = i == 0 ? 0.0 : i == 1 ? 12.0 * double(count) : (out && i + 1 == ev.size()) ? 0.0 : 16.0 * double(count);
+        const double bytes = i == 0                        ? 0.0
+                             : i == 1                      ? 12.0 * double(count)
+                             : (out && i + 1 == ev.size()) ? 0.0
+                                                           : 16.0 * double(count);
         if (!times->empty() && times->back().what == what[i]) {
             times->back().ms += ms;  // a row FFT's global stages and local pass together
             times->back().bytes += bytes;
@@ -485,8 +516,9 @@ void OpenClFft::bins(const int* x, const int* y, std::size_t n, std::complex<flo
     if (!m.kept) throw ConfigError("OpenCL: no spectrum kept on the device");
     for (std::size_t i = 0; i < n; ++i) {
         if (x[i] < 0 || y[i] < 0 || x[i] >= m.kept_w || y[i] >= m.kept_h) throw ConfigError("bin outside the spectrum");
-        CL_CHECK(clEnqueueReadBuffer(m.queue, m.kept, CL_FALSE, (std::size_t(y[i]) * m.kept_w + x[i]) * sizeof(cl_float2),
-                                     sizeof(cl_float2), out + i, 0, nullptr, nullptr));
+        CL_CHECK(clEnqueueReadBuffer(m.queue, m.kept, CL_FALSE,
+                                     (std::size_t(y[i]) * m.kept_w + x[i]) * sizeof(cl_float2), sizeof(cl_float2),
+                                     out + i, 0, nullptr, nullptr));
     }
     CL_CHECK(clFinish(m.queue));
 }
@@ -555,7 +587,10 @@ void OpenClFft::picture(const ViewParams& vp, PictureFormat format, void* out, f
     *hi = range[1];
     const ColormapLut table = make_colormap_lut(vp.colormap);
     CL_CHECK(clEnqueueWriteBuffer(m.queue, m.lut, CL_FALSE, 0, 256 * 4, table.rgba, 0, nullptr, nullptr));
-    const cl_uint per = format == PictureFormat::Rgba8 ? 1 : format == PictureFormat::Level8 ? 4 : 2, fmt = cl_uint(format);
+    const cl_uint per = format == PictureFormat::Rgba8    ? 1
+                        : format == PictureFormat::Level8 ? 4
+                                                          : 2,
+                  fmt = cl_uint(format);
     const std::size_t words = (count + per - 1) / per;
     buffer(m.picture, &m.picture_capacity, words * 4);
     const float span = range[1] - range[0];
@@ -576,7 +611,8 @@ void OpenClFft::picture(const ViewParams& vp, PictureFormat format, void* out, f
     mark("picture -> host");
     if (!times) return;
     times->clear();
-    for (std::size_t i = 0; i < ev.size(); ++i) times->push_back({what[i], m.event_ms(ev[i]), i + 1 == ev.size() ? double(bytes) : 8.0 * double(count)});
+    for (std::size_t i = 0; i < ev.size(); ++i)
+        times->push_back({what[i], m.event_ms(ev[i]), i + 1 == ev.size() ? double(bytes) : 8.0 * double(count)});
 }
 
 }  // namespace specview::gpu
