@@ -5,6 +5,10 @@
 
 #include <math.h>
 
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 #include "gpu/common/spectrum_math.h"  // SV_HD
 
 namespace specview {
@@ -43,3 +47,29 @@ SV_HD double plane_value(const PlaneShape& p, double v, int x, int y, const doub
 }
 
 }  // namespace specview
+
+namespace specview::gpu {
+
+// How to make the plane from the image: plain data, filled in by the app from its settings (app/engine's
+// plane_recipe), for the devices that make the plane themselves (gpu/plane in CUDA, gpu/glsl in GL shaders).
+struct PlaneRecipe {
+    const void* samples = nullptr;  // host, interleaved, channels samples a pixel, as decoded:
+    int bit_depth = 8;              // 8 (uint8, v / 255), 16 (uint16, v / 65535) or 32 (float, as is)
+    // Or on the device (a video frame NVDEC decoded; `samples` null): one channel, rows device_pitch bytes apart,
+    // written by work on the legacy default stream (FFmpeg's); 16-bit samples with significant_bits (< 16) at the
+    // top widen to v | (v >> significant_bits), as the CPU decoder widens them.
+    const void* device_samples = nullptr;
+    std::size_t device_pitch = 0;
+    int significant_bits = 0;
+    int image_width = 0, image_height = 0, channels = 0;
+    std::uint64_t image_version = 0;  // the pixels are uploaded again only when this changes
+    int channel = 0;                  // 0 luma (Rec. 709 on channels 0..2, or the gray value), else index + 1
+    int plane_width = 0, plane_height = 0;
+    int crop_x = 0, crop_y = 0, content_width = 0, content_height = 0;
+    std::vector<double> window_x, window_y;  // separable window: content_width and content_height values
+    std::vector<double> radial_table;        // radial window: kRadialWindowTable values (gpu/common/plane_shape.h)
+    PlaneShape shape;                        // levelling plane and window kind
+    bool fill_mean = false;                  // pad with the windowed content's mean (else zeros)
+};
+
+}  // namespace specview::gpu

@@ -116,6 +116,12 @@ struct GlFft::Impl {
     std::map<int, GLuint> twiddles;
     GLuint real = 0;  // the real plane as uploaded
     std::size_t real_capacity = 0;
+    // forward_recipe's: the image's samples (kept while its version holds), their values' table, the window, the shape
+    GLuint samples = 0, sample_lut = 0, window = 0, shape = 0;
+    std::size_t samples_capacity = 0, sample_lut_capacity = 0, window_capacity = 0, samples_bytes = 0;
+    std::uint64_t samples_version = 0;
+    int lut_bits = 0;
+    void plane_from_recipe(const PlaneRecipe& r);
     // The spectrum the last forward() left on the device (0: none), its size; the picture's buffers.
     GLuint kept = 0;
     int kept_w = 0, kept_h = 0;
@@ -130,7 +136,7 @@ struct GlFft::Impl {
     void delete_objects() {
         for (auto& [k, p] : programs) gl.DeleteProgram(p);
         for (auto& [n, t] : twiddles) gl.DeleteBuffers(1, &t);
-        for (GLuint buf : {a, b, real, values, hist, lut, picture})
+        for (GLuint buf : {a, b, real, values, hist, lut, picture, samples, sample_lut, window, shape})
             if (buf) gl.DeleteBuffers(1, &buf);
         for (GLuint t : slot_tex)
             if (t) gl.DeleteTextures(1, &t);
@@ -418,16 +424,109 @@ double GlFft::prepare(int width, int height, const GlFftConfig& c) {
 void GlFft::forward(const float* plane, int width, int height, const GlFftConfig& c, std::complex<float>* out,
                     std::vector<GlPassTime>* times, int stride) {
     int rows = 0, cols = 0;
-    run(plane, stride, width, height, c, nullptr, out, &rows, &cols, times);
+    run(plane, nullptr, stride, width, height, c, nullptr, out, &rows, &cols, times);
 }
 
 void GlFft::forward_until(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint& stop,
                           std::vector<std::complex<float>>& out, int* rows, int* cols, std::vector<GlPassTime>* times) {
     out.resize(std::size_t(width) * std::size_t(height));
-    run(plane, 0, width, height, c, &stop, out.data(), rows, cols, times);
+    run(plane, nullptr, 0, width, height, c, &stop, out.data(), rows, cols, times);
 }
 
-void GlFft::run(const float* plane, int stride, int width, int height, const GlFftConfig& c, const StopPoint* stop,
+std::string GlFft::recipe_error(const PlaneRecipe& r) {
+    if (!r.samples) return "the image's samples are not on the host";
+    if (r.fill_mean) return "padding with the content's mean is made on the host";
+    if (r.bit_depth != 8 && r.bit_depth != 16 && r.bit_depth != 32) return "samples of " + std::to_string(r.bit_depth) + " bits";
+    if (r.channels < 1 || r.image_width < 1 || r.image_height < 1) return "an empty image";
+    const bool radial = r.shape.radial;
+    if (radial ? r.radial_table.size() != std::size_t(kRadialWindowTable)
+               : (r.window_x.size() != std::size_t(r.content_width) || r.window_y.size() != std::size_t(r.content_height)))
+        return "the recipe has no window values";
+    return "";
+}
+
+void GlFft::forward_recipe(const PlaneRecipe& r, const GlFftConfig& c, std::complex<float>* out,
+                           std::vector<GlPassTime>* times) {
+    if (const std::string e = recipe_error(r); !e.empty()) throw ConfigError("OpenGL plane: " + e);
+    int rows = 0, cols = 0;
+    run(nullptr, &r, 0, r.plane_width, r.plane_height, c, nullptr, out, &rows, &cols, times);
+}
+
+void GlFft::Impl::plane_from_recipe(const PlaneRecipe& r) {
+    // The samples go up once an image (a quarter of the floats' bytes for 8-bit ones), their values' table with them.
+    const std::size_t sample_bytes = std::size_t(r.bit_depth / 8);
+    const std::size_t bytes = std::size_t(r.image_width) * r.image_height * r.channels * sample_bytes;
+    const auto up_t0 = std::chrono::steady_clock::now();
+    bool uploaded = false;
+    if (!samples || samples_version != r.image_version || samples_bytes != bytes) {
+        ensure(&samples, &samples_capacity, (bytes + 3) / 4 * 4, "allocating the image's samples");
+        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, samples);
+        gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), r.samples);
+        check_gl("uploading the image's samples");
+        samples_version = r.image_version;
+        samples_bytes = bytes;
+        uploaded = true;
+    }
+    if (r.bit_depth != 32 && lut_bits != r.bit_depth) {  // v / 255 or v / 65535, correctly rounded, as Image::sample
+        const int n = r.bit_depth == 8 ? 256 : 65536;
+        std::vector<float> t(static_cast<std::size_t>(n));
+        for (int v = 0; v < n; ++v) t[std::size_t(v)] = float(v) / float(n - 1);
+        std::size_t capacity = sample_lut_capacity;
+        ensure(&sample_lut, &capacity, t.size() * 4, "allocating the samples' values");
+        sample_lut_capacity = capacity;
+        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, sample_lut);
+        gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(t.size() * 4), t.data());
+        lut_bits = r.bit_depth;
+    }
+    std::vector<double> w = r.shape.radial ? r.radial_table : r.window_x;
+    if (!r.shape.radial) w.insert(w.end(), r.window_y.begin(), r.window_y.end());
+    ensure(&window, &window_capacity, w.size() * 8, "allocating the window");
+    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, window);
+    gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(w.size() * 8), w.data());
+    const double sh[7] = {r.shape.level_a, r.shape.level_bx, r.shape.level_by, r.shape.cx,
+                          r.shape.hx,      r.shape.cy,       r.shape.hy};
+    std::size_t shape_capacity = sizeof sh;
+    ensure(&shape, &shape_capacity, sizeof sh, "allocating the plane's shape");
+    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, shape);
+    gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof sh, sh);
+    if (uploaded) {  // the upload, timed on the host (it is synchronous), as its own line
+        Pass p{"image samples up (once an image) [host]", 0, double(bytes), up_t0,
+               std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - up_t0).count()};
+        gl.GenQueries(1, &p.query);  // (read back empty)
+        gl.BeginQuery(GL_TIME_ELAPSED, p.query);
+        gl.EndQuery(GL_TIME_ELAPSED);
+        passes.push_back(p);
+    }
+    const std::size_t count = std::size_t(r.plane_width) * r.plane_height;
+    begin_pass("plane (channel, level, window, pad) from the samples", 8.0 * double(count) + double(bytes));
+    const GLuint pr = program("#define PLANE\n");
+    gl.UseProgram(pr);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, samples);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, a);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, window);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, sample_lut ? sample_lut : window);
+    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, shape);
+    auto u = [&](const char* name, unsigned v) { gl.Uniform1ui(gl.GetUniformLocation(pr, name), v); };
+    u("image_w", unsigned(r.image_width));
+    u("channels", unsigned(r.channels));
+    u("channel", unsigned(r.channel));
+    u("bits", unsigned(r.bit_depth));
+    u("crop_x", unsigned(r.crop_x));
+    u("crop_y", unsigned(r.crop_y));
+    u("cw", unsigned(r.content_width));
+    u("ch", unsigned(r.content_height));
+    u("pw", unsigned(r.plane_width));
+    u("ph", unsigned(r.plane_height));
+    u("level", r.shape.level ? 1u : 0u);
+    u("radial", r.shape.radial ? 1u : 0u);
+    u("table_n", unsigned(kRadialWindowTable));
+    gl.DispatchCompute(GLuint((r.plane_width + 255) / 256), GLuint(r.plane_height), 1);
+    end_pass();
+    check_gl("the plane from the samples");
+}
+
+void GlFft::run(const float* plane, const PlaneRecipe* recipe, int stride, int width, int height, const GlFftConfig& c,
+                const StopPoint* stop,
                 std::complex<float>* out, int* rows, int* cols, std::vector<GlPassTime>* times) {
     const std::string why = check(width, height, c);
     if (!why.empty()) throw ConfigError(why);
@@ -446,30 +545,33 @@ void GlFft::run(const float* plane, int stride, int width, int height, const GlF
         m.check_gl("allocating the plane's buffers");
         m.capacity = count;
     }
-    // The real plane goes up as it lies (rows `stride` apart: half the bytes of complex values, no host staging) and
-    // becomes complex on the device.
-    const std::size_t st = std::size_t(stride > 0 ? stride : width);
-    const std::size_t real_count = st * std::size_t(height - 1) + std::size_t(width);
-    m.ensure(&m.real, &m.real_capacity, real_count * 4, "allocating the plane");
-    gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.real);
-    gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(real_count * 4), plane);
-    m.check_gl("uploading the plane");
-
     m.passes.clear();
     m.kept = 0;
     auto begin_pass = [&](const std::string& what) { m.begin_pass(what, 16.0 * double(count)); };
     auto end_pass = [&] { m.end_pass(); };
-    m.begin_pass("plane -> complex", 12.0 * double(count));
-    const GLuint expand = m.program("#define EXPAND\n");
-    gl.UseProgram(expand);
-    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.real);
-    gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.a);
-    uniform(expand, "width", unsigned(width));
-    uniform(expand, "height", unsigned(height));
-    uniform(expand, "stride", unsigned(st));
-    gl.DispatchCompute(GLuint((width + 255) / 256), GLuint(height), 1);
-    m.end_pass();
-    m.check_gl("the plane made complex");
+    if (recipe) {
+        m.plane_from_recipe(*recipe);
+    } else {
+        // The real plane goes up as it lies (rows `stride` apart: half the bytes of complex values, no host staging)
+        // and becomes complex on the device.
+        const std::size_t st = std::size_t(stride > 0 ? stride : width);
+        const std::size_t real_count = st * std::size_t(height - 1) + std::size_t(width);
+        m.ensure(&m.real, &m.real_capacity, real_count * 4, "allocating the plane");
+        gl.BindBuffer(GL_SHADER_STORAGE_BUFFER, m.real);
+        gl.BufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(real_count * 4), plane);
+        m.check_gl("uploading the plane");
+        m.begin_pass("plane -> complex", 12.0 * double(count));
+        const GLuint expand = m.program("#define EXPAND\n");
+        gl.UseProgram(expand);
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m.real);
+        gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, m.a);
+        uniform(expand, "width", unsigned(width));
+        uniform(expand, "height", unsigned(height));
+        uniform(expand, "stride", unsigned(st));
+        gl.DispatchCompute(GLuint((width + 255) / 256), GLuint(height), 1);
+        m.end_pass();
+        m.check_gl("the plane made complex");
+    }
     // Rows of n values: in -> out (in overwritten by the global stages); `stages` of log2 n (-1: all).
     auto row_fft = [&](GLuint in, GLuint outb, int n, int nrows, int stages, bool natural, const char* what) {
         begin_pass(what);

@@ -12,6 +12,7 @@
 
 #include "gpu/common/config.h"
 #include "gpu/common/gl_context.h"
+#include "gpu/common/plane_shape.h"
 #include "gpu/common/seed_checks.h"
 #include "gpu/common/spectrum_math.h"
 
@@ -53,6 +54,13 @@ public:
     // `stride`: floats from one row of `plane` to the next (0: width; FFTW's in-place buffer is padded).
     void forward(const float* plane, int width, int height, const GlFftConfig& c, std::complex<float>* out,
                  std::vector<GlPassTime>* times = nullptr, int stride = 0);
+    // The same from the image's samples (uploaded once an image: kept while r.image_version holds), the plane made in
+    // a shader as app/core/plane.cpp makes it (channel, levelling, window, crop and zero padding): a settings change
+    // sends only the window's values. recipe_error() says what it cannot make ("": it can; the mean fill, samples
+    // not on the host).
+    static std::string recipe_error(const PlaneRecipe& r);
+    void forward_recipe(const PlaneRecipe& r, const GlFftConfig& c, std::complex<float>* out,
+                        std::vector<GlPassTime>* times = nullptr);
     // Classroom: stopped at `stop`, the data as it lies there (*rows x *cols), as OpenCL's forward_until.
     void forward_until(const float* plane, int width, int height, const GlFftConfig& c, const StopPoint& stop,
                        std::vector<std::complex<float>>& out, int* rows, int* cols,
@@ -79,7 +87,8 @@ public:
 
 private:
     void view_and_range(const ViewParams& vp, float* lo, float* hi);
-    void run(const float* plane, int stride, int width, int height, const GlFftConfig& c, const StopPoint* stop,
+    void run(const float* plane, const PlaneRecipe* recipe, int stride, int width, int height, const GlFftConfig& c,
+             const StopPoint* stop,
              std::complex<float>* out, int* rows, int* cols, std::vector<GlPassTime>* times);
     struct Impl;
     std::unique_ptr<Impl> impl_;

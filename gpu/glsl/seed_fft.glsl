@@ -8,7 +8,69 @@ vec2 cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y *
 uint bit_reverse(uint i, uint bits) { return bits == 0u ? 0u : bitfieldReverse(i) >> (32u - bits); }
 uint log2u(uint n) { return uint(findMSB(n)); }  // n a power of two
 
-#if defined(EXPAND)
+#if defined(PLANE)
+// The plane from the image's samples as decoded (kept on the device: uploaded once an image), app/core/plane.cpp's
+// arithmetic operation for operation (gpu/common/plane_shape.h; `precise`: no fused multiply-adds), straight into the
+// complex buffer: data[y][x] = (value of content pixel (x, y), 0), zeros outside the content (crop_x, crop_y: where the
+// content starts in the image).
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) readonly buffer Samples { uint samples[]; };  // 8/16-bit packed 4/2 a uint, or floats
+layout(std430, binding = 1) writeonly buffer Data { vec2 data[]; };
+layout(std430, binding = 2) readonly buffer Window { double window[]; };  // wx (cw), then wy (ch); or the radial table
+layout(std430, binding = 3) readonly buffer Lut { float lut[]; };         // an 8/16-bit sample's value (v / 255, ...)
+layout(std430, binding = 4) readonly buffer Shape { double shape[]; };    // level a, bx, by; radial cx, hx, cy, hy
+uniform uint image_w, channels, channel, bits, crop_x, crop_y, cw, ch, pw, ph, level, radial, table_n;
+float sample_at(uint i) {
+    if (bits == 8u) return lut[(samples[i >> 2] >> (8u * (i & 3u))) & 0xFFu];
+    if (bits == 16u) return lut[(samples[i >> 1] >> (16u * (i & 1u))) & 0xFFFFu];
+    return uintBitsToFloat(samples[i]);
+}
+float channel_value(uint px) {  // px: the pixel's first sample
+    if (channel == 0u) {
+        if (channels < 3u) return sample_at(px);
+        precise float r = 0.2126 * sample_at(px), g = 0.7152 * sample_at(px + 1u), b = 0.0722 * sample_at(px + 2u);
+        precise float rg = r + g;
+        precise float l = rg + b;
+        return l;
+    }
+    const uint c = channel - 1u;  // r, g, b, a
+    if (c == 3u) return sample_at(px + channels - 1u);
+    return sample_at(channels >= 3u ? px + c : px);
+}
+void main() {
+    const uint x = gl_GlobalInvocationID.x, y = gl_GlobalInvocationID.y;
+    if (x >= pw || y >= ph) return;
+    float v = 0.0;
+    if (x < cw && y < ch) {
+        precise double d = double(channel_value(((y + crop_y) * image_w + (x + crop_x)) * channels));
+        if (level != 0u) {
+            precise double t = shape[1] * double(x);
+            t = t + shape[0];
+            precise double u = shape[2] * double(y);
+            t = t + u;
+            d = d - t;
+        }
+        if (radial == 0u) {
+            precise double dw = d * window[x];
+            d = dw * window[cw + y];
+        } else {
+            const double rx = shape[4] > 0.0 ? (double(x) - shape[3]) / shape[4] : 0.0;
+            const double ry = shape[6] > 0.0 ? (double(y) - shape[5]) / shape[6] : 0.0;
+            precise double rr = rx * rx + ry * ry;
+            double rho = sqrt(rr);
+            if (rho > 1.0) rho = 1.0;
+            precise double pos = (1.0 - rho) * double(table_n - 1u);
+            uint i = uint(pos);
+            if (i > table_n - 2u) i = table_n - 2u;
+            precise double frac = pos - double(i);
+            precise double w = window[i] + (window[i + 1u] - window[i]) * frac;
+            d = d * w;
+        }
+        v = float(d);
+    }
+    data[y * pw + x] = vec2(v, 0.0);
+}
+#elif defined(EXPAND)
 // data[y][x] = (real[y * stride + x], 0): the real plane as uploaded (rows `stride` floats apart) made complex.
 layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Real { float real[]; };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/core/picture.h"
+#include "app/engine/backend.h"
 #include "app/engine/staged_fft.h"
 #include "gpu/common/errors.h"
 #include "gpu/glsl/gl_fft.h"
@@ -116,6 +117,83 @@ TEST(GlFft, RefusesWhatTheContextOrTheRadixCannotRun) {
     EXPECT_NE(fft->check(64, 64, {512, 0, 16}), "");
     EXPECT_NE(fft->check(64, 64, {512, 1, 4096}).find("tile"), std::string::npos);
     EXPECT_EQ(fft->check(64, 64, {}), "");
+}
+
+// The plane made in a shader from the image's samples (forward_recipe) is app/core/plane.cpp's: the spectrum equals
+// the one of the host's plane, bit for bit with a separable window and no levelling (the same float operations),
+// within 1e-6 otherwise (double division and sqrt need not round as libm's): every bit depth, channel, window shape,
+// levelling, crop and pad; the samples go up once an image.
+TEST(GlFft, ThePlaneMadeFromTheSamplesIsTheHostsPlane) {
+    REQUIRE_GL(fft);
+    Rng rng;
+    struct Img {
+        int w, h, channels, bits;
+    };
+    std::uint64_t version = 0;
+    for (const Img& d : {Img{50, 30, 3, 8}, Img{33, 64, 1, 16}, Img{40, 24, 1, 32}, Img{20, 17, 4, 8}}) {
+        Image img;
+        img.width = d.w;
+        img.height = d.h;
+        img.channels = d.channels;
+        img.bit_depth = d.bits;
+        const std::size_t n = img.sample_count();
+        auto bytes = std::make_shared<std::vector<unsigned char>>(img.sample_bytes());
+        for (std::size_t i = 0; i < n; ++i) {
+            const float u = rng.real(1, 0.0f, 1.0f)[0];
+            if (d.bits == 8) (*bytes)[i] = static_cast<unsigned char>(u * 255.0f);
+            if (d.bits == 16) reinterpret_cast<std::uint16_t*>(bytes->data())[i] = std::uint16_t(u * 65535.0f);
+            if (d.bits == 32) reinterpret_cast<float*>(bytes->data())[i] = 4.0f * u - 1.0f;
+        }
+        img.storage = std::shared_ptr<const unsigned char>(bytes, bytes->data());
+        ++version;
+        for (const Window win : {Window::None, Window::Hann, Window::Tukey})
+            for (const WindowShape shape : {WindowShape::Separable, WindowShape::Radial})
+                for (const Level level : {Level::None, Level::Mean, Level::Plane})
+                    for (const PadMode pad : {PadMode::Pow2, PadMode::Crop})
+                        for (const Channel channel : {Channel::Luma, Channel::G, Channel::A}) {
+                            if (channel == Channel::A && d.channels % 2) continue;  // (no alpha: an input error)
+                            Settings s;
+                            s.window = win;
+                            s.window_shape = shape;
+                            s.level = level;
+                            s.pad = pad;
+                            s.channel = channel;
+                            const gpu::PlaneRecipe r = plane_recipe(img, s, version, true);
+                            const std::string what = std::to_string(d.w) + "x" + std::to_string(d.h) + "x" +
+                                                     std::to_string(d.channels) + " " + std::to_string(d.bits) +
+                                                     "-bit window " + std::to_string(int(win)) + " shape " +
+                                                     std::to_string(int(shape)) + " level " + std::to_string(int(level)) +
+                                                     " pad " + std::to_string(int(pad)) + " channel " +
+                                                     std::to_string(int(channel));
+                            ASSERT_EQ(GlFft::recipe_error(r), "") << what;
+                            const PreparedPlane host = prepare_plane(img, s);
+                            const int pw = host.plane.width, ph = host.plane.height;
+                            ASSERT_EQ(pw, r.plane_width) << what;
+                            ASSERT_EQ(ph, r.plane_height) << what;
+                            const std::size_t count = std::size_t(pw) * ph;
+                            std::vector<cf> want(count), got(count, cf(std::numeric_limits<float>::quiet_NaN(), 0.0f));
+                            fft->forward(host.plane.v.data(), pw, ph, {}, want.data());
+                            std::vector<gpu::GlPassTime> times;
+                            fft->forward_recipe(r, {}, got.data(), &times);
+                            const bool exact = shape == WindowShape::Separable && level == Level::None;
+                            if (exact) {
+                                EXPECT_EQ(got, want) << what;
+                            } else {
+                                std::vector<cd> w(want.begin(), want.end());
+                                EXPECT_LT(rel_l2(got, w), 1e-6) << what;
+                            }
+                            bool uploaded = false;
+                            for (const auto& t : times) uploaded |= t.what.find("samples up") != std::string::npos;
+                            EXPECT_EQ(uploaded, win == Window::None && shape == WindowShape::Separable &&
+                                                    level == Level::None && pad == PadMode::Pow2 &&
+                                                    channel == Channel::Luma)
+                                << what << ": the samples go up once an image";
+                        }
+    }
+    gpu::PlaneRecipe mean;
+    mean.fill_mean = true;
+    mean.samples = &version;
+    EXPECT_NE(GlFft::recipe_error(mean), "");
 }
 
 // The picture made in shaders from the spectrum kept on the device is the CPU's (tests/support/device_picture.h).
