@@ -78,7 +78,14 @@ struct Engine::Impl {
             return *opencl;
         }
         if (s.backend == Backend::Gl) {  // throws GpuUnavailable (no EGL, no 4.3 context) with the reason
-            if (!gl) gl = make_gl_backend(gl_shared);
+            if (!gl && gl_shared) {
+                try {
+                    gl = make_gl_backend(gl_shared);
+                } catch (const gpu::GpuUnavailable&) {  // the viewer's share group refused: a context of its own
+                    gl_shared.reset();
+                }
+            }
+            if (!gl) gl = make_gl_backend();
             return *gl;
         }
         if (!gpu_lost.empty()) throw gpu::GpuContextLost("the GPU stopped working earlier in this process: " + gpu_lost);
