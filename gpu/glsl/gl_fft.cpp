@@ -31,6 +31,7 @@ struct Gl {
     SV_GL(PFNGLGETSTRINGPROC, GetString)                     \
     SV_GL(PFNGLGETERRORPROC, GetError)                       \
     SV_GL(PFNGLGETINTEGERVPROC, GetIntegerv)                 \
+    SV_GL(PFNGLGETINTEGER64VPROC, GetInteger64v)             \
     SV_GL(PFNGLGETINTEGERI_VPROC, GetIntegeri_v)             \
     SV_GL(PFNGLCREATESHADERPROC, CreateShader)               \
     SV_GL(PFNGLSHADERSOURCEPROC, ShaderSource)               \
@@ -109,6 +110,7 @@ struct GlFft::Impl {
     EGLContext context = EGL_NO_CONTEXT;
     Gl gl;
     std::string renderer;
+    GLint64 max_storage = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the largest buffer a shader may address
     GLint max_invocations = 0, max_size[2] = {0, 0}, max_shared = 0, max_count[2] = {0, 0};
     std::map<std::string, GLuint> programs;  // per shader and configuration, compiled once
     GLuint a = 0, b = 0;
@@ -353,6 +355,7 @@ void GlFft::Impl::start(Proc proc) {
     m.gl.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 0, &m.max_count[0]);
     m.gl.GetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_COUNT, 1, &m.max_count[1]);
     m.gl.GetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &m.max_shared);
+    m.gl.GetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &m.max_storage);
     m.check_gl("reading the compute limits");
     const std::string& r = m.renderer;
     m.software = r.find("llvmpipe") != std::string::npos || r.find("softpipe") != std::string::npos ||
@@ -390,6 +393,11 @@ std::string GlFft::check(int width, int height, const GlFftConfig& c) const {
             return "a row of " + std::to_string(n) + " is too long";
     }
     if (std::max(width, height) > m.max_count[1]) return "more rows than this context dispatches";
+    if (const double bytes = 8.0 * double(width) * double(height); m.max_storage > 0 && bytes > double(m.max_storage))
+        return "a " + std::to_string(width) + "x" + std::to_string(height) + " complex plane (" +
+               std::to_string(std::llround(bytes / 1048576.0)) + " MiB) is over this context's largest storage buffer (" +
+               std::to_string(std::llround(double(m.max_storage) / 1048576.0)) +
+               " MiB; --roi or --pad crop for a smaller one, or another backend)";
     if (c.tile * c.tile > m.max_invocations || c.tile > m.max_size[0] || c.tile > m.max_size[1])
         return "a " + std::to_string(c.tile) + " x " + std::to_string(c.tile) +
                " transpose tile is over this context's " + std::to_string(m.max_invocations) +

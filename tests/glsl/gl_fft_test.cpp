@@ -117,6 +117,9 @@ TEST(GlFft, RefusesWhatTheContextOrTheRadixCannotRun) {
     EXPECT_NE(fft->check(64, 64, {512, 0, 16}), "");
     EXPECT_NE(fft->check(64, 64, {512, 1, 4096}).find("tile"), std::string::npos);
     EXPECT_EQ(fft->check(64, 64, {}), "");
+    // A plane over the largest storage buffer the context addresses (llvmpipe: 128 MiB, NVIDIA: 2 GiB) is refused.
+    EXPECT_NE(fft->check(1 << 15, 1 << 15, {}).find("largest storage buffer"), std::string::npos)
+        << fft->check(1 << 15, 1 << 15, {});
 }
 
 // The plane made in a shader from the image's samples (forward_recipe) is app/core/plane.cpp's: the spectrum equals
