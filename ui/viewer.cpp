@@ -365,6 +365,7 @@ void take_frame(ViewerState& st, RunResult& r) {
     }
     try {
         if (r.image_id != st.shown.image_id) {  // computed for an image since replaced
+            if (f.gl_ready) glDeleteSync(reinterpret_cast<GLsync>(f.gl_ready));  // (its slot is not read)
             if (slot >= 0) st.worker->release_slot(slot);
             return;
         }
