@@ -619,6 +619,7 @@ void apply_worker_updates(ViewerState& st) {
     poll_copy(st);
     poll_device_listing(st);
     WorkerUpdates u = st.worker->poll();
+    for (std::uint64_t fence : u.stale_gl_fences) glDeleteSync(reinterpret_cast<GLsync>(fence));
     if (u.decoded) take_decoded(st, *u.decoded);
     if (u.display && u.display->image_id == st.shown.image_id) {  // the image view's picture, made after the image came
         if (u.display->device_image)

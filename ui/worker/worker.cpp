@@ -978,8 +978,9 @@ void Worker::do_run() {
     std::lock_guard<std::mutex> lock(mu_);
     // (a run that could not fill its slot, e.g. GL with a mask, brought its picture to the host: the slot stays free)
     if (slot >= 0) slot_state_[slot] = r.ok && used_slot == slot && r.frame.picture_slot == slot ? 2 : 0;
-    // An unpolled earlier picture is superseded: its slot is free again.
+    // An unpolled earlier picture is superseded: its slot is free again (a GL one's fence goes to the viewer to delete).
     if (out_.run && out_.run->ok && out_.run->frame.picture_slot >= 0) slot_state_[out_.run->frame.picture_slot] = 0;
+    if (out_.run && out_.run->frame.gl_ready) out_.stale_gl_fences.push_back(out_.run->frame.gl_ready);
     out_.run = std::move(r);
 }
 

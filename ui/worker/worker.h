@@ -194,6 +194,8 @@ struct WorkerUpdates {
     std::optional<std::vector<gpu::KernelResources>> resources;
     std::optional<VolumeResult> volume;
     std::vector<std::pair<bool, std::string>> messages;  // (is_error, text), in order
+    // GL pictures superseded before the viewer took them: their fences (GLsync), for the viewer to delete.
+    std::vector<std::uint64_t> stale_gl_fences;
 };
 
 // What the worker is doing, for the spinner.
