@@ -350,6 +350,10 @@ void take_frame(ViewerState& st, RunResult& r) {
         if (r.engine_ended.time_since_epoch().count()) st.startup.engine_ended = viewer_clock_of(r.engine_ended) * 1e3;
         for (const auto& t : r.frame.timings) st.first_run_timings.emplace_back(t.name, t.ms);
     }
+    if (!r.gl_share_refused.empty() && st.machine.gl_shared) {  // the Pipeline panel and its layout line say so
+        st.machine.gl_shared = false;
+        st.machine.gl_shared_why = r.gl_share_refused;
+    }
     if (!r.gpu_lost.empty() && st.machine.gpu_ok) {
         // A sticky CUDA error: the GPU is gone for this process. The worker ran the request again on the CPU; from
         // now on everything does (the Pipeline panel greys the GPU backends out with this reason), and no interop.

@@ -58,6 +58,7 @@ struct Engine::Impl {
     gpu::DeviceInfo dev;
     std::unique_ptr<SpectrumBackend> cpu, gpu, opencl, gl;
     std::shared_ptr<gpu::GlSharedContext> gl_shared;  // set_gl_context's
+    std::string gl_share_refused;                     // why it was dropped
     int opencl_platform = -2, opencl_device = -2;  // the device `opencl` was made for
     std::unique_ptr<SpectrumPreview> preview;
     // Why the GPU can no longer be used in this process (a sticky CUDA error: GpuContextLost); empty while it can.
@@ -81,8 +82,9 @@ struct Engine::Impl {
             if (!gl && gl_shared) {
                 try {
                     gl = make_gl_backend(gl_shared);
-                } catch (const gpu::GpuUnavailable&) {  // the viewer's share group refused: a context of its own
+                } catch (const gpu::GpuUnavailable& e) {  // the viewer's share group refused: a context of its own
                     gl_shared.reset();
+                    gl_share_refused = e.what();
                 }
             }
             if (!gl) gl = make_gl_backend();
@@ -167,12 +169,14 @@ Engine::Engine() : impl_(new Impl) {}
 Engine::~Engine() = default;
 
 void Engine::set_gl_context(std::shared_ptr<gpu::GlSharedContext> shared) {
+    impl_->gl_share_refused.clear();  // (a refused share is no longer held: any share given is tried again)
     if (shared == impl_->gl_shared) return;
     impl_->gl.reset();  // made again in the new context at its next use
     impl_->gl_shared = std::move(shared);
 }
 
 bool Engine::gl_shares_context() const { return impl_->gl_shared != nullptr; }
+const std::string& Engine::gl_share_refused() const { return impl_->gl_share_refused; }
 
 void Engine::set_image(Image img, std::string name) {
     set_image(std::make_shared<const Image>(std::move(img)), std::move(name));

@@ -103,6 +103,9 @@ public:
     // context of its own: its pictures can go into slots (RunOptions::picture_slot, Frame::gl_texture).
     void set_gl_context(std::shared_ptr<gpu::GlSharedContext> shared);
     bool gl_shares_context() const;
+    // Why the GL backend runs in a context of its own although a shared one was given (it could not be made current
+    // on this thread): its pictures come through the host. Empty while the share holds or none was given.
+    const std::string& gl_share_refused() const;
 
     void set_image(Image img, std::string name);
     void set_image(std::shared_ptr<const Image> img, std::string name);

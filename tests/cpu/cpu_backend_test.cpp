@@ -12,6 +12,7 @@
 #include "app/engine/preview.h"
 #include "app/core/plane.h"
 #include "gpu/common/errors.h"
+#include "gpu/common/gl_context.h"
 #include "tests/support/oracle.h"
 #include "tests/support/random_image.h"
 #include "tests/support/temp_dir.h"
@@ -614,6 +615,41 @@ TEST(Engine, CancelledCpuRunThrowsAndLeavesNothingHalfMade) {
         EXPECT_EQ(got.rgba, want.rgba);
         EXPECT_EQ(b.read_value(s, 3, 4), a.read_value(s, 3, 4));
     }
+}
+
+// A shared context the engine cannot make current (NVIDIA's EGL refused one on the worker's thread): the GL backend
+// runs in a context of its own, the picture comes back to the host, and the engine says why (the viewer's Pipeline
+// panel shows it) instead of the viewer believing its texture is written on the GPU.
+TEST(Engine, AGlShareThatCannotBeMadeCurrentIsSaidAndThePictureComesToTheHost) {
+    Rng rng;
+    const Image img = random_image(rng, 64, 32, 1, 8);
+    auto refused = std::make_shared<gpu::GlSharedContext>();
+    refused->make_current = [] { return false; };
+    refused->release = [] {};
+    refused->proc_address = [](const char*) -> void* { return nullptr; };
+    Engine e;
+    e.set_gl_context(refused);
+    EXPECT_TRUE(e.gl_shares_context());
+    EXPECT_EQ(e.gl_share_refused(), "");
+    e.set_image(img, "random");
+    Settings s;
+    s.backend = Backend::Gl;
+    RunOptions o;
+    o.want_rgba = false;
+    o.picture_slot = 0;
+    Frame f;
+    try {
+        f = e.run(s, o);
+    } catch (const gpu::GpuUnavailable& x) {
+        GTEST_SKIP() << "no OpenGL compute here: " << x.what();
+    }
+    EXPECT_FALSE(e.gl_shares_context());
+    EXPECT_NE(e.gl_share_refused().find("cannot be made current"), std::string::npos) << e.gl_share_refused();
+    EXPECT_EQ(f.picture_slot, -1);
+    EXPECT_EQ(f.gl_texture, 0u);
+    EXPECT_EQ(f.rgba.size(), std::size_t(f.width) * f.height);
+    e.set_gl_context(nullptr);  // a new share (or none) forgets the refusal
+    EXPECT_EQ(e.gl_share_refused(), "");
 }
 
 }  // namespace

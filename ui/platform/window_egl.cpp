@@ -128,10 +128,18 @@ protected:
         auto c = std::make_shared<gpu::GlSharedContext>();
         EGLDisplay d = display_;
         EGLContext x = shared_;
+        // EGL's bound API is the calling thread's (OpenGL ES until it says otherwise): the worker's thread binds
+        // OpenGL before it makes an OpenGL context current. (Mesa took it without; NVIDIA's EGL refused, and the GL
+        // engine quietly used a context of its own, its pictures through the host: seen on the H100, 2026-12-07.)
         c->make_current = [d, x] {
-            return eglGetCurrentContext() == x || eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, x) == EGL_TRUE;
+            if (eglGetCurrentContext() == x) return true;
+            return eglBindAPI(EGL_OPENGL_API) == EGL_TRUE &&
+                   eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, x) == EGL_TRUE;
         };
-        c->release = [d] { eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT); };
+        c->release = [d] {
+            eglBindAPI(EGL_OPENGL_API);
+            eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+        };
         c->proc_address = [](const char* name) { return reinterpret_cast<void*>(eglGetProcAddress(name)); };
         c->version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
         return c;

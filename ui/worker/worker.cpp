@@ -1015,6 +1015,7 @@ void Worker::run_once(const Settings& settings, int slot, RunResult& r, std::uin
     r.engine_started = std::chrono::steady_clock::now();
     r.frame = engine_.run(settings, o);
     r.engine_ended = std::chrono::steady_clock::now();
+    if (settings.backend == Backend::Gl) r.gl_share_refused = engine_.gl_share_refused();
     last_run_change_ = settings.stop.kind == gpu::StopPoint::Kind::Done ? r.change : 0;
     if (lab && !r.frame.device_lab_rgba) {
         const float* plane =

@@ -64,6 +64,8 @@ struct RunResult {
     // Set when the GPU stopped working during this run (a sticky CUDA error): why. The run was done again on the CPU
     // backend (settings.backend says so); the viewer switches to it and stops using the GPU.
     std::string gpu_lost;
+    // Set when the GL backend could not run in the viewer's share group (its pictures come through the host): why.
+    std::string gl_share_refused;
     Frame frame;  // when ok
     // The frequency lab's third view (filters on): Settings::lab_view of the filtered image over the image's own
     // region, as RGBA8 (gray, stretched min..max; the difference as a heat map from 0), made here off the UI
