@@ -491,25 +491,36 @@ Profile VolumeSpectrum::shell_profile(int threads, double sx, double sy, double 
     std::vector<std::vector<long long>> counts(std::size_t(nt), std::vector<long long>(std::size_t(bins), 0));
     const double norm = 1.0 / (double(W) * H * D);
     const std::complex<float>* F = half();
+    // Per x, once: fx^2 and the weight (a half bin stands for its mirror too, except where the mirror is itself:
+    // x = 0, W/2). The inner loop is then a square root and two adds a bin (it divided and called lround a bin:
+    // 104 ms for a 512^3 volume on the H100 machine's 16 cores).
+    std::vector<double> fx2(std::size_t(hw), 0.0);
+    std::vector<int> weight(std::size_t(hw), 2);
+    for (int x = 0; x < hw; ++x) {
+        const double fx = fftfreq(x, W) / sx;
+        fx2[std::size_t(x)] = fx * fx;
+        if (x == 0 || (W % 2 == 0 && x == W / 2)) weight[std::size_t(x)] = 1;
+    }
     parallel_bands(
         D, nt,
         [&](int z0, int z1, int t) {
-            std::vector<double>& sum = sums[std::size_t(t)];
-            std::vector<long long>& count = counts[std::size_t(t)];
+            double* sum = sums[std::size_t(t)].data();
+            long long* count = counts[std::size_t(t)].data();
             for (int z = z0; z < z1; ++z) {
-                const double fz = fftfreq(z, D) / sz;
+                const double fz = fftfreq(z, D) / sz, fz2 = fz * fz;
                 for (int y = 0; y < H; ++y) {
-                    const double fy = fftfreq(y, H) / sy;
+                    const double fy = fftfreq(y, H) / sy, fy2 = fy * fy;
                     const std::complex<float>* row = F + (std::size_t(z) * H + y) * hw;
-                    for (int x = 0; x < hw; ++x) {
-                        if (x == 0 && y == 0 && z == 0) continue;  // DC left out, as the 2D radial profile does
-                        const double fx = fftfreq(x, W) / sx;
-                        const std::size_t i = std::size_t(std::lround(std::sqrt(fx * fx + fy * fy + fz * fz) * m));
-                        // A half bin stands for its mirror too, except where the mirror is itself (x = 0, W/2).
-                        const int weight = (x == 0 || (W % 2 == 0 && x == W / 2)) ? 1 : 2;
+                    for (int x = (y == 0 && z == 0) ? 1 : 0; x < hw; ++x) {  // DC left out, as the 2D profile does
+                        // The radius in bins rounded half away from zero (std::lround's, exactly: r >= 0, and the
+                        // fraction r - trunc(r) is exact), (fx^2 + fy^2) + fz^2 summed in that order as before.
+                        const double r = std::sqrt(fx2[std::size_t(x)] + fy2 + fz2) * m;
+                        const std::size_t whole = std::size_t(r);
+                        const std::size_t i = whole + (r - double(whole) >= 0.5 ? 1 : 0);
+                        const int wt = weight[std::size_t(x)];
                         const std::complex<float> c = row[x];
-                        sum[i] += weight * (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;
-                        count[i] += weight;
+                        sum[i] += wt * (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;
+                        count[i] += wt;
                     }
                 }
             }

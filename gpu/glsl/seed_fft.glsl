@@ -90,7 +90,8 @@ uniform uint n, span, rows;
 void main() {
     const uint b = gl_GlobalInvocationID.x, row = gl_GlobalInvocationID.y;
     if (b >= n / 2u || row >= rows) return;
-    const uint grp = b / span, p = row * n + grp * 2u * span + b % span;
+    const uint ls = log2u(span);  // spans are powers of two: shifts and masks, not integer division
+    const uint grp = b >> ls, p = row * n + (grp << (ls + 1u)) + (b & (span - 1u));
     const vec2 a = data[p], t = cmul(twiddles[bit_reverse(grp, log2u(n) - 1u)], data[p + span]);
     data[p] = a + t;
     data[p + span] = a - t;
@@ -113,12 +114,14 @@ void main() {
         for (uint k = tx; k < uint(LEN); k += uint(THREADS)) tile[t0 + k] = src[row * n + block * uint(LEN) + k];
     const uint log2n = log2u(n), log2len = log2u(uint(LEN));
     uint done = 0u;
-    for (uint span = h; span >= 1u && done < stages; span /= 2u, ++done) {
+    // Spans are powers of two: the butterfly's group and place by shifts and masks (integer division is a loop of
+    // instructions on GPUs).
+    for (uint ls = log2len - 1u, span = h; span >= 1u && done < stages; span >>= 1u, --ls, ++done) {
         barrier();
         if (live)
             for (uint b = tx; b < h; b += uint(THREADS)) {
-                const uint lg = b / span, p = t0 + lg * 2u * span + b % span;
-                const uint grp = block * uint(LEN) / (2u * span) + lg;  // the group in the whole row
+                const uint lg = b >> ls, p = t0 + (lg << (ls + 1u)) + (b & (span - 1u));
+                const uint grp = ((block << log2len) >> (ls + 1u)) + lg;  // the group in the whole row
                 const vec2 a = tile[p], t = cmul(twiddles[bit_reverse(grp, log2n - 1u)], tile[p + span]);
                 tile[p] = a + t;
                 tile[p + span] = a - t;
