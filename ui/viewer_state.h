@@ -93,6 +93,7 @@ struct VolumeUi {
         double t_posted = 0, ready_ms = -1;  // ready < 0: not (yet); superseded ones stay so
         bool transformed = false;
         double decode_ms = 0, transform_ms = 0, pictures_ms = 0, shape_ms = 0, fft_ms = 0, shell_ms = 0;
+        double copy_ms = 0, queue_ms = 0, work_ms = 0, taken_ms = -1;  // taken: posted -> the viewer had the result
     };
     std::vector<Change> changes;
 };

@@ -561,7 +561,11 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
                                            {"pictures_ms", ms(c.pictures_ms)},
                                            {"shape_ms", ms(c.shape_ms)},
                                            {"fft_ms", ms(c.fft_ms)},
-                                           {"shell_ms", ms(c.shell_ms)}});
+                                           {"shell_ms", ms(c.shell_ms)},
+                                           {"copy_ms", ms(c.copy_ms)},
+                                           {"queue_ms", ms(c.queue_ms)},
+                                           {"work_ms", ms(c.work_ms)},
+                                           {"taken_ms", ms_or_null(c.taken_ms)}});
     // Invalid UTF-8 in a path or an action becomes U+FFFD rather than an exception.
     write_file_atomically(path, r.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
 }

@@ -81,6 +81,10 @@ void take_volume(ViewerState& st, VolumeResult& r) {
             c.shape_ms = r.shape_ms;
             c.fft_ms = r.fft_ms;
             c.shell_ms = r.shell_ms;
+            c.copy_ms = r.copy_ms;
+            c.queue_ms = r.queue_ms;
+            c.work_ms = r.work_ms;
+            c.taken_ms = (viewer_clock() - c.t_posted) * 1e3;
         }
     if (!r.ok) {
         st.messages.error("volume: " + r.error);

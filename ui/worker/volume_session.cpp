@@ -120,6 +120,7 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
         vol->transform(&out->shape_ms, &out->fft_ms,
                        [&](float* buffer) { gpu.run(buffer, g.width, g.height, g.depth); });
         backend = gpu.last().what + (s.backend == Backend::CustomFast ? " (custom-fast has no 3D pipeline yet)" : "");
+        out->copy_ms = gpu.last().copy_ms;
     }
     const auto t_shell = Clock::now();
     shell_ = vol->shell_profile(threads);

@@ -61,6 +61,8 @@ struct VolumeResult {
     double decode_ms = 0, transform_ms = 0, pictures_ms = 0;
     // transform_ms in parts: the frames shaped into the buffer, the FFT (a GPU's with its copies), the shell profile
     double shape_ms = 0, fft_ms = 0, shell_ms = 0;
+    double copy_ms = 0;                 // of fft_ms, a GPU's copies up and down
+    double queue_ms = 0, work_ms = 0;   // posted -> the worker began it; began -> this result was made
     std::string backend;  // which transformed it
     std::string step_title, step_caption;  // view.step >= 0: what the step did and why
 };

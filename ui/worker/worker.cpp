@@ -318,19 +318,23 @@ std::uint64_t Worker::volume_view(const Settings& s, const VolumeViewRequest& v)
 std::uint64_t Worker::post_volume(std::function<void(VolumeResult&)> work, bool skip_when_superseded) {
     std::lock_guard<std::mutex> lock(mu_);
     const std::uint64_t id = ++volume_posted_;
-    jobs_.push_back([this, work = std::move(work), skip_when_superseded, id] {
+    const auto posted = std::chrono::steady_clock::now();
+    jobs_.push_back([this, work = std::move(work), skip_when_superseded, id, posted] {
         if (skip_when_superseded) {
             std::lock_guard<std::mutex> lk(mu_);
             if (id != volume_posted_) return;  // a newer one waits
         }
         VolumeResult r;
         r.id = id;
+        const auto began = std::chrono::steady_clock::now();
+        r.queue_ms = std::chrono::duration<double, std::milli>(began - posted).count();
         try {
             work(r);  // (a view throws when no volume is open)
         } catch (const std::exception& e) {
             r.ok = false;
             r.error = describe(e);
         }
+        r.work_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
         std::lock_guard<std::mutex> lk(mu_);
         out_.volume = std::move(r);
     });
