@@ -193,7 +193,10 @@ int run_volume(const StackRun& r) {
                                                           std::to_string(depth) + " frames");
         if (engine) {
             const VolumeGeometry& g = vol.geometry();
-            vol.transform(&shape_ms, &fft_ms, [&](float* buffer) { engine->run(buffer, g.width, g.height, g.depth); });
+            // The spectrum stays on the GPU: the slice, projections and shells are made there; --raw brings it down.
+            vol.transform(&shape_ms, &fft_ms,
+                          [&](float* buffer) { engine->run(buffer, g.width, g.height, g.depth, true); });
+            vol.attach_device(kept_on_device(*engine));
         } else {
             vol.transform(&shape_ms, &fft_ms);
         }

@@ -17,7 +17,7 @@ gpu::VolumeRequest request(const Settings& s) {
 }
 }  // namespace
 
-GpuVolumeFft::GpuVolumeFft(const Settings& s) : req_(request(s)), engine_(0) {}
+GpuVolumeFft::GpuVolumeFft(const Settings& s) : req_(request(s)), engine_(std::make_shared<gpu::VolumeEngine>(0)) {}
 
 void GpuVolumeFft::configure(const Settings& s) { req_ = request(s); }
 

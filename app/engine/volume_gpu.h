@@ -19,18 +19,23 @@ public:
     explicit GpuVolumeFft(const Settings& s);
     // Another backend or knobs for the next runs, on the same engine (its plans and buffers kept where they fit).
     void configure(const Settings& s);
-    const gpu::DeviceInfo& device() const { return engine_.device(); }
+    const gpu::DeviceInfo& device() const { return engine_->device(); }
     // gpu::ConfigError where the backend cannot run W x H x D (the seed pipeline: not powers of two; a knob refused).
-    void check(int W, int H, int D) const { engine_.check(req_, W, H, D); }
+    void check(int W, int H, int D) const { engine_->check(req_, W, H, D); }
     // Device bytes a run needs at W x H x D.
     double device_bytes(int W, int H, int D) const { return gpu::VolumeEngine::device_bytes(req_, W, H, D); }
-    // The transform of a shaped buffer (VolumeSpectrum::Fft3d's contract); its passes' timings in last().
-    void run(float* buffer, int W, int H, int D) { last_ = engine_.r2c_in_place(buffer, W, H, D, req_); }
+    // The transform of a shaped buffer (VolumeSpectrum::Fft3d's contract); its passes' timings in last(). With
+    // `keep` the spectrum stays on the device (app/volume's kept_on_device hands it to VolumeSpectrum).
+    void run(float* buffer, int W, int H, int D, bool keep = false) {
+        last_ = engine_->r2c_in_place(buffer, W, H, D, req_, keep);
+    }
     const gpu::VolumeRun& last() const { return last_; }
+    // The engine, shared with what holds a spectrum it kept (gpu::VolumeEngine::kept).
+    const std::shared_ptr<gpu::VolumeEngine>& engine() const { return engine_; }
 
 private:
     gpu::VolumeRequest req_;
-    gpu::VolumeEngine engine_;
+    std::shared_ptr<gpu::VolumeEngine> engine_;
     gpu::VolumeRun last_;
 };
 

@@ -3,10 +3,12 @@
 #include <fftw3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 
 #include "app/core/parallel_bands.h"
@@ -15,6 +17,7 @@
 #include "app/core/plane.h"
 #include "app/engine/cpu_backend.h"
 #include "gpu/common/spectrum_math.h"
+#include "gpu/common/volume_math.h"
 
 namespace specview {
 
@@ -22,11 +25,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-// numpy.fft.fftfreq's frequency of index k of n, in cycles per sample.
-double fftfreq(int k, int n) { return double(k < (n + 1) / 2 ? k : k - n) / double(n); }
-
-// The unshifted index a picture index i shows along an axis of n (shifted or not).
-int source(int i, int n, bool shift) { return shift ? shift_source(i, n) : i; }
+double fftfreq(int k, int n) { return volume_fftfreq(k, n); }
+int source(int i, int n, bool shift) { return volume_source(i, n, shift); }
+int axis_number(VolumeAxis a) { return a == VolumeAxis::X ? 0 : a == VolumeAxis::Y ? 1 : 2; }
 
 constexpr int kSphereTable = 4096;
 }  // namespace
@@ -70,6 +71,9 @@ struct VolumeSpectrum::Impl {
     // Per content frame: the sum of its values, and of (x - xc) v and (y - yc) v (levelling).
     std::vector<double> sum, sum_x, sum_y;
     std::vector<char> added;
+    // Whether `in` holds the half spectrum (false while only the device holds it: VolumeSpectrum::attach_device).
+    std::atomic<bool> host_ok{true};
+    std::mutex host_mu;
     ~Impl() { reset(); }
     void reset() {
         auto lock = lock_fftw_planner();
@@ -88,6 +92,8 @@ VolumeSpectrum::~VolumeSpectrum() = default;
 void VolumeSpectrum::begin(const Settings& s, int w, int h, int d, int threads) {
     if (w < 1 || h < 1 || d < 1) throw std::invalid_argument("a volume needs at least one voxel");
     Impl& m = *impl_;
+    device_.reset();  // (its buffer is about to hold the next transform)
+    m.host_ok = true;
     const VolumeGeometry was = g_;
     const int was_threads = m.threads;
     m.s = s;
@@ -279,14 +285,29 @@ void VolumeSpectrum::transform(double* shape_ms, double* fft_ms, const Fft3d& ff
     if (fft_ms) *fft_ms = ms_since(t0);
 }
 
-const std::complex<float>* VolumeSpectrum::half() const { return reinterpret_cast<const std::complex<float>*>(impl_->in); }
+void VolumeSpectrum::attach_device(std::shared_ptr<VolumeDevice> device) {
+    device_ = std::move(device);
+    impl_->host_ok = device_ == nullptr;
+}
+
+const std::complex<float>* VolumeSpectrum::half() const {
+    Impl& m = *impl_;
+    if (device_ && !m.host_ok.load(std::memory_order_acquire)) {  // (callers on several threads: one download)
+        std::lock_guard<std::mutex> lock(m.host_mu);
+        if (!m.host_ok.load(std::memory_order_relaxed)) {
+            device_->download_half(reinterpret_cast<std::complex<float>*>(m.in));
+            m.host_ok.store(true, std::memory_order_release);
+        }
+    }
+    return reinterpret_cast<const std::complex<float>*>(m.in);
+}
 
 std::complex<float> VolumeSpectrum::at(int x, int y, int z) const {
-    const int W = g_.width, H = g_.height, D = g_.depth, hw = W / 2 + 1;
     const std::complex<float>* F = half();
-    if (x < hw) return F[(std::size_t(z) * H + y) * hw + x];
-    const int mz = z == 0 ? 0 : D - z, my = y == 0 ? 0 : H - y;
-    return std::conj(F[(std::size_t(mz) * H + my) * hw + (W - x)]);
+    bool conj = false;
+    const std::size_t i = volume_half_index(x, y, z, g_.width, g_.height, g_.depth,
+                                            std::size_t(g_.width / 2 + 1), &conj);
+    return conj ? std::conj(F[i]) : F[i];
 }
 
 void VolumeSpectrum::full_plane(int z, std::complex<float>* out) const {
@@ -313,6 +334,8 @@ std::vector<float> VolumeSpectrum::slice_values(VolumeAxis axis, int index, cons
     // (row, column) of the picture -> bin (x, y, z): z -> (y, x), y -> (z, x), x -> (z, y)
     const int rows = axis == VolumeAxis::Z ? H : D, cols = axis == VolumeAxis::X ? H : W;
     *width = cols, *height = rows;
+    if (device_) return device_->slice(axis, k, vp.view, sh, rows, cols, bins);
+    half();  // (here, not on the threads)
     std::vector<float> v(std::size_t(rows) * cols);
     if (bins) bins->resize(v.size());
     // Rows over the threads: a slice of a 512^3 volume is a quarter of a million logarithms, and moving a slice in
@@ -321,10 +344,9 @@ std::vector<float> VolumeSpectrum::slice_values(VolumeAxis axis, int index, cons
         for (int i = r0; i < r1; ++i) {
             const int a = source(i, rows, sh);
             for (int j = 0; j < cols; ++j) {
-                const int b = source(j, cols, sh);
-                const std::complex<float> c = axis == VolumeAxis::Z   ? at(b, a, k)
-                                              : axis == VolumeAxis::Y ? at(b, k, a)
-                                                                      : at(k, b, a);
+                int x = 0, y = 0, z = 0;
+                volume_slice_bin(axis_number(axis), k, a, source(j, cols, sh), &x, &y, &z);
+                const std::complex<float> c = at(x, y, z);
                 v[std::size_t(i) * cols + j] = view_value(vp.view, c.real(), c.imag());
                 if (bins) (*bins)[std::size_t(i) * cols + j] = c;
             }
@@ -340,17 +362,22 @@ std::vector<float> VolumeSpectrum::sample_values(const ViewParams& vp, std::size
     const double half_bins = double(hw) * H * D;
     const int step = std::max(1, int(std::ceil(std::cbrt(half_bins / double(std::max<std::size_t>(max_samples, 1))))));
     const int nx = (hw + step - 1) / step, ny = (H + step - 1) / step, nz = (D + step - 1) / step;
-    std::vector<float> v(std::size_t(nx) * ny * nz);
-    const std::complex<float>* F = half();
-    parallel_bands(nz, impl_->threads, [&](int z0, int z1, int) {
-        for (int zi = z0; zi < z1; ++zi)
-            for (int yi = 0; yi < ny; ++yi)
-                for (int xi = 0; xi < nx; ++xi) {
-                    const std::complex<float> c = F[(std::size_t(zi) * step * H + std::size_t(yi) * step) * hw +
-                                                    std::size_t(xi) * step];
-                    v[(std::size_t(zi) * ny + yi) * nx + xi] = view_value(vp.view, c.real(), c.imag());
-                }
-    }, 1);
+    std::vector<float> v;
+    if (device_) {
+        v = device_->lattice(vp.view, step, nx, ny, nz);
+    } else {
+        v.resize(std::size_t(nx) * ny * nz);
+        const std::complex<float>* F = half();
+        parallel_bands(nz, impl_->threads, [&](int z0, int z1, int) {
+            for (int zi = z0; zi < z1; ++zi)
+                for (int yi = 0; yi < ny; ++yi)
+                    for (int xi = 0; xi < nx; ++xi) {
+                        const std::complex<float> c = F[(std::size_t(zi) * step * H + std::size_t(yi) * step) * hw +
+                                                        std::size_t(xi) * step];
+                        v[(std::size_t(zi) * ny + yi) * nx + xi] = view_value(vp.view, c.real(), c.imag());
+                    }
+        }, 1);
+    }
     // (the mirrored half's phase and imaginary part are the negatives of these)
     if (vp.view == View::Phase || vp.view == View::Imag) {
         const std::size_t n = v.size();
@@ -379,6 +406,8 @@ std::vector<float> VolumeSpectrum::projection_values(VolumeAxis axis, bool max, 
     const int along = axis == VolumeAxis::Z ? D : axis == VolumeAxis::Y ? H : W;
     *width = cols;
     *height = rows;
+    if (device_) return device_->projection(axis, max, vp.view, sh, rows, cols);
+    half();  // (here, not on the threads)
     std::vector<float> v(std::size_t(rows) * cols);
     // Log-magnitude and power grow with |F|: the largest view value is the view of the largest |F|^2, so only that
     // is kept along the axis (no logarithm a voxel); phase, real and imaginary parts take the view of each.
@@ -490,6 +519,12 @@ Profile VolumeSpectrum::shell_profile(int threads, double sx, double sy, double 
     std::vector<std::vector<double>> sums(std::size_t(nt), std::vector<double>(std::size_t(bins), 0.0));
     std::vector<std::vector<long long>> counts(std::size_t(nt), std::vector<long long>(std::size_t(bins), 0));
     const double norm = 1.0 / (double(W) * H * D);
+    if (device_) {
+        device_->shell(sx, sy, sz, m, norm, bins, sums[0].data(), counts[0].data());
+        Profile p = profile_from_sums(sums[0], counts[0], true, 1, 1);
+        for (double& a : p.at) a *= sx / m;
+        return p;
+    }
     const std::complex<float>* F = half();
     // Per x, once: fx^2 and the weight (a half bin stands for its mirror too, except where the mirror is itself:
     // x = 0, W/2). The inner loop is then a square root and two adds a bin (it divided and called lround a bin:
@@ -512,11 +547,7 @@ Profile VolumeSpectrum::shell_profile(int threads, double sx, double sy, double 
                     const double fy = fftfreq(y, H) / sy, fy2 = fy * fy;
                     const std::complex<float>* row = F + (std::size_t(z) * H + y) * hw;
                     for (int x = (y == 0 && z == 0) ? 1 : 0; x < hw; ++x) {  // DC left out, as the 2D profile does
-                        // The radius in bins rounded half away from zero (std::lround's, exactly: r >= 0, and the
-                        // fraction r - trunc(r) is exact), (fx^2 + fy^2) + fz^2 summed in that order as before.
-                        const double r = std::sqrt(fx2[std::size_t(x)] + fy2 + fz2) * m;
-                        const std::size_t whole = std::size_t(r);
-                        const std::size_t i = whole + (r - double(whole) >= 0.5 ? 1 : 0);
+                        const std::size_t i = volume_shell(fx2[std::size_t(x)], fy2, fz2, m);
                         const int wt = weight[std::size_t(x)];
                         const std::complex<float> c = row[x];
                         sum[i] += wt * (double(c.real()) * c.real() + double(c.imag()) * c.imag()) * norm;

@@ -28,8 +28,30 @@ struct VolumeGeometry {
 };
 VolumeGeometry volume_geometry(PadMode pad, int w, int h, int d);
 
-// The axis a slice is normal to, or a projection runs along.
+// The axis a slice is normal to, or a projection runs along (numbered 0, 1, 2 on the device: gpu/common/volume_math.h).
 enum class VolumeAxis { X, Y, Z };
+
+// A volume's half spectrum held on a device (a GPU backend's: app/engine/volume_gpu.h), where what is shown of it is
+// made: the spectrum does not come to the host unless something needs it whole there (--raw, a bin's value). The
+// pictures' bins and arithmetic are the host's (gpu/common/volume_math.h, spectrum_math.h); sums may be added in
+// another order. Every call throws gpu::GpuError (the device's errors) or std::logic_error once the device's buffer
+// holds another transform.
+class VolumeDevice {
+public:
+    virtual ~VolumeDevice() = default;
+    // The half spectrum into host memory: depth x height rows of width/2 + 1 bins, packed.
+    virtual void download_half(std::complex<float>* host) = 0;
+    // A slice normal to `axis` at unshifted bin k (with `bins`, its complex bins too), or the projection along it
+    // (max or sum, as VolumeSpectrum::projection_values defines them): rows x cols view values.
+    virtual std::vector<float> slice(VolumeAxis axis, int k, View view, bool shift, int rows, int cols,
+                                     std::vector<std::complex<float>>* bins = nullptr) = 0;
+    virtual std::vector<float> projection(VolumeAxis axis, bool max, View view, bool shift, int rows, int cols) = 0;
+    // The view values of the half's bins (z, y, x) = step (zi, yi, xi), nz x ny x nx of them, x fastest.
+    virtual std::vector<float> lattice(View view, int step, int nx, int ny, int nz) = 0;
+    // VolumeSpectrum::shell_profile's sums and counts over `bins` shells (each bin's power times norm).
+    virtual void shell(double sx, double sy, double sz, double m, double norm, int bins, double* sums,
+                       long long* counts) = 0;
+};
 
 class VolumeSpectrum {
 public:
@@ -55,6 +77,10 @@ public:
     // spectrum FFTW's in-place r2c leaves out.
     using Fft3d = std::function<void(float* buffer)>;
     void transform(double* shape_ms = nullptr, double* fft_ms = nullptr, const Fft3d& fft = {});
+    // After a transform whose `fft` left the half spectrum on a device instead of in the buffer: the views are made
+    // there, and the half comes to the host buffer (once) only when a caller needs it here. begin() lets it go.
+    void attach_device(std::shared_ptr<VolumeDevice> device);
+    bool on_device() const { return device_ != nullptr; }
 
     // Bin (x, y, z) of the whole unshifted spectrum (0 <= x < width ...), from the half FFTW keeps.
     std::complex<float> at(int x, int y, int z) const;
@@ -101,7 +127,8 @@ public:
     // along x (at / sx per unit): for cubic voxels the same bins as without.
     Profile shell_profile(int threads = 0, double sx = 1, double sy = 1, double sz = 1) const;
 
-    const std::complex<float>* half() const;  // depth x height rows of width/2+1
+    // depth x height rows of width/2+1 (brought from the device first where the spectrum is held there)
+    const std::complex<float>* half() const;
 
 private:
     void check_frame(const Image& frame, int k, const std::string& name) const;
@@ -109,7 +136,13 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
     VolumeGeometry g_;
+    std::shared_ptr<VolumeDevice> device_;
 };
+
+class GpuVolumeFft;
+// The spectrum the GPU engine's last run kept on the device (GpuVolumeFft::run with keep), as a VolumeDevice for
+// VolumeSpectrum::attach_device; nullptr where that run kept none. Valid until the engine runs again.
+std::shared_ptr<VolumeDevice> kept_on_device(const GpuVolumeFft& gpu);
 
 // A voxel's size (--voxel-size X:Y:Z[UNIT], or one value for a cube), in one of --pixel-size's units.
 struct VoxelSize {

@@ -3,9 +3,11 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "gpu/custom/pipeline_3d.h"
+#include "gpu/picture/volume_view.h"
 #include "gpu/runtime/device_info.h"
 #include "gpu/runtime/resources.h"
 #include "gpu/runtime/timing.h"
@@ -45,7 +47,16 @@ struct VolumeEngine::Impl {
         cufftType type{};
         bool operator==(const Key& o) const { return w == o.w && h == o.h && d == o.d && type == o.type; }
     } planned;
+    // The spectrum a run with `keep` left on the device (in a, b or staging), and which run that was.
+    HalfVolume kept;
+    std::uint64_t runs = 0, kept_run = 0;
     explicit Impl(const DeviceInfo& d) : dev(d) {}
+    const HalfVolume& kept_of(std::uint64_t run) const {
+        if (run == 0 || run != kept_run)
+            throw std::logic_error("the GPU's volume buffer no longer holds that spectrum (another transform ran)");
+        CUDA_CHECK(cudaSetDevice(dev.device));
+        return kept;
+    }
 };
 
 namespace {
@@ -77,8 +88,9 @@ double VolumeEngine::device_bytes(const VolumeRequest& r, int W, int H, int D) {
     return (c2c ? 8.0 * voxels + 8.0 * half : 8.0 * half) + double(work);
 }
 
-VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const VolumeRequest& r) {
+VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const VolumeRequest& r, bool keep) {
     Impl& m = *impl_;
+    m.kept_run = 0;  // (whatever was kept is about to be overwritten)
     check(r, W, H, D);
     CUDA_CHECK(cudaSetDevice(m.dev.device));
     cudaStream_t s = m.stream.get();
@@ -94,7 +106,12 @@ VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const Vol
         CUDA_CHECK_LAUNCH("expand_rows_kernel");
         m.timer.mark("real to complex", 12.0 * double(voxels));
     };
+    const float2* result = nullptr;  // where the half spectrum is, rows `pitch` bins apart
+    std::size_t pitch = 0;
     auto download_half = [&](const float2* from) {  // the first W/2 + 1 bins of each row
+        result = from;
+        pitch = std::size_t(W);
+        if (keep) return;
         CUDA_CHECK(cudaMemcpy2DAsync(host, hw * sizeof(float2), from, std::size_t(W) * sizeof(float2),
                                      hw * sizeof(float2), std::size_t(rows), cudaMemcpyDeviceToHost, s));
         m.timer.mark("download (half spectrum)", double(rows) * hw * 8.0);
@@ -133,8 +150,12 @@ VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const Vol
         CUFFT_CHECK(cufftExecR2C(m.plan.get(), m.staging.get(), reinterpret_cast<cufftComplex*>(m.staging.get())));
         m.timer.mark("cuFFT R2C 3D (in place)", 12.0 * double(voxels));
         last_pass = m.timer.marks();
-        CUDA_CHECK(cudaMemcpyAsync(host, m.staging.get(), padded_bytes, cudaMemcpyDeviceToHost, s));
-        m.timer.mark("download (half spectrum)", double(padded_bytes));
+        result = reinterpret_cast<const float2*>(m.staging.get());
+        pitch = std::size_t(hw);
+        if (!keep) {
+            CUDA_CHECK(cudaMemcpyAsync(host, m.staging.get(), padded_bytes, cudaMemcpyDeviceToHost, s));
+            m.timer.mark("download (half spectrum)", double(padded_bytes));
+        }
         run.what = "cuFFT R2C 3D (in place) on " + m.dev.name;
     } else {
         const Impl::Key key{W, H, D, CUFFT_C2C};
@@ -161,7 +182,48 @@ VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const Vol
     CUDA_CHECK(cudaStreamSynchronize(s));
     run.transform_ms = sum_ms(run.stages, first_pass, last_pass);
     run.copy_ms = sum_ms(run.stages, 0, run.stages.size()) - run.transform_ms;
+    if (keep) {
+        m.kept = HalfVolume{result, W, H, D, pitch};
+        m.kept_run = ++m.runs;
+    }
     return run;
+}
+
+std::uint64_t VolumeEngine::kept() const { return impl_->kept_run; }
+
+void VolumeEngine::download_half(std::uint64_t run, std::complex<float>* host) {
+    const HalfVolume& v = impl_->kept_of(run);
+    cudaStream_t s = impl_->stream.get();
+    const std::size_t hw = std::size_t(v.W) / 2 + 1;
+    CUDA_CHECK(cudaMemcpy2DAsync(host, hw * sizeof(float2), v.data, v.pitch * sizeof(float2), hw * sizeof(float2),
+                                 std::size_t(v.H) * std::size_t(v.D), cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+std::vector<float> VolumeEngine::slice(std::uint64_t run, int axis, int k, View view, bool shift, int rows, int cols,
+                                       std::vector<std::complex<float>>* bins) {
+    std::vector<float2> b;
+    std::vector<float> v =
+        volume_slice(impl_->kept_of(run), axis, k, view, shift, rows, cols, impl_->stream.get(), bins ? &b : nullptr);
+    if (bins) {
+        bins->resize(b.size());
+        for (std::size_t i = 0; i < b.size(); ++i) (*bins)[i] = std::complex<float>(b[i].x, b[i].y);
+    }
+    return v;
+}
+
+std::vector<float> VolumeEngine::projection(std::uint64_t run, int axis, bool max, View view, bool shift, int rows,
+                                            int cols) {
+    return volume_projection(impl_->kept_of(run), axis, max, view, shift, rows, cols, impl_->stream.get());
+}
+
+std::vector<float> VolumeEngine::lattice(std::uint64_t run, View view, int step, int nx, int ny, int nz) {
+    return volume_lattice(impl_->kept_of(run), view, step, nx, ny, nz, impl_->stream.get());
+}
+
+void VolumeEngine::shell(std::uint64_t run, double sx, double sy, double sz, double m, double norm, int bins,
+                         double* sums, long long* counts) {
+    volume_shell_sums(impl_->kept_of(run), sx, sy, sz, m, norm, bins, sums, counts, impl_->stream.get());
 }
 
 }  // namespace specview::gpu

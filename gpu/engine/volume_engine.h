@@ -4,12 +4,15 @@
 // in place leaves there — so every view of app/volume works on it unchanged.
 #pragma once
 
+#include <complex>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "gpu/common/config.h"
 #include "gpu/common/errors.h"
+#include "gpu/common/spectrum_math.h"  // View
 
 namespace specview::gpu {
 
@@ -45,7 +48,21 @@ public:
     // `host`: depth x height rows of 2 (W/2 + 1) floats, the first W of each the shaped volume. Afterwards: depth x
     // height rows of W/2 + 1 complex bins, unnormalised, as FFTW's in-place r2c leaves them. Plans and buffers are
     // kept for the next run of the same size. Throws ConfigError, GpuError (out of memory among them).
-    VolumeRun r2c_in_place(float* host, int W, int H, int D, const VolumeRequest& r);
+    // `keep`: the half spectrum stays on the device instead (`host` keeps the shaped volume): what is shown of it is
+    // made there (below), and it comes down only when download_half asks, until the next run.
+    VolumeRun r2c_in_place(float* host, int W, int H, int D, const VolumeRequest& r, bool keep = false);
+
+    // The run a spectrum kept on the device belongs to (0: none kept); the calls below throw std::logic_error when
+    // asked for another run's spectrum (the buffer holds the next one, or none).
+    std::uint64_t kept() const;
+    void download_half(std::uint64_t run, std::complex<float>* host);  // packed rows of W/2 + 1 bins
+    // gpu/picture/volume_view.h's views of the kept spectrum (axis 0 x, 1 y, 2 z).
+    std::vector<float> slice(std::uint64_t run, int axis, int k, View view, bool shift, int rows, int cols,
+                             std::vector<std::complex<float>>* bins = nullptr);
+    std::vector<float> projection(std::uint64_t run, int axis, bool max, View view, bool shift, int rows, int cols);
+    std::vector<float> lattice(std::uint64_t run, View view, int step, int nx, int ny, int nz);
+    void shell(std::uint64_t run, double sx, double sy, double sz, double m, double norm, int bins, double* sums,
+               long long* counts);
 
 private:
     struct Impl;

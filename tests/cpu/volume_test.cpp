@@ -271,6 +271,108 @@ TEST(Volume, ShellProfileAccountsForEveryBinButDc) {
     EXPECT_DOUBLE_EQ(p.at.front(), 1.0 / 9.0);  // bins 1 / max(W, H, D) wide
 }
 
+// A spectrum held on a device (VolumeSpectrum::attach_device), here a fake one answering from a CPU transform of the
+// same frames: every view asks the device and none brings the spectrum down; the first bin asked for brings it down
+// once (the host buffer held the shaped volume, not the spectrum, until then); begin() lets the device go.
+class FakeDevice final : public VolumeDevice {
+public:
+    explicit FakeDevice(const VolumeSpectrum& ref) : ref_(ref) {}
+    int downloads = 0, views = 0;
+    void download_half(std::complex<float>* host) override {
+        ++downloads;
+        const VolumeGeometry& g = ref_.geometry();
+        std::copy_n(ref_.half(), std::size_t(g.width / 2 + 1) * g.height * g.depth, host);
+    }
+    std::vector<float> slice(VolumeAxis axis, int k, View view, bool shift, int rows, int cols,
+                             std::vector<std::complex<float>>* bins) override {
+        ++views;
+        const int n = axis == VolumeAxis::X ? ref_.geometry().width : axis == VolumeAxis::Y ? ref_.geometry().height
+                                                                                             : ref_.geometry().depth;
+        ViewParams vp;
+        vp.view = view;
+        vp.shift = shift;
+        int w = 0, h = 0;
+        std::vector<float> v = ref_.slice_values(axis, k > (n - 1) / 2 ? k - n : k, vp, &w, &h, bins);
+        EXPECT_EQ(w, cols);
+        EXPECT_EQ(h, rows);
+        return v;
+    }
+    std::vector<float> projection(VolumeAxis axis, bool max, View view, bool shift, int rows, int cols) override {
+        ++views;
+        ViewParams vp;
+        vp.view = view;
+        vp.shift = shift;
+        int w = 0, h = 0;
+        return ref_.projection_values(axis, max, vp, &w, &h);
+    }
+    std::vector<float> lattice(View view, int step, int nx, int ny, int nz) override {
+        ++views;
+        const VolumeGeometry& g = ref_.geometry();
+        const int hw = g.width / 2 + 1;
+        std::vector<float> v;
+        for (int z = 0; z < nz; ++z)
+            for (int y = 0; y < ny; ++y)
+                for (int x = 0; x < nx; ++x) {
+                    const std::complex<float> c = ref_.half()[(std::size_t(z) * step * g.height + std::size_t(y) * step) * hw +
+                                                              std::size_t(x) * step];
+                    v.push_back(view_value(view, c.real(), c.imag()));
+                }
+        return v;
+    }
+    void shell(double sx, double sy, double sz, double m, double norm, int bins, double* sums,
+               long long* counts) override {
+        ++views;
+        const Profile p = ref_.shell_profile(2, sx, sy, sz);  // (its bins from 1: sums back from the means)
+        for (int i = 0; i < bins; ++i) sums[i] = 0, counts[i] = 0;
+        for (std::size_t i = 0; i < p.count.size() && i + 1 < std::size_t(bins); ++i) {
+            counts[i + 1] = p.count[i];
+            sums[i + 1] = p.mean_power[i] * double(p.count[i]);
+        }
+    }
+
+private:
+    const VolumeSpectrum& ref_;
+};
+
+TEST(Volume, ViewsOfASpectrumHeldOnADeviceAreMadeThereAndItComesDownOnceWhenABinIsAsked) {
+    Rng rng;
+    const int w = 12, h = 7, d = 5;
+    std::vector<double> vol;
+    const std::vector<Image> frames = random_frames(rng, w, h, d, &vol);
+    VolumeSpectrum ref, held;
+    transform(ref, frames, plain());
+    held.begin(plain(), w, h, d, 2);
+    held.add_frames(frames, "random");
+    held.transform(nullptr, nullptr, [](float*) {});  // the "device" transformed it: the buffer keeps the volume
+    auto dev = std::make_shared<FakeDevice>(ref);
+    held.attach_device(dev);
+    EXPECT_TRUE(held.on_device());
+    ViewParams vp;
+    int sw = 0, sh = 0, rw = 0, rh = 0;
+    EXPECT_EQ(held.slice_values(VolumeAxis::Y, -2, vp, &sw, &sh), ref.slice_values(VolumeAxis::Y, -2, vp, &rw, &rh));
+    EXPECT_EQ(sw, rw);
+    EXPECT_EQ(sh, rh);
+    EXPECT_EQ(held.projection_values(VolumeAxis::X, true, vp, &sw, &sh),
+              ref.projection_values(VolumeAxis::X, true, vp, &rw, &rh));
+    EXPECT_EQ(held.sample_values(vp, 20), ref.sample_values(vp, 20));
+    const Profile a = held.shell_profile(2), b = ref.shell_profile(2);
+    EXPECT_EQ(a.count, b.count);
+    EXPECT_EQ(a.at, b.at);
+    EXPECT_GE(dev->views, 4 + 3);  // (the strided lattice adds the three planes through DC)
+    EXPECT_EQ(dev->downloads, 0);
+    std::vector<std::complex<float>> bins, ref_bins;  // a slice's bins (the viewer's readout) come with it
+    EXPECT_EQ(held.slice_values(VolumeAxis::Z, 1, vp, &sw, &sh, &bins),
+              ref.slice_values(VolumeAxis::Z, 1, vp, &rw, &rh, &ref_bins));
+    EXPECT_EQ(bins, ref_bins);
+    EXPECT_EQ(dev->downloads, 0);
+    // A bin, the whole spectrum (--raw): the spectrum comes down, once.
+    EXPECT_EQ(held.at(3, 2, 1), ref.at(3, 2, 1));
+    EXPECT_EQ(whole(held), whole(ref));
+    EXPECT_EQ(dev->downloads, 1);
+    held.begin(plain(), w, h, d, 2);
+    EXPECT_FALSE(held.on_device());
+}
+
 TEST(Volume, SliceOptionParses) {
     VolumeAxis a;
     int i = 7;

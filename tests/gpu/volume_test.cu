@@ -8,9 +8,12 @@
 #include <limits>
 #include <sstream>
 
+#include "app/engine/volume_gpu.h"
+#include "app/volume/volume.h"
 #include "gpu/engine/volume_engine.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
+#include "tests/support/random_image.h"
 
 namespace specview::test {
 namespace {
@@ -113,6 +116,138 @@ TEST_F(VolumeFft, TheSeedPipelineRefusesWhatItCannotRunBeforeAnyLaunch) {
     EXPECT_THROW(e.check(r, 16, 16, 16), gpu::ConfigError);
     std::vector<float> host(2 * 9 * 8 * 8, 0.0f);
     EXPECT_THROW(e.r2c_in_place(host.data(), 16, 8, 8, r), gpu::ConfigError);
+}
+
+// The spectrum kept on the GPU (VolumeSpectrum::attach_device): every view made there — slices at several bins,
+// projections, the range's lattice (strided and whole), the shells — equals the host's views of the same spectrum
+// brought down (view values within float rounding of the device's logarithms; shell counts exactly, sums within
+// 1e-12), and the spectrum brought down is FFTW's (rel L2 < 1e-5): for cuFFT R2C (rows W/2 + 1 bins apart), C2C and
+// the seed pipeline (whole rows), odd sizes and cubes, voxel sizes given.
+TEST_F(VolumeFft, ViewsMadeWhereTheSpectrumIsKeptEqualTheHostsViewsOfIt) {
+    Rng rng;
+    struct Case {
+        Backend backend;
+        gpu::CufftMode mode;
+        int w, h, d;
+    };
+    const Case cases[] = {{Backend::Cufft, gpu::CufftMode::R2C, 15, 9, 7},  {Backend::Cufft, gpu::CufftMode::R2C, 64, 64, 64},
+                          {Backend::Cufft, gpu::CufftMode::C2C, 20, 7, 12}, {Backend::Custom, gpu::CufftMode::R2C, 32, 16, 8},
+                          {Backend::Cufft, gpu::CufftMode::R2C, 1, 1, 1},   {Backend::Cufft, gpu::CufftMode::R2C, 100, 30, 3}};
+    auto near = [](const std::vector<float>& a, const std::vector<float>& b, const std::string& what) {
+        ASSERT_EQ(a.size(), b.size()) << what;
+        double worst = 0;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            worst = std::max(worst, double(std::fabs(a[i] - b[i])) / std::max(1.0, double(std::fabs(b[i]))));
+        EXPECT_LT(worst, 2e-6) << what;
+    };
+    for (const Case& c : cases) {
+        Settings s;
+        s.backend = c.backend;
+        s.cufft_mode = c.mode;
+        s.pad = PadMode::None;
+        s.window = Window::Hann;
+        std::vector<Image> frames;
+        for (int z = 0; z < c.d; ++z) frames.push_back(random_image(rng, c.w, c.h, 1, 32));
+        const std::string name = std::to_string(c.w) + "x" + std::to_string(c.h) + "x" + std::to_string(c.d) + " " +
+                                 name_of(c.backend) + (c.mode == gpu::CufftMode::C2C ? " c2c" : "") + " seed " +
+                                 std::to_string(rng.seed());
+        Settings cs = s;
+        cs.backend = Backend::Cpu;
+        VolumeSpectrum cpu, gpu_vol;
+        cpu.begin(cs, c.w, c.h, c.d, 2);
+        cpu.add_frames(frames, "random");
+        cpu.transform();
+        GpuVolumeFft engine(s);
+        gpu_vol.begin(s, c.w, c.h, c.d, 2);
+        gpu_vol.add_frames(frames, "random");
+        const VolumeGeometry& g = gpu_vol.geometry();
+        gpu_vol.transform(nullptr, nullptr, [&](float* b) { engine.run(b, g.width, g.height, g.depth, true); });
+        gpu_vol.attach_device(kept_on_device(engine));
+        ASSERT_TRUE(gpu_vol.on_device()) << name;
+
+        // Everything asked of the device first (nothing is on the host yet) ...
+        struct Asked {
+            std::string what;
+            std::vector<float> values;
+        };
+        std::vector<Asked> device, host;
+        auto ask = [&](const VolumeSpectrum& v, std::vector<Asked>& out) {
+            int w = 0, h = 0;
+            for (View view : {View::LogMag, View::Phase, View::PowerDb})
+                for (bool shift : {true, false}) {
+                    ViewParams vp;
+                    vp.view = view;
+                    vp.shift = shift;
+                    const std::string tag = " view " + std::to_string(int(view)) + (shift ? " shifted" : "");
+                    for (VolumeAxis a : {VolumeAxis::X, VolumeAxis::Y, VolumeAxis::Z}) {
+                        const int n = a == VolumeAxis::X ? g.width : a == VolumeAxis::Y ? g.height : g.depth;
+                        for (int k : {0, 1, -1, -(n / 2), (n - 1) / 2})
+                            if (k >= -(n / 2) && k <= (n - 1) / 2)
+                                out.push_back({std::string("slice ") + axis_name(a) + ":" + std::to_string(k) + tag,
+                                               v.slice_values(a, k, vp, &w, &h)});
+                        for (bool max : {true, false})
+                            out.push_back({std::string(max ? "max" : "sum") + " along " + axis_name(a) + tag,
+                                           v.projection_values(a, max, vp, &w, &h)});
+                    }
+                    out.push_back({"lattice (all)" + tag, v.sample_values(vp)});
+                    out.push_back({"lattice (every few)" + tag, v.sample_values(vp, 50)});
+                }
+            std::vector<std::complex<float>> bins;  // (the viewer's readout under the pointer)
+            v.slice_values(VolumeAxis::Y, g.height > 1 ? 1 : 0, ViewParams{}, &w, &h, &bins);
+            std::vector<float> parts;
+            for (const std::complex<float>& b : bins) parts.insert(parts.end(), {b.real(), b.imag()});
+            out.push_back({"a slice's bins", parts});
+            const Profile p = v.shell_profile(2), q = v.shell_profile(2, 0.1, 0.2, 0.5);
+            for (const Profile* r : {&p, &q}) {
+                std::vector<float> counts, sums;
+                for (std::size_t i = 0; i < r->count.size(); ++i) {
+                    counts.push_back(float(r->count[i]));
+                    sums.push_back(float(r->mean_power[i]));
+                }
+                out.push_back({"shell counts", counts});
+                out.push_back({"shell powers", sums});
+            }
+        };
+        ask(gpu_vol, device);
+        EXPECT_TRUE(gpu_vol.on_device()) << name;
+        // ... then the spectrum brought down (half() does) and the host's views of it.
+        std::vector<cf> got, want;
+        for (int z = 0; z < g.depth; ++z)
+            for (int y = 0; y < g.height; ++y)
+                for (int x = 0; x < g.width; ++x) {
+                    got.push_back(gpu_vol.at(x, y, z));
+                    want.push_back(cpu.at(x, y, z));
+                }
+        std::vector<cd> want_d(want.begin(), want.end());
+        EXPECT_LT(rel_l2(got, want_d), 1e-5) << name << ": the spectrum brought down";
+        gpu_vol.attach_device(nullptr);
+        ask(gpu_vol, host);
+        ASSERT_EQ(device.size(), host.size());
+        for (std::size_t i = 0; i < device.size(); ++i) {
+            if (device[i].what == "shell counts") {
+                EXPECT_EQ(device[i].values, host[i].values) << name << ": " << device[i].what;
+            } else {
+                near(device[i].values, host[i].values, name + ": " + device[i].what);
+            }
+        }
+    }
+}
+
+// A kept spectrum belongs to its run: once the engine transforms again, the old handle refuses (no stale pictures).
+TEST_F(VolumeFft, AKeptSpectrumRefusesOnceTheEngineTransformsAgain) {
+    Settings s;
+    s.backend = Backend::Cufft;
+    GpuVolumeFft engine(s);
+    std::vector<float> host(2 * 5 * 8 * 8, 1.0f);
+    engine.run(host.data(), 8, 8, 8, true);
+    const std::shared_ptr<VolumeDevice> kept = kept_on_device(engine);
+    ASSERT_NE(kept, nullptr);
+    EXPECT_EQ(kept->slice(VolumeAxis::Z, 0, View::LogMag, true, 8, 8).size(), 64u);
+    engine.run(host.data(), 8, 8, 8, false);  // (downloaded: nothing kept)
+    EXPECT_EQ(kept_on_device(engine), nullptr);
+    EXPECT_THROW(kept->slice(VolumeAxis::Z, 0, View::LogMag, true, 8, 8), std::logic_error);
+    std::vector<std::complex<float>> half(5 * 8 * 8);
+    EXPECT_THROW(kept->download_half(half.data()), std::logic_error);
 }
 
 }  // namespace

@@ -117,8 +117,10 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
                                         human_bytes(gpu.device_bytes(g.width, g.height, g.depth)) +
                                         " of GPU memory; " + human_bytes(double(gpu.device().free_memory)) +
                                         " free (try --pad crop or the CPU backend)");
+        // The spectrum stays on the GPU: the views and the shells are made there (a 512^3 spectrum is 512 MiB down).
         vol->transform(&out->shape_ms, &out->fft_ms,
-                       [&](float* buffer) { gpu.run(buffer, g.width, g.height, g.depth); });
+                       [&](float* buffer) { gpu.run(buffer, g.width, g.height, g.depth, true); });
+        vol->attach_device(kept_on_device(gpu));
         backend = gpu.last().what + (s.backend == Backend::CustomFast ? " (custom-fast has no 3D pipeline yet)" : "");
         out->copy_ms = gpu.last().copy_ms;
     }
