@@ -262,18 +262,15 @@ double ms_since(BackendClock::time_point t0) {
 }
 
 // A transform on another device in place of FFTW's (OpenCL, OpenGL compute): the seed's radix-2 pipeline with the
-// custom backend's knobs (one butterfly a work-item: a local length of twice the threads per block unless given, H
-// rows a group, the tile); the full spectrum comes back to the host.
+// custom backend's knobs; the full spectrum comes back to the host, or stays there for the picture.
 struct DeviceFft {
-    // `looped`: the GL engine, whose work-items loop over a block's butterflies: the threads per block are its
-    // work-items a row and the automatic local length is the longest its shared memory holds (OpenCL's is twice the
-    // threads per block: one butterfly a work-item, the seed's).
-    static gpu::SeedConfig knobs(const Settings& s, bool looped = false) {
+    // Both engines' work-items loop over a block's butterflies: the threads per block are the work-items a row (one
+    // butterfly each, the seed's, where they are half the local length), H rows a group, the tile; the automatic
+    // local length (0) is the longest the shared (local) memory holds.
+    static gpu::SeedConfig knobs(const Settings& s) {
         const gpu::RowFftConfig& r = s.custom.rows;
-        const int threads = std::max(r.threads_per_block, 1);
-        if (looped) return {std::max(r.max_local_length, 0), std::max(r.block_height, 1), s.custom.transpose.tile, threads};
-        return {r.max_local_length > 0 ? r.max_local_length : 2 * threads, std::max(r.block_height, 1),
-                s.custom.transpose.tile};
+        return {std::max(r.max_local_length, 0), std::max(r.block_height, 1), s.custom.transpose.tile,
+                std::max(r.threads_per_block, 1)};
     }
     virtual ~DeviceFft() = default;
     virtual std::string name() const = 0;  // what ran, in words
@@ -398,7 +395,7 @@ public:
     }
 
 private:
-    static gpu::SeedConfig config(const Settings& s) { return knobs(s, HasSlots<Fft>::value); }
+    static gpu::SeedConfig config(const Settings& s) { return knobs(s); }
     void add(const std::vector<Pass>& times, std::vector<gpu::KernelTiming>& t) const {
         for (const Pass& p : times) t.push_back({short_ + " " + p.what, p.ms, p.bytes});
     }

@@ -230,6 +230,21 @@ struct OpenClFft::Impl {
     std::size_t real_capacity = 0;
     Kernel expand;
 
+    // The local length for rows of n: the knob's, or (0) the longest power of two the local memory holds for H rows.
+    int local_len(int n, const OpenClFftConfig& c) const {
+        if (c.local_length > 0) return std::min(c.local_length, n);
+        int len = 2;
+        while (len * 2 <= n && std::size_t(len) * 2 * std::size_t(c.rows_per_group) * 8 <= dev.info.local_memory)
+            len *= 2;
+        return std::min(len, n);
+    }
+    // Work-items a row of the local kernel: the knob's threads per block, at most len / 2 (then one butterfly each,
+    // the seed's; fewer loop over the block's butterflies), 256 at most where no knob says.
+    static int threads_for(int len, const OpenClFftConfig& c) {
+        const int t = c.threads > 0 ? c.threads : c.local_length > 0 ? len / 2 : std::min(len / 2, 256);
+        return std::max(1, std::min(t, len / 2));
+    }
+
     cl_mem twiddles_for(int n) {
         auto it = twiddles.find(n);
         if (it != twiddles.end()) return it->second;
@@ -266,7 +281,7 @@ struct OpenClFft::Impl {
         const int log2n = log2_pow2(n);
         if (stages < 0) stages = log2n;
         const cl_uint un = cl_uint(n), urows = cl_uint(rows);
-        const int len = std::min(c.local_length, n);
+        const int len = local_len(n, c), threads = threads_for(len, c);
         cl_mem tw = twiddles_for(n);
         int done = 0;
         for (int span = n / 2; span >= len && done < stages; span /= 2, ++done) {
@@ -281,10 +296,9 @@ struct OpenClFft::Impl {
         const cl_uint ulen = cl_uint(len), ulocal = cl_uint(stages - done), unatural = natural && stages == log2n;
         set_args(local, in, out, tw, un, ulen, urows, ulocal, unatural,
                  Local{std::size_t(len) * std::size_t(c.rows_per_group) * sizeof(cl_float2)});
-        const std::size_t H = std::size_t(c.rows_per_group);
-        const std::size_t wg[2] = {std::size_t(len / 2), H};
-        const std::size_t global[2] = {std::size_t(len / 2) * std::size_t(n / len),
-                                       (std::size_t(rows) + H - 1) / H * H};
+        const std::size_t H = std::size_t(c.rows_per_group), T = std::size_t(threads);
+        const std::size_t wg[2] = {T, H};
+        const std::size_t global[2] = {T * std::size_t(n / len), (std::size_t(rows) + H - 1) / H * H};
         cl_event ev = nullptr;
         CL_CHECK(clEnqueueNDRangeKernel(queue, local, 2, nullptr, global, wg, 0, nullptr, &ev));
         events.emplace_back(ev);
@@ -381,16 +395,17 @@ double OpenClFft::prepare(int width, int height, const OpenClFftConfig& c) {
 std::string OpenClFft::check(int width, int height, const OpenClFftConfig& c) const {
     const Impl& m = *impl_;
     if (const std::string e =
-            seed_knobs_error(width, height, c.local_length, c.rows_per_group, c.tile, "the OpenCL kernels");
+            seed_knobs_error(width, height, c.local_length > 0 ? c.local_length : 2, c.rows_per_group, c.tile,
+                             "the OpenCL kernels");
         !e.empty())
         return e;
     const std::size_t limit = std::min(m.local_wg_limit, m.dev.info.max_work_group);
     for (int n : {width, height}) {
         if (n == 1) continue;
-        const std::size_t len = std::size_t(std::min(c.local_length, n));
-        const std::size_t items = len / 2 * std::size_t(c.rows_per_group);
-        if (items > limit || len / 2 > m.dev.max_item[0] || std::size_t(c.rows_per_group) > m.dev.max_item[1])
-            return std::to_string(len / 2) + " x " + std::to_string(c.rows_per_group) +
+        const std::size_t len = std::size_t(m.local_len(n, c)), T = std::size_t(Impl::threads_for(int(len), c));
+        const std::size_t items = T * std::size_t(c.rows_per_group);
+        if (items > limit || T > m.dev.max_item[0] || std::size_t(c.rows_per_group) > m.dev.max_item[1])
+            return std::to_string(T) + " x " + std::to_string(c.rows_per_group) +
                    " work-items a group (local length " + std::to_string(len) + ", H " +
                    std::to_string(c.rows_per_group) + ") is over this device's " + std::to_string(limit);
         if (len * std::size_t(c.rows_per_group) * 8 > m.dev.info.local_memory)

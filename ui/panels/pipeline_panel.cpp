@@ -47,12 +47,10 @@ bool draw_gpu_knobs(Settings& s) {
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("rows of data one thread block holds in shared memory (seed 000)");
     changed |= int_combo("Local FFT length", s.custom.rows.max_local_length,
                          {0, 16, 64, 256, 1024, 2048, 4096, 8192, 16384},
-                         cuda_backend(s.backend)       ? "auto (48 KiB)"
-                         : s.backend == Backend::Gl    ? "auto (the longest that fits)"
-                                                       : "auto (2 x threads)");
+                         cuda_backend(s.backend) ? "auto (48 KiB)" : "auto (the longest that fits)");
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("longer rows first run global Cooley-Tukey stages, then the shared-memory kernel (seed 001);\n"
-                          "OpenGL's work-items loop over a block's butterflies, OpenCL's take one each");
+                          "OpenGL's and OpenCL's work-items loop over a block's butterflies (one each at half the length)");
     changed |= int_combo("Transpose tile", s.custom.transpose.tile, {8, 16, 32, 64});
     changed |= ImGui::Checkbox("Merge the final transposes (3D)", &s.custom.merge_final_transposes);
     if (ImGui::IsItemHovered())
