@@ -96,6 +96,7 @@ struct VolumeUi {
         double copy_ms = 0, queue_ms = 0, work_ms = 0, taken_ms = -1;  // taken: posted -> the viewer had the result
     };
     std::vector<Change> changes;
+    VolumeTimes times;  // the last transform's stages and the latest pictures' time (the Timings panel)
 };
 
 // The owner: the worker (and through it the engine), the textures and the interop, the change bookkeeping, and
@@ -226,7 +227,8 @@ struct ViewerState {
     PanelContext context() {
         return PanelContext{settings, dirty,      shown,
                             machine,  messages,   *worker,
-                            layout,   max_memory, [this](int frame) { play_frame(*this, frame); }};
+                            layout,   max_memory, [this](int frame) { play_frame(*this, frame); },
+                            volume.enabled && volume.times.transform_ms > 0 ? &volume.times : nullptr};
     }
     std::uint64_t prerun_image_id = 0;  // the frame play_frame asked for (its run comes with it)
     double max_memory = 0;              // --max-memory

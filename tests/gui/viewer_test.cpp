@@ -1425,6 +1425,17 @@ TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
                           "volume-spectrum-kxkz", "volume-spectrum-kykz"})
         EXPECT_EQ(l.rects.count(v), 1u) << v;
     EXPECT_TRUE(l.has("volume-shell bins ")) << "no shell power spectrum";
+    {  // the Timings panel times the volume's stages (the last transform's, kept by the view-only slice move)
+        double dec = -1, fft = -1, shell = -1, pics = -1;
+        ASSERT_EQ(std::sscanf(l.line("volume-timings ").c_str(), "volume-timings decode %lf fft %lf shell %lf pictures %lf",
+                              &dec, &fft, &shell, &pics),
+                  4)
+            << l.line("volume-timings ");
+        EXPECT_GT(dec, 0.0);
+        EXPECT_GT(fft, 0.0);
+        EXPECT_GE(shell, 0.0);
+        EXPECT_GT(pics, 0.0);
+    }
     {  // the spectrum views' one range as a colour bar, in their colormap and unit
         float lo = 0, hi = 0;
         char cm[32] = "", unit[32] = "";

@@ -172,6 +172,8 @@ struct PanelContext {
     double max_memory = 0;             // --max-memory (0: what the machine has available)
     // Playback's step: the frame decoded and its spectrum run by the worker in one go (ui/viewer.cpp).
     std::function<void(int frame)> play_frame;
+    // The volume shown as six views (null outside volume mode): the Timings panel times its stages.
+    const VolumeTimes* volume = nullptr;
 
     bool has_image() const { return shown.image != nullptr; }
     // The picture size a run of these settings gives for the image shown.

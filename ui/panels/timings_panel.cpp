@@ -10,6 +10,37 @@
 
 namespace specview::ui {
 
+namespace {
+
+// A volume's open in stages (the last transform's; a moved slice keeps them): decode, the frames shaped, the FFT (a
+// GPU's passes below it, its copies counted), the shells, the pictures of the latest request.
+void draw_volume_timings(const PanelContext& ctx) {
+    const VolumeTimes& t = *ctx.volume;
+    ImGui::TextWrapped("%dx%dx%d volume: %s", t.width, t.height, t.depth, t.backend.c_str());
+    if (!ImGui::BeginTable("volume stages", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+    ImGui::TableSetupColumn("volume stage", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableSetupColumn("ms", ImGuiTableColumnFlags_WidthFixed, 8 * ImGui::CalcTextSize("0").x);
+    ImGui::TableHeadersRow();
+    auto row = [](const std::string& name, double ms) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextWrapped("%s", name.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.1f", ms);
+    };
+    row("decode (every frame)", t.decode_ms);
+    row("frames shaped (channel, level, window, pad) [CPU]", t.shape_ms);
+    row(t.gpu_stages.empty() ? "3D FFT (FFTW)" : "3D FFT on the GPU, copies " + std::to_string(int(t.copy_ms + 0.5)) + " ms of it", t.fft_ms);
+    for (const gpu::KernelTiming& k : t.gpu_stages) row("  " + k.name, k.ms);
+    row("shell power spectrum", t.shell_ms);
+    row("pictures (latest request)", t.pictures_ms);
+    ImGui::EndTable();
+    ctx.layout.push_back("volume-timings decode " + std::to_string(t.decode_ms) + " fft " + std::to_string(t.fft_ms) +
+                         " shell " + std::to_string(t.shell_ms) + " pictures " + std::to_string(t.pictures_ms));
+}
+
+}  // namespace
+
 void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
     ctx.layout.push_back("panel Timings");
     if (!ImGui::CollapsingHeader("Timings", ImGuiTreeNodeFlags_DefaultOpen)) return;
@@ -17,7 +48,9 @@ void draw_timings_panel(PanelContext& ctx, TimingsUi& timings) {
         ImGui::TextDisabled("no run yet");
         return;
     }
+    if (ctx.volume) draw_volume_timings(ctx);
     const Frame& f = ctx.shown.frame;
+    if (ctx.volume) ImGui::TextDisabled("frame 1 as an image (2D):");
     ImGui::TextWrapped("%s", f.backend.c_str());
     if (ImGui::BeginTable("kernels", 4,
                           ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp)) {

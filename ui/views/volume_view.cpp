@@ -86,6 +86,10 @@ void take_volume(ViewerState& st, VolumeResult& r) {
             c.work_ms = r.work_ms;
             c.taken_ms = (viewer_clock() - c.t_posted) * 1e3;
         }
+    if (r.ok && r.transformed)
+        v.times = VolumeTimes{r.backend,  r.geometry.width, r.geometry.height, r.geometry.depth, r.decode_ms, r.shape_ms,
+                              r.fft_ms,   r.copy_ms,        r.shell_ms,        r.transform_ms,   r.pictures_ms, r.gpu_stages};
+    if (r.ok) v.times.pictures_ms = r.pictures_ms;
     if (!r.ok) {
         st.messages.error("volume: " + r.error);
         if (!v.shown) v.enabled = false;  // the open failed: back to the 2D views

@@ -123,6 +123,7 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
         vol->attach_device(kept_on_device(gpu));
         backend = gpu.last().what + (s.backend == Backend::CustomFast ? " (custom-fast has no 3D pipeline yet)" : "");
         out->copy_ms = gpu.last().copy_ms;
+        out->gpu_stages = gpu.last().stages;
     }
     const auto t_shell = Clock::now();
     shell_ = vol->shell_profile(threads);

@@ -62,9 +62,18 @@ struct VolumeResult {
     // transform_ms in parts: the frames shaped into the buffer, the FFT (a GPU's with its copies), the shell profile
     double shape_ms = 0, fft_ms = 0, shell_ms = 0;
     double copy_ms = 0;                 // of fft_ms, a GPU's copies up and down
+    std::vector<gpu::KernelTiming> gpu_stages;  // a GPU's passes and copies, as they ran (empty on the CPU)
     double queue_ms = 0, work_ms = 0;   // posted -> the worker began it; began -> this result was made
     std::string backend;  // which transformed it
     std::string step_title, step_caption;  // view.step >= 0: what the step did and why
+};
+
+// The last transform's stages, for the Timings panel (a view-only request keeps them) and the latest pictures' time.
+struct VolumeTimes {
+    std::string backend;
+    int width = 0, height = 0, depth = 0;
+    double decode_ms = 0, shape_ms = 0, fft_ms = 0, copy_ms = 0, shell_ms = 0, transform_ms = 0, pictures_ms = 0;
+    std::vector<gpu::KernelTiming> gpu_stages;
 };
 
 class VolumeSession {
