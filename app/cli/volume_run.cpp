@@ -177,7 +177,8 @@ int run_volume(const StackRun& r) {
                 const int end = r.last >= 0 ? std::min(r.last, total - 1) : total - 1;
                 depth = end - r.first + 1;
                 check_need(img.width, img.height, depth);
-                vol.begin(r.s, img.width, img.height, depth);
+                // On a GPU backend each frame's samples go up as it is decoded: shaped and transformed there.
+                vol.begin(r.s, img.width, img.height, depth, 0, engine ? frames_on_device(*engine) : nullptr);
                 begun = true;
             }
             vol.add_frame(img, img.frame - r.first, r.input);
@@ -191,15 +192,8 @@ int run_volume(const StackRun& r) {
         }
         if (added != depth) throw InputError(r.input, "gave " + std::to_string(added) + " of its " +
                                                           std::to_string(depth) + " frames");
-        if (engine) {
-            const VolumeGeometry& g = vol.geometry();
-            // The spectrum stays on the GPU: the slice, projections and shells are made there; --raw brings it down.
-            vol.transform(&shape_ms, &fft_ms,
-                          [&](float* buffer) { engine->run(buffer, g.width, g.height, g.depth, true); });
-            vol.attach_device(kept_on_device(*engine));
-        } else {
-            vol.transform(&shape_ms, &fft_ms);
-        }
+        // (on a GPU the spectrum stays there: the slice, projections and shells are made there; --raw brings it down)
+        vol.transform(&shape_ms, &fft_ms);
     } catch (const InputError& e) {
         std::cerr << "specview: " << e.what() << "\n";
         return kExitInput;

@@ -29,7 +29,7 @@ double fftfreq(int k, int n) { return volume_fftfreq(k, n); }
 int source(int i, int n, bool shift) { return volume_source(i, n, shift); }
 int axis_number(VolumeAxis a) { return a == VolumeAxis::X ? 0 : a == VolumeAxis::Y ? 1 : 2; }
 
-constexpr int kSphereTable = 4096;
+constexpr int kSphereTable = kVolumeSphereTable;
 }  // namespace
 
 VolumeGeometry volume_geometry(PadMode pad, int w, int h, int d) {
@@ -74,6 +74,8 @@ struct VolumeSpectrum::Impl {
     // Whether `in` holds the half spectrum (false while only the device holds it: VolumeSpectrum::attach_device).
     std::atomic<bool> host_ok{true};
     std::mutex host_mu;
+    std::shared_ptr<VolumeInput> input;  // the frames' device (begin's), or none: the host buffer
+    void allocate(const VolumeGeometry& g);  // the host buffer and FFTW's plan
     ~Impl() { reset(); }
     void reset() {
         auto lock = lock_fftw_planner();
@@ -89,7 +91,7 @@ struct VolumeSpectrum::Impl {
 VolumeSpectrum::VolumeSpectrum() : impl_(new Impl) {}
 VolumeSpectrum::~VolumeSpectrum() = default;
 
-void VolumeSpectrum::begin(const Settings& s, int w, int h, int d, int threads) {
+void VolumeSpectrum::begin(const Settings& s, int w, int h, int d, int threads, std::shared_ptr<VolumeInput> input) {
     if (w < 1 || h < 1 || d < 1) throw std::invalid_argument("a volume needs at least one voxel");
     Impl& m = *impl_;
     device_.reset();  // (its buffer is about to hold the next transform)
@@ -108,25 +110,35 @@ void VolumeSpectrum::begin(const Settings& s, int w, int h, int d, int threads) 
     if (!keep) m.reset();
     m.rows_h = g_.height;
     m.stride = 2 * (std::size_t(g_.width) / 2 + 1);
-    const std::size_t floats = m.stride * std::size_t(g_.height) * std::size_t(g_.depth);
     m.sum.assign(std::size_t(g_.content_d), 0.0);
     m.sum_x.assign(std::size_t(g_.content_d), 0.0);
     m.sum_y.assign(std::size_t(g_.content_d), 0.0);
     m.added.assign(std::size_t(g_.content_d), 0);
+    m.input = std::move(input);
+    if (m.input) {  // the frames go to the device; the host buffer only when the spectrum is needed here
+        m.input->begin(g_);
+        return;
+    }
     if (keep) return;
+    m.allocate(g_);
+}
+
+void VolumeSpectrum::Impl::allocate(const VolumeGeometry& g) {
+    Impl& m = *this;
+    const std::size_t floats = m.stride * std::size_t(g.height) * std::size_t(g.depth);
     auto lock = lock_fftw_planner();
     m.in = fftwf_alloc_real(floats);
     if (!m.in) throw std::bad_alloc();
     advise_huge_pages(m.in, floats * sizeof(float));
     fftwf_plan_with_nthreads(m.threads);
     // Estimated: a volume is planned once a run, and measuring a 256^3 plan takes longer than the transform.
-    m.plan = fftwf_plan_dft_r2c_3d(g_.depth, g_.height, g_.width, m.in, reinterpret_cast<fftwf_complex*>(m.in),
+    m.plan = fftwf_plan_dft_r2c_3d(g.depth, g.height, g.width, m.in, reinterpret_cast<fftwf_complex*>(m.in),
                                    FFTW_ESTIMATE);
     if (!m.plan) {
         fftwf_free(m.in);
         m.in = nullptr;
-        throw std::runtime_error("FFTW could not plan a " + std::to_string(g_.width) + "x" +
-                                 std::to_string(g_.height) + "x" + std::to_string(g_.depth) + " transform");
+        throw std::runtime_error("FFTW could not plan a " + std::to_string(g.width) + "x" +
+                                 std::to_string(g.height) + "x" + std::to_string(g.depth) + " transform");
     }
 }
 
@@ -136,6 +148,10 @@ void VolumeSpectrum::add_frame(const Image& frame, int k, const std::string& nam
 
 void VolumeSpectrum::add_frames(const std::vector<Image>& frames, const std::string& name) {
     for (std::size_t k = 0; k < frames.size(); ++k) check_frame(frames[k], int(k), name);  // (throws here, not on a thread)
+    if (impl_->input) {  // one device stream: the frames in turn
+        for (std::size_t k = 0; k < frames.size(); ++k) add_frame_rows(frames[k], int(k), name, 1);
+        return;
+    }
     parallel_bands(int(frames.size()), impl_->threads, [&](int k0, int k1, int) {
         for (int k = k0; k < k1; ++k) add_frame_rows(frames[std::size_t(k)], k, name, 1);
     }, 1);
@@ -155,6 +171,13 @@ void VolumeSpectrum::add_frame_rows(const Image& frame, int k, const std::string
     check_frame(frame, k, name);
     const int z = k - g_.crop_z;
     if (z < 0 || z >= g_.content_d) return;  // outside the centred crop
+    if (m.input) {
+        float probe = 0;
+        channel_values(frame, m.s.channel, g_.crop_y, g_.crop_x, 1, &probe, name);  // (the channel's checks)
+        m.input->frame(frame, int(m.s.channel), z);
+        m.added[std::size_t(z)] = 1;
+        return;
+    }
     const int cw = g_.content_w, ch = g_.content_h;
     const double xc = (cw - 1) / 2.0, yc = (ch - 1) / 2.0;
     std::vector<double> s(static_cast<std::size_t>(ch)), sx(static_cast<std::size_t>(ch));
@@ -162,13 +185,7 @@ void VolumeSpectrum::add_frame_rows(const Image& frame, int k, const std::string
         for (int y = y0; y < y1; ++y) {
             float* r = m.row(y, z);
             channel_values(frame, m.s.channel, y + g_.crop_y, g_.crop_x, cw, r, name);
-            double a = 0, b = 0;
-            for (int x = 0; x < cw; ++x) {
-                a += r[x];
-                b += (x - xc) * r[x];
-            }
-            s[std::size_t(y)] = a;
-            sx[std::size_t(y)] = b;
+            volume_row_sums(r, cw, xc, &s[std::size_t(y)], &sx[std::size_t(y)]);
         }
     });
     double a = 0, b = 0, c = 0;
@@ -185,10 +202,11 @@ void VolumeSpectrum::add_frame_rows(const Image& frame, int k, const std::string
 
 void VolumeSpectrum::transform(double* shape_ms, double* fft_ms, const Fft3d& fft) {
     Impl& m = *impl_;
-    if (!m.plan) throw std::logic_error("VolumeSpectrum::transform before begin");
+    if (!m.plan && !m.input) throw std::logic_error("VolumeSpectrum::transform before begin");
     for (int z = 0; z < g_.content_d; ++z)
         if (!m.added[std::size_t(z)]) throw std::logic_error("a volume frame was never added");
     auto t0 = Clock::now();
+    if (m.input) m.input->sums(m.sum.data(), m.sum_x.data(), m.sum_y.data());  // (the frames' device adds them)
     const Settings& s = m.s;
     const int W = g_.width, H = g_.height, D = g_.depth, cw = g_.content_w, ch = g_.content_h, cd = g_.content_d;
     const bool padded = W > cw || H > ch || D > cd;
@@ -231,6 +249,22 @@ void VolumeSpectrum::transform(double* shape_ms, double* fft_ms, const Fft3d& ff
         for (int i = 0; i < cd; ++i) wz[std::size_t(i)] = window_value(s.window, i, cd, s.tukey_alpha, s.kaiser_beta);
     }
     const double hx = xc > 0 ? xc : 1.0, hy = yc > 0 ? yc : 1.0, hz = zc > 0 ? zc : 1.0;
+    if (m.input) {  // the device shapes and transforms what it holds; the spectrum stays there
+        VolumeInput::Shape sh;
+        sh.a = a, sh.bx = bx, sh.by = by, sh.bz = bz, sh.radial = radial;
+        if (radial) {
+            sh.table = table;
+        } else {
+            sh.wx = wx, sh.wy = wy, sh.wz = wz;
+        }
+        sh.fill_mean = s.pad_fill == PadFill::Mean && level == s.level && padded;
+        double frames = 0, shaped = 0, fft_time = 0;
+        std::shared_ptr<VolumeInput> input = std::move(m.input);  // (used up: the next volume begins again)
+        attach_device(input->shape_and_transform(sh, &frames, &shaped, &fft_time));
+        if (shape_ms) *shape_ms = ms_since(t0) - fft_time;
+        if (fft_ms) *fft_ms = fft_time;
+        return;
+    }
     // Shaped content rows (each (y, z) row on one thread), their sums kept for a mean fill.
     std::vector<double> row_sum(std::size_t(ch) * cd, 0.0);
     parallel_bands(ch * cd, m.threads, [&](int r0, int r1, int) {
@@ -242,19 +276,14 @@ void VolumeSpectrum::transform(double* shape_ms, double* fft_ms, const Fft3d& ff
             if (radial) {
                 const double ry = (y - yc) / hy, rz = (z - zc) / hz;
                 for (int x = 0; x < cw; ++x) {
-                    const double rx = (x - xc) / hx;
-                    const double rho = std::min(1.0, std::sqrt(rx * rx + ry * ry + rz * rz));
-                    const double pos = (1.0 - rho) * double(kSphereTable - 1);
-                    const int i = std::min(int(pos), kSphereTable - 2);
-                    const double w = table[std::size_t(i)] + (table[std::size_t(i) + 1] - table[std::size_t(i)]) * (pos - i);
-                    const float v = float((double(row[x]) - base - bx * (x - xc)) * w);
+                    const float v = volume_shaped_radial(row[x], base, bx, x, xc, hx, ry, rz, table.data());
                     row[x] = v;
                     sum += v;
                 }
             } else {
                 const double wyz = wy[std::size_t(y)] * wz[std::size_t(z)];
                 for (int x = 0; x < cw; ++x) {
-                    const float v = float((double(row[x]) - base - bx * (x - xc)) * wx[std::size_t(x)] * wyz);
+                    const float v = volume_shaped(row[x], base, bx, x, xc, wx[std::size_t(x)], wyz);
                     row[x] = v;
                     sum += v;
                 }
@@ -295,6 +324,7 @@ const std::complex<float>* VolumeSpectrum::half() const {
     if (device_ && !m.host_ok.load(std::memory_order_acquire)) {  // (callers on several threads: one download)
         std::lock_guard<std::mutex> lock(m.host_mu);
         if (!m.host_ok.load(std::memory_order_relaxed)) {
+            if (!m.in) m.allocate(g_);  // (the frames went to the device: no host buffer until now)
             device_->download_half(reinterpret_cast<std::complex<float>*>(m.in));
             m.host_ok.store(true, std::memory_order_release);
         }

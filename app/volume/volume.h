@@ -53,6 +53,29 @@ public:
                        long long* counts) = 0;
 };
 
+// A device that makes the volume itself from the frames' samples and transforms it there (a GPU backend's:
+// frames_on_device below), so that no host buffer is filled, shaped and sent: VolumeSpectrum hands it each frame as it
+// is added and the levelling and window it computes from the frames' sums; the spectrum stays there (VolumeDevice).
+class VolumeInput {
+public:
+    virtual ~VolumeInput() = default;
+    virtual void begin(const VolumeGeometry& g) = 0;
+    // The frame's channel (0 luma, else index + 1) into content slab z.
+    virtual void frame(const Image& frame, int channel, int z) = 0;
+    // Each content slab's sum v, sum (x - xc) v, sum (y - yc) v (as VolumeSpectrum adds them on the host).
+    virtual void sums(double* sum, double* sum_x, double* sum_y) = 0;
+    struct Shape {
+        double a = 0, bx = 0, by = 0, bz = 0;
+        bool radial = false;
+        std::vector<double> wx, wy, wz, table;
+        bool fill_mean = false;
+    };
+    // The levelling, the window, the padding's fill and the transform: the spectrum, kept there. *frames_ms: the time
+    // the frames took on their way (their uploads), *shape_ms the shaping and *fft_ms the transform (device times).
+    virtual std::shared_ptr<VolumeDevice> shape_and_transform(const Shape& s, double* frames_ms, double* shape_ms,
+                                                              double* fft_ms) = 0;
+};
+
 class VolumeSpectrum {
 public:
     VolumeSpectrum();
@@ -63,7 +86,9 @@ public:
     // Starts a volume of frames of w x h, d of them in all (the frames given; the policy may crop or pad), under
     // these settings (channel, window and shape, level, pad, pad fill); allocates FFTW's buffer and plans (threads:
     // <= 0 all cores). Throws std::bad_alloc when the buffer cannot be had.
-    void begin(const Settings& s, int w, int h, int d, int threads = 0);
+    // With `input`, the frames go to that device instead (VolumeInput): no host buffer until something needs the
+    // spectrum here.
+    void begin(const Settings& s, int w, int h, int d, int threads = 0, std::shared_ptr<VolumeInput> input = nullptr);
     const VolumeGeometry& geometry() const { return g_; }
     // Frame k (0-based among the d) into the buffer: skipped where the crop leaves it out. Frames of another size
     // are an InputError naming `name`.
@@ -140,6 +165,8 @@ private:
 };
 
 class GpuVolumeFft;
+// The GPU engine as the frames' device (valid while `gpu` lives; its last() says what ran).
+std::shared_ptr<VolumeInput> frames_on_device(GpuVolumeFft& gpu);
 // The spectrum the GPU engine's last run kept on the device (GpuVolumeFft::run with keep), as a VolumeDevice for
 // VolumeSpectrum::attach_device; nullptr where that run kept none. Valid until the engine runs again.
 std::shared_ptr<VolumeDevice> kept_on_device(const GpuVolumeFft& gpu);

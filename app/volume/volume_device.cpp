@@ -35,7 +35,49 @@ private:
     std::uint64_t run_;
 };
 
+// The GPU engine's frames path behind VolumeInput: each frame's samples go up as they are added.
+class FramesOnDevice final : public VolumeInput {
+public:
+    explicit FramesOnDevice(GpuVolumeFft& gpu) : gpu_(gpu) {}
+    void begin(const VolumeGeometry& g) override {
+        gpu::VolumeContent c;
+        c.W = g.width, c.H = g.height, c.D = g.depth;
+        c.cw = g.content_w, c.ch = g.content_h, c.cd = g.content_d;
+        c.crop_x = g.crop_x, c.crop_y = g.crop_y;
+        gpu_.frames_begin(c);
+    }
+    void frame(const Image& f, int channel, int z) override {
+        gpu::VolumeFrame v;
+        v.samples = f.data();
+        v.bit_depth = f.bit_depth;
+        v.width = f.width;
+        v.height = f.height;
+        v.channels = f.channels;
+        gpu_.frame(v, channel, z);
+    }
+    void sums(double* sum, double* sum_x, double* sum_y) override { gpu_.frame_sums(sum, sum_x, sum_y); }
+    std::shared_ptr<VolumeDevice> shape_and_transform(const Shape& s, double* frames_ms, double* shape_ms,
+                                                      double* fft_ms) override {
+        gpu::VolumeShapeParams p;
+        p.a = s.a, p.bx = s.bx, p.by = s.by, p.bz = s.bz, p.radial = s.radial;
+        p.wx = s.wx, p.wy = s.wy, p.wz = s.wz, p.table = s.table, p.fill_mean = s.fill_mean;
+        gpu_.shape_and_transform(p);
+        const gpu::VolumeRun& run = gpu_.last();
+        *frames_ms = run.frames_ms;
+        *fft_ms = run.transform_ms;
+        *shape_ms = 0;
+        for (const gpu::KernelTiming& k : run.stages)
+            if (k.name.rfind("shape", 0) == 0) *shape_ms += k.ms;
+        return kept_on_device(gpu_);
+    }
+
+private:
+    GpuVolumeFft& gpu_;
+};
+
 }  // namespace
+
+std::shared_ptr<VolumeInput> frames_on_device(GpuVolumeFft& gpu) { return std::make_shared<FramesOnDevice>(gpu); }
 
 std::shared_ptr<VolumeDevice> kept_on_device(const GpuVolumeFft& gpu) {
     const std::uint64_t run = gpu.engine()->kept();

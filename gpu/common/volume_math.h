@@ -1,7 +1,8 @@
-// A volume's spectrum as app/volume shows it, shared by the host (app/volume/volume.cpp) and the device
-// (gpu/picture/volume_view.cu) so that both pick the same bins: the whole spectrum's bin (x, y, z) in the half that an
-// in-place R2C transform keeps, a slice's or projection's picture index to its bin, the shell a bin falls in. The
-// device code is compiled without fused multiply-adds, so the shells' arithmetic rounds as the host's does.
+// A volume as app/volume shapes and shows it, shared by the host (app/volume/volume.cpp) and the device
+// (gpu/engine/volume_engine.cu, gpu/picture/volume_view.cu) so that both make the same values: a content row's sums
+// for the levelling fit, a voxel's shaped value (levelling plane, separable or spherical window), the whole spectrum's
+// bin (x, y, z) in the half that an in-place R2C transform keeps, a slice's or projection's picture index to its bin,
+// the shell a bin falls in. The device code is compiled without fused multiply-adds, so both round alike.
 #pragma once
 
 #include <math.h>
@@ -11,6 +12,39 @@
 #include "gpu/common/spectrum_math.h"  // SV_HD, shift_source
 
 namespace specview {
+
+constexpr int kVolumeSphereTable = 4096;  // samples of the spherical window, edge (0) to centre
+
+// A content row's sums for the levelling fit, in x order: sum v and sum (x - xc) v.
+SV_HD void volume_row_sums(const float* row, int cw, double xc, double* a, double* b) {
+    double s = 0, sx = 0;
+    for (int x = 0; x < cw; ++x) {
+        s += row[x];
+        sx += (x - xc) * row[x];
+    }
+    *a = s;
+    *b = sx;
+}
+
+// The shaped value of content voxel x of a row whose levelling base is `base` (a + by (y - yc) + bz (z - zc)): the
+// levelling plane subtracted, then the separable window's wx[x] wy[y] wz[z] (wyz = wy[y] wz[z]).
+SV_HD float volume_shaped(float v, double base, double bx, int x, double xc, double wxx, double wyz) {
+    return float((double(v) - base - bx * (x - xc)) * wxx * wyz);
+}
+
+// The same with the spherical window: w of the distance from the centre over the inscribed ellipsoid (half-axes hx,
+// hy, hz; ry, rz the row's), from `table` (kVolumeSphereTable samples, edge to centre) linearly.
+SV_HD float volume_shaped_radial(float v, double base, double bx, int x, double xc, double hx, double ry, double rz,
+                                 const double* table) {
+    const double rx = (x - xc) / hx;
+    double rho = sqrt(rx * rx + ry * ry + rz * rz);
+    if (rho > 1.0) rho = 1.0;
+    const double pos = (1.0 - rho) * double(kVolumeSphereTable - 1);
+    int i = int(pos);
+    if (i > kVolumeSphereTable - 2) i = kVolumeSphereTable - 2;
+    const double w = table[i] + (table[i + 1] - table[i]) * (pos - i);
+    return float((double(v) - base - bx * (x - xc)) * w);
+}
 
 // numpy.fft.fftfreq's frequency of index k of n, in cycles per sample.
 SV_HD double volume_fftfreq(int k, int n) { return double(k < (n + 1) / 2 ? k : k - n) / double(n); }

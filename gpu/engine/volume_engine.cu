@@ -3,10 +3,13 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
+#include "gpu/common/volume_math.h"
 #include "gpu/custom/pipeline_3d.h"
+#include "gpu/plane/volume_prep.h"
 #include "gpu/picture/volume_view.h"
 #include "gpu/runtime/device_info.h"
 #include "gpu/runtime/resources.h"
@@ -50,7 +53,17 @@ struct VolumeEngine::Impl {
     // The spectrum a run with `keep` left on the device (in a, b or staging), and which run that was.
     HalfVolume kept;
     std::uint64_t runs = 0, kept_run = 0;
+    // The frames' path (frames_begin .. shape_and_transform): where the real volume is made, its content, the frames'
+    // levelling sums (3 a frame) and rows' (2 a row), the upload buffer, the window's values, shaped row sums.
+    float* frames_real = nullptr;
+    VolumeContent content;
+    VolumeRequest frames_req;
+    double frames_ms = 0;
+    DeviceBuffer<double> frame_sums, row_scratch, window, row_sums;
+    DeviceBuffer<unsigned char> frame_up;
     explicit Impl(const DeviceInfo& d) : dev(d) {}
+    float* real_for(const VolumeRequest& r, int W, int H, int D);
+    VolumeRun transform(const VolumeRequest& r, int W, int H, int D, float* real, float* host, bool keep);
     const HalfVolume& kept_of(std::uint64_t run) const {
         if (run == 0 || run != kept_run)
             throw std::logic_error("the GPU's volume buffer no longer holds that spectrum (another transform ran)");
@@ -88,104 +101,202 @@ double VolumeEngine::device_bytes(const VolumeRequest& r, int W, int H, int D) {
     return (c2c ? 8.0 * voxels + 8.0 * half : 8.0 * half) + double(work);
 }
 
-VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const VolumeRequest& r, bool keep) {
-    Impl& m = *impl_;
-    m.kept_run = 0;  // (whatever was kept is about to be overwritten)
-    check(r, W, H, D);
-    CUDA_CHECK(cudaSetDevice(m.dev.device));
-    cudaStream_t s = m.stream.get();
+// The buffers and plan the request's path needs at W x H x D, kept while they serve; where the padded real volume
+// (depth x height rows of 2 (W/2 + 1) floats) goes: cuFFT's staging (R2C transforms it in place; C2C expands it), or
+// b's bytes for the seed pipeline (expanded into a).
+float* VolumeEngine::Impl::real_for(const VolumeRequest& r, int W, int H, int D) {
+    const int stride = 2 * (W / 2 + 1);
+    const long long rows = (long long)H * D, voxels = rows * W;
+    cudaStream_t s = stream.get();
+    if (r.path == VolumePath::Custom) {
+        plan.reset();  // its workspace is not needed
+        staging.release();
+        a.resize(std::size_t(voxels));
+        b.resize(std::size_t(voxels));
+        return reinterpret_cast<float*>(b.get());  // (the real volume is smaller than b)
+    }
+    const Key key{W, H, D, r.cufft_mode == CufftMode::R2C ? CUFFT_R2C : CUFFT_C2C};
+    if (!plan.valid() || !(planned == key)) {
+        plan.reset();
+        b.release();
+        if (key.type == CUFFT_R2C) a.release();
+        plan.make_3d(D, H, W, key.type, s);
+        planned = key;
+    }
+    if (key.type == CUFFT_C2C) a.resize(std::size_t(voxels));
+    staging.resize(std::size_t(rows) * stride);
+    return staging.get();
+}
+
+// The transform of the padded real volume at `real` (real_for's), timed into the running timer; the half spectrum
+// downloaded into `host` (null: none) and/or kept on the device.
+VolumeRun VolumeEngine::Impl::transform(const VolumeRequest& r, int W, int H, int D, float* real, float* host, bool keep) {
+    cudaStream_t s = stream.get();
     const int hw = W / 2 + 1, stride = 2 * hw;
     const long long rows = (long long)H * D, voxels = rows * W;
-    const std::size_t padded_bytes = std::size_t(rows) * stride * sizeof(float);
     VolumeRun run;
-    m.timer.start(s);
     std::size_t first_pass = 0, last_pass = 0;  // the transform's marks
     auto expand = [&](const float* in, float2* out) {
-        const int blocks = int(std::min<long long>((voxels + 255) / 256, 32LL * m.dev.sm_count));
+        const int blocks = int(std::min<long long>((voxels + 255) / 256, 32LL * dev.sm_count));
         expand_rows_kernel<<<blocks, 256, 0, s>>>(in, out, W, stride, voxels);
         CUDA_CHECK_LAUNCH("expand_rows_kernel");
-        m.timer.mark("real to complex", 12.0 * double(voxels));
+        timer.mark("real to complex", 12.0 * double(voxels));
     };
     const float2* result = nullptr;  // where the half spectrum is, rows `pitch` bins apart
-    std::size_t pitch = 0;
-    auto download_half = [&](const float2* from) {  // the first W/2 + 1 bins of each row
-        result = from;
-        pitch = std::size_t(W);
-        if (keep) return;
-        CUDA_CHECK(cudaMemcpy2DAsync(host, hw * sizeof(float2), from, std::size_t(W) * sizeof(float2),
-                                     hw * sizeof(float2), std::size_t(rows), cudaMemcpyDeviceToHost, s));
-        m.timer.mark("download (half spectrum)", double(rows) * hw * 8.0);
-    };
+    std::size_t pitch = std::size_t(W);
     if (r.path == VolumePath::Custom) {
-        const Custom3DPlan plan = plan_custom_3d(W, H, D, r.custom, m.dev, r.custom.merge_final_transposes);
-        m.plan.reset();  // its workspace is not needed
-        m.staging.release();
-        m.a.resize(std::size_t(voxels));
-        m.b.resize(std::size_t(voxels));
-        // The real volume goes up into b's bytes (it is smaller), then is expanded into a.
-        float* real = reinterpret_cast<float*>(m.b.get());
-        CUDA_CHECK(cudaMemcpyAsync(real, host, padded_bytes, cudaMemcpyHostToDevice, s));
-        m.timer.mark("upload (real volume)", double(padded_bytes));
-        expand(real, m.a.get());
-        first_pass = m.timer.marks();
-        const float2* out = run_custom_3d(plan, m.a.get(), m.b.get(), false, m.twiddles, s, &m.timer);
-        last_pass = m.timer.marks();
-        download_half(out);
+        const Custom3DPlan p = plan_custom_3d(W, H, D, r.custom, dev, r.custom.merge_final_transposes);
+        expand(real, a.get());
+        first_pass = timer.marks();
+        result = run_custom_3d(p, a.get(), b.get(), false, twiddles, s, &timer);
+        last_pass = timer.marks();
         run.what = std::string("custom CUDA 3D (row FFT x3, ") +
                    (r.custom.merge_final_transposes ? "3 transposes: the final two merged" : "4 transposes") + ") on " +
-                   m.dev.name;
+                   dev.name;
     } else if (r.cufft_mode == CufftMode::R2C) {
-        const Impl::Key key{W, H, D, CUFFT_R2C};
-        if (!m.plan.valid() || !(m.planned == key)) {
-            m.plan.reset();
-            m.a.release();
-            m.b.release();
-            m.plan.make_3d(D, H, W, CUFFT_R2C, s);
-            m.planned = key;
-        }
-        m.staging.resize(std::size_t(rows) * stride);
-        CUDA_CHECK(cudaMemcpyAsync(m.staging.get(), host, padded_bytes, cudaMemcpyHostToDevice, s));
-        m.timer.mark("upload (real volume)", double(padded_bytes));
-        first_pass = m.timer.marks();
-        CUFFT_CHECK(cufftExecR2C(m.plan.get(), m.staging.get(), reinterpret_cast<cufftComplex*>(m.staging.get())));
-        m.timer.mark("cuFFT R2C 3D (in place)", 12.0 * double(voxels));
-        last_pass = m.timer.marks();
-        result = reinterpret_cast<const float2*>(m.staging.get());
+        first_pass = timer.marks();
+        CUFFT_CHECK(cufftExecR2C(plan.get(), real, reinterpret_cast<cufftComplex*>(real)));
+        timer.mark("cuFFT R2C 3D (in place)", 12.0 * double(voxels));
+        last_pass = timer.marks();
+        result = reinterpret_cast<const float2*>(real);
         pitch = std::size_t(hw);
-        if (!keep) {
-            CUDA_CHECK(cudaMemcpyAsync(host, m.staging.get(), padded_bytes, cudaMemcpyDeviceToHost, s));
-            m.timer.mark("download (half spectrum)", double(padded_bytes));
-        }
-        run.what = "cuFFT R2C 3D (in place) on " + m.dev.name;
+        run.what = "cuFFT R2C 3D (in place) on " + dev.name;
     } else {
-        const Impl::Key key{W, H, D, CUFFT_C2C};
-        if (!m.plan.valid() || !(m.planned == key)) {
-            m.plan.reset();
-            m.b.release();
-            m.plan.make_3d(D, H, W, CUFFT_C2C, s);
-            m.planned = key;
-        }
-        m.a.resize(std::size_t(voxels));
-        m.staging.resize(std::size_t(rows) * stride);
-        CUDA_CHECK(cudaMemcpyAsync(m.staging.get(), host, padded_bytes, cudaMemcpyHostToDevice, s));
-        m.timer.mark("upload (real volume)", double(padded_bytes));
-        expand(m.staging.get(), m.a.get());
-        first_pass = m.timer.marks();
-        auto* c = reinterpret_cast<cufftComplex*>(m.a.get());
-        CUFFT_CHECK(cufftExecC2C(m.plan.get(), c, c, CUFFT_FORWARD));
-        m.timer.mark("cuFFT C2C 3D (in place)", 16.0 * double(voxels) * 3);
-        last_pass = m.timer.marks();
-        download_half(m.a.get());
-        run.what = "cuFFT C2C 3D (in place) on " + m.dev.name;
+        expand(real, a.get());
+        first_pass = timer.marks();
+        auto* c = reinterpret_cast<cufftComplex*>(a.get());
+        CUFFT_CHECK(cufftExecC2C(plan.get(), c, c, CUFFT_FORWARD));
+        timer.mark("cuFFT C2C 3D (in place)", 16.0 * double(voxels) * 3);
+        last_pass = timer.marks();
+        result = a.get();
+        run.what = "cuFFT C2C 3D (in place) on " + dev.name;
     }
-    run.stages = m.timer.collect();
+    if (host) {  // the first W/2 + 1 bins of each row
+        CUDA_CHECK(cudaMemcpy2DAsync(host, hw * sizeof(float2), result, pitch * sizeof(float2), hw * sizeof(float2),
+                                     std::size_t(rows), cudaMemcpyDeviceToHost, s));
+        timer.mark("download (half spectrum)", double(rows) * hw * 8.0);
+    }
+    run.stages = timer.collect();
     CUDA_CHECK(cudaStreamSynchronize(s));
     run.transform_ms = sum_ms(run.stages, first_pass, last_pass);
     run.copy_ms = sum_ms(run.stages, 0, run.stages.size()) - run.transform_ms;
     if (keep) {
-        m.kept = HalfVolume{result, W, H, D, pitch};
-        m.kept_run = ++m.runs;
+        kept = HalfVolume{result, W, H, D, pitch};
+        kept_run = ++runs;
     }
+    return run;
+}
+
+VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const VolumeRequest& r, bool keep) {
+    Impl& m = *impl_;
+    m.kept_run = 0;  // (whatever was kept is about to be overwritten)
+    m.frames_real = nullptr;
+    check(r, W, H, D);
+    CUDA_CHECK(cudaSetDevice(m.dev.device));
+    cudaStream_t s = m.stream.get();
+    const std::size_t padded_bytes = std::size_t(H) * std::size_t(D) * std::size_t(2 * (W / 2 + 1)) * sizeof(float);
+    float* real = m.real_for(r, W, H, D);
+    m.timer.start(s);
+    CUDA_CHECK(cudaMemcpyAsync(real, host, padded_bytes, cudaMemcpyHostToDevice, s));
+    m.timer.mark("upload (real volume)", double(padded_bytes));
+    return m.transform(r, W, H, D, real, keep ? nullptr : host, keep);
+}
+
+void VolumeEngine::frames_begin(const VolumeRequest& r, const VolumeContent& c) {
+    Impl& m = *impl_;
+    m.kept_run = 0;
+    check(r, c.W, c.H, c.D);
+    if (c.cw < 1 || c.ch < 1 || c.cd < 1 || c.cw > c.W || c.ch > c.H || c.cd > c.D)
+        throw ConfigError("inconsistent volume content");
+    CUDA_CHECK(cudaSetDevice(m.dev.device));
+    m.frames_real = m.real_for(r, c.W, c.H, c.D);
+    m.frame_sums.resize(3 * std::size_t(c.cd));
+    CUDA_CHECK(cudaMemsetAsync(m.frame_sums.get(), 0, 3 * std::size_t(c.cd) * sizeof(double), m.stream.get()));
+    m.row_scratch.resize(2 * std::size_t(c.ch) * std::size_t(c.cd));
+    m.content = c;
+    m.frames_req = r;
+    m.frames_ms = 0;
+}
+
+void VolumeEngine::frame(const VolumeFrame& f, int channel, int z) {
+    Impl& m = *impl_;
+    const VolumeContent& c = m.content;
+    if (!m.frames_real) throw std::logic_error("VolumeEngine::frame before frames_begin");
+    if (z < 0 || z >= c.cd || !f.samples || (f.bit_depth != 8 && f.bit_depth != 16 && f.bit_depth != 32) ||
+        f.channels < 1 || c.crop_x + c.cw > f.width || c.crop_y + c.ch > f.height)
+        throw ConfigError("inconsistent volume frame");
+    CUDA_CHECK(cudaSetDevice(m.dev.device));
+    cudaStream_t s = m.stream.get();
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t bytes = std::size_t(f.width) * f.height * f.channels * std::size_t(f.bit_depth / 8);
+    // (in stream order: the copy into the buffer waits for the last frame's kernels that read it)
+    DeviceBuffer<unsigned char>& up = m.frame_up;
+    up.resize(bytes);
+    CUDA_CHECK(cudaMemcpyAsync(up.get(), f.samples, bytes, cudaMemcpyHostToDevice, s));
+    const int stride = 2 * (c.W / 2 + 1);
+    float* slab = m.frames_real + std::size_t(z) * std::size_t(c.H) * std::size_t(stride);
+    launch_volume_frame(up.get(), f.bit_depth, f.width, f.channels, channel, c.crop_x, c.crop_y, c.cw, c.ch, slab,
+                        stride, m.row_scratch.get() + 2 * std::size_t(z) * std::size_t(c.ch),
+                        m.frame_sums.get() + 3 * std::size_t(z), s);
+    m.frames_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void VolumeEngine::frame_sums(double* sum, double* sum_x, double* sum_y) {
+    Impl& m = *impl_;
+    if (!m.frames_real) throw std::logic_error("VolumeEngine::frame_sums before frames_begin");
+    const int cd = m.content.cd;
+    std::vector<double> all(3 * std::size_t(cd));
+    cudaStream_t s = m.stream.get();
+    CUDA_CHECK(cudaMemcpyAsync(all.data(), m.frame_sums.get(), all.size() * sizeof(double), cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    for (int z = 0; z < cd; ++z) {
+        sum[z] = all[3 * std::size_t(z)];
+        sum_x[z] = all[3 * std::size_t(z) + 1];
+        sum_y[z] = all[3 * std::size_t(z) + 2];
+    }
+}
+
+VolumeRun VolumeEngine::shape_and_transform(const VolumeShapeParams& p, bool keep) {
+    Impl& m = *impl_;
+    if (!m.frames_real) throw std::logic_error("VolumeEngine::shape_and_transform before frames_begin");
+    const VolumeContent& c = m.content;
+    const bool radial = p.radial;
+    if ((!radial && (int(p.wx.size()) != c.cw || int(p.wy.size()) != c.ch || int(p.wz.size()) != c.cd)) ||
+        (radial && int(p.table.size()) != kVolumeSphereTable))
+        throw ConfigError("inconsistent volume window");
+    CUDA_CHECK(cudaSetDevice(m.dev.device));
+    cudaStream_t s = m.stream.get();
+    m.timer.start(s);
+    // The window's values (separable: wx, wy, wz; spherical: the table), and a sum a content row for a mean fill.
+    std::vector<double> w(p.wx);
+    w.insert(w.end(), p.wy.begin(), p.wy.end());
+    w.insert(w.end(), p.wz.begin(), p.wz.end());
+    w.insert(w.end(), p.table.begin(), p.table.end());
+    m.window.resize(std::max<std::size_t>(w.size(), 1));
+    CUDA_CHECK(cudaMemcpyAsync(m.window.get(), w.data(), w.size() * sizeof(double), cudaMemcpyHostToDevice, s));
+    const std::size_t content_rows = std::size_t(c.ch) * std::size_t(c.cd);
+    m.row_sums.resize(content_rows);
+    const int stride = 2 * (c.W / 2 + 1);
+    VolumeShape sh;
+    sh.cw = c.cw, sh.ch = c.ch, sh.cd = c.cd, sh.W = c.W, sh.H = c.H, sh.D = c.D, sh.stride = stride;
+    sh.a = p.a, sh.bx = p.bx, sh.by = p.by, sh.bz = p.bz, sh.radial = radial;
+    const double* wd = m.window.get();
+    sh.wx = wd, sh.wy = wd + p.wx.size(), sh.wz = wd + p.wx.size() + p.wy.size(), sh.table = radial ? wd : nullptr;
+    launch_volume_shape(sh, m.frames_real, m.row_sums.get(), s);
+    float fill = 0.0f;
+    if (p.fill_mean) {  // the shaped content's mean, its row sums added in row order as the host adds them
+        std::vector<double> rs(content_rows);
+        CUDA_CHECK(cudaMemcpyAsync(rs.data(), m.row_sums.get(), rs.size() * sizeof(double), cudaMemcpyDeviceToHost, s));
+        CUDA_CHECK(cudaStreamSynchronize(s));
+        double t = 0;
+        for (double v : rs) t += v;
+        fill = float(t / (double(c.cw) * c.ch * c.cd));
+    }
+    launch_volume_fill(sh, fill, m.frames_real, s);
+    m.timer.mark("shape (level, window, pad) [GPU]", 8.0 * double(c.W) * c.H * c.D);
+    VolumeRun run = m.transform(m.frames_req, c.W, c.H, c.D, m.frames_real, nullptr, keep);
+    run.frames_ms = m.frames_ms;
+    m.frames_real = nullptr;  // (the transform overwrote it)
     return run;
 }
 

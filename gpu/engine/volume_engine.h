@@ -28,7 +28,30 @@ struct VolumeRun {
     std::vector<KernelTiming> stages;  // every pass in order, the copies included (device time, events)
     double transform_ms = 0;           // the passes of the transform alone
     double copy_ms = 0;                // up and down (and the real -> complex expansion where there is one)
+    double frames_ms = 0;              // the frames' path: host time in frame() (their uploads and kernels queued)
     std::string what;                  // "cuFFT R2C 3D (in place) on NVIDIA H100 ..."
+};
+
+// The frames' path: the transform's size, the content (cw x ch x cd voxels at the volume's corner, rows 2 (W/2 + 1)
+// floats apart as FFTW's in-place buffer lays them), and where the content starts in each frame.
+struct VolumeContent {
+    int W = 0, H = 0, D = 0;
+    int cw = 0, ch = 0, cd = 0;
+    int crop_x = 0, crop_y = 0;
+};
+// One frame's samples as decoded, in host memory: interleaved, 8/16-bit unsigned or float.
+struct VolumeFrame {
+    const void* samples = nullptr;
+    int bit_depth = 8, width = 0, height = 0, channels = 1;
+};
+// The shaping app/volume computes from the frames' sums: the levelling plane a + bx (x - xc) + by (y - yc) +
+// bz (z - zc), the separable window's values per axis (cw, ch, cd of them) or the spherical window's table
+// (kVolumeSphereTable), and whether the padding takes the shaped content's mean (else zero).
+struct VolumeShapeParams {
+    double a = 0, bx = 0, by = 0, bz = 0;
+    bool radial = false;
+    std::vector<double> wx, wy, wz, table;
+    bool fill_mean = false;
 };
 
 class VolumeEngine {
@@ -51,6 +74,16 @@ public:
     // `keep`: the half spectrum stays on the device instead (`host` keeps the shaped volume): what is shown of it is
     // made there (below), and it comes down only when download_half asks, until the next run.
     VolumeRun r2c_in_place(float* host, int W, int H, int D, const VolumeRequest& r, bool keep = false);
+
+    // The volume made on the device from its frames instead of a host buffer: frames_begin (buffers for the request at
+    // the content's size), frame() for each content slab z (its samples go up and its channel into the slab; nothing
+    // waits), frame_sums (each slab's sum v, sum (x - xc) v, sum (y - yc) v, as app/volume adds them, cd of each), then
+    // shape_and_transform (the levelling, the window, the fill, the transform; the spectrum kept on the device where
+    // `keep`). Throws ConfigError for inconsistent content, frames or windows; GpuError.
+    void frames_begin(const VolumeRequest& r, const VolumeContent& c);
+    void frame(const VolumeFrame& f, int channel, int z);
+    void frame_sums(double* sum, double* sum_x, double* sum_y);
+    VolumeRun shape_and_transform(const VolumeShapeParams& p, bool keep = true);
 
     // The run a spectrum kept on the device belongs to (0: none kept); the calls below throw std::logic_error when
     // asked for another run's spectrum (the buffer holds the next one, or none).

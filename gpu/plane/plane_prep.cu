@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "gpu/plane/channel_value.cuh"
 #include "gpu/runtime/cuda_check.h"
 
 namespace specview::gpu {
@@ -31,24 +32,6 @@ void parallel_copy(unsigned char* dst, const unsigned char* src, std::size_t n) 
     }
     std::memcpy(dst, src, std::min(each, n));
     for (auto& t : threads) t.join();
-}
-
-// A sample as the host's Image::sample makes it: float(v) / 255 or / 65535, correctly rounded.
-__device__ __forceinline__ float value(std::uint8_t v) { return __fdiv_rn(float(v), 255.0f); }
-__device__ __forceinline__ float value(std::uint16_t v) { return __fdiv_rn(float(v), 65535.0f); }
-__device__ __forceinline__ float value(float v) { return v; }
-
-template <class T>
-__device__ __forceinline__ float channel_value(const T* px, int channels, int channel) {
-    if (channel == 0) {
-        if (channels < 3) return value(px[0]);
-        // As the host computes it: three products and two sums, each rounded (no fused multiply-add).
-        return __fadd_rn(__fadd_rn(__fmul_rn(0.2126f, value(px[0])), __fmul_rn(0.7152f, value(px[1]))),
-                         __fmul_rn(0.0722f, value(px[2])));
-    }
-    const int c = channel - 1;  // r, g, b, a
-    if (c == 3) return value(px[channels - 1]);
-    return value(channels >= 3 ? px[c] : px[0]);
 }
 
 template <class T>

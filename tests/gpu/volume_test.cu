@@ -233,6 +233,81 @@ TEST_F(VolumeFft, ViewsMadeWhereTheSpectrumIsKeptEqualTheHostsViewsOfIt) {
     }
 }
 
+// The frames' samples shaped on the device (VolumeSpectrum::begin with frames_on_device): the same volume as the
+// host shapes — 8-bit RGB luma, 16-bit gray, float, an alpha channel; levelling none, mean, plane; separable and
+// spherical windows; zero and mean padding, a crop — so the spectrum is FFTW's of the host's volume (rel L2 < 2e-6),
+// on cuFFT R2C (odd sizes), C2C and the seed pipeline (powers of two).
+TEST_F(VolumeFft, FramesShapedOnTheDeviceAreTheHostsVolume) {
+    Rng rng;
+    struct Case {
+        Backend backend;
+        gpu::CufftMode mode;
+        int w, h, d, channels, depth;
+        Channel channel;
+        PadMode pad;
+        PadFill fill;
+        Window window;
+        WindowShape shape;
+        Level level;
+    };
+    const Case cases[] = {
+        {Backend::Cufft, gpu::CufftMode::R2C, 15, 9, 7, 3, 8, Channel::Luma, PadMode::Pow2, PadFill::Zero, Window::Hann,
+         WindowShape::Separable, Level::Plane},
+        {Backend::Cufft, gpu::CufftMode::R2C, 20, 12, 10, 1, 16, Channel::Luma, PadMode::None, PadFill::Zero,
+         Window::Hann, WindowShape::Radial, Level::Mean},
+        {Backend::Cufft, gpu::CufftMode::C2C, 17, 6, 5, 1, 32, Channel::Luma, PadMode::Pow2, PadFill::Mean,
+         Window::Tukey, WindowShape::Separable, Level::None},
+        {Backend::Cufft, gpu::CufftMode::R2C, 24, 20, 9, 4, 8, Channel::A, PadMode::Crop, PadFill::Zero, Window::None,
+         WindowShape::Separable, Level::Plane},
+        {Backend::Custom, gpu::CufftMode::R2C, 30, 14, 7, 3, 16, Channel::G, PadMode::Pow2, PadFill::Mean, Window::Hann,
+         WindowShape::Radial, Level::Plane},
+        {Backend::Cufft, gpu::CufftMode::R2C, 64, 64, 64, 1, 16, Channel::Luma, PadMode::Pow2, PadFill::Zero,
+         Window::Hann, WindowShape::Separable, Level::Mean}};
+    for (const Case& c : cases) {
+        Settings s;
+        s.backend = c.backend;
+        s.cufft_mode = c.mode;
+        s.channel = c.channel;
+        s.pad = c.pad;
+        s.pad_fill = c.fill;
+        s.window = c.window;
+        s.window_shape = c.shape;
+        s.level = c.level;
+        std::vector<Image> frames;
+        for (int z = 0; z < c.d; ++z) frames.push_back(random_image(rng, c.w, c.h, c.channels, c.depth));
+        const std::string name = std::to_string(c.w) + "x" + std::to_string(c.h) + "x" + std::to_string(c.d) + " " +
+                                 std::to_string(c.channels) + "ch " + std::to_string(c.depth) + "-bit " +
+                                 name_of(c.backend) + " seed " + std::to_string(rng.seed());
+        Settings cs = s;
+        cs.backend = Backend::Cpu;
+        VolumeSpectrum cpu, dev;
+        cpu.begin(cs, c.w, c.h, c.d, 2);
+        cpu.add_frames(frames, "random");
+        cpu.transform();
+        GpuVolumeFft engine(s);
+        dev.begin(s, c.w, c.h, c.d, 2, frames_on_device(engine));
+        for (int z = c.d - 1; z >= 0; --z) dev.add_frame(frames[std::size_t(z)], z, "random");  // (any order)
+        dev.transform();
+        ASSERT_TRUE(dev.on_device()) << name;
+        const VolumeGeometry& g = dev.geometry();
+        ASSERT_EQ(g.width, cpu.geometry().width) << name;
+        std::vector<cf> got;
+        std::vector<cd> want;
+        for (int z = 0; z < g.depth; ++z)
+            for (int y = 0; y < g.height; ++y)
+                for (int x = 0; x < g.width; ++x) {
+                    got.push_back(dev.at(x, y, z));
+                    want.push_back(cd(cpu.at(x, y, z)));
+                }
+        EXPECT_LT(rel_l2(got, want), 2e-6) << name;
+        EXPECT_NE(engine.last().what.find(c.backend == Backend::Custom ? "custom CUDA 3D" : "cuFFT"), std::string::npos)
+            << engine.last().what;
+        bool shaped = false;
+        for (const gpu::KernelTiming& k : engine.last().stages) shaped |= k.name.rfind("shape", 0) == 0;
+        EXPECT_TRUE(shaped) << name << ": no shaping pass on the device";
+    }
+}
+
 // A kept spectrum belongs to its run: once the engine transforms again, the old handle refuses (no stale pictures).
 TEST_F(VolumeFft, AKeptSpectrumRefusesOnceTheEngineTransformsAgain) {
     Settings s;
