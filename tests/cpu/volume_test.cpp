@@ -373,6 +373,67 @@ TEST(Volume, ViewsOfASpectrumHeldOnADeviceAreMadeThereAndItComesDownOnceWhenABin
     EXPECT_FALSE(held.on_device());
 }
 
+// A device that takes the frames (VolumeSpectrum::begin with a VolumeInput): each content frame reaches it once with
+// its slab and channel (a crop's frames outside the content not at all), and what the host computes from the frames'
+// sums reaches its shaping: the levelling mean from the sums it gave, the window per axis, the mean fill; the
+// spectrum it returns is attached, and no host buffer was needed.
+TEST(Volume, FramesGoToTheirDeviceAndTheShapingComesFromTheirSums) {
+    struct FakeInput final : VolumeInput {
+        VolumeGeometry g;
+        std::vector<int> slabs;
+        int channel = -1;
+        Shape got;
+        std::shared_ptr<VolumeDevice> give;
+        void begin(const VolumeGeometry& geometry) override { g = geometry; }
+        void frame(const Image&, int c, int z) override {
+            slabs.push_back(z);
+            channel = c;
+        }
+        void sums(double* sum, double* sum_x, double* sum_y) override {
+            for (int z = 0; z < g.content_d; ++z) sum[z] = 2.0 * (z + 1), sum_x[z] = 0, sum_y[z] = 0;
+        }
+        std::shared_ptr<VolumeDevice> shape_and_transform(const Shape& s, double* frames_ms, double* shape_ms,
+                                                          double* fft_ms) override {
+            got = s;
+            *frames_ms = 1, *shape_ms = 2, *fft_ms = 3;
+            return give;
+        }
+    };
+    Rng rng;
+    std::vector<double> vol;
+    const std::vector<Image> frames = random_frames(rng, 12, 7, 10, &vol);
+    VolumeSpectrum ref;
+    transform(ref, frames, plain());
+    auto input = std::make_shared<FakeInput>();
+    input->give = std::make_shared<FakeDevice>(ref);
+    Settings s;
+    s.pad = PadMode::Crop;  // 8 x 4 x 8 of 12 x 7 x 10: frames 1..8 (0-based) are the content
+    s.pad_fill = PadFill::Mean;
+    s.window = Window::Hann;
+    s.level = Level::Mean;
+    s.channel = Channel::Luma;
+    VolumeSpectrum held;
+    held.begin(s, 12, 7, 10, 2, input);
+    const VolumeGeometry& g = held.geometry();
+    EXPECT_EQ(input->g.content_d, g.content_d);
+    held.add_frames(frames, "random");
+    std::vector<int> want(std::size_t(g.content_d));
+    for (int z = 0; z < g.content_d; ++z) want[std::size_t(z)] = z;
+    EXPECT_EQ(input->slabs, want);
+    EXPECT_EQ(input->channel, 0);
+    double shape_ms = 0, fft_ms = 0;
+    held.transform(&shape_ms, &fft_ms);
+    double total = 0;
+    for (int z = 0; z < g.content_d; ++z) total += 2.0 * (z + 1);
+    EXPECT_DOUBLE_EQ(input->got.a, total / (double(g.content_w) * g.content_h * g.content_d));
+    EXPECT_EQ(input->got.wx.size(), std::size_t(g.content_w));
+    EXPECT_EQ(input->got.wz.size(), std::size_t(g.content_d));
+    EXPECT_FALSE(input->got.radial);
+    EXPECT_EQ(input->got.fill_mean, g.width > g.content_w || g.height > g.content_h || g.depth > g.content_d);
+    EXPECT_DOUBLE_EQ(fft_ms, 3.0);
+    EXPECT_TRUE(held.on_device());
+}
+
 TEST(Volume, SliceOptionParses) {
     VolumeAxis a;
     int i = 7;
