@@ -78,8 +78,8 @@ __global__ void lattice_kernel(HalfVolume v, View view, int step, int nx, int ny
 // (`local`), then added to the global sums once a block.
 __global__ void shell_kernel(HalfVolume v, double sx, double sy, double sz, double m, double norm, int bins,
                              bool local, double* __restrict__ sums, unsigned long long* __restrict__ counts) {
-    extern __shared__ unsigned char shared[];
-    double* s_sum = reinterpret_cast<double*>(shared);
+    extern __shared__ double shared_sums[];  // (double: aligned for both arrays)
+    double* s_sum = shared_sums;
     unsigned long long* s_count = reinterpret_cast<unsigned long long*>(s_sum + bins);
     double* to_sum = local ? s_sum : sums;
     unsigned long long* to_count = local ? s_count : counts;
