@@ -146,6 +146,9 @@ void add_gpu_options(CLI::App& app, CliOptions& o) {
     app.add_flag("--merge-transposes", o.s.custom.merge_final_transposes,
                  "custom, --volume: the final two transposes as one (seed 000 5.1.2)")
         ->group(g_gpu);
+    app.add_flag("--threads-2x-length", o.s.custom.rows.threads_twice_length,
+                 "custom: 2 x the local length in threads a block (seed 000 4.1)")
+        ->group(g_gpu);
     app.add_option("--tile", o.s.custom.transpose.tile, "custom: transpose tile (8, 16, 32, 64)")
         ->check(CLI::IsMember({8, 16, 32, 64}))
         ->group(g_gpu)
@@ -199,7 +202,7 @@ void add_run_options(CLI::App& app, CliOptions& o) {
         ->check(CLI::Range(1, 65536))
         ->capture_default_str()
         ->group(g_limits);
-    app.add_option("--depth", o.depth, "bits per sample of the picture: 8, or 16 (gray view values, --colormap gray)")
+    app.add_option("--depth", o.depth, "bits per sample of the picture: 8, or 16 (gray view values)")
         ->check(CLI::IsMember({8, 16}))
         ->capture_default_str()
         ->group(g_out);

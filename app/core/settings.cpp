@@ -290,7 +290,12 @@ std::string set_option(Settings& out, const std::string& o, const std::vector<st
         err = set_int(&s.custom.rows.max_local_length, o, v, kLocal);
     else if (o == "tile")
         err = set_int(&s.custom.transpose.tile, o, v, kTiles);
-    else if (o == "merge-transposes") {  // a volume's seed pipeline: seed 000 section 5.1.2
+    else if (o == "threads-2x-length") {  // the seed pipeline's rows: seed 000 section 4.1
+        if (v.size() != 1 || (v[0] != "on" && v[0] != "off"))
+            err = "threads-2x-length takes on or off";
+        else
+            s.custom.rows.threads_twice_length = v[0] == "on";
+    } else if (o == "merge-transposes") {  // a volume's seed pipeline: seed 000 section 5.1.2
         if (v.size() != 1 || (v[0] != "on" && v[0] != "off"))
             err = "merge-transposes takes on or off";
         else

@@ -17,6 +17,9 @@ struct RowFftConfig {
     // Longest sub-sequence one block transforms in shared memory; longer rows first run global
     // Cooley-Tukey stages (seed 001's global kernel). 0 = automatic: what fits in 48 KiB per block.
     int max_local_length = 0;
+    // Seed 000 section 4.1's untested hypothesis: twice the local length in threads a block (at most the device's),
+    // in place of threads_per_block, "will deliver better performance". A switch, measured.
+    bool threads_twice_length = false;
 };
 
 // The launch shape the row-FFT planner settled on for one row pass (gpu/custom/fft_rows.cu).

@@ -249,6 +249,10 @@ RowFftPlan plan_row_fft_shape(int n, int rows, const RowFftConfig& cfg, int max_
     int cap = cfg.max_local_length ? cfg.max_local_length : (48 * 1024) / int(sizeof(float2));
     int L = 1;
     while (L * 2 <= std::min(n, cap)) L *= 2;
+    if (cfg.threads_twice_length) {  // seed 000 section 4.1: 2 x TLEN threads a block
+        T = std::min(max_threads, 2 * L);
+        p.notes.push_back("threads per block " + std::to_string(T) + ": twice the local length (seed 000 section 4.1)");
+    }
     // Each thread stages at most 16 butterflies per stage in registers.
     if (L / 2 > kMaxPerThread * T) {
         int L2 = L;

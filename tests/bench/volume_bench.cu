@@ -238,10 +238,14 @@ int main(int argc, char** argv) {
             cufftDestroy(py);
             cufftDestroy(pz);
         }
-        // The seed pipeline: default knobs, four transposes and the final two merged.
+        // The seed pipeline: default knobs, four transposes and the final two merged (5.1.2); 2 x the local length in
+        // threads a block (4.1) with four.
         if (z.pow2()) {
-            for (bool merge : {false, true}) {
-                const Custom3DPlan p = plan_custom_3d(z.w, z.h, z.d, CustomConfig{}, dev, merge);
+            for (int variant : {0, 1, 2}) {
+                const bool merge = variant == 1;
+                CustomConfig knobs;
+                knobs.rows.threads_twice_length = variant == 2;
+                const Custom3DPlan p = plan_custom_3d(z.w, z.h, z.d, knobs, dev, merge);
                 float2* out = nullptr;
                 const StageStats st = measure(3, reps, s, restore, [&](StageTimer& t) {
                     out = run_custom_3d(p, a.get(), b.get(), false, tw, s, &t);
@@ -253,7 +257,9 @@ int main(int argc, char** argv) {
                     std::snprintf(buf, sizeof buf, "%s%s %.3f", i ? ", " : "", st.names[i].c_str(), median(st.ms[i]));
                     per += buf;
                 }
-                rows.push_back({merge ? "seed pipeline, 3 transposes (5.1.2)" : "seed pipeline, 4 transposes",
+                rows.push_back({variant == 1   ? "seed pipeline, 3 transposes (5.1.2)"
+                                : variant == 2 ? "seed pipeline, 2 x length threads (4.1)"
+                                               : "seed pipeline, 4 transposes",
                                 st.median_total(), rel_l2_device(out, want.get(), n), per});
             }
         } else {

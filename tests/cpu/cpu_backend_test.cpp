@@ -617,6 +617,23 @@ TEST(Engine, CancelledCpuRunThrowsAndLeavesNothingHalfMade) {
     }
 }
 
+// Seed 000 section 4.1's switch (the planner's shape, as classroom mode plans without a device): twice the local
+// length in threads a block, in place of the threads-per-block knob, at most the device's; said in the plan's notes.
+TEST(RowPlan, TwiceTheLocalLengthInThreadsIsSection41sSwitch) {
+    gpu::RowFftConfig c;
+    c.threads_per_block = 64;
+    const gpu::RowFftPlan off = gpu::plan_row_fft_shape(256, 512, c, 1024, 227 * 1024, "an H100");
+    EXPECT_EQ(off.threads, 64);
+    c.threads_twice_length = true;
+    const gpu::RowFftPlan on = gpu::plan_row_fft_shape(256, 512, c, 1024, 227 * 1024, "an H100");
+    EXPECT_EQ(on.local_len, 256);
+    EXPECT_EQ(on.threads, 512);
+    bool said = false;
+    for (const std::string& n : on.notes) said |= n.find("section 4.1") != std::string::npos;
+    EXPECT_TRUE(said);
+    EXPECT_EQ(gpu::plan_row_fft_shape(4096, 64, c, 1024, 227 * 1024, "an H100").threads, 1024);  // (the device's most)
+}
+
 // A shared context the engine cannot make current (NVIDIA's EGL refused one on the worker's thread): the GL backend
 // runs in a context of its own, the picture comes back to the host, and the engine says why (the viewer's Pipeline
 // panel shows it) instead of the viewer believing its texture is written on the GPU.

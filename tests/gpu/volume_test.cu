@@ -95,6 +95,15 @@ TEST_F(VolumeFft, TheSeedPipelineMatchesOverItsKnobsAndBothTransposeForms) {
     r.path = gpu::VolumePath::Custom;
     r.custom.rows.max_local_length = 64;
     EXPECT_LT(half_error(e, r, 512, 16, 256, rng), 1e-5) << "global stages, seed " << rng.seed();
+    // Seed 000 section 4.1's switch: twice the local length in threads a block, whatever threads per block says.
+    for (const auto& sz : sizes) {
+        gpu::VolumeRequest t;
+        t.path = gpu::VolumePath::Custom;
+        t.custom.rows.threads_per_block = 32;
+        t.custom.rows.threads_twice_length = true;
+        EXPECT_LT(half_error(e, t, sz[0], sz[1], sz[2], rng), 1e-5)
+            << sz[0] << "x" << sz[1] << "x" << sz[2] << " 2 x length threads, seed " << rng.seed();
+    }
 }
 
 TEST_F(VolumeFft, TheSeedPipelineRefusesWhatItCannotRunBeforeAnyLaunch) {

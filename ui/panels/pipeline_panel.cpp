@@ -52,6 +52,10 @@ bool draw_gpu_knobs(Settings& s) {
         ImGui::SetTooltip("longer rows first run global Cooley-Tukey stages, then the shared-memory kernel (seed 001);\n"
                           "OpenGL's and OpenCL's work-items loop over a block's butterflies (one each at half the length)");
     changed |= int_combo("Transpose tile", s.custom.transpose.tile, {8, 16, 32, 64});
+    changed |= ImGui::Checkbox("Threads = 2 x local length", &s.custom.rows.threads_twice_length);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("seed 000 section 4.1's hypothesis, never tested there: twice the row length in threads a\n"
+                          "block (instead of threads per block) would be faster; the benchmark measures it");
     changed |= ImGui::Checkbox("Merge the final transposes (3D)", &s.custom.merge_final_transposes);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("a volume's seed pipeline: one XYZ transpose instead of two (seed 000 section 5.1.2);\n"
