@@ -127,6 +127,14 @@ TEST_F(VolumeFft, TheSeedPipelineRefusesWhatItCannotRunBeforeAnyLaunch) {
     EXPECT_THROW(e.r2c_in_place(host.data(), 16, 8, 8, r), gpu::ConfigError);
 }
 
+// The reference: the same frames and settings on the CPU backend (FFTW).
+void on_the_cpu(VolumeSpectrum& v, Settings s, const std::vector<Image>& frames) {
+    s.backend = Backend::Cpu;
+    v.begin(s, frames[0].width, frames[0].height, int(frames.size()), 2);
+    v.add_frames(frames, "random");
+    v.transform();
+}
+
 // The spectrum kept on the GPU (VolumeSpectrum::attach_device): every view made there — slices at several bins,
 // projections, the range's lattice (strided and whole), the shells — equals the host's views of the same spectrum
 // brought down (view values within float rounding of the device's logarithms; shell counts exactly, sums within
@@ -160,12 +168,8 @@ TEST_F(VolumeFft, ViewsMadeWhereTheSpectrumIsKeptEqualTheHostsViewsOfIt) {
         const std::string name = std::to_string(c.w) + "x" + std::to_string(c.h) + "x" + std::to_string(c.d) + " " +
                                  name_of(c.backend) + (c.mode == gpu::CufftMode::C2C ? " c2c" : "") + " seed " +
                                  std::to_string(rng.seed());
-        Settings cs = s;
-        cs.backend = Backend::Cpu;
         VolumeSpectrum cpu, gpu_vol;
-        cpu.begin(cs, c.w, c.h, c.d, 2);
-        cpu.add_frames(frames, "random");
-        cpu.transform();
+        on_the_cpu(cpu, s, frames);
         GpuVolumeFft engine(s);
         gpu_vol.begin(s, c.w, c.h, c.d, 2);
         gpu_vol.add_frames(frames, "random");
@@ -287,12 +291,8 @@ TEST_F(VolumeFft, FramesShapedOnTheDeviceAreTheHostsVolume) {
         const std::string name = std::to_string(c.w) + "x" + std::to_string(c.h) + "x" + std::to_string(c.d) + " " +
                                  std::to_string(c.channels) + "ch " + std::to_string(c.depth) + "-bit " +
                                  name_of(c.backend) + " seed " + std::to_string(rng.seed());
-        Settings cs = s;
-        cs.backend = Backend::Cpu;
         VolumeSpectrum cpu, dev;
-        cpu.begin(cs, c.w, c.h, c.d, 2);
-        cpu.add_frames(frames, "random");
-        cpu.transform();
+        on_the_cpu(cpu, s, frames);
         GpuVolumeFft engine(s);
         dev.begin(s, c.w, c.h, c.d, 2, frames_on_device(engine));
         for (int z = c.d - 1; z >= 0; --z) dev.add_frame(frames[std::size_t(z)], z, "random");  // (any order)
