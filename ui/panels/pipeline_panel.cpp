@@ -52,6 +52,7 @@ bool draw_gpu_knobs(Settings& s) {
         ImGui::SetTooltip("longer rows first run global Cooley-Tukey stages, then the shared-memory kernel (seed 001);\n"
                           "OpenGL's and OpenCL's work-items loop over a block's butterflies (one each at half the length)");
     changed |= int_combo("Transpose tile", s.custom.transpose.tile, {8, 16, 32, 64});
+    ImGui::BeginDisabled(s.backend != Backend::Custom);  // (the seed's CUDA pipeline's switches)
     changed |= ImGui::Checkbox("Threads = 2 x local length", &s.custom.rows.threads_twice_length);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("seed 000 section 4.1's hypothesis, never tested there: twice the row length in threads a\n"
@@ -60,6 +61,7 @@ bool draw_gpu_knobs(Settings& s) {
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("a volume's seed pipeline: one XYZ transpose instead of two (seed 000 section 5.1.2);\n"
                           "measured 6-7%% faster on an H100");
+    ImGui::EndDisabled();
     ImGui::EndDisabled();
     ImGui::BeginDisabled(s.backend != Backend::Cufft);
     changed |= enum_combo("cuFFT plan", s.cufft_mode, cufft_mode_names());
