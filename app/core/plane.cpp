@@ -80,11 +80,12 @@ void channel_row_any(const Image& img, Channel ch, int y, int x0, int count, flo
     }
 }
 
+}  // namespace
+
 void check_channel(const Image& img, Channel ch, const std::string& name) {
     const bool has_alpha = img.channels == 2 || img.channels == 4;
     if (ch == Channel::A && !has_alpha) throw InputError(name, "has no alpha channel (--channel a)");
 }
-}  // namespace
 
 void channel_values(const Image& img, Channel ch, int y, int x0, int count, float* out, const std::string& name) {
     check_channel(img, ch, name);

@@ -31,6 +31,8 @@ Plane extract_channel(const Image& img, Channel ch, const std::string& name = "i
 // `count` values of the channel from row y, column x0 on (the plane's own conversion, any sample type); throws
 // InputError for A without alpha.
 void channel_values(const Image& img, Channel ch, int y, int x0, int count, float* out, const std::string& name = "image");
+// InputError naming `name` where the image has not that channel (alpha without one).
+void check_channel(const Image& img, Channel ch, const std::string& name);
 
 // The 1D window at t in [0, 1] (symmetric about t = 0.5, its peak): Hann, Hamming, Tukey (alpha), Blackman,
 // 4-term Blackman-Harris, Kaiser (beta: I0(beta sqrt(1 - (2t-1)^2)) / I0(beta)), flat top (scipy's

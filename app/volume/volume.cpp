@@ -27,7 +27,6 @@ double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std
 
 double fftfreq(int k, int n) { return volume_fftfreq(k, n); }
 int source(int i, int n, bool shift) { return volume_source(i, n, shift); }
-int axis_number(VolumeAxis a) { return a == VolumeAxis::X ? 0 : a == VolumeAxis::Y ? 1 : 2; }
 
 constexpr int kSphereTable = kVolumeSphereTable;
 }  // namespace
@@ -172,8 +171,7 @@ void VolumeSpectrum::add_frame_rows(const Image& frame, int k, const std::string
     const int z = k - g_.crop_z;
     if (z < 0 || z >= g_.content_d) return;  // outside the centred crop
     if (m.input) {
-        float probe = 0;
-        channel_values(frame, m.s.channel, g_.crop_y, g_.crop_x, 1, &probe, name);  // (the channel's checks)
+        check_channel(frame, m.s.channel, name);
         m.input->frame(frame, int(m.s.channel), z);
         m.added[std::size_t(z)] = 1;
         return;

@@ -30,6 +30,7 @@ VolumeGeometry volume_geometry(PadMode pad, int w, int h, int d);
 
 // The axis a slice is normal to, or a projection runs along (numbered 0, 1, 2 on the device: gpu/common/volume_math.h).
 enum class VolumeAxis { X, Y, Z };
+inline int axis_number(VolumeAxis a) { return a == VolumeAxis::X ? 0 : a == VolumeAxis::Y ? 1 : 2; }
 
 // A volume's half spectrum held on a device (a GPU backend's: app/engine/volume_gpu.h), where what is shown of it is
 // made: the spectrum does not come to the host unless something needs it whole there (--raw, a bin's value). The

@@ -16,10 +16,10 @@ public:
     void download_half(std::complex<float>* host) override { e_->download_half(run_, host); }
     std::vector<float> slice(VolumeAxis axis, int k, View view, bool shift, int rows, int cols,
                              std::vector<std::complex<float>>* bins) override {
-        return e_->slice(run_, number(axis), k, view, shift, rows, cols, bins);
+        return e_->slice(run_, axis_number(axis), k, view, shift, rows, cols, bins);
     }
     std::vector<float> projection(VolumeAxis axis, bool max, View view, bool shift, int rows, int cols) override {
-        return e_->projection(run_, number(axis), max, view, shift, rows, cols);
+        return e_->projection(run_, axis_number(axis), max, view, shift, rows, cols);
     }
     std::vector<float> lattice(View view, int step, int nx, int ny, int nz) override {
         return e_->lattice(run_, view, step, nx, ny, nz);
@@ -30,7 +30,6 @@ public:
     }
 
 private:
-    static int number(VolumeAxis a) { return a == VolumeAxis::X ? 0 : a == VolumeAxis::Y ? 1 : 2; }
     std::shared_ptr<gpu::VolumeEngine> e_;  // (shared: it outlives the engine's other owners while a view needs it)
     std::uint64_t run_;
 };

@@ -61,6 +61,7 @@ struct VolumeEngine::Impl {
     double frames_ms = 0;
     DeviceBuffer<double> frame_sums, row_scratch, window, row_sums;
     DeviceBuffer<unsigned char> frame_up;
+    VolumeViewScratch views;  // the kept spectrum's views write here
     explicit Impl(const DeviceInfo& d) : dev(d) {}
     float* real_for(const VolumeRequest& r, int W, int H, int D);
     VolumeRun transform(const VolumeRequest& r, int W, int H, int D, float* real, float* host, bool keep);
@@ -315,7 +316,8 @@ std::vector<float> VolumeEngine::slice(std::uint64_t run, int axis, int k, View 
                                        std::vector<std::complex<float>>* bins) {
     std::vector<float2> b;
     std::vector<float> v =
-        volume_slice(impl_->kept_of(run), axis, k, view, shift, rows, cols, impl_->stream.get(), bins ? &b : nullptr);
+        volume_slice(impl_->kept_of(run), axis, k, view, shift, rows, cols, impl_->views, impl_->stream.get(),
+                     bins ? &b : nullptr);
     if (bins) {
         bins->resize(b.size());
         for (std::size_t i = 0; i < b.size(); ++i) (*bins)[i] = std::complex<float>(b[i].x, b[i].y);
@@ -325,11 +327,11 @@ std::vector<float> VolumeEngine::slice(std::uint64_t run, int axis, int k, View 
 
 std::vector<float> VolumeEngine::projection(std::uint64_t run, int axis, bool max, View view, bool shift, int rows,
                                             int cols) {
-    return volume_projection(impl_->kept_of(run), axis, max, view, shift, rows, cols, impl_->stream.get());
+    return volume_projection(impl_->kept_of(run), axis, max, view, shift, rows, cols, impl_->views, impl_->stream.get());
 }
 
 std::vector<float> VolumeEngine::lattice(std::uint64_t run, View view, int step, int nx, int ny, int nz) {
-    return volume_lattice(impl_->kept_of(run), view, step, nx, ny, nz, impl_->stream.get());
+    return volume_lattice(impl_->kept_of(run), view, step, nx, ny, nz, impl_->views, impl_->stream.get());
 }
 
 void VolumeEngine::shell(std::uint64_t run, double sx, double sy, double sz, double m, double norm, int bins,

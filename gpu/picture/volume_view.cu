@@ -127,34 +127,41 @@ std::vector<float> download(const DeviceBuffer<float>& d, std::size_t n, cudaStr
 }  // namespace
 
 std::vector<float> volume_slice(const HalfVolume& v, int axis, int k, View view, bool shift, int rows, int cols,
-                                cudaStream_t s, std::vector<float2>* bins) {
+                                VolumeViewScratch& scratch, cudaStream_t s, std::vector<float2>* bins) {
     const std::size_t n = std::size_t(rows) * cols;
-    DeviceBuffer<float> out(n);
-    DeviceBuffer<float2> d_bins;
-    if (bins) d_bins.resize(n);
+    DeviceBuffer<float>& out = scratch.values;
+    out.resize(n);
+    float2* d_bins = nullptr;
+    if (bins) {
+        scratch.bins.resize(n);
+        d_bins = scratch.bins.get();
+    }
     slice_kernel<<<dim3(unsigned((cols + 255) / 256), unsigned(rows)), 256, 0, s>>>(v, axis, k, view, shift, rows,
-                                                                                   cols, out.get(), d_bins.get());
+                                                                                   cols, out.get(), d_bins);
     CUDA_CHECK_LAUNCH("slice_kernel");
     if (bins) {
         bins->resize(n);
-        CUDA_CHECK(cudaMemcpyAsync(bins->data(), d_bins.get(), n * sizeof(float2), cudaMemcpyDeviceToHost, s));
+        CUDA_CHECK(cudaMemcpyAsync(bins->data(), d_bins, n * sizeof(float2), cudaMemcpyDeviceToHost, s));
     }
     return download(out, n, s);
 }
 
 std::vector<float> volume_projection(const HalfVolume& v, int axis, bool max, View view, bool shift, int rows,
-                                     int cols, cudaStream_t s) {
+                                     int cols, VolumeViewScratch& scratch, cudaStream_t s) {
     const std::size_t n = std::size_t(rows) * cols;
-    DeviceBuffer<float> out(n);
+    DeviceBuffer<float>& out = scratch.values;
+    out.resize(n);
     projection_kernel<<<dim3(unsigned((cols + 127) / 128), unsigned(rows)), 128, 0, s>>>(v, axis, max, view, shift,
                                                                                          rows, cols, out.get());
     CUDA_CHECK_LAUNCH("projection_kernel");
     return download(out, n, s);
 }
 
-std::vector<float> volume_lattice(const HalfVolume& v, View view, int step, int nx, int ny, int nz, cudaStream_t s) {
+std::vector<float> volume_lattice(const HalfVolume& v, View view, int step, int nx, int ny, int nz,
+                                  VolumeViewScratch& scratch, cudaStream_t s) {
     const long long total = (long long)nx * ny * nz;
-    DeviceBuffer<float> out{std::size_t(total)};
+    DeviceBuffer<float>& out = scratch.values;
+    out.resize(std::size_t(total));
     const int blocks = int(std::min<long long>((total + 255) / 256, 4096));
     lattice_kernel<<<blocks, 256, 0, s>>>(v, view, step, nx, ny, total, out.get());
     CUDA_CHECK_LAUNCH("lattice_kernel");

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gpu/common/spectrum_math.h"
+#include "gpu/runtime/resources.h"
 
 namespace specview::gpu {
 
@@ -21,16 +22,24 @@ struct HalfVolume {
     std::size_t pitch = 0;
 };
 
+// Device buffers the views below write into, kept by their caller: a slice moved in the viewer allocates nothing
+// (a cudaFree waits for the whole device).
+struct VolumeViewScratch {
+    DeviceBuffer<float> values;
+    DeviceBuffer<float2> bins;
+};
+
 // rows x cols view values; axis 0 x, 1 y, 2 z (gpu/common/volume_math.h's numbering), k the unshifted bin. With
 // `bins`, the picture's complex bins too.
 std::vector<float> volume_slice(const HalfVolume& v, int axis, int k, View view, bool shift, int rows, int cols,
-                                cudaStream_t s, std::vector<float2>* bins = nullptr);
+                                VolumeViewScratch& scratch, cudaStream_t s, std::vector<float2>* bins = nullptr);
 // Along `axis`: max (the largest view value) or sum (the view of sqrt of the summed power), as the host's
 // VolumeSpectrum::projection_values.
 std::vector<float> volume_projection(const HalfVolume& v, int axis, bool max, View view, bool shift, int rows,
-                                     int cols, cudaStream_t s);
+                                     int cols, VolumeViewScratch& scratch, cudaStream_t s);
 // The half's bins (z, y, x) = step (zi, yi, xi): nz x ny x nx view values, x fastest.
-std::vector<float> volume_lattice(const HalfVolume& v, View view, int step, int nx, int ny, int nz, cudaStream_t s);
+std::vector<float> volume_lattice(const HalfVolume& v, View view, int step, int nx, int ny, int nz,
+                                  VolumeViewScratch& scratch, cudaStream_t s);
 // Adds each bin's power x norm (x2 where the half bin stands for its mirror) and its count into sums[shell] and
 // counts[shell], `bins` shells 1 / m wide of the physical frequency (voxel sizes sx, sy, sz); DC left out.
 void volume_shell_sums(const HalfVolume& v, double sx, double sy, double sz, double m, double norm, int bins,
