@@ -155,7 +155,10 @@ struct GlFft::Impl {
             eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
             eglDestroyContext(display, context);
         }
-        if (display != EGL_NO_DISPLAY) eglTerminate(display);
+        // No eglTerminate, here or in try_display: an EGL display is one per device and process, not counted, so
+        // terminating ours destroyed every context on it that was not current at that moment - the offscreen
+        // viewer's shared one among them, after the device list's probe (probe_gl) dropped its GlFft (seen on the
+        // H100 and on Mesa, 2026-12-07). The display stays initialised until the process ends.
     }
 
     // The program of one shader and configuration, compiled at its first use and kept.
@@ -290,7 +293,6 @@ struct GlFft::Impl {
         }
         if (!eglBindAPI(EGL_OPENGL_API)) {
             *why = "no desktop OpenGL on this EGL";
-            eglTerminate(d);
             return false;
         }
         const EGLint attrs[] = {
@@ -300,7 +302,6 @@ struct GlFft::Impl {
         if (c == EGL_NO_CONTEXT || !eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, c)) {
             *why = "no OpenGL 4.3 core context without a surface (" + egl_error() + ")";
             if (c != EGL_NO_CONTEXT) eglDestroyContext(d, c);
-            eglTerminate(d);
             return false;
         }
         display = d;
