@@ -149,6 +149,9 @@ void add_gpu_options(CLI::App& app, CliOptions& o) {
     app.add_flag("--threads-2x-length", o.s.custom.rows.threads_twice_length,
                  "custom: 2 x the local length in threads a block (seed 000 4.1)")
         ->group(g_gpu);
+    app.add_flag("--warp-shuffles", o.s.custom.rows.warp_shuffles,
+                 "custom: a row's last 5 stages by warp shuffles (seed 000 5.2.2)")
+        ->group(g_gpu);
     app.add_option("--tile", o.s.custom.transpose.tile, "custom: transpose tile (8, 16, 32, 64)")
         ->check(CLI::IsMember({8, 16, 32, 64}))
         ->group(g_gpu)
@@ -172,7 +175,7 @@ void add_run_options(CLI::App& app, CliOptions& o) {
         ->group(g_stack);
     app.add_option("--frame-range", o.frame_range, "A:B, frames A to B of a stack; -o and --raw then name directories")
         ->group(g_stack);
-    app.add_option("--stack", o.stack, "a directory's images or a glob ('frames/*.png') as one stack, in natural order")
+    app.add_option("--stack", o.stack, "a directory or a glob ('frames/*.png') as one stack, natural order")
         ->group(g_stack);
     app.add_option("--video-decode", o.video_decode,
                    "where a video is decoded: auto (NVDEC with a GPU backend, else the CPU), gpu or cpu")

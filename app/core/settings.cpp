@@ -295,6 +295,11 @@ std::string set_option(Settings& out, const std::string& o, const std::vector<st
             err = "threads-2x-length takes on or off";
         else
             s.custom.rows.threads_twice_length = v[0] == "on";
+    } else if (o == "warp-shuffles") {  // the seed pipeline's rows: seed 000 section 5.2.2
+        if (v.size() != 1 || (v[0] != "on" && v[0] != "off"))
+            err = "warp-shuffles takes on or off";
+        else
+            s.custom.rows.warp_shuffles = v[0] == "on";
     } else if (o == "merge-transposes") {  // a volume's seed pipeline: seed 000 section 5.1.2
         if (v.size() != 1 || (v[0] != "on" && v[0] != "off"))
             err = "merge-transposes takes on or off";
@@ -343,6 +348,7 @@ std::vector<std::string> option_steps(const std::string& o) {
     if (o == "local-length") return words(kLocal);
     if (o == "tile") return words(kTiles);
     if (o == "no-shift") return {"false", "true"};
+    if (o == "threads-2x-length" || o == "warp-shuffles" || o == "merge-transposes") return {"off", "on"};
     return {};
 }
 

@@ -20,6 +20,9 @@ struct RowFftConfig {
     // Seed 000 section 4.1's untested hypothesis: twice the local length in threads a block (at most the device's),
     // in place of threads_per_block, "will deliver better performance". A switch, measured.
     bool threads_twice_length = false;
+    // Seed 000 section 5.2.2's: warp shuffles in place of shared memory for the stages within a warp (spans 16 .. 1,
+    // a row's last five) - "shared memory usage would go down". A switch, measured.
+    bool warp_shuffles = false;
 };
 
 // The launch shape the row-FFT planner settled on for one row pass (gpu/custom/fft_rows.cu).
@@ -31,6 +34,7 @@ struct RowFftPlan {
     int threads = 0;               // threads per block, effective
     int block_height = 0;          // segments (rows, or parts of a row) per block, effective
     int per_thread = 0;            // butterflies per thread per stage (1, 2, 4, 8 or 16)
+    int shuffle_stages = 0;        // the last stages run through warp shuffles (warp_shuffles: up to 5), else 0
     int blocks = 0;
     int smem_bytes = 0;              // dynamic shared memory per block
     std::vector<std::string> notes;  // every clamp the planner made, in words

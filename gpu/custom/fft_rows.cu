@@ -92,11 +92,14 @@ __global__ void fft_rows_global_stage_kernel(const float* __restrict__ real_in, 
 // between the read and write barriers (constant geometry is not in-place safe otherwise).
 //   natural: write X[k] to position k (the reorder through __brev; coalesced global writes)
 //   else:    write the in-place Cooley-Tukey order (bit-reversed after the last stage)
-template <bool kReal, bool kInverse, int kPer>
+//   kShuffle (seed 000 section 5.2.2): the last `shuffles` stages (spans 16 .. 1) through warp shuffles instead of
+//            shared memory - one element a lane, its partner lane^span - between one read and one write of
+//            shared memory. Needs whole warps (the planner rounds threads per block up to a multiple of 32).
+template <bool kReal, bool kInverse, int kPer, bool kShuffle>
 __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const float2* __restrict__ in,
                                       float2* __restrict__ out, int log2n, int log2l, long long slots, int H,
                                       int first_stage, int last_stage, int natural, const float2* __restrict__ tw,
-                                      int tw_shift) {
+                                      int tw_shift, int shuffles) {
     extern __shared__ float4 smem_f4[];
     float2* sm = reinterpret_cast<float2*>(smem_f4);
 
@@ -116,7 +119,8 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
     const int half_l = L >> 1;
     const int bfly = elems >> 1;
     const unsigned cmask = (1u << q) - 1u;
-    for (int p = first_stage; p <= last_stage; ++p) {
+    const int shared_last = kShuffle ? last_stage - shuffles : last_stage;
+    for (int p = first_stage; p <= shared_last; ++p) {
         const int pl = p - q;  // local stage, 1-based
         float2 va[kPer], vb[kPer];
 #pragma unroll
@@ -148,6 +152,58 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
     }
 
     const int done = max(0, last_stage - q);  // local stages run: physical = rotl(logical, done)
+    if constexpr (kShuffle) {
+        if (shuffles > 0) {
+            // Lane l, register j holds the block's element e = (warp E + j) 32 + l (E = 2 kPer: enough for all):
+            // runs of 32 consecutive logical elements, so the partner at span s <= 16 is lane l ^ s. Lanes past the
+            // block's elements shuffle too (whole warps), their values unused.
+            constexpr int E = 2 * kPer;
+            const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+            const int before = done - shuffles;  // local stages the shared-memory loop ran
+            float2 v[E];
+#pragma unroll
+            for (int j = 0; j < E; ++j) {
+                const int e = ((warp * E + j) << 5) + lane;
+                v[j] = make_float2(0.0f, 0.0f);
+                if (e < elems) {
+                    const int h = e >> log2l, i = e & (L - 1);
+                    v[j] = sm[(h << log2l) + swz(rotl_bits(unsigned(i), before, log2l), log2l)];
+                }
+            }
+            __syncthreads();  // (every element read before any is written back in the final order)
+            for (int p = last_stage - shuffles + 1; p <= last_stage; ++p) {
+                const int sbits = log2n - p;  // log2 of the span (0 .. 4)
+                const int span = 1 << sbits;
+#pragma unroll
+                for (int j = 0; j < E; ++j) {
+                    const int e = ((warp * E + j) << 5) + lane;
+                    const int h = e >> log2l, i = e & (L - 1);
+                    float2 other;
+                    other.x = __shfl_xor_sync(0xffffffffu, v[j].x, span);
+                    other.y = __shfl_xor_sync(0xffffffffu, v[j].y, span);
+                    const unsigned c = unsigned(slot0 + h) & cmask;
+                    const unsigned g = ((c << log2l) | unsigned(i)) >> (sbits + 1);  // the pair's group in the row
+                    const float2 w = twiddle<kInverse>(tw, bitrev(g, log2n - 1), tw_shift);
+                    if (i & span) {  // the upper of the pair: a - w b, a the partner's
+                        const float2 t = c_mul(w, v[j]);
+                        v[j] = make_float2(other.x - t.x, other.y - t.y);
+                    } else {  // the lower: a + w b, b the partner's
+                        const float2 t = c_mul(w, other);
+                        v[j] = make_float2(v[j].x + t.x, v[j].y + t.y);
+                    }
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < E; ++j) {
+                const int e = ((warp * E + j) << 5) + lane;
+                if (e < elems) {
+                    const int h = e >> log2l, i = e & (L - 1);
+                    sm[(h << log2l) + swz(rotl_bits(unsigned(i), done, log2l), log2l)] = v[j];
+                }
+            }
+            __syncthreads();
+        }
+    }
     if (natural) {
         // A group is the G consecutive segments of one row this block holds (G = min(H, 2^q)). Segment c,
         // point m holds X[bitrev_n(c L + m)] = X[(bitrev_l(m) << q) | bitrev_q(c)]; enumerating outputs as
@@ -174,28 +230,33 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
 }
 
 using LocalKernel = void (*)(const float*, const float2*, float2*, int, int, long long, int, int, int, int,
-                             const float2*, int);
+                             const float2*, int, int);
 using GlobalKernel = void (*)(const float*, const float2*, float2*, int, long long, int, const float2*, int);
 
-template <bool kReal, bool kInverse>
+template <bool kReal, bool kInverse, bool kShuffle>
 LocalKernel pick_local(int per) {
     switch (per) {
         case 1:
-            return fft_rows_local_kernel<kReal, kInverse, 1>;
+            return fft_rows_local_kernel<kReal, kInverse, 1, kShuffle>;
         case 2:
-            return fft_rows_local_kernel<kReal, kInverse, 2>;
+            return fft_rows_local_kernel<kReal, kInverse, 2, kShuffle>;
         case 4:
-            return fft_rows_local_kernel<kReal, kInverse, 4>;
+            return fft_rows_local_kernel<kReal, kInverse, 4, kShuffle>;
         case 8:
-            return fft_rows_local_kernel<kReal, kInverse, 8>;
+            return fft_rows_local_kernel<kReal, kInverse, 8, kShuffle>;
         default:
-            return fft_rows_local_kernel<kReal, kInverse, 16>;
+            return fft_rows_local_kernel<kReal, kInverse, 16, kShuffle>;
     }
 }
 
-LocalKernel local_kernel(bool real, bool inverse, int per) {
-    if (real) return inverse ? pick_local<true, true>(per) : pick_local<true, false>(per);
-    return inverse ? pick_local<false, true>(per) : pick_local<false, false>(per);
+template <bool kShuffle>
+LocalKernel local_kernel_of(bool real, bool inverse, int per) {
+    if (real) return inverse ? pick_local<true, true, kShuffle>(per) : pick_local<true, false, kShuffle>(per);
+    return inverse ? pick_local<false, true, kShuffle>(per) : pick_local<false, false, kShuffle>(per);
+}
+
+LocalKernel local_kernel(bool real, bool inverse, int per, bool shuffle) {
+    return shuffle ? local_kernel_of<true>(real, inverse, per) : local_kernel_of<false>(real, inverse, per);
 }
 
 GlobalKernel global_kernel(bool real, bool inverse) {
@@ -252,6 +313,12 @@ RowFftPlan plan_row_fft_shape(int n, int rows, const RowFftConfig& cfg, int max_
     if (cfg.threads_twice_length) {  // seed 000 section 4.1: 2 x TLEN threads a block
         T = std::min(max_threads, 2 * L);
         p.notes.push_back("threads per block " + std::to_string(T) + ": twice the local length (seed 000 section 4.1)");
+    }
+    if (cfg.warp_shuffles && T % 32 != 0) {  // seed 000 section 5.2.2: shuffles need whole warps
+        const int T2 = std::min(max_threads, (T + 31) / 32 * 32);
+        p.notes.push_back("threads per block raised from " + std::to_string(T) + " to " + std::to_string(T2) +
+                          ": warp shuffles need whole warps");
+        T = T2;
     }
     // Each thread stages at most 16 butterflies per stage in registers.
     if (L / 2 > kMaxPerThread * T) {
@@ -310,6 +377,11 @@ RowFftPlan plan_row_fft_shape(int n, int rows, const RowFftConfig& cfg, int max_
     p.threads = T;
     p.block_height = H;
     p.per_thread = per;
+    if (cfg.warp_shuffles && p.log2l > 0) {
+        p.shuffle_stages = std::min(5, p.log2l);
+        p.notes.push_back("the last " + std::to_string(p.shuffle_stages) +
+                          " stages through warp shuffles (seed 000 section 5.2.2)");
+    }
     p.blocks = int((slots + H - 1) / H);
     p.smem_bytes = int(smem);
     return p;
@@ -328,7 +400,7 @@ RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceIn
     };
     int per = p.per_thread;
     for (;;) {
-        const void* fn = reinterpret_cast<const void*>(local_kernel(real_input, false, per));
+        const void* fn = reinterpret_cast<const void*>(local_kernel(real_input, false, per, p.shuffle_stages > 0));
         cudaFuncAttributes fa{};
         CUDA_CHECK(cudaFuncGetAttributes(&fa, fn));
         if (T <= fa.maxThreadsPerBlock) break;
@@ -376,20 +448,27 @@ float2* run_row_fft(const RowFftPlan& p, const float* real_in, const float2* in,
         if (stages <= p.global_stages) return scratch;  // stopped inside the global stages
     }
     const bool r = cur_real != nullptr;
-    LocalKernel k = local_kernel(r, inverse, p.per_thread);
+    // The shuffled stages are the last run with spans of at most 16 (a stop before the row's end has fewer).
+    const int shuffles = p.shuffle_stages > 0
+                             ? std::max(0, std::min({p.shuffle_stages, 5 - (p.log2n - stages), stages - p.global_stages}))
+                             : 0;
+    LocalKernel k = local_kernel(r, inverse, p.per_thread, p.shuffle_stages > 0);
     detail::ensure_dynamic_smem(reinterpret_cast<const void*>(k), p.smem_bytes);
     const long long slots = (long long)p.rows << p.global_stages;
     const bool natural = stop.natural_order && stages == p.log2n;
     k<<<p.blocks, p.threads, p.smem_bytes, stream>>>(cur_real, cur, out, p.log2n, p.log2l, slots, p.block_height,
-                                                     p.global_stages + 1, stages, natural ? 1 : 0, tw.get(), tw_shift);
+                                                     p.global_stages + 1, stages, natural ? 1 : 0, tw.get(), tw_shift,
+                                                     shuffles);
     CUDA_CHECK_LAUNCH("fft_rows_local_kernel");
     return out;
 }
 
 KernelResources row_fft_resources(const RowFftPlan& p, bool real_input, const DeviceInfo& dev) {
     std::ostringstream name;
-    name << "fft_rows_local_kernel<" << (real_input ? "real" : "complex") << ", " << p.per_thread << "/thread>";
-    return kernel_resources(reinterpret_cast<const void*>(local_kernel(real_input, false, p.per_thread)),
+    name << "fft_rows_local_kernel<" << (real_input ? "real" : "complex") << ", " << p.per_thread << "/thread"
+         << (p.shuffle_stages ? ", shuffles>" : ">");
+    return kernel_resources(reinterpret_cast<const void*>(local_kernel(real_input, false, p.per_thread,
+                                                                       p.shuffle_stages > 0)),
                             name.str().c_str(), p.threads, p.smem_bytes, dev);
 }
 

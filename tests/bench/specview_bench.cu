@@ -229,10 +229,17 @@ int main(int argc, char** argv) {
             return p;
         };
 
-        // Default configuration.
+        // Default configuration, and seed 000's row-kernel hypotheses as switches on it: 2 x the local length in
+        // threads a block (4.1), the last five stages by warp shuffles (5.2.2).
         CustomConfig def;
         StageStats st_def;
         Custom2DPlan p_def = run_custom(def, r, &st_def);
+        CustomConfig c41 = def, c522 = def;
+        c41.rows.threads_twice_length = true;
+        c522.rows.warp_shuffles = true;
+        StageStats st_41, st_522;
+        Custom2DPlan p_41 = run_custom(c41, r, &st_41);
+        Custom2DPlan p_522 = run_custom(c522, r, &st_522);
 
         // Sweep: threads per block x block height x local length at tile 32, then the tile for the best.
         CustomConfig best = def;
@@ -552,6 +559,8 @@ int main(int argc, char** argv) {
             }
         };
         print_stages("custom (default)", cfg_name(def, p_def), st_def);
+        print_stages("custom, 4.1: 2x threads", cfg_name(c41, p_41), st_41);
+        print_stages("custom, 5.2.2: shuffles", cfg_name(c522, p_522), st_522);
         print_stages(("custom (best of " + std::to_string(tried) + ")").c_str(), cfg_name(best, p_best), st_best);
         print_stages("custom-fast C2C",
                      (one_blocks > 0 ? "one launch of " + std::to_string(one_blocks) + " blocks, " : "two passes, ") +

@@ -634,6 +634,31 @@ TEST(RowPlan, TwiceTheLocalLengthInThreadsIsSection41sSwitch) {
     EXPECT_EQ(gpu::plan_row_fft_shape(4096, 64, c, 1024, 227 * 1024, "an H100").threads, 1024);  // (the device's most)
 }
 
+// Seed 000 section 5.2.2's switch: the last min(5, log2 L) stages through warp shuffles, in whole warps (threads per
+// block raised to a multiple of 32), said in the notes; off, nothing changes. Its script key sweeps off and on.
+TEST(RowPlan, WarpShufflesAreSection522sSwitch) {
+    gpu::RowFftConfig c;
+    c.threads_per_block = 100;
+    const gpu::RowFftPlan off = gpu::plan_row_fft_shape(1024, 512, c, 1024, 227 * 1024, "an H100");
+    EXPECT_EQ(off.threads, 100);
+    EXPECT_EQ(off.shuffle_stages, 0);
+    c.warp_shuffles = true;
+    const gpu::RowFftPlan on = gpu::plan_row_fft_shape(1024, 512, c, 1024, 227 * 1024, "an H100");
+    EXPECT_EQ(on.threads, 128);
+    EXPECT_EQ(on.shuffle_stages, 5);
+    std::string notes;
+    for (const std::string& n : on.notes) notes += n + "\n";
+    EXPECT_NE(notes.find("whole warps"), std::string::npos) << notes;
+    EXPECT_NE(notes.find("section 5.2.2"), std::string::npos) << notes;
+    c.max_local_length = 8;  // three local stages: all of them shuffled
+    EXPECT_EQ(gpu::plan_row_fft_shape(1024, 512, c, 1024, 227 * 1024, "an H100").shuffle_stages, 3);
+    Settings s;
+    EXPECT_EQ(set_option(s, "warp-shuffles", {"on"}), "");
+    EXPECT_TRUE(s.custom.rows.warp_shuffles);
+    EXPECT_NE(set_option(s, "warp-shuffles", {"yes"}), "");
+    EXPECT_EQ(option_steps("warp-shuffles"), (std::vector<std::string>{"off", "on"}));
+}
+
 // A shared context the engine cannot make current (NVIDIA's EGL refused one on the worker's thread): the GL backend
 // runs in a context of its own, the picture comes back to the host, and the engine says why (the viewer's Pipeline
 // panel shows it) instead of the viewer believing its texture is written on the GPU.

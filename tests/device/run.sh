@@ -11,7 +11,7 @@ OUT=${OUT:-/tmp/specview-device}
 mkdir -p "$OUT"
 steps=${*:-build test memcheck racecheck bench decode cli latency viewer faults}
 has() { [[ " $steps " == *" $1 "* ]]; }
-B=build-device
+B=${B:-build-device}  # (B=build/carry-local: programs built here, tests/device/pack_local.sh)
 
 # The carried packages unpacked and the variables exported (stb, CLI11, FFmpeg, the GL/EGL loaders).
 source "$(dirname "$0")/env.sh"

@@ -142,6 +142,62 @@ TEST_F(FftRows, EveryStageMatchesTheCpuModel) {
     }
 }
 
+// Seed 000 section 5.2.2's switch: a row's last stages through warp shuffles. Every length (so every local length,
+// from all-shuffled short rows to global stages first), threads per block not a whole number of warps (raised),
+// heights, rows not a multiple of H; then every stop (fewer shuffled stages) against the CPU model.
+TEST_F(FftRows, WarpShufflesMatchFftwAndTheModelAtEveryStage) {
+    gpu::TwiddleTable tw;
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    int cases = 0;
+    double worst = 0;
+    for (int log2n = 0; log2n <= gpu::kMaxRowLog2; ++log2n) {
+        const int n = 1 << log2n;
+        const int rows = std::max(3, (small_run() ? (1 << 13) : (1 << 16)) / n) + 1;
+        for (int T : {100, 256, 1024})
+            for (int H : {0, 1, 4})
+                for (int L : {0, 16, 64})
+                    for (int kind = 0; kind < 3; ++kind) {  // forward, inverse, real input
+                        RowCase c{n, rows, {T, H, L}, kind == 1, kind == 2};
+                        c.cfg.warp_shuffles = true;
+                        double e = 0;
+                        try {
+                            e = run_case(c, device(), tw, rng);
+                        } catch (const gpu::ConfigError& err) {
+                            EXPECT_NE(std::string(err.what()).find("shared memory"), std::string::npos)
+                                << describe(c) << ": " << err.what();
+                            continue;
+                        }
+                        ++cases;
+                        worst = std::max(worst, e);
+                        EXPECT_LT(e, 1e-5) << describe(c) << " warp shuffles";
+                    }
+    }
+    std::printf("[ rows     ] warp shuffles: %d cases, worst relative L2 error %.3g\n", cases, worst);
+    for (int log2n : {1, 4, 5, 7, 10, 13}) {
+        const int n = 1 << log2n, rows = 6;
+        for (int L : {0, 16}) {
+            gpu::RowFftConfig cfg{96, 2, L};
+            cfg.warp_shuffles = true;
+            gpu::RowFftPlan plan = gpu::plan_row_fft(n, rows, cfg, device(), false);
+            EXPECT_EQ(plan.shuffle_stages, std::min(5, plan.log2l));
+            for (int s = 0; s <= log2n; ++s)
+                for (bool natural : {true, false}) {
+                    const std::vector<cf> h = rng.complex(std::size_t(n) * rows);
+                    std::vector<cd> model = widen(h);
+                    for (int r = 0; r < rows; ++r) staged_row_fft(model.data() + std::size_t(r) * n, n, s, natural);
+                    gpu::DeviceBuffer<float2> in, out(h.size());
+                    upload(in, h);
+                    poison(out);
+                    const float2* res = gpu::run_row_fft(plan, nullptr, in.get(), out.get(), in.get(), false,
+                                                         {s, natural}, tw, nullptr);
+                    EXPECT_LT(rel_l2(download<cf>(res, h.size()), model), 1e-5)
+                        << "n=" << n << " L=" << L << " stages=" << s << (natural ? " natural" : " bit-reversed");
+                }
+        }
+    }
+}
+
 TEST_F(FftRows, RejectsWhatTheDeviceCannotRunBeforeLaunch) {
     const auto& d = device();
     EXPECT_THROW(gpu::plan_row_fft(12, 4, {}, d, false), gpu::ConfigError);       // not a power of two

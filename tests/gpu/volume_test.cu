@@ -103,6 +103,13 @@ TEST_F(VolumeFft, TheSeedPipelineMatchesOverItsKnobsAndBothTransposeForms) {
         t.custom.rows.threads_twice_length = true;
         EXPECT_LT(half_error(e, t, sz[0], sz[1], sz[2], rng), 1e-5)
             << sz[0] << "x" << sz[1] << "x" << sz[2] << " 2 x length threads, seed " << rng.seed();
+        // Section 5.2.2's: the last stages of every row pass through warp shuffles (threads raised to whole warps).
+        gpu::VolumeRequest w;
+        w.path = gpu::VolumePath::Custom;
+        w.custom.rows.threads_per_block = 48;
+        w.custom.rows.warp_shuffles = true;
+        EXPECT_LT(half_error(e, w, sz[0], sz[1], sz[2], rng), 1e-5)
+            << sz[0] << "x" << sz[1] << "x" << sz[2] << " warp shuffles, seed " << rng.seed();
     }
 }
 

@@ -57,6 +57,10 @@ bool draw_gpu_knobs(Settings& s) {
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("seed 000 section 4.1's hypothesis, never tested there: twice the row length in threads a\n"
                           "block (instead of threads per block) would be faster; the benchmark measures it");
+    changed |= ImGui::Checkbox("Warp shuffles (last 5 stages)", &s.custom.rows.warp_shuffles);
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("seed 000 section 5.2.2's hypothesis: the stages within a warp (spans 16 .. 1) exchange\n"
+                          "through __shfl_xor_sync instead of shared memory; the benchmark measures it");
     changed |= ImGui::Checkbox("Merge the final transposes (3D)", &s.custom.merge_final_transposes);
     if (ImGui::IsItemHovered())
         ImGui::SetTooltip("a volume's seed pipeline: one XYZ transpose instead of two (seed 000 section 5.1.2);\n"

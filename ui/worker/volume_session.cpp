@@ -31,7 +31,8 @@ std::string transform_key(const Settings& s) {
       << s.kaiser_beta << ' ' << int(s.window_shape) << ' ' << int(s.level) << ' ' << int(s.pad) << ' '
       << int(s.pad_fill) << ' ' << int(s.cufft_mode) << ' ' << s.custom.rows.threads_per_block << ' '
       << s.custom.rows.block_height << ' ' << s.custom.rows.max_local_length << ' ' << s.custom.transpose.tile << ' '
-      << s.custom.merge_final_transposes << ' ' << s.custom.rows.threads_twice_length << ' ' << roi_string(s.roi);
+      << s.custom.merge_final_transposes << ' ' << s.custom.rows.threads_twice_length << ' '
+      << s.custom.rows.warp_shuffles << ' ' << roi_string(s.roi);
     return k.str();
 }
 
