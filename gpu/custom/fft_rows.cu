@@ -449,9 +449,10 @@ float2* run_row_fft(const RowFftPlan& p, const float* real_in, const float2* in,
     }
     const bool r = cur_real != nullptr;
     // The shuffled stages are the last run with spans of at most 16 (a stop before the row's end has fewer).
-    const int shuffles = p.shuffle_stages > 0
-                             ? std::max(0, std::min({p.shuffle_stages, 5 - (p.log2n - stages), stages - p.global_stages}))
-                             : 0;
+    const int shuffles =
+        p.shuffle_stages > 0
+            ? std::max(0, std::min({p.shuffle_stages, 5 - (p.log2n - stages), stages - p.global_stages}))
+            : 0;
     LocalKernel k = local_kernel(r, inverse, p.per_thread, p.shuffle_stages > 0);
     detail::ensure_dynamic_smem(reinterpret_cast<const void*>(k), p.smem_bytes);
     const long long slots = (long long)p.rows << p.global_stages;
