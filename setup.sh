@@ -13,7 +13,7 @@ mode=${1:-run}
 shift || true
 
 packages=(build-essential cmake ninja-build libglfw3-dev libimgui-dev libstb-dev python3-glad libfftw3-dev
-          libcli11-dev nlohmann-json3-dev libjpeg-dev libpng-dev libspng-dev libdeflate-dev libtiff-dev libgif-dev libavformat-dev libavcodec-dev libswscale-dev pkgconf python3-numpy python3-tifffile python3-yaml libseccomp-dev libgtest-dev clang libgl-dev libegl-dev xvfb xauth desktop-file-utils appstream slurm-wlm munge
+          libcli11-dev nlohmann-json3-dev libjpeg-dev libpng-dev libspng-dev libdeflate-dev libtiff-dev libgif-dev libavformat-dev libavcodec-dev libswscale-dev pkgconf python3-numpy python3-pil python3-tifffile python3-yaml libseccomp-dev libgtest-dev clang libgl-dev libegl-dev xvfb xauth desktop-file-utils appstream slurm-wlm munge
           ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd clinfo libegl-mesa0 libgl1-mesa-dri)
 missing=()
 for p in "${packages[@]}"; do

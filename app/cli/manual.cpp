@@ -115,7 +115,8 @@ std::string man_page(const CLI::App& app, const std::string& version) {
     }
     m << ".SH FILES\n.TP\n.I PREFIX/libexec/specview/\nthe sandboxed decoder helpers and the GPU video module\n"
       << ".TP\n.I PREFIX/share/specview/assets/\nthe bundled sample images\n"
-      << ".TP\n.I ~/.cache/specview/\nFFTW's wisdom (\\fB\\-\\-fftw\\-measure\\fR)\n";
+      << ".TP\n.I ~/.cache/specview/\nFFTW's wisdom (\\fB\\-\\-fftw\\-measure\\fR); gl/: the GL backend's compiled programs "
+         "(SPECVIEW_NO_GL_CACHE=1: none)\n";
     return m.str();
 }
 

@@ -3,12 +3,16 @@
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/glcorearb.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <utility>
@@ -74,7 +78,10 @@ struct Gl {
     SV_GL(PFNGLBINDIMAGETEXTUREPROC, BindImageTexture)       \
     SV_GL(PFNGLFENCESYNCPROC, FenceSync)                     \
     SV_GL(PFNGLWAITSYNCPROC, WaitSync)                       \
-    SV_GL(PFNGLDELETESYNCPROC, DeleteSync)
+    SV_GL(PFNGLDELETESYNCPROC, DeleteSync)                   \
+    SV_GL(PFNGLPROGRAMPARAMETERIPROC, ProgramParameteri)     \
+    SV_GL(PFNGLGETPROGRAMBINARYPROC, GetProgramBinary)       \
+    SV_GL(PFNGLPROGRAMBINARYPROC, ProgramBinary)
     SV_GL_LIST
 #undef SV_GL
     template <class Proc>
@@ -86,6 +93,29 @@ struct Gl {
 #undef SV_GL
         return "";
     }
+};
+
+// The compiled programs on disk (GL_ARB_get_program_binary, core since 4.1): $XDG_CACHE_HOME/specview/gl or
+// ~/.cache/specview/gl, one file a program, named by a hash of the driver (vendor, renderer, version) and the source.
+// A file the driver no longer takes (a new driver, a damaged file) is compiled again and replaced.
+std::string program_cache_dir() {
+    if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/specview/gl";
+    if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/specview/gl";
+    return "";
+}
+
+std::uint64_t fnv1a(const std::string& s, std::uint64_t h = 1469598103934665603ull) {
+    for (const unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
+constexpr char kBinaryMagic[8] = {'S', 'V', 'G', 'L', 'B', 'I', 'N', '1'};
+
+struct BinaryHeader {
+    char magic[8];
+    std::uint64_t key;     // the hash the file is named by (a renamed or mixed-up file is not taken)
+    std::uint32_t format;  // the driver's binary format
+    std::uint32_t bytes;   // the binary's length, after the header
 };
 
 std::string egl_error() {
@@ -113,6 +143,9 @@ struct GlFft::Impl {
     GLint64 max_storage = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the largest buffer a shader may address
     GLint max_invocations = 0, max_size[2] = {0, 0}, max_shared = 0, max_count[2] = {0, 0};
     std::map<std::string, GLuint> programs;  // per shader and configuration, compiled once
+    std::string cache_dir;                   // program_cache_dir(), or "" (none: the driver offers no binary format)
+    std::string driver;                      // vendor, renderer and version: part of a cached program's key
+    int loaded = 0, compiled = 0;            // programs taken from the disk cache, compiled from source
     GLuint a = 0, b = 0;
     std::size_t capacity = 0;
     std::map<int, GLuint> twiddles;
@@ -161,11 +194,77 @@ struct GlFft::Impl {
         // H100 and on Mesa, 2026-12-07). The display stays initialised until the process ends.
     }
 
-    // The program of one shader and configuration, compiled at its first use and kept.
+    // A program from the disk cache (0: none there, or one the driver refuses).
+    GLuint load_binary(const std::string& path, std::uint64_t key) {
+        std::FILE* f = std::fopen(path.c_str(), "rb");
+        if (!f) return 0;
+        BinaryHeader h{};
+        std::vector<char> data;
+        const bool ok = std::fread(&h, sizeof h, 1, f) == 1 && std::memcmp(h.magic, kBinaryMagic, 8) == 0 &&
+                        h.key == key && h.bytes > 0 && h.bytes <= (64u << 20) &&
+                        (data.resize(h.bytes), std::fread(data.data(), 1, h.bytes, f) == h.bytes);
+        std::fclose(f);
+        if (!ok) return 0;
+        const GLuint pr = gl.CreateProgram();
+        gl.ProgramBinary(pr, GLenum(h.format), data.data(), GLsizei(h.bytes));
+        GLint linked = 0;
+        gl.GetProgramiv(pr, GL_LINK_STATUS, &linked);
+        while (gl.GetError() != GL_NO_ERROR) {  // (a format this driver no longer knows: GL_INVALID_ENUM)
+            linked = 0;
+        }
+        if (!linked) {
+            gl.DeleteProgram(pr);
+            return 0;
+        }
+        return pr;
+    }
+    // The linked program's binary into the disk cache, written whole or not at all (best effort: a read-only home
+    // only costs the next process its compile).
+    void save_binary(GLuint pr, const std::string& path, std::uint64_t key) {
+        GLint len = 0;
+        gl.GetProgramiv(pr, GL_PROGRAM_BINARY_LENGTH, &len);
+        if (len <= 0) return;
+        std::vector<char> data(std::size_t(len), 0);
+        GLenum format = 0;
+        GLsizei got = 0;
+        gl.GetProgramBinary(pr, len, &got, &format, data.data());
+        if (gl.GetError() != GL_NO_ERROR || got <= 0) return;
+        std::error_code ec;
+        std::filesystem::create_directories(cache_dir, ec);
+        const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+        std::FILE* f = std::fopen(tmp.c_str(), "wb");
+        if (!f) return;
+        BinaryHeader h{};
+        std::memcpy(h.magic, kBinaryMagic, 8);
+        h.key = key;
+        h.format = std::uint32_t(format);
+        h.bytes = std::uint32_t(got);
+        const bool ok = std::fwrite(&h, sizeof h, 1, f) == 1 && std::fwrite(data.data(), 1, std::size_t(got), f) ==
+                                                                    std::size_t(got);
+        if (std::fclose(f) == 0 && ok)
+            std::filesystem::rename(tmp, path, ec);
+        else
+            std::filesystem::remove(tmp, ec);
+        if (ec) std::filesystem::remove(tmp, ec);
+    }
+
+    // The program of one shader and configuration: from the disk cache, else compiled (and cached); kept.
     GLuint program(const std::string& defines, const char* source = kSeedFftGlsl) {
         auto it = programs.find(defines);
         if (it != programs.end()) return it->second;
         const std::string src = std::string("#version 430\n") + defines + source;
+        const std::uint64_t key = fnv1a(src, fnv1a(driver));
+        std::string path;
+        if (!cache_dir.empty()) {
+            char name[32];
+            std::snprintf(name, sizeof name, "/%016llx.bin", static_cast<unsigned long long>(key));
+            path = cache_dir + name;
+            if (const GLuint pr = load_binary(path, key)) {
+                ++loaded;
+                programs.emplace(defines, pr);
+                return pr;
+            }
+        }
         const char* p = src.c_str();
         const GLuint sh = gl.CreateShader(GL_COMPUTE_SHADER);
         gl.ShaderSource(sh, 1, &p, nullptr);
@@ -180,6 +279,7 @@ struct GlFft::Impl {
         }
         const GLuint pr = gl.CreateProgram();
         gl.AttachShader(pr, sh);
+        if (!path.empty()) gl.ProgramParameteri(pr, GL_PROGRAM_BINARY_RETRIEVABLE_HINT, GL_TRUE);
         gl.LinkProgram(pr);
         gl.DeleteShader(sh);
         gl.GetProgramiv(pr, GL_LINK_STATUS, &ok);
@@ -189,6 +289,8 @@ struct GlFft::Impl {
             gl.DeleteProgram(pr);
             throw GpuError("OpenGL: the shader (" + defines + ") does not link: " + log);
         }
+        ++compiled;
+        if (!path.empty()) save_binary(pr, path, key);
         programs.emplace(defines, pr);
         return pr;
     }
@@ -358,6 +460,11 @@ void GlFft::Impl::start(Proc proc) {
     m.gl.GetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &m.max_shared);
     m.gl.GetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &m.max_storage);
     m.check_gl("reading the compute limits");
+    GLint formats = 0;
+    m.gl.GetIntegerv(GL_NUM_PROGRAM_BINARY_FORMATS, &formats);
+    m.check_gl("asking for program binary formats");
+    m.driver = std::string(reinterpret_cast<const char*>(m.gl.GetString(GL_VENDOR))) + "\n" + m.renderer;
+    if (formats > 0 && !std::getenv("SPECVIEW_NO_GL_CACHE")) m.cache_dir = program_cache_dir();
     const std::string& r = m.renderer;
     m.software = r.find("llvmpipe") != std::string::npos || r.find("softpipe") != std::string::npos ||
                  r.find("swrast") != std::string::npos;
@@ -372,6 +479,12 @@ std::string GlFft::describe() const { return "OpenGL compute seed pipeline (" + 
 bool GlFft::software() const { return impl_->software; }
 
 bool GlFft::shares_context() const { return impl_->shared != nullptr; }
+
+std::string GlFft::program_cache() const { return impl_->cache_dir; }
+
+int GlFft::programs_loaded() const { return impl_->loaded; }
+
+int GlFft::programs_compiled() const { return impl_->compiled; }
 
 std::string GlFft::check(int width, int height, const GlFftConfig& c) const {
     const Impl& m = *impl_;

@@ -81,6 +81,11 @@ public:
     unsigned picture_to_slot(const ViewParams& vp, int slot, std::uint64_t wait, std::uint64_t* ready, float* lo,
                              float* hi, std::vector<GlPassTime>* times = nullptr);
     bool shares_context() const;  // made with a GlSharedContext (picture_to_slot's textures are the viewer's to read)
+    // The compiled programs kept on disk (GL_ARB_get_program_binary): the directory ("" where the driver offers no
+    // binary format, or SPECVIEW_NO_GL_CACHE is set), and how many programs came from there and from source.
+    std::string program_cache() const;
+    int programs_loaded() const;
+    int programs_compiled() const;
     // Bins (x[i], y[i]) of the kept spectrum, or all of it (height x width).
     void bins(const int* x, const int* y, std::size_t n, std::complex<float>* out);
     void spectrum(std::complex<float>* out);

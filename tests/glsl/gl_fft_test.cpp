@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <utility>
 #include <limits>
 #include <memory>
@@ -21,6 +23,7 @@
 #include "tests/support/device_picture.h"
 #include "tests/support/oracle.h"
 #include "tests/support/seed_stops.h"
+#include "tests/support/temp_dir.h"
 
 namespace specview::test {
 namespace {
@@ -78,6 +81,64 @@ TEST(GlFft, MatchesFftwDoubleAtEverySizeAndKnob) {
         fft->forward(padded.data(), w, h, c, again.data(), nullptr, stride);
         EXPECT_EQ(again, got) << w << "x" << h << " with rows " << stride << " apart";
     }
+}
+
+// The compiled programs kept on disk (GL_ARB_get_program_binary): a second context takes them from there instead of
+// compiling, with the same spectrum; a damaged or foreign file is compiled again and replaced, never trusted.
+TEST(GlFft, CompiledProgramsAreKeptOnDiskAndADamagedOneIsCompiledAgain) {
+    TempDir dir;
+    const char* old_cache = std::getenv("XDG_CACHE_HOME");
+    const std::string restore = old_cache ? old_cache : "";
+    setenv("XDG_CACHE_HOME", dir.path().c_str(), 1);
+    struct Restore {
+        std::string v;
+        bool had;
+        ~Restore() { had ? setenv("XDG_CACHE_HOME", v.c_str(), 1) : unsetenv("XDG_CACHE_HOME"); }
+    } restore_env{restore, old_cache != nullptr};
+    REQUIRE_GL(first);
+    if (first->program_cache().empty()) GTEST_SKIP() << "this driver offers no program binary format";
+    EXPECT_EQ(first->program_cache(), dir.file("specview/gl"));
+    const int w = 64, h = 32;
+    const GlFftConfig c{};
+    Rng rng;
+    const std::vector<float> plane = rng.real(std::size_t(w) * h, -1.0f, 1.0f);
+    std::vector<cf> want(plane.size());
+    first->prepare(w, h, c);
+    first->forward(plane.data(), w, h, c, want.data());
+    const int programs = first->programs_compiled();
+    EXPECT_GT(programs, 0);
+    EXPECT_EQ(first->programs_loaded(), 0);
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(first->program_cache())) files.push_back(e.path());
+    ASSERT_EQ(int(files.size()), programs) << "one file a program, no temporary left";
+
+    const auto run_again = [&](int loaded, int compiled, const char* what) {
+        GlFft again;
+        again.prepare(w, h, c);
+        std::vector<cf> got(plane.size(), cf(std::numeric_limits<float>::quiet_NaN(), 0.0f));
+        again.forward(plane.data(), w, h, c, got.data());
+        EXPECT_EQ(got, want) << what;
+        EXPECT_EQ(again.programs_loaded(), loaded) << what;
+        EXPECT_EQ(again.programs_compiled(), compiled) << what;
+    };
+    run_again(programs, 0, "from the disk cache");
+
+    // One file cut short, one with its binary's bytes scrambled, one another program's: each compiled again.
+    ASSERT_GE(files.size(), 3u);
+    std::filesystem::resize_file(files[0], 20);
+    {
+        std::fstream f(files[1], std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(24);
+        const std::string junk(64, '\x5a');
+        f.write(junk.data(), std::streamsize(junk.size()));
+    }
+    std::filesystem::copy_file(files[3 % files.size()], files[2], std::filesystem::copy_options::overwrite_existing);
+    run_again(programs - 3, 3, "three damaged files");
+    run_again(programs, 0, "the damaged files replaced");
+
+    setenv("SPECVIEW_NO_GL_CACHE", "1", 1);
+    EXPECT_EQ(GlFft().program_cache(), "") << "SPECVIEW_NO_GL_CACHE turns the cache off";
+    unsetenv("SPECVIEW_NO_GL_CACHE");
 }
 
 TEST(GlFft, EveryStopShowsTheStagedModelsData) {
