@@ -185,6 +185,7 @@ std::vector<Found> find_devices(std::string* why) {
             i.name = device_string(ds[d], CL_DEVICE_NAME);
             i.version = device_string(ds[d], CL_DEVICE_VERSION);
             i.gpu = (device_value<cl_device_type>(ds[d], CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0;
+            i.gl_sharing = device_string(ds[d], CL_DEVICE_EXTENSIONS).find("cl_khr_gl_sharing") != std::string::npos;
             i.max_work_group = device_value<std::size_t>(ds[d], CL_DEVICE_MAX_WORK_GROUP_SIZE);
             i.local_memory = std::size_t(device_value<cl_ulong>(ds[d], CL_DEVICE_LOCAL_MEM_SIZE));
             i.global_memory = std::size_t(device_value<cl_ulong>(ds[d], CL_DEVICE_GLOBAL_MEM_SIZE));

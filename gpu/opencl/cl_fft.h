@@ -21,6 +21,7 @@ struct OpenClDeviceInfo {
     int platform = -1, device = -1;
     std::string platform_name, name, version;  // version: the device's "OpenCL 3.0 CUDA", "OpenCL 3.0 PoCL ..."
     bool gpu = false;                          // CL_DEVICE_TYPE_GPU
+    bool gl_sharing = false;                   // offers cl_khr_gl_sharing (CL images of GL textures)
     std::size_t max_work_group = 0, local_memory = 0, global_memory = 0;
     bool usable = false;
     std::string why;  // why not, when not usable

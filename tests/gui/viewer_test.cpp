@@ -53,6 +53,7 @@ std::string viewer_exe() { return std::string("'") + SPECVIEW_EXE + "'" + (offsc
 struct CliRunLines {
     std::string opencl_usable;
     bool gl_usable = false;
+    std::string opencl_sharing;  // the last OpenCL device offering cl_khr_gl_sharing ("" when none)
 };
 CliRunLines list_devices_lines() {
     CliRunLines r;
@@ -64,6 +65,8 @@ CliRunLines list_devices_lines() {
         if (r.opencl_usable.empty() && l.rfind("opencl ", 0) == 0 && l.find(": usable") != std::string::npos)
             r.opencl_usable = l.substr(7, l.find(' ', 7) - 7);
         if (l.rfind("gl  ", 0) == 0 && l.find(": usable") != std::string::npos) r.gl_usable = true;
+        if (l.rfind("opencl ", 0) == 0 && l.find("cl_khr_gl_sharing") != std::string::npos)
+            r.opencl_sharing = l.substr(7, l.find(' ', 7) - 7);
     }
     pclose(f);
     return r;
@@ -162,6 +165,12 @@ TEST_F(Gui, BackendsWithoutADeviceSayWhyAndTheOpenClDeviceIsShown) {
     l = layout(shot);
     EXPECT_EQ(l.line("opencl-device "), "opencl-device " + list.opencl_usable);
     EXPECT_FALSE(l.has("backend-unavailable opencl")) << l.line("backend-unavailable opencl");
+    // Where OpenCL's picture goes: through the host, saying whether any device here could share GL textures.
+    EXPECT_EQ(l.line("cl-picture "),
+              list.opencl_sharing.empty()
+                  ? "cl-picture host: no OpenCL device here offers cl_khr_gl_sharing"
+                  : "cl-picture host: device " + list.opencl_sharing +
+                        " offers cl_khr_gl_sharing; specview does not use it yet");
 }
 
 // A driver without OpenGL 4.3 (Mesa told to offer 3.3): the viewer opens on a 3.3 context, quietly; the GL backend's

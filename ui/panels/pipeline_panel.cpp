@@ -115,8 +115,21 @@ void draw_pipeline_panel(PanelContext& ctx) {
         ImGui::PopTextWrapPos();
         ctx.layout.push_back(ctx.machine.gl_shared ? "gl-picture texture" : "gl-picture host: " + ctx.machine.gl_shared_why);
     }
-    // OpenCL: which platform and device (as --opencl-device P:D and --list-devices name them).
+    // OpenCL: which platform and device (as --opencl-device P:D and --list-devices name them); its picture comes
+    // through the host. (CL images of the view's texture need cl_khr_gl_sharing and a CL context made from the viewer's
+    // GLX one: PoCL offers no sharing and the GPU machine's viewer is EGL, so no machine specview is built on could
+    // test it; it is not done.)
     if (s.backend == Backend::OpenCl) {
+        std::string sharing;
+        for (const DeviceLine& d : ctx.machine.devices)
+            if (d.backend == "opencl" && d.name.find("cl_khr_gl_sharing") != std::string::npos) sharing = d.id;
+        const std::string why = sharing.empty()
+                                    ? "no OpenCL device here offers cl_khr_gl_sharing"
+                                    : "device " + sharing + " offers cl_khr_gl_sharing; specview does not use it yet";
+        ImGui::PushTextWrapPos(0.0f);
+        ImGui::TextDisabled("picture: through the host (%s)", why.c_str());
+        ImGui::PopTextWrapPos();
+        ctx.layout.push_back("cl-picture host: " + why);
         const bool chosen = s.opencl_platform >= 0;
         const std::string current =
             chosen ? std::to_string(s.opencl_platform) + ":" + std::to_string(s.opencl_device) : "auto";
