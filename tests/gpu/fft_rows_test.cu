@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "app/engine/staged_fft.h"
@@ -51,6 +52,37 @@ double run_case(const RowCase& c, const gpu::DeviceInfo& dev, const gpu::Twiddle
     return rel_l2(got, dft_rows(ref_in, c.n, c.rows, c.inverse));
 }
 
+// run_case's error, or nothing where the plan is refused: only an over-large block may be (registers are clamped by
+// lowering H), and it must say why.
+std::optional<double> error_unless_refused(const RowCase& c, const gpu::DeviceInfo& dev, const gpu::TwiddleTable& tw,
+                                           Rng& rng) {
+    try {
+        return run_case(c, dev, tw, rng);
+    } catch (const gpu::ConfigError& err) {
+        EXPECT_NE(std::string(err.what()).find("shared memory"), std::string::npos) << describe(c) << ": " << err.what();
+        return std::nullopt;
+    }
+}
+
+// Every stop of a plan (0 .. log2 n stages, natural and bit-reversed order) against the CPU's staged model.
+void expect_every_stop(const gpu::RowFftPlan& plan, int rows, const gpu::TwiddleTable& tw, Rng& rng,
+                       const std::string& what) {
+    const int n = plan.n;
+    for (int s = 0; s <= plan.log2n; ++s)
+        for (bool natural : {true, false}) {
+            const std::vector<cf> h = rng.complex(std::size_t(n) * rows);
+            std::vector<cd> model = widen(h);
+            for (int r = 0; r < rows; ++r) staged_row_fft(model.data() + std::size_t(r) * n, n, s, natural);
+            gpu::DeviceBuffer<float2> in, out(h.size());
+            upload(in, h);
+            poison(out);
+            const float2* res =
+                gpu::run_row_fft(plan, nullptr, in.get(), out.get(), in.get(), false, {s, natural}, tw, nullptr);
+            EXPECT_LT(rel_l2(download<cf>(res, h.size()), model), 1e-5)
+                << "n=" << n << " " << what << " stages=" << s << (natural ? " natural" : " bit-reversed");
+        }
+}
+
 TEST_F(FftRows, MatchesFftwForEveryPowerOfTwoAndConfiguration) {
     gpu::TwiddleTable tw;
     Rng rng;
@@ -70,16 +102,9 @@ TEST_F(FftRows, MatchesFftwForEveryPowerOfTwoAndConfiguration) {
                         for (bool real : {false, true}) {
                             if (real && inverse) continue;
                             RowCase c{n, rows, {T, H, L}, inverse, real};
-                            double e = 0;
-                            try {
-                                e = run_case(c, device(), tw, rng);
-                            } catch (const gpu::ConfigError& err) {
-                                // Only an over-large block may be refused (registers are clamped by lowering
-                                // H), and it must say why.
-                                EXPECT_NE(std::string(err.what()).find("shared memory"), std::string::npos)
-                                    << describe(c) << ": " << err.what();
-                                continue;
-                            }
+                            const std::optional<double> err = error_unless_refused(c, device(), tw, rng);
+                            if (!err) continue;
+                            const double e = *err;
                             ++cases;
                             EXPECT_LT(e, 1e-5) << describe(c);
                             if (e > worst) {
@@ -123,21 +148,8 @@ TEST_F(FftRows, EveryStageMatchesTheCpuModel) {
     for (int log2n : {1, 3, 6, 10, 13}) {
         const int n = 1 << log2n, rows = 6;
         for (int L : {0, 16}) {  // 16: several global stages first
-            gpu::RowFftPlan plan = gpu::plan_row_fft(n, rows, {128, 2, L}, device(), false);
-            for (int s = 0; s <= log2n; ++s)
-                for (bool natural : {true, false}) {
-                    const std::vector<cf> h = rng.complex(std::size_t(n) * rows);
-                    std::vector<cd> model = widen(h);
-                    for (int r = 0; r < rows; ++r) staged_row_fft(model.data() + std::size_t(r) * n, n, s, natural);
-                    gpu::DeviceBuffer<float2> in, out(h.size());
-                    upload(in, h);
-                    poison(out);
-                    const float2* res = gpu::run_row_fft(plan, nullptr, in.get(), out.get(), in.get(), false,
-                                                         {s, natural}, tw, nullptr);
-                    const auto got = download<cf>(res, h.size());
-                    EXPECT_LT(rel_l2(got, model), 1e-5)
-                        << "n=" << n << " L=" << L << " stages=" << s << (natural ? " natural" : " bit-reversed");
-                }
+            expect_every_stop(gpu::plan_row_fft(n, rows, {128, 2, L}, device(), false), rows, tw, rng,
+                              "L=" + std::to_string(L));
         }
     }
 }
@@ -160,14 +172,9 @@ TEST_F(FftRows, WarpShufflesMatchFftwAndTheModelAtEveryStage) {
                     for (int kind = 0; kind < 3; ++kind) {  // forward, inverse, real input
                         RowCase c{n, rows, {T, H, L}, kind == 1, kind == 2};
                         c.cfg.warp_shuffles = true;
-                        double e = 0;
-                        try {
-                            e = run_case(c, device(), tw, rng);
-                        } catch (const gpu::ConfigError& err) {
-                            EXPECT_NE(std::string(err.what()).find("shared memory"), std::string::npos)
-                                << describe(c) << ": " << err.what();
-                            continue;
-                        }
+                        const std::optional<double> err = error_unless_refused(c, device(), tw, rng);
+                        if (!err) continue;
+                        const double e = *err;
                         ++cases;
                         worst = std::max(worst, e);
                         EXPECT_LT(e, 1e-5) << describe(c) << " warp shuffles";
@@ -181,19 +188,7 @@ TEST_F(FftRows, WarpShufflesMatchFftwAndTheModelAtEveryStage) {
             cfg.warp_shuffles = true;
             gpu::RowFftPlan plan = gpu::plan_row_fft(n, rows, cfg, device(), false);
             EXPECT_EQ(plan.shuffle_stages, std::min(5, plan.log2l));
-            for (int s = 0; s <= log2n; ++s)
-                for (bool natural : {true, false}) {
-                    const std::vector<cf> h = rng.complex(std::size_t(n) * rows);
-                    std::vector<cd> model = widen(h);
-                    for (int r = 0; r < rows; ++r) staged_row_fft(model.data() + std::size_t(r) * n, n, s, natural);
-                    gpu::DeviceBuffer<float2> in, out(h.size());
-                    upload(in, h);
-                    poison(out);
-                    const float2* res = gpu::run_row_fft(plan, nullptr, in.get(), out.get(), in.get(), false,
-                                                         {s, natural}, tw, nullptr);
-                    EXPECT_LT(rel_l2(download<cf>(res, h.size()), model), 1e-5)
-                        << "n=" << n << " L=" << L << " stages=" << s << (natural ? " natural" : " bit-reversed");
-                }
+            expect_every_stop(plan, rows, tw, rng, "warp shuffles, L=" + std::to_string(L));
         }
     }
 }
