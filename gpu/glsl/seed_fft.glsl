@@ -106,13 +106,18 @@ layout(std430, binding = 1) writeonly buffer Out { vec2 dst[]; };
 layout(std430, binding = 2) readonly buffer Twiddles { vec2 twiddles[]; };
 uniform uint n, rows, stages, natural;
 shared vec2 tile[LEN * H];
+// Where a row's value i lies in its part of the tile: the top four bits of i folded into the bottom four (the CUDA
+// kernel's swizzle), so that the bit-reversed read of the natural-order write-back - consecutive invocations reading
+// values LEN / 32 apart, one bank - and the short spans' butterflies spread over the banks.
+uint swz(uint i, uint log2len) { return log2len >= 8u ? i ^ ((i >> (log2len - 4u)) & 15u) : i; }
 void main() {
     const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y, block = gl_WorkGroupID.x;
     const uint row = gl_WorkGroupID.y * uint(H) + ty, h = uint(LEN) / 2u, t0 = ty * uint(LEN);
     const bool live = row < rows;
-    if (live)
-        for (uint k = tx; k < uint(LEN); k += uint(THREADS)) tile[t0 + k] = src[row * n + block * uint(LEN) + k];
     const uint log2n = log2u(n), log2len = log2u(uint(LEN));
+    if (live)
+        for (uint k = tx; k < uint(LEN); k += uint(THREADS))
+            tile[t0 + swz(k, log2len)] = src[row * n + block * uint(LEN) + k];
     uint done = 0u;
     // Spans are powers of two: the butterfly's group and place by shifts and masks (integer division is a loop of
     // instructions on GPUs).
@@ -120,23 +125,25 @@ void main() {
         barrier();
         if (live)
             for (uint b = tx; b < h; b += uint(THREADS)) {
-                const uint lg = b >> ls, p = t0 + (lg << (ls + 1u)) + (b & (span - 1u));
+                const uint lg = b >> ls, p = (lg << (ls + 1u)) + (b & (span - 1u));
                 const uint grp = ((block << log2len) >> (ls + 1u)) + lg;  // the group in the whole row
-                const vec2 a = tile[p], t = cmul(twiddles[bit_reverse(grp, log2n - 1u)], tile[p + span]);
-                tile[p] = a + t;
-                tile[p + span] = a - t;
+                const uint p0 = t0 + swz(p, log2len), p1 = t0 + swz(p + span, log2len);
+                const vec2 a = tile[p0], t = cmul(twiddles[bit_reverse(grp, log2n - 1u)], tile[p1]);
+                tile[p0] = a + t;
+                tile[p1] = a - t;
             }
     }
     barrier();
     if (!live) return;
     if (natural == 0u) {
-        for (uint k = tx; k < uint(LEN); k += uint(THREADS)) dst[row * n + block * uint(LEN) + k] = tile[t0 + k];
+        for (uint k = tx; k < uint(LEN); k += uint(THREADS))
+            dst[row * n + block * uint(LEN) + k] = tile[t0 + swz(k, log2len)];
         return;
     }
     // Position q of the block holds bin bitrev(block LEN + q): the block's bins start at bitrev(block), n / LEN apart.
     const uint high = bit_reverse(block, log2n - log2len);
     for (uint k = tx; k < uint(LEN); k += uint(THREADS))
-        dst[row * n + k * (n / uint(LEN)) + high] = tile[t0 + bit_reverse(k, log2len)];
+        dst[row * n + k * (n / uint(LEN)) + high] = tile[t0 + swz(bit_reverse(k, log2len), log2len)];
 }
 #elif defined(TRANSPOSE)
 // dst (cols x rows) = src (rows x cols) transposed through a T x (T + 1) tile.

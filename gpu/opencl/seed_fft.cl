@@ -52,6 +52,11 @@ __kernel void fft_global_stage(__global float2* data, __global const float2* twi
 // the butterflies leave them (classroom stops). Work-group (T, H): T work-items a row loop over the block's len / 2
 // butterflies, y is the row of the group; group (bx, by) holds block bx of rows by H .. by H + H - 1. `tile` is
 // len x H float2 of local memory.
+// Where a row's value i lies in its part of the tile: the top four bits of i folded into the bottom four (the CUDA
+// kernel's swizzle), so that the bit-reversed read of the natural-order write-back - consecutive work-items reading
+// values len / 32 apart, one bank - and the short spans' butterflies spread over the banks.
+uint swz(uint i, uint log2len) { return log2len >= 8 ? i ^ ((i >> (log2len - 4)) & 15u) : i; }
+
 __kernel void fft_local(__global const float2* in, __global float2* out, __global const float2* twiddles, uint n,
                         uint len, uint rows, uint stages, uint natural, __local float2* tile) {
     const uint tx = get_local_id(0), ty = get_local_id(1), T = get_local_size(0);
@@ -61,9 +66,9 @@ __kernel void fft_local(__global const float2* in, __global float2* out, __globa
     __local float2* t = tile + ty * len;
     const bool live = row < rows;
     __global const float2* src = in + row * n + (size_t)block * len;
-    if (live)
-        for (uint k = tx; k < len; k += T) t[k] = src[k];
     const uint log2n = log2u(n), log2len = log2u(len);
+    if (live)
+        for (uint k = tx; k < len; k += T) t[swz(k, log2len)] = src[k];
     uint done = 0;
     for (uint ls = log2len - 1, span = h; span >= 1 && done < stages; span >>= 1, --ls, ++done) {
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -71,24 +76,26 @@ __kernel void fft_local(__global const float2* in, __global float2* out, __globa
             for (uint b = tx; b < h; b += T) {
                 const uint lg = b >> ls, p = (lg << (ls + 1)) + (b & (span - 1));
                 const uint grp = ((block << log2len) >> (ls + 1)) + lg;  // the group in the whole row
-                float2 a = t[p], c = t[p + span];
+                const uint p0 = swz(p, log2len), p1 = swz(p + span, log2len);
+                float2 a = t[p0], c = t[p1];
                 butterfly(&a, &c, twiddles[bit_reverse(grp, log2n - 1)]);
-                t[p] = a;
-                t[p + span] = c;
+                t[p0] = a;
+                t[p1] = c;
             }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!live) return;
     if (!natural) {
         __global float2* dst = out + row * n + (size_t)block * len;
-        for (uint k = tx; k < len; k += T) dst[k] = t[k];
+        for (uint k = tx; k < len; k += T) dst[k] = t[swz(k, log2len)];
         return;
     }
     // Position q of the block holds bin bitrev(block len + q) of the row: the block's low bits reversed are the bin's
     // high bits. Read the block back in the bins' order (q = bitrev of the local bin), so consecutive work-items
     // write consecutive bins where the row is one block.
     const uint high = bit_reverse(block, log2n - log2len);  // where this block's bins start, strided by n / len
-    for (uint k = tx; k < len; k += T) out[row * n + (size_t)k * (n / len) + high] = t[bit_reverse(k, log2len)];
+    for (uint k = tx; k < len; k += T)
+        out[row * n + (size_t)k * (n / len) + high] = t[swz(bit_reverse(k, log2len), log2len)];
 }
 
 // out (cols x rows) = in (rows x cols) transposed, through a T x (T + 1) tile (no bank conflicts); work-group (T, T).
