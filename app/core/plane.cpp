@@ -4,7 +4,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
+#include <vector>
 #include <thread>
 #include <type_traits>
 
@@ -90,6 +92,65 @@ void check_channel(const Image& img, Channel ch, const std::string& name) {
 void channel_values(const Image& img, Channel ch, int y, int x0, int count, float* out, const std::string& name) {
     check_channel(img, ch, name);
     channel_row_any(img, ch, y, x0, count, out);
+}
+
+namespace {
+// The least and greatest of every `step`-th of n integer samples from s.
+template <class T>
+void integer_range(const T* s, std::size_t n, int step, T* lo, T* hi) {
+    T l = std::numeric_limits<T>::max(), h = 0;
+    if (step == 1) {
+        for (std::size_t i = 0; i < n; ++i) {  // (vectorised: no conversion, no row copies)
+            l = std::min(l, s[i]);
+            h = std::max(h, s[i]);
+        }
+    } else {
+        for (std::size_t i = 0; i < n; ++i) {
+            l = std::min(l, s[i * std::size_t(step)]);
+            h = std::max(h, s[i * std::size_t(step)]);
+        }
+    }
+    *lo = l;
+    *hi = h;
+}
+}  // namespace
+
+void channel_range(const Image& img, Channel ch, float* lo, float* hi, const std::string& name) {
+    check_channel(img, ch, name);
+    const int c = img.channels;
+    const bool color = c >= 3;
+    const std::size_t n = std::size_t(img.width) * img.height;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    if (n == 0) return;
+    const bool one_channel = !(ch == Channel::Luma && color);
+    if (one_channel && (img.bit_depth == 8 || img.bit_depth == 16)) {
+        const int k = ch == Channel::A   ? c - 1
+                      : ch == Channel::G ? (color ? 1 : 0)
+                      : ch == Channel::B ? (color ? 2 : 0)
+                                         : 0;
+        // The range's ends are two samples, converted as channel_row converts them (float(v) / 255 or / 65535).
+        if (img.bit_depth == 8) {
+            std::uint8_t l = 0, h = 0;
+            integer_range(static_cast<const std::uint8_t*>(img.data()) + k, n, c, &l, &h);
+            *lo = float(l) / 255.0f;
+            *hi = float(h) / 255.0f;
+        } else {
+            std::uint16_t l = 0, h = 0;
+            integer_range(static_cast<const std::uint16_t*>(img.data()) + k, n, c, &l, &h);
+            *lo = float(l) / 65535.0f;
+            *hi = float(h) / 65535.0f;
+        }
+        return;
+    }
+    std::vector<float> row(std::size_t(img.width));
+    for (int y = 0; y < img.height; ++y) {
+        channel_row_any(img, ch, y, 0, img.width, row.data());
+        for (const float x : row) {
+            *lo = std::min(*lo, x);  // (a NaN compares false: left out)
+            *hi = std::max(*hi, x);
+        }
+    }
 }
 
 Plane extract_channel(const Image& img, Channel ch, const std::string& name) {

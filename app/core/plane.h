@@ -31,6 +31,10 @@ Plane extract_channel(const Image& img, Channel ch, const std::string& name = "i
 // `count` values of the channel from row y, column x0 on (the plane's own conversion, any sample type); throws
 // InputError for A without alpha.
 void channel_values(const Image& img, Channel ch, int y, int x0, int count, float* out, const std::string& name = "image");
+// The least and greatest of the channel's values over the whole image (channel_values' floats; NaNs left out, +inf
+// and -inf when there are none). A single stored channel of 8- or 16-bit samples is scanned as the integers it is
+// (its conversion keeps order); luma of colour converts each pixel.
+void channel_range(const Image& img, Channel ch, float* lo, float* hi, const std::string& name = "image");
 // InputError naming `name` where the image has not that channel (alpha without one).
 void check_channel(const Image& img, Channel ch, const std::string& name);
 

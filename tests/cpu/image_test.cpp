@@ -17,6 +17,7 @@
 #include "gpu/common/spectrum_math.h"
 #include "app/core/plane.h"
 #include "tests/fixtures/image_writers.h"
+#include "tests/support/random_image.h"
 #include "tests/support/temp_dir.h"
 
 namespace specview::test {
@@ -223,6 +224,29 @@ TEST(ImageLoad, ChannelsAndLuma) {
     EXPECT_FLOAT_EQ(extract_channel(gray, Channel::Luma).v[0], 0.7f);
     EXPECT_FLOAT_EQ(extract_channel(gray, Channel::B).v[0], 0.7f);
     EXPECT_THROW(extract_channel(gray, Channel::A), InputError);
+}
+
+// A channel's range over the image (the volume viewer's gray scale) is the least and greatest of its channel values,
+// at every depth, channel count and channel: integer samples are scanned as integers, luma of colour per pixel.
+TEST(ImageLoad, AChannelsRangeIsItsValuesLeastAndGreatest) {
+    Rng rng;
+    for (int depth : {8, 16, 32})
+        for (int channels : {1, 2, 3, 4})
+            for (Channel ch : {Channel::Luma, Channel::R, Channel::G, Channel::B, Channel::A}) {
+                if (ch == Channel::A && channels % 2) continue;
+                const Image img = random_image(rng, 37, 23, channels, depth);
+                const Plane p = extract_channel(img, ch);
+                float lo = 0, hi = 0;
+                channel_range(img, ch, &lo, &hi);
+                EXPECT_EQ(lo, *std::min_element(p.v.begin(), p.v.end())) << depth << " bits, " << channels << " channels";
+                EXPECT_EQ(hi, *std::max_element(p.v.begin(), p.v.end())) << depth << " bits, " << channels << " channels";
+            }
+    float lo = 0, hi = 0;
+    Image nan = Image::from_floats(3, 1, 1, {NAN, 0.5f, -2.0f});
+    channel_range(nan, Channel::Luma, &lo, &hi);
+    EXPECT_EQ(lo, -2.0f);
+    EXPECT_EQ(hi, 0.5f);
+    EXPECT_THROW(channel_range(Image::from_floats(1, 1, 1, {0.0f}), Channel::A, &lo, &hi), InputError);
 }
 
 // Every bad input gives an InputError naming the file; none crashes or hangs.

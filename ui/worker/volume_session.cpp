@@ -174,16 +174,13 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
         // (the frames over the threads: a 512^3 volume is 134 million samples)
         std::vector<double> lows(std::size_t(D), INFINITY), highs(lows.size(), -INFINITY);
         parallel_bands(D, threads, [&](int z0, int z1, int band) {
-            std::vector<float> row(static_cast<std::size_t>(W));
             float l = INFINITY, h = -INFINITY;
-            for (int z = z0; z < z1; ++z)
-                for (int y = 0; y < H; ++y) {
-                    channel_values(frames_[std::size_t(z)], ch, y, 0, W, row.data(), path_);
-                    for (float x : row) {
-                        l = std::min(l, x);
-                        h = std::max(h, x);
-                    }
-                }
+            for (int z = z0; z < z1; ++z) {
+                float fl = 0, fh = 0;
+                channel_range(frames_[std::size_t(z)], ch, &fl, &fh, path_);  // (integer samples scanned as such)
+                l = std::min(l, fl);
+                h = std::max(h, fh);
+            }
             lows[std::size_t(band)] = l;
             highs[std::size_t(band)] = h;
         }, 1);
