@@ -23,7 +23,20 @@ struct RowFftConfig {
     // Seed 000 section 5.2.2's: warp shuffles in place of shared memory for the stages within a warp (spans 16 .. 1,
     // a row's last five) - "shared memory usage would go down". A switch, measured.
     bool warp_shuffles = false;
+    // Seed 000 section 5.1.1's (a volume's passes): a pass's blocks hold rows along the next axis and run its first
+    // log2 H stages in registers, so that the next pass starts that many stages later. A switch, measured.
+    bool next_axis_stages = false;
 };
+
+// A row pass's share of section 5.1.1 (gpu/custom/pipeline_3d.cu): `stages` = log2 of the block's rows, each a
+// position of the next axis (2^log2n long, `inner` rows between positions); 0: none.
+struct NextAxisStages {
+    int stages = 0;
+    int log2n = 0;
+    long long inner = 1;
+};
+constexpr int kMaxNextRowsLog2 = 4;  // at most 16 rows a block carry the next axis's stages (registers)
+constexpr int kMaxNextRows = 1 << kMaxNextRowsLog2;
 
 // The launch shape the row-FFT planner settled on for one row pass (gpu/custom/fft_rows.cu).
 struct RowFftPlan {

@@ -46,6 +46,19 @@ SV_HD float volume_shaped_radial(float v, double base, double bx, int x, double 
     return float((double(v) - base - bx * (x - xc)) * w);
 }
 
+// Seed 000 section 5.1.1 in the seed's in-order pipeline: a row pass whose block b holds 2^log2h rows that are
+// positions of the next axis (length 2^log2next) 2^(log2next - log2h) apart, so that it can run that axis's first
+// log2h stages across them (in the in-place order the first stages pair positions n_next / 2, n_next / 4, ... apart:
+// the block's rows). Rows are numbered (a n_next + j) inner + m: the next axis j, `inner` rows between its positions
+// (x-rows of a volume: j = y, inner 1; y-rows after the slabs' transpose: j = z, inner = width). The memory row of
+// the block's row h:
+SV_HD long long next_axis_row(long long block, int h, int log2h, int log2next, long long inner) {
+    const long long m = block % inner, t = block / inner;
+    const int per_log2 = log2next - log2h;  // the block's first position j0 < n_next / 2^log2h
+    const long long j0 = t & ((1ll << per_log2) - 1), a = t >> per_log2;
+    return ((a << log2next) + j0 + ((long long)h << per_log2)) * inner + m;
+}
+
 // numpy.fft.fftfreq's frequency of index k of n, in cycles per sample.
 SV_HD double volume_fftfreq(int k, int n) { return double(k < (n + 1) / 2 ? k : k - n) / double(n); }
 

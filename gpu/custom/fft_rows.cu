@@ -8,6 +8,7 @@
 #include "gpu/runtime/device_info.h"
 #include "gpu/common/errors.h"
 #include "gpu/common/device_math.h"
+#include "gpu/common/volume_math.h"
 
 namespace specview::gpu {
 
@@ -95,11 +96,15 @@ __global__ void fft_rows_global_stage_kernel(const float* __restrict__ real_in, 
 //   kShuffle (seed 000 section 5.2.2): the last `shuffles` stages (spans 16 .. 1) through warp shuffles instead of
 //            shared memory - one element a lane, its partner lane^span - between one read and one write of
 //            shared memory. Needs whole warps (the planner rounds threads per block up to a multiple of 32).
+//   next.stages > 0 (seed 000 section 5.1.1; whole rows a block, no global stages): the block's H rows are H
+//            positions of the next axis, n_next / H apart (next_axis_row), and after this axis's stages it runs that
+//            axis's first log2 H stages across them in registers, so that the next pass starts later.
+//   first_stage - q - 1 > 0: this pass's first stages ran in the pass before (the data is loaded rotated so).
 template <bool kReal, bool kInverse, int kPer, bool kShuffle>
 __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const float2* __restrict__ in,
                                       float2* __restrict__ out, int log2n, int log2l, long long slots, int H,
                                       int first_stage, int last_stage, int natural, const float2* __restrict__ tw,
-                                      int tw_shift, int shuffles) {
+                                      int tw_shift, int shuffles, NextAxisStages next) {
     extern __shared__ float4 smem_f4[];
     float2* sm = reinterpret_cast<float2*>(smem_f4);
 
@@ -109,10 +114,16 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
     const int nslots = int(min((long long)H, slots - slot0));
     const int elems = nslots << log2l;
     const std::size_t base = std::size_t(slot0) << log2l;  // segments are contiguous in memory
+    // The memory row of the block's segment h (next.stages: whole rows, spaced along the next axis).
+    auto row_of = [&](int h) -> long long {
+        return next.stages > 0 ? next_axis_row(blockIdx.x, h, next.stages, next.log2n, next.inner) : slot0 + h;
+    };
+    const int rot0 = first_stage - q - 1;  // local stages run before this pass (section 5.1.1's carried ones)
 
     for (int e = threadIdx.x; e < elems; e += blockDim.x) {
         const int h = e >> log2l, i = e & (L - 1);
-        sm[(h << log2l) + swz(i, log2l)] = load_in<kReal>(real_in, in, base + e);
+        const std::size_t at = next.stages > 0 ? (std::size_t(row_of(h)) << log2l) + i : base + e;
+        sm[(h << log2l) + swz(rotl_bits(unsigned(i), rot0, log2l), log2l)] = load_in<kReal>(real_in, in, at);
     }
     __syncthreads();
 
@@ -204,6 +215,35 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
             __syncthreads();
         }
     }
+    if (next.stages > 0) {
+        // The next axis's first log2 H stages (spans H/2 .. 1 rows), position by position across the block's rows:
+        // rows h and h + s pair, group h >> (log2 s + 1), twiddle W_{n_next}^bitrev(group) (the in-place order's).
+        const int next_tw_shift = kMaxRowLog2 - next.log2n;
+        for (int i = threadIdx.x; i < L; i += blockDim.x) {
+            const unsigned at = swz(rotl_bits(unsigned(i), done, log2l), log2l);
+            float2 v[kMaxNextRows];
+#pragma unroll
+            for (int h = 0; h < kMaxNextRows; ++h)
+                if (h < H) v[h] = sm[(h << log2l) + at];
+#pragma unroll
+            for (int ls = kMaxNextRowsLog2 - 1; ls >= 0; --ls) {
+                const int span = 1 << ls;
+                if (span >= H) continue;
+#pragma unroll
+                for (int h = 0; h < kMaxNextRows; ++h)
+                    if (h + span < H && !(h & span)) {
+                        const unsigned g = unsigned(h) >> (ls + 1);
+                        const float2 t = c_mul(twiddle<kInverse>(tw, bitrev(g, next.log2n - 1), next_tw_shift), v[h + span]);
+                        v[h + span] = make_float2(v[h].x - t.x, v[h].y - t.y);
+                        v[h] = make_float2(v[h].x + t.x, v[h].y + t.y);
+                    }
+            }
+#pragma unroll
+            for (int h = 0; h < kMaxNextRows; ++h)
+                if (h < H) sm[(h << log2l) + at] = v[h];
+        }
+        __syncthreads();
+    }
     if (natural) {
         // A group is the G consecutive segments of one row this block holds (G = min(H, 2^q)). Segment c,
         // point m holds X[bitrev_n(c L + m)] = X[(bitrev_l(m) << q) | bitrev_q(c)]; enumerating outputs as
@@ -215,7 +255,7 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
             const int M = (e >> g_bits) & (L - 1);
             const int grp = e >> (g_bits + log2l);
             const long long s_g = slot0 + (long long)grp * G;
-            const long long row = s_g >> q;
+            const long long row = next.stages > 0 ? row_of(grp) : s_g >> q;
             const unsigned c0 = unsigned(s_g) & cmask;
             const unsigned m = bitrev(unsigned(M), log2l), j = bitrev(unsigned(J), g_bits);
             const std::size_t k = (std::size_t(M) << q) | (std::size_t(J) << (q - g_bits)) | bitrev(c0, q);
@@ -224,13 +264,14 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
     } else {
         for (int e = threadIdx.x; e < elems; e += blockDim.x) {
             const int h = e >> log2l, i = e & (L - 1);
-            out[base + e] = sm[(h << log2l) + swz(rotl_bits(unsigned(i), done, log2l), log2l)];
+            const std::size_t at = next.stages > 0 ? (std::size_t(row_of(h)) << log2l) + i : base + e;
+            out[at] = sm[(h << log2l) + swz(rotl_bits(unsigned(i), done, log2l), log2l)];
         }
     }
 }
 
 using LocalKernel = void (*)(const float*, const float2*, float2*, int, int, long long, int, int, int, int,
-                             const float2*, int, int);
+                             const float2*, int, int, NextAxisStages);
 using GlobalKernel = void (*)(const float*, const float2*, float2*, int, long long, int, const float2*, int);
 
 template <bool kReal, bool kInverse, bool kShuffle>
@@ -425,19 +466,26 @@ RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceIn
 }
 
 float2* run_row_fft(const RowFftPlan& p, const float* real_in, const float2* in, float2* out, float2* scratch,
-                    bool inverse, const RowFftStop& stop, const TwiddleTable& tw, cudaStream_t stream) {
+                    bool inverse, const RowFftStop& stop, const TwiddleTable& tw, cudaStream_t stream,
+                    const RowFftCarry& carry) {
     const int stages = stop.stages < 0 ? p.log2n : std::min(stop.stages, p.log2n);
     const int tw_shift = kMaxRowLog2 - p.log2n;
+    const int start = std::clamp(carry.done_before, 0, p.log2n) + 1;  // the first stage this pass runs
     const int q_run = std::min(stages, p.global_stages);
+    if (carry.next.stages > 0 &&
+        (p.global_stages > 0 || carry.next.stages > kMaxNextRowsLog2 || (1 << carry.next.stages) != p.block_height ||
+         carry.next.stages > carry.next.log2n || stages != p.log2n))
+        throw ConfigError("internal: section 5.1.1's next-axis stages need whole rows, H = 2^stages <= 16 rows a block "
+                          "and a full pass");
 
     const float* cur_real = real_in;
     const float2* cur = in;
-    if (q_run > 0) {
+    if (q_run >= start) {
         if (scratch == out) throw ConfigError("internal: row FFT scratch must differ from its output");
         const long long total = (long long)p.rows * (p.n / 2);
         const int threads = 256;
         const int blocks = int(std::min<long long>((total + threads - 1) / threads, 1ll << 20));
-        for (int s = 1; s <= q_run; ++s) {
+        for (int s = start; s <= q_run; ++s) {
             const bool r = cur_real != nullptr;
             global_kernel(r, inverse)<<<blocks, threads, 0, stream>>>(cur_real, cur, scratch, p.log2n, p.rows, s,
                                                                       tw.get(), tw_shift);
@@ -448,18 +496,18 @@ float2* run_row_fft(const RowFftPlan& p, const float* real_in, const float2* in,
         if (stages <= p.global_stages) return scratch;  // stopped inside the global stages
     }
     const bool r = cur_real != nullptr;
+    const int first = std::max(start, p.global_stages + 1);  // the local kernel's first stage
     // The shuffled stages are the last run with spans of at most 16 (a stop before the row's end has fewer).
     const int shuffles =
-        p.shuffle_stages > 0
-            ? std::max(0, std::min({p.shuffle_stages, 5 - (p.log2n - stages), stages - p.global_stages}))
-            : 0;
+        p.shuffle_stages > 0 ? std::max(0, std::min({p.shuffle_stages, 5 - (p.log2n - stages), stages - first + 1}))
+                             : 0;
     LocalKernel k = local_kernel(r, inverse, p.per_thread, p.shuffle_stages > 0);
     detail::ensure_dynamic_smem(reinterpret_cast<const void*>(k), p.smem_bytes);
     const long long slots = (long long)p.rows << p.global_stages;
     const bool natural = stop.natural_order && stages == p.log2n;
     k<<<p.blocks, p.threads, p.smem_bytes, stream>>>(cur_real, cur, out, p.log2n, p.log2l, slots, p.block_height,
-                                                     p.global_stages + 1, stages, natural ? 1 : 0, tw.get(), tw_shift,
-                                                     shuffles);
+                                                     first, stages, natural ? 1 : 0, tw.get(), tw_shift, shuffles,
+                                                     carry.next);
     CUDA_CHECK_LAUNCH("fft_rows_local_kernel");
     return out;
 }

@@ -38,12 +38,21 @@ struct RowFftStop {
     bool natural_order = true;  // after the last stage: natural order (else bit-reversed, as computed)
 };
 
+// A volume's pass in seed 000 section 5.1.1's form: `done_before` of its rows' stages ran in the pass before (the data
+// is in the in-place order after them); `next`: its blocks' rows are positions of the next axis and the pass runs
+// that axis's first next.stages stages across them (whole rows a block, H = 2^next.stages, at most 16).
+struct RowFftCarry {
+    int done_before = 0;
+    NextAxisStages next;
+};
+
 // Transforms plan.rows rows of plan.n points. Input is real_in (float, imaginary parts zero) when not null,
 // else in. Rows needing global stages pass through `scratch` (which may be `in`, never `out`). Returns where
 // the result is: `out`, or `scratch` when a stop falls inside the global stages. Data stopped part-way is in
 // the order of the in-place Cooley-Tukey algorithm after that many stages.
 float2* run_row_fft(const RowFftPlan& plan, const float* real_in, const float2* in, float2* out, float2* scratch,
-                    bool inverse, const RowFftStop& stop, const TwiddleTable& tw, cudaStream_t stream);
+                    bool inverse, const RowFftStop& stop, const TwiddleTable& tw, cudaStream_t stream,
+                    const RowFftCarry& carry = {});
 
 // What the local kernel of this plan uses on this device.
 KernelResources row_fft_resources(const RowFftPlan& plan, bool real_input, const DeviceInfo& dev);

@@ -6,6 +6,9 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+#include <vector>
+
 #include "gpu/common/config.h"
 #include "gpu/custom/fft_rows.h"
 #include "gpu/custom/transpose.h"
@@ -20,6 +23,10 @@ struct Custom3DPlan {
     RowFftPlan rows_z;  // width * height rows of depth points (after the volume's transpose)
     TransposeConfig transpose;
     bool merge_final_transposes = false;
+    // Seed 000 section 5.1.1 (cfg.rows.next_axis_stages): the x pass runs y's first next_x.stages stages, the y pass
+    // z's first next_y.stages (0: that pass cannot: rows longer than a block holds, or fewer than two rows a block).
+    NextAxisStages next_x, next_y;
+    std::vector<std::string> notes;
 };
 
 // Throws ConfigError for a side that is not a power of two from 2 to 16384, or a configuration the device cannot run.

@@ -239,13 +239,15 @@ int main(int argc, char** argv) {
             cufftDestroy(pz);
         }
         // The seed pipeline: default knobs, four transposes and the final two merged (5.1.2); 2 x the local length in
-        // threads a block (4.1) and the last five stages by warp shuffles (5.2.2), with four.
+        // threads a block (4.1), the last five stages by warp shuffles (5.2.2) and the next axis's first stages in
+        // each pass (5.1.1), with four.
         if (z.pow2()) {
-            for (int variant : {0, 1, 2, 3}) {
+            for (int variant : {0, 1, 2, 3, 4}) {
                 const bool merge = variant == 1;
                 CustomConfig knobs;
                 knobs.rows.threads_twice_length = variant == 2;
                 knobs.rows.warp_shuffles = variant == 3;
+                knobs.rows.next_axis_stages = variant == 4;
                 const Custom3DPlan p = plan_custom_3d(z.w, z.h, z.d, knobs, dev, merge);
                 float2* out = nullptr;
                 const StageStats st = measure(3, reps, s, restore, [&](StageTimer& t) {
@@ -261,6 +263,7 @@ int main(int argc, char** argv) {
                 rows.push_back({variant == 1   ? "seed pipeline, 3 transposes (5.1.2)"
                                 : variant == 2 ? "seed pipeline, 2 x length threads (4.1)"
                                 : variant == 3 ? "seed pipeline, warp shuffles (5.2.2)"
+                                : variant == 4 ? "seed pipeline, next axis's stages (5.1.1)"
                                                : "seed pipeline, 4 transposes",
                                 st.median_total(), rel_l2_device(out, want.get(), n), per});
             }

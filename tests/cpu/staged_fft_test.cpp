@@ -2,10 +2,14 @@
 // FFTW, and an 8-point example worked by hand.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <complex>
 #include <set>
+#include <vector>
 
 #include "app/engine/staged_fft.h"
 #include "gpu/common/errors.h"
+#include "gpu/common/volume_math.h"
 #include "tests/support/oracle.h"
 
 namespace specview::test {
@@ -94,6 +98,62 @@ TEST(StagedFft, TwoDimensionalStopsHaveTheRightShapes) {
     EXPECT_LT(rel_l2(full.data, dft2d(widen(p.v), 4, 8)), 1e-6);
     Plane odd(6, 4);
     EXPECT_THROW(run_staged_2d(odd, {}), gpu::ConfigError);
+}
+
+// Seed 000 section 5.1.1 in the in-order pipeline (gpu/common/volume_math.h's next_axis_row, the CUDA row kernel's
+// carried stages): a pass's blocks of 2^k rows along the next axis cover every row once, and the first k stages of
+// the next axis run across a block's rows - pairs h, h + s; group h >> (log2 s + 1) - are the staged model's first k
+// stages along that axis.
+TEST(StagedFft, TheNextAxissFirstStagesRunAcrossABlocksRowsAreTheModels) {
+    Rng rng;
+    struct Case {
+        int outer, log2next, inner, log2h;
+    };
+    for (const Case c : {Case{3, 4, 1, 2}, Case{2, 5, 8, 4}, Case{1, 3, 4, 3}, Case{4, 6, 2, 1}, Case{1, 2, 1, 2}}) {
+        const int n_next = 1 << c.log2next, H = 1 << c.log2h;
+        const long long rows = (long long)c.outer * n_next * c.inner, blocks = rows / H;
+        // Every row once; a block's rows are one (outer, inner) pair's positions j0 + h n_next / H.
+        std::vector<int> seen(static_cast<std::size_t>(rows), 0);
+        for (long long b = 0; b < blocks; ++b)
+            for (int h = 0; h < H; ++h) {
+                const long long r = next_axis_row(b, h, c.log2h, c.log2next, c.inner);
+                ASSERT_GE(r, 0);
+                ASSERT_LT(r, rows);
+                ++seen[std::size_t(r)];
+                const long long r0 = next_axis_row(b, 0, c.log2h, c.log2next, c.inner);
+                EXPECT_EQ(r - r0, (long long)h * (n_next / H) * c.inner) << "block " << b << " row " << h;
+            }
+        for (const int k : seen) ASSERT_EQ(k, 1);
+        // One value per row (a row's position x stands for all): the carried stages against the model's.
+        std::vector<std::complex<double>> v(static_cast<std::size_t>(rows));
+        for (auto& x : v) x = {rng.real(1)[0], rng.real(1)[0]};
+        std::vector<std::complex<double>> want = v;
+        for (int a = 0; a < c.outer; ++a)
+            for (int m = 0; m < c.inner; ++m) {
+                std::vector<std::complex<double>> line(static_cast<std::size_t>(n_next));
+                for (int j = 0; j < n_next; ++j) line[std::size_t(j)] = want[std::size_t((a * n_next + j) * c.inner + m)];
+                staged_row_fft(line.data(), n_next, c.log2h, false);
+                for (int j = 0; j < n_next; ++j) want[std::size_t((a * n_next + j) * c.inner + m)] = line[std::size_t(j)];
+            }
+        for (long long b = 0; b < blocks; ++b) {
+            std::vector<std::complex<double>> r(static_cast<std::size_t>(H));
+            for (int h = 0; h < H; ++h) r[std::size_t(h)] = v[std::size_t(next_axis_row(b, h, c.log2h, c.log2next, c.inner))];
+            for (int ls = c.log2h - 1; ls >= 0; --ls) {  // spans H/2 .. 1, as the kernel runs them
+                const int span = 1 << ls;
+                for (int h = 0; h + span < H; ++h) {
+                    if (h & span) continue;
+                    const unsigned g = unsigned(h) >> (ls + 1);
+                    const double ang = -2.0 * M_PI * twiddle_exponent(g, c.log2next) / n_next;
+                    const std::complex<double> t = std::polar(1.0, ang) * r[std::size_t(h + span)];
+                    r[std::size_t(h + span)] = r[std::size_t(h)] - t;
+                    r[std::size_t(h)] += t;
+                }
+            }
+            for (int h = 0; h < H; ++h) v[std::size_t(next_axis_row(b, h, c.log2h, c.log2next, c.inner))] = r[std::size_t(h)];
+        }
+        for (std::size_t i = 0; i < v.size(); ++i)
+            ASSERT_LT(std::abs(v[i] - want[i]), 1e-12) << "row " << i << " (next axis 2^" << c.log2next << ", H " << H << ")";
+    }
 }
 
 }  // namespace

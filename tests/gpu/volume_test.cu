@@ -111,6 +111,24 @@ TEST_F(VolumeFft, TheSeedPipelineMatchesOverItsKnobsAndBothTransposeForms) {
         EXPECT_LT(half_error(e, w, sz[0], sz[1], sz[2], rng), 1e-5)
             << sz[0] << "x" << sz[1] << "x" << sz[2] << " warp shuffles, seed " << rng.seed();
     }
+    // Section 5.1.1's: each pass runs the next axis's first stages across its block's rows (blocks of 1 to 16 rows;
+    // none where rows are longer than a block holds: the local length lowered to 64 makes global stages), with
+    // shuffles and both transpose forms too.
+    const int carry_sizes[][3] = {{2, 2, 2}, {16, 8, 4}, {64, 32, 128}, {256, 4, 2}, {8, 512, 16}, {32, 64, 256},
+                                  {1024, 16, 8}};
+    for (const auto& sz : carry_sizes)
+        for (int variant = 0; variant < 5; ++variant) {
+            gpu::VolumeRequest t;
+            t.path = gpu::VolumePath::Custom;
+            t.custom.rows.next_axis_stages = true;
+            t.custom.rows.block_height = variant == 1 ? 2 : variant == 2 ? 16 : 0;
+            t.custom.rows.max_local_length = variant == 3 ? 64 : 0;
+            t.custom.rows.warp_shuffles = variant == 4;
+            t.custom.merge_final_transposes = variant % 2 == 0;
+            EXPECT_LT(half_error(e, t, sz[0], sz[1], sz[2], rng), 1e-5)
+                << sz[0] << "x" << sz[1] << "x" << sz[2] << " next-axis stages, variant " << variant << ", seed "
+                << rng.seed();
+        }
 }
 
 TEST_F(VolumeFft, TheSeedPipelineRefusesWhatItCannotRunBeforeAnyLaunch) {

@@ -32,7 +32,7 @@ std::string transform_key(const Settings& s) {
       << int(s.pad_fill) << ' ' << int(s.cufft_mode) << ' ' << s.custom.rows.threads_per_block << ' '
       << s.custom.rows.block_height << ' ' << s.custom.rows.max_local_length << ' ' << s.custom.transpose.tile << ' '
       << s.custom.merge_final_transposes << ' ' << s.custom.rows.threads_twice_length << ' '
-      << s.custom.rows.warp_shuffles << ' ' << roi_string(s.roi);
+      << s.custom.rows.warp_shuffles << ' ' << s.custom.rows.next_axis_stages << ' ' << roi_string(s.roi);
     return k.str();
 }
 
