@@ -32,7 +32,9 @@ public:
     const gpu::VolumeRun& last() const { return last_; }
     // The volume made on the device from its frames (gpu::VolumeEngine's frames path, with these settings' request);
     // shape_and_transform keeps the spectrum there and its passes' timings in last().
-    void frames_begin(const gpu::VolumeContent& c) { engine_->frames_begin(req_, c); }
+    void frames_begin(const gpu::VolumeContent& c, std::uint64_t frames_key = 0) {
+        engine_->frames_begin(req_, c, frames_key);
+    }
     void frame(const gpu::VolumeFrame& f, int channel, int z) { engine_->frame(f, channel, z); }
     void frame_sums(double* sum, double* sum_x, double* sum_y) { engine_->frame_sums(sum, sum_x, sum_y); }
     void shape_and_transform(const gpu::VolumeShapeParams& p) { last_ = engine_->shape_and_transform(p, true); }

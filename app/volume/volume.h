@@ -166,8 +166,10 @@ private:
 };
 
 class GpuVolumeFft;
-// The GPU engine as the frames' device (valid while `gpu` lives; its last() says what ran).
-std::shared_ptr<VolumeInput> frames_on_device(GpuVolumeFft& gpu);
+// The GPU engine as the frames' device (valid while `gpu` lives; its last() says what ran). `frames_key` (0: none)
+// names the frames' contents: the same key again (the viewer's next knob change over the same frames) takes the
+// samples the device kept instead of sending them (gpu::VolumeEngine::frames_begin).
+std::shared_ptr<VolumeInput> frames_on_device(GpuVolumeFft& gpu, std::uint64_t frames_key = 0);
 // The spectrum the GPU engine's last run kept on the device (GpuVolumeFft::run with keep), as a VolumeDevice for
 // VolumeSpectrum::attach_device; nullptr where that run kept none. Valid until the engine runs again.
 std::shared_ptr<VolumeDevice> kept_on_device(const GpuVolumeFft& gpu);

@@ -37,13 +37,13 @@ private:
 // The GPU engine's frames path behind VolumeInput: each frame's samples go up as they are added.
 class FramesOnDevice final : public VolumeInput {
 public:
-    explicit FramesOnDevice(GpuVolumeFft& gpu) : gpu_(gpu) {}
+    FramesOnDevice(GpuVolumeFft& gpu, std::uint64_t frames_key) : gpu_(gpu), key_(frames_key) {}
     void begin(const VolumeGeometry& g) override {
         gpu::VolumeContent c;
         c.W = g.width, c.H = g.height, c.D = g.depth;
         c.cw = g.content_w, c.ch = g.content_h, c.cd = g.content_d;
         c.crop_x = g.crop_x, c.crop_y = g.crop_y;
-        gpu_.frames_begin(c);
+        gpu_.frames_begin(c, key_);
     }
     void frame(const Image& f, int channel, int z) override {
         gpu::VolumeFrame v;
@@ -72,11 +72,14 @@ public:
 
 private:
     GpuVolumeFft& gpu_;
+    std::uint64_t key_;
 };
 
 }  // namespace
 
-std::shared_ptr<VolumeInput> frames_on_device(GpuVolumeFft& gpu) { return std::make_shared<FramesOnDevice>(gpu); }
+std::shared_ptr<VolumeInput> frames_on_device(GpuVolumeFft& gpu, std::uint64_t frames_key) {
+    return std::make_shared<FramesOnDevice>(gpu, frames_key);
+}
 
 std::shared_ptr<VolumeDevice> kept_on_device(const GpuVolumeFft& gpu) {
     const std::uint64_t run = gpu.engine()->kept();

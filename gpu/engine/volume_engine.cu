@@ -61,6 +61,14 @@ struct VolumeEngine::Impl {
     double frames_ms = 0;
     DeviceBuffer<double> frame_sums, row_scratch, window, row_sums;
     DeviceBuffer<unsigned char> frame_up;
+    // The frames' samples kept on the device (frames_begin's key): cd frames of resident_frame bytes.
+    DeviceBuffer<unsigned char> resident;
+    std::uint64_t resident_key = 0, frames_key = 0;
+    VolumeContent resident_content;
+    std::size_t resident_frame = 0;   // one frame's bytes there
+    bool reuse = false;               // this round's frames come from `resident`
+    bool filling = false, fill_tried = false;
+    int filled = 0;                   // frames this round put into `resident`
     VolumeViewScratch views;  // the kept spectrum's views write here
     explicit Impl(const DeviceInfo& d) : dev(d) {}
     float* real_for(const VolumeRequest& r, int W, int H, int D);
@@ -203,7 +211,7 @@ VolumeRun VolumeEngine::r2c_in_place(float* host, int W, int H, int D, const Vol
     return m.transform(r, W, H, D, real, keep ? nullptr : host, keep);
 }
 
-void VolumeEngine::frames_begin(const VolumeRequest& r, const VolumeContent& c) {
+void VolumeEngine::frames_begin(const VolumeRequest& r, const VolumeContent& c, std::uint64_t frames_key) {
     Impl& m = *impl_;
     m.kept_run = 0;
     check(r, c.W, c.H, c.D);
@@ -217,7 +225,19 @@ void VolumeEngine::frames_begin(const VolumeRequest& r, const VolumeContent& c) 
     m.content = c;
     m.frames_req = r;
     m.frames_ms = 0;
+    const VolumeContent& k = m.resident_content;
+    m.reuse = frames_key != 0 && frames_key == m.resident_key && k.cw == c.cw && k.ch == c.ch && k.cd == c.cd &&
+              k.crop_x == c.crop_x && k.crop_y == c.crop_y;
+    if (!m.reuse && m.resident_key != 0) {  // other frames now: the kept ones go, their memory with them
+        m.resident.release();
+        m.resident_key = 0;
+    }
+    m.frames_key = frames_key;
+    m.filling = m.fill_tried = false;
+    m.filled = 0;
 }
+
+bool VolumeEngine::frames_resident() const { return impl_->reuse; }
 
 void VolumeEngine::frame(const VolumeFrame& f, int channel, int z) {
     Impl& m = *impl_;
@@ -230,13 +250,40 @@ void VolumeEngine::frame(const VolumeFrame& f, int channel, int z) {
     cudaStream_t s = m.stream.get();
     const auto t0 = std::chrono::steady_clock::now();
     const std::size_t bytes = std::size_t(f.width) * f.height * f.channels * std::size_t(f.bit_depth / 8);
-    // (in stream order: the copy into the buffer waits for the last frame's kernels that read it)
-    DeviceBuffer<unsigned char>& up = m.frame_up;
-    up.resize(bytes);
-    CUDA_CHECK(cudaMemcpyAsync(up.get(), f.samples, bytes, cudaMemcpyHostToDevice, s));
+    if (m.reuse && bytes != m.resident_frame) m.reuse = false;  // (not the kept frames after all: sent again)
+    const unsigned char* samples = nullptr;
+    if (m.reuse) {
+        samples = m.resident.get() + std::size_t(z) * bytes;
+    } else {
+        if (m.frames_key != 0 && !m.fill_tried) {  // keep this round's frames where the device has room to spare
+            m.fill_tried = true;
+            const std::size_t need = bytes * std::size_t(c.cd);
+            std::size_t free_b = 0, total_b = 0;
+            if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && free_b > need + (std::size_t(1) << 30)) {
+                try {
+                    m.resident.resize(need);
+                    m.filling = true;
+                    m.resident_frame = bytes;
+                } catch (const GpuError&) {
+                    (void)cudaGetLastError();  // (a refused allocation is not an error of the frames' path)
+                }
+            }
+        }
+        unsigned char* dst = nullptr;
+        if (m.filling && bytes == m.resident_frame) {
+            dst = m.resident.get() + std::size_t(z) * bytes;  // a slot of its own: no wait for the last frame's kernel
+            ++m.filled;
+        } else {
+            // (in stream order: the copy into the buffer waits for the last frame's kernels that read it)
+            m.frame_up.resize(bytes);
+            dst = m.frame_up.get();
+        }
+        CUDA_CHECK(cudaMemcpyAsync(dst, f.samples, bytes, cudaMemcpyHostToDevice, s));
+        samples = dst;
+    }
     const int stride = 2 * (c.W / 2 + 1);
     float* slab = m.frames_real + std::size_t(z) * std::size_t(c.H) * std::size_t(stride);
-    launch_volume_frame(up.get(), f.bit_depth, f.width, f.channels, channel, c.crop_x, c.crop_y, c.cw, c.ch, slab,
+    launch_volume_frame(samples, f.bit_depth, f.width, f.channels, channel, c.crop_x, c.crop_y, c.cw, c.ch, slab,
                         stride, m.row_scratch.get() + 2 * std::size_t(z) * std::size_t(c.ch),
                         m.frame_sums.get() + 3 * std::size_t(z), s);
     m.frames_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -297,6 +344,13 @@ VolumeRun VolumeEngine::shape_and_transform(const VolumeShapeParams& p, bool kee
     m.timer.mark("shape (level, window, pad) [GPU]", 8.0 * double(c.W) * c.H * c.D);
     VolumeRun run = m.transform(m.frames_req, c.W, c.H, c.D, m.frames_real, nullptr, keep);
     run.frames_ms = m.frames_ms;
+    if (m.filling && m.filled == c.cd) {  // every content frame is on the device now: the next round may take them
+        m.resident_key = m.frames_key;
+        m.resident_content = c;
+    } else if (!m.reuse) {
+        m.resident_key = 0;
+        m.resident.release();
+    }
     m.frames_real = nullptr;  // (the transform overwrote it)
     return run;
 }

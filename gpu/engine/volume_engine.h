@@ -80,7 +80,13 @@ public:
     // waits), frame_sums (each slab's sum v, sum (x - xc) v, sum (y - yc) v, as app/volume adds them, cd of each), then
     // shape_and_transform (the levelling, the window, the fill, the transform; the spectrum kept on the device where
     // `keep`). Throws ConfigError for inconsistent content, frames or windows; GpuError.
-    void frames_begin(const VolumeRequest& r, const VolumeContent& c);
+    // `frames_key` (0: none) names the frames' contents as the caller knows them: frames sent with a key stay on the
+    // device where its free memory allows (their raw samples, cd frames), and the next frames_begin with the same key
+    // and content takes them from there - frame() then sends nothing (a knob change re-shapes a 512^3 volume without
+    // its 256 MiB going up again). The same key must mean the same samples.
+    void frames_begin(const VolumeRequest& r, const VolumeContent& c, std::uint64_t frames_key = 0);
+    // Whether frame() took (or, before any frame, will take) the samples from the device this time.
+    bool frames_resident() const;
     void frame(const VolumeFrame& f, int channel, int z);
     void frame_sums(double* sum, double* sum_x, double* sum_y);
     VolumeRun shape_and_transform(const VolumeShapeParams& p, bool keep = true);

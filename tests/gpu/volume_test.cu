@@ -342,6 +342,54 @@ TEST_F(VolumeFft, FramesShapedOnTheDeviceAreTheHostsVolume) {
     }
 }
 
+// Frames sent under a key stay on the device: the next transform under that key (a knob change) takes the samples
+// kept there - the host frames handed to it then are not read, as a poisoned copy shows - while another key, or none,
+// sends its frames. Another window over the kept frames is the spectrum of the frames, not of the poison.
+TEST_F(VolumeFft, FramesSentUnderAKeyAreKeptForTheNextTransform) {
+    Rng rng;
+    const int w = 32, h = 16, d = 8;
+    std::vector<Image> frames, poison;
+    for (int z = 0; z < d; ++z) {
+        frames.push_back(random_image(rng, w, h, 1, 16));
+        poison.push_back(random_image(rng, w, h, 1, 16));
+    }
+    Settings s;
+    s.backend = Backend::Cufft;
+    s.window = Window::Hann;
+    GpuVolumeFft engine(s);
+    auto spectrum = [&](const Settings& st, const std::vector<Image>& fr, std::uint64_t key, bool* resident) {
+        VolumeSpectrum v;
+        v.begin(st, w, h, d, 2, frames_on_device(engine, key));
+        v.add_frames(fr, "random");
+        *resident = engine.engine()->frames_resident();
+        v.transform();
+        std::vector<cf> out;
+        for (int z = 0; z < d; ++z)
+            for (int y = 0; y < h; ++y)
+                for (int x = 0; x < w; ++x) out.push_back(v.at(x, y, z));
+        return out;
+    };
+    bool resident = true;
+    const std::vector<cf> a = spectrum(s, frames, 7, &resident);
+    EXPECT_FALSE(resident) << "the first frames under a key are sent";
+    EXPECT_EQ(spectrum(s, poison, 7, &resident), a) << "the kept frames, not the ones handed over";
+    EXPECT_TRUE(resident);
+    Settings t = s;
+    t.window = Window::Blackman;
+    VolumeSpectrum cpu;
+    on_the_cpu(cpu, t, frames);
+    std::vector<cf> got = spectrum(t, poison, 7, &resident);
+    std::vector<cd> want;
+    for (int z = 0; z < d; ++z)
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) want.push_back(cd(cpu.at(x, y, z)));
+    EXPECT_LT(rel_l2(got, want), 2e-6) << "another window over the kept frames";
+    EXPECT_NE(spectrum(s, poison, 8, &resident), a) << "another key sends its frames";
+    EXPECT_FALSE(resident);
+    EXPECT_NE(spectrum(s, frames, 0, &resident), spectrum(s, poison, 0, &resident)) << "no key: nothing kept";
+    EXPECT_FALSE(resident);
+}
+
 // A kept spectrum belongs to its run: once the engine transforms again, the old handle refuses (no stale pictures).
 TEST_F(VolumeFft, AKeptSpectrumRefusesOnceTheEngineTransformsAgain) {
     Settings s;

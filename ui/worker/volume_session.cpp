@@ -1,6 +1,7 @@
 #include "ui/worker/volume_session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -43,6 +44,8 @@ int clamp_bin(int k, int n) { return std::clamp(k, -(n / 2), (n - 1) / 2); }
 void VolumeSession::open(const std::string& path, const Settings& s, const VolumeViewRequest& v, int threads,
                          VolumeResult* out) {
     frames_.clear();
+    static std::atomic<std::uint64_t> generations{0};
+    frames_generation_ = ++generations;  // (new frames: whatever a GPU kept of the last ones is not them)
     spectrum_.reset();
     shaped_.clear();
     range_known_ = false;
@@ -117,7 +120,9 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
                                         " free (try --pad crop or the CPU backend)");
         // The frames' samples go to the GPU, are shaped and transformed there, and the spectrum stays: the views and
         // the shells are made there (a 512^3 volume's float volume up and its spectrum down were ~100 ms each).
-        input = frames_on_device(gpu);
+        // The same frames as the last transform (this open's, no --roi crop: those are copies made now) are named by
+        // the open, so that a knob change takes them from the device instead of sending them again.
+        input = frames_on_device(gpu, s.roi.whole() ? frames_generation_ : 0);
     }
     const auto t_frames = Clock::now();
     vol->begin(s, W, H, D, threads, input);

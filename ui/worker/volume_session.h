@@ -91,6 +91,7 @@ private:
     // The frames the transform takes: all of each, or the ROI's rectangle of each (copied into `cropped`).
     const std::vector<Image>& transformed_frames(const Settings& s, std::vector<Image>& cropped) const;
     std::vector<Image> frames_;
+    std::uint64_t frames_generation_ = 0;  // names this open's frames (a GPU engine keeps them under it)
     std::string path_;
     std::unique_ptr<VolumeSpectrum> spectrum_;
     std::string shaped_;  // the settings the spectrum was made with (transform_key)
