@@ -13,6 +13,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "app/core/huge_pages.h"
 #include "app/core/parallel_bands.h"
@@ -47,6 +49,10 @@ std::vector<float> mean_power_view_values(const std::vector<double>& power_sum, 
     return values;
 }
 
+namespace {
+void kth_pair(const float* values, std::size_t n, const std::size_t k[2], float out[2]);  // (below)
+}  // namespace
+
 void compute_range(const std::vector<float>& values, const ViewParams& vp, float* lo, float* hi) {
     switch (vp.range) {
         case RangeMode::Auto:
@@ -67,8 +73,16 @@ void compute_range(const std::vector<float>& values, const ViewParams& vp, float
         }
         case RangeMode::Percentile: {
             const long long n = (long long)values.size();
-            *lo = kth_smallest(values.data(), values.size(), std::size_t(percentile_index(vp.pct_lo, n)));
-            *hi = kth_smallest(values.data(), values.size(), std::size_t(percentile_index(vp.pct_hi, n)));
+            if (n == 0) {
+                *lo = *hi = 0.0f;
+                return;
+            }
+            const std::size_t k[2] = {std::size_t(std::min<long long>(percentile_index(vp.pct_lo, n), n - 1)),
+                                      std::size_t(std::min<long long>(percentile_index(vp.pct_hi, n), n - 1))};
+            float v[2];
+            kth_pair(values.data(), values.size(), k, v);  // (kth_smallest's values, two passes on every core)
+            *lo = v[0];
+            *hi = v[1];
             return;
         }
         case RangeMode::Fixed:
@@ -127,12 +141,14 @@ std::uint32_t kth_key(std::size_t n, std::size_t k, KeyOf key_of) {
     return (high << 16) | low;
 }
 
-// Two order statistics (the k[0]-th and k[1]-th smallest, from 0) of a w x h picture of float bit patterns, given
+constexpr std::size_t kChunk = 16384;  // values a band of the selection's passes takes at a time
+
+// Two order statistics (the k[0]-th and k[1]-th smallest, from 0) of n float bit patterns, given
 // the histogram of their keys' high half-words (made while the values were written): which high half-word holds
 // each, then one pass in bands on `threads` threads counting the low half-words under those two. The exact values
 // kth_smallest gives over the same values, in two parallel passes' worth of work instead of four serial ones.
-void kth_pair_bits(const std::uint32_t* bits, int w, int h, int threads, const std::vector<std::uint64_t>& high_hist,
-                   const std::size_t k_in[2], float out[2]) {
+void kth_pair_bits(const std::uint32_t* bits, std::size_t n_all, int threads,
+                   const std::vector<std::uint64_t>& high_hist, const std::size_t k_in[2], float out[2]) {
     std::uint32_t high[2] = {0, 0};
     std::size_t k[2] = {k_in[0], k_in[1]};
     for (int j = 0; j < 2; ++j) {
@@ -142,13 +158,14 @@ void kth_pair_bits(const std::uint32_t* bits, int w, int h, int threads, const s
     }
     const int parts = std::max(1, threads);
     std::vector<std::vector<std::uint32_t>> low(std::size_t(parts) * 2);
-    parallel_bands(h, threads, [&](int y0, int y1, int band) {
+    const int chunks = int((n_all + kChunk - 1) / kChunk);  // (bands of whole chunks of the values)
+    parallel_bands(chunks, threads, [&](int ch0, int ch1, int band) {
         std::vector<std::uint32_t>& c0 = low[std::size_t(band) * 2];
         std::vector<std::uint32_t>& c1 = low[std::size_t(band) * 2 + 1];
         c0.assign(65536, 0);
         c1.assign(65536, 0);
-        const std::uint32_t* p = bits + std::size_t(y0) * w;
-        const std::size_t n = std::size_t(y1 - y0) * w;
+        const std::uint32_t* p = bits + std::size_t(ch0) * kChunk;
+        const std::size_t n = std::min(n_all, std::size_t(ch1) * kChunk) - std::size_t(ch0) * kChunk;
         for (std::size_t i = 0; i < n; ++i) {
             float v;
             std::memcpy(&v, p + i, 4);
@@ -156,7 +173,7 @@ void kth_pair_bits(const std::uint32_t* bits, int w, int h, int threads, const s
             c0[key & 0xFFFFu] += hi16 == high[0];
             c1[key & 0xFFFFu] += hi16 == high[1];
         }
-    });
+    }, 4);
     for (int j = 0; j < 2; ++j) {
         std::uint32_t lo16 = 0;
         for (std::size_t acc = 0; lo16 < 65535u; ++lo16) {
@@ -168,6 +185,24 @@ void kth_pair_bits(const std::uint32_t* bits, int w, int h, int threads, const s
         }
         out[j] = from_key((high[j] << 16) | lo16);
     }
+}
+// The same two order statistics of n floats: the high half-words' histogram in bands on every core, then
+// kth_pair_bits.
+void kth_pair(const float* values, std::size_t n, const std::size_t k[2], float out[2]) {
+    const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int chunks = int((n + kChunk - 1) / kChunk);
+    std::vector<std::vector<std::uint64_t>> parts(std::size_t(std::max(1, threads)));
+    parallel_bands(chunks, threads, [&](int ch0, int ch1, int band) {
+        std::vector<std::uint64_t>& h = parts[std::size_t(band)];
+        h.assign(65536, 0);
+        const std::size_t i1 = std::min(n, std::size_t(ch1) * kChunk);
+        for (std::size_t i = std::size_t(ch0) * kChunk; i < i1; ++i) ++h[order_key(values[i]) >> 16];
+    }, 4);
+    std::vector<std::uint64_t> high(65536, 0);
+    for (const std::vector<std::uint64_t>& h : parts)
+        if (!h.empty())
+            for (std::size_t i = 0; i < 65536; ++i) high[i] += h[i];
+    kth_pair_bits(reinterpret_cast<const std::uint32_t*>(values), n, threads, high, k, out);
 }
 }  // namespace
 
@@ -408,7 +443,7 @@ void picture_from_half(const std::complex<float>* half, int w, int h, const View
             const std::size_t k[2] = {std::size_t(std::min<long long>(percentile_index(vp.pct_lo, n), n - 1)),
                                       std::size_t(std::min<long long>(percentile_index(vp.pct_hi, n), n - 1))};
             float v[2];
-            kth_pair_bits(out, w, h, threads, high, k, v);
+            kth_pair_bits(out, std::size_t(w) * std::size_t(h), threads, high, k, v);
             *lo = v[0];
             *hi = v[1];
             break;

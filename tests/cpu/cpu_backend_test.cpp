@@ -302,6 +302,33 @@ TEST(CpuPicture, KthSmallestEqualsNthElement) {
     }
 }
 
+// A percentile range (compute_range: both ends from one histogram pass and one counting pass, in bands over the
+// cores) is the two order statistics nth_element finds, whatever the count against the bands' chunks.
+TEST(CpuPicture, APercentileRangeIsTheTwoOrderStatistics) {
+    Rng rng;
+    for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(999), std::size_t(16384), std::size_t(16385),
+                          std::size_t(3 * 16384 + 7), std::size_t(1) << 20}) {
+        std::vector<float> v = rng.real(n, -3.0f, 5.0f);
+        for (std::size_t i = 0; i < n; i += 5) v[i] = 1.0f;  // ties
+        for (auto [plo, phi] : {std::pair{0.0f, 100.0f}, std::pair{1.0f, 99.9f}, std::pair{50.0f, 50.0f}}) {
+            ViewParams vp;
+            vp.range = RangeMode::Percentile;
+            vp.pct_lo = plo;
+            vp.pct_hi = phi;
+            float lo = 0, hi = 0;
+            compute_range(v, vp, &lo, &hi);
+            const long long nn = (long long)n;
+            const std::size_t klo = std::size_t(std::min<long long>(percentile_index(plo, nn), nn - 1));
+            const std::size_t khi = std::size_t(std::min<long long>(percentile_index(phi, nn), nn - 1));
+            std::vector<float> c(v);
+            std::nth_element(c.begin(), c.begin() + long(klo), c.end());
+            EXPECT_EQ(lo, c[klo]) << "n " << n << " percentile " << plo;
+            std::nth_element(c.begin(), c.begin() + long(khi), c.end());
+            EXPECT_EQ(hi, c[khi]) << "n " << n << " percentile " << phi;
+        }
+    }
+}
+
 // The fused picture from the half spectrum equals the separate steps on the full spectrum for every view, range
 // and both shifts: bit for bit where the formulas are the same, within a level where fast_ln replaces the
 // library logarithm (log-magnitude, power).
