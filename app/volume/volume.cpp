@@ -180,7 +180,8 @@ void VolumeSpectrum::add_frame_rows(const Image& frame, int k, const std::string
     const double xc = (cw - 1) / 2.0, yc = (ch - 1) / 2.0;
     std::vector<double> s(static_cast<std::size_t>(ch)), sx(static_cast<std::size_t>(ch));
     // Bands of at least 256 Ki samples: a frame as it is decoded starts threads of its own, and for a 256^2 or 512^2
-    // frame their start cost more than the work they shared (a 256^3 stack through the CLI: 145 -> 132 ms, medians of 10 on 2 cores).
+    // frame their start cost more than the work they shared (a 256^3 stack through the CLI: 145 -> 132 ms, medians
+    // of 10 on 2 cores).
     parallel_bands(ch, threads, [&](int y0, int y1, int) {
         for (int y = y0; y < y1; ++y) {
             float* r = m.row(y, z);
