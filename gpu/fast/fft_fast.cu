@@ -935,7 +935,10 @@ __device__ __forceinline__ int col_half(const ColParams& p) {
     return p.halves_adjacent ? int(blockIdx.x & 1) : int(blockIdx.y);
 }
 // The grid of a column pass of `groups` column groups (see ColParams::halves_adjacent).
-dim3 cols_grid(const ColParams& p, int groups) { return p.halves_adjacent ? dim3(groups * 2) : dim3(groups, p.sub); }
+dim3 cols_grid(const ColParams& p, int groups) {
+    const unsigned planes = unsigned(p.batch > 1 ? p.batch : 1);
+    return p.halves_adjacent ? dim3(groups * 2, 1, planes) : dim3(groups, p.sub, planes);
+}
 
 template <int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_kernel(ColParams p) {
@@ -950,6 +953,10 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_values_ke
 template <bool kInv, int kThreads, int kLog2 = 0>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads) fast_cols_kernel(ColParams p) {
     fast_detail::begin_dependent();
+    if (p.batch > 1) {  // plane blockIdx.z of a batch (c2c_3d's slabs)
+        p.in += std::size_t(blockIdx.z) * std::size_t(p.batch_stride);
+        p.out += std::size_t(blockIdx.z) * std::size_t(p.batch_stride);
+    }
     if constexpr (kLog2 > 0) {
         p.n = 1 << kLog2;
         p.log2n = kLog2;
@@ -1586,6 +1593,38 @@ bool FastFft::c2c_in_place(int width, int height) const {
 }
 
 // [SECTION] FastFft::c2c
+
+void FastFft::c2c_3d(float2* data, int width, int height, int depth, bool inverse, cudaStream_t s, StageTimer* timer) {
+    if (!c2c_3d_supported(width, height, depth))
+        throw ConfigError("custom-fast's 3D C2C takes powers of two from 2 to 4096 a side (at most 2^31 points); got " +
+                          std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth));
+    dependent_ = false;
+    const double bytes = 16.0 * double(width) * height * depth;  // one read and one write of the volume
+    // Pass 1: the rows (x), all depth x height of them, in place.
+    const int n = width, log2n = ilog2(width), rows = height * depth;
+    const int lines = lines_per_block(n, rows_threads_, rows);
+    const int threads = lines * (n / elems_per_thread(n));
+    launch_kernel("fast_rows_c2c_kernel", rows_c2c_kernel(inverse, bound_for(threads), log2n),
+                  dim3((rows + lines - 1) / lines), dim3(threads), lines * padded_len(n) * int(sizeof(float2)), s, false,
+                  static_cast<const float2*>(data), data, n, log2n, rows, lines, -1, 0);
+    mark(timer, "fast 3D pass 1: row FFTs along x (in place)", bytes);
+    // Pass 2: each slab's columns (y), the slabs a batch: grid z.
+    ColParams py = column_params(data, width, data, width, width, width, height, 0, -1, 1);
+    py.batch = depth;
+    py.batch_stride = (long long)width * height;
+    run_cols(inverse, py, cols_threads_ > 0 ? cols_threads_ : 512, s, false);
+    mark(timer, "fast 3D pass 2: column FFTs along y (each slab, in place)", bytes);
+    // Pass 3: the volume as depth rows of width x height points: its columns are the lines along z.
+    const int plane = width * height;
+    ColParams pz = column_params(data, plane, data, plane, plane, plane, depth, 0, -1, 1);
+    run_cols(inverse, pz, cols_threads_ > 0 ? cols_threads_ : 512, s, false);
+    mark(timer, "fast 3D pass 3: column FFTs along z (in place)", bytes);
+}
+
+bool FastFft::c2c_3d_supported(int width, int height, int depth) {
+    auto ok = [](int v) { return v >= 2 && v <= 4096 && (v & (v - 1)) == 0; };
+    return ok(width) && ok(height) && ok(depth) && double(width) * height * depth <= double(1u << 31);
+}
 
 void FastFft::c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t s,
                   StageTimer* timer) {

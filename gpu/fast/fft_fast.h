@@ -54,6 +54,12 @@ public:
     // factor over 7 is refused.
     void c2c(float2* data, float2* scratch, int width, int height, bool inverse, cudaStream_t stream,
              StageTimer* timer);
+    // Complex 3D FFT of a depth x height x width volume (x fastest) in place, unnormalised, natural order: three
+    // passes, each one read and one write of the volume - the rows along x, each slab's columns along y (a batch of
+    // slabs), the columns of the depth x (width height) matrix along z. Powers of two from 2 to 4096 a side
+    // (c2c_3d_supported); throws ConfigError otherwise. Written 2026-12-07, first run on a GPU still to come.
+    void c2c_3d(float2* data, int width, int height, int depth, bool inverse, cudaStream_t stream, StageTimer* timer);
+    static bool c2c_3d_supported(int width, int height, int depth);
 
     struct PictureResult {
         bool range_reused = false;  // the range came from an identical earlier run (no range pass)

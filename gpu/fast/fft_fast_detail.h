@@ -65,6 +65,10 @@ struct ColParams {
     int values_log2;           // the rows-first picture's column values: grouped by 2^values_log2 columns
     bool blocked_first;        // m102: cols_block's first pass with a thread's butterflies neighbours (C2C columns
                                // whose input is not grouped: c2c sets it so; m104: the TMA column kernel's own)
+    // A batch of planes (a volume's slabs, c2c_3d's y pass): grid z is the plane, `in` and `out` batch_stride points
+    // further each (fast_cols_kernel only; 0 or 1 plane: none).
+    int batch;
+    long long batch_stride;
 };
 
 // Where bin (kx, ky) of a W x H spectrum and its conjugate mirror (-kx, -ky) go in the picture, shifted or not

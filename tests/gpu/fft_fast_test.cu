@@ -210,6 +210,47 @@ TEST_F(FastFft, ComplexTransformMatchesFftwForwardAndInverse) {
     std::printf("[ fast     ] C2C worst relative L2 error vs FFTW (double): %.3g at %s\n", worst, where.c_str());
 }
 
+// custom-fast's 3D C2C (three passes: rows along x, each slab's columns along y as a batch, the volume's columns along
+// z) against FFTW in double - each slab's 2D DFT, then each line along z's - forward and inverse, at sides from 2 to
+// 4096 (one side long, the others short, where the batch and the strides are at their extremes); refused sizes say
+// so before any launch.
+TEST_F(FastFft, ThreeDimensionalC2cMatchesFftw) {
+    Rng rng;
+    SCOPED_TRACE("random seed " + std::to_string(rng.seed()));
+    gpu::FastFft fast;
+    const int sizes[][3] = {{2, 2, 2}, {32, 16, 8}, {64, 64, 64}, {256, 128, 16}, {4096, 2, 4},
+                            {2, 4096, 8}, {16, 8, 4096}, {512, 4, 2}, {8, 512, 32}};
+    for (const auto& sz : sizes)
+        for (bool inverse : {false, true}) {
+            const int w = sz[0], h = sz[1], d = sz[2];
+            const std::size_t plane = std::size_t(w) * h, n = plane * d;
+            const std::vector<cf> x = rng.complex(n);
+            const std::vector<cd> wx = widen(x);
+            std::vector<cd> want(n);
+            for (int z = 0; z < d; ++z) {  // each slab's 2D DFT ...
+                const std::vector<cd> slab(wx.begin() + long(z * plane), wx.begin() + long((z + 1) * plane));
+                const std::vector<cd> f = dft2d(slab, h, w, inverse);
+                std::copy(f.begin(), f.end(), want.begin() + long(z * plane));
+            }
+            for (std::size_t i = 0; i < plane; ++i) {  // ... then each line along z's
+                std::vector<cd> line(static_cast<std::size_t>(d));
+                for (int z = 0; z < d; ++z) line[std::size_t(z)] = want[std::size_t(z) * plane + i];
+                const std::vector<cd> f = dft2d(line, d, 1, inverse);
+                for (int z = 0; z < d; ++z) want[std::size_t(z) * plane + i] = f[std::size_t(z)];
+            }
+            gpu::DeviceBuffer<float2> buf;
+            upload(buf, x);
+            fast.c2c_3d(buf.get(), w, h, d, inverse, nullptr, nullptr);
+            CUDA_CHECK(cudaDeviceSynchronize());
+            EXPECT_LT(rel_l2(download<cf>(buf.get(), n), want), 1e-5)
+                << w << "x" << h << "x" << d << (inverse ? " inverse" : " forward");
+        }
+    for (const auto& bad : {std::array<int, 3>{3, 4, 4}, {8192, 2, 2}, {4, 4, 1}, {4096, 4096, 256}}) {
+        EXPECT_FALSE(gpu::FastFft::c2c_3d_supported(bad[0], bad[1], bad[2]));
+        EXPECT_THROW(fast.c2c_3d(nullptr, bad[0], bad[1], bad[2], false, nullptr, nullptr), gpu::ConfigError);
+    }
+}
+
 // Every block size the benchmark sweeps gives the same transform (C2C, real_spectrum) and the same picture as
 // FastFft's own: at shapes with one column a block and many, with 2 to 8 row lines of whole warps a block (m72: each
 // line's exchanges on a named barrier of its own) and where those do not apply, in one launch and two, in place and
