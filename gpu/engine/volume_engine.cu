@@ -218,6 +218,13 @@ void VolumeEngine::frames_begin(const VolumeRequest& r, const VolumeContent& c, 
     if (c.cw < 1 || c.ch < 1 || c.cd < 1 || c.cw > c.W || c.ch > c.H || c.cd > c.D)
         throw ConfigError("inconsistent volume content");
     CUDA_CHECK(cudaSetDevice(m.dev.device));
+    const VolumeContent& k = m.resident_content;
+    m.reuse = frames_key != 0 && frames_key == m.resident_key && k.cw == c.cw && k.ch == c.ch && k.cd == c.cd &&
+              k.crop_x == c.crop_x && k.crop_y == c.crop_y;
+    if (!m.reuse && m.resident_key != 0) {  // other frames now: the kept ones go (before this run's buffers are had)
+        m.resident.release();
+        m.resident_key = 0;
+    }
     m.frames_real = m.real_for(r, c.W, c.H, c.D);
     m.frame_sums.resize(3 * std::size_t(c.cd));
     CUDA_CHECK(cudaMemsetAsync(m.frame_sums.get(), 0, 3 * std::size_t(c.cd) * sizeof(double), m.stream.get()));
@@ -225,13 +232,6 @@ void VolumeEngine::frames_begin(const VolumeRequest& r, const VolumeContent& c, 
     m.content = c;
     m.frames_req = r;
     m.frames_ms = 0;
-    const VolumeContent& k = m.resident_content;
-    m.reuse = frames_key != 0 && frames_key == m.resident_key && k.cw == c.cw && k.ch == c.ch && k.cd == c.cd &&
-              k.crop_x == c.crop_x && k.crop_y == c.crop_y;
-    if (!m.reuse && m.resident_key != 0) {  // other frames now: the kept ones go, their memory with them
-        m.resident.release();
-        m.resident_key = 0;
-    }
     m.frames_key = frames_key;
     m.filling = m.fill_tried = false;
     m.filled = 0;
