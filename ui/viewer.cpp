@@ -292,6 +292,7 @@ void take_decoded(ViewerState& st, DecodedImage& d) {
         // The last image's buffers are free by now: give their pages back. glibc keeps a fragmented heap's free pages
         // otherwise - 500 opens of small images grew the viewer's resident memory 27% with the live heap flat
         // (heaptrack), the long path names' small allocations pinning the big ones' places; trimmed here, 1.7%.
+        // (Once an open, not a frame: 0.11 ms median, 0.38 ms at most over 100 opens here.)
         malloc_trim(0);
 #endif
     }

@@ -27,6 +27,13 @@ int prev_pow2(int v) {
 }
 
 namespace {
+// The stored channel a single-channel choice reads (a gray image's R, G and B are its gray; A the last).
+int stored_channel(int channels, Channel ch) {
+    const bool color = channels >= 3;
+    if (ch == Channel::A) return channels - 1;
+    return color && ch == Channel::G ? 1 : color && ch == Channel::B ? 2 : 0;
+}
+
 // `count` values of one channel from row y, columns x0.., of samples of type T, as floats the way
 // Image::sample makes them (float(v) / 255 etc.), luma as three rounded products and two rounded sums.
 template <class T>
@@ -40,10 +47,7 @@ void channel_row(const Image& img, Channel ch, int y, int x0, int count, float* 
         for (int i = 0; i < count; ++i) out[i] = value(s + std::size_t(i) * c);
     };
     auto f = [div](T v) { return div == 1.0f ? float(v) : float(v) / div; };
-    const int k = ch == Channel::A   ? c - 1
-                  : ch == Channel::G ? (color ? 1 : 0)
-                  : ch == Channel::B ? (color ? 2 : 0)
-                                     : 0;
+    const int k = stored_channel(c, ch);
     if constexpr (std::is_same_v<T, std::uint8_t>) {
         // 8-bit samples through a table of their 256 values (the same divisions, done once): three divisions a
         // pixel were most of an 8192^2 photo's plane preparation.
@@ -125,10 +129,7 @@ void channel_range(const Image& img, Channel ch, float* lo, float* hi, const std
     if (n == 0) return;
     const bool one_channel = !(ch == Channel::Luma && color);
     if (one_channel && (img.bit_depth == 8 || img.bit_depth == 16)) {
-        const int k = ch == Channel::A   ? c - 1
-                      : ch == Channel::G ? (color ? 1 : 0)
-                      : ch == Channel::B ? (color ? 2 : 0)
-                                         : 0;
+        const int k = stored_channel(c, ch);
         // The range's ends are two samples, converted as channel_row converts them (float(v) / 255 or / 65535).
         if (img.bit_depth == 8) {
             std::uint8_t l = 0, h = 0;

@@ -161,6 +161,12 @@ std::string set_enum(E* field, const std::string& option, const std::vector<std:
     *field = *e;
     return {};
 }
+// A switch: on or off.
+std::string set_switch(bool* field, const std::string& option, const std::vector<std::string>& values) {
+    if (values.size() != 1 || (values[0] != "on" && values[0] != "off")) return option + " takes on or off";
+    *field = values[0] == "on";
+    return {};
+}
 std::string set_int(int* field, const std::string& option, const std::vector<std::string>& values,
                     const std::vector<int>& allowed) {
     int v = 0;
@@ -290,22 +296,12 @@ std::string set_option(Settings& out, const std::string& o, const std::vector<st
         err = set_int(&s.custom.rows.max_local_length, o, v, kLocal);
     else if (o == "tile")
         err = set_int(&s.custom.transpose.tile, o, v, kTiles);
-    else if (o == "threads-2x-length") {  // the seed pipeline's rows: seed 000 section 4.1
-        if (v.size() != 1 || (v[0] != "on" && v[0] != "off"))
-            err = "threads-2x-length takes on or off";
-        else
-            s.custom.rows.threads_twice_length = v[0] == "on";
-    } else if (o == "warp-shuffles") {  // the seed pipeline's rows: seed 000 section 5.2.2
-        if (v.size() != 1 || (v[0] != "on" && v[0] != "off"))
-            err = "warp-shuffles takes on or off";
-        else
-            s.custom.rows.warp_shuffles = v[0] == "on";
-    } else if (o == "merge-transposes") {  // a volume's seed pipeline: seed 000 section 5.1.2
-        if (v.size() != 1 || (v[0] != "on" && v[0] != "off"))
-            err = "merge-transposes takes on or off";
-        else
-            s.custom.merge_final_transposes = v[0] == "on";
-    }
+    else if (o == "threads-2x-length")  // the seed pipeline's rows: seed 000 section 4.1
+        err = set_switch(&s.custom.rows.threads_twice_length, o, v);
+    else if (o == "warp-shuffles")  // the seed pipeline's rows: seed 000 section 5.2.2
+        err = set_switch(&s.custom.rows.warp_shuffles, o, v);
+    else if (o == "merge-transposes")  // a volume's seed pipeline: seed 000 section 5.1.2
+        err = set_switch(&s.custom.merge_final_transposes, o, v);
     else if (o == "percentiles" || o == "fixed-range") {
         float lo = 0, hi = 0;
         if (v.size() != 2 || !parse_float(v[0], &lo) || !parse_float(v[1], &hi))

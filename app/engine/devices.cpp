@@ -45,7 +45,7 @@ std::vector<DeviceLine> list_devices() {
         out.push_back({"opencl", std::to_string(c.platform) + ":" + std::to_string(c.device),
                        c.name + " (" + c.platform_name + ", " + c.version + (c.gpu ? ", GPU" : "") + ", " +
                            gib(double(c.global_memory)) + (c.gl_sharing ? ", cl_khr_gl_sharing" : "") + ")",
-                       c.usable, c.why});
+                       c.usable, c.why, c.gl_sharing});
     if (cl.empty()) out.push_back({"opencl", "", "(no OpenCL device)", false, why});
 #else
     out.push_back({"opencl", "", "(no OpenCL device)", false, "this specview was built without OpenCL"});

@@ -14,6 +14,7 @@ struct DeviceLine {
     std::string name;     // the device's name and what it is
     bool usable = false;
     std::string why;      // why not, when not usable
+    bool gl_sharing = false;  // OpenCL: the device offers cl_khr_gl_sharing (named in `name` too)
     std::string text() const;  // "opencl 0:0  NVIDIA H100 ... : usable" / "... : unusable: why"
 };
 

@@ -122,7 +122,7 @@ void draw_pipeline_panel(PanelContext& ctx) {
     if (s.backend == Backend::OpenCl) {
         std::string sharing;
         for (const DeviceLine& d : ctx.machine.devices)
-            if (d.backend == "opencl" && d.name.find("cl_khr_gl_sharing") != std::string::npos) sharing = d.id;
+            if (d.backend == "opencl" && d.gl_sharing) sharing = d.id;
         const std::string why = sharing.empty()
                                     ? "no OpenCL device here offers cl_khr_gl_sharing"
                                     : "device " + sharing + " offers cl_khr_gl_sharing; specview does not use it yet";
