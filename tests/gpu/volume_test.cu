@@ -95,22 +95,19 @@ TEST_F(VolumeFft, TheSeedPipelineMatchesOverItsKnobsAndBothTransposeForms) {
     r.path = gpu::VolumePath::Custom;
     r.custom.rows.max_local_length = 64;
     EXPECT_LT(half_error(e, r, 512, 16, 256, rng), 1e-5) << "global stages, seed " << rng.seed();
-    // Seed 000 section 4.1's switch: twice the local length in threads a block, whatever threads per block says.
-    for (const auto& sz : sizes) {
-        gpu::VolumeRequest t;
-        t.path = gpu::VolumePath::Custom;
-        t.custom.rows.threads_per_block = 32;
-        t.custom.rows.threads_twice_length = true;
-        EXPECT_LT(half_error(e, t, sz[0], sz[1], sz[2], rng), 1e-5)
-            << sz[0] << "x" << sz[1] << "x" << sz[2] << " 2 x length threads, seed " << rng.seed();
-        // Section 5.2.2's: the last stages of every row pass through warp shuffles (threads raised to whole warps).
-        gpu::VolumeRequest w;
-        w.path = gpu::VolumePath::Custom;
-        w.custom.rows.threads_per_block = 48;
-        w.custom.rows.warp_shuffles = true;
-        EXPECT_LT(half_error(e, w, sz[0], sz[1], sz[2], rng), 1e-5)
-            << sz[0] << "x" << sz[1] << "x" << sz[2] << " warp shuffles, seed " << rng.seed();
-    }
+    // Seed 000 section 4.1's switch: twice the local length in threads a block, whatever threads per block says;
+    // section 5.2.2's: the last stages of every row pass through warp shuffles (48 threads raised to whole warps).
+    for (const auto& sz : sizes)
+        for (const bool shuffles : {false, true}) {
+            gpu::VolumeRequest t;
+            t.path = gpu::VolumePath::Custom;
+            t.custom.rows.threads_per_block = shuffles ? 48 : 32;
+            t.custom.rows.threads_twice_length = !shuffles;
+            t.custom.rows.warp_shuffles = shuffles;
+            EXPECT_LT(half_error(e, t, sz[0], sz[1], sz[2], rng), 1e-5)
+                << sz[0] << "x" << sz[1] << "x" << sz[2] << (shuffles ? " warp shuffles" : " 2 x length threads")
+                << ", seed " << rng.seed();
+        }
     // Section 5.1.1's: each pass runs the next axis's first stages across its block's rows (blocks of 1 to 16 rows;
     // none where rows are longer than a block holds: the local length lowered to 64 makes global stages), with
     // shuffles and both transpose forms too.
