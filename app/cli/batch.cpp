@@ -113,8 +113,8 @@ private:
     void write_manifest_line(std::size_t i, const Result& r);
     int load_correlation();
     void decode_worker();
-    void transform_worker();
-    Outcome transform_one(Engine& engine, std::size_t i, Decoded& d, Result& r);
+    void transform_worker(int lane);
+    Outcome transform_one(Engine& engine, int lane, std::size_t i, Decoded& d, Result& r);
     void encode_worker();
     Result encode_one(const Encode& e);
     std::string lab_lines(const Job& j, const Frame& f, const PixelSize& px, std::string* wrote);
@@ -144,6 +144,11 @@ private:
     // The threads: a quarter drive decoders, the rest encode (on the H100 machine's 16 cores a batch of 1920x1080
     // JPEGs kept 8 decoders 22% busy and 8 encoders 84%: PNG's deflate is the costlier half).
     int total_jobs = 1, decoders = 1, encoders = 1, transformers = 1;
+    // --gpus: the CUDA devices, an engine (two in a batch) on each; transform thread t runs on gpus[t % size]. The
+    // threads take the next input as they come free, so each input goes to a GPU with nothing queued.
+    std::vector<int> gpus{0};
+    std::vector<double> busy_gpu;  // transform busy time and inputs done, per entry of gpus
+    std::vector<int> done_gpu;
     std::size_t ahead = 3;  // images decoded ahead of the transform
     std::unique_ptr<Other> other;
 
@@ -196,6 +201,9 @@ Batch::Batch(const BatchSpec& o)
       pixel_size(o.pixel_size),
       backend_why(o.backend_why),
       auto_one_image(o.auto_one_image),
+      gpus(o.gpus.empty() ? std::vector<int>{0} : o.gpus),
+      busy_gpu(gpus.size(), 0.0),
+      done_gpu(gpus.size(), 0),
       results(o.jobs.size()),
       records(o.jobs.size()),
       skip(o.jobs.size(), 0),
@@ -217,7 +225,8 @@ Batch::Batch(const BatchSpec& o)
     encode_queue.emplace(std::size_t(encoders) + 1);
     // Transform threads: one for the CPU backend (FFTW uses every thread), two for a GPU batch (each with its own
     // engine and stream: one image's upload and download overlap the other's transform).
-    transformers = cuda_backend(s.backend) && batch ? 2 : 1;
+    // With --gpus, two such threads a GPU.
+    transformers = cuda_backend(s.backend) && batch ? 2 * int(gpus.size()) : 1;
     set_cpu_fft_threads(total_jobs);
     // Measuring pays where a plan is reused many times: a CPU batch of kMeasureBatch images or more measures
     // (at most 3 s a size) unless told to measure fully; the wisdom stays for later runs. Here (2 cores) a
@@ -328,7 +337,7 @@ void Batch::write_manifest_line(std::size_t i, const Result& r) {
 // --correlate: the other image's spectrum; kExitOk, or the exit code when it cannot be had.
 int Batch::load_correlation() {
     try {
-        Engine engine;
+        Engine engine(gpus[0]);
         Settings so = s;
         so.filters.clear();
         so.strokes.clear();
@@ -402,8 +411,8 @@ void Batch::decode_worker() {
     }
 }
 
-void Batch::transform_worker() {
-    Engine engine;
+void Batch::transform_worker(int lane) {
+    Engine engine(gpus[std::size_t(lane) % gpus.size()]);
     if (cuda_backend(s.backend)) engine.device_info();  // the CUDA context while the first image decodes
     for (;;) {
         std::size_t i;
@@ -447,7 +456,7 @@ void Batch::transform_worker() {
             decoded[i] = Decoded{true, nullptr, 0, kExitOk, ""};
         }
         Result r;
-        const Outcome o = transform_one(engine, i, d, r);
+        const Outcome o = transform_one(engine, lane, i, d, r);
         if (o == Outcome::Stop) return;
         if (o == Outcome::Queued) continue;
         if (!r.done && !skip[i] && d.code != kExitOk) r = {true, d.code, d.error, ""};
@@ -460,7 +469,7 @@ void Batch::transform_worker() {
 
 // Transforms input i (decoded in d) on `engine` and queues its frame for the encoders (Queued); else r says why
 // it failed (Failed), or the GPU cannot run at all and everything stops (Stop).
-Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, Result& r) {
+Batch::Outcome Batch::transform_one(Engine& engine, int lane, std::size_t i, Decoded& d, Result& r) {
     // The settings of this image: the batch's, or the CPU backend once the GPU stopped working.
     Settings sw = s;
     if (auto_one_image && d.image) sw.backend = decide_auto(engine, d.image->width, d.image->height);
@@ -504,6 +513,8 @@ Batch::Outcome Batch::transform_one(Engine& engine, std::size_t i, Decoded& d, R
             {
                 std::lock_guard<std::mutex> lock(mu);
                 busy_transform += run_ms;
+                busy_gpu[std::size_t(lane) % gpus.size()] += run_ms;
+                ++done_gpu[std::size_t(lane) % gpus.size()];
             }
             encode_queue->push(Encode{i, std::move(f), d.read_ms, std::move(image_notes), run_ms,
                                       pixel_size.calibrated() ? pixel_size : px});  // waits for an encoder
@@ -773,7 +784,7 @@ int Batch::run() {
     for (int t = 0; t < decoders; ++t) threads.emplace_back([this] { decode_worker(); });
     for (int t = 0; t < encoders; ++t) threads.emplace_back([this] { encode_worker(); });
     std::vector<std::thread> transform_threads;
-    for (int t = 0; t < transformers; ++t) transform_threads.emplace_back([this] { transform_worker(); });
+    for (int t = 0; t < transformers; ++t) transform_threads.emplace_back([this, t] { transform_worker(t); });
     {
         // The printer: lines in input order as they complete. Encoders stop once every image is transformed.
         std::unique_lock<std::mutex> lock(mu);
@@ -821,6 +832,20 @@ int Batch::run() {
                   << "\n  plan (while decoding):       " << share(busy_plan, transformers) << "\n  transform ("
                   << backend << "): " << share(busy_transform, transformers)
                   << "\n  encode (PNG, .npy):          " << share(busy_encode, encoders) << "\n";
+        if (gpus.size() > 1 && cuda_backend(s.backend))  // --gpus: each GPU's part of the transform stage
+            for (std::size_t g = 0; g < gpus.size(); ++g)
+                std::cout << "    GPU " << gpus[g] << ": " << done_gpu[g] << " images, "
+                          << share(busy_gpu[g], transformers / int(gpus.size())) << "\n";
+        // The stage that bounds the batch: the busiest share of its threads' time.
+        const std::pair<double, const char*> stages[] = {
+            {busy_decode / std::max(1, decoders), "decode"},
+            {busy_transform / std::max(1, transformers), "transform"},
+            {busy_encode / std::max(1, encoders), "encode"}};
+        const auto* bound = &stages[0];
+        for (const auto& st : stages)
+            if (st.first > bound->first) bound = &st;
+        std::cout << "  bound by: " << bound->second << " ("
+                  << std::lround(100.0 * bound->first / std::max(1e-9, wall)) << "% busy)\n";
     }
     if (timings) {  // this process's peak (the decoder processes have their own)
         if (peak_after_first > 0)

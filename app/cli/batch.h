@@ -43,6 +43,8 @@ struct BatchSpec {
     // the outputs of the rest; `skip_existing` skips inputs whose outputs all exist.
     std::string manifest, shard;  // shard: "K/N" as this process runs it, or ""
     bool resume = false, skip_existing = false;
+    // --gpus: the CUDA devices of a GPU backend, two engines (threads, streams) on each; empty: device 0.
+    std::vector<int> gpus;
 };
 
 // Runs the batch; returns the exit code (the first failure's, or 0).

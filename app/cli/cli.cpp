@@ -19,6 +19,7 @@
 #include "app/cli/stack.h"
 #include "app/cli/volume_run.h"
 #include "app/engine/auto_backend.h"
+#include "gpu/common/errors.h"
 #include "gpu/runtime/device_info.h"
 #include "app/io/decoder_pool.h"
 #include "app/io/memory_need.h"
@@ -38,6 +39,9 @@ RunCommon run_common(const CliOptions& o) {
     c.budget_host = o.max_memory.empty() ? 0.0 : parse_size(o.max_memory);
     return c;
 }
+
+// The CUDA device of a single engine: --gpus's first, or 0.
+int first_gpu(const CliOptions& o) { return o.gpu_list.empty() ? 0 : o.gpu_list.front(); }
 
 // --frame-range, --average, --export-video: the frames of one stack or video (`input`), streamed.
 int run_frames(const CliOptions& o, const std::string& input) {
@@ -88,9 +92,11 @@ int run_frames(const CliOptions& o, const std::string& input) {
     run.orthoslices = o.orthoslices;
     run.values_out = o.values_out;
     run.voxel_size = o.voxel_size;
+    run.gpus = o.gpu_list;
+    run.split_volume = o.split_volume;
     if (o.volume) {  // FFTW 3D on the CPU; cuFFT's 3D plans or the seed's 3D pipeline on the GPU
         if (o.auto_backend) {  // cuFFT where there is a GPU (custom-fast has no 3D pipeline yet)
-            const gpu::DeviceInfo dev = gpu::probe_device(0);
+            const gpu::DeviceInfo dev = gpu::probe_device(first_gpu(o));
             run.s.backend = dev.available ? Backend::Cufft : Backend::Cpu;
             run.backend_why = dev.available ? "auto: a volume runs on cuFFT where there is a GPU"
                                             : "auto: no usable GPU (" + dev.why_unavailable + ")";
@@ -99,7 +105,7 @@ int run_frames(const CliOptions& o, const std::string& input) {
         return run_volume(run);
     }
     if (o.auto_backend) {  // a stack's or a video's frames: the GPU where there is one
-        const gpu::DeviceInfo dev = gpu::probe_device(0);
+        const gpu::DeviceInfo dev = gpu::probe_device(first_gpu(o));
         const AutoChoice c = choose_backend(AutoWork::Frames, 0, dev.available, dev.why_unavailable, 0,
                                             dev.available || run.s.pad == PadMode::None ? nullptr : &probe_gl());
         run.s.backend = c.backend;
@@ -185,7 +191,7 @@ int run_images(const CliOptions& o, const std::vector<std::string>& files, bool 
     b.s = o.s;
     b.backend = o.backend;
     if (o.auto_backend && batch) {  // a batch: the GPU where there is one (probed once, here)
-        const gpu::DeviceInfo dev = gpu::probe_device(0);
+        const gpu::DeviceInfo dev = gpu::probe_device(first_gpu(o));
         const AutoChoice c = choose_backend(AutoWork::Batch, 0, dev.available, dev.why_unavailable, files.size(),
                                             dev.available || o.s.pad == PadMode::None ? nullptr : &probe_gl());
         b.s.backend = c.backend;
@@ -211,6 +217,7 @@ int run_images(const CliOptions& o, const std::vector<std::string>& files, bool 
     b.resume = o.resume;
     b.skip_existing = o.skip_existing;
     b.shard = shard_text;
+    b.gpus = o.gpu_list;
     return run_batch(b);
 }
 
@@ -256,6 +263,19 @@ int run_headless(CliOptions& o) {
     if (o.inputs.empty()) {
         std::cerr << "specview: --headless needs at least one image (see --help)\n";
         return kExitUsage;
+    }
+    if (!o.gpus.empty()) {  // --gpus against the devices this process sees
+        std::string why;
+        const int count = gpu::cuda_device_count(&why);
+        try {
+            o.gpu_list = parse_gpus(o.gpus, count, why);
+        } catch (const gpu::GpuUnavailable& e) {
+            std::cerr << "specview: --gpus " << o.gpus << ": " << e.what() << "\n";
+            return kExitGpu;
+        } catch (const gpu::ConfigError& e) {
+            std::cerr << "specview: " << e.what() << "\n";
+            return kExitUsage;
+        }
     }
     Shard shard;
     if (!o.shard.empty()) {

@@ -39,8 +39,8 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
     std::vector<std::string> backends = {"auto"};
     backends.insert(backends.end(), backend_names().begin(), backend_names().end());
     app.add_option("--backend", o.backend,
-                   "auto (the GPU where it pays), cpu (FFTW), custom (the seed's CUDA kernels), custom-fast (our "
-                   "two-pass CUDA FFT), cufft, opencl or gl (the seed's kernels in OpenCL or GL compute)")
+                   "auto (the GPU where it pays), cpu (FFTW), custom (the seed's CUDA kernels), custom-fast, "
+                   "cufft, opencl, gl (the seed's in OpenCL, GL)")
         ->check(one_of(backends))
         ->group(g_spec)
         ->capture_default_str();
@@ -78,8 +78,8 @@ void add_spectrum_options(CLI::App& app, CliOptions& o) {
         ->group(g_spec)
         ->capture_default_str();
     app.add_option("--pad", o.pad,
-                   "pow2 (each side to its next power of two), square (both to the larger's: true aspect), crop (centred "
-                   "power-of-two crop) or none (exact size)")
+                   "pow2 (each side to a power of two), square (both to the larger's: true aspect), crop "
+                   "(centred pow2) or none")
         ->check(one_of(pad_names()))
         ->group(g_spec)
         ->capture_default_str();
@@ -220,6 +220,10 @@ void add_run_options(CLI::App& app, CliOptions& o) {
     app.add_option("--shard", o.shard,
                    "K/N: the K-th of N disjoint parts of the inputs; auto (a Slurm array) or auto/N (Kubernetes)")
         ->group(g_batch);
+    app.add_option("--gpus", o.gpus, "all or 0,1,3: the CUDA devices for a batch (an engine each)")
+        ->group(g_batch);
+    app.add_flag("--split-volume", o.split_volume, "with --volume: its 3D FFT over the --gpus (cuFFT multi-GPU)")
+        ->group(g_batch);
     app.add_option("--manifest", o.manifest,
                    "append a JSON line (path, status, outputs, ...) to this file as each input is done")
         ->group(g_batch);
@@ -280,7 +284,7 @@ void add_lab_options(CLI::App& app, CliOptions& o) {
         ->group(g_lab)
         ->capture_default_str();
     app.add_option("--correlate", o.correlate,
-                   "print 'shift: DX DY', where the input's content moved to in this image (same size)")
+                   "print 'shift: DX DY': where the input's content moved to in this image")
         ->group(g_lab);
     app.add_option("--correlation", o.correlation_kind,
                    "phase (normalised cross-power) or cross (plain cross-correlation)")
@@ -351,6 +355,18 @@ int finish_options(CliOptions& o) {
     }
     if (o.skip_existing && o.force) {
         std::cerr << "specview: --skip-existing and --force contradict each other\n";
+        return kExitUsage;
+    }
+    if (!o.gpus.empty() && (o.backend == "cpu" || o.backend == "gl" || o.backend == "opencl")) {
+        std::cerr << "specview: --gpus names CUDA devices: it goes with --backend custom, cufft, custom-fast or auto\n";
+        return kExitUsage;
+    }
+    if (!o.gpus.empty() && !o.headless) {
+        std::cerr << "specview: --gpus is for --headless (the viewer runs on CUDA device 0)\n";
+        return kExitUsage;
+    }
+    if (o.split_volume && (!o.volume || o.gpus.empty())) {
+        std::cerr << "specview: --split-volume splits a --volume over the GPUs --gpus names\n";
         return kExitUsage;
     }
     if (!o.opencl_device.empty()) {

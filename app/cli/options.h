@@ -49,6 +49,11 @@ struct CliOptions {
     bool list_devices = false;
     std::string list_file;
     std::string shard;  // --shard K/N | auto | auto/N (shard.h)
+    // --gpus all|0,1,3: the CUDA devices (a batch: an engine each; a stack, a volume: the first; --split-volume: a
+    // volume's 3D FFT over all of them by cuFFT's multi-GPU plans).
+    std::string gpus;
+    bool split_volume = false;
+    std::vector<int> gpu_list;  // --gpus as parsed against the devices there are (run_headless)
     std::string manifest;
     bool resume = false, skip_existing = false;
     int frames = 0, classroom_step = 1;

@@ -222,7 +222,7 @@ int run_stack(const StackRun& r) {
         }
         queue.close();
     });
-    Engine engine;
+    Engine engine(r.gpus.empty() ? 0 : r.gpus.front());
     std::unique_ptr<VideoWriter> video;  // --export-video, opened with the first frame (its size and rate)
     std::vector<std::uint32_t> rgba;
     const ColormapLut lut = make_colormap_lut(r.s.view.colormap);

@@ -29,6 +29,10 @@ struct StackRun {
     // --volume (app/cli/volume_run.h): the frames as one volume; -o shows --slice or --projection, --profile shell.
     bool volume = false, orthoslices = false;
     std::string slice = "z", projection, shell_out, values_out, voxel_size;
+    // --gpus: the CUDA devices (empty: 0). The frames and a volume run on the first; --split-volume spreads a volume's
+    // 3D FFT over all of them.
+    std::vector<int> gpus;
+    bool split_volume = false;
 };
 
 // Returns the exit code.

@@ -104,7 +104,7 @@ int run_volume(const StackRun& r) {
     std::unique_ptr<GpuVolumeFft> engine;
     if (r.s.backend != Backend::Cpu) {
         try {
-            engine = std::make_unique<GpuVolumeFft>(r.s);
+            engine = std::make_unique<GpuVolumeFft>(r.s, r.gpus.empty() ? 0 : r.gpus.front());
         } catch (const std::invalid_argument& e) {
             std::cerr << "specview: " << e.what() << "\n";
             return kExitUsage;

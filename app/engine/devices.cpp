@@ -2,16 +2,17 @@
 
 #include <fftw3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
 #include "app/engine/cpu_backend.h"
+#include "gpu/common/errors.h"
 #include "gpu/runtime/device_info.h"
 #ifdef SPECVIEW_HAS_OPENCL
 #include "gpu/opencl/cl_fft.h"
 #endif
 #ifdef SPECVIEW_HAS_GLSL
-#include "gpu/common/errors.h"
 #include "gpu/glsl/gl_fft.h"
 #endif
 
@@ -32,12 +33,15 @@ std::string gib(double bytes) {
 
 std::vector<DeviceLine> list_devices() {
     std::vector<DeviceLine> out;
-    const gpu::DeviceInfo d = gpu::probe_device();
-    DeviceLine cuda{"cuda", "0", "", d.available, d.why_unavailable};
-    cuda.name = d.available ? d.name + " (sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
-                                  gib(double(d.total_memory)) + "; custom, cufft, custom-fast)"
-                            : "(no CUDA device)";
-    out.push_back(cuda);
+    const int cuda_count = std::max(1, gpu::cuda_device_count());  // (one line when there is none, saying why)
+    for (int i = 0; i < cuda_count; ++i) {
+        const gpu::DeviceInfo d = gpu::probe_device(i);
+        DeviceLine cuda{"cuda", std::to_string(i), "", d.available, d.why_unavailable};
+        cuda.name = d.available ? d.name + " (sm_" + std::to_string(d.cc_major) + std::to_string(d.cc_minor) + ", " +
+                                      gib(double(d.total_memory)) + "; custom, cufft, custom-fast)"
+                                : "(no CUDA device)";
+        out.push_back(cuda);
+    }
 #ifdef SPECVIEW_HAS_OPENCL
     std::string why;
     const std::vector<gpu::OpenClDeviceInfo> cl = gpu::list_opencl_devices(&why);
@@ -56,6 +60,36 @@ std::vector<DeviceLine> list_devices() {
     out.push_back({"cpu", "", std::string(fftwf_version) + ", " + std::to_string(cpu_fft_threads()) +
                                   " threads",
                    true, ""});
+    return out;
+}
+
+std::vector<int> parse_gpus(const std::string& text, int count, const std::string& why_none) {
+    const std::string usage = "--gpus " + text + ": all, or CUDA device numbers as --list-devices prints them (0,1,3)";
+    std::vector<int> out;
+    if (text == "all") {
+        if (count < 1) throw gpu::GpuUnavailable(why_none.empty() ? "no CUDA device found" : why_none);
+        for (int i = 0; i < count; ++i) out.push_back(i);
+        return out;
+    }
+    std::size_t at = 0;
+    while (at <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', at), text.size());
+        const std::string item = text.substr(at, comma - at);
+        if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
+            throw gpu::ConfigError(usage);
+        const int d = std::stoi(item);
+        if (std::find(out.begin(), out.end(), d) != out.end())
+            throw gpu::ConfigError(usage + "; device " + item + " is named twice");
+        out.push_back(d);
+        at = comma + 1;
+    }
+    for (int d : out)
+        if (d >= count)
+            throw gpu::GpuUnavailable(
+                "CUDA device " + std::to_string(d) + " does not exist: " +
+                (count == 0 ? (why_none.empty() ? std::string("no CUDA device found") : why_none)
+                            : "this machine has " + std::to_string(count) + " (0" +
+                                  (count > 1 ? " to " + std::to_string(count - 1) : std::string()) + ")"));
     return out;
 }
 

@@ -20,6 +20,11 @@ struct DeviceLine {
 
 std::vector<DeviceLine> list_devices();
 
+// --gpus: "all" (every CUDA device this process sees) or device numbers as --list-devices prints them, comma
+// separated ("0,1,3"), each once; `count` devices exist (why_none: why there are none). Throws gpu::ConfigError for
+// a list that is not one (exit 2) and gpu::GpuUnavailable for a device that does not exist (exit 4).
+std::vector<int> parse_gpus(const std::string& text, int count, const std::string& why_none);
+
 // The OpenGL compute context --backend gl would get (probed once a process, on a thread of its own so that no context
 // current on the caller's changes): whether there is one, on a GPU or a software renderer.
 struct GlProbe {

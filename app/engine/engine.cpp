@@ -35,6 +35,7 @@ struct PlaneKey {
 }  // namespace
 
 struct Engine::Impl {
+    int cuda_device = 0;  // the CUDA device of the GPU backends
     // The image given, and what is transformed: the same, or its ROI's copy (remade when the ROI changes).
     std::shared_ptr<const Image> full_ptr = std::make_shared<Image>();
     std::shared_ptr<const Image> image_ptr = full_ptr;
@@ -158,14 +159,14 @@ struct Engine::Impl {
     }
     const gpu::DeviceInfo& device() {
         if (!probed) {
-            dev = gpu::probe_device(0);
+            dev = gpu::probe_device(cuda_device);
             probed = true;
         }
         return dev;
     }
 };
 
-Engine::Engine() : impl_(new Impl) {}
+Engine::Engine(int cuda_device) : impl_(new Impl) { impl_->cuda_device = cuda_device; }
 Engine::~Engine() = default;
 
 void Engine::set_gl_context(std::shared_ptr<gpu::GlSharedContext> shared) {

@@ -94,7 +94,8 @@ struct PowerProfiles {
 
 class Engine {
 public:
-    Engine();
+    // The CUDA backends run on this device (as --list-devices numbers them; a batch with --gpus has an engine each).
+    explicit Engine(int cuda_device = 0);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;

@@ -6,6 +6,7 @@
 #include "gpu/common/errors.h"
 #include "gpu/engine/gpu_engine.h"
 #include "gpu/plane/plane_prep.h"
+#include "gpu/runtime/device_info.h"
 
 namespace specview {
 
@@ -13,7 +14,11 @@ namespace {
 
 class GpuSpectrumBackend : public SpectrumBackend {
 public:
-    explicit GpuSpectrumBackend(const gpu::DeviceInfo& dev) : dev_(dev), engine_(dev.device) {}
+    explicit GpuSpectrumBackend(const gpu::DeviceInfo& dev)
+        : dev_(dev),
+          engine_(dev.device),
+          // (which of several GPUs, in the words of each run: a batch with --gpus runs on each)
+          on_(gpu::cuda_device_count() > 1 ? dev.name + " (GPU " + std::to_string(dev.device) + ")" : dev.name) {}
 
     double plan(const PlaneContext& ctx, const Settings& s) override {
         return engine_.plan(request(ctx, s, RunOptions{}));
@@ -49,10 +54,10 @@ public:
         if (o.picture_slot >= 0) f.slot_consumed_event = engine_.slot_consumed_event(o.picture_slot);
         if (f.device_lab_rgba) f.slot_lab_consumed_event = engine_.slot_lab_consumed_event(o.picture_slot);
         f.backend =
-            s.backend == Backend::Custom ? "custom CUDA (row FFT / transpose) on " + dev_.name
+            s.backend == Backend::Custom ? "custom CUDA (row FFT / transpose) on " + on_
             : s.backend == Backend::CustomFast
-                ? "custom-fast CUDA (two fused passes) on " + dev_.name
-                : std::string("cuFFT ") + (s.cufft_mode == gpu::CufftMode::R2C ? "R2C" : "C2C") + " on " + dev_.name;
+                ? "custom-fast CUDA (two fused passes) on " + on_
+                : std::string("cuFFT ") + (s.cufft_mode == gpu::CufftMode::R2C ? "R2C" : "C2C") + " on " + on_;
         return f;
     }
 
@@ -132,6 +137,7 @@ private:
 
     gpu::DeviceInfo dev_;
     gpu::GpuEngine engine_;
+    std::string on_;  // the device in words
     std::uint64_t sent_version_ = 0;  // the plane the device holds
     gpu::PlaneRecipe recipe_;         // recipe()'s, for the plane recipe_version_
     std::uint64_t recipe_version_ = 0;

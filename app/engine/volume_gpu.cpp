@@ -17,7 +17,8 @@ gpu::VolumeRequest request(const Settings& s) {
 }
 }  // namespace
 
-GpuVolumeFft::GpuVolumeFft(const Settings& s) : req_(request(s)), engine_(std::make_shared<gpu::VolumeEngine>(0)) {}
+GpuVolumeFft::GpuVolumeFft(const Settings& s, int device)
+    : req_(request(s)), engine_(std::make_shared<gpu::VolumeEngine>(device)) {}
 
 void GpuVolumeFft::configure(const Settings& s) { req_ = request(s); }
 

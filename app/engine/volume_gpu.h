@@ -16,7 +16,8 @@ class GpuVolumeFft {
 public:
     // Throws std::invalid_argument for a backend without a 3D pipeline (cpu, custom-fast so far), gpu::GpuUnavailable
     // where there is no usable device.
-    explicit GpuVolumeFft(const Settings& s);
+    // On CUDA device `device` (--gpus's first).
+    explicit GpuVolumeFft(const Settings& s, int device = 0);
     // Another backend or knobs for the next runs, on the same engine (its plans and buffers kept where they fit).
     void configure(const Settings& s);
     const gpu::DeviceInfo& device() const { return engine_->device(); }

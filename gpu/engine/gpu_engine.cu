@@ -147,6 +147,13 @@ DeviceInfo usable_device(int device) {
     if (!d.available) throw GpuUnavailable(d.why_unavailable);
     return d;
 }
+
+// The engine's device made current on the calling thread: each public call may come from a thread whose current
+// device is another (a batch runs one engine a GPU on threads of their own; cudaSetDevice is cheap when unchanged).
+GpuEngine::Impl& bound(GpuEngine::Impl& m) {
+    CUDA_CHECK(cudaSetDevice(m.dev.device));
+    return m;
+}
 }  // namespace
 
 // [SECTION] Reads of the last run: the cursor's bin, power sums, profiles, a classroom stop's element
@@ -166,7 +173,7 @@ std::uint64_t GpuEngine::slot_lab_consumed_event(int slot) const {
 }
 
 std::complex<double> GpuEngine::plane_dft_bin(int kx, int ky) {
-    Impl& m = *impl_;
+    Impl& m = bound(*impl_);
     if (m.plane_w < 1 || kx < 0 || ky < 0 || kx >= m.plane_w || ky >= m.plane_h)
         throw ConfigError("no such bin (" + std::to_string(kx) + ", " + std::to_string(ky) + ")");
     cudaStream_t s = m.stream.get();
@@ -200,12 +207,12 @@ SpectrumSource last_spectrum(GpuEngine::Impl& m) {
 }  // namespace
 
 PowerSums GpuEngine::power_sums() {
-    Impl& m = *impl_;
+    Impl& m = bound(*impl_);
     return m.profiler.run(last_spectrum(m), m.stream.get());
 }
 
 int GpuEngine::take_power_sum(std::vector<double>& sum, int* width, int* height) {
-    Impl& m = *impl_;
+    Impl& m = bound(*impl_);
     const int n = m.power_count;
     *width = m.power_w;
     *height = m.power_h;
@@ -220,7 +227,7 @@ int GpuEngine::take_power_sum(std::vector<double>& sum, int* width, int* height)
 }
 
 std::vector<std::complex<float>> GpuEngine::spectrum_bins(const std::vector<int>& kx, const std::vector<int>& ky) {
-    Impl& m = *impl_;
+    Impl& m = bound(*impl_);
     const std::vector<float2> v = gather_bins(last_spectrum(m), kx, ky, m.stream.get());
     std::vector<std::complex<float>> out(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) out[i] = {v[i].x, v[i].y};
@@ -228,7 +235,7 @@ std::vector<std::complex<float>> GpuEngine::spectrum_bins(const std::vector<int>
 }
 
 std::complex<float> GpuEngine::stopped_element(int x, int y) {
-    Impl& m = *impl_;
+    Impl& m = bound(*impl_);
     if (!m.stopped || x < 0 || y < 0 || x >= m.stopped_w || y >= m.stopped_h)
         throw ConfigError("no stopped data at (" + std::to_string(x) + ", " + std::to_string(y) + ")");
     m.dft_host.resize(2);
@@ -240,12 +247,15 @@ std::complex<float> GpuEngine::stopped_element(int x, int y) {
     return {v[0], v[1]};
 }
 
-GpuEngine::~GpuEngine() = default;
+GpuEngine::~GpuEngine() {
+    if (impl_) cudaSetDevice(impl_->dev.device);  // (its buffers, streams and plans are freed on their device)
+}
 
 const DeviceInfo& GpuEngine::info() const { return impl_->dev; }
 
 // [SECTION] The plane and the plan
 std::vector<KernelResources> GpuEngine::resources(int width, int height, const CustomConfig& cfg) {
+    bound(*impl_);
     const Custom2DPlan p = plan_custom_2d(width, height, cfg, impl_->dev, true);
     return {row_fft_resources(p.rows1, true, impl_->dev), transpose_resources(p.transpose, impl_->dev),
             row_fft_resources(p.rows2, false, impl_->dev)};
@@ -280,7 +290,7 @@ std::vector<KernelTiming> GpuEngine::make_plane(const GpuRequest& req, bool wait
 }
 
 double GpuEngine::plan(const GpuRequest& req) {
-    Impl& m = *impl_;
+    Impl& m = bound(*impl_);
     const int w = req.width, h = req.height;
     const auto plan_key =
         std::make_tuple(int(req.path), w, h, req.path == Path::Custom ? req.custom.rows.threads_per_block : 0,
@@ -361,7 +371,7 @@ bool test_fault_requested() {
 }  // namespace
 
 GpuResult GpuEngine::run(const GpuRequest& req) {
-    Impl& m = *impl_;
+    Impl& m = bound(*impl_);
     RunState r(req, m.stream.get());
     begin_run(r);
     choose_target(r);

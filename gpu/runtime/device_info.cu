@@ -12,6 +12,18 @@ namespace {
 __global__ void probe_kernel() {}
 }  // namespace
 
+int cuda_device_count(std::string* why) {
+    int count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        if (why) *why = std::string("no usable CUDA driver or device (") + cudaGetErrorString(e) + ")";
+        return 0;
+    }
+    if (count == 0 && why) *why = "no CUDA device found";
+    return count;
+}
+
 DeviceInfo probe_device(int device) {
     DeviceInfo d;
     d.device = device;

@@ -3,12 +3,16 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "gpu/common/config.h"
 
 namespace specview::gpu {
 
 // Never throws: a missing driver or device gives available = false with the reason.
 DeviceInfo probe_device(int device = 0);
+// How many CUDA devices this process sees (0 with why set when there is no driver or device); never throws.
+int cuda_device_count(std::string* why = nullptr);
 
 // Fills a KernelResources from cudaFuncGetAttributes and the occupancy calculator.
 KernelResources kernel_resources(const void* func, const char* name, int threads, int dyn_smem, const DeviceInfo& dev);

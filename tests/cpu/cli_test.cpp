@@ -773,6 +773,47 @@ TEST(Cli, ADecoderCrashFailsThatFileAndTheBatchGoesOn) {
 // The pipelined batch: many inputs of different sizes on several threads give one stdout line per good input,
 // in input order, the same files a one-image run writes, and every bad input reported; --list reads paths from a
 // file or standard input.
+// --gpus (issue 64): the batch's engines over the named CUDA devices, the same bytes as on one; a list that is not
+// one is exit 2, a device that does not exist exit 4, both named.
+TEST(Cli, GpusDealsABatchOverTheNamedDevicesOrSaysWhyNot) {
+    TempDir dir;
+    std::filesystem::create_directories(dir.file("in"));
+    for (int i = 0; i < 6; ++i)
+        fixtures::write_file(dir.file("in/im" + std::to_string(i) + ".png"),
+                             fixtures::png(fixtures::pattern(40 + 8 * i, 32 + 4 * i, 1 + i % 3), 8));
+    for (const char* bad : {"0,0", "x", "0,", "-1", ",1"}) {
+        const CliRun r = specview({"--headless", "--gpus", bad, dir.file("in"), "-o", dir.file("bad")}, dir);
+        EXPECT_EQ(r.code, kExitUsage) << bad << ": " << r.err;
+        EXPECT_NE(r.err.find("--gpus"), std::string::npos) << r.err;
+    }
+    CliRun r = specview({"--headless", "--backend", "cpu", "--gpus", "0", dir.file("in"), "-o", dir.file("o")}, dir);
+    EXPECT_EQ(r.code, kExitUsage) << r.err;
+    r = specview({"--headless", "--split-volume", dir.file("in/im0.png")}, dir);
+    EXPECT_EQ(r.code, kExitUsage) << r.err;
+    std::string why;
+    const int count = gpu::cuda_device_count(&why);
+    r = specview({"--headless", "--gpus", std::to_string(count), dir.file("in"), "-o", dir.file("none")}, dir);
+    EXPECT_EQ(r.code, kExitGpu) << r.err;
+    EXPECT_NE(r.err.find("CUDA device " + std::to_string(count) + " does not exist"), std::string::npos) << r.err;
+    if (count == 0 || !gpu::probe_device(0).available) {
+        r = specview({"--headless", "--gpus", "all", dir.file("in"), "-o", dir.file("none")}, dir);
+        EXPECT_EQ(r.code, kExitGpu) << r.err;
+        return;
+    }
+    const CliRun one = specview({"--headless", "--backend", "cufft", dir.file("in"), "-o", dir.file("one")}, dir);
+    ASSERT_EQ(one.code, 0) << one.err;
+    r = specview({"--headless", "--backend", "cufft", "--gpus", "all", "--timings", dir.file("in"), "-o",
+                  dir.file("all")},
+                 dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("bound by: "), std::string::npos) << r.out;
+    if (count > 1) EXPECT_NE(r.out.find("GPU 1: "), std::string::npos) << r.out;
+    for (int i = 0; i < 6; ++i) {
+        const std::string name = "im" + std::to_string(i) + "_spectrum.png";
+        EXPECT_EQ(read_text(dir.file("all/" + name)), read_text(dir.file("one/" + name))) << name;
+    }
+}
+
 TEST(Cli, PipelinedBatchKeepsInputOrderAndWritesWhatSingleRunsWrite) {
     TempDir dir;
     std::filesystem::create_directories(dir.file("in"));
