@@ -94,12 +94,14 @@ int run_frames(const CliOptions& o, const std::string& input) {
     run.voxel_size = o.voxel_size;
     run.gpus = o.gpu_list;
     run.split_volume = o.split_volume;
+    run.dry_run = o.dry_run;
     if (o.volume) {  // FFTW 3D on the CPU; cuFFT's 3D plans or the seed's 3D pipeline on the GPU
         if (o.auto_backend) {  // cuFFT where there is a GPU (custom-fast has no 3D pipeline yet)
             const gpu::DeviceInfo dev = gpu::probe_device(first_gpu(o));
-            run.s.backend = dev.available ? Backend::Cufft : Backend::Cpu;
-            run.backend_why = dev.available ? "auto: a volume runs on cuFFT where there is a GPU"
-                                            : "auto: no usable GPU (" + dev.why_unavailable + ")";
+            run.s.backend = dev.available || o.split_volume ? Backend::Cufft : Backend::Cpu;
+            run.backend_why = o.split_volume   ? "auto: --split-volume runs cuFFT's multi-GPU plans"
+                              : dev.available ? "auto: a volume runs on cuFFT where there is a GPU"
+                                              : "auto: no usable GPU (" + dev.why_unavailable + ")";
         }
         DecoderPool::configure_shared(stack_decode_streams());
         return run_volume(run);
@@ -268,7 +270,8 @@ int run_headless(CliOptions& o) {
         std::string why;
         const int count = gpu::cuda_device_count(&why);
         try {
-            o.gpu_list = parse_gpus(o.gpus, count, why);
+            // (a dry run may name GPUs this machine does not have: a plan for a bigger one)
+            o.gpu_list = parse_gpus(o.gpus, o.dry_run ? 16 : count, why);
         } catch (const gpu::GpuUnavailable& e) {
             std::cerr << "specview: --gpus " << o.gpus << ": " << e.what() << "\n";
             return kExitGpu;

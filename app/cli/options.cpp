@@ -178,7 +178,7 @@ void add_run_options(CLI::App& app, CliOptions& o) {
     app.add_option("--stack", o.stack, "a directory or a glob ('frames/*.png') as one stack, natural order")
         ->group(g_stack);
     app.add_option("--video-decode", o.video_decode,
-                   "where a video is decoded: auto (NVDEC with a GPU backend, else the CPU), gpu or cpu")
+                   "decode on: auto (NVDEC with a GPU backend, else the CPU), gpu or cpu")
         ->check(one_of({"auto", "gpu", "cpu"}))
         ->capture_default_str()
         ->group(g_stack);
@@ -223,6 +223,8 @@ void add_run_options(CLI::App& app, CliOptions& o) {
     app.add_option("--gpus", o.gpus, "all or 0,1,3: the CUDA devices for a batch (an engine each)")
         ->group(g_batch);
     app.add_flag("--split-volume", o.split_volume, "with --volume: its 3D FFT over the --gpus (cuFFT multi-GPU)")
+        ->group(g_batch);
+    app.add_flag("--dry-run", o.dry_run, "with --volume: the memory it needs and where it would run; no transform")
         ->group(g_batch);
     app.add_option("--manifest", o.manifest,
                    "append a JSON line (path, status, outputs, ...) to this file as each input is done")
@@ -365,8 +367,16 @@ int finish_options(CliOptions& o) {
         std::cerr << "specview: --gpus is for --headless (the viewer runs on CUDA device 0)\n";
         return kExitUsage;
     }
+    if (o.dry_run && !o.volume) {
+        std::cerr << "specview: --dry-run plans a --volume\n";
+        return kExitUsage;
+    }
     if (o.split_volume && (!o.volume || o.gpus.empty())) {
         std::cerr << "specview: --split-volume splits a --volume over the GPUs --gpus names\n";
+        return kExitUsage;
+    }
+    if (o.split_volume && o.backend != "cufft" && o.backend != "auto") {
+        std::cerr << "specview: --split-volume runs cuFFT's multi-GPU plans: --backend cufft (or auto)\n";
         return kExitUsage;
     }
     if (!o.opencl_device.empty()) {

@@ -53,6 +53,7 @@ struct CliOptions {
     // volume's 3D FFT over all of them by cuFFT's multi-GPU plans).
     std::string gpus;
     bool split_volume = false;
+    bool dry_run = false;  // --dry-run: with --volume, what would run where, from the first frame
     std::vector<int> gpu_list;  // --gpus as parsed against the devices there are (run_headless)
     std::string manifest;
     bool resume = false, skip_existing = false;

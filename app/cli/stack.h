@@ -33,6 +33,7 @@ struct StackRun {
     // 3D FFT over all of them.
     std::vector<int> gpus;
     bool split_volume = false;
+    bool dry_run = false;  // --volume: say what it needs and where it would run, from the first frame; no transform
 };
 
 // Returns the exit code.

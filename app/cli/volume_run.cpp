@@ -13,6 +13,7 @@
 #include <iostream>
 #include <memory>
 #include <new>
+#include <sstream>
 
 #include "app/cli/cli.h"
 #include "app/cli/shared.h"
@@ -22,6 +23,8 @@
 #include "app/io/npy.h"
 #include "app/lab/analysis.h"
 #include "app/volume/volume.h"
+#include "gpu/cufft/multi_gpu_volume.h"
+#include "gpu/runtime/device_info.h"
 
 namespace specview {
 namespace fs = std::filesystem;
@@ -69,6 +72,94 @@ void draw_panels(Frame& pic, const std::vector<float>& values, const std::vector
         }
     }
 }
+std::string gpu_list_text(const std::vector<int>& gpus) {
+    std::string t;
+    for (int g : gpus) t += (t.empty() ? "" : ",") + std::to_string(g);
+    return t;
+}
+
+// The split's need on each GPU against what it has free: an InputError naming both where one falls short.
+void check_split_need(const StackRun& r, const gpu::MultiGpuLayout& l, const std::string& what) {
+    for (const gpu::MultiGpuShare& sh : l.shares) {
+        const gpu::DeviceInfo d = gpu::probe_device(sh.gpu);
+        const double need = sh.data_bytes + sh.work_bytes;
+        if (d.available && need > double(d.free_memory))
+            throw InputError(r.input, what + " and split over GPUs " + gpu_list_text(r.gpus) + " needs about " +
+                                          human_bytes(need) + " on GPU " + std::to_string(sh.gpu) + "; " +
+                                          human_bytes(double(d.free_memory)) + " free on the " + d.name +
+                                          " (name more GPUs with --gpus, or try --pad crop or --frame-range)");
+    }
+}
+
+// --dry-run: the volume's size from its first frame, the memory it needs, and where it would run (one GPU, the split
+// over --gpus with what each holds, or the CPU); the largest cube the named GPUs could take split. Nothing transformed.
+int dry_run_volume(const StackRun& r) {
+    LoadLimits limits;
+    limits.max_side = r.common.max_side;
+    limits.max_pixels = std::uint64_t(r.common.max_side) * std::uint64_t(r.common.max_side);
+    limits.check_available_memory = false;
+    int w = 0, h = 0, total = 0;
+    try {
+        decode_stack_frames(r, limits, {}, nullptr, 1, [&](Image img) {
+            w = img.width;
+            h = img.height;
+            total = r.files.empty() ? img.frames : int(r.files.size());
+            return false;
+        });
+    } catch (const InputError& e) {
+        std::cerr << "specview: " << e.what() << "\n";
+        return kExitInput;
+    }
+    if (total < 1) {
+        std::cerr << "specview: " << r.input << ": no frames\n";
+        return kExitInput;
+    }
+    if (!r.s.roi.whole()) w = r.s.roi.w, h = r.s.roi.h;
+    const int end = r.last >= 0 ? std::min(r.last, total - 1) : total - 1;
+    const int depth = end - r.first + 1;
+    const VolumeGeometry g = volume_geometry(r.s.pad, w, h, depth);
+    const double host = 8.0 * (double(g.width) / 2 + 1) * g.height * g.depth + 8.0 * double(g.width) * g.height;
+    std::cout << r.input << ": " << w << "x" << h << "x" << depth << " -> " << g.width << "x" << g.height << "x"
+              << g.depth << " volume; host memory about " << human_bytes(host) << " ("
+              << human_bytes(double(available_memory_bytes())) << " available)\n";
+    std::string none_why;
+    const int count = gpu::cuda_device_count(&none_why);
+    if (count == 0) std::cout << "  (no GPU here: " << none_why << "; the GPU lines are the plan alone)\n";
+    auto device_line = [count](int gpu) {
+        if (gpu >= count) return "GPU " + std::to_string(gpu) + " not on this machine";
+        const gpu::DeviceInfo d = gpu::probe_device(gpu);
+        return d.available ? human_bytes(double(d.free_memory)) + " free on GPU " + std::to_string(gpu) + " (" +
+                                 d.name + ")"
+                           : "GPU " + std::to_string(gpu) + " not usable: " + d.why_unavailable;
+    };
+    const int first = r.gpus.empty() ? 0 : r.gpus.front();
+    if (r.s.backend == Backend::Cpu) {
+        std::cout << "  CPU (FFTW 3D, in place)\n";
+        return kExitOk;
+    }
+    const double one = GpuVolumeFft::device_bytes(r.s, g.width, g.height, g.depth);
+    const gpu::DeviceInfo d0 = gpu::probe_device(first);
+    const bool fits_one = d0.available && one <= double(d0.free_memory);
+    std::cout << "  one GPU (" << name_of(r.s.backend) << "): about " << human_bytes(one) << "; " << device_line(first)
+              << (d0.available ? (fits_one ? ": fits" : ": does not fit") : "") << "\n";
+    if (r.gpus.size() < 2 || r.s.backend != Backend::Cufft) return kExitOk;
+    const std::string when = r.split_volume ? "split"
+                             : !d0.available ? "split where it does not fit one GPU (always with --split-volume)"
+                             : fits_one      ? "split only with --split-volume"
+                                             : "split (it does not fit one)";
+    const std::string why = gpu::multi_gpu_refusal(r.gpus, g.width, g.height, g.depth);
+    std::cout << "  " << when << " over GPUs " << gpu_list_text(r.gpus) << " by cuFFT's multi-GPU plan"
+              << (why.empty() ? ":" : ": refused: " + why) << "\n";
+    if (!why.empty()) return kExitOk;
+    const gpu::MultiGpuLayout l = gpu::estimate_multi_gpu_layout(r.gpus, g.width, g.height, g.depth);
+    std::istringstream lines(l.text());
+    std::size_t k = 0;
+    for (std::string line; std::getline(lines, line); ++k) std::cout << "  " << line << "; " << device_line(l.shares[k].gpu) << "\n";
+    if (d0.available)
+        std::cout << "  largest cube split over " << r.gpus.size() << " GPUs of " << human_bytes(double(d0.total_memory))
+                  << ": " << gpu::largest_split_cube(int(r.gpus.size()), double(d0.total_memory) * 0.95) << "^3 (estimated)\n";
+    return kExitOk;
+}
 }  // namespace
 
 int run_volume(const StackRun& r) {
@@ -100,9 +191,15 @@ int run_volume(const StackRun& r) {
             return kExitOutput;
         }
     }
+    if (r.dry_run) return dry_run_volume(r);
+    // With two or more --gpus on cuFFT the 3D FFT is split over them: always with --split-volume, else when the
+    // volume does not fit the first (check_need decides). The host holds the volume; cuFFT's multi-GPU plan
+    // transforms it (gpu/cufft/multi_gpu_volume.h) and the views are made on the host, as on the CPU backend.
+    const bool may_split = r.gpus.size() >= 2 && r.s.backend == Backend::Cufft;
+    bool split = r.split_volume;
     // A GPU backend: its engine first (no usable GPU is exit 4 before any frame is decoded).
     std::unique_ptr<GpuVolumeFft> engine;
-    if (r.s.backend != Backend::Cpu) {
+    if (r.s.backend != Backend::Cpu && !split) {
         try {
             engine = std::make_unique<GpuVolumeFft>(r.s, r.gpus.empty() ? 0 : r.gpus.front());
         } catch (const std::invalid_argument& e) {
@@ -130,10 +227,21 @@ int run_volume(const StackRun& r) {
             throw InputError(r.input, what + " and needs about " + human_bytes(need) + " of memory; " + human_bytes(have) +
                                           (r.common.budget_host > 0 ? " allowed (--max-memory)" : " is available") +
                                           " (try --pad crop or --frame-range)");
+        auto check_split = [&] {
+            if (const std::string why = gpu::multi_gpu_refusal(r.gpus, g.width, g.height, g.depth); !why.empty())
+                throw gpu::ConfigError(why);
+            check_split_need(r, gpu::estimate_multi_gpu_layout(r.gpus, g.width, g.height, g.depth), what);
+        };
+        if (split) return check_split();
         if (!engine) return;
         engine->check(g.width, g.height, g.depth);  // ConfigError: exit 2
         const double dev_need = engine->device_bytes(g.width, g.height, g.depth);
         const double free = double(engine->device().free_memory);
+        if (dev_need > free && may_split) {  // beyond the first GPU: split over the named ones
+            split = true;
+            engine.reset();
+            return check_split();
+        }
         if (dev_need > free)
             throw InputError(r.input, what + " and needs about " + human_bytes(dev_need) + " of GPU memory on the " +
                                           name_of(r.s.backend) + " backend; " + human_bytes(free) + " free on the " +
@@ -162,6 +270,7 @@ int run_volume(const StackRun& r) {
     int total = 0, depth = 0, added = 0, last_frame = -1;
     double shape_ms = 0, fft_ms = 0;
     std::string wrote;
+    std::unique_ptr<gpu::MultiGpuVolumeFft> multi;  // the split's plan
     try {
         const int count = r.last >= 0 ? r.last - r.first + 1 : INT_MAX;
         decode_stack_frames(r, limits, header_check, nullptr, count, [&](Image img) {
@@ -193,7 +302,13 @@ int run_volume(const StackRun& r) {
         if (added != depth) throw InputError(r.input, "gave " + std::to_string(added) + " of its " +
                                                           std::to_string(depth) + " frames");
         // (on a GPU the spectrum stays there: the slice, projections and shells are made there; --raw brings it down)
-        vol.transform(&shape_ms, &fft_ms);
+        if (split) {
+            const VolumeGeometry& vg = vol.geometry();
+            multi = std::make_unique<gpu::MultiGpuVolumeFft>(r.gpus, vg.width, vg.height, vg.depth);
+            vol.transform(&shape_ms, &fft_ms, [&](float* buffer) { multi->forward(buffer); });
+        } else {
+            vol.transform(&shape_ms, &fft_ms);
+        }
     } catch (const InputError& e) {
         std::cerr << "specview: " << e.what() << "\n";
         return kExitInput;
@@ -202,6 +317,9 @@ int run_volume(const StackRun& r) {
         return kExitUsage;
     } catch (const gpu::GpuError& e) {
         std::cerr << "specview: " << r.input << ": GPU failure: " << e.what() << "\n";
+        return kExitGpu;
+    } catch (const gpu::GpuUnavailable& e) {
+        std::cerr << "specview: " << r.input << ": " << e.what() << "\n";
         return kExitGpu;
     } catch (const std::bad_alloc&) {
         std::cerr << "specview: " << r.input << ": not enough memory for the volume (try --pad crop or --frame-range)\n";
@@ -267,7 +385,9 @@ int run_volume(const StackRun& r) {
     out_ms = ms_since(t1);
     std::cout << r.input << ": frames " << r.first + 1 << "-" << last_frame + 1 << " of " << total << " -> "
               << g.width << "x" << g.height << "x" << g.depth << " volume spectrum ("
-              << (engine ? engine->last().what : std::string("CPU (FFTW 3D)"))
+              << (multi    ? "cuFFT multi-GPU R2C over GPUs " + gpu_list_text(r.gpus)
+                  : engine ? engine->last().what
+                           : std::string("CPU (FFTW 3D)"))
               << (r.backend_why.empty() ? "" : "; " + r.backend_why) << ")"
               << (voxel_from_file ? "; voxel " + short_number(voxel.x) + "x" + short_number(voxel.y) + "x" +
                                         short_number(voxel.z) + " " + voxel.unit + " (from the file)"
@@ -278,7 +398,14 @@ int run_volume(const StackRun& r) {
             std::cout << "  " << std::left << std::setw(44) << what << std::right << std::setw(10) << fmt(ms) << "\n";
         };
         line("shape (level, window, pad) [CPU]", shape_ms);
-        if (engine) {
+        if (multi) {
+            std::istringstream lines(multi->layout().text());
+            for (std::string l; std::getline(lines, l);) std::cout << "  " << l << "\n";
+            line("  host -> GPUs (cufftXtMemcpy)", multi->upload_ms);
+            line("  3D R2C over the GPUs (wall)", multi->fft_ms);
+            line("  GPUs -> host, natural order", multi->download_ms);
+            line("cuFFT multi-GPU 3D FFT with copies (wall)", fft_ms);
+        } else if (engine) {
             for (const gpu::KernelTiming& k : engine->last().stages) line(("  " + k.name + " [GPU]").c_str(), k.ms);
             line("GPU transform (passes above, device time)", engine->last().transform_ms);
             line("GPU 3D FFT with copies (wall)", fft_ms);

@@ -22,4 +22,8 @@ GpuVolumeFft::GpuVolumeFft(const Settings& s, int device)
 
 void GpuVolumeFft::configure(const Settings& s) { req_ = request(s); }
 
+double GpuVolumeFft::device_bytes(const Settings& s, int W, int H, int D) {
+    return gpu::VolumeEngine::device_bytes(request(s), W, H, D);
+}
+
 }  // namespace specview

@@ -23,8 +23,9 @@ public:
     const gpu::DeviceInfo& device() const { return engine_->device(); }
     // gpu::ConfigError where the backend cannot run W x H x D (the seed pipeline: not powers of two; a knob refused).
     void check(int W, int H, int D) const { engine_->check(req_, W, H, D); }
-    // Device bytes a run needs at W x H x D.
+    // Device bytes a run needs at W x H x D (the second: under settings s, without an engine).
     double device_bytes(int W, int H, int D) const { return gpu::VolumeEngine::device_bytes(req_, W, H, D); }
+    static double device_bytes(const Settings& s, int W, int H, int D);
     // The transform of a shaped buffer (VolumeSpectrum::Fft3d's contract); its passes' timings in last(). With
     // `keep` the spectrum stays on the device (app/volume's kept_on_device hands it to VolumeSpectrum).
     void run(float* buffer, int W, int H, int D, bool keep = false) {

@@ -1916,5 +1916,48 @@ TEST(Cli, AVolumeOnTheGpuBackendsIsTheCpusSpectrum) {
     EXPECT_NE(r.err.find("radix 2"), std::string::npos) << r.err;
 }
 
+// --split-volume and --dry-run (issue 64): the plan of a split over GPUs this machine may not have (depth planes dealt
+// as cuFFT deals them, the first depth % n GPUs one more), its refusals; on a host of two GPUs or more, the split
+// spectrum is the CPU's.
+TEST(Cli, AVolumeSplitOverGpusIsPlannedAndIsTheCpusSpectrum) {
+    TempDir dir;
+    Rng rng;
+    std::vector<double> v;
+    const std::string in = random_volume_npy(dir, rng, 64, 40, 35, &v);
+    CliRun r = specview({"--headless", in, "--volume", "--pad", "none", "--gpus", "0,1,2,3", "--split-volume",
+                         "--backend", "cufft", "--dry-run"},
+                        dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("64x40x35 -> 64x40x35 volume"), std::string::npos) << r.out;
+    for (const char* share : {"GPU 0: z 0-8 (9 planes)", "GPU 2: z 18-26 (9 planes)", "GPU 3: z 27-34 (8 planes)"})
+        EXPECT_NE(r.out.find(share), std::string::npos) << share << "\n" << r.out;
+    r = specview({"--headless", in, "--volume", "--pad", "none", "--gpus", "0,1", "--split-volume", "--dry-run",
+                  "--frame-range", "1:20"},
+                 dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("refused: cuFFT's multi-GPU plans need every side at least 32"), std::string::npos) << r.out;
+    r = specview({"--headless", in, "--volume", "--gpus", "0,1", "--split-volume", "--backend", "custom"}, dir);
+    EXPECT_EQ(r.code, kExitUsage) << r.err;
+    EXPECT_NE(r.err.find("cuFFT's multi-GPU plans"), std::string::npos) << r.err;
+    r = specview({"--headless", in, "--dry-run"}, dir);
+    EXPECT_EQ(r.code, kExitUsage) << r.err;
+    if (gpu::cuda_device_count() < 2 || !gpu::probe_device(1).available)
+        GTEST_SKIP() << "fewer than two GPUs: the split itself runs in the GPU tests (VolumeFft.TheSplitOverGpus...)";
+    ASSERT_EQ(specview({"--headless", in, "--volume", "--pad", "none", "--backend", "cpu", "--raw", dir.file("c.npy")},
+                       dir)
+                  .code,
+              0);
+    r = specview({"--headless", in, "--volume", "--pad", "none", "--gpus", "0,1", "--split-volume", "--raw",
+                  dir.file("g.npy"), "--timings"},
+                 dir);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("cuFFT multi-GPU R2C over GPUs 0,1"), std::string::npos) << r.out;
+    std::vector<int> cs, gs;
+    const std::vector<cf> want = read_npy<cf>(dir.file("c.npy"), "<c8", 3, &cs);
+    const std::vector<cf> got = read_npy<cf>(dir.file("g.npy"), "<c8", 3, &gs);
+    ASSERT_EQ(gs, cs);
+    EXPECT_LT(rel_l2(got, std::vector<cd>(want.begin(), want.end())), 1e-5) << " seed " << rng.seed();
+}
+
 }  // namespace
 }  // namespace specview::test
