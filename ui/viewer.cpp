@@ -244,6 +244,8 @@ void mark_ready(ViewerState& st, std::uint64_t change, double written = -1, bool
     if (!failed && !st.opens.empty() && st.opens.back().picture < 0 && change > st.opens.back().after_change) {
         st.opens.back().picture = written * 1e3;
         st.opens.back().rss_mib = resident_mib();
+        if (gpu_backend(st.settings) && st.machine.gpu_ok)  // (its context exists: no new one made here)
+            st.opens.back().gpu_mib = gpu::device_memory_used(0) / (1024.0 * 1024.0);
     }
     if (!failed && st.shown.image && st.shown.image->frames > 1 &&
         (st.stack_frames.empty() || st.stack_frames.back().first != st.shown.image->frame))

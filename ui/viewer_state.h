@@ -141,6 +141,7 @@ struct ViewerState {
         std::string path;
         double started = -1, decoded = -1, decode_ms = -1, picture = -1;
         double rss_mib = -1;             // the viewer's resident memory when its picture arrived
+        double gpu_mib = -1;             // and the GPU's memory in use, on a CUDA backend (< 0: not one)
         std::uint64_t after_change = 0;  // its picture is the first of a run posted after this change
     };
     std::vector<OpenRecord> opens;

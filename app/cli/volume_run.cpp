@@ -23,7 +23,6 @@
 #include "app/io/npy.h"
 #include "app/lab/analysis.h"
 #include "app/volume/volume.h"
-#include "gpu/cufft/multi_gpu_volume.h"
 #include "gpu/runtime/device_info.h"
 
 namespace specview {

@@ -8,6 +8,7 @@
 
 #include "app/core/settings.h"
 #include "gpu/common/config.h"
+#include "gpu/engine/multi_gpu_volume.h"  // (--split-volume: cuFFT over several GPUs, used as it is)
 #include "gpu/engine/volume_engine.h"
 
 namespace specview {

@@ -24,6 +24,22 @@ int cuda_device_count(std::string* why) {
     return count;
 }
 
+double device_memory_used(int device) {
+    int current = 0;
+    if (cudaGetDevice(&current) != cudaSuccess || cudaSetDevice(device) != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    std::size_t free_b = 0, total_b = 0;
+    const cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
+    cudaSetDevice(current);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return -1;
+    }
+    return double(total_b - free_b);
+}
+
 DeviceInfo probe_device(int device) {
     DeviceInfo d;
     d.device = device;

@@ -11,7 +11,7 @@
 
 #include "app/engine/volume_gpu.h"
 #include "app/volume/volume.h"
-#include "gpu/cufft/multi_gpu_volume.h"
+#include "gpu/engine/multi_gpu_volume.h"
 #include "gpu/common/errors.h"
 #include "gpu/engine/volume_engine.h"
 #include "gpu/runtime/device_info.h"

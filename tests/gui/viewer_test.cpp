@@ -1133,7 +1133,8 @@ TEST_F(Script, EveryRegressionCorpusFileIsOpenedAndTheViewerKeepsRendering) {
 // arrived within 10% of its level after the first 20 (the report's opens[].rss_mib). It grew 27% (143 -> 182 MiB
 // here, 2026-12-07) with the live heap flat under heaptrack: glibc's main arena fragmented (the path names' small
 // allocations pinning the freed image buffers' places, so each open took fresh pages); the viewer now trims the heap
-// after each open (1.7%). (Paths in /tmp/ho/ had shown nothing: the names' lengths decide the pattern.)
+// after each open (1.7%). (Paths in /tmp/ho/ had shown nothing: the names' lengths decide the pattern.) On a GPU
+// backend, the GPU's memory in use likewise (opens[].gpu_mib).
 TEST_F(Script, FiveHundredOpensKeepTheViewersMemoryFlat) {
     std::vector<std::string> images;
     for (int k = 0; k < 4; ++k) {  // four images (grating() writes one file: each copied away)
@@ -1157,6 +1158,13 @@ TEST_F(Script, FiveHundredOpensKeepTheViewersMemoryFlat) {
               << " MiB\n";
     ASSERT_GT(after20, 0.0);
     EXPECT_LE(last, 1.10 * after20) << "the viewer's memory grew over the opens";
+    // On a CUDA backend (auto on a machine with a GPU) the GPU's memory in use too (issue 63).
+    if (!opens[500]["gpu_mib"].is_null()) {
+        const double gpu20 = opens[20].value("gpu_mib", 0.0), gpu500 = opens[500].value("gpu_mib", 0.0);
+        std::cout << "  GPU memory in use after 20: " << gpu20 << " MiB, after 500: " << gpu500 << " MiB\n";
+        ASSERT_GT(gpu20, 0.0);
+        EXPECT_LE(gpu500, 1.10 * gpu20) << "the GPU's memory grew over the opens";
+    }
 }
 
 // A sticky CUDA error in the viewer (the test-only SPECVIEW_TEST_GPU_FAULT=1 makes the first GPU run write far

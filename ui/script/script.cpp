@@ -530,7 +530,8 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
                                   {"decoded", ms(o.decoded)},
                                   {"decode_ms", ms(o.decode_ms)},
                                   {"picture", ms(o.picture)},
-                                  {"rss_mib", ms_or_null(o.rss_mib)}});
+                                  {"rss_mib", ms_or_null(o.rss_mib)},
+                                  {"gpu_mib", ms_or_null(o.gpu_mib)}});
     r["stack_frames"] = Json::array();
     for (const auto& [frame, at] : st.stack_frames) r["stack_frames"].push_back({frame, ms(at)});
     r["first_run_timings"] = Json::array();

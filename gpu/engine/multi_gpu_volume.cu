@@ -1,4 +1,4 @@
-#include "gpu/cufft/multi_gpu_volume.h"
+#include "gpu/engine/multi_gpu_volume.h"
 
 #include <cufftXt.h>
 
