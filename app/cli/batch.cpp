@@ -821,6 +821,14 @@ int Batch::run() {
     if (timings && batch) {  // where the batch's time went: each stage's busy share of its threads' time
         const double wall =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_start).count();
+        // What the transform stage could do alone: images per second of its threads' busy time (--gpus: per GPU too).
+        int done_all = 0;
+        for (int d : done_gpu) done_all += d;
+        auto capacity = [&](double busy, int threads_, int done = -1) {
+            if (done < 0) done = done_all;
+            if (busy <= 0 || done == 0) return std::string();
+            return ", " + fmt(double(done) * threads_ * 1000.0 / busy) + " images/s of transform capacity";
+        };
         auto share = [&](double busy, int threads_) {
             return fmt(busy / 1000.0) +
                    " s busy = " + std::to_string(int(std::lround(100.0 * busy / std::max(1e-9, wall * threads_)))) +
@@ -830,12 +838,13 @@ int Batch::run() {
                   << fmt(double(n) * 1000.0 / std::max(wall, 1e-9))
                   << " images/s)\n  decode (decoder processes): " << share(busy_decode, decoders)
                   << "\n  plan (while decoding):       " << share(busy_plan, transformers) << "\n  transform ("
-                  << backend << "): " << share(busy_transform, transformers)
+                  << backend << "): " << share(busy_transform, transformers) << capacity(busy_transform, transformers)
                   << "\n  encode (PNG, .npy):          " << share(busy_encode, encoders) << "\n";
         if (gpus.size() > 1 && cuda_backend(s.backend))  // --gpus: each GPU's part of the transform stage
             for (std::size_t g = 0; g < gpus.size(); ++g)
                 std::cout << "    GPU " << gpus[g] << ": " << done_gpu[g] << " images, "
-                          << share(busy_gpu[g], transformers / int(gpus.size())) << "\n";
+                          << share(busy_gpu[g], transformers / int(gpus.size()))
+                          << capacity(busy_gpu[g], transformers / int(gpus.size()), done_gpu[g]) << "\n";
         // The stage that bounds the batch: the busiest share of its threads' time.
         const std::pair<double, const char*> stages[] = {
             {busy_decode / std::max(1, decoders), "decode"},
