@@ -17,6 +17,7 @@
 #include "app/io/decoder_pool.h"
 #include "app/io/load/load.h"
 #include "gpu/common/errors.h"
+#include "gpu/runtime/device_info.h"
 
 namespace specview {
 
@@ -99,6 +100,7 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
     const VolumeGeometry g = volume_geometry(s.pad, W, H, D);
     std::string backend = "CPU (FFTW 3D)";
     std::shared_ptr<VolumeInput> input;
+    std::unique_ptr<gpu::MultiGpuVolumeFft> split;  // a volume no one GPU holds, over all of them (issue 64)
     if (!cuda_backend(s.backend)) {  // (OpenCL has no 3D pipeline yet: FFTW's, said)
         if (s.backend != Backend::Cpu) backend += " (" + name_of(s.backend) + " has no 3D pipeline yet)";
     } else {
@@ -112,23 +114,42 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
             gpu_ = std::make_unique<GpuVolumeFft>(gs);
         GpuVolumeFft& gpu = *gpu_;
         gpu.check(g.width, g.height, g.depth);
-        if (gpu.device_bytes(g.width, g.height, g.depth) > double(gpu.device().free_memory))
-            throw InputError(path_, "as a " + std::to_string(g.width) + "x" + std::to_string(g.height) + "x" +
-                                        std::to_string(g.depth) + " volume needs about " +
-                                        human_bytes(gpu.device_bytes(g.width, g.height, g.depth)) +
-                                        " of GPU memory; " + human_bytes(double(gpu.device().free_memory)) +
-                                        " free (try --pad crop or the CPU backend)");
-        // The frames' samples go to the GPU, are shaped and transformed there, and the spectrum stays: the views and
-        // the shells are made there (a 512^3 volume's float volume up and its spectrum down were ~100 ms each).
-        // The same frames as the last transform (this open's, no --roi crop: those are copies made now) are named by
-        // the open, so that a knob change takes them from the device instead of sending them again.
-        input = frames_on_device(gpu, s.roi.whole() ? frames_generation_ : 0);
+        const double need = gpu.device_bytes(g.width, g.height, g.depth);
+        if (need > double(gpu.device().free_memory)) {
+            // Beyond the GPU: cuFFT's multi-GPU plan over every GPU of the machine where there are several (the
+            // host holds the volume and makes the views, as the CPU backend does), else refused with need and limit.
+            std::vector<int> all;
+            for (int d = 0; d < gpu::cuda_device_count(); ++d) all.push_back(d);
+            const std::string refused = gs.backend == Backend::Cufft
+                                            ? gpu::multi_gpu_refusal(all, g.width, g.height, g.depth)
+                                            : "the seed pipeline runs on one GPU";
+            if (!refused.empty())
+                throw InputError(path_, "as a " + std::to_string(g.width) + "x" + std::to_string(g.height) + "x" +
+                                            std::to_string(g.depth) + " volume needs about " + human_bytes(need) +
+                                            " of GPU memory; " + human_bytes(double(gpu.device().free_memory)) +
+                                            " free (try --pad crop or the CPU backend; not split over GPUs: " +
+                                            refused + ")");
+            split = std::make_unique<gpu::MultiGpuVolumeFft>(all, g.width, g.height, g.depth);
+        } else {
+            // The frames' samples go to the GPU, are shaped and transformed there, and the spectrum stays: the views
+            // and the shells are made there (a 512^3 volume's float volume up and its spectrum down were ~100 ms
+            // each). The same frames as the last transform (this open's, no --roi crop: those are copies made now)
+            // are named by the open, so that a knob change takes them from the device instead of sending them again.
+            input = frames_on_device(gpu, s.roi.whole() ? frames_generation_ : 0);
+        }
     }
     const auto t_frames = Clock::now();
     vol->begin(s, W, H, D, threads, input);
     vol->add_frames(frames, path_);
     const double frames_ms = ms_since(t_frames);
-    vol->transform(&out->shape_ms, &out->fft_ms);
+    if (split) {
+        vol->transform(&out->shape_ms, &out->fft_ms, [&](float* buffer) { split->forward(buffer); });
+        backend = "cuFFT multi-GPU R2C; " + split->layout().text();  // which GPU held which planes
+        while (!backend.empty() && backend.back() == '\n') backend.pop_back();
+        out->copy_ms = split->upload_ms + split->download_ms;
+    } else {
+        vol->transform(&out->shape_ms, &out->fft_ms);
+    }
     if (input) {
         backend = gpu_->last().what + (s.backend == Backend::CustomFast ? " (custom-fast has no 3D pipeline yet)" : "");
         out->copy_ms = gpu_->last().copy_ms;
