@@ -48,6 +48,9 @@ struct RowFftPlan {
     int block_height = 0;          // segments (rows, or parts of a row) per block, effective
     int per_thread = 0;            // butterflies per thread per stage (1, 2, 4, 8 or 16)
     int shuffle_stages = 0;        // the last stages run through warp shuffles (warp_shuffles: up to 5), else 0
+    // Launched with section 5.1.1's next-axis stages (next_axis_stages): the kernel variant that holds a position's
+    // 16 rows in registers, its own register budget checked.
+    bool next_axis = false;
     int blocks = 0;
     int smem_bytes = 0;              // dynamic shared memory per block
     std::vector<std::string> notes;  // every clamp the planner made, in words

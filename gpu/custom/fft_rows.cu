@@ -100,7 +100,10 @@ __global__ void fft_rows_global_stage_kernel(const float* __restrict__ real_in, 
 //            positions of the next axis, n_next / H apart (next_axis_row), and after this axis's stages it runs that
 //            axis's first log2 H stages across them in registers, so that the next pass starts later.
 //   first_stage - q - 1 > 0: this pass's first stages ran in the pass before (the data is loaded rotated so).
-template <bool kReal, bool kInverse, int kPer, bool kShuffle>
+//   kNext: the variant for section 5.1.1's passes, which can run next.stages and start after carried stages (the 16
+//          rows' values it holds in registers raise its register count: the plain variant keeps 1024 threads a block,
+//          which this one does not reach on sm_90).
+template <bool kReal, bool kInverse, int kPer, bool kShuffle, bool kNext>
 __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const float2* __restrict__ in,
                                       float2* __restrict__ out, int log2n, int log2l, long long slots, int H,
                                       int first_stage, int last_stage, int natural, const float2* __restrict__ tw,
@@ -116,14 +119,15 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
     const std::size_t base = std::size_t(slot0) << log2l;  // segments are contiguous in memory
     // The memory row of the block's segment h (next.stages: whole rows, spaced along the next axis).
     auto row_of = [&](int h) -> long long {
-        return next.stages > 0 ? next_axis_row(blockIdx.x, h, next.stages, next.log2n, next.inner) : slot0 + h;
+        return kNext && next.stages > 0 ? next_axis_row(blockIdx.x, h, next.stages, next.log2n, next.inner) : slot0 + h;
     };
-    const int rot0 = first_stage - q - 1;  // local stages run before this pass (section 5.1.1's carried ones)
+    const int rot0 = kNext ? first_stage - q - 1 : 0;  // local stages run before this pass (section 5.1.1's carried ones)
 
     for (int e = threadIdx.x; e < elems; e += blockDim.x) {
         const int h = e >> log2l, i = e & (L - 1);
-        const std::size_t at = next.stages > 0 ? (std::size_t(row_of(h)) << log2l) + i : base + e;
-        sm[(h << log2l) + swz(rotl_bits(unsigned(i), rot0, log2l), log2l)] = load_in<kReal>(real_in, in, at);
+        const std::size_t at = kNext && next.stages > 0 ? (std::size_t(row_of(h)) << log2l) + i : base + e;
+        const unsigned li = kNext ? rotl_bits(unsigned(i), rot0, log2l) : unsigned(i);
+        sm[(h << log2l) + swz(li, log2l)] = load_in<kReal>(real_in, in, at);
     }
     __syncthreads();
 
@@ -215,7 +219,7 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
             __syncthreads();
         }
     }
-    if (next.stages > 0) {
+    if (kNext && next.stages > 0) {
         // The next axis's first log2 H stages (spans H/2 .. 1 rows), position by position across the block's rows:
         // rows h and h + s pair, group h >> (log2 s + 1), twiddle W_{n_next}^bitrev(group) (the in-place order's).
         const int next_tw_shift = kMaxRowLog2 - next.log2n;
@@ -255,7 +259,7 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
             const int M = (e >> g_bits) & (L - 1);
             const int grp = e >> (g_bits + log2l);
             const long long s_g = slot0 + (long long)grp * G;
-            const long long row = next.stages > 0 ? row_of(grp) : s_g >> q;
+            const long long row = kNext && next.stages > 0 ? row_of(grp) : s_g >> q;
             const unsigned c0 = unsigned(s_g) & cmask;
             const unsigned m = bitrev(unsigned(M), log2l), j = bitrev(unsigned(J), g_bits);
             const std::size_t k = (std::size_t(M) << q) | (std::size_t(J) << (q - g_bits)) | bitrev(c0, q);
@@ -264,7 +268,7 @@ __global__ void fft_rows_local_kernel(const float* __restrict__ real_in, const f
     } else {
         for (int e = threadIdx.x; e < elems; e += blockDim.x) {
             const int h = e >> log2l, i = e & (L - 1);
-            const std::size_t at = next.stages > 0 ? (std::size_t(row_of(h)) << log2l) + i : base + e;
+            const std::size_t at = kNext && next.stages > 0 ? (std::size_t(row_of(h)) << log2l) + i : base + e;
             out[at] = sm[(h << log2l) + swz(rotl_bits(unsigned(i), done, log2l), log2l)];
         }
     }
@@ -274,30 +278,33 @@ using LocalKernel = void (*)(const float*, const float2*, float2*, int, int, lon
                              const float2*, int, int, NextAxisStages);
 using GlobalKernel = void (*)(const float*, const float2*, float2*, int, long long, int, const float2*, int);
 
-template <bool kReal, bool kInverse, bool kShuffle>
+template <bool kReal, bool kInverse, bool kShuffle, bool kNext>
 LocalKernel pick_local(int per) {
     switch (per) {
         case 1:
-            return fft_rows_local_kernel<kReal, kInverse, 1, kShuffle>;
+            return fft_rows_local_kernel<kReal, kInverse, 1, kShuffle, kNext>;
         case 2:
-            return fft_rows_local_kernel<kReal, kInverse, 2, kShuffle>;
+            return fft_rows_local_kernel<kReal, kInverse, 2, kShuffle, kNext>;
         case 4:
-            return fft_rows_local_kernel<kReal, kInverse, 4, kShuffle>;
+            return fft_rows_local_kernel<kReal, kInverse, 4, kShuffle, kNext>;
         case 8:
-            return fft_rows_local_kernel<kReal, kInverse, 8, kShuffle>;
+            return fft_rows_local_kernel<kReal, kInverse, 8, kShuffle, kNext>;
         default:
-            return fft_rows_local_kernel<kReal, kInverse, 16, kShuffle>;
+            return fft_rows_local_kernel<kReal, kInverse, 16, kShuffle, kNext>;
     }
 }
 
-template <bool kShuffle>
+template <bool kShuffle, bool kNext>
 LocalKernel local_kernel_of(bool real, bool inverse, int per) {
-    if (real) return inverse ? pick_local<true, true, kShuffle>(per) : pick_local<true, false, kShuffle>(per);
-    return inverse ? pick_local<false, true, kShuffle>(per) : pick_local<false, false, kShuffle>(per);
+    if (real)
+        return inverse ? pick_local<true, true, kShuffle, kNext>(per) : pick_local<true, false, kShuffle, kNext>(per);
+    return inverse ? pick_local<false, true, kShuffle, kNext>(per) : pick_local<false, false, kShuffle, kNext>(per);
 }
 
-LocalKernel local_kernel(bool real, bool inverse, int per, bool shuffle) {
-    return shuffle ? local_kernel_of<true>(real, inverse, per) : local_kernel_of<false>(real, inverse, per);
+LocalKernel local_kernel(bool real, bool inverse, int per, bool shuffle, bool next) {
+    if (next)
+        return shuffle ? local_kernel_of<true, true>(real, inverse, per) : local_kernel_of<false, true>(real, inverse, per);
+    return shuffle ? local_kernel_of<true, false>(real, inverse, per) : local_kernel_of<false, false>(real, inverse, per);
 }
 
 GlobalKernel global_kernel(bool real, bool inverse) {
@@ -430,6 +437,7 @@ RowFftPlan plan_row_fft_shape(int n, int rows, const RowFftConfig& cfg, int max_
 
 RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceInfo& dev, bool real_input) {
     RowFftPlan p = plan_row_fft_shape(n, rows, cfg, dev.max_threads_per_block, dev.max_smem_per_block_optin, dev.name);
+    p.next_axis = cfg.next_axis_stages;  // (the variant whose registers are checked below)
     const int T = p.threads, L = p.local_len;
     int H = p.block_height;
     // Registers: the kernel variant holding `per` butterflies per thread must fit T threads in one block. If
@@ -441,7 +449,8 @@ RowFftPlan plan_row_fft(int n, int rows, const RowFftConfig& cfg, const DeviceIn
     };
     int per = p.per_thread;
     for (;;) {
-        const void* fn = reinterpret_cast<const void*>(local_kernel(real_input, false, per, p.shuffle_stages > 0));
+        const void* fn =
+            reinterpret_cast<const void*>(local_kernel(real_input, false, per, p.shuffle_stages > 0, p.next_axis));
         cudaFuncAttributes fa{};
         CUDA_CHECK(cudaFuncGetAttributes(&fa, fn));
         if (T <= fa.maxThreadsPerBlock) break;
@@ -472,11 +481,12 @@ float2* run_row_fft(const RowFftPlan& p, const float* real_in, const float2* in,
     const int tw_shift = kMaxRowLog2 - p.log2n;
     const int start = std::clamp(carry.done_before, 0, p.log2n) + 1;  // the first stage this pass runs
     const int q_run = std::min(stages, p.global_stages);
-    if (carry.next.stages > 0 &&
+    if ((carry.done_before > 0 && !p.next_axis) ||
+        (carry.next.stages > 0 &&
         (p.global_stages > 0 || carry.next.stages > kMaxNextRowsLog2 || (1 << carry.next.stages) != p.block_height ||
-         carry.next.stages > carry.next.log2n || stages != p.log2n))
-        throw ConfigError("internal: section 5.1.1's next-axis stages need whole rows, H = 2^stages <= 16 rows a block "
-                          "and a full pass");
+         carry.next.stages > carry.next.log2n || stages != p.log2n || !p.next_axis)))
+        throw ConfigError("internal: section 5.1.1's next-axis stages need whole rows, H = 2^stages <= 16 rows a block, "
+                          "a full pass and a plan made for them (next_axis_stages)");
 
     const float* cur_real = real_in;
     const float2* cur = in;
@@ -501,7 +511,8 @@ float2* run_row_fft(const RowFftPlan& p, const float* real_in, const float2* in,
     const int shuffles =
         p.shuffle_stages > 0 ? std::max(0, std::min({p.shuffle_stages, 5 - (p.log2n - stages), stages - first + 1}))
                              : 0;
-    LocalKernel k = local_kernel(r, inverse, p.per_thread, p.shuffle_stages > 0);
+    LocalKernel k =
+        local_kernel(r, inverse, p.per_thread, p.shuffle_stages > 0, carry.next.stages > 0 || carry.done_before > 0);
     detail::ensure_dynamic_smem(reinterpret_cast<const void*>(k), p.smem_bytes);
     const long long slots = (long long)p.rows << p.global_stages;
     const bool natural = stop.natural_order && stages == p.log2n;
@@ -517,7 +528,7 @@ KernelResources row_fft_resources(const RowFftPlan& p, bool real_input, const De
     name << "fft_rows_local_kernel<" << (real_input ? "real" : "complex") << ", " << p.per_thread << "/thread"
          << (p.shuffle_stages ? ", shuffles>" : ">");
     return kernel_resources(reinterpret_cast<const void*>(local_kernel(real_input, false, p.per_thread,
-                                                                       p.shuffle_stages > 0)),
+                                                                       p.shuffle_stages > 0, p.next_axis)),
                             name.str().c_str(), p.threads, p.smem_bytes, dev);
 }
 

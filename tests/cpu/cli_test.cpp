@@ -807,7 +807,9 @@ TEST(Cli, GpusDealsABatchOverTheNamedDevicesOrSaysWhyNot) {
                  dir);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("bound by: "), std::string::npos) << r.out;
-    if (count > 1) EXPECT_NE(r.out.find("GPU 1: "), std::string::npos) << r.out;
+    if (count > 1) {
+        EXPECT_NE(r.out.find("GPU 1: "), std::string::npos) << r.out;
+    }
     for (int i = 0; i < 6; ++i) {
         const std::string name = "im" + std::to_string(i) + "_spectrum.png";
         EXPECT_EQ(read_text(dir.file("all/" + name)), read_text(dir.file("one/" + name))) << name;
