@@ -154,9 +154,16 @@ int dry_run_volume(const StackRun& r) {
     std::istringstream lines(l.text());
     std::size_t k = 0;
     for (std::string line; std::getline(lines, line); ++k) std::cout << "  " << line << "; " << device_line(l.shares[k].gpu) << "\n";
-    if (d0.available)
-        std::cout << "  largest cube split over " << r.gpus.size() << " GPUs of " << human_bytes(double(d0.total_memory))
-                  << ": " << gpu::largest_split_cube(int(r.gpus.size()), double(d0.total_memory) * 0.95) << "^3 (estimated)\n";
+    {  // what the split cannot beat: one all-to-all of the slabs over NVLink (H100 SXM: 450 GB/s a direction a GPU)
+        const double n = double(l.shares.size()), moved = l.shares.front().data_bytes * (n - 1) / n;
+        std::cout << "  all-to-all floor: " << human_bytes(moved) << " out of each GPU once, "
+                  << fmt(moved / 450e9 * 1e3) << " ms at NVLink 4's 450 GB/s a direction (H100 SXM's figure)\n";
+    }
+    // (no GPU here: an H100's 79.2 GiB; 5% left for the context and the plan's own)
+    const double each = d0.available ? double(d0.total_memory) : 79.2 * 1024 * 1024 * 1024;
+    std::cout << "  largest cube split over " << r.gpus.size() << " GPUs of " << human_bytes(each)
+              << (d0.available ? "" : " (an H100's)") << ": "
+              << gpu::largest_split_cube(int(r.gpus.size()), each * 0.95) << "^3 (estimated)\n";
     return kExitOk;
 }
 }  // namespace
