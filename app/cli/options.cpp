@@ -152,6 +152,9 @@ void add_gpu_options(CLI::App& app, CliOptions& o) {
     app.add_flag("--warp-shuffles", o.s.custom.rows.warp_shuffles,
                  "custom: a row's last 5 stages by warp shuffles (seed 000 5.2.2)")
         ->group(g_gpu);
+    app.add_flag("--next-axis-stages", o.s.custom.rows.next_axis_stages,
+                 "custom, --volume: each pass runs the next axis's first stages (5.1.1)")
+        ->group(g_gpu);
     app.add_option("--tile", o.s.custom.transpose.tile, "custom: transpose tile (8, 16, 32, 64)")
         ->check(CLI::IsMember({8, 16, 32, 64}))
         ->group(g_gpu)
@@ -224,10 +227,9 @@ void add_run_options(CLI::App& app, CliOptions& o) {
         ->group(g_batch);
     app.add_flag("--split-volume", o.split_volume, "with --volume: its 3D FFT over the --gpus (cuFFT multi-GPU)")
         ->group(g_batch);
-    app.add_flag("--dry-run", o.dry_run, "with --volume: the memory it needs and where it would run; no transform")
+    app.add_flag("--dry-run", o.dry_run, "with --volume: what it needs and where it would run; no transform")
         ->group(g_batch);
-    app.add_option("--manifest", o.manifest,
-                   "append a JSON line (path, status, outputs, ...) to this file as each input is done")
+    app.add_option("--manifest", o.manifest, "append a JSON line (path, status, outputs, ...) as each input is done")
         ->group(g_batch);
     app.add_flag("--resume", o.resume, "with --manifest: skip the inputs it records ok, redo the rest")->group(g_batch);
     app.add_flag("--skip-existing", o.skip_existing, "skip inputs whose outputs all exist (not with --force)")

@@ -300,6 +300,8 @@ std::string set_option(Settings& out, const std::string& o, const std::vector<st
         err = set_switch(&s.custom.rows.threads_twice_length, o, v);
     else if (o == "warp-shuffles")  // the seed pipeline's rows: seed 000 section 5.2.2
         err = set_switch(&s.custom.rows.warp_shuffles, o, v);
+    else if (o == "next-axis-stages")  // a volume's seed pipeline: seed 000 section 5.1.1
+        err = set_switch(&s.custom.rows.next_axis_stages, o, v);
     else if (o == "merge-transposes")  // a volume's seed pipeline: seed 000 section 5.1.2
         err = set_switch(&s.custom.merge_final_transposes, o, v);
     else if (o == "percentiles" || o == "fixed-range") {
@@ -344,7 +346,8 @@ std::vector<std::string> option_steps(const std::string& o) {
     if (o == "local-length") return words(kLocal);
     if (o == "tile") return words(kTiles);
     if (o == "no-shift") return {"false", "true"};
-    if (o == "threads-2x-length" || o == "warp-shuffles" || o == "merge-transposes") return {"off", "on"};
+    if (o == "threads-2x-length" || o == "warp-shuffles" || o == "merge-transposes" || o == "next-axis-stages")
+        return {"off", "on"};
     return {};
 }
 

@@ -8,8 +8,10 @@ Custom2DPlan plan_custom_2d(int width, int height, const CustomConfig& cfg, cons
     Custom2DPlan p;
     p.width = width;
     p.height = height;
-    p.rows1 = plan_row_fft(width, height, cfg.rows, dev, real_input);
-    p.rows2 = plan_row_fft(height, width, cfg.rows, dev, false);
+    RowFftConfig rows = cfg.rows;
+    rows.next_axis_stages = false;  // (section 5.1.1 is the 3D pipeline's: 2D plans the plain kernel)
+    p.rows1 = plan_row_fft(width, height, rows, dev, real_input);
+    p.rows2 = plan_row_fft(height, width, rows, dev, false);
     check_transpose_config(cfg.transpose);
     p.transpose = cfg.transpose;
     return p;

@@ -1884,7 +1884,8 @@ TEST(Cli, AVolumeOnTheGpuBackendsIsTheCpusSpectrum) {
                           {{"--backend", "custom"}, true},
                           {{"--backend", "custom", "--tile", "8", "--threads-per-block", "64"}, true},
                           {{"--backend", "custom", "--merge-transposes", "--tile", "16"}, true},
-                          {{"--backend", "custom", "--warp-shuffles", "--threads-per-block", "100"}, true}};
+                          {{"--backend", "custom", "--warp-shuffles", "--threads-per-block", "100"}, true},
+                          {{"--backend", "custom", "--next-axis-stages", "--block-height", "8"}, true}};
     for (const bool pow2 : {false, true}) {
         std::vector<std::string> base{"--headless", odd, "--volume", "--pad", pow2 ? "pow2" : "none", "--force"};
         std::vector<std::string> cpu = base;

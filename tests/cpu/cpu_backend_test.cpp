@@ -684,6 +684,9 @@ TEST(RowPlan, WarpShufflesAreSection522sSwitch) {
     EXPECT_TRUE(s.custom.rows.warp_shuffles);
     EXPECT_NE(set_option(s, "warp-shuffles", {"yes"}), "");
     EXPECT_EQ(option_steps("warp-shuffles"), (std::vector<std::string>{"off", "on"}));
+    EXPECT_EQ(set_option(s, "next-axis-stages", {"on"}), "");  // (section 5.1.1's, a volume's)
+    EXPECT_TRUE(s.custom.rows.next_axis_stages);
+    EXPECT_EQ(option_steps("next-axis-stages"), (std::vector<std::string>{"off", "on"}));
 }
 
 // A shared context the engine cannot make current (NVIDIA's EGL refused one on the worker's thread): the GL backend
