@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and checks specview on the GPU machine (the `device` tool's H100): configure without the UI, build,
 # GPU + CPU tests, compute-sanitizer memcheck/racecheck, the benchmark. Logs land in $OUT.
-#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [volviewer] [opencl] [api] [glviewer] [ncu] [faults]
+#   tests/device/run.sh [build] [test] [memcheck] [racecheck] [bench] [decode] [big] [cli] [latency] [viewer] [labviewer] [tiff16] [stack] [video] [mixed] [volume] [multigpu] [volviewer] [opencl] [api] [glviewer] [ncu] [faults]
 #   (BUILD_TARGETS="specview specview_gui_tests ..." builds only those: a short call)
 #   (default: all but ncu; MEMCHECK_FILTER / RACECHECK_FILTER narrow the sanitizers' gtest filters)
 # The viewer builds there too (offscreen EGL platform) when .debs carries libimgui-dev and .glad a pre-generated
@@ -327,6 +327,16 @@ if has volume; then  # issue 61: the GPU's 3D FFTs (unit tests, the CLI against 
     --csv "$OUT/volume-bench.csv" > "$OUT/volume-bench.txt" 2>&1; r=$?; rc=$((rc | r))
   cat "$OUT/volume-bench.txt"
   echo "volume bench rc=$r ($(( $(date +%s) - start )) s)"
+fi
+if has multigpu; then  # issue 64 on a machine of several GPUs: --gpus batches, --split-volume against one GPU
+  start=$(date +%s)
+  $B/tests/specview_gpu_tests --gtest_filter='VolumeFft.TheSplit*' > "$OUT/multigpu-tests.log" 2>&1; r=$?; rc=$((rc | r))
+  $B/tests/specview_cpu_tests --gtest_filter='Cli.Gpus*:Cli.AVolumeSplit*' >> "$OUT/multigpu-tests.log" 2>&1; r2=$?
+  rc=$((rc | r2)); grep -E "PASSED|FAILED|SKIPPED|Failure" -A3 "$OUT/multigpu-tests.log" | head -20
+  tests/bench/multi_gpu_batch.sh $B 3 200 cufft "0 0,1 0,1,2,3 all" 2>&1 | tee "$OUT/multigpu-batch.txt"
+  SPLIT_DIR=$B/split tests/bench/split_volume.sh $B "${SPLIT_GPUS:-0,1}" "${SPLIT_SIDES:-512 1024}" 2>&1 |
+    tee "$OUT/split-volume.txt"
+  echo "multigpu rc=$rc ($(( $(date +%s) - start )) s)"
 fi
 if has opencl; then  # issue 62: gpu/opencl on every OpenCL device the loader lists there (NVIDIA's, PoCL)
   if [ -x $B/tests/specview_opencl_tests ]; then
