@@ -172,7 +172,11 @@ private:
     std::optional<BoundedQueue<Encode>> encode_queue;  // transformed frames, at most encoders + 1 waiting
     bool encoding_closed = false;                      // every input transformed: the encoders drain the queue
     std::string gpu_unavailable;                       // set when a GPU backend cannot run at all: everything stops
-    std::string gpu_lost;  // set when the GPU stopped working (a sticky CUDA error): the rest runs on the CPU
+    // Why each of gpus stopped working (a sticky CUDA error; "" while it works): its threads stop taking inputs and
+    // the other GPUs take the rest; once every one has stopped, the rest runs on the CPU backend.
+    std::vector<std::string> lost_gpu;
+    int lost_gpus = 0;
+    bool all_lost() const { return lost_gpus == int(gpus.size()); }  // (under mu)
     std::vector<std::thread> threads;
     // Progress on stderr: a bar when it is a terminal, "[i/n] file" lines otherwise (batches only).
     bool tty = false;
@@ -213,6 +217,7 @@ Batch::Batch(const BatchSpec& o)
       skip_existing(o.skip_existing),
       decoded(o.jobs.size()),
       headers(o.jobs.size()) {
+    lost_gpu.resize(gpus.size());
     limits.max_side = o.common.max_side;
     limits.max_pixels = std::uint64_t(o.common.max_side) * std::uint64_t(o.common.max_side);
     limits.check_available_memory = false;  // the chosen path's need instead (memory_check)
@@ -412,7 +417,8 @@ void Batch::decode_worker() {
 }
 
 void Batch::transform_worker(int lane) {
-    Engine engine(gpus[std::size_t(lane) % gpus.size()]);
+    const std::size_t g = std::size_t(lane) % gpus.size();
+    Engine engine(gpus[g]);
     if (cuda_backend(s.backend)) engine.device_info();  // the CUDA context while the first image decodes
     for (;;) {
         std::size_t i;
@@ -420,6 +426,7 @@ void Batch::transform_worker(int lane) {
         {
             std::unique_lock<std::mutex> lock(mu);
             if (stop || next_transform >= n) return;
+            if (!lost_gpu[g].empty() && !all_lost()) return;  // its GPU stopped: the other GPUs take the rest
             i = next_transform++;
             cv.notify_all();  // the decoders' window moved
             // While the pixels decode, the plan for the header's size (once per size; errors show in the run).
@@ -429,7 +436,7 @@ void Batch::transform_worker(int lane) {
                 const ImageHeader h = *headers[i];
                 planned = true;
                 Settings sp = s;
-                const bool lost = !gpu_lost.empty();
+                const bool lost = !lost_gpu[g].empty();
                 lock.unlock();
                 // (auto's probe, CUDA's start, outside the lock: the decoder goes on meanwhile)
                 if (auto_one_image) sp.backend = decide_auto(engine, h.width, h.height);
@@ -473,9 +480,10 @@ Batch::Outcome Batch::transform_one(Engine& engine, int lane, std::size_t i, Dec
     // The settings of this image: the batch's, or the CPU backend once the GPU stopped working.
     Settings sw = s;
     if (auto_one_image && d.image) sw.backend = decide_auto(engine, d.image->width, d.image->height);
+    const std::size_t g = std::size_t(lane) % gpus.size();
     {
         std::lock_guard<std::mutex> lock(mu);
-        if (!gpu_lost.empty()) sw.backend = Backend::Cpu;
+        if (!lost_gpu[g].empty()) sw.backend = Backend::Cpu;
     }
     for (bool again = !skip[i] && d.code == kExitOk; again;) {
         again = false;
@@ -534,15 +542,19 @@ Batch::Outcome Batch::transform_one(Engine& engine, int lane, std::size_t i, Dec
             r = {true, kExitUsage, jobs[i].input + ": " + e.what(), ""};
         } catch (const gpu::GpuContextLost& e) {
             // A sticky CUDA error: the GPU is gone for this process. The image that met it fails (exit 4);
-            // the rest of the batch runs on the CPU backend, said once. An image another thread had in
-            // flight when the first one met it is done again on the CPU.
+            // the rest of the batch runs on the other GPUs (--gpus), or on the CPU backend once none is left,
+            // said once. An image another thread had in flight on that GPU when it failed is done again on the CPU.
             std::lock_guard<std::mutex> lock(mu);
-            if (gpu_lost.empty()) {
-                gpu_lost = e.what();
+            if (lost_gpu[g].empty()) {
+                lost_gpu[g] = e.what();
+                ++lost_gpus;
                 r = {true, kExitGpu, jobs[i].input + ": the GPU stopped working: " + e.what(), ""};
-                if (batch)
+                if (batch && gpus.size() == 1)
                     std::cerr << "specview: the GPU stopped working; the rest of the batch runs on the CPU "
                                  "backend\n";
+                else if (batch)
+                    std::cerr << "specview: GPU " << gpus[g] << " stopped working; the rest of the batch runs on "
+                              << (all_lost() ? std::string("the CPU backend") : "the other GPUs") << "\n";
             } else {
                 sw.backend = Backend::Cpu;
                 again = true;
