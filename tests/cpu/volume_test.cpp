@@ -9,6 +9,7 @@
 #include "app/core/plane.h"
 #include "app/volume/volume.h"
 #include "app/volume/volume_steps.h"
+#include "gpu/engine/multi_gpu_volume.h"
 #include "tests/support/oracle.h"
 #include "tests/support/random_image.h"
 
@@ -536,6 +537,46 @@ TEST(Volume, TheSevenStepsLayTheDataOutAsTheSeedPipelineDoes) {
     EXPECT_LT(rel_l2(at5, want), 1e-5) << "seed " << rng.seed();
     EXPECT_LT(rel_l2(s7.data, want), 1e-5) << "seed " << rng.seed();
     EXPECT_THROW(volume_step(vf, w, h, d, 8), std::invalid_argument);
+}
+
+// The split's plan without a GPU (issue 64's --dry-run): depth planes dealt as cuFFT deals its slowest dimension (the
+// first depth % n GPUs one more), each GPU's slab of the padded R2C layout with a work area as big, cuFFT's limits
+// refused with the reason, and the largest cube the largest share of which fits.
+TEST(Volume, ASplitOverGpusIsPlannedAsCufftDealsThePlanes) {
+    const gpu::MultiGpuLayout l = gpu::estimate_multi_gpu_layout({2, 5, 7}, 64, 40, 35);
+    ASSERT_EQ(l.shares.size(), 3u);
+    const int firsts[] = {0, 12, 24}, planes[] = {12, 12, 11};
+    double data = 0;
+    for (int k = 0; k < 3; ++k) {
+        EXPECT_EQ(l.shares[k].first_plane, firsts[k]);
+        EXPECT_EQ(l.shares[k].planes, planes[k]);
+        EXPECT_DOUBLE_EQ(l.shares[k].data_bytes, 8.0 * (64 / 2 + 1) * 40 * planes[k]);
+        EXPECT_DOUBLE_EQ(l.shares[k].work_bytes, l.shares[k].data_bytes);
+        data += l.shares[k].data_bytes;
+    }
+    EXPECT_EQ(l.shares[1].gpu, 5);
+    EXPECT_DOUBLE_EQ(data, 8.0 * 33 * 40 * 35);  // the whole padded volume, once
+    EXPECT_DOUBLE_EQ(l.total_bytes(), 2 * data);
+    EXPECT_NE(l.text().find("GPU 7: z 24-34 (11 planes)"), std::string::npos) << l.text();
+    EXPECT_FALSE(l.measured);
+    EXPECT_EQ(gpu::multi_gpu_refusal({0, 1}, 64, 64, 64), "");
+    EXPECT_NE(gpu::multi_gpu_refusal({0}, 64, 64, 64).find("2 to 16"), std::string::npos);
+    EXPECT_NE(gpu::multi_gpu_refusal(std::vector<int>(17, 0), 64, 64, 64).find("at most 16"), std::string::npos);
+    EXPECT_NE(gpu::multi_gpu_refusal({0, 1}, 64, 31, 64).find("at least 32"), std::string::npos);
+    // The largest cube: its first share fits, the next size's does not.
+    for (int n : {2, 4, 8}) {
+        const double each = 75.0 * 1024 * 1024 * 1024;
+        const int side = gpu::largest_split_cube(n, each);
+        ASSERT_GE(side, 32) << n;
+        EXPECT_EQ(side % 32, 0);
+        auto need = [&](int a) {
+            const gpu::MultiGpuShare sh = gpu::estimate_multi_gpu_layout(std::vector<int>(n, 0), a, a, a).shares[0];
+            return sh.data_bytes + sh.work_bytes;
+        };
+        EXPECT_LE(need(side), each) << n;
+        EXPECT_GT(need(side + 32), each) << n;
+    }
+    EXPECT_LT(gpu::largest_split_cube(2, 75e9), gpu::largest_split_cube(4, 75e9));
 }
 
 }  // namespace
