@@ -521,8 +521,8 @@ Batch::Outcome Batch::transform_one(Engine& engine, int lane, std::size_t i, Dec
             {
                 std::lock_guard<std::mutex> lock(mu);
                 busy_transform += run_ms;
-                busy_gpu[std::size_t(lane) % gpus.size()] += run_ms;
-                ++done_gpu[std::size_t(lane) % gpus.size()];
+                busy_gpu[g] += run_ms;
+                ++done_gpu[g];
             }
             encode_queue->push(Encode{i, std::move(f), d.read_ms, std::move(image_notes), run_ms,
                                       pixel_size.calibrated() ? pixel_size : px});  // waits for an encoder

@@ -71,6 +71,11 @@ void draw_panels(Frame& pic, const std::vector<float>& values, const std::vector
         }
     }
 }
+// Host bytes a volume of geometry g needs on the CPU path (and a split's): FFTW's in-place buffer and a plane of --raw.
+double host_bytes(const VolumeGeometry& g) {
+    return 8.0 * (double(g.width) / 2 + 1) * g.height * g.depth + 8.0 * double(g.width) * g.height;
+}
+
 std::string gpu_list_text(const std::vector<int>& gpus) {
     std::string t;
     for (int g : gpus) t += (t.empty() ? "" : ",") + std::to_string(g);
@@ -117,7 +122,7 @@ int dry_run_volume(const StackRun& r) {
     const int end = r.last >= 0 ? std::min(r.last, total - 1) : total - 1;
     const int depth = end - r.first + 1;
     const VolumeGeometry g = volume_geometry(r.s.pad, w, h, depth);
-    const double host = 8.0 * (double(g.width) / 2 + 1) * g.height * g.depth + 8.0 * double(g.width) * g.height;
+    const double host = host_bytes(g);
     std::cout << r.input << ": " << w << "x" << h << "x" << depth << " -> " << g.width << "x" << g.height << "x"
               << g.depth << " volume; host memory about " << human_bytes(host) << " ("
               << human_bytes(double(available_memory_bytes())) << " available)\n";
@@ -153,7 +158,8 @@ int dry_run_volume(const StackRun& r) {
     const gpu::MultiGpuLayout l = gpu::estimate_multi_gpu_layout(r.gpus, g.width, g.height, g.depth);
     std::istringstream lines(l.text());
     std::size_t k = 0;
-    for (std::string line; std::getline(lines, line); ++k) std::cout << "  " << line << "; " << device_line(l.shares[k].gpu) << "\n";
+    for (std::string line; std::getline(lines, line); ++k)
+        std::cout << "  " << line << "; " << device_line(l.shares[k].gpu) << "\n";
     {  // what the split cannot beat: one all-to-all of the slabs over NVLink (H100 SXM: 450 GB/s a direction a GPU)
         const double n = double(l.shares.size()), moved = l.shares.front().data_bytes * (n - 1) / n;
         std::cout << "  all-to-all floor: " << human_bytes(moved) << " out of each GPU once, "
@@ -200,7 +206,7 @@ int run_volume(const StackRun& r) {
     if (r.dry_run) return dry_run_volume(r);
     // With two or more --gpus on cuFFT the 3D FFT is split over them: always with --split-volume, else when the
     // volume does not fit the first (check_need decides). The host holds the volume; cuFFT's multi-GPU plan
-    // transforms it (gpu/cufft/multi_gpu_volume.h) and the views are made on the host, as on the CPU backend.
+    // transforms it (gpu/engine/multi_gpu_volume.h) and the views are made on the host, as on the CPU backend.
     const bool may_split = r.gpus.size() >= 2 && r.s.backend == Backend::Cufft;
     bool split = r.split_volume;
     // A GPU backend: its engine first (no usable GPU is exit 4 before any frame is decoded).
@@ -227,7 +233,7 @@ int run_volume(const StackRun& r) {
         const VolumeGeometry g = volume_geometry(r.s.pad, w, h, depth);
         const std::string what = "as a volume is " + std::to_string(w) + "x" + std::to_string(h) + "x" +
                                  std::to_string(depth);
-        const double need = 8.0 * (double(g.width) / 2 + 1) * g.height * g.depth + 8.0 * double(g.width) * g.height;
+        const double need = host_bytes(g);
         const double have = r.common.budget_host > 0 ? r.common.budget_host : double(available_memory_bytes());
         if (need > have)
             throw InputError(r.input, what + " and needs about " + human_bytes(need) + " of memory; " + human_bytes(have) +
