@@ -94,6 +94,8 @@ struct VolumeUi {
         bool transformed = false;
         double decode_ms = 0, transform_ms = 0, pictures_ms = 0, shape_ms = 0, fft_ms = 0, shell_ms = 0;
         double copy_ms = 0, queue_ms = 0, work_ms = 0, taken_ms = -1;  // taken: posted -> the viewer had the result
+        double frames_ms = 0;          // of shape_ms: the frames in (up to a GPU)
+        bool frames_resident = false;  // a GPU's kept frames served (none went up)
     };
     std::vector<Change> changes;
     VolumeTimes times;  // the last transform's stages and the latest pictures' time (the Timings panel)

@@ -6,11 +6,13 @@ namespace specview {
 
 namespace {
 gpu::VolumeRequest request(const Settings& s) {
-    if (s.backend != Backend::Cufft && s.backend != Backend::Custom)
+    if (s.backend != Backend::Cufft && s.backend != Backend::Custom && s.backend != Backend::CustomFast)
         throw std::invalid_argument("--volume has no " + name_of(s.backend) +
-                                    " 3D pipeline yet; --backend cufft, custom or cpu");
+                                    " 3D pipeline yet; --backend custom-fast, cufft, custom or cpu");
     gpu::VolumeRequest r;
-    r.path = s.backend == Backend::Custom ? gpu::VolumePath::Custom : gpu::VolumePath::Cufft;
+    r.path = s.backend == Backend::Custom       ? gpu::VolumePath::Custom
+             : s.backend == Backend::CustomFast ? gpu::VolumePath::Fast
+                                                : gpu::VolumePath::Cufft;
     r.cufft_mode = s.cufft_mode;
     r.custom = s.custom;
     return r;

@@ -15,7 +15,7 @@ namespace specview {
 
 class GpuVolumeFft {
 public:
-    // Throws std::invalid_argument for a backend without a 3D pipeline (cpu, custom-fast so far), gpu::GpuUnavailable
+    // Throws std::invalid_argument for a backend without a 3D pipeline (cpu, gl, opencl), gpu::GpuUnavailable
     // where there is no usable device.
     // On CUDA device `device` (--gpus's first).
     explicit GpuVolumeFft(const Settings& s, int device = 0);

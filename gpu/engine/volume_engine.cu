@@ -9,6 +9,7 @@
 
 #include "gpu/common/volume_math.h"
 #include "gpu/custom/pipeline_3d.h"
+#include "gpu/fast/fft_fast.h"
 #include "gpu/plane/volume_prep.h"
 #include "gpu/picture/volume_view.h"
 #include "gpu/runtime/device_info.h"
@@ -29,6 +30,15 @@ __global__ void expand_rows_kernel(const float* __restrict__ in, float2* __restr
     }
 }
 
+// The path that runs: custom-fast's where it takes the size, else cuFFT's R2C in its place.
+VolumeRequest effective(const VolumeRequest& r, int W, int H, int D) {
+    if (r.path != VolumePath::Fast || FastFft::c2c_3d_supported(W, H, D)) return r;
+    VolumeRequest c = r;
+    c.path = VolumePath::Cufft;
+    c.cufft_mode = CufftMode::R2C;
+    return c;
+}
+
 double sum_ms(const std::vector<KernelTiming>& t, std::size_t from, std::size_t to) {
     double ms = 0;
     for (std::size_t i = from; i < to && i < t.size(); ++i) ms += t[i].ms;
@@ -45,6 +55,7 @@ struct VolumeEngine::Impl {
     DeviceBuffer<float2> a, b;
     DeviceBuffer<float> staging;
     CufftPlan plan;
+    std::unique_ptr<FastFft> fast;  // custom-fast's 3D R2C (made at its first run)
     struct Key {
         int w = 0, h = 0, d = 0;
         cufftType type{};
@@ -100,9 +111,11 @@ void VolumeEngine::check(const VolumeRequest& r, int W, int H, int D) const {
     if (r.path == VolumePath::Custom) plan_custom_3d(W, H, D, r.custom, impl_->dev, r.custom.merge_final_transposes);
 }
 
-double VolumeEngine::device_bytes(const VolumeRequest& r, int W, int H, int D) {
+double VolumeEngine::device_bytes(const VolumeRequest& request, int W, int H, int D) {
+    const VolumeRequest r = effective(request, W, H, D);
     const double voxels = double(W) * H * D, half = (double(W) / 2 + 1) * H * D;
     if (r.path == VolumePath::Custom) return 16.0 * voxels;  // a and b, complex (the real volume goes up into b)
+    if (r.path == VolumePath::Fast) return 8.0 * half;       // in place, no workspace
     const bool c2c = r.cufft_mode == CufftMode::C2C;
     std::size_t work = 0;
     if (cufftEstimate3d(D, H, W, c2c ? CUFFT_C2C : CUFFT_R2C, &work) != CUFFT_SUCCESS) work = 0;
@@ -113,10 +126,18 @@ double VolumeEngine::device_bytes(const VolumeRequest& r, int W, int H, int D) {
 // The buffers and plan the request's path needs at W x H x D, kept while they serve; where the padded real volume
 // (depth x height rows of 2 (W/2 + 1) floats) goes: cuFFT's staging (R2C transforms it in place; C2C expands it), or
 // b's bytes for the seed pipeline (expanded into a).
-float* VolumeEngine::Impl::real_for(const VolumeRequest& r, int W, int H, int D) {
+float* VolumeEngine::Impl::real_for(const VolumeRequest& request, int W, int H, int D) {
+    const VolumeRequest r = effective(request, W, H, D);
     const int stride = 2 * (W / 2 + 1);
     const long long rows = (long long)H * D, voxels = rows * W;
     cudaStream_t s = stream.get();
+    if (r.path == VolumePath::Fast) {  // in place in the padded real volume
+        plan.reset();
+        a.release();
+        b.release();
+        staging.resize(std::size_t(rows) * stride);
+        return staging.get();
+    }
     if (r.path == VolumePath::Custom) {
         plan.reset();  // its workspace is not needed
         staging.release();
@@ -139,7 +160,9 @@ float* VolumeEngine::Impl::real_for(const VolumeRequest& r, int W, int H, int D)
 
 // The transform of the padded real volume at `real` (real_for's), timed into the running timer; the half spectrum
 // downloaded into `host` (null: none) and/or kept on the device.
-VolumeRun VolumeEngine::Impl::transform(const VolumeRequest& r, int W, int H, int D, float* real, float* host, bool keep) {
+VolumeRun VolumeEngine::Impl::transform(const VolumeRequest& request, int W, int H, int D, float* real, float* host,
+                                        bool keep) {
+    const VolumeRequest r = effective(request, W, H, D);
     cudaStream_t s = stream.get();
     const int hw = W / 2 + 1, stride = 2 * hw;
     const long long rows = (long long)H * D, voxels = rows * W;
@@ -162,6 +185,14 @@ VolumeRun VolumeEngine::Impl::transform(const VolumeRequest& r, int W, int H, in
         run.what = std::string("custom CUDA 3D (row FFT x3, ") +
                    (r.custom.merge_final_transposes ? "3 transposes: the final two merged" : "4 transposes") + ") on " +
                    dev.name;
+    } else if (r.path == VolumePath::Fast) {
+        if (!fast) fast = std::make_unique<FastFft>();
+        first_pass = timer.marks();
+        fast->r2c_3d(real, W, H, D, s, &timer);
+        last_pass = timer.marks();
+        result = reinterpret_cast<const float2*>(real);
+        pitch = std::size_t(hw);
+        run.what = "custom-fast CUDA 3D R2C (3 passes, in place) on " + dev.name;
     } else if (r.cufft_mode == CufftMode::R2C) {
         first_pass = timer.marks();
         CUFFT_CHECK(cufftExecR2C(plan.get(), real, reinterpret_cast<cufftComplex*>(real)));
@@ -170,6 +201,8 @@ VolumeRun VolumeEngine::Impl::transform(const VolumeRequest& r, int W, int H, in
         result = reinterpret_cast<const float2*>(real);
         pitch = std::size_t(hw);
         run.what = "cuFFT R2C 3D (in place) on " + dev.name;
+        if (request.path == VolumePath::Fast)
+            run.what += " (custom-fast's 3D FFT takes powers of two, 2 to 4096 a side: cuFFT's ran)";
     } else {
         expand(real, a.get());
         first_pass = timer.marks();

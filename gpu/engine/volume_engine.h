@@ -1,6 +1,6 @@
 // A volume's 3D FFT on the GPU (issue 61), behind a CUDA-free interface: the host's shaped volume in FFTW's in-place
-// r2c layout goes up, is transformed by cuFFT's 3D plans (R2C in place, or C2C) or by the seed's 3D pipeline
-// (gpu/custom/pipeline_3d.h), and its half spectrum comes back into the same buffer — what fftwf_plan_dft_r2c_3d
+// r2c layout goes up, is transformed by cuFFT's 3D plans (R2C in place, or C2C), by custom-fast's 3D R2C in place or
+// by the seed's 3D pipeline (gpu/custom/pipeline_3d.h), and its half spectrum comes back into the same buffer — what fftwf_plan_dft_r2c_3d
 // in place leaves there — so every view of app/volume works on it unchanged.
 #pragma once
 
@@ -16,7 +16,9 @@
 
 namespace specview::gpu {
 
-enum class VolumePath : int { Cufft = 0, Custom };
+// Fast: custom-fast's 3D R2C (gpu/fast/fft_fast.h, in place) where its sizes allow (powers of two, 2 to 4096 a
+// side), else cuFFT's R2C, said in VolumeRun::what.
+enum class VolumePath : int { Cufft = 0, Custom, Fast };
 
 struct VolumeRequest {
     VolumePath path = VolumePath::Cufft;

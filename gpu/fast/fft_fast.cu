@@ -560,7 +560,10 @@ __host__ __device__ inline int bulk_rows_bar_offset(int n, int lines) {
 // real rows come into shared memory as bulk copies (thread 0, onto an mbarrier after the lines' buffers), no thread's
 // loads: without the split its lines' rows 2p, 2p + 1 are one contiguous run (line l's at 2l x n floats), with it rows
 // p (line l's at l x n) and p + half_rows (at (lines + l) x n) are two.
-template <int kThreads, int kLog2, bool kSplit, bool kBulk = false>
+// kPadded (custom-fast's 3D R2C; not with kSplit or kBulk): the real rows n + 2 floats apart, FFTW's in-place r2c layout,
+// where `half` is `plane` itself and ld = n/2 + 1: a block reads its rows whole before it writes them over, and no
+// other block reads them. (A template parameter: a runtime row distance cost the 2D kernels 8-16 more bytes of spills.)
+template <int kThreads, int kLog2, bool kSplit, bool kBulk = false, bool kPadded = false>
 __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
     fast_rows_real_kernel(const float* __restrict__ plane, float2* __restrict__ half, int n_arg, int log2n_arg,
                           int rows, int lines, int ld, int group_log2, unsigned int* reset_minmax, int half_rows) {
@@ -606,8 +609,9 @@ __global__ void __launch_bounds__(kThreads, 1024 / kThreads)
             for (int j = 0; j < kE; ++j)
                 if (j < e) {
                     const int i = in_index(j, n, log2n, t, tpc);
-                    v[j] = make_float2(__ldg(&plane[std::size_t(ra) * n + i]),
-                                       has_b ? __ldg(&plane[std::size_t(rb) * n + i]) : 0.0f);
+                    const std::size_t row = kPadded ? std::size_t(n) + 2 : std::size_t(n);
+                    v[j] = make_float2(__ldg(&plane[std::size_t(ra) * row + i]),
+                                       has_b ? __ldg(&plane[std::size_t(rb) * row + i]) : 0.0f);
                 }
     }
     stockham_line<false, kLog2 == 13 ? Passes::Peeled : Passes::Rolled, kLog2 == 13 ? kLog2 : 0>(v, sm, n, log2n, t,
@@ -1248,6 +1252,11 @@ int ilog2(int v) {
 }
 
 bool is_pow2(int v) { return v >= 1 && (v & (v - 1)) == 0; }
+int pow2_at_most(int v) {  // the largest power of two <= v (v >= 1)
+    int p = 1;
+    while (p <= v / 2) p *= 2;
+    return p;
+}
 // Both sides powers of two: the register-resident kernels; otherwise the mixed-radix ones.
 bool pow2_sizes(int width, int height) { return is_pow2(width) && is_pow2(height); }
 
@@ -1609,16 +1618,48 @@ void FastFft::c2c_3d(float2* data, int width, int height, int depth, bool invers
                   static_cast<const float2*>(data), data, n, log2n, rows, lines, -1, 0);
     mark(timer, "fast 3D pass 1: row FFTs along x (in place)", bytes);
     // Pass 2: each slab's columns (y), the slabs a batch: grid z.
-    ColParams py = column_params(data, width, data, width, width, width, height, 0, -1, 1);
+    // Columns a block counted over the whole batch, not one slab: run_cols's own choice keeps 128 blocks a slab, so
+    // a 256-wide slab got 2 columns a block, 16-byte pieces of each row, and pass 2 took twice pass 3's time
+    // (256^3: 0.195 against 0.102 ms on the H100).
+    const int col_threads = cols_threads_ > 0 ? cols_threads_ : 512;
+    ColParams py = column_params(data, width, data, width, width, width, height,
+                                 std::min(width, cols_per_block(height, width * depth, col_threads)), -1, 1);
     py.batch = depth;
     py.batch_stride = (long long)width * height;
-    run_cols(inverse, py, cols_threads_ > 0 ? cols_threads_ : 512, s, false);
+    run_cols(inverse, py, col_threads, s, false);
     mark(timer, "fast 3D pass 2: column FFTs along y (each slab, in place)", bytes);
     // Pass 3: the volume as depth rows of width x height points: its columns are the lines along z.
     const int plane = width * height;
     ColParams pz = column_params(data, plane, data, plane, plane, plane, depth, 0, -1, 1);
-    run_cols(inverse, pz, cols_threads_ > 0 ? cols_threads_ : 512, s, false);
+    run_cols(inverse, pz, col_threads, s, false);
     mark(timer, "fast 3D pass 3: column FFTs along z (in place)", bytes);
+}
+
+void FastFft::r2c_3d(float* data, int width, int height, int depth, cudaStream_t s, StageTimer* timer) {
+    if (!c2c_3d_supported(width, height, depth))
+        throw ConfigError("custom-fast's 3D R2C takes powers of two from 2 to 4096 a side (at most 2^31 points); got " +
+                          std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth));
+    dependent_ = false;
+    const int ld = width / 2 + 1;
+    const double bytes = 16.0 * double(ld) * height * depth;  // a pass over the half spectrum: one read, one write
+    // Pass 1: the real rows in pairs, each row's half spectrum written over its own padded row.
+    float2* const half = reinterpret_cast<float2*>(data);
+    rows_real(data, width, height * depth, s, nullptr, half, -1, nullptr, 0, true);
+    mark(timer, "fast 3D R2C pass 1: real rows in pairs along x -> half spectrum (in place)",
+         4.0 * double(width) * height * depth + 8.0 * double(ld) * height * depth);
+    // Pass 2: each slab's ld columns along y, the slabs a batch, C counted over the batch (as c2c_3d's pass 2).
+    const int col_threads = cols_threads_ > 0 ? cols_threads_ : 512;
+    ColParams py = column_params(half, ld, half, ld, ld, width, height,
+                                 std::min(pow2_at_most(ld), cols_per_block(height, ld * depth, col_threads)), -1, 1);
+    py.batch = depth;
+    py.batch_stride = (long long)ld * height;
+    run_cols(false, py, col_threads, s, false);
+    mark(timer, "fast 3D R2C pass 2: column FFTs along y (each slab, in place)", bytes);
+    // Pass 3: depth rows of ld x height bins: their columns are the lines along z.
+    const int plane = ld * height;
+    ColParams pz = column_params(half, plane, half, plane, plane, width, depth, 0, -1, 1);
+    run_cols(false, pz, col_threads, s, false);
+    mark(timer, "fast 3D R2C pass 3: column FFTs along z (in place)", bytes);
 }
 
 bool FastFft::c2c_3d_supported(int width, int height, int depth) {
@@ -1788,8 +1829,8 @@ int FastFft::one_launch_blocks(int width, int height, bool inverse) const {
 // [SECTION] FastFft: real input (rows_real, r2c, real_spectrum)
 
 void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t s, StageTimer* timer, float2* out,
-                        int group_log2, unsigned int* reset_minmax, int half_rows) {
-    check_size(width, height);
+                        int group_log2, unsigned int* reset_minmax, int half_rows, bool padded) {
+    if (!padded) check_size(width, height);  // (r2c_3d's rows: depth x height of them, past a plane's limit)
     const int ld = width / 2 + 1;
     if (!out) {
         half_.resize(std::size_t(ld) * height);
@@ -1797,6 +1838,7 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     }
     if (out == half_.get()) pass1_ = {};  // no longer a picture's first pass
     if (!pow2_sizes(width, height)) {
+        if (padded) throw ConfigError("internal: custom-fast's mixed real rows are contiguous");
         mixed::real_rows(plane, out, width, height, tables_, mixed_row_threads(), mixed_launch(s),
                          group_log2 >= 0 ? 1 << group_log2 : 0);
         mark(timer,
@@ -1810,12 +1852,18 @@ void FastFft::rows_real(const float* plane, int width, int height, cudaStream_t 
     const int threads = lines * (n / elems_per_thread(n));
     // m92: rows of 4096 points or more through bulk copies, where every block is whole (the plane 16-byte aligned). At
     // 2048-point rows the copies measured 3-6% slower (PERF_NOTES.md m92), so those keep the threads' loads.
-    const bool bulk = n >= 4096 && height % 2 == 0 && pairs % lines == 0 &&
+    if (padded && (group_log2 >= 0 || half_rows > 0))
+        throw ConfigError("internal: custom-fast's padded real rows are neither grouped nor split");
+    const bool bulk = !padded && n >= 4096 && height % 2 == 0 && pairs % lines == 0 &&
                       (reinterpret_cast<std::uintptr_t>(plane) & 15) == 0 && fast_detail::sm90_or_later();
     const int smem = bulk ? bulk_rows_bar_offset(n, lines) + 8 : lines * padded_len(n) * int(sizeof(float2));
     const int bound = bound_for(threads);
     auto kernel = with_log2(ilog2(n), [&](auto l2) {
         constexpr int L = decltype(l2)::value;
+        if (padded)
+            return bound == 256   ? fast_rows_real_kernel<256, L, false, false, true>
+                   : bound == 512 ? fast_rows_real_kernel<512, L, false, false, true>
+                                  : fast_rows_real_kernel<1024, L, false, false, true>;
         if constexpr (L >= 9) {
             if (bulk && half_rows > 0)
                 return bound == 256   ? fast_rows_real_kernel<256, L, true, true>

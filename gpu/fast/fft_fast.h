@@ -57,9 +57,15 @@ public:
     // Complex 3D FFT of a depth x height x width volume (x fastest) in place, unnormalised, natural order: three
     // passes, each one read and one write of the volume - the rows along x, each slab's columns along y (a batch of
     // slabs), the columns of the depth x (width height) matrix along z. Powers of two from 2 to 4096 a side
-    // (c2c_3d_supported); throws ConfigError otherwise. Written 2026-12-07, first run on a GPU still to come.
+    // (c2c_3d_supported); throws ConfigError otherwise.
     void c2c_3d(float2* data, int width, int height, int depth, bool inverse, cudaStream_t stream, StageTimer* timer);
     static bool c2c_3d_supported(int width, int height, int depth);
+    // Real 3D FFT in place in FFTW's r2c layout: `data` holds depth x height rows of 2 (width/2 + 1) floats, the
+    // first width of each the volume; afterwards depth x height rows of width/2 + 1 bins (X[z][y][k], k = 0..width/2),
+    // unnormalised - what fftwf_plan_dft_r2c_3d in place and cuFFT's R2C leave. The same three passes as c2c_3d, the
+    // first on pairs of real rows (one complex FFT for two), the others over the width/2 + 1 columns. The sizes of
+    // c2c_3d_supported; throws ConfigError otherwise.
+    void r2c_3d(float* data, int width, int height, int depth, cudaStream_t stream, StageTimer* timer);
 
     struct PictureResult {
         bool range_reused = false;  // the range came from an identical earlier run (no range pass)
@@ -144,9 +150,11 @@ private:
     // group_log2 >= 0: the half spectrum grouped for the column blocks (2^group_log2 bins of a row together, the last
     // group padded): the picture's rows-first column pass, the split and r2c's transposed output at any size.
     // half_rows > 0 (= height / 2, powers of two): rows y and y + height/2 paired, with the columns' first radix-2
-    // stage (the split).
+    // stage (the split). padded: the real rows in FFTW's in-place r2c layout (width + 2 floats apart; powers of two,
+    // neither grouped nor split: r2c_3d's first pass), `height` beyond a plane's limit.
     void rows_real(const float* plane, int width, int height, cudaStream_t stream, StageTimer* timer,
-                   float2* out = nullptr, int group_log2 = -1, unsigned int* reset_minmax = nullptr, int half_rows = 0);
+                   float2* out = nullptr, int group_log2 = -1, unsigned int* reset_minmax = nullptr, int half_rows = 0,
+                   bool padded = false);
     // The split applies: 8192-point power-of-two columns.
     bool split_columns(int width, int height) const { return height == 8192 && (width & (width - 1)) == 0; }
     // Whether c2c() splits the 8192-point power-of-two columns (the row pass takes their first radix-2 stage):  a

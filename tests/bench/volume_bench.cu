@@ -1,8 +1,9 @@
 // specview-volume-bench: a volume's 3D FFT on the GPU (issue 61, seed 000) against its peers in one run — cuFFT's 3D
-// plans (C2C in place, R2C out of place), VkFFT 3D, the paper's "1D CUFFT plan over 3D data" (batched 1D cuFFT along
+// plans (C2C in place, R2C out of place and in place), VkFFT 3D, custom-fast's 3D C2C and R2C, the paper's "1D CUFFT plan over 3D data" (batched 1D cuFFT along
 // each axis with our transposes between), the seed's pipeline (row FFT x3 with four transposes, and with the final two
 // merged: section 5.1.2) — and the memory floor: one read and one write of the volume per axis at the device's
-// copy bandwidth, measured here. Medians of many runs after warm-up (tests/bench/measure.h), CUDA events.
+// copy bandwidth, measured here. Medians of many runs after warm-up (tests/bench/measure.h), CUDA events. "x best
+// peer": against the faster of cuFFT and VkFFT of the same kind (C2C or R2C).
 //
 //   specview-volume-bench [--reps N] [--sizes 128,256,512,1024,2048x2048x128,1024x1024x100] [--csv FILE]
 #include <cuda_runtime.h>
@@ -54,7 +55,7 @@ bool parse_size(const std::string& t, Size* s) {
 
 struct Row {
     std::string name;
-    double ms = 0, err = -1;  // err: rel L2 against cuFFT C2C (-1: not compared)
+    double ms = 0, err = -1;  // err: rel L2 against cuFFT C2C (R2C rows: cuFFT R2C; -1: not compared)
     std::string note;
 };
 
@@ -128,9 +129,10 @@ int main(int argc, char** argv) {
         const double floor_r2c = (4.0 * n + 8.0 * nh + 4 * 8.0 * nh) / (copy_gbps * 1e6);
         std::size_t free_b = 0, total_b = 0;
         CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-        // a, b, the input and cuFFT's C2C answer (8 B a voxel each), the real volume (4), cuFFT's workspace (about 8).
-        if (double(n) * 44 > double(free_b)) {
-            std::printf("\n%s: skipped (needs about %.1f GiB, %.1f free)\n", z.label().c_str(), n * 44.0 / (1 << 30),
+        // a, b, the input and cuFFT's C2C answer (8 B a voxel each), the real volume (4) and FFTW's padded layout of it
+        // (4), cuFFT's workspace (about 8).
+        if (double(n) * 48 > double(free_b)) {
+            std::printf("\n%s: skipped (needs about %.1f GiB, %.1f free)\n", z.label().c_str(), n * 48.0 / (1 << 30),
                         double(free_b) / (1 << 30));
             continue;
         }
@@ -188,6 +190,45 @@ int main(int argc, char** argv) {
                 t.mark("cufft r2c", 12.0 * n);
             });
             rows.push_back({"cuFFT R2C 3D (out of place)", st.median_total(), -1, ""});
+        }
+        // In place in FFTW's r2c layout (rows of 2 (w/2 + 1) floats), as the volume engine runs them: cuFFT's R2C and
+        // custom-fast's (real rows in pairs along x, then the half spectrum's columns along y and z), against the
+        // out-of-place answer in b.
+        {
+            const long long lines = (long long)z.h * z.d, stride = 2 * hw;
+            DeviceBuffer<float> padded(std::size_t(lines * stride));
+            auto fill = [&] {
+                CUDA_CHECK(cudaMemcpy2DAsync(padded.get(), stride * sizeof(float), real.get(), z.w * sizeof(float),
+                                             z.w * sizeof(float), std::size_t(lines), cudaMemcpyDeviceToDevice, s));
+            };
+            const auto* half = reinterpret_cast<const float2*>(padded.get());
+            {
+                CufftPlan p;
+                p.make_3d(z.d, z.h, z.w, CUFFT_R2C, s);
+                const StageStats st = measure(3, reps, s, fill, [&](StageTimer& t) {
+                    CUFFT_CHECK(cufftExecR2C(p.get(), padded.get(), reinterpret_cast<cufftComplex*>(padded.get())));
+                    t.mark("cufft r2c in place", 12.0 * n);
+                });
+                CUDA_CHECK(cudaStreamSynchronize(s));
+                rows.push_back({"cuFFT R2C 3D (in place)", st.median_total(), rel_l2_device(half, b.get(), nh), ""});
+            }
+            if (FastFft::c2c_3d_supported(z.w, z.h, z.d)) {
+                FastFft fast;
+                const StageStats st = measure(3, reps, s, fill, [&](StageTimer& t) {
+                    fast.r2c_3d(padded.get(), z.w, z.h, z.d, s, &t);
+                });
+                CUDA_CHECK(cudaStreamSynchronize(s));
+                std::string per;
+                for (std::size_t i = 0; i < st.names.size(); ++i) {
+                    char buf[96];
+                    std::snprintf(buf, sizeof buf, "%s%.3f", i ? " + " : "(passes ", median(st.ms[i]));
+                    per += buf;
+                }
+                rows.push_back({"custom-fast R2C 3D (3 passes, in place)", st.median_total(),
+                                rel_l2_device(half, b.get(), nh), per + ")"});
+            } else {
+                rows.push_back({"custom-fast R2C 3D", 0, -1, "not at this size (powers of two to 4096 a side)"});
+            }
         }
         // VkFFT 3D.
         if (vkfft_built()) {
@@ -289,22 +330,26 @@ int main(int argc, char** argv) {
         } else {
             rows.push_back({"seed pipeline", 0, -1, "radix 2: not at this size"});
         }
-        double best_c2c = 0;
-        for (const Row& r : rows)
-            if (r.ms > 0 && r.name.find("C2C") != std::string::npos && (best_c2c == 0 || r.ms < best_c2c)) best_c2c = r.ms;
+        // The peers' best of each kind: cuFFT's and VkFFT's rows (ours never count).
+        double best_c2c = 0, best_r2c = 0;
+        for (const Row& r : rows) {
+            const bool peer = r.name.rfind("cuFFT ", 0) == 0 || r.name.rfind("VkFFT ", 0) == 0;
+            double& best = r.name.find("R2C") != std::string::npos ? best_r2c : best_c2c;
+            if (peer && r.ms > 0 && (best == 0 || r.ms < best)) best = r.ms;
+        }
         for (const Row& r : rows) {
             const bool r2c = r.name.find("R2C") != std::string::npos;
-            const double fl = r2c ? floor_r2c : floor_c2c;
+            const double fl = r2c ? floor_r2c : floor_c2c, best = r2c ? best_r2c : best_c2c;
             if (r.ms <= 0) {
                 std::printf("  %-38s %s\n", r.name.c_str(), r.note.c_str());
                 continue;
             }
-            std::printf("  %-38s %9.3f ms  %5.2fx floor  %5.2fx best peer C2C", r.name.c_str(), r.ms, r.ms / fl,
-                        r.ms / best_c2c);
+            std::printf("  %-38s %9.3f ms  %5.2fx floor  %5.2fx best peer %s", r.name.c_str(), r.ms, r.ms / fl,
+                        r.ms / best, r2c ? "R2C" : "C2C");
             if (r.err >= 0) std::printf("  rel L2 %.1e", r.err);
             if (!r.note.empty()) std::printf("  (%s)", r.note.c_str());
             std::printf("\n");
-            if (csv) csv << z.label() << ",\"" << r.name << "\"," << r.ms << ',' << r.ms / fl << ',' << r.ms / best_c2c
+            if (csv) csv << z.label() << ",\"" << r.name << "\"," << r.ms << ',' << r.ms / fl << ',' << r.ms / best
                          << ',' << r.err << '\n';
         }
         std::printf("  floor C2C %.3f ms, R2C %.3f ms\n", floor_c2c, floor_r2c);

@@ -1841,7 +1841,8 @@ TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
     };
     const Bad bad[] = {
         {{"--volume", "--average"}, kExitUsage, "--average"},
-        {{"--volume", "--backend", "custom-fast"}, kExitUsage, "no custom-fast 3D pipeline yet"},
+        {{"--volume", "--backend", "gl"}, kExitUsage, "no gl 3D pipeline yet"},
+        {{"--volume", "--backend", "opencl"}, kExitUsage, "no opencl 3D pipeline yet"},
         {{"--volume", "--profile", "radial", dir.file("r.csv")}, kExitUsage, "--profile shell"},
         {{"--volume", "--slice", "z:2", "-o", dir.file("s.png")}, kExitUsage, "from -2 to 1"},
         {{"--volume", "--slice", "w"}, kExitUsage, "--slice w"},
@@ -1861,9 +1862,10 @@ TEST(Cli, AVolumeFromAStacksFilesAndItsErrors) {
     }
 }
 
-// --volume on the GPU backends: cuFFT's 3D plans (R2C, C2C) and the seed's 3D pipeline (both final-transpose forms
-// are the unit tests' business) give the CPU's spectrum; the seed pipeline refuses an exact size that is not a power of
-// two (exit 2, saying why); a GPU backend without a GPU is exit 4.
+// --volume on the GPU backends: cuFFT's 3D plans (R2C, C2C), custom-fast's 3D R2C (cuFFT's in its place at an exact
+// size that is not a power of two, said) and the seed's 3D pipeline (both final-transpose forms are the unit tests'
+// business) give the CPU's spectrum; the seed pipeline refuses an exact size that is not a power of two (exit 2,
+// saying why); a GPU backend without a GPU is exit 4.
 TEST(Cli, AVolumeOnTheGpuBackendsIsTheCpusSpectrum) {
     TempDir dir;
     Rng rng;
@@ -1878,14 +1880,18 @@ TEST(Cli, AVolumeOnTheGpuBackendsIsTheCpusSpectrum) {
     struct Case {
         std::vector<std::string> args;
         bool pow2;
+        const char* ran;  // what --timings says ran
     };
-    const Case cases[] = {{{"--backend", "cufft"}, false},
-                          {{"--backend", "cufft", "--cufft-mode", "c2c"}, false},
-                          {{"--backend", "custom"}, true},
-                          {{"--backend", "custom", "--tile", "8", "--threads-per-block", "64"}, true},
-                          {{"--backend", "custom", "--merge-transposes", "--tile", "16"}, true},
-                          {{"--backend", "custom", "--warp-shuffles", "--threads-per-block", "100"}, true},
-                          {{"--backend", "custom", "--next-axis-stages", "--block-height", "8"}, true}};
+    const char* seed = "custom CUDA 3D";
+    const Case cases[] = {{{"--backend", "cufft"}, false, "cuFFT R2C 3D"},
+                          {{"--backend", "cufft", "--cufft-mode", "c2c"}, false, "cuFFT C2C 3D"},
+                          {{"--backend", "custom-fast"}, false, "powers of two, 2 to 4096 a side: cuFFT's ran"},
+                          {{"--backend", "custom-fast"}, true, "custom-fast CUDA 3D R2C"},
+                          {{"--backend", "custom"}, true, seed},
+                          {{"--backend", "custom", "--tile", "8", "--threads-per-block", "64"}, true, seed},
+                          {{"--backend", "custom", "--merge-transposes", "--tile", "16"}, true, seed},
+                          {{"--backend", "custom", "--warp-shuffles", "--threads-per-block", "100"}, true, seed},
+                          {{"--backend", "custom", "--next-axis-stages", "--block-height", "8"}, true, seed}};
     for (const bool pow2 : {false, true}) {
         std::vector<std::string> base{"--headless", odd, "--volume", "--pad", pow2 ? "pow2" : "none", "--force"};
         std::vector<std::string> cpu = base;
@@ -1901,7 +1907,7 @@ TEST(Cli, AVolumeOnTheGpuBackendsIsTheCpusSpectrum) {
             args.insert(args.end(), {"--raw", dir.file("gpu.npy"), "--timings"});
             const CliRun r = specview(args, dir);
             ASSERT_EQ(r.code, 0) << c.args[1] << ": " << r.err;
-            EXPECT_NE(r.out.find(c.args[1] == "custom" ? "custom CUDA 3D" : "cuFFT"), std::string::npos) << r.out;
+            EXPECT_NE(r.out.find(c.ran), std::string::npos) << r.out;
             if (c.args.size() > 2 && c.args[2] == "--merge-transposes") {
                 EXPECT_NE(r.out.find("final two merged"), std::string::npos) << r.out;
             }

@@ -368,13 +368,13 @@ with open(sys.argv[1], "wb") as f:
     for _ in range(n):
         f.write(os.urandom(2 * n * n))
 EOP
-  for be in cufft custom; do
+  for be in ${VOLVIEWER_BACKENDS:-cufft custom-fast custom}; do
     {
       echo "set backend $be"; echo "set volume true"; echo "wait-ready"
       for k in 1 2 3 4 5 6 7 8; do echo "slice z $k"; echo "wait-ready"; done
       for k in 10 20 30; do echo "image-slice x $k"; echo "wait-ready"; done
       echo "projection max"; echo "wait-ready"; echo "projection none"; echo "wait-ready"
-      echo "set window none"; echo "wait-ready"; echo "set colormap turbo"; echo "wait-ready"; echo "wait 3"; echo "screenshot $OUT/volviewer-$be.png"; echo "quit"
+      echo "set window none"; echo "wait-ready"; echo "set window hann"; echo "wait-ready"; echo "set colormap turbo"; echo "wait-ready"; echo "wait 3"; echo "screenshot $OUT/volviewer-$be.png"; echo "quit"
     } > /tmp/vol-$be.txt
     timeout 300 $B/specview --offscreen --script /tmp/vol-$be.txt --report "$OUT/volviewer-$be.json" /tmp/vol512.npy \
       > "$OUT/volviewer-$be.log" 2>&1
@@ -384,7 +384,7 @@ import json, sys
 r = json.load(open(sys.argv[1])); f = sorted(r["frame_ms"]); n = len(f)
 print(f'{r["device"]} | {r["backend"]} | {n} frames: median {f[n//2]:.2f} ms, p95 {f[int(0.95*(n-1))]:.2f}, max {f[-1]:.2f}, over 16.7 ms: {sum(x > 16.7 for x in f)}')
 for c in r.get("volume_changes", []):
-    print("  ", {k: c[k] for k in ("action", "ready_ms", "transformed", "decode_ms", "transform_ms", "shape_ms", "fft_ms", "copy_ms", "shell_ms", "pictures_ms", "queue_ms", "work_ms", "taken_ms") if k in c})
+    print("  ", {k: c[k] for k in ("action", "ready_ms", "transformed", "decode_ms", "transform_ms", "shape_ms", "frames_ms", "frames_resident", "fft_ms", "copy_ms", "shell_ms", "pictures_ms", "queue_ms", "work_ms", "taken_ms") if k in c})
 EOP
   done
   echo "volume viewer ($(( $(date +%s) - start )) s)"

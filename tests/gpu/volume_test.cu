@@ -1,6 +1,7 @@
-// A volume's 3D FFT on the GPU (gpu/engine/volume_engine.h): cuFFT's 3D plans (R2C in place, C2C) and the seed's 3D
-// pipeline (row FFT x3 with four transposes, or the final two merged) against FFTW in double on fresh random volumes,
-// odd sizes for cuFFT and powers of two for the seed's, over its knobs; the host buffer's padding never leaks in.
+// A volume's 3D FFT on the GPU (gpu/engine/volume_engine.h): cuFFT's 3D plans (R2C in place, C2C), custom-fast's 3D
+// R2C and the seed's 3D pipeline (row FFT x3 with four transposes, or the final two merged) against FFTW in double on
+// fresh random volumes, odd sizes for cuFFT and powers of two for custom-fast's and the seed's, over the seed's knobs;
+// the host buffer's padding never leaks in.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -14,6 +15,7 @@
 #include "gpu/engine/multi_gpu_volume.h"
 #include "gpu/common/errors.h"
 #include "gpu/engine/volume_engine.h"
+#include "gpu/fast/fft_fast.h"
 #include "gpu/runtime/device_info.h"
 #include "tests/support/gpu_test.h"
 #include "tests/support/oracle.h"
@@ -44,13 +46,15 @@ std::vector<cd> dft3(const std::vector<float>& v, int w, int h, int d) {
 
 // A random volume in FFTW's in-place r2c layout (rows of 2 (w/2 + 1) floats; the padding NaN, which must not leak),
 // run through the engine; the half spectrum's error against the double DFT.
-double half_error(gpu::VolumeEngine& e, const gpu::VolumeRequest& r, int w, int h, int d, Rng& rng) {
+double half_error(gpu::VolumeEngine& e, const gpu::VolumeRequest& r, int w, int h, int d, Rng& rng,
+                  std::string* what = nullptr) {
     const int hw = w / 2 + 1, stride = 2 * hw;
     const std::vector<float> v = rng.real(std::size_t(w) * h * d, -1.0f, 1.0f);
     std::vector<float> host(std::size_t(stride) * h * d, std::numeric_limits<float>::quiet_NaN());
     for (std::size_t row = 0; row < std::size_t(h) * d; ++row)
         for (int x = 0; x < w; ++x) host[row * stride + x] = v[row * w + x];
     const gpu::VolumeRun run = e.r2c_in_place(host.data(), w, h, d, r);
+    if (what) *what = run.what;
     EXPECT_GT(run.transform_ms, 0.0);
     EXPECT_FALSE(run.stages.empty());
     const std::vector<cd> full = dft3(v, w, h, d);
@@ -74,6 +78,36 @@ TEST_F(VolumeFft, CufftR2cAndC2cMatchTheDoubleDftAtOddSizes) {
                 << rng.seed();
             EXPECT_GT(gpu::VolumeEngine::device_bytes(r, sz[0], sz[1], sz[2]), 8.0 * sz[0] * sz[1] * sz[2] / 2);
         }
+}
+
+// custom-fast's 3D R2C in place (real rows in pairs along x, each slab's ld columns along y as a batch, the columns
+// along z) at powers of two with each side at its extremes in turn (2 and 4096, the batch and the strides with them),
+// and cuFFT's R2C in its place, said, at sizes it does not take.
+TEST_F(VolumeFft, CustomFastR2cMatchesTheDoubleDftOrSaysCufftRan) {
+    Rng rng;
+    gpu::VolumeEngine e(device().device);
+    gpu::VolumeRequest r;
+    r.path = gpu::VolumePath::Fast;
+    const int sizes[][3] = {{2, 2, 2},   {32, 16, 8},  {64, 64, 64}, {4096, 2, 4}, {2, 4096, 2}, {4, 2, 4096},
+                            {256, 8, 4}, {8, 256, 16}, {16, 4, 256}, {128, 32, 2}, {15, 9, 7},   {64, 64, 3}};
+    for (const auto& sz : sizes) {
+        const int w = sz[0], h = sz[1], d = sz[2];
+        const bool fast = gpu::FastFft::c2c_3d_supported(w, h, d);
+        std::string what;
+        const std::string at = std::to_string(w) + "x" + std::to_string(h) + "x" + std::to_string(d);
+        EXPECT_LT(half_error(e, r, w, h, d, rng, &what), 1e-5) << at << " seed " << rng.seed();
+        EXPECT_NE(what.find(fast ? "custom-fast CUDA 3D R2C" : "takes powers of two, 2 to 4096 a side: cuFFT's ran"),
+                  std::string::npos)
+            << at << ": " << what;
+        // in place, no workspace: the half spectrum's bytes (cuFFT's estimate beside them where it runs)
+        const double half = 8.0 * (w / 2 + 1) * double(h) * d;
+        if (fast) EXPECT_EQ(gpu::VolumeEngine::device_bytes(r, w, h, d), half) << at;
+        if (!fast) EXPECT_GE(gpu::VolumeEngine::device_bytes(r, w, h, d), half) << at;
+    }
+    // cuFFT's plan and custom-fast's in turn on one engine: each run's buffers are its own path's
+    gpu::VolumeRequest c;
+    c.path = gpu::VolumePath::Cufft;
+    for (const gpu::VolumeRequest& q : {c, r, c, r}) EXPECT_LT(half_error(e, q, 32, 16, 8, rng), 1e-5);
 }
 
 // cuFFT's multi-GPU plan (issue 64, --split-volume) on the GPUs there are: 0 and 1 on a host of several; on one GPU

@@ -1434,7 +1434,7 @@ TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
               0)
         << read("out.txt");
     const Layout l = layout(shot);
-    // FFTW without a GPU; with one the default (auto: custom-fast, which has no 3D pipeline) transforms on cuFFT
+    // FFTW without a GPU; with one the default (auto: custom-fast, whose 3D FFT takes powers of two) on cuFFT
     const std::string vline = l.line("volume ");
     EXPECT_TRUE(vline == "volume 16x8x6 CPU (FFTW 3D)" || vline.rfind("volume 16x8x6 cuFFT R2C 3D", 0) == 0) << vline;
     for (const char* v : {"volume-image-xy", "volume-image-xz", "volume-image-yz", "volume-spectrum-kxky",

@@ -29,7 +29,13 @@ void draw_volume_timings(const PanelContext& ctx) {
         ImGui::Text("%.1f", ms);
     };
     row("decode (every frame)", t.decode_ms);
-    row("frames shaped (channel, level, window, pad) [CPU]", t.shape_ms);
+    const bool gpu = !t.gpu_stages.empty();
+    row(gpu ? "frames to the GPU and shaped there (channel, level, window, pad)"
+            : "frames shaped (channel, level, window, pad) [CPU]",
+        t.shape_ms);
+    if (gpu)
+        row(t.frames_resident ? "  of which the frames (kept on the GPU: none sent)" : "  of which the frames sent up",
+            t.frames_ms);
     row(t.gpu_stages.empty() ? "3D FFT (FFTW)" : "3D FFT on the GPU, copies " + std::to_string(int(t.copy_ms + 0.5)) + " ms of it", t.fft_ms);
     for (const gpu::KernelTiming& k : t.gpu_stages) row("  " + k.name, k.ms);
     row("shell power spectrum", t.shell_ms);

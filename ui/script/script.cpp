@@ -564,6 +564,8 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
                                            {"fft_ms", ms(c.fft_ms)},
                                            {"shell_ms", ms(c.shell_ms)},
                                            {"copy_ms", ms(c.copy_ms)},
+                                           {"frames_ms", ms(c.frames_ms)},
+                                           {"frames_resident", c.frames_resident},
                                            {"queue_ms", ms(c.queue_ms)},
                                            {"work_ms", ms(c.work_ms)},
                                            {"taken_ms", ms_or_null(c.taken_ms)}});

@@ -82,13 +82,17 @@ void take_volume(ViewerState& st, VolumeResult& r) {
             c.fft_ms = r.fft_ms;
             c.shell_ms = r.shell_ms;
             c.copy_ms = r.copy_ms;
+            c.frames_ms = r.frames_ms;
+            c.frames_resident = r.frames_resident;
             c.queue_ms = r.queue_ms;
             c.work_ms = r.work_ms;
             c.taken_ms = (viewer_clock() - c.t_posted) * 1e3;
         }
     if (r.ok && r.transformed)
-        v.times = VolumeTimes{r.backend,  r.geometry.width, r.geometry.height, r.geometry.depth, r.decode_ms, r.shape_ms,
-                              r.fft_ms,   r.copy_ms,        r.shell_ms,        r.transform_ms,   r.pictures_ms, r.gpu_stages};
+        v.times = VolumeTimes{r.backend,   r.geometry.width, r.geometry.height, r.geometry.depth,
+                              r.decode_ms, r.shape_ms,       r.fft_ms,          r.copy_ms,
+                              r.shell_ms,  r.transform_ms,   r.pictures_ms,     r.gpu_stages,
+                              r.frames_ms, r.frames_resident};
     if (r.ok) v.times.pictures_ms = r.pictures_ms;
     if (!r.ok) {
         st.messages.error("volume: " + r.error);

@@ -104,9 +104,7 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
     if (!cuda_backend(s.backend)) {  // (OpenCL has no 3D pipeline yet: FFTW's, said)
         if (s.backend != Backend::Cpu) backend += " (" + name_of(s.backend) + " has no 3D pipeline yet)";
     } else {
-        // custom-fast has no 3D pipeline yet: cuFFT's, the fastest there is.
-        Settings gs = s;
-        if (gs.backend == Backend::CustomFast) gs.backend = Backend::Cufft;
+        const Settings& gs = s;
         // One engine for the session (its cuFFT plan and buffers kept while the size stays); throws GpuUnavailable.
         if (gpu_)
             gpu_->configure(gs);
@@ -122,7 +120,7 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
             for (int d = 0; d < gpu::cuda_device_count(); ++d) all.push_back(d);
             const std::string refused = gs.backend == Backend::Cufft
                                             ? gpu::multi_gpu_refusal(all, g.width, g.height, g.depth)
-                                            : "the seed pipeline runs on one GPU";
+                                            : name_of(gs.backend) + " runs on one GPU (cufft splits)";
             if (!refused.empty())
                 throw InputError(path_, "as a " + std::to_string(g.width) + "x" + std::to_string(g.height) + "x" +
                                             std::to_string(g.depth) + " volume needs about " + human_bytes(need) +
@@ -151,7 +149,7 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
         vol->transform(&out->shape_ms, &out->fft_ms);
     }
     if (input) {
-        backend = gpu_->last().what + (s.backend == Backend::CustomFast ? " (custom-fast has no 3D pipeline yet)" : "");
+        backend = gpu_->last().what;
         out->copy_ms = gpu_->last().copy_ms;
         out->gpu_stages = gpu_->last().stages;
     }
@@ -159,6 +157,8 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
     shell_ = vol->shell_profile(threads);
     out->shell_ms = ms_since(t_shell);
     out->shape_ms += frames_ms;
+    out->frames_ms = frames_ms;
+    out->frames_resident = input && gpu_ && gpu_->engine()->frames_resident();
     spectrum_ = std::move(vol);
     for (Cached& c : spectrum_cache_) c = Cached{};
     range_key_.clear();

@@ -62,6 +62,8 @@ struct VolumeResult {
     // transform_ms in parts: the frames shaped into the buffer, the FFT (a GPU's with its copies), the shell profile
     double shape_ms = 0, fft_ms = 0, shell_ms = 0;
     double copy_ms = 0;                 // of fft_ms, a GPU's copies up and down
+    double frames_ms = 0;               // of shape_ms, the frames into the buffer or up to the GPU (host wall)
+    bool frames_resident = false;       // a GPU took the frames it kept from the last transform (none went up)
     std::vector<gpu::KernelTiming> gpu_stages;  // a GPU's passes and copies, as they ran (empty on the CPU)
     double queue_ms = 0, work_ms = 0;   // posted -> the worker began it; began -> this result was made
     std::string backend;  // which transformed it
@@ -74,6 +76,8 @@ struct VolumeTimes {
     int width = 0, height = 0, depth = 0;
     double decode_ms = 0, shape_ms = 0, fft_ms = 0, copy_ms = 0, shell_ms = 0, transform_ms = 0, pictures_ms = 0;
     std::vector<gpu::KernelTiming> gpu_stages;
+    double frames_ms = 0;
+    bool frames_resident = false;
 };
 
 class VolumeSession {

@@ -261,7 +261,7 @@ public:
     void save_mask(const Settings& s, int width, int height, const std::string& path);
     void plane_row(const Settings& s, std::uint64_t key, int pass, int row);
     // A stack as one volume (ui/worker/volume_session.h): its frames decoded and kept, its 3D spectrum (s.backend's
-    // 3D pipeline; custom-fast's is cuFFT's so far) and the six pictures of `v`. Returns the request's id.
+    // 3D pipeline) and the six pictures of `v`. Returns the request's id.
     std::uint64_t open_volume(const Settings& s, const std::string& path, const VolumeViewRequest& v);
     // Pictures of the open volume (transformed again first where s shapes it differently); a newer request replaces
     // one not yet started.
