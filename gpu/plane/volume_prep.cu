@@ -11,26 +11,33 @@ namespace specview::gpu {
 
 namespace {
 
+// Frame blockIdx.z of a batch (frame_step samples and slab_step floats apart).
 template <class T>
-__global__ void frame_channel_kernel(const T* __restrict__ image, int image_w, int channels, int channel, int crop_x,
-                                     int crop_y, int cw, int ch, float* __restrict__ slab, int stride) {
+__global__ void frame_channel_kernel(const T* __restrict__ image, long long frame_step, int image_w, int channels,
+                                     int channel, int crop_x, int crop_y, int cw, int ch, float* __restrict__ slab,
+                                     long long slab_step, int stride) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
     if (x >= cw || y >= ch) return;
-    const T* px = image + ((long long)(y + crop_y) * image_w + (x + crop_x)) * channels;
-    slab[std::size_t(y) * stride + x] = channel_value(px, channels, channel);
+    const T* px = image + blockIdx.z * frame_step + ((long long)(y + crop_y) * image_w + (x + crop_x)) * channels;
+    slab[blockIdx.z * slab_step + std::size_t(y) * stride + x] = channel_value(px, channels, channel);
 }
 
-// One thread a row: its sums in x order (volume_row_sums), as the host's.
-__global__ void frame_row_sums_kernel(const float* __restrict__ slab, int stride, int cw, int ch,
+// One thread a row (of frame blockIdx.y): its sums in x order (volume_row_sums), as the host's.
+__global__ void frame_row_sums_kernel(const float* __restrict__ slab, long long slab_step, int stride, int cw, int ch,
                                       double* __restrict__ row_scratch) {
     const int y = blockIdx.x * blockDim.x + threadIdx.x;
     if (y >= ch) return;
-    volume_row_sums(slab + std::size_t(y) * stride, cw, (cw - 1) / 2.0, &row_scratch[2 * y], &row_scratch[2 * y + 1]);
+    const float* frame = slab + blockIdx.y * slab_step;
+    double* scratch = row_scratch + 2 * std::size_t(blockIdx.y) * std::size_t(ch);
+    volume_row_sums(frame + std::size_t(y) * stride, cw, (cw - 1) / 2.0, &scratch[2 * y], &scratch[2 * y + 1]);
 }
 
-// One thread: the frame's sums over its rows in row order, as the host's add_frame_rows.
-__global__ void frame_sums_kernel(const double* __restrict__ row_scratch, int ch, double* __restrict__ sums) {
-    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+// One thread a frame: its sums over its rows in row order, as the host's add_frame_rows.
+__global__ void frame_sums_kernel(const double* __restrict__ all_scratch, int ch, int count, double* __restrict__ all_sums) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k >= count) return;
+    const double* row_scratch = all_scratch + 2 * std::size_t(k) * std::size_t(ch);
+    double* sums = all_sums + 3 * std::size_t(k);
     const double yc = (ch - 1) / 2.0;
     double a = 0, b = 0, c = 0;
     for (int y = 0; y < ch; ++y) {
@@ -89,24 +96,40 @@ int row_blocks(long long rows) { return int(std::min<long long>(rows, 65535)); }
 
 }  // namespace
 
+void launch_volume_frames(const void* samples, long long frame_bytes, int count, int bit_depth, int image_w,
+                          int channels, int channel, int crop_x, int crop_y, int cw, int ch, float* slab,
+                          long long slab_floats, int stride, double* row_scratch, double* frame_sums, cudaStream_t s) {
+    constexpr int kMaxBatch = 65535;  // (a grid's z and y)
+    for (int k0 = 0; k0 < count; k0 += kMaxBatch) {
+        const int n = std::min(kMaxBatch, count - k0);
+        const auto* in = static_cast<const unsigned char*>(samples) + k0 * frame_bytes;
+        float* out = slab + k0 * slab_floats;
+        const dim3 grid(unsigned((cw + 255) / 256), unsigned(ch), unsigned(n));
+        const long long bytes = bit_depth / 8, step = frame_bytes / bytes;
+        if (bit_depth == 8)
+            frame_channel_kernel<<<grid, 256, 0, s>>>(reinterpret_cast<const std::uint8_t*>(in), step, image_w,
+                                                      channels, channel, crop_x, crop_y, cw, ch, out, slab_floats, stride);
+        else if (bit_depth == 16)
+            frame_channel_kernel<<<grid, 256, 0, s>>>(reinterpret_cast<const std::uint16_t*>(in), step, image_w,
+                                                      channels, channel, crop_x, crop_y, cw, ch, out, slab_floats, stride);
+        else
+            frame_channel_kernel<<<grid, 256, 0, s>>>(reinterpret_cast<const float*>(in), step, image_w, channels,
+                                                      channel, crop_x, crop_y, cw, ch, out, slab_floats, stride);
+        CUDA_CHECK_LAUNCH("frame_channel_kernel");
+        double* scratch = row_scratch + 2 * std::size_t(k0) * std::size_t(ch);
+        frame_row_sums_kernel<<<dim3(unsigned((ch + 127) / 128), unsigned(n)), 128, 0, s>>>(out, slab_floats, stride,
+                                                                                           cw, ch, scratch);
+        CUDA_CHECK_LAUNCH("frame_row_sums_kernel");
+        frame_sums_kernel<<<(n + 127) / 128, 128, 0, s>>>(scratch, ch, n, frame_sums + 3 * std::size_t(k0));
+        CUDA_CHECK_LAUNCH("frame_sums_kernel");
+    }
+}
+
 void launch_volume_frame(const void* samples, int bit_depth, int image_w, int channels, int channel, int crop_x,
                          int crop_y, int cw, int ch, float* slab, int stride, double* row_scratch, double* frame_sums,
                          cudaStream_t s) {
-    const dim3 grid(unsigned((cw + 255) / 256), unsigned(ch));
-    if (bit_depth == 8)
-        frame_channel_kernel<<<grid, 256, 0, s>>>(static_cast<const std::uint8_t*>(samples), image_w, channels, channel,
-                                                  crop_x, crop_y, cw, ch, slab, stride);
-    else if (bit_depth == 16)
-        frame_channel_kernel<<<grid, 256, 0, s>>>(static_cast<const std::uint16_t*>(samples), image_w, channels,
-                                                  channel, crop_x, crop_y, cw, ch, slab, stride);
-    else
-        frame_channel_kernel<<<grid, 256, 0, s>>>(static_cast<const float*>(samples), image_w, channels, channel,
-                                                  crop_x, crop_y, cw, ch, slab, stride);
-    CUDA_CHECK_LAUNCH("frame_channel_kernel");
-    frame_row_sums_kernel<<<(ch + 127) / 128, 128, 0, s>>>(slab, stride, cw, ch, row_scratch);
-    CUDA_CHECK_LAUNCH("frame_row_sums_kernel");
-    frame_sums_kernel<<<1, 1, 0, s>>>(row_scratch, ch, frame_sums);
-    CUDA_CHECK_LAUNCH("frame_sums_kernel");
+    launch_volume_frames(samples, 0, 1, bit_depth, image_w, channels, channel, crop_x, crop_y, cw, ch, slab, 0, stride,
+                         row_scratch, frame_sums, s);
 }
 
 void launch_volume_shape(const VolumeShape& sh, float* real, double* row_sums, cudaStream_t s) {

@@ -14,6 +14,12 @@ namespace specview::gpu {
 void launch_volume_frame(const void* samples, int bit_depth, int image_w, int channels, int channel, int crop_x,
                          int crop_y, int cw, int ch, float* slab, int stride, double* row_scratch, double* frame_sums,
                          cudaStream_t s);
+// `count` such frames in one set of launches (the frames kept on the device, a knob change's transform): frame k's
+// samples at samples + k frame_bytes, its slab at slab + k slab_floats, its row sums at row_scratch + 2 k ch, its sums at
+// frame_sums + 3 k. Each frame's arithmetic is launch_volume_frame's (which is this with count 1).
+void launch_volume_frames(const void* samples, long long frame_bytes, int count, int bit_depth, int image_w,
+                          int channels, int channel, int crop_x, int crop_y, int cw, int ch, float* slab,
+                          long long slab_floats, int stride, double* row_scratch, double* frame_sums, cudaStream_t s);
 
 struct VolumeShape {
     int cw = 0, ch = 0, cd = 0;  // the content

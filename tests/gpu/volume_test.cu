@@ -425,7 +425,7 @@ TEST_F(VolumeFft, FramesShapedOnTheDeviceAreTheHostsVolume) {
 // sends its frames. Another window over the kept frames is the spectrum of the frames, not of the poison.
 TEST_F(VolumeFft, FramesSentUnderAKeyAreKeptForTheNextTransform) {
     Rng rng;
-    const int w = 32, h = 16, d = 8;
+    const int w = 32, h = 16, d = 130;  // (kept frames are made into slabs in batches: more than a block's 128 frames)
     std::vector<Image> frames, poison;
     for (int z = 0; z < d; ++z) {
         frames.push_back(random_image(rng, w, h, 1, 16));
@@ -434,11 +434,16 @@ TEST_F(VolumeFft, FramesSentUnderAKeyAreKeptForTheNextTransform) {
     Settings s;
     s.backend = Backend::Cufft;
     s.window = Window::Hann;
+    s.level = Level::Plane;  // (the frames' sums in use)
     GpuVolumeFft engine(s);
-    auto spectrum = [&](const Settings& st, const std::vector<Image>& fr, std::uint64_t key, bool* resident) {
+    auto spectrum = [&](const Settings& st, const std::vector<Image>& fr, std::uint64_t key, bool* resident,
+                        bool reversed = false) {
         VolumeSpectrum v;
         v.begin(st, w, h, d, 2, frames_on_device(engine, key));
-        v.add_frames(fr, "random");
+        if (reversed)  // handed over last first: each its own batch
+            for (int z = d - 1; z >= 0; --z) v.add_frame(fr[std::size_t(z)], z, "random");
+        else
+            v.add_frames(fr, "random");
         *resident = engine.engine()->frames_resident();
         v.transform();
         std::vector<cf> out;
@@ -451,6 +456,8 @@ TEST_F(VolumeFft, FramesSentUnderAKeyAreKeptForTheNextTransform) {
     const std::vector<cf> a = spectrum(s, frames, 7, &resident);
     EXPECT_FALSE(resident) << "the first frames under a key are sent";
     EXPECT_EQ(spectrum(s, poison, 7, &resident), a) << "the kept frames, not the ones handed over";
+    EXPECT_TRUE(resident);
+    EXPECT_EQ(spectrum(s, poison, 7, &resident, true), a) << "the kept frames asked for in reverse";
     EXPECT_TRUE(resident);
     Settings t = s;
     t.window = Window::Blackman;
