@@ -96,6 +96,7 @@ struct VolumeUi {
         double copy_ms = 0, queue_ms = 0, work_ms = 0, taken_ms = -1;  // taken: posted -> the viewer had the result
         double frames_ms = 0;          // of shape_ms: the frames in (up to a GPU)
         bool frames_resident = false;  // a GPU's kept frames served (none went up)
+        double range_ms = 0;           // of pictures_ms: the spectrum's range
     };
     std::vector<Change> changes;
     VolumeTimes times;  // the last transform's stages and the latest pictures' time (the Timings panel)

@@ -384,7 +384,7 @@ import json, sys
 r = json.load(open(sys.argv[1])); f = sorted(r["frame_ms"]); n = len(f)
 print(f'{r["device"]} | {r["backend"]} | {n} frames: median {f[n//2]:.2f} ms, p95 {f[int(0.95*(n-1))]:.2f}, max {f[-1]:.2f}, over 16.7 ms: {sum(x > 16.7 for x in f)}')
 for c in r.get("volume_changes", []):
-    print("  ", {k: c[k] for k in ("action", "ready_ms", "transformed", "decode_ms", "transform_ms", "shape_ms", "frames_ms", "frames_resident", "fft_ms", "copy_ms", "shell_ms", "pictures_ms", "queue_ms", "work_ms", "taken_ms") if k in c})
+    print("  ", {k: c[k] for k in ("action", "ready_ms", "transformed", "decode_ms", "transform_ms", "shape_ms", "frames_ms", "frames_resident", "fft_ms", "copy_ms", "shell_ms", "pictures_ms", "range_ms", "queue_ms", "work_ms", "taken_ms") if k in c})
 EOP
   done
   echo "volume viewer ($(( $(date +%s) - start )) s)"

@@ -560,6 +560,7 @@ void write_script_report(const std::string& path, const ViewerState& st, const s
                                            {"decode_ms", ms(c.decode_ms)},
                                            {"transform_ms", ms(c.transform_ms)},
                                            {"pictures_ms", ms(c.pictures_ms)},
+                                           {"range_ms", ms(c.range_ms)},
                                            {"shape_ms", ms(c.shape_ms)},
                                            {"fft_ms", ms(c.fft_ms)},
                                            {"shell_ms", ms(c.shell_ms)},

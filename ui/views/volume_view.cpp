@@ -84,6 +84,7 @@ void take_volume(ViewerState& st, VolumeResult& r) {
             c.copy_ms = r.copy_ms;
             c.frames_ms = r.frames_ms;
             c.frames_resident = r.frames_resident;
+            c.range_ms = r.range_ms;
             c.queue_ms = r.queue_ms;
             c.work_ms = r.work_ms;
             c.taken_ms = (viewer_clock() - c.t_posted) * 1e3;

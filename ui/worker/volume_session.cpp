@@ -269,6 +269,7 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
        << (projecting ? v.projection : "slices");
     std::shared_ptr<VolumePicture> made[3];  // projections made for their range
     if (rk.str() != range_key_) {
+        const auto t_range = Clock::now();
         range_key_ = rk.str();
         for (Cached& c : spectrum_cache_) c = Cached{};
         if (projecting) {
@@ -284,6 +285,7 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
         } else {
             compute_range(spectrum_->sample_values(vp), vp, &range_lo_, &range_hi_);
         }
+        out->range_ms = ms_since(t_range);
     }
     for (int i = 0; i < 3; ++i) {
         Cached& c = spectrum_cache_[i];

@@ -64,6 +64,7 @@ struct VolumeResult {
     double copy_ms = 0;                 // of fft_ms, a GPU's copies up and down
     double frames_ms = 0;               // of shape_ms, the frames into the buffer or up to the GPU (host wall)
     bool frames_resident = false;       // a GPU took the frames it kept from the last transform (none went up)
+    double range_ms = 0;                // of pictures_ms, the spectrum's range (its samples and their percentiles)
     std::vector<gpu::KernelTiming> gpu_stages;  // a GPU's passes and copies, as they ran (empty on the CPU)
     double queue_ms = 0, work_ms = 0;   // posted -> the worker began it; began -> this result was made
     std::string backend;  // which transformed it
