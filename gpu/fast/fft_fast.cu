@@ -1617,22 +1617,27 @@ void FastFft::c2c_3d(float2* data, int width, int height, int depth, bool invers
                   dim3((rows + lines - 1) / lines), dim3(threads), lines * padded_len(n) * int(sizeof(float2)), s, false,
                   static_cast<const float2*>(data), data, n, log2n, rows, lines, -1, 0);
     mark(timer, "fast 3D pass 1: row FFTs along x (in place)", bytes);
-    // Pass 2: each slab's columns (y), the slabs a batch: grid z.
-    // Columns a block counted over the whole batch, not one slab: run_cols's own choice keeps 128 blocks a slab, so
-    // a 256-wide slab got 2 columns a block, 16-byte pieces of each row, and pass 2 took twice pass 3's time
-    // (256^3: 0.195 against 0.102 ms on the H100).
+    columns_3d(data, width, width, height, depth, inverse, s, timer, "fast 3D");
+}
+
+void FastFft::columns_3d(float2* data, int ld, int width, int height, int depth, bool inverse, cudaStream_t s,
+                         StageTimer* timer, const std::string& what) {
+    const double bytes = 16.0 * double(ld) * height * depth;  // one read and one write of the volume
+    // Pass 2: each slab's ld columns along y, the slabs a batch (grid z). Columns a block counted over the whole
+    // batch, not one slab: run_cols's own choice keeps 128 blocks a slab, so a 256-wide slab got 2 columns a block,
+    // 16-byte pieces of each row, and pass 2 took twice pass 3's time (C2C 256^3: 0.195 against 0.102 ms, H100).
     const int col_threads = cols_threads_ > 0 ? cols_threads_ : 512;
-    ColParams py = column_params(data, width, data, width, width, width, height,
-                                 std::min(width, cols_per_block(height, width * depth, col_threads)), -1, 1);
+    ColParams py = column_params(data, ld, data, ld, ld, width, height,
+                                 std::min(pow2_at_most(ld), cols_per_block(height, ld * depth, col_threads)), -1, 1);
     py.batch = depth;
-    py.batch_stride = (long long)width * height;
+    py.batch_stride = (long long)ld * height;
     run_cols(inverse, py, col_threads, s, false);
-    mark(timer, "fast 3D pass 2: column FFTs along y (each slab, in place)", bytes);
-    // Pass 3: the volume as depth rows of width x height points: its columns are the lines along z.
-    const int plane = width * height;
-    ColParams pz = column_params(data, plane, data, plane, plane, plane, depth, 0, -1, 1);
+    mark(timer, what + " pass 2: column FFTs along y (each slab, in place)", bytes);
+    // Pass 3: the volume as depth rows of ld x height points: its columns are the lines along z.
+    const int plane = ld * height;
+    ColParams pz = column_params(data, plane, data, plane, plane, ld == width ? plane : width, depth, 0, -1, 1);
     run_cols(inverse, pz, col_threads, s, false);
-    mark(timer, "fast 3D pass 3: column FFTs along z (in place)", bytes);
+    mark(timer, what + " pass 3: column FFTs along z (in place)", bytes);
 }
 
 void FastFft::r2c_3d(float* data, int width, int height, int depth, cudaStream_t s, StageTimer* timer) {
@@ -1641,25 +1646,13 @@ void FastFft::r2c_3d(float* data, int width, int height, int depth, cudaStream_t
                           std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth));
     dependent_ = false;
     const int ld = width / 2 + 1;
-    const double bytes = 16.0 * double(ld) * height * depth;  // a pass over the half spectrum: one read, one write
     // Pass 1: the real rows in pairs, each row's half spectrum written over its own padded row.
     float2* const half = reinterpret_cast<float2*>(data);
     rows_real(data, width, height * depth, s, nullptr, half, -1, nullptr, 0, true);
     mark(timer, "fast 3D R2C pass 1: real rows in pairs along x -> half spectrum (in place)",
          4.0 * double(width) * height * depth + 8.0 * double(ld) * height * depth);
-    // Pass 2: each slab's ld columns along y, the slabs a batch, C counted over the batch (as c2c_3d's pass 2).
-    const int col_threads = cols_threads_ > 0 ? cols_threads_ : 512;
-    ColParams py = column_params(half, ld, half, ld, ld, width, height,
-                                 std::min(pow2_at_most(ld), cols_per_block(height, ld * depth, col_threads)), -1, 1);
-    py.batch = depth;
-    py.batch_stride = (long long)ld * height;
-    run_cols(false, py, col_threads, s, false);
-    mark(timer, "fast 3D R2C pass 2: column FFTs along y (each slab, in place)", bytes);
-    // Pass 3: depth rows of ld x height bins: their columns are the lines along z.
-    const int plane = ld * height;
-    ColParams pz = column_params(half, plane, half, plane, plane, width, depth, 0, -1, 1);
-    run_cols(false, pz, col_threads, s, false);
-    mark(timer, "fast 3D R2C pass 3: column FFTs along z (in place)", bytes);
+    // Passes 2 and 3 over the half spectrum's ld columns.
+    columns_3d(half, ld, width, height, depth, false, s, timer, "fast 3D R2C");
 }
 
 bool FastFft::c2c_3d_supported(int width, int height, int depth) {

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstddef>
+#include <string>
 #include <utility>
 
 #include "gpu/fast/fft_mixed.h"
@@ -147,6 +148,10 @@ public:
     bool c2c_columns_first(int width, int height) const;
 
 private:
+    // c2c_3d's and r2c_3d's passes 2 and 3 in place over depth x height rows of ld points (ld = width for C2C, the
+    // half spectrum's width / 2 + 1 for R2C): each slab's columns along y, then the columns along z.
+    void columns_3d(float2* data, int ld, int width, int height, int depth, bool inverse, cudaStream_t stream,
+                    StageTimer* timer, const std::string& what);
     // group_log2 >= 0: the half spectrum grouped for the column blocks (2^group_log2 bins of a row together, the last
     // group padded): the picture's rows-first column pass, the split and r2c's transposed output at any size.
     // half_rows > 0 (= height / 2, powers of two): rows y and y + height/2 paired, with the columns' first radix-2

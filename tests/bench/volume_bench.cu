@@ -53,6 +53,17 @@ bool parse_size(const std::string& t, Size* s) {
     return false;
 }
 
+// "(passes 0.106 + 0.104 + 0.102)": each timed stage's median, ms.
+std::string pass_medians(const StageStats& st) {
+    std::string per;
+    for (std::size_t i = 0; i < st.names.size(); ++i) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, "%s%.3f", i ? " + " : "(passes ", median(st.ms[i]));
+        per += buf;
+    }
+    return per + ")";
+}
+
 struct Row {
     std::string name;
     double ms = 0, err = -1;  // err: rel L2 against cuFFT C2C (R2C rows: cuFFT R2C; -1: not compared)
@@ -164,14 +175,8 @@ int main(int argc, char** argv) {
                 fast.c2c_3d(a.get(), z.w, z.h, z.d, false, s, &t);
             });
             CUDA_CHECK(cudaStreamSynchronize(s));
-            std::string per;
-            for (std::size_t i = 0; i < st.names.size(); ++i) {
-                char buf[96];
-                std::snprintf(buf, sizeof buf, "%s%.3f", i ? " + " : "(passes ", median(st.ms[i]));
-                per += buf;
-            }
             rows.push_back({"custom-fast C2C 3D (3 passes, in place)", st.median_total(),
-                            rel_l2_device(a.get(), want.get(), n), per + ")"});
+                            rel_l2_device(a.get(), want.get(), n), pass_medians(st)});
         } else {
             rows.push_back({"custom-fast C2C 3D", 0, -1, "not at this size (powers of two to 4096 a side)"});
         }
@@ -218,14 +223,8 @@ int main(int argc, char** argv) {
                     fast.r2c_3d(padded.get(), z.w, z.h, z.d, s, &t);
                 });
                 CUDA_CHECK(cudaStreamSynchronize(s));
-                std::string per;
-                for (std::size_t i = 0; i < st.names.size(); ++i) {
-                    char buf[96];
-                    std::snprintf(buf, sizeof buf, "%s%.3f", i ? " + " : "(passes ", median(st.ms[i]));
-                    per += buf;
-                }
                 rows.push_back({"custom-fast R2C 3D (3 passes, in place)", st.median_total(),
-                                rel_l2_device(half, b.get(), nh), per + ")"});
+                                rel_l2_device(half, b.get(), nh), pass_medians(st)});
             } else {
                 rows.push_back({"custom-fast R2C 3D", 0, -1, "not at this size (powers of two to 4096 a side)"});
             }
