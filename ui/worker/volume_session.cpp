@@ -104,12 +104,11 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
     if (!cuda_backend(s.backend)) {  // (OpenCL has no 3D pipeline yet: FFTW's, said)
         if (s.backend != Backend::Cpu) backend += " (" + name_of(s.backend) + " has no 3D pipeline yet)";
     } else {
-        const Settings& gs = s;
         // One engine for the session (its cuFFT plan and buffers kept while the size stays); throws GpuUnavailable.
         if (gpu_)
-            gpu_->configure(gs);
+            gpu_->configure(s);
         else
-            gpu_ = std::make_unique<GpuVolumeFft>(gs);
+            gpu_ = std::make_unique<GpuVolumeFft>(s);
         GpuVolumeFft& gpu = *gpu_;
         gpu.check(g.width, g.height, g.depth);
         const double need = gpu.device_bytes(g.width, g.height, g.depth);
@@ -118,9 +117,9 @@ void VolumeSession::transform(const Settings& s, int threads, VolumeResult* out)
             // host holds the volume and makes the views, as the CPU backend does), else refused with need and limit.
             std::vector<int> all;
             for (int d = 0; d < gpu::cuda_device_count(); ++d) all.push_back(d);
-            const std::string refused = gs.backend == Backend::Cufft
+            const std::string refused = s.backend == Backend::Cufft
                                             ? gpu::multi_gpu_refusal(all, g.width, g.height, g.depth)
-                                            : name_of(gs.backend) + " runs on one GPU (cufft splits)";
+                                            : name_of(s.backend) + " runs on one GPU (cufft splits)";
             if (!refused.empty())
                 throw InputError(path_, "as a " + std::to_string(g.width) + "x" + std::to_string(g.height) + "x" +
                                             std::to_string(g.depth) + " volume needs about " + human_bytes(need) +
