@@ -386,13 +386,31 @@ std::vector<float> VolumeSpectrum::slice_values(VolumeAxis axis, int index, cons
     return v;
 }
 
-std::vector<float> VolumeSpectrum::sample_values(const ViewParams& vp, std::size_t max_samples) const {
-    const int W = g_.width, H = g_.height, D = g_.depth, hw = W / 2 + 1;
-    // A lattice through DC over the half spectrum FFTW keeps (its other half mirrors it: the same values), every
-    // step-th bin along each axis, at most max_samples of them ...
-    const double half_bins = double(hw) * H * D;
+namespace {
+// A lattice through DC over the half spectrum FFTW keeps (its other half mirrors it: the same values), every step-th
+// bin along each axis, at most max_samples of them.
+struct Lattice {
+    int step, nx, ny, nz;
+};
+Lattice lattice_of(const VolumeGeometry& g, std::size_t max_samples) {
+    const int hw = g.width / 2 + 1;
+    const double half_bins = double(hw) * g.height * g.depth;
     const int step = std::max(1, int(std::ceil(std::cbrt(half_bins / double(std::max<std::size_t>(max_samples, 1))))));
-    const int nx = (hw + step - 1) / step, ny = (H + step - 1) / step, nz = (D + step - 1) / step;
+    return {step, (hw + step - 1) / step, (g.height + step - 1) / step, (g.depth + step - 1) / step};
+}
+}  // namespace
+
+void VolumeSpectrum::display_range(const ViewParams& vp, float* lo, float* hi, std::size_t max_samples) const {
+    if (!device_) return compute_range(sample_values(vp, max_samples), vp, lo, hi);
+    const Lattice l = lattice_of(g_, max_samples);
+    device_->sample_range(vp, l.step, l.nx, l.ny, l.nz, l.step > 1, lo, hi);
+}
+
+std::vector<float> VolumeSpectrum::sample_values(const ViewParams& vp, std::size_t max_samples) const {
+    const int H = g_.height, hw = g_.width / 2 + 1;
+    // The lattice (lattice_of) ...
+    const Lattice l = lattice_of(g_, max_samples);
+    const int step = l.step, nx = l.nx, ny = l.ny, nz = l.nz;
     std::vector<float> v;
     if (device_) {
         v = device_->lattice(vp.view, step, nx, ny, nz);

@@ -49,6 +49,10 @@ public:
     virtual std::vector<float> projection(VolumeAxis axis, bool max, View view, bool shift, int rows, int cols) = 0;
     // The view values of the half's bins (z, y, x) = step (zi, yi, xi), nz x ny x nx of them, x fastest.
     virtual std::vector<float> lattice(View view, int step, int nx, int ny, int nz) = 0;
+    // compute_range's (lo, hi) of vp over that lattice's values (with the mirror's negatives for the phase and
+    // imaginary views) and, with `planes`, the three unshifted planes through DC: VolumeSpectrum::display_range.
+    virtual void sample_range(const ViewParams& vp, int step, int nx, int ny, int nz, bool planes, float* lo,
+                              float* hi) = 0;
     // VolumeSpectrum::shell_profile's sums and counts over `bins` shells (each bin's power times norm).
     virtual void shell(double sx, double sy, double sz, double m, double norm, int bins, double* sums,
                        long long* counts) = 0;
@@ -133,6 +137,10 @@ public:
     // about max_samples of them, with the three planes through DC whole when the lattice skips bins. All of them
     // for a volume of fewer bins.
     std::vector<float> sample_values(const ViewParams& vp, std::size_t max_samples = std::size_t(1) << 20) const;
+    // compute_range(sample_values(vp, max_samples), vp): made on the spectrum's device when it has one (the samples
+    // ranked there; none come to the host).
+    void display_range(const ViewParams& vp, float* lo, float* hi,
+                       std::size_t max_samples = std::size_t(1) << 20) const;
     // Along `axis` instead: max, the largest view value; sum, the view of sqrt(the summed power) (a 2D spectrum of the
     // volume's projection along that axis, by the projection-slice theorem, is the z = 0 slice — not this).
     std::vector<float> projection_values(VolumeAxis axis, bool max, const ViewParams& vp, int* width,

@@ -24,6 +24,10 @@ public:
     std::vector<float> lattice(View view, int step, int nx, int ny, int nz) override {
         return e_->lattice(run_, view, step, nx, ny, nz);
     }
+    void sample_range(const ViewParams& vp, int step, int nx, int ny, int nz, bool planes, float* lo,
+                      float* hi) override {
+        e_->sample_range(run_, vp, step, nx, ny, nz, planes, lo, hi);
+    }
     void shell(double sx, double sy, double sz, double m, double norm, int bins, double* sums,
                long long* counts) override {
         e_->shell(run_, sx, sy, sz, m, norm, bins, sums, counts);

@@ -437,15 +437,8 @@ void VolumeEngine::download_half(std::uint64_t run, std::complex<float>* host) {
 
 std::vector<float> VolumeEngine::slice(std::uint64_t run, int axis, int k, View view, bool shift, int rows, int cols,
                                        std::vector<std::complex<float>>* bins) {
-    std::vector<float2> b;
-    std::vector<float> v =
-        volume_slice(impl_->kept_of(run), axis, k, view, shift, rows, cols, impl_->views, impl_->stream.get(),
-                     bins ? &b : nullptr);
-    if (bins) {
-        bins->resize(b.size());
-        for (std::size_t i = 0; i < b.size(); ++i) (*bins)[i] = std::complex<float>(b[i].x, b[i].y);
-    }
-    return v;
+    return volume_slice(impl_->kept_of(run), axis, k, view, shift, rows, cols, impl_->views, impl_->stream.get(),
+                        bins);
 }
 
 std::vector<float> VolumeEngine::projection(std::uint64_t run, int axis, bool max, View view, bool shift, int rows,
@@ -455,6 +448,11 @@ std::vector<float> VolumeEngine::projection(std::uint64_t run, int axis, bool ma
 
 std::vector<float> VolumeEngine::lattice(std::uint64_t run, View view, int step, int nx, int ny, int nz) {
     return volume_lattice(impl_->kept_of(run), view, step, nx, ny, nz, impl_->views, impl_->stream.get());
+}
+
+void VolumeEngine::sample_range(std::uint64_t run, const ViewParams& vp, int step, int nx, int ny, int nz, bool planes,
+                                float* lo, float* hi) {
+    volume_sample_range(impl_->kept_of(run), vp, step, nx, ny, nz, planes, impl_->views, impl_->stream.get(), lo, hi);
 }
 
 void VolumeEngine::shell(std::uint64_t run, double sx, double sy, double sz, double m, double norm, int bins,

@@ -102,6 +102,8 @@ public:
                              std::vector<std::complex<float>>* bins = nullptr);
     std::vector<float> projection(std::uint64_t run, int axis, bool max, View view, bool shift, int rows, int cols);
     std::vector<float> lattice(std::uint64_t run, View view, int step, int nx, int ny, int nz);
+    void sample_range(std::uint64_t run, const ViewParams& vp, int step, int nx, int ny, int nz, bool planes, float* lo,
+                      float* hi);
     void shell(std::uint64_t run, double sx, double sy, double sz, double m, double norm, int bins, double* sums,
                long long* counts);
 

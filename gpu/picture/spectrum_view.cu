@@ -108,11 +108,39 @@ dim3 grid_for(int w, int h, dim3 block) { return dim3((w + block.x - 1) / block.
 
 }  // namespace
 
+void device_range(const float* values, long long n, const ViewParams& vp, RangeScratch& scratch, float2* range,
+                  cudaStream_t stream) {
+    scratch.minmax.resize(1);
+    long long i_lo = 0, i_hi = 0;
+    if (vp.range == RangeMode::Auto || vp.range == RangeMode::Top) {
+        std::size_t bytes = 0;
+        const float2 init = make_float2(FLT_MAX, -FLT_MAX);
+        CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, bytes, values, scratch.minmax.get(), n, MinMaxOp{},
+                                                      ToMinMax{}, init, stream));
+        scratch.temp.resize(bytes);
+        CUDA_CHECK(cub::DeviceReduce::TransformReduce(scratch.temp.get(), bytes, values, scratch.minmax.get(), n,
+                                                      MinMaxOp{}, ToMinMax{}, init, stream));
+        CUDA_CHECK_LAUNCH("cub::DeviceReduce::TransformReduce");
+    } else if (vp.range == RangeMode::Percentile) {
+        scratch.sorted.resize(n);
+        std::size_t bytes = 0;
+        CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, values, scratch.sorted.get(), n, 0, 32, stream));
+        scratch.temp.resize(bytes);
+        CUDA_CHECK(cub::DeviceRadixSort::SortKeys(scratch.temp.get(), bytes, values, scratch.sorted.get(), n, 0, 32,
+                                                  stream));
+        CUDA_CHECK_LAUNCH("cub::DeviceRadixSort::SortKeys");
+        i_lo = percentile_index(vp.pct_lo, n);
+        i_hi = percentile_index(vp.pct_hi, n);
+    }
+    finish_range_kernel<<<1, 1, 0, stream>>>(vp.range, scratch.minmax.get(), scratch.sorted.get(), i_lo, i_hi,
+                                             vp.fixed_lo, vp.fixed_hi, vp.top_span, range);
+    CUDA_CHECK_LAUNCH("finish_range_kernel");
+}
+
 void SpectrumViewer::run(const SpectrumSource& src, const ViewParams& vp, const PictureTarget& target,
                          cudaStream_t stream, StageTimer* timer) {
     const long long n = (long long)src.width * src.height;
     values_.resize(n);
-    minmax_.resize(1);
     range_.resize(1);
     if (lut_colormap_ != int(vp.colormap)) {
         const ColormapLut lut = make_colormap_lut(vp.colormap);
@@ -129,29 +157,7 @@ void SpectrumViewer::run(const SpectrumSource& src, const ViewParams& vp, const 
     CUDA_CHECK_LAUNCH("spectrum_view_kernel");
     mark(timer, std::string("view (") + (vp.shift ? "shift + " : "") + "value)", double(n) * (8.0 + 4.0));
 
-    long long i_lo = 0, i_hi = 0;
-    if (vp.range == RangeMode::Auto || vp.range == RangeMode::Top) {
-        std::size_t bytes = 0;
-        const float2 init = make_float2(FLT_MAX, -FLT_MAX);
-        CUDA_CHECK(cub::DeviceReduce::TransformReduce(nullptr, bytes, values_.get(), minmax_.get(), n, MinMaxOp{},
-                                                      ToMinMax{}, init, stream));
-        temp_.resize(bytes);
-        CUDA_CHECK(cub::DeviceReduce::TransformReduce(temp_.get(), bytes, values_.get(), minmax_.get(), n, MinMaxOp{},
-                                                      ToMinMax{}, init, stream));
-        CUDA_CHECK_LAUNCH("cub::DeviceReduce::TransformReduce");
-    } else if (vp.range == RangeMode::Percentile) {
-        sorted_.resize(n);
-        std::size_t bytes = 0;
-        CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, values_.get(), sorted_.get(), n, 0, 32, stream));
-        temp_.resize(bytes);
-        CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.get(), bytes, values_.get(), sorted_.get(), n, 0, 32, stream));
-        CUDA_CHECK_LAUNCH("cub::DeviceRadixSort::SortKeys");
-        i_lo = percentile_index(vp.pct_lo, n);
-        i_hi = percentile_index(vp.pct_hi, n);
-    }
-    finish_range_kernel<<<1, 1, 0, stream>>>(vp.range, minmax_.get(), sorted_.get(), i_lo, i_hi, vp.fixed_lo,
-                                             vp.fixed_hi, vp.top_span, range_.get());
-    CUDA_CHECK_LAUNCH("finish_range_kernel");
+    device_range(values_.get(), n, vp, range_scratch_, range_.get(), stream);
     const char* range_name = vp.range == RangeMode::Percentile ? "range (CUB radix sort, percentiles)"
                              : vp.range == RangeMode::Fixed    ? "range (fixed)"
                                                                : "range (CUB min/max)";

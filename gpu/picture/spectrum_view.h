@@ -50,6 +50,17 @@ __device__ __forceinline__ void store_picture(const PictureTarget& p, const std:
 }
 #endif
 
+// The display range of n view values on the device, as the host's compute_range makes it (auto and top: CUB's
+// min/max; percentile: a radix sort and percentile_index's two values; fixed: the settings'), into range[0] =
+// (lo, hi), left on the device. The scratch is the caller's, kept between calls (a cudaFree waits for the device).
+struct RangeScratch {
+    DeviceBuffer<float> sorted;
+    DeviceBuffer<unsigned char> temp;
+    DeviceBuffer<float2> minmax;
+};
+void device_range(const float* values, long long n, const ViewParams& vp, RangeScratch& scratch, float2* range,
+                  cudaStream_t stream);
+
 class SpectrumViewer {
 public:
     // Writes the width x height picture into the target. The range stays on the device until range() copies
@@ -62,10 +73,9 @@ public:
     const float* values() const { return values_.get(); }
 
 private:
-    DeviceBuffer<float> values_, sorted_;
-    DeviceBuffer<unsigned char> temp_;
-    DeviceBuffer<float2> minmax_;  // reduce output
-    DeviceBuffer<float2> range_;   // lo, hi used by the colormap
+    DeviceBuffer<float> values_;
+    RangeScratch range_scratch_;
+    DeviceBuffer<float2> range_;  // lo, hi used by the colormap
     PinnedBuffer<float2> range_host_;
     int lut_colormap_ = -1;
 };

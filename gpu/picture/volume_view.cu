@@ -117,6 +117,12 @@ __global__ void shell_kernel(HalfVolume v, double sx, double sy, double sz, doub
         }
 }
 
+// The phase's and imaginary part's values of the half's mirror: the negatives of the lattice's.
+__global__ void negated_kernel(const float* __restrict__ in, long long n, float* __restrict__ out) {
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)
+        out[i] = -in[i];
+}
+
 std::vector<float> download(const DeviceBuffer<float>& d, std::size_t n, cudaStream_t s) {
     std::vector<float> out(n);
     CUDA_CHECK(cudaMemcpyAsync(out.data(), d.get(), n * sizeof(float), cudaMemcpyDeviceToHost, s));
@@ -127,7 +133,7 @@ std::vector<float> download(const DeviceBuffer<float>& d, std::size_t n, cudaStr
 }  // namespace
 
 std::vector<float> volume_slice(const HalfVolume& v, int axis, int k, View view, bool shift, int rows, int cols,
-                                VolumeViewScratch& scratch, cudaStream_t s, std::vector<float2>* bins) {
+                                VolumeViewScratch& scratch, cudaStream_t s, std::vector<std::complex<float>>* bins) {
     const std::size_t n = std::size_t(rows) * cols;
     DeviceBuffer<float>& out = scratch.values;
     out.resize(n);
@@ -141,6 +147,8 @@ std::vector<float> volume_slice(const HalfVolume& v, int axis, int k, View view,
     CUDA_CHECK_LAUNCH("slice_kernel");
     if (bins) {
         bins->resize(n);
+        // (std::complex<float> is two floats, real first, as float2: no conversion on the host)
+        static_assert(sizeof(std::complex<float>) == sizeof(float2));
         CUDA_CHECK(cudaMemcpyAsync(bins->data(), d_bins, n * sizeof(float2), cudaMemcpyDeviceToHost, s));
     }
     return download(out, n, s);
@@ -166,6 +174,49 @@ std::vector<float> volume_lattice(const HalfVolume& v, View view, int step, int 
     lattice_kernel<<<blocks, 256, 0, s>>>(v, view, step, nx, ny, total, out.get());
     CUDA_CHECK_LAUNCH("lattice_kernel");
     return download(out, std::size_t(total), s);
+}
+
+void volume_sample_range(const HalfVolume& v, const ViewParams& vp, int step, int nx, int ny, int nz, bool planes,
+                         VolumeViewScratch& scratch, cudaStream_t s, float* lo, float* hi) {
+    if (vp.range == RangeMode::Fixed) {  // (nothing to rank)
+        *lo = vp.fixed_lo;
+        *hi = vp.fixed_hi;
+        return;
+    }
+    const long long lattice = (long long)nx * ny * nz;
+    const bool mirrored = vp.view == View::Phase || vp.view == View::Imag;
+    const long long plane_z = (long long)v.H * v.W, plane_y = (long long)v.D * v.W, plane_x = (long long)v.D * v.H;
+    const long long n = lattice * (mirrored ? 2 : 1) + (planes ? plane_z + plane_y + plane_x : 0);
+    DeviceBuffer<float>& all = scratch.values;
+    all.resize(std::size_t(std::max(n, 1LL)));
+    float* at = all.get();
+    if (lattice > 0) {
+        const int blocks = int(std::min<long long>((lattice + 255) / 256, 4096));
+        lattice_kernel<<<blocks, 256, 0, s>>>(v, vp.view, step, nx, ny, lattice, at);
+        CUDA_CHECK_LAUNCH("lattice_kernel");
+        if (mirrored) {
+            negated_kernel<<<blocks, 256, 0, s>>>(at, lattice, at + lattice);
+            CUDA_CHECK_LAUNCH("negated_kernel");
+        }
+    }
+    at += lattice * (mirrored ? 2 : 1);
+    if (planes) {  // z (rows H, columns W), y (D, W), x (D, H), unshifted, as slice_values orders them
+        const int dims[3][3] = {{2, v.H, v.W}, {1, v.D, v.W}, {0, v.D, v.H}};
+        for (const auto& d : dims) {
+            slice_kernel<<<dim3(unsigned((d[2] + 255) / 256), unsigned(d[1])), 256, 0, s>>>(v, d[0], 0, vp.view, false,
+                                                                                           d[1], d[2], at, nullptr);
+            CUDA_CHECK_LAUNCH("slice_kernel");
+            at += (long long)d[1] * d[2];
+        }
+    }
+    scratch.range_out.resize(1);
+    scratch.range_host.resize(1);
+    device_range(all.get(), n, vp, scratch.range, scratch.range_out.get(), s);
+    CUDA_CHECK(cudaMemcpyAsync(scratch.range_host.get(), scratch.range_out.get(), sizeof(float2),
+                               cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaStreamSynchronize(s));
+    *lo = scratch.range_host.get()->x;
+    *hi = scratch.range_host.get()->y;
 }
 
 void volume_shell_sums(const HalfVolume& v, double sx, double sy, double sz, double m, double norm, int bins,

@@ -6,10 +6,12 @@
 
 #include <cuda_runtime.h>
 
+#include <complex>
 #include <cstddef>
 #include <vector>
 
 #include "gpu/common/spectrum_math.h"
+#include "gpu/picture/spectrum_view.h"
 #include "gpu/runtime/resources.h"
 
 namespace specview::gpu {
@@ -27,12 +29,16 @@ struct HalfVolume {
 struct VolumeViewScratch {
     DeviceBuffer<float> values;
     DeviceBuffer<float2> bins;
+    RangeScratch range;  // (volume_sample_range's)
+    DeviceBuffer<float2> range_out;
+    PinnedBuffer<float2> range_host;
 };
 
 // rows x cols view values; axis 0 x, 1 y, 2 z (gpu/common/volume_math.h's numbering), k the unshifted bin. With
 // `bins`, the picture's complex bins too.
 std::vector<float> volume_slice(const HalfVolume& v, int axis, int k, View view, bool shift, int rows, int cols,
-                                VolumeViewScratch& scratch, cudaStream_t s, std::vector<float2>* bins = nullptr);
+                                VolumeViewScratch& scratch, cudaStream_t s,
+                                std::vector<std::complex<float>>* bins = nullptr);
 // Along `axis`: max (the largest view value) or sum (the view of sqrt of the summed power), as the host's
 // VolumeSpectrum::projection_values.
 std::vector<float> volume_projection(const HalfVolume& v, int axis, bool max, View view, bool shift, int rows,
@@ -40,6 +46,12 @@ std::vector<float> volume_projection(const HalfVolume& v, int axis, bool max, Vi
 // The half's bins (z, y, x) = step (zi, yi, xi): nz x ny x nx view values, x fastest.
 std::vector<float> volume_lattice(const HalfVolume& v, View view, int step, int nx, int ny, int nz,
                                   VolumeViewScratch& scratch, cudaStream_t s);
+// The display range of vp (device_range's: compute_range's on the host) over what VolumeSpectrum::sample_values
+// gathers — the lattice's view values (nz x ny x nx, step bins apart), their negatives too for the phase and
+// imaginary views (the mirrored half's values), and with `planes` the three unshifted planes through DC whole —
+// made and ranked on the device; only (lo, hi) comes back (synchronises with s).
+void volume_sample_range(const HalfVolume& v, const ViewParams& vp, int step, int nx, int ny, int nz, bool planes,
+                         VolumeViewScratch& scratch, cudaStream_t s, float* lo, float* hi);
 // Adds each bin's power x norm (x2 where the half bin stands for its mirror) and its count into sums[shell] and
 // counts[shell], `bins` shells 1 / m wide of the physical frequency (voxel sizes sx, sy, sz); DC left out.
 void volume_shell_sums(const HalfVolume& v, double sx, double sy, double sz, double m, double norm, int bins,

@@ -6,6 +6,7 @@
 #include <complex>
 #include <vector>
 
+#include "app/core/picture.h"
 #include "app/core/plane.h"
 #include "app/volume/volume.h"
 #include "app/volume/volume_steps.h"
@@ -278,7 +279,7 @@ TEST(Volume, ShellProfileAccountsForEveryBinButDc) {
 class FakeDevice final : public VolumeDevice {
 public:
     explicit FakeDevice(const VolumeSpectrum& ref) : ref_(ref) {}
-    int downloads = 0, views = 0;
+    int downloads = 0, views = 0, ranges = 0;
     void download_half(std::complex<float>* host) override {
         ++downloads;
         const VolumeGeometry& g = ref_.geometry();
@@ -320,6 +321,22 @@ public:
                 }
         return v;
     }
+    void sample_range(const ViewParams& vp, int step, int nx, int ny, int nz, bool planes, float* lo,
+                      float* hi) override {  // (what a device gathers and ranks, here on the host)
+        ++ranges;
+        std::vector<float> v = lattice(vp.view, step, nx, ny, nz);
+        if (vp.view == View::Phase || vp.view == View::Imag)
+            for (std::size_t i = 0, n = v.size(); i < n; ++i) v.push_back(-v[i]);
+        for (VolumeAxis a : {VolumeAxis::Z, VolumeAxis::Y, VolumeAxis::X}) {
+            const VolumeGeometry& g = ref_.geometry();
+            const int rows = a == VolumeAxis::Z ? g.height : g.depth, cols = a == VolumeAxis::X ? g.height : g.width;
+            if (planes) {
+                const std::vector<float> p = slice(a, 0, vp.view, false, rows, cols, nullptr);
+                v.insert(v.end(), p.begin(), p.end());
+            }
+        }
+        compute_range(v, vp, lo, hi);
+    }
     void shell(double sx, double sy, double sz, double m, double norm, int bins, double* sums,
                long long* counts) override {
         ++views;
@@ -356,6 +373,27 @@ TEST(Volume, ViewsOfASpectrumHeldOnADeviceAreMadeThereAndItComesDownOnceWhenABin
     EXPECT_EQ(held.projection_values(VolumeAxis::X, true, vp, &sw, &sh),
               ref.projection_values(VolumeAxis::X, true, vp, &rw, &rh));
     EXPECT_EQ(held.sample_values(vp, 20), ref.sample_values(vp, 20));
+    // The display range is the device's (its samples never come here) and the host's range of the same sample.
+    for (RangeMode mode : {RangeMode::Percentile, RangeMode::Auto, RangeMode::Top, RangeMode::Fixed})
+        for (View view : {View::LogMag, View::Phase})
+            for (std::size_t most : {std::size_t(20), std::size_t(1) << 20}) {
+                ViewParams rp;
+                rp.range = mode;
+                rp.view = view;
+                rp.pct_lo = 3;
+                rp.pct_hi = 97;
+                float lo = 0, hi = 0, want_lo = 0, want_hi = 0;
+                const int asked = dev->ranges;
+                held.display_range(rp, &lo, &hi, most);
+                EXPECT_EQ(dev->ranges, asked + 1);
+                compute_range(ref.sample_values(rp, most), rp, &want_lo, &want_hi);
+                EXPECT_EQ(lo, want_lo) << int(mode) << " " << int(view) << " " << most;
+                EXPECT_EQ(hi, want_hi) << int(mode) << " " << int(view) << " " << most;
+                EXPECT_LT(lo, hi);
+                ref.display_range(rp, &lo, &hi, most);  // (no device: the sample's range on the host)
+                EXPECT_EQ(lo, want_lo);
+                EXPECT_EQ(hi, want_hi);
+            }
     const Profile a = held.shell_profile(2), b = ref.shell_profile(2);
     EXPECT_EQ(a.count, b.count);
     EXPECT_EQ(a.at, b.at);

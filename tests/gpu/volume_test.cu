@@ -10,6 +10,7 @@
 #include <memory>
 #include <sstream>
 
+#include "app/core/picture.h"
 #include "app/engine/volume_gpu.h"
 #include "app/volume/volume.h"
 #include "gpu/engine/multi_gpu_volume.h"
@@ -307,6 +308,25 @@ TEST_F(VolumeFft, ViewsMadeWhereTheSpectrumIsKeptEqualTheHostsViewsOfIt) {
                     }
                     out.push_back({"lattice (all)" + tag, v.sample_values(vp)});
                     out.push_back({"lattice (every few)" + tag, v.sample_values(vp, 50)});
+                    // The display range: ranked on the device, it is the host's compute_range of the very sample
+                    // the device gives (exactly), and near the host's of the spectrum brought down.
+                    for (RangeMode mode : {RangeMode::Percentile, RangeMode::Auto, RangeMode::Top})
+                        for (std::size_t most : {std::size_t(1) << 20, std::size_t(50)}) {
+                            ViewParams rp = vp;
+                            rp.range = mode;
+                            rp.pct_lo = 2;
+                            rp.pct_hi = 99.5f;
+                            float lo = NAN, hi = NAN, want_lo = NAN, want_hi = NAN;
+                            v.display_range(rp, &lo, &hi, most);
+                            const std::string what = "range " + std::to_string(int(mode)) + " of " +
+                                                     std::to_string(most) + tag;
+                            if (v.on_device()) {
+                                compute_range(v.sample_values(rp, most), rp, &want_lo, &want_hi);
+                                EXPECT_EQ(lo, want_lo) << what;
+                                EXPECT_EQ(hi, want_hi) << what;
+                            }
+                            out.push_back({what, {lo, hi}});
+                        }
                 }
             std::vector<std::complex<float>> bins;  // (the viewer's readout under the pointer)
             v.slice_values(VolumeAxis::Y, g.height > 1 ? 1 : 0, ViewParams{}, &w, &h, &bins);

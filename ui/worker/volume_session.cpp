@@ -264,7 +264,7 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
     const bool projecting = !v.projection.empty();
     std::ostringstream rk;
     rk << shaped_ << ':' << int(vp.view) << ' ' << int(vp.range) << ' ' << vp.pct_lo << ' ' << vp.pct_hi << ' '
-       << vp.fixed_lo << ' ' << vp.fixed_hi << ' ' << vp.top_span << ' ' << int(vp.colormap) << ' ' << vp.shift << ':'
+       << vp.fixed_lo << ' ' << vp.fixed_hi << ' ' << vp.top_span << ' ' << vp.shift << ':'
        << (projecting ? v.projection : "slices");
     std::shared_ptr<VolumePicture> made[3];  // projections made for their range
     if (rk.str() != range_key_) {
@@ -282,7 +282,7 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
             }
             compute_range(all, vp, &range_lo_, &range_hi_);
         } else {
-            compute_range(spectrum_->sample_values(vp), vp, &range_lo_, &range_hi_);
+            spectrum_->display_range(vp, &range_lo_, &range_hi_);  // (on the GPU where the spectrum is kept there)
         }
         out->range_ms = ms_since(t_range);
     }
@@ -299,7 +299,11 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
             p->lo = range_lo_;
             p->hi = range_hi_;
             colorize(p->values, p->lo, p->hi, vp.colormap, p->rgba);
-            c = {key, std::move(p)};
+            c = {key, std::move(p), vp.colormap};
+        } else if (c.colormap != vp.colormap) {  // the same values and range in other colours
+            auto p = std::make_shared<VolumePicture>(*c.pic);
+            colorize(p->values, p->lo, p->hi, vp.colormap, p->rgba);
+            c = {key, std::move(p), vp.colormap};
         }
         out->spectrum[i] = c.pic;
     }

@@ -107,10 +107,12 @@ private:
     struct Cached {
         std::string key;
         std::shared_ptr<const VolumePicture> pic;
+        Colormap colormap = Colormap::Gray;  // (the spectrum's: a new colormap colours its values again)
     };
     Cached image_[3], spectrum_cache_[3];
     // The spectrum views' one display range: the volume's (sampled) for slices, the three projections' for those;
-    // found again only when the spectrum, the view or the projection changes.
+    // found again only when the spectrum, the view, the range's settings or the projection changes (not the
+    // colormap).
     std::string range_key_;
     float range_lo_ = 0, range_hi_ = 1;
     // Classroom: the shaped volume (as the transform got it) and the last step's data.
