@@ -376,6 +376,33 @@ TEST(Worker, AVolumesSlicesShowThePlaneWaveWhereItIs) {
     EXPECT_EQ(u.volume->spectrum[1], kxkz);
     EXPECT_EQ(u.volume->image[1], xz);
     EXPECT_NE(u.volume->spectrum[0], kxky);
+    // Back at the peak's kz in another colormap: the same values over the same range in its colours (no new range,
+    // no new transform), the spectrum's pictures coloured again, the image's left as they were.
+    v.kz = kz;
+    s.view.colormap = Colormap::Inferno;
+    worker.volume_view(s, v);
+    u = settle(worker);
+    ASSERT_TRUE(u.volume && u.volume->ok) << (u.volume ? u.volume->error : "no result");
+    EXPECT_FALSE(u.volume->transformed);
+    EXPECT_EQ(u.volume->range_ms, 0.0) << "a colormap ranked the spectrum again";
+    EXPECT_EQ(u.volume->image[1], xz);
+    const ColormapLut inferno = make_colormap_lut(Colormap::Inferno);
+    std::size_t recoloured = 0;  // (pixels whose colour is another in inferno than in gray)
+    for (int i = 0; i < 2; ++i) {
+        const VolumePicture &was = i == 0 ? *kxky : *kxkz, &now = *u.volume->spectrum[i];
+        EXPECT_EQ(now.values, was.values) << now.label;
+        EXPECT_EQ(now.lo, was.lo);
+        EXPECT_EQ(now.hi, was.hi);
+        ASSERT_EQ(now.rgba.size(), was.rgba.size());
+        for (std::size_t j = 0; j < now.rgba.size(); ++j) {
+            ASSERT_EQ(now.rgba[j], inferno.rgba[level_of(normalize_to_range(now.values[j], now.lo, now.hi))])
+                << now.label << " pixel " << j;
+            recoloured += now.rgba[j] != was.rgba[j];
+        }
+    }
+    EXPECT_GT(recoloured, 0u);
+    v.kz = 0;
+    s.view.colormap = Colormap::Gray;
     // The image's yz slice at x: frame z's column x, gray over the volume's range.
     v.image_x = 5;
     s.window = Window::Hann;
