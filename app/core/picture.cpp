@@ -92,10 +92,16 @@ void compute_range(const std::vector<float>& values, const ViewParams& vp, float
     }
 }
 
-void colorize(const std::vector<float>& values, float lo, float hi, Colormap cm, std::vector<std::uint32_t>& rgba) {
+void colorize(const std::vector<float>& values, float lo, float hi, Colormap cm, std::vector<std::uint32_t>& rgba,
+              int threads) {
     const ColormapLut lut = make_colormap_lut(cm);
-    rgba.resize(values.size());
-    for (std::size_t i = 0; i < values.size(); ++i) rgba[i] = lut.rgba[level_of(normalize_to_range(values[i], lo, hi))];
+    const std::size_t n = values.size(), chunk = std::size_t(1) << 15;
+    rgba.resize(n);
+    // (a 512^2 picture took ~1 ms on one core here: a volume's slice moved in the viewer waits for it)
+    parallel_bands(int((n + chunk - 1) / chunk), threads, [&](int c0, int c1, int) {
+        for (std::size_t i = std::size_t(c0) * chunk, end = std::min(n, std::size_t(c1) * chunk); i < end; ++i)
+            rgba[i] = lut.rgba[level_of(normalize_to_range(values[i], lo, hi))];
+    }, 1);
 }
 
 namespace {

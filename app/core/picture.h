@@ -19,7 +19,9 @@ namespace specview {
 void compute_view_values(const std::complex<float>* spectrum, int width, int height, const ViewParams& vp,
                          std::vector<float>& values);
 void compute_range(const std::vector<float>& values, const ViewParams& vp, float* lo, float* hi);
-void colorize(const std::vector<float>& values, float lo, float hi, Colormap cm, std::vector<std::uint32_t>& rgba);
+// Values over [lo, hi] through the colormap into RGBA8, over `threads` threads (parallel_bands's count).
+void colorize(const std::vector<float>& values, float lo, float hi, Colormap cm, std::vector<std::uint32_t>& rgba,
+              int threads = 1);
 // A stack's mean power spectrum through the view: |F| = sqrt(sum / frames) for each of the width x height
 // (unshifted) bins of `power_sum`, the view's values and their display range.
 std::vector<float> mean_power_view_values(const std::vector<double>& power_sum, int frames, int width, int height,

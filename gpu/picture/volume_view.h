@@ -29,6 +29,8 @@ struct HalfVolume {
 struct VolumeViewScratch {
     DeviceBuffer<float> values;
     DeviceBuffer<float2> bins;
+    PinnedBuffer<float> values_host;  // (the downloads' staging)
+    PinnedBuffer<float2> bins_host;
     RangeScratch range;  // (volume_sample_range's)
     DeviceBuffer<float2> range_out;
     PinnedBuffer<float2> range_host;

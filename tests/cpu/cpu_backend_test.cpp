@@ -329,6 +329,23 @@ TEST(CpuPicture, APercentileRangeIsTheTwoOrderStatistics) {
     }
 }
 
+// colorize over threads (chunks of 32768 values a band) colours each value as one thread does: every value its
+// colormap level's colour, NaN and values outside [lo, hi] included.
+TEST(CpuPicture, ColorizeOverThreadsColoursEveryValueAsOneThreadDoes) {
+    Rng rng;
+    std::vector<float> values = rng.real(100003);  // (not a whole number of chunks)
+    for (std::size_t i = 0; i < values.size(); i += 997) values[i] = (i / 997) % 2 ? NAN : -5.0f;
+    const ColormapLut lut = make_colormap_lut(Colormap::Turbo);
+    for (int threads : {1, 2, 3, 16}) {
+        std::vector<std::uint32_t> rgba;
+        colorize(values, -0.5f, 0.75f, Colormap::Turbo, rgba, threads);
+        ASSERT_EQ(rgba.size(), values.size());
+        for (std::size_t i = 0; i < values.size(); ++i)
+            ASSERT_EQ(rgba[i], lut.rgba[level_of(normalize_to_range(values[i], -0.5f, 0.75f))])
+                << threads << " threads, value " << i;
+    }
+}
+
 // The fused picture from the half spectrum equals the separate steps on the full spectrum for every view, range
 // and both shifts: bit for bit where the formulas are the same, within a level where fast_ln replaces the
 // library logarithm (log-magnitude, power).

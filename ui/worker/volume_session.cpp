@@ -242,7 +242,7 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
             p->lo = float(image_lo_);
             p->hi = float(image_hi_);
             p->label = image_axis[i] + std::to_string(image_at[i]);
-            colorize(p->values, p->lo, p->hi, Colormap::Gray, p->rgba);
+            colorize(p->values, p->lo, p->hi, Colormap::Gray, p->rgba, threads);
             image_[i] = {image_key[i], std::move(p)};
         }
         out->image[i] = image_[i].pic;
@@ -298,11 +298,11 @@ void VolumeSession::update(const Settings& s, const VolumeViewRequest& req, int 
             }
             p->lo = range_lo_;
             p->hi = range_hi_;
-            colorize(p->values, p->lo, p->hi, vp.colormap, p->rgba);
+            colorize(p->values, p->lo, p->hi, vp.colormap, p->rgba, threads);
             c = {key, std::move(p), vp.colormap};
         } else if (c.colormap != vp.colormap) {  // the same values and range in other colours
             auto p = std::make_shared<VolumePicture>(*c.pic);
-            colorize(p->values, p->lo, p->hi, vp.colormap, p->rgba);
+            colorize(p->values, p->lo, p->hi, vp.colormap, p->rgba, threads);
             c = {key, std::move(p), vp.colormap};
         }
         out->spectrum[i] = c.pic;
@@ -369,7 +369,7 @@ void VolumeSession::classroom_pictures(const Settings& s, int step, int threads,
     for (int i = 0; i < 3; ++i) {
         pics[i]->lo = lo;
         pics[i]->hi = hi;
-        colorize(pics[i]->values, lo, hi, s.view.colormap, pics[i]->rgba);
+        colorize(pics[i]->values, lo, hi, s.view.colormap, pics[i]->rgba, threads);
         out->spectrum[i] = std::move(pics[i]);
     }
     out->step_title = step_.title;
