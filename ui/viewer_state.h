@@ -232,7 +232,8 @@ struct ViewerState {
         return PanelContext{settings, dirty,      shown,
                             machine,  messages,   *worker,
                             layout,   max_memory, [this](int frame) { play_frame(*this, frame); },
-                            volume.enabled && volume.times.transform_ms > 0 ? &volume.times : nullptr};
+                            volume.enabled && volume.times.transform_ms > 0 ? &volume.times : nullptr,
+                            volume.enabled && volume.shown ? &*volume.shown : nullptr};
     }
     std::uint64_t prerun_image_id = 0;  // the frame play_frame asked for (its run comes with it)
     double max_memory = 0;              // --max-memory

@@ -521,6 +521,12 @@ TEST_F(Script, TheViewsHaveAxesInTheirUnitsAndTheSpectrumAColourBar) {
         double lo = 0, hi = 0;
         ASSERT_EQ(std::sscanf(l.line("colorbar ").c_str(), "colorbar %lf %lf", &lo, &hi), 2);
         EXPECT_LT(lo, hi);
+        double dlo = 0, dhi = 0;  // the Display panel's bar: the same range
+        char what[16] = "";
+        ASSERT_EQ(std::sscanf(l.line("display-colorbar ").c_str(), "display-colorbar %lf %lf %15s", &dlo, &dhi, what), 3);
+        EXPECT_STREQ(what, "picture");
+        EXPECT_EQ(dlo, lo);
+        EXPECT_EQ(dhi, hi);
     }
 }
 
@@ -1460,6 +1466,14 @@ TEST_F(Script, AVolumeShowsSixLinkedViewsAndTheReportTimesEachRequest) {
         EXPECT_LT(lo, hi);
         EXPECT_STREQ(cm, "gray");
         EXPECT_STREQ(unit, "log(1+|F|)");
+        // The Display panel's colour bar is that range too (not frame 1's 2D spectrum's, which is not shown).
+        float dlo = 0, dhi = 0;
+        char what[32] = "";
+        ASSERT_EQ(std::sscanf(l.line("display-colorbar ").c_str(), "display-colorbar %f %f %31s", &dlo, &dhi, what), 3)
+            << l.line("display-colorbar ");
+        EXPECT_STREQ(what, "volume");
+        EXPECT_FLOAT_EQ(dlo, lo);
+        EXPECT_FLOAT_EQ(dhi, hi);
     }
     EXPECT_EQ(l.rects.count("volume_shell_plot"), 1u);
     ASSERT_EQ(l.rects.count("volume-spectrum-kxky"), 1u);

@@ -2,6 +2,8 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <cstdio>
+
 #include "ui/views/colorbar.h"
 #include "ui/panels/panel.h"
 
@@ -68,9 +70,20 @@ void draw_display_panel(PanelContext& ctx, bool& presentation, const Classroom& 
             break;
     }
     if (!classroom.enabled) changed |= ImGui::Checkbox("Shift (DC in the centre)", &v.shift);
-    if (ctx.shown.have_frame)
-        draw_colorbar(v.colormap, ctx.shown.frame.range_lo, ctx.shown.frame.range_hi, view_unit(v.view),
-                      ImGui::GetContentRegionAvail().x, ImGui::GetFrameHeight());
+    // The range these settings gave: in volume mode the volume spectrum's views' (not frame 1's 2D spectrum, which
+    // is not shown then), else the picture's.
+    const VolumeResult* vol = ctx.volume_shown;
+    const bool volume_range = vol && vol->ok && vol->spectrum[0] && vol->view.step < 0;
+    if (volume_range || ctx.shown.have_frame) {
+        const float lo = volume_range ? vol->spectrum[0]->lo : ctx.shown.frame.range_lo;
+        const float hi = volume_range ? vol->spectrum[0]->hi : ctx.shown.frame.range_hi;
+        draw_colorbar(v.colormap, lo, hi, view_unit(v.view), ImGui::GetContentRegionAvail().x,
+                      ImGui::GetFrameHeight());
+        if (volume_range) ImGui::TextDisabled("(the range of the volume's spectrum views)");
+        char l[128];
+        std::snprintf(l, sizeof l, "display-colorbar %.6g %.6g %s", lo, hi, volume_range ? "volume" : "picture");
+        ctx.layout.push_back(l);
+    }
     // The pixel size: typed (Enter applies; empty goes back to what the file says), over the file's own.
     std::string typed = calibration.text;
     ImGui::SetNextItemWidth(ImGui::GetContentRegionAvail().x * 0.45f);

@@ -174,6 +174,8 @@ struct PanelContext {
     std::function<void(int frame)> play_frame;
     // The volume shown as six views (null outside volume mode): the Timings panel times its stages.
     const VolumeTimes* volume = nullptr;
+    // Its last pictures (null outside volume mode): the Display panel's colour bar is the volume spectrum's range.
+    const VolumeResult* volume_shown = nullptr;
 
     bool has_image() const { return shown.image != nullptr; }
     // The picture size a run of these settings gives for the image shown.
