@@ -14,17 +14,6 @@
 
 namespace specview {
 
-bool is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
-int next_pow2(int v) {
-    int p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-int prev_pow2(int v) {
-    int p = 1;
-    while (p * 2 <= v) p <<= 1;
-    return p;
-}
 
 namespace {
 // The stored channel a single-channel choice reads (a gray image's R, G and B are its gray; A the last).

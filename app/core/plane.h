@@ -9,6 +9,7 @@
 #include "app/core/image.h"
 #include "app/core/settings.h"
 #include "gpu/common/plane_shape.h"
+#include "gpu/common/pow2.h"  // is_pow2, next_pow2, prev_pow2 (the size policy)
 
 namespace specview {
 
@@ -100,9 +101,5 @@ PreparedPlane prepare_plane(const Image& img, const Settings& s, const std::stri
 // samples and a transform of 1/(fx fy) the size. fx and fy must divide the plane's width and height.
 PlaneGeometry prepare_folded_plane_into(const Image& img, const Settings& s, int fx, int fy, float* dst,
                                         std::size_t stride, const std::string& name = "image", int threads = 0);
-
-bool is_pow2(long long v);
-int next_pow2(int v);
-int prev_pow2(int v);
 
 }  // namespace specview

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gpu/common/config.h"
+#include "gpu/common/pow2.h"
 
 namespace specview::gpu {
 
@@ -23,12 +24,6 @@ struct SeedConfig {
     int threads = 0;
 };
 
-inline bool is_pow2(int n) { return n >= 1 && (n & (n - 1)) == 0; }
-inline int log2_pow2(int n) {
-    int l = 0;
-    while ((1 << l) < n) ++l;
-    return l;
-}
 
 // "" or why: `kernels` names them in the message ("the OpenCL kernels").
 inline std::string seed_knobs_error(int width, int height, int local_length, int rows_per_group, int tile,
@@ -46,9 +41,9 @@ inline std::string seed_knobs_error(int width, int height, int local_length, int
 inline std::string seed_stop_error(const StopPoint* stop, int width, int height) {
     if (!stop || (stop->kind != StopPoint::Kind::RowPass1 && stop->kind != StopPoint::Kind::RowPass2)) return "";
     const int n = stop->kind == StopPoint::Kind::RowPass1 ? width : height;
-    if (stop->stage >= 0 && stop->stage <= log2_pow2(n)) return "";
+    if (stop->stage >= 0 && stop->stage <= ilog2(n)) return "";
     return "stage " + std::to_string(stop->stage) + " of a " + std::to_string(n) +
-           "-point row pass: it has stages 0 (none yet) to " + std::to_string(log2_pow2(n));
+           "-point row pass: it has stages 0 (none yet) to " + std::to_string(ilog2(n));
 }
 
 // The seed 2D pipeline's steps up to a stop, for an engine with two buffers A and B: the row pass along x (A -> B),

@@ -8,6 +8,7 @@
 #include "gpu/runtime/device_info.h"
 #include "gpu/common/errors.h"
 #include "gpu/common/device_math.h"
+#include "gpu/common/pow2.h"
 #include "gpu/common/volume_math.h"
 
 namespace specview::gpu {
@@ -312,12 +313,6 @@ GlobalKernel global_kernel(bool real, bool inverse) {
     return inverse ? fft_rows_global_stage_kernel<false, true> : fft_rows_global_stage_kernel<false, false>;
 }
 
-int ilog2(long long v) {
-    int l = 0;
-    while ((1ll << l) < v) ++l;
-    return l;
-}
-bool pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
 
 constexpr int kMaxPerThread = 16;
 
@@ -335,18 +330,18 @@ TwiddleTable::TwiddleTable() : table_(kMaxRowLength / 2) {
 RowFftPlan plan_row_fft_shape(int n, int rows, const RowFftConfig& cfg, int max_threads, int max_smem_optin,
                               const std::string& device_name) {
     RowFftPlan p;
-    if (!pow2(n) || n > kMaxRowLength)
+    if (!is_pow2(n) || n > kMaxRowLength)
         throw ConfigError("the custom FFT needs power-of-two lengths from 1 to " + std::to_string(kMaxRowLength) +
                           "; got " + std::to_string(n) + " (pad to a power of two, or use the cuFFT or CPU backend)");
     if (rows < 1) throw ConfigError("row FFT of " + std::to_string(rows) + " rows");
     if (cfg.threads_per_block < 1 || cfg.threads_per_block > max_threads)
         throw ConfigError("threads per block " + std::to_string(cfg.threads_per_block) + " is outside 1.." +
                           std::to_string(max_threads) + " on " + device_name);
-    if (cfg.block_height < 0 || (cfg.block_height > 0 && !pow2(cfg.block_height)))
+    if (cfg.block_height < 0 || (cfg.block_height > 0 && !is_pow2(cfg.block_height)))
         throw ConfigError("block height H must be a power of two (or 0 for automatic); got " +
                           std::to_string(cfg.block_height));
     if (cfg.max_local_length < 0 ||
-        (cfg.max_local_length > 0 && (!pow2(cfg.max_local_length) || cfg.max_local_length < 2)))
+        (cfg.max_local_length > 0 && (!is_pow2(cfg.max_local_length) || cfg.max_local_length < 2)))
         throw ConfigError("the local FFT length must be a power of two of at least 2 (or 0 for automatic); got " +
                           std::to_string(cfg.max_local_length));
     p.n = n;

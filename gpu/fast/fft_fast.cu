@@ -27,6 +27,7 @@
 #include "gpu/common/device_math.h"
 #include "gpu/fast/fft_fast_detail.h"
 #include "gpu/common/mixed_radix.h"
+#include "gpu/common/pow2.h"
 #include "gpu/picture/spectrum_view.h"
 
 namespace specview::gpu {
@@ -1245,18 +1246,6 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-int ilog2(int v) {
-    int l = 0;
-    while ((1 << l) < v) ++l;
-    return l;
-}
-
-bool is_pow2(int v) { return v >= 1 && (v & (v - 1)) == 0; }
-int pow2_at_most(int v) {  // the largest power of two <= v (v >= 1)
-    int p = 1;
-    while (p <= v / 2) p *= 2;
-    return p;
-}
 // Both sides powers of two: the register-resident kernels; otherwise the mixed-radix ones.
 bool pow2_sizes(int width, int height) { return is_pow2(width) && is_pow2(height); }
 
@@ -1628,7 +1617,7 @@ void FastFft::columns_3d(float2* data, int ld, int width, int height, int depth,
     // 16-byte pieces of each row, and pass 2 took twice pass 3's time (C2C 256^3: 0.195 against 0.102 ms, H100).
     const int col_threads = cols_threads_ > 0 ? cols_threads_ : 512;
     ColParams py = column_params(data, ld, data, ld, ld, width, height,
-                                 std::min(pow2_at_most(ld), cols_per_block(height, ld * depth, col_threads)), -1, 1);
+                                 std::min(prev_pow2(ld), cols_per_block(height, ld * depth, col_threads)), -1, 1);
     py.batch = depth;
     py.batch_stride = (long long)ld * height;
     run_cols(inverse, py, col_threads, s, false);

@@ -704,7 +704,7 @@ void GlFft::run(const float* plane, const PlaneRecipe* recipe, int stride, int w
             end_pass();
             return;
         }
-        const int log2n = log2_pow2(n), len = m.local_len(n, c);
+        const int log2n = ilog2(n), len = m.local_len(n, c);
         if (stages < 0) stages = log2n;
         const GLuint tw = m.twiddles_for(n);
         gl.BindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, tw);

@@ -279,7 +279,7 @@ struct OpenClFft::Impl {
             events.emplace_back(ev);
             return;
         }
-        const int log2n = log2_pow2(n);
+        const int log2n = ilog2(n);
         if (stages < 0) stages = log2n;
         const cl_uint un = cl_uint(n), urows = cl_uint(rows);
         const int len = local_len(n, c), threads = threads_for(len, c);
